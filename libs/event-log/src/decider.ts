@@ -1,0 +1,61 @@
+import { AggregateRef } from './aggregate-ref';
+import { NewEvent, StoredEvent } from './envelope';
+import { ConcurrencyError, EventLog } from './event-log';
+
+/** An event as a fold sees it: type, data and the metadata the log recorded (time is data). */
+export interface RecordedEvent<TType extends string = string, TData = unknown> {
+  type: TType;
+  data: TData;
+  metadata: { recorded_at: string; event_id?: string; [key: string]: unknown };
+}
+
+/** Three pure functions per aggregate (emmett's decider): no clock, ids or I/O inside. */
+export interface Decider<TCommand, TEvent extends { type: string; data: unknown }, TState> {
+  decide(command: TCommand, state: TState): TEvent[];
+  evolve(state: TState, event: RecordedEvent<TEvent['type'], TEvent['data']>): TState;
+  initialState(): TState;
+}
+
+export function foldEvents<TState, TEvent extends RecordedEvent>(evolve: (s: TState, e: TEvent) => TState, initial: TState, events: readonly TEvent[]): TState {
+  let state = initial;
+  for (const e of events) state = evolve(state, e);
+  return state;
+}
+
+export interface HandleResult<TState> {
+  state: TState;
+  version: number;
+  appended: StoredEvent[];
+}
+
+/**
+ * Load → decide → append, serialised per aggregate with optimistic concurrency.
+ * On a conflict the command is decided again on fresh state: the decider sees every concurrent write.
+ */
+export async function handleCommand<TCommand, TEvent extends { type: string; data: unknown }, TState>(
+  log: EventLog,
+  ref: AggregateRef,
+  decider: Decider<TCommand, TEvent, TState>,
+  command: TCommand,
+  opts: { commandId: string; metadata?: NewEvent['metadata']; maxAttempts?: number },
+): Promise<HandleResult<TState>> {
+  const maxAttempts = opts.maxAttempts ?? 5;
+  for (let attempt = 1; ; attempt++) {
+    const history = await log.read(ref);
+    const version = history.length ? history[history.length - 1].seq : 0;
+    const state = foldEvents(decider.evolve, decider.initialState(), history as unknown as RecordedEvent<TEvent['type'], TEvent['data']>[]);
+    const decided = decider.decide(command, state);
+    if (decided.length === 0) return { state, version, appended: [] };
+    try {
+      const result = await log.append(ref, decided.map((e) => ({ ...e, metadata: opts.metadata })), {
+        commandId: `${opts.commandId}#${version}`,
+        expectedVersion: version,
+      });
+      const next = foldEvents(decider.evolve, state, result.events as unknown as RecordedEvent<TEvent['type'], TEvent['data']>[]);
+      return { state: next, version: result.version, appended: result.events };
+    } catch (err) {
+      if (err instanceof ConcurrencyError && attempt < maxAttempts) continue;
+      throw err;
+    }
+  }
+}

@@ -1,0 +1,76 @@
+import { connect, NatsConnection } from '@nats-io/transport-node';
+import { jetstream, jetstreamManager, JetStreamManager } from '@nats-io/jetstream';
+import { FixedClock } from '@runledger/kernel';
+import { startNatsServer, NatsServerHandle } from '@runledger/testing';
+import { aggregateRef, ConcurrencyError, ensureLogStream, EventLog, LOG_STREAM } from './index';
+
+describe('EventLog on a real nats-server', () => {
+  let server: NatsServerHandle;
+  let nc: NatsConnection;
+  let jsm: JetStreamManager;
+  let log: EventLog;
+
+  beforeAll(async () => {
+    server = await startNatsServer();
+    nc = await connect({ servers: server.url });
+    jsm = await jetstreamManager(nc);
+    await ensureLogStream(jsm);
+    log = new EventLog(jetstream(nc), jsm, { producer: 'spec', clock: new FixedClock(new Date('2026-01-01T00:00:00Z')) });
+  });
+  afterAll(async () => {
+    await nc?.close();
+    await server?.stop();
+  });
+
+  it('Effects happen once: a retried command (same command id) appends nothing new', async () => {
+    const ref = aggregateRef('run', 'idem-1');
+    const first = await log.append(ref, [{ type: 'A', data: { n: 1 } }, { type: 'B', data: { n: 2 } }], { commandId: 'cmd-1', expectedVersion: 0 });
+    const retry = await log.append(ref, [{ type: 'A', data: { n: 1 } }, { type: 'B', data: { n: 2 } }], { commandId: 'cmd-1', expectedVersion: 0 });
+    expect(retry.duplicate).toBe(true);
+    expect(retry.events.map((e) => e.seq)).toEqual(first.events.map((e) => e.seq));
+    expect((await log.read(ref)).map((e) => e.type)).toEqual(['A', 'B']);
+  });
+
+  it('Optimistic concurrency: an append on a stale version is refused with ConcurrencyError', async () => {
+    const ref = aggregateRef('run', 'occ-1');
+    const v1 = await log.append(ref, [{ type: 'A', data: {} }], { commandId: 'c1', expectedVersion: 0 });
+    await log.append(ref, [{ type: 'B', data: {} }], { commandId: 'c2', expectedVersion: v1.version });
+    await expect(log.append(ref, [{ type: 'C', data: {} }], { commandId: 'c3', expectedVersion: v1.version })).rejects.toBeInstanceOf(ConcurrencyError);
+    await expect(log.append(ref, [{ type: 'C', data: {} }], { commandId: 'c3b', expectedVersion: 0 })).rejects.toBeInstanceOf(ConcurrencyError);
+    expect((await log.read(ref)).map((e) => e.type)).toEqual(['A', 'B']);
+  });
+
+  it('Envelope: metadata carries event id, stream id, causation, versions, producer and the time as data', async () => {
+    const ref = aggregateRef('run', 'meta-1');
+    await log.append(ref, [{ type: 'A', data: { x: 1 }, metadata: { run_id: 'meta-1', correlation_id: 'corr' } }], { commandId: 'cmd-m' });
+    const [e] = await log.read(ref);
+    expect(e.metadata).toMatchObject({ stream_id: 'meta-1', run_id: 'meta-1', correlation_id: 'corr', causation_id: 'cmd-m', schema_version: 1, contract_version: 'v1', producer: 'spec', recorded_at: '2026-01-01T00:00:00.000Z' });
+    expect(e.metadata.event_id).toMatch(/^[0-9a-f-]{36}$/);
+  });
+
+  it('Immutability: the stream refuses message deletes and purges', async () => {
+    const ref = aggregateRef('run', 'imm-1');
+    const { version } = await log.append(ref, [{ type: 'A', data: {} }], { commandId: 'imm' });
+    await expect(jsm.streams.deleteMessage(LOG_STREAM, version)).rejects.toThrow();
+    await expect(jsm.streams.purge(LOG_STREAM)).rejects.toThrow();
+    await expect(jsm.streams.purge(LOG_STREAM, { filter: ref.subject })).rejects.toThrow();
+    expect(await log.read(ref)).toHaveLength(1);
+    const info = await jsm.streams.info(LOG_STREAM);
+    expect(info.config).toMatchObject({ deny_delete: true, deny_purge: true, allow_rollup_hdrs: false, discard: 'new', max_msgs: -1, max_bytes: -1, max_age: 0 });
+  });
+
+  it('Replay: folding the whole log from a sequence sees every event once, in order', async () => {
+    const ref = aggregateRef('run', 'replay-1');
+    await log.append(ref, [1, 2, 3].map((n) => ({ type: 'N', data: { n } })), { commandId: 'r' });
+    const { state } = await log.replay((acc: number[], e) => (e.subject === ref.subject ? [...acc, (e.data as { n: number }).n] : acc), []);
+    expect(state).toEqual([1, 2, 3]);
+    const tail = await log.read(ref, (await log.read(ref))[1].seq);
+    expect(tail.map((e) => (e.data as { n: number }).n)).toEqual([2, 3]);
+  });
+
+  it('reading an aggregate with no events gives an empty list and version 0', async () => {
+    const ref = aggregateRef('run', 'nothing-here');
+    expect(await log.read(ref)).toEqual([]);
+    expect(await log.version(ref)).toBe(0);
+  });
+});

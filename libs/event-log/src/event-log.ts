@@ -1,0 +1,187 @@
+import { headers as natsHeaders, MsgHdrs } from '@nats-io/transport-node';
+import { JetStreamClient, JetStreamManager, DeliverPolicy, JsMsg } from '@nats-io/jetstream';
+import { context, propagation, SpanKind, trace } from '@opentelemetry/api';
+import { Clock, deterministicUuid } from '@runledger/kernel';
+import { AggregateRef } from './aggregate-ref';
+import { decodeEnvelope, encodeEnvelope, ENVELOPE_SCHEMA_VERSION, EventEnvelope, NewEvent, StoredEvent } from './envelope';
+import { LOG_STREAM, LOG_SUBJECT_PREFIX } from './stream';
+
+/** Another writer appended to the aggregate since the caller read it: reload, decide again. */
+export class ConcurrencyError extends Error {
+  readonly code = 'RUN.CONFLICT';
+  constructor(readonly subject: string, readonly expectedVersion: number) {
+    super(`concurrent append to ${subject} (expected version ${expectedVersion})`);
+  }
+}
+
+export interface AppendOptions {
+  /** Aggregate version the decision was made on (0: the aggregate must not exist yet). Omit only for single-writer subjects. */
+  expectedVersion?: number;
+  /** The command that produced these events: event ids and msgIDs derive from it, so a retried command deduplicates. */
+  commandId: string;
+}
+
+export interface AppendResult {
+  /** The aggregate version after the append. */
+  version: number;
+  events: StoredEvent[];
+  /** True when every event was already in the log (a retried command). */
+  duplicate: boolean;
+}
+
+const JS_WRONG_LAST_SEQUENCE = 10071;
+const tracer = trace.getTracer('runledger.event-log');
+
+/**
+ * The append-only log on JetStream. Appends are idempotent (msgID) and serialised per aggregate
+ * with `expect.lastSubjectSequence`; reads and replays go through ordered consumers.
+ */
+export class EventLog {
+  constructor(
+    private readonly js: JetStreamClient,
+    private readonly jsm: JetStreamManager,
+    private readonly opts: { producer: string; clock: Clock; stream?: string },
+  ) {}
+
+  private get stream(): string {
+    return this.opts.stream ?? LOG_STREAM;
+  }
+
+  async append(ref: AggregateRef, events: NewEvent[], options: AppendOptions): Promise<AppendResult> {
+    const span = tracer.startSpan(`publish ${LOG_SUBJECT_PREFIX}.${ref.kind}.{id}`, {
+      kind: SpanKind.PRODUCER,
+      attributes: { 'messaging.system': 'nats', 'messaging.destination.name': ref.subject, 'messaging.batch.message_count': events.length },
+    });
+    try {
+      return await context.with(trace.setSpan(context.active(), span), () => this.appendInSpan(ref, events, options));
+    } catch (err) {
+      span.recordException(err as Error);
+      throw err;
+    } finally {
+      span.end();
+    }
+  }
+
+  private async appendInSpan(ref: AggregateRef, events: NewEvent[], options: AppendOptions): Promise<AppendResult> {
+    const carrier: Record<string, string> = {};
+    propagation.inject(context.active(), carrier);
+    const recordedAt = this.opts.clock.now().toISOString();
+    const stored: StoredEvent[] = [];
+    let expected = options.expectedVersion;
+    let allDuplicates = true;
+    for (const [index, event] of events.entries()) {
+      const eventId = deterministicUuid(options.commandId, ref.subject, index);
+      const envelope: EventEnvelope = {
+        type: event.type,
+        data: event.data,
+        metadata: {
+          ...event.metadata,
+          event_id: eventId,
+          stream_id: ref.id,
+          causation_id: event.metadata?.causation_id ?? options.commandId,
+          schema_version: ENVELOPE_SCHEMA_VERSION,
+          contract_version: 'v1',
+          producer: this.opts.producer,
+          recorded_at: recordedAt,
+          ...(carrier.traceparent ? { traceparent: carrier.traceparent } : {}),
+          ...(carrier.tracestate ? { tracestate: carrier.tracestate } : {}),
+        },
+      };
+      const hdrs = natsHeaders();
+      for (const [k, v] of Object.entries(carrier)) hdrs.set(k, v);
+      hdrs.set('Rl-Event-Type', event.type);
+      let ack;
+      try {
+        ack = await this.js.publish(ref.subject, encodeEnvelope(envelope), {
+          msgID: eventId,
+          headers: hdrs,
+          ...(expected !== undefined ? { expect: { lastSubjectSequence: expected } } : {}),
+        });
+      } catch (err) {
+        if (jsErrorCode(err) === JS_WRONG_LAST_SEQUENCE) throw new ConcurrencyError(ref.subject, expected ?? -1);
+        throw err;
+      }
+      allDuplicates &&= ack.duplicate;
+      stored.push({ ...envelope, seq: ack.seq, subject: ref.subject });
+      if (expected !== undefined) expected = ack.seq;
+    }
+    const version = stored.length ? stored[stored.length - 1].seq : (options.expectedVersion ?? (await this.version(ref)));
+    return { version, events: stored, duplicate: events.length > 0 && allDuplicates };
+  }
+
+  /** The aggregate version: the stream sequence of its last event, 0 if it has none. */
+  async version(ref: AggregateRef | string): Promise<number> {
+    const subject = typeof ref === 'string' ? ref : ref.subject;
+    try {
+      const msg = await this.jsm.streams.getMessage(this.stream, { last_by_subj: subject });
+      return msg?.seq ?? 0;
+    } catch (err) {
+      if (/no message found/i.test(String((err as Error).message)) || jsErrorCode(err) === 10037) return 0;
+      throw err;
+    }
+  }
+
+  /** Every event of one aggregate, in order (optionally from a sequence: read only the tail after a snapshot). */
+  async read(ref: AggregateRef | string, fromSeq = 1): Promise<StoredEvent[]> {
+    const subject = typeof ref === 'string' ? ref : ref.subject;
+    const last = await this.version(subject);
+    if (last < fromSeq) return [];
+    return this.collect(subject, fromSeq, last);
+  }
+
+  /**
+   * Folds every event matching `filter` (default: the whole log) from `fromSeq` up to the log's
+   * current end. The fold is the same function live processing uses, so replay equals live.
+   */
+  async replay<S>(fold: (state: S, event: StoredEvent) => S, initial: S, opts: { filter?: string; fromSeq?: number } = {}): Promise<{ state: S; lastSeq: number }> {
+    const info = await this.jsm.streams.info(this.stream);
+    const end = info.state.last_seq;
+    let state = initial;
+    let lastSeq = 0;
+    if (end >= (opts.fromSeq ?? 1) && info.state.messages > 0) {
+      await this.scan(opts.filter ?? `${LOG_SUBJECT_PREFIX}.>`, opts.fromSeq ?? 1, end, (event) => {
+        state = fold(state, event);
+        lastSeq = event.seq;
+      });
+    }
+    return { state, lastSeq };
+  }
+
+  private async collect(subject: string, fromSeq: number, untilSeq: number): Promise<StoredEvent[]> {
+    const out: StoredEvent[] = [];
+    await this.scan(subject, fromSeq, untilSeq, (e) => out.push(e));
+    return out;
+  }
+
+  private async scan(filter: string, fromSeq: number, untilSeq: number, onEvent: (e: StoredEvent) => void): Promise<void> {
+    const consumer = await this.js.consumers.get(this.stream, {
+      filter_subjects: filter,
+      deliver_policy: DeliverPolicy.StartSequence,
+      opt_start_seq: fromSeq,
+    });
+    const messages = await consumer.consume({ max_messages: 1024 });
+    try {
+      for await (const m of messages) {
+        onEvent(toStoredEvent(m));
+        if (m.seq >= untilSeq) break;
+        // The filtered subject may have no more events before untilSeq (another subject holds the tail).
+        if (m.info.pending === 0) break;
+      }
+    } finally {
+      await messages.close().catch(() => undefined);
+      await consumer.delete?.().catch?.(() => undefined);
+    }
+  }
+}
+
+export function toStoredEvent(m: JsMsg): StoredEvent {
+  return { ...decodeEnvelope(m.data), seq: m.seq, subject: m.subject };
+}
+
+export function jsErrorCode(err: unknown): number | undefined {
+  const e = err as { apiError?: () => { err_code?: number }; code?: unknown };
+  if (typeof e?.apiError === 'function') return e.apiError()?.err_code;
+  return undefined;
+}
+
+export type { MsgHdrs };

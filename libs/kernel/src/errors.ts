@@ -1,0 +1,70 @@
+/**
+ * One error taxonomy for every service. Codes are stable and cross the wire;
+ * messages are written for the caller and never carry internals (stack, query, connection detail).
+ * Retryability is a field of the error, not a guess by the caller.
+ */
+export const ERROR_CODES = {
+  'REQUEST.INVALID': { retryable: false, message: 'The request is not valid.' },
+  'REQUEST.TOO_LARGE': { retryable: false, message: 'The request is too large.' },
+  'AUTH.MISSING': { retryable: false, message: 'Authentication is required.' },
+  'NOT_FOUND': { retryable: false, message: 'The requested item was not found.' },
+  'RUN.NOT_FOUND': { retryable: false, message: 'No run with that id.' },
+  'RUN.CONFLICT': { retryable: true, message: 'The run changed concurrently; retry.' },
+  'RUN.TIMEOUT': { retryable: true, message: 'The run is taking longer than expected.' },
+  'LANE.DENIED': { retryable: false, message: 'The action is not permitted in this lane.' },
+  'CASE.CROSS_CASE_DENIED': { retryable: false, message: 'Cross-case access is not permitted.' },
+  'TOOL.NOT_FOUND': { retryable: false, message: 'No such tool.' },
+  'TOOL.INVALID_INPUT': { retryable: false, message: 'The tool input is not valid.' },
+  'TOOL.TIMEOUT': { retryable: true, message: 'The tool did not answer in time.' },
+  'TOOL.FAILED': { retryable: true, message: 'The tool failed.' },
+  'ARTIFACT.HASH_MISMATCH': { retryable: false, message: 'The artifact content does not match its hash.' },
+  'ARTIFACT.NOT_FOUND': { retryable: false, message: 'No artifact with that id.' },
+  'PROMOTION.REFUSED': { retryable: false, message: 'The promotion was refused by the sanitiser.' },
+  'POLICY.INVALID': { retryable: false, message: 'The policy files are not valid.' },
+  'STORE.CONFLICT': { retryable: true, message: 'The document changed concurrently; retry.' },
+  'DEPENDENCY.DOWN': { retryable: true, message: 'A dependency is not available; retry later.' },
+  'INTERNAL': { retryable: true, message: 'Something went wrong on our side.' },
+} as const;
+
+export type ErrorCode = keyof typeof ERROR_CODES;
+
+/** The error shape that crosses the wire. */
+export interface WireError {
+  code: ErrorCode;
+  message: string;
+  retryable: boolean;
+  details?: string[];
+}
+
+/** A business or boundary failure with a stable code; safe to show to the caller. */
+export class AppError extends Error {
+  readonly retryable: boolean;
+  constructor(
+    readonly code: ErrorCode,
+    message?: string,
+    readonly details?: string[],
+  ) {
+    super(message ?? ERROR_CODES[code].message);
+    this.name = 'AppError';
+    this.retryable = ERROR_CODES[code].retryable;
+  }
+
+  toWire(): WireError {
+    return { code: this.code, message: this.message, retryable: this.retryable, ...(this.details?.length ? { details: this.details } : {}) };
+  }
+}
+
+/** Maps anything thrown to a wire error; unknown errors become INTERNAL with a generic message. */
+export function toWireError(err: unknown): WireError {
+  if (err instanceof AppError) return err.toWire();
+  if (isWireError(err)) return err;
+  return { code: 'INTERNAL', message: ERROR_CODES.INTERNAL.message, retryable: true };
+}
+
+export function isWireError(value: unknown): value is WireError {
+  return (
+    typeof value === 'object' && value !== null &&
+    typeof (value as WireError).code === 'string' && (value as WireError).code in ERROR_CODES &&
+    typeof (value as WireError).message === 'string'
+  );
+}

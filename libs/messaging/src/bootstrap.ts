@@ -1,0 +1,55 @@
+import 'reflect-metadata';
+import { DynamicModule, INestApplication } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { startTelemetry, stopTelemetry } from '@runledger/telemetry';
+import { JsonLogger } from './logger';
+import { createRuntime, ServiceRuntime } from './runtime';
+import { RunledgerTransport } from './transport';
+
+export interface ServiceHandle {
+  app: INestApplication;
+  runtime: ServiceRuntime;
+  httpPort: number;
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts one Runledger service: telemetry, NATS + log stream, the Nest app with its HTTP health endpoints
+ * and the NATS/JetStream transport. `module` receives the runtime so providers can use the log and bus.
+ */
+export async function bootstrapService(service: string, module: (runtime: ServiceRuntime) => DynamicModule | Promise<DynamicModule>, opts: { httpPort?: number; natsUrl?: string } = {}): Promise<ServiceHandle> {
+  startTelemetry(service);
+  const logger = new JsonLogger(service);
+  const runtime = await createRuntime(service, { natsUrl: opts.natsUrl });
+  const app = await NestFactory.create(await module(runtime), { logger, abortOnError: false });
+  app.connectMicroservice({ strategy: new RunledgerTransport(runtime) }, { inheritAppConfig: true });
+  await app.startAllMicroservices();
+  const port = opts.httpPort ?? Number(process.env.HTTP_PORT ?? 0);
+  await app.listen(port, process.env.HTTP_HOST ?? '127.0.0.1');
+  const address = app.getHttpServer().address();
+  const httpPort = typeof address === 'object' && address ? address.port : port;
+  let stopped = false;
+  const stop = async () => {
+    if (stopped) return;
+    stopped = true;
+    await app.close().catch(() => undefined);
+    await runtime.nc.drain().catch(() => undefined);
+    await stopTelemetry();
+  };
+  return { app, runtime, httpPort, stop };
+}
+
+/** `main.ts` of every service: start, print one `ready` line, stop cleanly on SIGTERM/SIGINT. */
+export function runServiceMain(service: string, module: (runtime: ServiceRuntime) => DynamicModule | Promise<DynamicModule>): void {
+  bootstrapService(service, module)
+    .then((handle) => {
+      process.stdout.write(JSON.stringify({ level: 'log', service, msg: `${service} ready`, http_port: handle.httpPort, nats: handle.runtime.nc.getServer() }) + '\n');
+      const shutdown = () => void handle.stop().finally(() => process.exit(0));
+      process.once('SIGTERM', shutdown);
+      process.once('SIGINT', shutdown);
+    })
+    .catch((err) => {
+      process.stderr.write(JSON.stringify({ level: 'error', service, msg: 'failed to start', error: (err as Error).message }) + '\n');
+      process.exit(3);
+    });
+}

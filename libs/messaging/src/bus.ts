@@ -1,0 +1,36 @@
+import { headers as natsHeaders, NatsConnection } from '@nats-io/transport-node';
+import { AppError, WireError } from '@runledger/kernel';
+import { injectTraceContext, SpanKind, withSpan } from '@runledger/telemetry';
+import { decodeReply, encodeJson } from './codec';
+
+/** A failure answered by another service, with its wire error intact (code, retryable). */
+export class RemoteError extends AppError {
+  constructor(readonly wire: WireError, readonly subject: string) {
+    super(wire.code, wire.message, wire.details);
+  }
+}
+
+/** Request/reply between services, with trace context in the headers and errors decoded into their codes. */
+export class Bus {
+  constructor(private readonly nc: NatsConnection) {}
+
+  async request<T>(subject: string, payload: unknown, opts: { timeoutMs?: number; subjectTemplate?: string } = {}): Promise<T> {
+    return withSpan(`send ${opts.subjectTemplate ?? subject}`, { kind: SpanKind.PRODUCER, attributes: { 'messaging.destination.name': subject } }, async () => {
+      const hdrs = injectTraceContext(natsHeaders());
+      let reply;
+      try {
+        reply = await this.nc.request(subject, encodeJson(payload), { timeout: opts.timeoutMs ?? 10_000, headers: hdrs });
+      } catch (err) {
+        const message = String((err as Error)?.message ?? err);
+        if (/no responders/i.test(message) || (err as { code?: string })?.code === '503') {
+          throw new AppError('DEPENDENCY.DOWN', `No service is answering on ${subject}.`);
+        }
+        if (/timeout/i.test(message)) throw new AppError('RUN.TIMEOUT', `No answer on ${subject} in time.`);
+        throw new AppError('DEPENDENCY.DOWN');
+      }
+      const decoded = decodeReply(reply.data, reply.headers);
+      if (!decoded.ok) throw new RemoteError(decoded.error, subject);
+      return decoded.body as T;
+    });
+  }
+}

@@ -1,0 +1,31 @@
+import { headers as natsHeaders, MsgHdrs } from '@nats-io/transport-node';
+import { isWireError, WireError } from '@runledger/kernel';
+
+/** Replies carry the contract shape as their body; success or failure travels in this header. */
+export const STATUS_HEADER = 'Rl-Status';
+
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+
+export function encodeJson(value: unknown): Uint8Array {
+  return encoder.encode(JSON.stringify(value ?? null));
+}
+
+export function decodeJson(bytes: Uint8Array): unknown {
+  return bytes.length === 0 ? undefined : JSON.parse(decoder.decode(bytes));
+}
+
+export function replyHeaders(status: 'ok' | 'error'): MsgHdrs {
+  const h = natsHeaders();
+  h.set(STATUS_HEADER, status);
+  return h;
+}
+
+/** Reads a reply: the body on success, the wire error on failure. */
+export function decodeReply(data: Uint8Array, hdrs: MsgHdrs | undefined): { ok: true; body: unknown } | { ok: false; error: WireError } {
+  const body = decodeJson(data);
+  if (hdrs?.get(STATUS_HEADER) === 'error') {
+    return { ok: false, error: isWireError(body) ? body : { code: 'INTERNAL', message: 'Something went wrong on our side.', retryable: true } };
+  }
+  return { ok: true, body };
+}

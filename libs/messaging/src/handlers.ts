@@ -1,0 +1,41 @@
+import { EventPattern, MessagePattern } from '@nestjs/microservices';
+import type { MsgHdrs } from '@nats-io/transport-node';
+import type { StoredEvent } from '@runledger/event-log';
+
+/** Options of a durable JetStream consumer bound to a Nest handler. */
+export interface LogConsumerOptions {
+  /** Durable consumer name: unique per service and purpose; redelivery resumes here after a crash. */
+  durable: string;
+  /** Messages processed at once (order across aggregates is not needed for inboxes). Default 1: strict order. */
+  concurrency?: number;
+  /** Deliveries before a message is treated as poison: terminated and dead-lettered. Default 8. */
+  maxDeliver?: number;
+  /** How long the server waits for an ack before redelivering. Default 30 s (heartbeats extend it). */
+  ackWaitMs?: number;
+}
+
+export interface RequestContext {
+  subject: string;
+  headers?: MsgHdrs;
+}
+
+export interface LogContext {
+  subject: string;
+  deliveryCount: number;
+  streamSequence: number;
+}
+
+export const HANDLER_KIND = { request: 'request', log: 'log' } as const;
+
+/** Request/reply over core NATS: the handler's return value is the reply body. */
+export const RequestHandler = (subject: string): MethodDecorator => MessagePattern(subject, { kind: HANDLER_KIND.request });
+
+/**
+ * Durable consumption of the log: the handler receives a decoded {@link StoredEvent}; it is acked only after
+ * the handler returns (so its own outcome must already be appended), nak'ed with backoff when it throws a
+ * retryable error, and terminated plus dead-lettered when it is poison.
+ */
+export const LogConsumer = (filterSubject: string, options: LogConsumerOptions): MethodDecorator =>
+  EventPattern(filterSubject, { kind: HANDLER_KIND.log, ...options }) as MethodDecorator;
+
+export type LogHandler = (event: StoredEvent, ctx: LogContext) => Promise<void>;

@@ -1,0 +1,34 @@
+import { LoggerService } from '@nestjs/common';
+import { currentTraceId } from '@runledger/telemetry';
+
+const LEVELS = ['error', 'warn', 'log', 'debug', 'verbose'] as const;
+type Level = (typeof LEVELS)[number];
+
+/** Structured JSON logs, one line each, carrying the active trace id. */
+export class JsonLogger implements LoggerService {
+  private readonly max: number;
+  constructor(private readonly service: string, level = process.env.LOG_LEVEL ?? 'log') {
+    const idx = LEVELS.indexOf(level as Level);
+    this.max = idx === -1 ? 2 : idx;
+  }
+  private write(level: Level, message: unknown, rest: unknown[]): void {
+    if (LEVELS.indexOf(level) > this.max) return;
+    const fields = rest.find((r) => typeof r === 'object' && r !== null) as Record<string, unknown> | undefined;
+    const contextName = rest.find((r) => typeof r === 'string');
+    const line = {
+      ts: new Date().toISOString(),
+      level,
+      service: this.service,
+      ...(contextName ? { context: contextName } : {}),
+      msg: message instanceof Error ? message.message : message,
+      ...(currentTraceId() ? { trace_id: currentTraceId() } : {}),
+      ...fields,
+    };
+    (level === 'error' || level === 'warn' ? process.stderr : process.stdout).write(JSON.stringify(line) + '\n');
+  }
+  log(message: unknown, ...rest: unknown[]) { this.write('log', message, rest); }
+  error(message: unknown, ...rest: unknown[]) { this.write('error', message, rest); }
+  warn(message: unknown, ...rest: unknown[]) { this.write('warn', message, rest); }
+  debug(message: unknown, ...rest: unknown[]) { this.write('debug', message, rest); }
+  verbose(message: unknown, ...rest: unknown[]) { this.write('verbose', message, rest); }
+}

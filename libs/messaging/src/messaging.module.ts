@@ -1,0 +1,44 @@
+import { Controller, DynamicModule, Get, Global, HttpException, Inject, Module } from '@nestjs/common';
+import { EventLog } from '@runledger/event-log';
+import { Bus } from './bus';
+import { ServiceRuntime } from './runtime';
+
+export const RUNTIME = Symbol('RUNTIME');
+export const CLOCK = Symbol('CLOCK');
+
+@Controller('health')
+class HealthController {
+  constructor(@Inject(RUNTIME) private readonly runtime: ServiceRuntime) {}
+
+  @Get('live')
+  live() {
+    return { service: this.runtime.service, status: 'ok' };
+  }
+
+  /** Ready only while the NATS connection is up: a service that cannot reach the bus must not get traffic. */
+  @Get('ready')
+  ready() {
+    const up = !this.runtime.nc.isClosed() && !this.runtime.nc.isDraining();
+    if (!up) throw new HttpException({ service: this.runtime.service, status: 'not_ready', nats: 'disconnected' }, 503);
+    return { service: this.runtime.service, status: 'ready', nats: 'connected', server: this.runtime.nc.info?.server_id };
+  }
+}
+
+/** Makes the process runtime injectable: the log, the bus client and the clock. */
+@Global()
+@Module({})
+export class MessagingModule {
+  static forRuntime(runtime: ServiceRuntime): DynamicModule {
+    return {
+      module: MessagingModule,
+      controllers: [HealthController],
+      providers: [
+        { provide: RUNTIME, useValue: runtime },
+        { provide: EventLog, useValue: runtime.log },
+        { provide: Bus, useValue: runtime.bus },
+        { provide: CLOCK, useValue: runtime.clock },
+      ],
+      exports: [RUNTIME, EventLog, Bus, CLOCK],
+    };
+  }
+}

@@ -1,0 +1,32 @@
+import { connect, NatsConnection } from '@nats-io/transport-node';
+import { jetstream, jetstreamManager, JetStreamClient, JetStreamManager } from '@nats-io/jetstream';
+import { Clock } from '@runledger/kernel';
+import { ensureLogStream, EventLog } from '@runledger/event-log';
+import { Bus } from './bus';
+
+/** Everything a service needs to talk to the bus and the log; built once per process. */
+export interface ServiceRuntime {
+  service: string;
+  nc: NatsConnection;
+  js: JetStreamClient;
+  jsm: JetStreamManager;
+  log: EventLog;
+  bus: Bus;
+  clock: Clock;
+}
+
+export const systemClock: Clock = { now: () => new Date() };
+
+export async function createRuntime(service: string, opts: { natsUrl?: string; clock?: Clock } = {}): Promise<ServiceRuntime> {
+  const nc = await connect({
+    servers: opts.natsUrl ?? process.env.NATS_URL ?? 'nats://127.0.0.1:4222',
+    name: `runledger-${service}`,
+    maxReconnectAttempts: -1,
+    reconnectTimeWait: 500,
+  });
+  const jsm = await jetstreamManager(nc);
+  await ensureLogStream(jsm);
+  const js = jetstream(nc);
+  const clock = opts.clock ?? systemClock;
+  return { service, nc, js, jsm, clock, log: new EventLog(js, jsm, { producer: service, clock }), bus: new Bus(nc) };
+}

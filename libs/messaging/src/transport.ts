@@ -1,0 +1,194 @@
+import { Logger } from '@nestjs/common';
+import { CustomTransportStrategy, MessageHandler, Server } from '@nestjs/microservices';
+import { Msg, NatsConnection, Subscription } from '@nats-io/transport-node';
+import { AckPolicy, ConsumerMessages, DeliverPolicy, JetStreamClient, JetStreamManager, JsMsg } from '@nats-io/jetstream';
+import { lastValueFrom, isObservable } from 'rxjs';
+import { AppError, isWireError, toWireError, WireError } from '@runledger/kernel';
+import { EventLog, LOG_STREAM, aggregateRef, toStoredEvent } from '@runledger/event-log';
+import { contextFromTraceparent, extractTraceContext, SpanKind, withSpan } from '@runledger/telemetry';
+import { decodeJson, encodeJson, replyHeaders } from './codec';
+import { HANDLER_KIND, LogConsumerOptions } from './handlers';
+
+export interface TransportDeps {
+  service: string;
+  nc: NatsConnection;
+  js: JetStreamClient;
+  jsm: JetStreamManager;
+  log: EventLog;
+}
+
+/** Backoff for a failed delivery: 250 ms doubling to 15 s. */
+export function redeliveryDelayMs(deliveryCount: number): number {
+  return Math.min(15_000, 250 * 2 ** Math.max(0, deliveryCount - 1));
+}
+
+/**
+ * The one adapter between NATS and Nest handlers. Request handlers get core NATS request/reply with a queue
+ * group per service; log consumers get durable JetStream pull consumers. This is the only place that sees a
+ * raw message, and the only place that owns the ack vocabulary (ack, nak with delay, working, term).
+ */
+export class RunledgerTransport extends Server implements CustomTransportStrategy {
+  private readonly subscriptions: Subscription[] = [];
+  private readonly consumers: ConsumerMessages[] = [];
+  private readonly log = new Logger('Transport');
+  private closing = false;
+
+  constructor(private readonly deps: TransportDeps) {
+    super();
+  }
+
+  on(): void {
+    throw new Error('RunledgerTransport does not emit events');
+  }
+
+  unwrap<T>(): T {
+    return this.deps.nc as T;
+  }
+
+  async listen(callback: (err?: unknown) => void): Promise<void> {
+    try {
+      this.subscriptions.push(this.deps.nc.subscribe(`rl.health.${this.deps.service}`, { callback: (_e, m) => this.answerHealth(m) }));
+      for (const [pattern, handler] of this.messageHandlers) {
+        const kind = handler.extras?.kind;
+        if (kind === HANDLER_KIND.log) await this.bindLogConsumer(pattern, handler, handler.extras as unknown as LogConsumerOptions);
+        else this.bindRequestHandler(pattern, handler);
+      }
+      callback();
+    } catch (err) {
+      callback(err);
+    }
+  }
+
+  async close(): Promise<void> {
+    this.closing = true;
+    for (const s of this.subscriptions) s.unsubscribe();
+    await Promise.all(this.consumers.map((c) => c.close().catch(() => undefined)));
+  }
+
+  private answerHealth(m: Msg): void {
+    m.respond(encodeJson({ service: this.deps.service, status: this.deps.nc.isClosed() ? 'down' : 'ok', nats: 'connected' }), { headers: replyHeaders('ok') });
+  }
+
+  private bindRequestHandler(subject: string, handler: MessageHandler): void {
+    const sub = this.deps.nc.subscribe(subject, {
+      queue: this.deps.service,
+      callback: (err, msg) => {
+        if (!err) void this.onRequest(subject, handler, msg);
+      },
+    });
+    this.subscriptions.push(sub);
+  }
+
+  private async onRequest(subject: string, handler: MessageHandler, msg: Msg): Promise<void> {
+    await withSpan(`process ${subject}`, { kind: SpanKind.CONSUMER, parent: extractTraceContext(msg.headers), attributes: { 'messaging.destination.name': subject, 'service.handler': this.deps.service } }, async (span) => {
+      let payload: unknown;
+      try {
+        payload = decodeJson(msg.data);
+      } catch {
+        return this.reply(msg, 'error', new AppError('REQUEST.INVALID', 'The request is not valid JSON.').toWire());
+      }
+      try {
+        const result = await this.invoke(handler, payload, { subject, headers: msg.headers });
+        this.reply(msg, 'ok', result);
+      } catch (err) {
+        const wire = this.toWire(err, subject);
+        span.setAttribute('rl.error_code', wire.code);
+        this.reply(msg, 'error', wire);
+      }
+    });
+  }
+
+  private reply(msg: Msg, status: 'ok' | 'error', body: unknown): void {
+    if (!msg.reply) return;
+    try {
+      msg.respond(encodeJson(body), { headers: replyHeaders(status) });
+    } catch (err) {
+      this.log.warn({ msg: 'reply failed', error: (err as Error).message });
+    }
+  }
+
+  private async invoke(handler: MessageHandler, payload: unknown, ctx: unknown): Promise<unknown> {
+    const out = await handler(payload, ctx);
+    return isObservable(out) ? lastValueFrom(out, { defaultValue: undefined }) : out;
+  }
+
+  /** Known errors pass through; anything else is logged here and answered as INTERNAL, never with its text. */
+  private toWire(err: unknown, where: string): WireError {
+    if (!(err instanceof AppError) && !isWireError(err)) {
+      this.log.error({ msg: 'unhandled error', where, error: (err as Error)?.message, stack: (err as Error)?.stack });
+    }
+    return toWireError(err);
+  }
+
+  private async bindLogConsumer(filterSubject: string, handler: MessageHandler, opts: LogConsumerOptions): Promise<void> {
+    const ackWaitMs = opts.ackWaitMs ?? 30_000;
+    const maxDeliver = opts.maxDeliver ?? 8;
+    try {
+      await this.deps.jsm.consumers.info(LOG_STREAM, opts.durable);
+    } catch {
+      await this.deps.jsm.consumers.add(LOG_STREAM, {
+        durable_name: opts.durable,
+        filter_subject: filterSubject,
+        ack_policy: AckPolicy.Explicit,
+        deliver_policy: DeliverPolicy.All,
+        ack_wait: ackWaitMs * 1_000_000,
+        max_deliver: -1,
+        max_ack_pending: Math.max(64, (opts.concurrency ?? 1) * 4),
+      });
+    }
+    const consumer = await this.deps.js.consumers.get(LOG_STREAM, opts.durable);
+    const messages = await consumer.consume({ max_messages: Math.max(8, (opts.concurrency ?? 1) * 2) });
+    this.consumers.push(messages);
+    const limit = Math.max(1, opts.concurrency ?? 1);
+    const inFlight = new Set<Promise<void>>();
+    void (async () => {
+      for await (const m of messages) {
+        if (this.closing) break;
+        const p = this.onLogMessage(handler, m, { maxDeliver, ackWaitMs, durable: opts.durable }).finally(() => inFlight.delete(p));
+        inFlight.add(p);
+        if (inFlight.size >= limit) await Promise.race(inFlight);
+      }
+    })().catch((err) => this.log.error({ msg: 'consumer loop ended', durable: opts.durable, error: (err as Error).message }));
+  }
+
+  private async onLogMessage(handler: MessageHandler, m: JsMsg, opts: { maxDeliver: number; ackWaitMs: number; durable: string }): Promise<void> {
+    let event;
+    try {
+      event = toStoredEvent(m);
+    } catch (err) {
+      return this.poison(m, opts.durable, 'undecodable message', err);
+    }
+    const heartbeat = setInterval(() => m.working(), Math.max(1_000, opts.ackWaitMs / 3));
+    try {
+      await withSpan(`process ${m.subject.split('.').slice(0, 3).join('.')}.{id}`, {
+        kind: SpanKind.CONSUMER,
+        parent: contextFromTraceparent(event.metadata.traceparent, event.metadata.tracestate),
+        attributes: { 'messaging.destination.name': m.subject, 'messaging.consumer.group.name': opts.durable, 'rl.event.type': event.type },
+      }, () => this.invoke(handler, event, { subject: m.subject, deliveryCount: m.info.deliveryCount, streamSequence: m.seq }));
+      m.ack();
+    } catch (err) {
+      const retryable = err instanceof AppError ? err.retryable : true;
+      if (!retryable || m.info.deliveryCount >= opts.maxDeliver) return this.poison(m, opts.durable, 'handler failed', err);
+      this.log.warn({ msg: 'handler failed, will retry', durable: opts.durable, seq: m.seq, delivery: m.info.deliveryCount, error: (err as Error)?.message });
+      m.nak(redeliveryDelayMs(m.info.deliveryCount));
+    } finally {
+      clearInterval(heartbeat);
+    }
+  }
+
+  /** A poison message is recorded as a dead-letter event (the log keeps everything), then terminated. */
+  private async poison(m: JsMsg, durable: string, reason: string, err: unknown): Promise<void> {
+    this.log.error({ msg: 'dead-lettering message', durable, seq: m.seq, reason, error: (err as Error)?.message });
+    try {
+      await this.deps.log.append(aggregateRef('deadletter', durable), [{
+        type: 'MessageDeadLettered',
+        data: { durable, stream_seq: m.seq, subject: m.subject, deliveries: m.info.deliveryCount, reason, error_code: toWireError(err).code },
+      }], { commandId: `deadletter:${durable}:${m.seq}` });
+      m.term(reason);
+    } catch (appendErr) {
+      // Without the dead-letter record we must not drop the message: let it come back.
+      this.log.error({ msg: 'dead-letter append failed', error: (appendErr as Error).message });
+      m.nak(redeliveryDelayMs(m.info.deliveryCount));
+    }
+  }
+}

@@ -1,0 +1,35 @@
+import { ArgumentMetadata, Injectable, PipeTransform } from '@nestjs/common';
+import { plainToInstance } from 'class-transformer';
+import { validateSync, ValidationError } from 'class-validator';
+import { AppError } from '@runledger/kernel';
+
+/**
+ * Validates a plain message against a class-validator DTO. Unknown properties are refused,
+ * so a caller learns about a typo instead of having it silently ignored.
+ */
+export function validateMessage<T extends object>(dto: new () => T, plain: unknown): T {
+  if (typeof plain !== 'object' || plain === null || Array.isArray(plain)) {
+    throw new AppError('REQUEST.INVALID', 'The request must be a JSON object.');
+  }
+  const instance = plainToInstance(dto, plain, { enableImplicitConversion: false });
+  const errors = validateSync(instance, { whitelist: true, forbidNonWhitelisted: true, forbidUnknownValues: true });
+  if (errors.length) throw new AppError('REQUEST.INVALID', 'The request is not valid.', flatten(errors));
+  return instance;
+}
+
+function flatten(errors: ValidationError[], prefix = ''): string[] {
+  return errors.flatMap((e) => {
+    const path = prefix ? `${prefix}.${e.property}` : e.property;
+    const own = Object.values(e.constraints ?? {}).map((m) => (m.startsWith(e.property) ? `${prefix ? prefix + '.' : ''}${m}` : `${path}: ${m}`));
+    return [...own, ...flatten(e.children ?? [], path)];
+  });
+}
+
+/** Nest pipe form, for `@Payload(new MessagePipe(Dto))` in thin transport controllers. */
+@Injectable()
+export class MessagePipe<T extends object> implements PipeTransform {
+  constructor(private readonly dto: new () => T) {}
+  transform(value: unknown, _meta: ArgumentMetadata): T {
+    return validateMessage(this.dto, value);
+  }
+}

@@ -1,0 +1,2 @@
+export * from './sdk';
+export * from './propagation';
