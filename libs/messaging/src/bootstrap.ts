@@ -1,7 +1,8 @@
 import 'reflect-metadata';
 import { DynamicModule, INestApplication } from '@nestjs/common';
-import { NestFactory } from '@nestjs/core';
+import { HttpAdapterHost, NestFactory } from '@nestjs/core';
 import { startTelemetry, stopTelemetry } from '@runledger/telemetry';
+import { RunledgerExceptionFilter } from './exception-filter';
 import { JsonLogger } from './logger';
 import { createRuntime, ServiceRuntime } from './runtime';
 import { RunledgerTransport } from './transport';
@@ -22,6 +23,7 @@ export async function bootstrapService(service: string, module: (runtime: Servic
   const logger = new JsonLogger(service);
   const runtime = await createRuntime(service, { natsUrl: opts.natsUrl });
   const app = await NestFactory.create(await module(runtime), { logger, abortOnError: false });
+  app.useGlobalFilters(new RunledgerExceptionFilter(app.get(HttpAdapterHost).httpAdapter));
   app.connectMicroservice({ strategy: new RunledgerTransport(runtime) }, { inheritAppConfig: true });
   await app.startAllMicroservices();
   const port = opts.httpPort ?? Number(process.env.HTTP_PORT ?? 0);

@@ -7,3 +7,5 @@ export * from './bus';
 export * from './runtime';
 export * from './messaging.module';
 export * from './bootstrap';
+export * from './exception-filter';
+export * from './storage';

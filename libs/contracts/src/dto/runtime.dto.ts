@@ -1,0 +1,61 @@
+import { Type } from 'class-transformer';
+import { IsIn, IsInt, IsNotEmpty, IsObject, IsOptional, IsString, IsUUID, Matches, Max, MaxLength, Min, ValidateNested } from 'class-validator';
+import type { DbReadRequest, DbWriteRequest, GovernanceScope, PolicyVersions, ToolInvocation } from '../generated';
+
+const UPPER_NAME = /^[A-Z][A-Z0-9_]{1,63}$/;
+const COLLECTION = /^[a-z][a-z0-9_]{0,63}$/;
+
+export class PolicyVersionsDto implements PolicyVersions {
+  @IsString() @IsNotEmpty() lanes!: string;
+  @IsString() @IsNotEmpty() roles!: string;
+}
+
+export class GovernanceScopeDto implements GovernanceScope {
+  @IsUUID() parent_run_id!: string;
+  @IsUUID() root_run_id!: string;
+  @IsOptional() @IsString() @MaxLength(128) correlation_id?: string;
+  @Matches(UPPER_NAME) agent_name!: string;
+  @Matches(UPPER_NAME) lane!: string;
+  @IsOptional() @IsString() @MaxLength(128) case_id?: string;
+  @IsOptional() @IsString() @MaxLength(256) user_id?: string;
+  @IsOptional() @IsObject() scope?: Record<string, string>;
+  @ValidateNested() @Type(() => PolicyVersionsDto) policy_versions!: PolicyVersionsDto;
+}
+
+export class ToolInvocationDto implements ToolInvocation {
+  @IsString() @IsNotEmpty() @MaxLength(128) call_id!: string;
+  @IsString() @IsNotEmpty() @MaxLength(128) tool_name!: string;
+  @IsObject() parameters!: Record<string, unknown>;
+  @IsOptional() @IsInt() @Min(1) @Max(600_000) timeout_ms?: number;
+  @ValidateNested() @Type(() => GovernanceScopeDto) governance!: GovernanceScopeDto;
+}
+
+export class DbWriteRequestDto implements DbWriteRequest {
+  @IsString() @IsNotEmpty() @MaxLength(128) write_id!: string;
+  @Matches(COLLECTION) collection!: string;
+  @IsIn(['append', 'upsert', 'update', 'delete']) operation!: 'append' | 'upsert' | 'update' | 'delete';
+  @IsOptional() @IsString() @IsNotEmpty() @MaxLength(256) document_id?: string;
+  @IsOptional() @IsObject() document?: Record<string, unknown>;
+  @IsOptional() @IsObject() patch?: Record<string, unknown>;
+  @ValidateNested() @Type(() => GovernanceScopeDto) governance!: GovernanceScopeDto;
+}
+
+export class DbReadRequestDto implements DbReadRequest {
+  @Matches(COLLECTION) collection!: string;
+  @IsOptional() @IsString() @IsNotEmpty() @MaxLength(256) document_id?: string;
+  @IsOptional() @IsObject() filter?: Record<string, unknown>;
+  @IsOptional() @IsInt() @Min(1) @Max(1000) limit?: number;
+  @ValidateNested() @Type(() => GovernanceScopeDto) governance!: GovernanceScopeDto;
+}
+
+export class RunQueryDto {
+  @IsUUID() run_id!: string;
+  @IsOptional() include_events?: boolean;
+}
+
+export class AuditQueryDto {
+  @IsOptional() @IsUUID() conversation_id?: string;
+  @IsOptional() @IsUUID() run_id?: string;
+  @IsOptional() @IsUUID() root_run_id?: string;
+  @IsOptional() @IsInt() @Min(1) @Max(1000) limit?: number;
+}

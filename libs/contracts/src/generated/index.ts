@@ -1,0 +1,63 @@
+/* eslint-disable */
+// Generated from proto-contracts/schemas/*/ by scripts/generate-contracts.js. Do not edit by hand.
+
+export type {
+  AuditQuery,
+  DecisionAuditRecord,
+} from './audit.generated';
+export type {
+  ArtifactRef,
+  AuditEvent,
+  Id,
+  Sha256,
+  ExportBundle,
+  ArtifactRef1,
+  ArtifactRef2,
+  Name,
+  ToolName,
+  CollectionOp,
+  ScopeField,
+  Prohibition,
+  LanesPolicy,
+  Lane,
+  RolesPolicy,
+  Role,
+  RunRecord,
+  PolicyVersions,
+} from './governance.generated';
+export type {
+  AnalyzeLeadsProposal,
+  CreateTaskProposal,
+  ExecuteToolProposal,
+  GenerateMessageProposal,
+  NoOpProposal,
+  PersistArtifactProposal,
+  RequestUserInputProposal,
+  SelectNextTaskProposal,
+  StateSnapshot,
+  ValidationError,
+} from './proposals.generated';
+export type {
+  LogRecord,
+  LogEvent,
+  LogEventMetadata,
+  RunQuery,
+} from './runs.generated';
+export type {
+  DbReadRequest,
+  GovernanceScope,
+  DbResult,
+  RunError,
+  DbWriteRequest,
+  ToolInvocationResult,
+  ToolInvocation,
+} from './runtime.generated';
+export type {
+  AgentDecisionReply,
+  DecisionToolCall,
+  ClassifyIntentRequest,
+  HistoryMessage,
+  DecisionContext,
+  PendingConfirmation,
+  UserIntentReply,
+} from './task-assistant.generated';

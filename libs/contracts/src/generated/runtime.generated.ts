@@ -1,0 +1,109 @@
+/* eslint-disable */
+// Generated from proto-contracts/schemas/runtime/ by scripts/generate-contracts.js. Do not edit by hand.
+
+/**
+ * Sent to db-write on rl.db.read. Reads are scoped like writes: a caller only ever sees its own user's or case's documents.
+ */
+export interface DbReadRequest {
+  collection: string;
+  document_id?: string;
+  filter?: {};
+  limit?: number;
+  governance: GovernanceScope;
+}
+/**
+ * Who asks, under which lane, pinned to which policy versions, for which parent run. Carried by every call into a governed choke point.
+ */
+export interface GovernanceScope {
+  parent_run_id: string;
+  root_run_id: string;
+  correlation_id?: string;
+  agent_name: string;
+  lane: string;
+  case_id?: string;
+  user_id?: string;
+  scope?: {
+    [k: string]: string;
+  };
+  policy_versions: PolicyVersions;
+}
+export interface PolicyVersions {
+  lanes: string;
+  roles: string;
+}
+
+export interface DbResult {
+  child_run_id?: string;
+  status: 'ok' | 'denied' | 'not_found' | 'failed';
+  document?: {};
+  documents?: {}[];
+  error?: RunError;
+  /**
+   * The document as it was before an update, upsert or delete.
+   */
+  previous?: {};
+}
+/**
+ * Contract 001 §2.2 error: a stable code, a bounded message, and whether retrying can help.
+ */
+export interface RunError {
+  error_code: string;
+  message: string;
+  retryable: boolean;
+}
+
+/**
+ * Sent to db-write on rl.db.write: the only way to change domain data. Runs as a db_write child run whose id derives from parent_run_id and write_id.
+ */
+export interface DbWriteRequest {
+  write_id: string;
+  collection: string;
+  operation: 'append' | 'upsert' | 'update' | 'delete';
+  document_id?: string;
+  document?: {};
+  patch?: {};
+  governance: GovernanceScope;
+}
+/**
+ * Who asks, under which lane, pinned to which policy versions, for which parent run. Carried by every call into a governed choke point.
+ */
+
+/**
+ * Who asks, under which lane, pinned to which policy versions, for which parent run. Carried by every call into a governed choke point.
+ */
+
+/**
+ * Contract 001 §2.2 error: a stable code, a bounded message, and whether retrying can help.
+ */
+
+export interface ToolInvocationResult {
+  child_run_id: string;
+  call_id: string;
+  tool_name: string;
+  status: 'ok' | 'failed' | 'timeout' | 'denied';
+  result?: unknown;
+  error?: RunError;
+  truncated?: boolean;
+  duration_ms?: number;
+  /**
+   * True when the outcome was already recorded and is returned without running the tool again.
+   */
+  replayed?: boolean;
+}
+/**
+ * Contract 001 §2.2 error: a stable code, a bounded message, and whether retrying can help.
+ */
+
+/**
+ * Sent to tool-gateway on rl.tool.invoke. The gateway runs it as a tool_gateway child run whose id derives from parent_run_id and call_id, so a retried call returns the recorded outcome instead of running again.
+ */
+export interface ToolInvocation {
+  call_id: string;
+  tool_name: string;
+  parameters: {};
+  timeout_ms?: number;
+  governance: GovernanceScope;
+}
+/**
+ * Who asks, under which lane, pinned to which policy versions, for which parent run. Carried by every call into a governed choke point.
+ */

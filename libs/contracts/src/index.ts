@@ -1,0 +1,4 @@
+export * from './generated';
+export * from './subjects';
+export * from './dto/task-assistant.dto';
+export * from './dto/runtime.dto';

@@ -1,0 +1,30 @@
+/** Every request/reply subject, in one place; proto-contracts/asyncapi.yaml documents each. */
+export const SUBJECTS = {
+  taskAssistantProcess: 'agents.task-assistant.process',
+  agentRunStart: 'agents.run.start',
+  runsGet: 'rl.runs.get',
+  intentClassify: 'rl.intent.classify',
+  toolInvoke: 'rl.tool.invoke',
+  dbWrite: 'rl.db.write',
+  dbRead: 'rl.db.read',
+  artifactsPut: 'rl.artifacts.put',
+  artifactsGet: 'rl.artifacts.get',
+  promotionPromote: 'rl.promotion.promote',
+  exportBundle: 'rl.export.bundle',
+  auditQuery: 'rl.audit.query',
+  auditVerify: 'rl.audit.verify',
+  auditCoverage: 'rl.audit.coverage',
+  health: (service: string) => `rl.health.${service}`,
+} as const;
+
+/** Aggregate kinds of the log: `rl.log.<kind>.<id>`. */
+export const LOG_KINDS = {
+  run: 'run',
+  conversation: 'conversation',
+  inbox: 'inbox',
+  audit: 'audit',
+  deadletter: 'deadletter',
+} as const;
+
+export const SERVICES = ['intent-classification', 'decision', 'tool-gateway', 'db-write', 'promotion', 'export', 'audit-ledger'] as const;
+export type ServiceName = (typeof SERVICES)[number];

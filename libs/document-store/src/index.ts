@@ -1,0 +1,19 @@
+/**
+ * Document storage port for read models and domain data, with a NATS KV adapter
+ * (embedded default) and a MongoDB adapter, plus the behaviour suite both must pass.
+ */
+export {
+  DocumentConflictError,
+  DocumentStoreError,
+  type ConflictDetails,
+  type DocumentCollection,
+  type DocumentStore,
+  type FilterValue,
+  type FindOptions,
+  type StoredDocument,
+} from './types';
+export { COLLECTION_NAME_PATTERN, MAX_ID_BYTES } from './validation';
+export { NatsKvDocumentStore, type NatsKvDocumentStoreOptions } from './nats-kv-document-store';
+export { MongoDocumentStore, type MongoDocumentStoreOptions } from './mongo-document-store';
+export { createDocumentStore, type CreateDocumentStoreOptions } from './create-document-store';
+export { describeDocumentStoreContract } from './document-store.contract';

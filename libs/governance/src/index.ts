@@ -1,0 +1,17 @@
+// Contract v1 (governed runs): the pure domain. No I/O, no clock, no randomness: callers pass
+// file contents, times and ids as data.
+export * from './policy/types';
+export { loadPolicy, PolicyError, type PolicySources } from './policy/load-policy';
+export { PolicyRegistry } from './policy/registry';
+export * from './authz/authorize';
+export * from './hashing/canonical-json';
+export * from './hashing/hashes';
+export * from './artifacts/artifact-ref';
+export { checkSchema, type GovernanceSchemaName, type SchemaCheck } from './schemas/validators';
+export * from './promotion/screen-promotion';
+export * from './export/tar';
+export * from './export/manifest';
+export * from './export/bundle';
+export * from './audit/hash-chain';
+export * from './audit/coverage';
+export * from './lifecycle/run-lifecycle';

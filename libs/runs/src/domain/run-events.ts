@@ -1,0 +1,88 @@
+import type { RunKind } from '@runledger/governance';
+
+export interface PolicyVersionsPin {
+  lanes: string;
+  roles: string;
+}
+
+export interface ArtifactRefLike {
+  artifact_id: string;
+  sha256: string;
+  size_bytes: number;
+  media_type: string;
+  kind?: string;
+  [key: string]: unknown;
+}
+
+export interface RunError {
+  error_code: string;
+  message: string;
+  retryable: boolean;
+}
+
+/** Everything pinned at run start (contract 001 §1): later checks of the run use these, never newer ones. */
+export interface RunCreatedData {
+  run_id: string;
+  run_kind: RunKind;
+  agent_name: string;
+  parent_run_id?: string;
+  root_run_id: string;
+  correlation_id?: string;
+  case_id?: string;
+  user_id?: string;
+  conversation_id?: string;
+  lane?: string;
+  contract_version: 'v1';
+  policy_versions: PolicyVersionsPin;
+  input_artifacts: ArtifactRefLike[];
+  parameters: Record<string, unknown>;
+  request_hash_sha256: string;
+}
+
+export interface AuthzDecidedData {
+  decision: 'allow' | 'deny';
+  lane?: string;
+  action?: string;
+  code?: string;
+  reason?: string;
+  policy_versions: PolicyVersionsPin;
+}
+
+export type ToolCallStatus = 'ok' | 'failed' | 'timeout' | 'denied';
+
+export type RunEvent =
+  | { type: 'RunCreated'; data: RunCreatedData }
+  | { type: 'AuthzDecided'; data: AuthzDecidedData }
+  | { type: 'RunStarted'; data: Record<string, never> }
+  | { type: 'StepCompleted'; data: { step_index: number; step_id: string; output: unknown; context?: Record<string, unknown>; memory_snapshot?: unknown } }
+  | { type: 'ToolCallRequested'; data: { call_id: string; sequence: number; tool_name: string; parameters: Record<string, unknown>; child_run_id: string } }
+  | { type: 'ToolCallRecorded'; data: { call_id: string; child_run_id: string; status: ToolCallStatus; result?: unknown; error?: RunError } }
+  | { type: 'ChildRunStarted'; data: { child_run_id: string; run_kind: RunKind; agent_name: string } }
+  | { type: 'RunCompleted'; data: { output_artifacts: ArtifactRefLike[]; response_hash_sha256?: string; result?: unknown } }
+  | { type: 'RunFailed'; data: { error: RunError } }
+  | { type: 'RunDenied'; data: { error: RunError } }
+  | { type: 'RunCancelled'; data: { reason: string } }
+  /** Audit and domain events recorded on a run (ToolCallAudited, DbWriteAudited, DecisionRecorded …). */
+  | { type: string & {}; data: unknown };
+
+export const TERMINAL_TYPES = new Set(['RunCompleted', 'RunFailed', 'RunDenied', 'RunCancelled']);
+
+import { canonicalJson, normalizeForHash, sha256Hex } from '@runledger/governance';
+
+/**
+ * The request hash of a child run: sha256 of the canonical, normalized request (stable key order,
+ * volatile timestamps excluded, §2.1 normalization), so equal requests hash equally across retries.
+ */
+export function childRequestHash(request: unknown): string {
+  return sha256Hex(canonicalJson(normalizeForHash(request)));
+}
+
+import { deterministicUuid } from '@runledger/kernel';
+
+/**
+ * A child run's id derives from its parent run and the caller's id for the action (call id, write id):
+ * a retried action lands on the same child run, whose recorded outcome is returned instead of re-running.
+ */
+export function childRunId(kind: 'tool_gateway' | 'db_write' | 'promotion' | 'export' | 'agent', parentRunId: string, actionId: string): string {
+  return deterministicUuid(kind, parentRunId, actionId);
+}

@@ -1,0 +1,81 @@
+import { nextRunState, RunLifecycleState, RunStatus } from '@runledger/governance';
+import { Checkpoint, evolveCheckpoint } from '@runledger/agent-runtime';
+import type { RecordedEvent } from '@runledger/event-log';
+import type { ArtifactRefLike, AuthzDecidedData, RunCreatedData, RunError, ToolCallStatus } from './run-events';
+
+export interface ToolCallView {
+  call_id: string;
+  sequence: number;
+  tool_name: string;
+  parameters: Record<string, unknown>;
+  child_run_id: string;
+  status: 'requested' | ToolCallStatus;
+  result?: unknown;
+  error?: RunError;
+}
+
+export interface RunState {
+  status: 'none' | RunStatus;
+  run?: RunCreatedData;
+  authz?: AuthzDecidedData;
+  checkpoint: Checkpoint | null;
+  tool_calls: ToolCallView[];
+  child_run_ids: string[];
+  output_artifacts: ArtifactRefLike[];
+  result?: unknown;
+  response_hash_sha256?: string;
+  error?: RunError;
+  created_at?: string;
+  updated_at?: string;
+  event_count: number;
+  /** Recorded events that broke the lifecycle: a projection reports them instead of throwing on a fact. */
+  anomalies: string[];
+}
+
+export function initialRunState(): RunState {
+  return { status: 'none', checkpoint: null, tool_calls: [], child_run_ids: [], output_artifacts: [], event_count: 0, anomalies: [] };
+}
+
+export const isTerminal = (s: RunState): boolean => ['completed', 'failed', 'denied', 'cancelled'].includes(s.status);
+
+/** The run projection: a pure fold over the run's events (live processing and replay use this same function). */
+export function evolveRun(state: RunState, event: RecordedEvent): RunState {
+  const lifecycle = nextRunState(state.status === 'none' ? undefined : ({ status: state.status, decision: state.authz?.decision } as RunLifecycleState), event);
+  const next: RunState = {
+    ...state,
+    event_count: state.event_count + 1,
+    updated_at: event.metadata.recorded_at,
+    checkpoint: evolveCheckpoint(state.checkpoint, event),
+  };
+  if (!lifecycle.ok) next.anomalies = [...state.anomalies, lifecycle.reason];
+  else if (lifecycle.state) next.status = lifecycle.state.status;
+  const d = event.data as Record<string, unknown>;
+  switch (event.type) {
+    case 'RunCreated':
+      return { ...next, run: d as unknown as RunCreatedData, created_at: event.metadata.recorded_at };
+    case 'AuthzDecided':
+      return { ...next, authz: d as unknown as AuthzDecidedData };
+    case 'ToolCallRequested':
+      if (state.tool_calls.some((c) => c.call_id === d.call_id)) return next;
+      return { ...next, tool_calls: [...state.tool_calls, { ...(d as unknown as Omit<ToolCallView, 'status'>), status: 'requested' }] };
+    case 'ToolCallRecorded':
+      return {
+        ...next,
+        tool_calls: state.tool_calls.map((c) => (c.call_id === d.call_id ? { ...c, status: d.status as ToolCallStatus, result: d.result, error: d.error as RunError | undefined } : c)),
+      };
+    case 'ChildRunStarted':
+      return state.child_run_ids.includes(d.child_run_id as string) ? next : { ...next, child_run_ids: [...state.child_run_ids, d.child_run_id as string] };
+    case 'RunCompleted':
+      return { ...next, output_artifacts: (d.output_artifacts as ArtifactRefLike[]) ?? [], result: d.result, response_hash_sha256: d.response_hash_sha256 as string | undefined };
+    case 'RunFailed':
+    case 'RunDenied':
+      return { ...next, error: d.error as RunError };
+    default:
+      return next;
+  }
+}
+
+/** Outcome of a recorded tool call, looked up before an effect is retried. */
+export function recordedToolCall(state: RunState, callId: string): ToolCallView | undefined {
+  return state.tool_calls.find((c) => c.call_id === callId);
+}

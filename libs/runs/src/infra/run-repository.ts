@@ -1,0 +1,109 @@
+import { aggregateRef, AggregateRef, ConcurrencyError, EventLog, foldEvents, NewEvent, RecordedEvent, StoredEvent } from '@runledger/event-log';
+import { evolveRun, initialRunState, isTerminal, RunState } from '../domain/run-state';
+import type { AuthzDecidedData, RunCreatedData, RunError, RunEvent, ArtifactRefLike } from '../domain/run-events';
+
+export interface LoadedRun {
+  state: RunState;
+  version: number;
+  events: StoredEvent[];
+}
+
+/** Loads runs by folding their events and appends to them with optimistic concurrency. */
+export class RunRepository {
+  constructor(readonly log: EventLog) {}
+
+  static ref(runId: string): AggregateRef {
+    return aggregateRef('run', runId);
+  }
+
+  async load(runId: string): Promise<LoadedRun> {
+    const events = await this.log.read(RunRepository.ref(runId));
+    const state = foldEvents(evolveRun, initialRunState(), events as unknown as RecordedEvent[]);
+    return { state, version: events.length ? events[events.length - 1].seq : 0, events };
+  }
+
+  /** Appends events decided on `expectedVersion`; metadata links every event to its run tree. */
+  async append(run: Pick<RunCreatedData, 'run_id' | 'root_run_id' | 'parent_run_id' | 'case_id' | 'correlation_id'>, events: RunEvent[], opts: { expectedVersion: number; commandId: string }): Promise<LoadedRun['version']> {
+    const metadata = runMetadata(run);
+    const result = await this.log.append(RunRepository.ref(run.run_id), events.map((e): NewEvent => ({ type: e.type, data: e.data, metadata })), opts);
+    return result.version;
+  }
+}
+
+export function runMetadata(run: Pick<RunCreatedData, 'run_id' | 'root_run_id' | 'parent_run_id' | 'case_id' | 'correlation_id'>): NewEvent['metadata'] {
+  return {
+    run_id: run.run_id,
+    root_run_id: run.root_run_id,
+    ...(run.parent_run_id ? { parent_run_id: run.parent_run_id } : {}),
+    ...(run.case_id ? { case_id: run.case_id } : {}),
+    ...(run.correlation_id ? { correlation_id: run.correlation_id } : {}),
+  };
+}
+
+export interface ChildRunSpec {
+  created: RunCreatedData;
+  /** Decided from the policy versions pinned in `created`. */
+  authz: AuthzDecidedData;
+}
+
+export interface EffectOutcome<T> {
+  status: 'completed' | 'failed';
+  result?: T;
+  error?: RunError;
+  /** Audit events of the effect (ToolCallAudited, DbWriteAudited …), appended with the terminal event. */
+  audit: RunEvent[];
+  output_artifacts?: ArtifactRefLike[];
+  response_hash_sha256?: string;
+}
+
+export interface ChildRunOutcome<T> {
+  child_run_id: string;
+  status: 'completed' | 'failed' | 'denied';
+  result?: T;
+  error?: RunError;
+  /** The outcome was already in the log: the effect did not run again. */
+  replayed: boolean;
+  state: RunState;
+}
+
+/**
+ * Runs one governed child run (tool_gateway, db_write, promotion, export) at most once per id:
+ * the recorded outcome is looked up before the effect runs, authorization is recorded before it,
+ * and the audit events and terminal outcome are appended together after it. The effect itself must be
+ * idempotent (derived ids) because a crash between effect and append re-runs it.
+ */
+export async function runChildOnce<T>(repo: RunRepository, spec: ChildRunSpec, effect: () => Promise<EffectOutcome<T>>): Promise<ChildRunOutcome<T>> {
+  const runId = spec.created.run_id;
+  for (let attempt = 1; attempt <= 5; attempt++) {
+    let { state, version } = await repo.load(runId);
+    if (isTerminal(state)) return outcomeOf<T>(runId, state, true);
+    try {
+      if (state.status === 'none') {
+        const opening: RunEvent[] = [{ type: 'RunCreated', data: spec.created }, { type: 'AuthzDecided', data: spec.authz }];
+        if (spec.authz.decision === 'deny') {
+          const error = { error_code: spec.authz.code ?? 'LANE.DENIED', message: spec.authz.reason ?? 'Denied by policy.', retryable: false };
+          opening.push({ type: 'RunDenied', data: { error } });
+        } else opening.push({ type: 'RunStarted', data: {} });
+        version = await repo.append(spec.created, opening, { expectedVersion: 0, commandId: `${runId}:open` });
+        ({ state } = await repo.load(runId));
+        if (isTerminal(state)) return outcomeOf<T>(runId, state, false);
+      }
+      const out = await effect();
+      const terminal: RunEvent =
+        out.status === 'completed'
+          ? { type: 'RunCompleted', data: { output_artifacts: out.output_artifacts ?? [], result: out.result, ...(out.response_hash_sha256 ? { response_hash_sha256: out.response_hash_sha256 } : {}) } }
+          : { type: 'RunFailed', data: { error: out.error ?? { error_code: 'INTERNAL', message: 'The action failed.', retryable: true } } };
+      await repo.append(spec.created, [...out.audit, terminal], { expectedVersion: version, commandId: `${runId}:close` });
+      return outcomeOf<T>(runId, (await repo.load(runId)).state, false);
+    } catch (err) {
+      if (err instanceof ConcurrencyError) continue; // someone else advanced this child run: look again
+      throw err;
+    }
+  }
+  throw new ConcurrencyError(RunRepository.ref(runId).subject, -1);
+}
+
+function outcomeOf<T>(runId: string, state: RunState, replayed: boolean): ChildRunOutcome<T> {
+  const status = state.status === 'completed' ? 'completed' : state.status === 'denied' ? 'denied' : 'failed';
+  return { child_run_id: runId, status, result: state.result as T, error: state.error, replayed, state };
+}

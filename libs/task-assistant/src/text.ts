@@ -1,0 +1,98 @@
+/** Small text helpers shared by the classifier, the resolver and the validators. */
+
+const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** True for a canonical 8-4-4-4-12 hex UUID (any version). */
+export function isUuid(value: unknown): value is string {
+  return typeof value === 'string' && UUID_RE.test(value);
+}
+
+/** Length in Unicode code points, the way JSON Schema (and a person) counts characters. */
+export function codePointLength(s: string): number {
+  return Array.from(s).length;
+}
+
+/** Straight quotes and single spaces, so patterns need not care about typography. */
+export function normalizeText(s: string): string {
+  return s
+    .replace(/[\u2018\u2019\u201A\u201B\u2032]/g, "'")
+    .replace(/[\u201C\u201D\u201E\u2033]/g, '"')
+    .replace(/\s+/g, ' ')
+    .trim();
+}
+
+const QUOTE_PAIRS: ReadonlyArray<[string, string]> = [["'", "'"], ['"', '"'], ['`', '`']];
+
+/** Removes quotes wrapping the whole string ("'buy milk'" → "buy milk"), repeatedly. */
+export function stripQuotes(s: string): string {
+  let out = s.trim();
+  for (let changed = true; changed && out.length >= 2; ) {
+    changed = false;
+    for (const [open, close] of QUOTE_PAIRS) {
+      if (out.startsWith(open) && out.endsWith(close)) {
+        out = out.slice(open.length, out.length - close.length).trim();
+        changed = true;
+      }
+    }
+  }
+  return out;
+}
+
+/** A user fragment made ready to store or compare: no wrapping quotes, no trailing punctuation. */
+export function cleanFragment(s: string): string {
+  let out = stripQuotes(s.trim().replace(/[\s.!?,;:]+$/, ''));
+  out = out.replace(/[\s.!?,;:]+$/, '').trim();
+  return out;
+}
+
+/** Escapes a literal for use inside a RegExp. */
+export function escapeRegExp(s: string): string {
+  return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+// Word boundaries that treat an in-word apostrophe as part of the word, so
+// "done" never fires inside "don't" and "ok" never fires inside "book".
+const START = "(?<!\\w)(?<!\\w')";
+const END = "(?!\\w)(?!'\\w)";
+
+/** Builds a case-insensitive, global matcher for a phrase on word boundaries; spaces match any whitespace. */
+export function phraseRegExp(phrase: string): RegExp {
+  const body = phrase.split(' ').map(escapeRegExp).join('\\s+');
+  // Boundaries only make sense next to word characters ("todo:" may touch the next word).
+  const start = /^\w/.test(phrase) ? START : '';
+  const end = /\w$/.test(phrase) ? END : '';
+  return new RegExp(`${start}${body}${end}`, 'gi');
+}
+
+/** True when `phrase` occurs in `text` on word boundaries. */
+export function containsPhrase(text: string, phrase: string): boolean {
+  return phraseRegExp(phrase).test(text);
+}
+
+/** One phrase occurrence found in a text. */
+export interface PhraseSpan<T> {
+  start: number;
+  end: number;
+  tag: T;
+}
+
+/**
+ * Finds every listed phrase in `text`; where occurrences overlap the longest wins,
+ * so "don't forget to" hides "forget" and "mark as done" hides "done".
+ * Result is ordered by position.
+ */
+export function findPhrases<T>(text: string, entries: ReadonlyArray<{ phrase: string; tag: T }>): PhraseSpan<T>[] {
+  const all: PhraseSpan<T>[] = [];
+  for (const { phrase, tag } of entries) {
+    for (const m of text.matchAll(phraseRegExp(phrase))) {
+      const start = m.index ?? 0;
+      all.push({ start, end: start + m[0].length, tag });
+    }
+  }
+  all.sort((a, b) => b.end - b.start - (a.end - a.start) || a.start - b.start);
+  const kept: PhraseSpan<T>[] = [];
+  for (const span of all) {
+    if (!kept.some((k) => span.start < k.end && k.start < span.end)) kept.push(span);
+  }
+  return kept.sort((a, b) => a.start - b.start);
+}

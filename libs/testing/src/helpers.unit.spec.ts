@@ -1,0 +1,61 @@
+import { existsSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+import { freePort, tempDir, waitUntil } from './helpers';
+
+describe('waitUntil', () => {
+  it('resolves with the first truthy value, retrying through falsy results and errors', async () => {
+    let calls = 0;
+    const value = await waitUntil(
+      async () => {
+        calls++;
+        if (calls === 1) throw new Error('not connected yet');
+        return calls >= 3 ? { ready: calls } : null;
+      },
+      { timeoutMs: 1000, intervalMs: 5 },
+    );
+    expect(value).toEqual({ ready: 3 });
+  });
+
+  it('times out naming what it waited for and the last error', async () => {
+    const started = Date.now();
+    await expect(
+      waitUntil(
+        () => {
+          throw new Error('projection lagging');
+        },
+        { timeoutMs: 80, intervalMs: 10, description: 'run projection' },
+      ),
+    ).rejects.toThrow('waitUntil timed out after 80 ms for run projection; last error: projection lagging');
+    expect(Date.now() - started).toBeLessThan(1000);
+  });
+});
+
+describe('freePort', () => {
+  it('returns distinct ports that can be bound on 127.0.0.1', async () => {
+    const ports = await Promise.all([freePort(), freePort(), freePort()]);
+    expect(new Set(ports).size).toBe(3);
+    for (const port of ports) {
+      const srv = createServer();
+      await new Promise<void>((resolve, reject) => {
+        srv.once('error', reject);
+        srv.listen(port, '127.0.0.1', () => resolve());
+      });
+      await new Promise((resolve) => srv.close(resolve));
+    }
+  });
+});
+
+describe('tempDir', () => {
+  it('creates a fresh directory and remove() deletes it with its contents', async () => {
+    const a = await tempDir();
+    const b = await tempDir();
+    expect(a.path).not.toBe(b.path);
+    writeFileSync(join(a.path, 'file.txt'), 'x');
+    await a.remove();
+    await a.remove(); // idempotent
+    expect(existsSync(a.path)).toBe(false);
+    expect(existsSync(b.path)).toBe(true);
+    await b.remove();
+  });
+});

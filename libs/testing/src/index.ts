@@ -1,0 +1,24 @@
+/**
+ * Shared real-component test harness: a private nats-server per test file, an OTLP
+ * trace receiver, an OpenAI-compatible stub and small polling/temp-dir helpers.
+ */
+export { freePort, sleep, tempDir, waitUntil, type TempDir, type WaitUntilOptions } from './helpers';
+export {
+  findNatsServerBinary,
+  NATS_SERVER_MISSING_MESSAGE,
+  startNatsServer,
+  type NatsServerHandle,
+  type NatsServerOptions,
+} from './nats-server';
+export { normaliseId, startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from './otlp-receiver';
+export {
+  startOpenAiStub,
+  type ChatRequestBody,
+  type OpenAiStub,
+  type OpenAiStubHandler,
+  type RecordedRequest,
+  type StubCompletion,
+  type StubError,
+  type StubReply,
+  type StubToolCall,
+} from './openai-stub';

@@ -1,0 +1,118 @@
+/**
+ * Starts and stops Runledger's processes: a nats-server when none answers, and the seven services.
+ * Used by `npm start`, the e2e test harness and the benchmark, so all three run the same stack.
+ */
+const { spawn, spawnSync } = require('node:child_process');
+const fs = require('node:fs');
+const net = require('node:net');
+const path = require('node:path');
+
+const ROOT = path.resolve(__dirname, '..', '..');
+const SERVICES = ['intent-classification', 'db-write', 'tool-gateway', 'audit-ledger', 'promotion', 'export', 'decision'];
+
+function findNatsServer() {
+  const candidates = [process.env.NATS_SERVER_BIN, ...((process.env.PATH || '').split(':').map((d) => path.join(d, 'nats-server'))), '/usr/sbin/nats-server', '/usr/bin/nats-server'];
+  return candidates.find((c) => c && fs.existsSync(c));
+}
+
+/** Installs Debian's nats-server when it is missing and we may (root with apt-get); otherwise says exactly how. */
+function ensureNatsServerBinary() {
+  let bin = findNatsServer();
+  if (bin) return bin;
+  const canApt = process.getuid && process.getuid() === 0 && fs.existsSync('/usr/bin/apt-get');
+  if (canApt) {
+    process.stderr.write('nats-server not found: installing the Debian package nats-server\n');
+    spawnSync('apt-get', ['update', '-qq'], { stdio: 'inherit' });
+    spawnSync('apt-get', ['install', '-y', '-qq', 'nats-server'], { stdio: 'inherit', env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } });
+    bin = findNatsServer();
+  }
+  if (!bin) throw new Error('nats-server is not installed. Install it with `sudo apt-get install -y nats-server` (Debian/Ubuntu) or set NATS_SERVER_BIN.');
+  return bin;
+}
+
+function parseNatsUrl(url) {
+  const u = new URL(url.replace(/^nats:/, 'http:'));
+  return { host: u.hostname, port: Number(u.port || 4222) };
+}
+
+function canConnect({ host, port }, timeoutMs = 500) {
+  return new Promise((resolve) => {
+    const s = net.connect({ host, port });
+    const done = (ok) => { s.destroy(); resolve(ok); };
+    s.setTimeout(timeoutMs, () => done(false));
+    s.once('connect', () => done(true));
+    s.once('error', () => done(false));
+  });
+}
+
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer();
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address();
+      srv.close(() => resolve(port));
+    });
+    srv.once('error', reject);
+  });
+}
+
+async function waitFor(pred, timeoutMs, what) {
+  const start = Date.now();
+  while (Date.now() - start < timeoutMs) {
+    if (await pred()) return;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`timed out waiting for ${what}`);
+}
+
+/** Starts a nats-server with JetStream and a store under `storeDir`, on `port`. */
+async function startNats({ port, storeDir, logFile }) {
+  const bin = ensureNatsServerBinary();
+  fs.mkdirSync(storeDir, { recursive: true });
+  const out = logFile ? fs.openSync(logFile, 'a') : 'ignore';
+  const child = spawn(bin, ['-a', '127.0.0.1', '-p', String(port), '-js', '-sd', storeDir], { stdio: ['ignore', out, out] });
+  await waitFor(() => canConnect({ host: '127.0.0.1', port }), 10_000, `nats-server on port ${port}`);
+  return { url: `nats://127.0.0.1:${port}`, child, port };
+}
+
+/**
+ * Starts one service as its own process. Its stdout is JSON lines; `ready` resolves when it prints its
+ * ready line. `extraEnv` goes on top of the parent's environment.
+ */
+function startService(name, { natsUrl, env = {}, onLine } = {}) {
+  const child = spawn(process.execPath, ['-r', '@swc-node/register', path.join(ROOT, 'services', name, 'src', 'main.ts')], {
+    cwd: ROOT,
+    env: { ...process.env, NATS_URL: natsUrl, HTTP_PORT: env.HTTP_PORT ?? '0', SWC_NODE_PROJECT: path.join(ROOT, 'tsconfig.json'), ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let buffered = '';
+  const ready = new Promise((resolve, reject) => {
+    const onData = (chunk) => {
+      buffered += chunk.toString();
+      let idx;
+      while ((idx = buffered.indexOf('\n')) >= 0) {
+        const line = buffered.slice(0, idx);
+        buffered = buffered.slice(idx + 1);
+        onLine?.(name, line);
+        if (line.includes(`"${name} ready"`)) {
+          try { resolve(JSON.parse(line)); } catch { resolve({}); }
+        }
+      }
+    };
+    child.stdout.on('data', onData);
+    child.stderr.on('data', (c) => onLine?.(name, c.toString().trimEnd()));
+    child.once('exit', (code, signal) => reject(new Error(`${name} exited before it was ready (code ${code}, signal ${signal})`)));
+  });
+  return { name, child, ready };
+}
+
+function stopProcess(child, signal = 'SIGTERM', timeoutMs = 5000) {
+  return new Promise((resolve) => {
+    if (!child || child.exitCode !== null || child.signalCode !== null) return resolve();
+    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+    child.once('exit', () => { clearTimeout(timer); resolve(); });
+    child.kill(signal);
+  });
+}
+
+module.exports = { ROOT, SERVICES, findNatsServer, ensureNatsServerBinary, parseNatsUrl, canConnect, freePort, startNats, startService, stopProcess, waitFor };

@@ -1,0 +1,46 @@
+#!/usr/bin/env node
+/**
+ * npm start: the whole Runledger stack on this machine.
+ * Connects to NATS_URL (default nats://127.0.0.1:4222); if nothing answers there, starts a local nats-server
+ * with JetStream and its store under .data/nats. With no MONGO_URL the embedded store (NATS KV) serves.
+ */
+const path = require('node:path');
+const { ROOT, SERVICES, parseNatsUrl, canConnect, startNats, startService, stopProcess } = require('./lib/stack');
+
+async function main() {
+  let natsUrl = process.env.NATS_URL || 'nats://127.0.0.1:4222';
+  let nats;
+  if (!(await canConnect(parseNatsUrl(natsUrl)))) {
+    const { port } = parseNatsUrl(natsUrl);
+    process.stdout.write(`no NATS at ${natsUrl}: starting a local nats-server with JetStream (store .data/nats)\n`);
+    nats = await startNats({ port, storeDir: path.join(ROOT, '.data', 'nats'), logFile: path.join(ROOT, '.data', 'nats-server.log') });
+    natsUrl = nats.url;
+  }
+  const services = SERVICES.map((name) => startService(name, {
+    natsUrl,
+    onLine: (svc, line) => { if (process.env.LOG_LEVEL === 'debug' || /"level":"(error|warn)"/.test(line)) process.stdout.write(`[${svc}] ${line}\n`); },
+  }));
+  const stopAll = async () => {
+    await Promise.all(services.map((s) => stopProcess(s.child)));
+    if (nats) await stopProcess(nats.child);
+    process.exit(0);
+  };
+  process.once('SIGINT', stopAll);
+  process.once('SIGTERM', stopAll);
+  try {
+    const readies = await Promise.all(services.map((s) => s.ready));
+    const ports = readies.map((r, i) => `${SERVICES[i]}:${r.http_port}`).join(' ');
+    process.stdout.write(
+      `Runledger ready on ${natsUrl} (store: ${process.env.MONGO_URL ? 'MongoDB' : 'embedded NATS KV'})\n` +
+      `  task assistant : nats req agents.task-assistant.process '{"user_id":"alice","conversation_id":"<uuid>","message":"add task buy milk"}'\n` +
+      `  terminal chat  : npm run chat -- --user alice\n` +
+      `  runs / audit   : rl.runs.get, rl.audit.query, rl.audit.verify, rl.audit.coverage\n` +
+      `  health (http)  : ${ports}\n`,
+    );
+  } catch (err) {
+    process.stderr.write(`failed to start: ${err.message}\n`);
+    await stopAll();
+  }
+}
+
+main();

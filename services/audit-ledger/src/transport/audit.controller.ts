@@ -1,0 +1,32 @@
+import { Controller } from '@nestjs/common';
+import { Payload } from '@nestjs/microservices';
+import { AuditQueryDto, SUBJECTS } from '@runledger/contracts';
+import { StoredEvent } from '@runledger/event-log';
+import { LogConsumer, RequestHandler, validateMessage } from '@runledger/messaging';
+import { AuditLedgerService } from '../app/audit-ledger.service';
+
+@Controller()
+export class AuditController {
+  constructor(private readonly ledger: AuditLedgerService) {}
+
+  /** One consumer in log order: the chain's order is the log's order. */
+  @LogConsumer('rl.log.run.*', { durable: 'audit-ledger', concurrency: 1 })
+  onRunEvent(@Payload() event: StoredEvent): Promise<void> {
+    return this.ledger.ingest(event);
+  }
+
+  @RequestHandler(SUBJECTS.auditQuery)
+  query(@Payload() raw: unknown) {
+    return this.ledger.query(validateMessage(AuditQueryDto, raw));
+  }
+
+  @RequestHandler(SUBJECTS.auditVerify)
+  verify() {
+    return this.ledger.verify();
+  }
+
+  @RequestHandler(SUBJECTS.auditCoverage)
+  coverage() {
+    return this.ledger.coverage();
+  }
+}

@@ -1,0 +1,136 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { DbReadRequestDto, DbResult, DbWriteRequestDto, GovernanceScope } from '@runledger/contracts';
+import type { DocumentStore } from '@runledger/document-store';
+import { DOCUMENT_STORE } from '@runledger/messaging';
+import { authorize, getLane, PolicySet, sha256Hex } from '@runledger/governance';
+import { AppError, deterministicUuid } from '@runledger/kernel';
+import { PolicyCatalog } from '@runledger/policy-catalog';
+import { childRequestHash, childRunId as childRunIdOf, RunRepository, runChildOnce } from '@runledger/runs';
+import { inPartition, Partition, partitionFor, stamp } from './partition';
+
+type Doc = Record<string, unknown>;
+
+/**
+ * The only writer of domain data. Each write is a db_write child run: authorised against the parent's pinned
+ * lanes, partitioned by user or case, applied idempotently (derived ids, create-if-absent, revision checks)
+ * and audited with a DbWriteAudited event. The shared knowledge plane is promotion's, not ours.
+ */
+@Injectable()
+export class DbWriteService {
+  constructor(private readonly runs: RunRepository, private readonly policies: PolicyCatalog, @Inject(DOCUMENT_STORE) private readonly store: DocumentStore) {}
+
+  async write(req: DbWriteRequestDto): Promise<DbResult> {
+    if (req.collection.startsWith('shared_')) throw new AppError('LANE.DENIED', 'The shared knowledge plane is written only through promotion.');
+    const g = req.governance;
+    const policy = await this.policies.resolve(g.policy_versions);
+    const action = `${req.operation}:${req.collection}`;
+    const targetCase = typeof req.document?.case_id === 'string' ? req.document.case_id : undefined;
+    const decision = this.authorize(policy, g, action, targetCase);
+    const childRunId = childRunIdOf('db_write', g.parent_run_id, req.write_id);
+    const partition = partitionFor(getLane(policy, g.lane)?.isolation ?? 'case', g);
+    const outcome = await runChildOnce<{ status: DbResult['status']; document?: Doc; previous?: Doc }>(
+      this.runs,
+      {
+        created: {
+          run_id: childRunId, run_kind: 'db_write', agent_name: g.agent_name, parent_run_id: g.parent_run_id, root_run_id: g.root_run_id,
+          correlation_id: g.correlation_id, case_id: g.case_id, user_id: g.user_id, lane: g.lane, contract_version: 'v1', policy_versions: g.policy_versions,
+          input_artifacts: [], parameters: { collection: req.collection, operation: req.operation, document_id: req.document_id ?? null },
+          request_hash_sha256: childRequestHash({ collection: req.collection, operation: req.operation, document_id: req.document_id, document: req.document, patch: req.patch }),
+        },
+        authz: decision.decision === 'allow'
+          ? { decision: 'allow', lane: g.lane, action, policy_versions: g.policy_versions }
+          : { decision: 'deny', lane: g.lane, action, code: decision.code, reason: decision.reason, policy_versions: g.policy_versions },
+      },
+      async () => {
+        const applied = await this.apply(req, partition, deterministicUuid(childRunId, 'document'));
+        const docId = (applied.document?.[idField(req.collection)] as string | undefined) ?? req.document_id;
+        return {
+          status: 'completed',
+          result: applied,
+          audit: [{
+            type: 'DbWriteAudited',
+            data: { collection: req.collection, operation: req.operation, document_id: docId ?? null, status: applied.status, case_id: g.case_id ?? null, document_sha256: applied.document ? sha256Hex(JSON.stringify(applied.document)) : null },
+          }],
+        };
+      },
+    );
+    if (outcome.status === 'denied') return { child_run_id: childRunId, status: 'denied', error: outcome.error };
+    if (outcome.status === 'failed') return { child_run_id: childRunId, status: 'failed', error: outcome.error };
+    const r = outcome.result!;
+    return { child_run_id: childRunId, status: r.status, ...(r.document ? { document: strip(r.document) } : {}), ...(r.previous ? { previous: strip(r.previous) } : {}) } as DbResult;
+  }
+
+  async read(req: DbReadRequestDto): Promise<DbResult> {
+    const g = req.governance;
+    const policy = await this.policies.resolve(g.policy_versions);
+    const targetCase = typeof req.filter?.case_id === 'string' ? req.filter.case_id : undefined;
+    const decision = this.authorize(policy, g, `read:${req.collection}`, targetCase);
+    if (decision.decision === 'deny') return { status: 'denied', error: { error_code: decision.code, message: decision.reason, retryable: false } };
+    const partition = partitionFor(getLane(policy, g.lane)?.isolation ?? 'case', g);
+    const col = this.store.collection<Doc>(req.collection);
+    if (req.document_id) {
+      const doc = await col.get(req.document_id);
+      return inPartition(doc?.value, partition) ? { status: 'ok', document: strip(doc!.value) } : { status: 'not_found' };
+    }
+    const filter = scalarFilter(req.filter);
+    const docs = await col.find(partition.field ? { ...filter, [partition.field]: partition.value } : filter, { limit: req.limit ?? 100 });
+    return { status: 'ok', documents: docs.map((d) => strip(d.value)) };
+  }
+
+  private authorize(policy: PolicySet, g: GovernanceScope, action: string, targetCase?: string) {
+    return authorize(policy, {
+      agent_name: g.agent_name, lane: g.lane, kind: 'db_write', action, run_case_id: g.case_id, target_case_id: targetCase, run_user_id: g.user_id,
+      scope: { run_id: g.parent_run_id, user_id: g.user_id, case_id: g.case_id, ...(g.scope ?? {}) },
+    });
+  }
+
+  private async apply(req: DbWriteRequestDto, p: Partition, derivedId: string): Promise<{ status: DbResult['status']; document?: Doc; previous?: Doc }> {
+    const col = this.store.collection<Doc>(req.collection);
+    const id = req.document_id ?? derivedId;
+    const existing = await col.get(id);
+    const mine = existing && inPartition(existing.value, p) ? existing : null;
+    switch (req.operation) {
+      case 'append': {
+        if (existing && !mine) return { status: 'not_found' };
+        const { doc } = await col.create(id, stamp({ ...(req.document ?? {}), [idField(req.collection)]: id }, p));
+        return { status: 'ok', document: doc.value };
+      }
+      case 'upsert': {
+        if (existing && !mine) return { status: 'not_found' };
+        const doc = await col.put(id, stamp({ ...(mine?.value ?? {}), ...(req.document ?? {}), [idField(req.collection)]: id }, p));
+        return { status: 'ok', document: doc.value, ...(mine ? { previous: mine.value } : {}) };
+      }
+      case 'update': {
+        if (!mine) return { status: 'not_found' };
+        const doc = await col.replace(id, stamp({ ...mine.value, ...(req.patch ?? req.document ?? {}) }, p), mine.revision);
+        return { status: 'ok', document: doc.value, previous: mine.value };
+      }
+      case 'delete': {
+        if (!mine) return { status: 'not_found' };
+        await col.delete(id, mine.revision);
+        return { status: 'ok', previous: mine.value };
+      }
+    }
+  }
+}
+
+/** Tasks are identified by `task_id` (contract 000); other collections by `document_id`. */
+function idField(collection: string): string {
+  return collection === 'tasks' ? 'task_id' : 'document_id';
+}
+
+/** The partition owner is ours to enforce, not the caller's to see. */
+function strip(doc: Doc): Doc {
+  const { owner_id: _owner, ...rest } = doc;
+  return rest;
+}
+
+function scalarFilter(filter: Record<string, unknown> | undefined): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(filter ?? {})) {
+    if (k === 'owner_id') continue; // the partition decides ownership
+    if (v === null || ['string', 'number', 'boolean'].includes(typeof v)) out[k] = v;
+    else throw new AppError('REQUEST.INVALID', `Filter field ${k} must be a scalar.`);
+  }
+  return out;
+}

@@ -1,0 +1,34 @@
+import { DynamicModule, Module } from '@nestjs/common';
+import { MessagingModule, ServiceRuntime } from '@runledger/messaging';
+import { PolicyCatalog } from '@runledger/policy-catalog';
+import { RunRepository } from '@runledger/runs';
+import { ConversationRepository } from './conversation/conversation.repository';
+import { RunWaiter } from './runs/run-waiter';
+import { RunsController } from './runs/runs.controller';
+import { RejectedRequestRecorder } from './task-assistant/rejected-request.recorder';
+import { REPLY_TIMEOUT_MS, TaskAssistantGateway } from './task-assistant/task-assistant.gateway';
+import { TaskAssistantController } from './task-assistant/task-assistant.controller';
+import { TOOL_CALL_TIMEOUT_MS, TaskRunWorker } from './task-assistant/task-run.worker';
+
+@Module({})
+export class DecisionModule {
+  static async forRuntime(runtime: ServiceRuntime): Promise<DynamicModule> {
+    const policies = new PolicyCatalog(runtime.log);
+    await policies.start();
+    const toolTimeoutMs = Number(process.env.TOOL_TIMEOUT_MS ?? 5_000);
+    return {
+      module: DecisionModule,
+      imports: [MessagingModule.forRuntime(runtime)],
+      controllers: [TaskAssistantController, RunsController],
+      providers: [
+        TaskAssistantGateway, TaskRunWorker, RunWaiter, RejectedRequestRecorder, ConversationRepository,
+        { provide: PolicyCatalog, useValue: policies },
+        { provide: RunRepository, useValue: new RunRepository(runtime.log) },
+        { provide: TOOL_CALL_TIMEOUT_MS, useValue: toolTimeoutMs },
+        // The reply waits for the tool timeout plus classification and bookkeeping; past that the run continues
+        // and the caller is told it is taking longer.
+        { provide: REPLY_TIMEOUT_MS, useValue: Number(process.env.REPLY_TIMEOUT_MS ?? toolTimeoutMs * 2 + 5_000) },
+      ],
+    };
+  }
+}

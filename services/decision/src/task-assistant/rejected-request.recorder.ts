@@ -1,0 +1,53 @@
+import { randomUUID } from 'node:crypto';
+import { Inject, Injectable } from '@nestjs/common';
+import { AgentDecisionReply } from '@runledger/contracts';
+import { Clock, isUuid } from '@runledger/kernel';
+import { CLOCK } from '@runledger/messaging';
+import { PolicyCatalog } from '@runledger/policy-catalog';
+import { childRequestHash, RunRepository } from '@runledger/runs';
+import { AgentDecision, buildAuditRecord } from '@runledger/task-assistant';
+import { TASK_AGENT, TASK_LANE } from './task-run.types';
+
+const MAX_RECORDED_MESSAGE = 4000;
+
+/**
+ * A request refused at the boundary is still a decision, so it is a run too: created, denied, with the
+ * contract's audit record. Only bounded, typed fields of the raw request are recorded.
+ */
+@Injectable()
+export class RejectedRequestRecorder {
+  constructor(private readonly runs: RunRepository, private readonly policies: PolicyCatalog, @Inject(CLOCK) private readonly clock: Clock) {}
+
+  async record(raw: unknown, decision: AgentDecision, reason: string): Promise<AgentDecisionReply> {
+    const r = (typeof raw === 'object' && raw !== null ? raw : {}) as Record<string, unknown>;
+    const user_id = typeof r.user_id === 'string' ? r.user_id.slice(0, 256) : '';
+    const conversation_id = isUuid(r.conversation_id) ? r.conversation_id : '';
+    const message = typeof r.message === 'string' ? r.message.slice(0, MAX_RECORDED_MESSAGE) : '';
+    const runId = randomUUID();
+    const now = this.clock.now().toISOString();
+    const code = user_id.trim() === '' ? 'AUTH.MISSING' : 'REQUEST.INVALID';
+    const versions = this.policies.currentVersions();
+    const audit = buildAuditRecord({
+      timestamp: now,
+      context: { user_id, message, conversation_id },
+      intent: { intent_type: 'AMBIGUOUS', confidence: null, extracted_params: null },
+      decision,
+    });
+    const run = { run_id: runId, root_run_id: runId };
+    await this.runs.append(run, [
+      {
+        type: 'RunCreated',
+        data: {
+          run_id: runId, run_kind: 'agent', agent_name: TASK_AGENT, root_run_id: runId, lane: TASK_LANE,
+          ...(user_id ? { user_id } : {}), ...(conversation_id ? { conversation_id } : {}),
+          contract_version: 'v1', policy_versions: versions, input_artifacts: [], parameters: { rejected: true },
+          request_hash_sha256: childRequestHash({ user_id, conversation_id, message }),
+        },
+      },
+      { type: 'AuthzDecided', data: { decision: 'deny', code, reason, policy_versions: versions } },
+      { type: 'DecisionRecorded', data: { decision, audit_record: { ...audit, run_id: runId }, intent: null } },
+      { type: 'RunDenied', data: { error: { error_code: code, message: reason.slice(0, 500), retryable: false } } },
+    ], { expectedVersion: 0, commandId: `rejected:${runId}` });
+    return { run_id: runId, ...decision };
+  }
+}

@@ -1,0 +1,28 @@
+import type { AgentDecision, DecisionContext, PendingConfirmation } from '@runledger/task-assistant';
+
+export const TASK_AGENT = 'TASK_ASSISTANT';
+export const TASK_LANE = 'TASKS';
+/** Durable inbox of the decision service. */
+export const DECISION_INBOX = 'decision';
+
+/** The command queued for the worker: one agent request, validated at the boundary. */
+export interface AgentRequested {
+  run_id: string;
+  agent_name: typeof TASK_AGENT;
+  request: DecisionContext;
+  /** True when the caller sent history / pending itself: those are honoured instead of the projection. */
+  caller_context: boolean;
+}
+
+/** What a completed task-assistant run records as its result (and the reply carries). */
+export interface TaskRunResult {
+  decision: AgentDecision;
+}
+
+/** Checkpointed steps of a task-assistant run (INV-AGT-003 order; INV-CP-002 resume after the last). */
+export const STEPS = { context: 0, classify: 1 } as const;
+
+export interface ResolvedContext {
+  history: DecisionContext['message_history'];
+  pending_confirmation: PendingConfirmation | null;
+}

@@ -1,0 +1,170 @@
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { SUBJECTS, ToolInvocation, ToolInvocationResult, UserIntentReply } from '@runledger/contracts';
+import { getRole } from '@runledger/governance';
+import { Clock } from '@runledger/kernel';
+import { Bus, CLOCK } from '@runledger/messaging';
+import { PolicyCatalog } from '@runledger/policy-catalog';
+import { childRequestHash, childRunId, isTerminal, RunEvent, RunRepository, RunState } from '@runledger/runs';
+import {
+  AgentDecision, buildAuditRecord, createPendingConfirmation, DecisionContext, isPendingLive, nextStep, PendingConfirmation, TEMPLATES, ToolOutcome, TurnStep, UserIntent, validateDecision,
+} from '@runledger/task-assistant';
+import { ConversationRepository } from '../conversation/conversation.repository';
+import { KeyedLock } from '../shared/keyed-lock';
+import { AgentRequested, ResolvedContext, STEPS, TASK_AGENT, TASK_LANE, TaskRunResult } from './task-run.types';
+
+export const TOOL_CALL_TIMEOUT_MS = Symbol('TOOL_CALL_TIMEOUT_MS');
+
+/**
+ * Carries one task-assistant run from request to outcome. Every step is recorded before the next starts
+ * (context, classification, each tool call requested then recorded), so a run picked up again after a
+ * crash resumes after its last recorded step and never repeats a completed tool call.
+ */
+@Injectable()
+export class TaskRunWorker {
+  private readonly logger = new Logger('TaskRunWorker');
+  private readonly locks = new KeyedLock();
+
+  constructor(
+    private readonly runs: RunRepository,
+    private readonly conversations: ConversationRepository,
+    private readonly policies: PolicyCatalog,
+    private readonly bus: Bus,
+    @Inject(CLOCK) private readonly clock: Clock,
+    @Inject(TOOL_CALL_TIMEOUT_MS) private readonly toolTimeoutMs: number,
+  ) {}
+
+  handle(cmd: AgentRequested): Promise<void> {
+    return this.locks.run(`${cmd.request.user_id}\u0000${cmd.request.conversation_id}`, () => this.advance(cmd));
+  }
+
+  private async advance(cmd: AgentRequested): Promise<void> {
+    let { state, version } = await this.runs.load(cmd.run_id);
+    if (isTerminal(state)) return;
+    const run = { run_id: cmd.run_id, root_run_id: cmd.run_id, correlation_id: cmd.request.conversation_id };
+    const append = async (events: RunEvent[], label: string) => {
+      version = await this.runs.append(run, events, { expectedVersion: version, commandId: `${cmd.run_id}:${label}` });
+      ({ state, version } = await this.runs.load(cmd.run_id));
+    };
+
+    if (state.status === 'none') await append(await this.opening(cmd), 'open');
+    if (state.status !== 'running') return;
+    const now = state.created_at!;
+
+    const resolved = await this.step<ResolvedContext>(state, 'context', () => this.resolveContext(cmd), (out) => append([stepEvent(STEPS.context, 'context', out)], 'context'));
+    ({ state } = await this.runs.load(cmd.run_id));
+    const context: DecisionContext = { ...cmd.request, message_history: resolved.history ?? [], pending_confirmation: resolved.pending_confirmation };
+    const intent = await this.step<UserIntent>(state, 'classify', () => this.classify(context, now), (out) => append([stepEvent(STEPS.classify, 'classify', out)], 'classify'));
+
+    let step: TurnStep = nextStep({ context, intent, now }, toolOutcomes(state));
+    while (step.kind === 'invoke') {
+      const call = step.call;
+      const callId = `call-${call.sequence}`;
+      if (!state.tool_calls.some((c) => c.call_id === callId)) {
+        await append([{ type: 'ToolCallRequested', data: { call_id: callId, sequence: call.sequence, tool_name: call.tool_name, parameters: call.parameters, child_run_id: childRunId('tool_gateway', cmd.run_id, callId) } }], `request-${callId}`);
+      }
+      const result = await this.invokeTool(cmd, state, callId, call.tool_name, call.parameters);
+      await append([{ type: 'ToolCallRecorded', data: { call_id: callId, child_run_id: result.child_run_id, status: result.status, ...(result.result !== undefined ? { result: result.result } : {}), ...(result.error ? { error: result.error } : {}) } }], `record-${callId}`);
+      step = nextStep({ context, intent, now }, toolOutcomes(state));
+    }
+    await this.finish(cmd, step.decision, step.conversation_effect, intent, resolved, now, (events) => append(events, 'finish'));
+  }
+
+  private async opening(cmd: AgentRequested): Promise<RunEvent[]> {
+    const versions = this.policies.currentVersions();
+    const policy = await this.policies.resolve(versions);
+    const allowed = getRole(policy, TASK_AGENT) !== undefined;
+    const r = cmd.request;
+    return [
+      {
+        type: 'RunCreated',
+        data: {
+          run_id: cmd.run_id, run_kind: 'agent', agent_name: TASK_AGENT, root_run_id: cmd.run_id, correlation_id: r.conversation_id, lane: TASK_LANE,
+          user_id: r.user_id, conversation_id: r.conversation_id, contract_version: 'v1', policy_versions: versions, input_artifacts: [],
+          parameters: { message: r.message }, request_hash_sha256: childRequestHash({ agent_name: TASK_AGENT, user_id: r.user_id, conversation_id: r.conversation_id, message: r.message }),
+        },
+      },
+      allowed
+        ? { type: 'AuthzDecided', data: { decision: 'allow', lane: TASK_LANE, policy_versions: versions } }
+        : { type: 'AuthzDecided', data: { decision: 'deny', lane: TASK_LANE, code: 'ROLE.UNKNOWN', reason: 'The task assistant is not a known agent.', policy_versions: versions } },
+      allowed ? { type: 'RunStarted', data: {} } : { type: 'RunDenied', data: { error: { error_code: 'ROLE.UNKNOWN', message: 'The task assistant is not a known agent.', retryable: false } } },
+    ];
+  }
+
+  /** A checkpointed step: its recorded output is restored, never recomputed (INV-CP-002). */
+  private async step<T>(state: RunState, id: string, compute: () => Promise<T>, record: (out: T) => Promise<void>): Promise<T> {
+    const outputs = state.checkpoint?.stepOutputs ?? {};
+    if (Object.hasOwn(outputs, id)) return outputs[id] as T;
+    const out = await compute();
+    await record(out);
+    return out;
+  }
+
+  private async resolveContext(cmd: AgentRequested): Promise<ResolvedContext> {
+    if (cmd.caller_context) return { history: cmd.request.message_history ?? [], pending_confirmation: cmd.request.pending_confirmation ?? null };
+    const conv = await this.conversations.load(cmd.request.user_id, cmd.request.conversation_id);
+    return { history: conv.history, pending_confirmation: conv.pending_confirmation };
+  }
+
+  /** Contract 000 graceful degradation: a classifier that fails yields AMBIGUOUS and a clarification. */
+  private async classify(context: DecisionContext, now: string): Promise<UserIntent> {
+    try {
+      const reply = await this.bus.request<UserIntentReply>(SUBJECTS.intentClassify, {
+        message: context.message, history: (context.message_history ?? []).slice(-20), pending_confirmation_active: isPendingLive(context.pending_confirmation, now),
+      }, { timeoutMs: 5_000 });
+      return { intent_type: reply.intent_type, confidence: reply.confidence, extracted_params: reply.extracted_params };
+    } catch (err) {
+      this.logger.warn({ msg: 'classification failed; degrading to AMBIGUOUS', error: (err as Error).message });
+      return { intent_type: 'AMBIGUOUS', confidence: null, extracted_params: null };
+    }
+  }
+
+  private invokeTool(cmd: AgentRequested, state: RunState, callId: string, toolName: string, parameters: Record<string, unknown>): Promise<ToolInvocationResult> {
+    const invocation: ToolInvocation = {
+      call_id: callId, tool_name: toolName, parameters, timeout_ms: this.toolTimeoutMs,
+      governance: {
+        parent_run_id: cmd.run_id, root_run_id: cmd.run_id, correlation_id: cmd.request.conversation_id, agent_name: TASK_AGENT, lane: TASK_LANE,
+        user_id: cmd.request.user_id, policy_versions: state.run!.policy_versions,
+      },
+    };
+    // The gateway answers within the tool timeout; the margin covers the bus. A gateway that does not answer
+    // at all throws here, the message is redelivered, and the recorded call is asked again (at most once effect).
+    return this.bus.request<ToolInvocationResult>(SUBJECTS.toolInvoke, invocation, { timeoutMs: this.toolTimeoutMs + 5_000 });
+  }
+
+  private async finish(cmd: AgentRequested, decision: AgentDecision, effect: 'none' | 'set_pending' | 'clear_pending', intent: UserIntent, resolved: ResolvedContext, now: string, append: (events: RunEvent[]) => Promise<void>) {
+    const violations = validateDecision(decision);
+    if (violations.length) {
+      this.logger.error({ msg: 'decision failed output validation', run_id: cmd.run_id, violations });
+      decision = { decision_type: 'RESPOND_ONLY', tool_calls: null, response_text: TEMPLATES.error.invalidInput(), clarification_question: null, pending_action: null };
+    }
+    const pending: PendingConfirmation | null =
+      effect === 'set_pending' && decision.pending_action ? createPendingConfirmation(decision.pending_action, now)
+        : effect === 'clear_pending' ? null
+          : isPendingLive(resolved.pending_confirmation, now) ? resolved.pending_confirmation : null;
+    const r = cmd.request;
+    await this.conversations.record(r.user_id, r.conversation_id, {
+      run_id: cmd.run_id, user_message: r.message, assistant_message: decision.response_text ?? decision.clarification_question ?? '', at: now, pending_confirmation: pending,
+    });
+    const audit = buildAuditRecord({ timestamp: this.clock.now().toISOString(), context: r, intent, decision });
+    const result: TaskRunResult = { decision };
+    await append([
+      { type: 'DecisionRecorded', data: { decision, intent, conversation_effect: effect, audit_record: { ...audit, run_id: cmd.run_id } } },
+      { type: 'RunCompleted', data: { output_artifacts: [], result, response_hash_sha256: childRequestHash(result) } },
+    ]);
+  }
+}
+
+function stepEvent(index: number, id: string, output: unknown): RunEvent {
+  return { type: 'StepCompleted', data: { step_index: index, step_id: id, output } };
+}
+
+/** Recorded tool outcomes in the shape the pure decision engine folds. */
+function toolOutcomes(state: RunState): ToolOutcome[] {
+  return state.tool_calls
+    .filter((c) => c.status !== 'requested')
+    .sort((a, b) => a.sequence - b.sequence)
+    .map((c) => {
+      const call = { tool_name: c.tool_name as ToolOutcome['call']['tool_name'], parameters: c.parameters, sequence: c.sequence };
+      return c.status === 'ok' ? { call, status: 'ok' as const, result: c.result } : { call, status: c.status as 'failed' | 'timeout' | 'denied', error_code: c.error?.error_code ?? 'TOOL.FAILED' };
+    });
+}

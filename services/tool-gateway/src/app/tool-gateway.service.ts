@@ -1,0 +1,124 @@
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { ToolInvocationDto, ToolInvocationResult } from '@runledger/contracts';
+import { executeTool, ToolExecutionResult, ToolRegistry } from '@runledger/agent-runtime';
+import { authorize, sha256Hex as govSha256 } from '@runledger/governance';
+import { Clock, deterministicUuid } from '@runledger/kernel';
+import { Bus, CLOCK } from '@runledger/messaging';
+import { PolicyCatalog } from '@runledger/policy-catalog';
+import { childRequestHash, childRunId as childRunIdOf, RunRepository, runChildOnce, RunError } from '@runledger/runs';
+import { withInvocation } from '../tools/invocation-context';
+import { GatewayLimits, truncateOutput } from './limits';
+
+export const TOOL_REGISTRY = Symbol('TOOL_REGISTRY');
+export const GATEWAY_LIMITS = Symbol('GATEWAY_LIMITS');
+
+/** Messages callers may see for each tool failure code; tool-internal text stays in our logs. */
+const FAILURE_MESSAGES: Record<string, string> = {
+  TOOL_NOT_FOUND: 'No such tool.',
+  INVALID_INPUT: 'The tool input is not valid.',
+  NOT_FOUND: 'The requested item was not found.',
+  TIMEOUT: 'The tool did not answer in time.',
+};
+
+/**
+ * The tool choke point: every tool call is a tool_gateway child run — authorised against the parent's pinned
+ * policy, input-validated before any tool code runs, bounded by a timeout, truncated, frozen, audited — and
+ * executed at most once per (parent run, call id).
+ */
+@Injectable()
+export class ToolGatewayService {
+  private readonly logger = new Logger('ToolGateway');
+
+  constructor(
+    private readonly runs: RunRepository,
+    private readonly policies: PolicyCatalog,
+    private readonly bus: Bus,
+    @Inject(CLOCK) private readonly clock: Clock,
+    @Inject(TOOL_REGISTRY) private readonly tools: ToolRegistry,
+    @Inject(GATEWAY_LIMITS) private readonly limits: GatewayLimits,
+  ) {}
+
+  async invoke(inv: ToolInvocationDto): Promise<ToolInvocationResult> {
+    const g = inv.governance;
+    const childRunId = childRunIdOf('tool_gateway', g.parent_run_id, inv.call_id);
+    const policy = await this.policies.resolve(g.policy_versions);
+    const scope = { run_id: g.parent_run_id, user_id: g.user_id, case_id: g.case_id, ...(g.scope ?? {}), ...stringParams(inv.parameters) };
+    const decision = authorize(policy, {
+      agent_name: g.agent_name, lane: g.lane, kind: 'tool', action: inv.tool_name,
+      run_case_id: g.case_id, run_user_id: g.user_id, scope,
+    });
+    const started = Date.now();
+    const outcome = await runChildOnce<unknown>(
+      this.runs,
+      {
+        created: {
+          run_id: childRunId, run_kind: 'tool_gateway', agent_name: g.agent_name, parent_run_id: g.parent_run_id, root_run_id: g.root_run_id,
+          correlation_id: g.correlation_id, case_id: g.case_id, user_id: g.user_id, lane: g.lane, contract_version: 'v1',
+          policy_versions: g.policy_versions, input_artifacts: [], parameters: { tool_name: inv.tool_name, call_id: inv.call_id },
+          request_hash_sha256: childRequestHash({ tool_name: inv.tool_name, parameters: inv.parameters, governance: { ...g, parent_run_id: undefined } }),
+        },
+        authz: decision.decision === 'allow'
+          ? { decision: 'allow', lane: g.lane, action: inv.tool_name, policy_versions: decision.policy_versions }
+          : { decision: 'deny', lane: g.lane, action: inv.tool_name, code: decision.code, reason: decision.reason, policy_versions: decision.policy_versions },
+      },
+      () => this.execute(inv, childRunId),
+    );
+    const status = outcome.status === 'completed' ? 'ok' : outcome.status === 'denied' ? 'denied' : outcome.error?.error_code === 'TOOL.TIMEOUT' ? 'timeout' : 'failed';
+    const recorded = (outcome.state.result ?? {}) as { output?: unknown; truncated?: boolean };
+    return {
+      child_run_id: childRunId, call_id: inv.call_id, tool_name: inv.tool_name, status,
+      ...(status === 'ok' ? { result: recorded.output, truncated: Boolean(recorded.truncated) } : {}),
+      ...(outcome.error ? { error: outcome.error } : {}),
+      duration_ms: Date.now() - started,
+      replayed: outcome.replayed,
+    };
+  }
+
+  private async execute(inv: ToolInvocationDto, childRunId: string) {
+    const started = Date.now();
+    const timeoutMs = inv.timeout_ms ?? this.limits.defaultTimeoutMs;
+    const result = await this.withTimeout(
+      withInvocation({ child_run_id: childRunId, call_id: inv.call_id, governance: inv.governance, bus: this.bus, clock: this.clock }, async () => {
+        const fault = this.limits.faults.get(inv.tool_name);
+        if (fault?.delayMs) await new Promise((r) => setTimeout(r, fault.delayMs));
+        if (fault?.fail) return { success: false as const, toolName: inv.tool_name, error: { code: 'EXECUTION_FAILED', message: 'injected fault' } } as ToolExecutionResult;
+        return executeTool(this.tools, inv.tool_name, inv.parameters);
+      }),
+      timeoutMs,
+    );
+    const durationMs = Date.now() - started;
+    const inputSha = govSha256(JSON.stringify(inv.parameters));
+    if (result === 'timeout' || !result.success) {
+      const code: string = result === 'timeout' ? 'TIMEOUT' : String(result.error.code);
+      if (result !== 'timeout') this.logger.warn({ msg: 'tool failed', tool: inv.tool_name, code, detail: result.error.message, child_run_id: childRunId });
+      const error: RunError = {
+        error_code: code === 'TIMEOUT' ? 'TOOL.TIMEOUT' : code === 'TOOL_NOT_FOUND' ? 'TOOL.NOT_FOUND' : code === 'INVALID_INPUT' ? 'TOOL.INVALID_INPUT' : code === 'NOT_FOUND' ? 'NOT_FOUND' : 'TOOL.FAILED',
+        message: FAILURE_MESSAGES[code] ?? 'The tool failed.',
+        retryable: code === 'TIMEOUT' || code === 'EXECUTION_FAILED',
+      };
+      return {
+        status: 'failed' as const, error,
+        audit: [{ type: 'ToolCallAudited', data: { tool_name: inv.tool_name, call_id: inv.call_id, status: code === 'TIMEOUT' ? 'timeout' : 'failed', error_code: error.error_code, input_sha256: inputSha, duration_ms: durationMs } }],
+      };
+    }
+    const { output, truncated, originalBytes } = truncateOutput(result.output, this.limits.responseMaxBytes);
+    if (truncated) this.logger.warn({ msg: 'tool output truncated', tool: inv.tool_name, actual_bytes: originalBytes, limit_bytes: this.limits.responseMaxBytes });
+    const outputSha = govSha256(JSON.stringify(output));
+    return {
+      status: 'completed' as const,
+      result: { output, truncated },
+      response_hash_sha256: outputSha,
+      audit: [{ type: 'ToolCallAudited', data: { tool_name: inv.tool_name, call_id: inv.call_id, status: 'ok', input_sha256: inputSha, output_sha256: outputSha, truncated, original_bytes: originalBytes, duration_ms: durationMs } }],
+    };
+  }
+
+  private withTimeout<T>(p: Promise<T>, ms: number): Promise<T | 'timeout'> {
+    let timer: NodeJS.Timeout;
+    return Promise.race([p, new Promise<'timeout'>((resolve) => (timer = setTimeout(() => resolve('timeout'), ms)))]).finally(() => clearTimeout(timer));
+  }
+}
+
+/** Scope fields a tool's parameters name (case_id, client_session_id, user_id …) take part in the lane check. */
+function stringParams(params: Record<string, unknown>): Record<string, string> {
+  return Object.fromEntries(Object.entries(params).filter(([k, v]) => typeof v === 'string' && /(^|_)id$|_version$/.test(k))) as Record<string, string>;
+}

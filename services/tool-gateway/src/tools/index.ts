@@ -1,0 +1,14 @@
+import { ToolDefinition, ToolRegistry } from '@runledger/agent-runtime';
+import { TASK_TOOLS } from './task-tools';
+
+/** Every tool the gateway can run. A lane still has to allow a tool before it runs. */
+export const ALL_TOOLS: ToolDefinition[] = [...Object.values(TASK_TOOLS)];
+
+export function buildToolRegistry(tools: ToolDefinition[] = ALL_TOOLS): ToolRegistry {
+  const registry = new ToolRegistry();
+  for (const tool of tools) {
+    const registered = registry.register(tool);
+    if (!registered.ok) throw new Error(registered.message);
+  }
+  return registry;
+}
