@@ -19,6 +19,7 @@ const MIN_PHONE_DIGITS = 7;
 export function findIdentity(text: string, tokens: readonly Token[], identifiers: readonly string[]): IdentityHit[] {
   const hits: IdentityHit[] = [];
   identifiers.forEach((identifier, i) => {
+    if (identifier.trim() === '') return; // numbering still follows the caller's list
     const label = `supplied client identifier #${i + 1} (${mask(identifier.trim())})`;
     if (isPhoneIdentifier(identifier)) {
       const wanted = lastDigits(identifier);

@@ -58,7 +58,7 @@ export function screenPromotion(input: PromotionScreenInput): PromotionScreen {
     ...cap('raw_case_text', findCopiedRuns(tokens, input.caseArtifactsText)),
     ...cap(
       'client_identity',
-      findIdentity(input.candidateText, tokens, input.clientIdentifiers.filter((id) => id.trim() !== '')).map(
+      findIdentity(input.candidateText, tokens, input.clientIdentifiers).map(
         (h) => `${h.description} at characters ${h.start}-${h.end}`,
       ),
     ),

@@ -74,7 +74,8 @@ import { canonicalJson, normalizeForHash, sha256Hex } from '@runledger/governanc
  * volatile timestamps excluded, §2.1 normalization), so equal requests hash equally across retries.
  */
 export function childRequestHash(request: unknown): string {
-  return sha256Hex(canonicalJson(normalizeForHash(request)));
+  // Through JSON first: what is hashed is what the log holds (DTO instances become plain data).
+  return sha256Hex(canonicalJson(normalizeForHash(JSON.parse(JSON.stringify(request ?? null)))));
 }
 
 import { deterministicUuid } from '@runledger/kernel';

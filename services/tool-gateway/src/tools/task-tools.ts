@@ -85,7 +85,8 @@ export const TASK_TOOLS: Record<ToolName, ToolDefinition> = {
     inputSchema: TASK_TOOL_SCHEMAS.delete_task,
     execute: async (input) => {
       const { task_id } = input as { task_id: string };
-      const res = await write('delete', { operation: 'delete', document_id: task_id });
+      // A soft delete: the task leaves every list but nothing is lost (the TASKS lane has no hard delete).
+      const res = await write('delete', { operation: 'update', document_id: task_id, patch: { status: 'deleted', deleted_at: currentInvocation().clock.now().toISOString() } });
       return { task: publicTask((res as DbResult & { previous?: Record<string, unknown> }).previous) };
     },
   },
