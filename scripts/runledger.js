@@ -1,0 +1,25 @@
+#!/usr/bin/env node
+/**
+ * runledger <command> …  — operator and user commands against a running stack (NATS_URL, default nats://127.0.0.1:4222).
+ *   chat  --user <id> [--conversation <uuid>]   talk to the task assistant
+ *   audit verify [--file chain.jsonl]          verify the audit hash chain (live, or an exported copy)
+ *   audit export > chain.jsonl                 export the audit chain
+ * Each command lives in scripts/cli/<command>.js and is loaded through @swc-node/register so it can use the libs.
+ */
+const path = require('node:path');
+process.env.SWC_NODE_PROJECT ??= path.join(__dirname, '..', 'tsconfig.json');
+require('@swc-node/register');
+
+const [command, ...args] = process.argv.slice(2);
+const commands = { chat: './cli/chat', audit: './cli/audit' };
+if (!command || !commands[command]) {
+  process.stderr.write(`usage: runledger <${Object.keys(commands).join('|')}> …\n`);
+  process.exit(4);
+}
+require(commands[command]).main(args).then(
+  (code) => process.exit(code ?? 0),
+  (err) => {
+    process.stderr.write(`runledger ${command}: ${err && err.message ? err.message : err}\n`);
+    process.exit(1);
+  },
+);

@@ -1,0 +1,103 @@
+import { connect, NatsConnection, headers as natsHeaders } from '@nats-io/transport-node';
+import { jetstream, jetstreamManager } from '@nats-io/jetstream';
+import type { ChildProcess } from 'node:child_process';
+import { EventLog, StoredEvent, aggregateRef } from '@runledger/event-log';
+import { decodeReply, encodeJson } from '@runledger/messaging';
+import { startNatsServer, NatsServerHandle, waitUntil } from '@runledger/testing';
+
+// The same launcher `npm start` uses, so tests run the stack users run.
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const launcher = require('../../scripts/lib/stack.js') as {
+  SERVICES: string[];
+  startService(name: string, opts: { natsUrl: string; env?: Record<string, string>; onLine?: (svc: string, line: string) => void }): { name: string; child: ChildProcess; ready: Promise<{ http_port: number }> };
+  stopProcess(child: ChildProcess, signal?: NodeJS.Signals, timeoutMs?: number): Promise<void>;
+};
+
+export interface StackOptions {
+  /** Environment for every service (on top of the test process's). */
+  env?: Record<string, string>;
+  /** Per-service environment. */
+  serviceEnv?: Record<string, Record<string, string>>;
+  services?: string[];
+}
+
+export interface Reply<T> {
+  ok: boolean;
+  body: T;
+}
+
+/** A real nats-server on a free port with its own store, and the services as separate processes. */
+export class TestStack {
+  private readonly procs = new Map<string, ChildProcess>();
+  readonly logs: string[] = [];
+  nc!: NatsConnection;
+  log!: EventLog;
+  httpPorts = new Map<string, number>();
+
+  private constructor(readonly nats: NatsServerHandle, private readonly opts: StackOptions) {}
+
+  static async start(opts: StackOptions = {}): Promise<TestStack> {
+    const nats = await startNatsServer();
+    const stack = new TestStack(nats, opts);
+    try {
+      await Promise.all((opts.services ?? launcher.SERVICES).map((s) => stack.startService(s)));
+      stack.nc = await connect({ servers: nats.url });
+      stack.log = new EventLog(jetstream(stack.nc), await jetstreamManager(stack.nc), { producer: 'test', clock: { now: () => new Date() } });
+    } catch (err) {
+      await stack.stop();
+      throw new Error(`${(err as Error).message}\n--- service output ---\n${stack.logs.slice(-40).join('\n')}`);
+    }
+    return stack;
+  }
+
+  get url(): string {
+    return this.nats.url;
+  }
+
+  async startService(name: string): Promise<void> {
+    const svc = launcher.startService(name, {
+      natsUrl: this.nats.url,
+      env: { LOG_LEVEL: 'warn', ...this.opts.env, ...(this.opts.serviceEnv?.[name] ?? {}) },
+      onLine: (s, line) => this.logs.push(`[${s}] ${line}`),
+    });
+    this.procs.set(name, svc.child);
+    const ready = await svc.ready;
+    this.httpPorts.set(name, ready.http_port);
+  }
+
+  /** Kills one service process (SIGKILL by default: no cleanup, no drain). */
+  async kill(name: string, signal: NodeJS.Signals = 'SIGKILL'): Promise<void> {
+    const child = this.procs.get(name);
+    if (child) await launcher.stopProcess(child, signal, 2_000);
+    this.procs.delete(name);
+  }
+
+  async restart(name: string): Promise<void> {
+    await this.kill(name, 'SIGTERM');
+    await this.startService(name);
+  }
+
+  /** Request/reply with the Rl-Status convention decoded. */
+  async request<T>(subject: string, payload: unknown, timeoutMs = 20_000, rawBody?: Uint8Array): Promise<Reply<T>> {
+    const hdrs = natsHeaders();
+    const msg = await this.nc.request(subject, rawBody ?? encodeJson(payload), { timeout: timeoutMs, headers: hdrs });
+    const decoded = decodeReply(msg.data, msg.headers);
+    return decoded.ok ? { ok: true, body: decoded.body as T } : { ok: false, body: decoded.error as unknown as T };
+  }
+
+  async runEvents(runId: string): Promise<StoredEvent[]> {
+    return this.log.read(aggregateRef('run', runId));
+  }
+
+  /** Waits until the audit ledger has indexed what a test is about to query (it is eventually consistent). */
+  waitFor<T>(fn: () => Promise<T | undefined | null | false>, timeoutMs = 10_000): Promise<T> {
+    return waitUntil(fn as () => Promise<T>, { timeoutMs, intervalMs: 100 }) as Promise<T>;
+  }
+
+  async stop(): Promise<void> {
+    await this.nc?.close().catch(() => undefined);
+    await Promise.all([...this.procs.values()].map((c) => launcher.stopProcess(c, 'SIGTERM', 3_000)));
+    this.procs.clear();
+    await this.nats.stop();
+  }
+}
