@@ -1,25 +1,23 @@
 import { NodeSDK } from '@opentelemetry/sdk-node';
-import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
-import { BatchSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import { ATTR_SERVICE_NAME } from '@opentelemetry/semantic-conventions';
 
 let sdk: NodeSDK | undefined;
 
 /**
- * Starts OpenTelemetry for one service. The OTLP exporter is configured by the standard `OTEL_*`
- * variables (endpoint, protocol, headers); with no endpoint and no explicit exporter choice we still
- * install the SDK (so context propagates across services) but export nothing, instead of retrying a
- * collector that is not there.
+ * Starts OpenTelemetry for one service. The exporter is chosen and configured by the standard `OTEL_*`
+ * variables (OTEL_TRACES_EXPORTER, OTEL_EXPORTER_OTLP_ENDPOINT, OTEL_EXPORTER_OTLP_PROTOCOL = http/protobuf,
+ * http/json or grpc, OTEL_BSP_*). With no endpoint and no explicit exporter we still install the SDK, so
+ * trace context propagates across services, but export nothing instead of retrying an absent collector.
  */
 export function startTelemetry(serviceName: string): void {
   if (sdk) return;
-  const exporterChoice = process.env.OTEL_TRACES_EXPORTER;
   const endpointConfigured = Boolean(process.env.OTEL_EXPORTER_OTLP_ENDPOINT || process.env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT);
-  const exportTraces = exporterChoice ? exporterChoice !== 'none' : endpointConfigured;
+  if (!process.env.OTEL_TRACES_EXPORTER && !endpointConfigured) process.env.OTEL_TRACES_EXPORTER = 'none';
+  process.env.OTEL_METRICS_EXPORTER ??= 'none';
+  process.env.OTEL_LOGS_EXPORTER ??= 'none';
   sdk = new NodeSDK({
     resource: resourceFromAttributes({ [ATTR_SERVICE_NAME]: process.env.OTEL_SERVICE_NAME ?? serviceName }),
-    spanProcessors: exportTraces ? [new BatchSpanProcessor(new OTLPTraceExporter())] : [],
     instrumentations: [],
   });
   sdk.start();

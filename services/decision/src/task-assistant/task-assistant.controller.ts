@@ -17,7 +17,7 @@ export class TaskAssistantController {
   }
 
   /** Runs are carried out from the durable inbox: a crash mid-run resumes on redelivery. */
-  @LogConsumer('rl.log.inbox.decision', { durable: 'decision-inbox', concurrency: 16, ackWaitMs: 30_000 })
+  @LogConsumer('rl.log.inbox.decision', { durable: 'decision-inbox', concurrency: 16, ackWaitMs: Number(process.env.RL_INBOX_ACK_WAIT_MS ?? 30_000) })
   async onInbox(@Payload() event: StoredEvent): Promise<void> {
     if (event.type === 'AgentRequested' && (event.data as AgentRequested).agent_name === 'TASK_ASSISTANT') {
       await this.worker.handle(event.data as AgentRequested);
