@@ -1,13 +1,9 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { aggregateRef, ConcurrencyError, EventLog, StoredEvent } from '@runledger/event-log';
-import { ChainEntry, chainEntry, ChainEvent } from '@runledger/governance';
+import { ChainEntry, chainEntry } from '@runledger/governance';
+import { CHAINED_EVENT_TYPES, chainBodyOf } from '../domain/audit-chain';
 
-/** Events that enter the tamper-evident chain: authorisations, outcomes and every audited effect. */
-export const CHAINED_EVENT_TYPES = new Set([
-  'RunCreated', 'AuthzDecided', 'RunCompleted', 'RunFailed', 'RunDenied', 'RunCancelled',
-  'ToolCallAudited', 'DbWriteAudited', 'PromotionAudited', 'PromotionRefused',
-  'ExportAuthorized', 'ExportAssembled', 'ExportFinalized', 'DecisionRecorded',
-]);
+export { CHAINED_EVENT_TYPES };
 
 export const CHAIN_REF = aggregateRef('audit', 'chain');
 
@@ -40,18 +36,7 @@ export class AuditChainWriter {
   async chain(event: StoredEvent): Promise<ChainEntry | null> {
     if (!CHAINED_EVENT_TYPES.has(event.type)) return null;
     if (!this.loaded) await this.loadTail();
-    const body: ChainEvent = {
-      event_id: event.metadata.event_id,
-      type: event.type,
-      run_id: event.metadata.run_id ?? event.metadata.stream_id,
-      root_run_id: event.metadata.root_run_id ?? null,
-      parent_run_id: event.metadata.parent_run_id ?? null,
-      case_id: event.metadata.case_id ?? null,
-      producer: event.metadata.producer,
-      recorded_at: event.metadata.recorded_at,
-      log_seq: event.seq,
-      data: event.data,
-    };
+    const body = chainBodyOf(event);
     for (let attempt = 1; attempt <= 3; attempt++) {
       if (this.last?.event_id === body.event_id) return this.last;
       const entry = chainEntry(this.last, body, (this.last?.seq ?? 0) + 1);
