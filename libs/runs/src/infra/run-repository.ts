@@ -23,10 +23,41 @@ export class RunRepository {
   }
 
   /** Appends events decided on `expectedVersion`; metadata links every event to its run tree. */
-  async append(run: Pick<RunCreatedData, 'run_id' | 'root_run_id' | 'parent_run_id' | 'case_id' | 'correlation_id'>, events: RunEvent[], opts: { expectedVersion: number; commandId: string }): Promise<LoadedRun['version']> {
+  async append(run: RunIdentity, events: RunEvent[], opts: { expectedVersion: number; commandId: string }): Promise<LoadedRun['version']> {
+    return (await this.appendEvents(run, events, opts)).version;
+  }
+
+  async appendEvents(run: RunIdentity, events: RunEvent[], opts: { expectedVersion: number; commandId: string }): Promise<{ version: number; events: StoredEvent[] }> {
     const metadata = runMetadata(run);
-    const result = await this.log.append(RunRepository.ref(run.run_id), events.map((e): NewEvent => ({ type: e.type, data: e.data, metadata })), opts);
-    return result.version;
+    return this.log.append(RunRepository.ref(run.run_id), events.map((e): NewEvent => ({ type: e.type, data: e.data, metadata })), opts);
+  }
+
+  /** Loads a run into a session that folds its own appends, so a step never re-reads what it just wrote. */
+  async session(run: RunIdentity): Promise<RunSession> {
+    const loaded = await this.load(run.run_id);
+    return new RunSession(this, run, loaded.state, loaded.version);
+  }
+}
+
+export type RunIdentity = Pick<RunCreatedData, 'run_id' | 'root_run_id' | 'parent_run_id' | 'case_id' | 'correlation_id'>;
+
+/**
+ * One writer's view of a run: state and version advance with each append by folding the appended events
+ * (the same fold a replay uses). A ConcurrencyError means another writer moved the run: reload and decide again.
+ */
+export class RunSession {
+  constructor(private readonly repo: RunRepository, readonly run: RunIdentity, public state: RunState, public version: number) {}
+
+  async append(events: RunEvent[], label: string): Promise<void> {
+    const result = await this.repo.appendEvents(this.run, events, { expectedVersion: this.version, commandId: `${this.run.run_id}:${label}` });
+    this.state = foldEvents(evolveRun, this.state, result.events as unknown as RecordedEvent[]);
+    this.version = result.version;
+  }
+
+  async reload(): Promise<void> {
+    const loaded = await this.repo.load(this.run.run_id);
+    this.state = loaded.state;
+    this.version = loaded.version;
   }
 }
 
@@ -75,26 +106,25 @@ export interface ChildRunOutcome<T> {
 export async function runChildOnce<T>(repo: RunRepository, spec: ChildRunSpec, effect: () => Promise<EffectOutcome<T>>): Promise<ChildRunOutcome<T>> {
   const runId = spec.created.run_id;
   for (let attempt = 1; attempt <= 5; attempt++) {
-    let { state, version } = await repo.load(runId);
-    if (isTerminal(state)) return outcomeOf<T>(runId, state, true);
+    const session = await repo.session(spec.created);
+    if (isTerminal(session.state)) return outcomeOf<T>(runId, session.state, true);
     try {
-      if (state.status === 'none') {
+      if (session.state.status === 'none') {
         const opening: RunEvent[] = [{ type: 'RunCreated', data: spec.created }, { type: 'AuthzDecided', data: spec.authz }];
         if (spec.authz.decision === 'deny') {
           const error = { error_code: spec.authz.code ?? 'LANE.DENIED', message: spec.authz.reason ?? 'Denied by policy.', retryable: false };
           opening.push({ type: 'RunDenied', data: { error } });
         } else opening.push({ type: 'RunStarted', data: {} });
-        version = await repo.append(spec.created, opening, { expectedVersion: 0, commandId: `${runId}:open` });
-        ({ state } = await repo.load(runId));
-        if (isTerminal(state)) return outcomeOf<T>(runId, state, false);
+        await session.append(opening, 'open');
+        if (isTerminal(session.state)) return outcomeOf<T>(runId, session.state, false);
       }
       const out = await effect();
       const terminal: RunEvent =
         out.status === 'completed'
           ? { type: 'RunCompleted', data: { output_artifacts: out.output_artifacts ?? [], result: out.result, ...(out.response_hash_sha256 ? { response_hash_sha256: out.response_hash_sha256 } : {}) } }
           : { type: 'RunFailed', data: { error: out.error ?? { error_code: 'INTERNAL', message: 'The action failed.', retryable: true } } };
-      await repo.append(spec.created, [...out.audit, terminal], { expectedVersion: version, commandId: `${runId}:close` });
-      return outcomeOf<T>(runId, (await repo.load(runId)).state, false);
+      await session.append([...out.audit, terminal], 'close');
+      return outcomeOf<T>(runId, session.state, false);
     } catch (err) {
       if (err instanceof ConcurrencyError) continue; // someone else advanced this child run: look again
       throw err;

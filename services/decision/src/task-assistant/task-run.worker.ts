@@ -4,7 +4,7 @@ import { getRole } from '@runledger/governance';
 import { Clock } from '@runledger/kernel';
 import { Bus, CLOCK } from '@runledger/messaging';
 import { PolicyCatalog } from '@runledger/policy-catalog';
-import { childRequestHash, childRunId, isTerminal, RunEvent, RunRepository, RunState } from '@runledger/runs';
+import { childRequestHash, childRunId, isTerminal, RunEvent, RunRepository, RunSession, RunState } from '@runledger/runs';
 import {
   AgentDecision, buildAuditRecord, createPendingConfirmation, DecisionContext, isPendingLive, nextStep, PendingConfirmation, TEMPLATES, ToolOutcome, TurnStep, UserIntent, validateDecision,
 } from '@runledger/task-assistant';
@@ -38,35 +38,28 @@ export class TaskRunWorker {
   }
 
   private async advance(cmd: AgentRequested): Promise<void> {
-    let { state, version } = await this.runs.load(cmd.run_id);
-    if (isTerminal(state)) return;
-    const run = { run_id: cmd.run_id, root_run_id: cmd.run_id, correlation_id: cmd.request.conversation_id };
-    const append = async (events: RunEvent[], label: string) => {
-      version = await this.runs.append(run, events, { expectedVersion: version, commandId: `${cmd.run_id}:${label}` });
-      ({ state, version } = await this.runs.load(cmd.run_id));
-    };
+    const run = await this.runs.session({ run_id: cmd.run_id, root_run_id: cmd.run_id, correlation_id: cmd.request.conversation_id });
+    if (isTerminal(run.state)) return;
+    if (run.state.status === 'none') await run.append(await this.opening(cmd), 'open');
+    if (run.state.status !== 'running') return;
+    const now = run.state.created_at!;
 
-    if (state.status === 'none') await append(await this.opening(cmd), 'open');
-    if (state.status !== 'running') return;
-    const now = state.created_at!;
-
-    const resolved = await this.step<ResolvedContext>(state, 'context', () => this.resolveContext(cmd), (out) => append([stepEvent(STEPS.context, 'context', out)], 'context'));
-    ({ state } = await this.runs.load(cmd.run_id));
+    const resolved = await this.step<ResolvedContext>(run, 'context', STEPS.context, () => this.resolveContext(cmd));
     const context: DecisionContext = { ...cmd.request, message_history: resolved.history ?? [], pending_confirmation: resolved.pending_confirmation };
-    const intent = await this.step<UserIntent>(state, 'classify', () => this.classify(context, now), (out) => append([stepEvent(STEPS.classify, 'classify', out)], 'classify'));
+    const intent = await this.step<UserIntent>(run, 'classify', STEPS.classify, () => this.classify(context, now));
 
-    let step: TurnStep = nextStep({ context, intent, now }, toolOutcomes(state));
+    let step: TurnStep = nextStep({ context, intent, now }, toolOutcomes(run.state));
     while (step.kind === 'invoke') {
       const call = step.call;
       const callId = `call-${call.sequence}`;
-      if (!state.tool_calls.some((c) => c.call_id === callId)) {
-        await append([{ type: 'ToolCallRequested', data: { call_id: callId, sequence: call.sequence, tool_name: call.tool_name, parameters: call.parameters, child_run_id: childRunId('tool_gateway', cmd.run_id, callId) } }], `request-${callId}`);
+      if (!run.state.tool_calls.some((c) => c.call_id === callId)) {
+        await run.append([{ type: 'ToolCallRequested', data: { call_id: callId, sequence: call.sequence, tool_name: call.tool_name, parameters: call.parameters, child_run_id: childRunId('tool_gateway', cmd.run_id, callId) } }], `request-${callId}`);
       }
-      const result = await this.invokeTool(cmd, state, callId, call.tool_name, call.parameters);
-      await append([{ type: 'ToolCallRecorded', data: { call_id: callId, child_run_id: result.child_run_id, status: result.status, ...(result.result !== undefined ? { result: result.result } : {}), ...(result.error ? { error: result.error } : {}) } }], `record-${callId}`);
-      step = nextStep({ context, intent, now }, toolOutcomes(state));
+      const result = await this.invokeTool(cmd, run.state, callId, call.tool_name, call.parameters);
+      await run.append([{ type: 'ToolCallRecorded', data: { call_id: callId, child_run_id: result.child_run_id, status: result.status, ...(result.result !== undefined ? { result: result.result } : {}), ...(result.error ? { error: result.error } : {}) } }], `record-${callId}`);
+      step = nextStep({ context, intent, now }, toolOutcomes(run.state));
     }
-    await this.finish(cmd, step.decision, step.conversation_effect, intent, resolved, now, (events) => append(events, 'finish'));
+    await this.finish(cmd, step.decision, step.conversation_effect, intent, resolved, now, (events) => run.append(events, 'finish'));
   }
 
   private async opening(cmd: AgentRequested): Promise<RunEvent[]> {
@@ -91,11 +84,11 @@ export class TaskRunWorker {
   }
 
   /** A checkpointed step: its recorded output is restored, never recomputed (INV-CP-002). */
-  private async step<T>(state: RunState, id: string, compute: () => Promise<T>, record: (out: T) => Promise<void>): Promise<T> {
-    const outputs = state.checkpoint?.stepOutputs ?? {};
+  private async step<T>(run: RunSession, id: string, index: number, compute: () => Promise<T>): Promise<T> {
+    const outputs = run.state.checkpoint?.stepOutputs ?? {};
     if (Object.hasOwn(outputs, id)) return outputs[id] as T;
     const out = await compute();
-    await record(out);
+    await run.append([stepEvent(index, id, out)], id);
     return out;
   }
 
