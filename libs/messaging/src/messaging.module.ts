@@ -18,8 +18,7 @@ class HealthController {
   /** Ready only while the NATS connection is up: a service that cannot reach the bus must not get traffic. */
   @Get('ready')
   ready() {
-    const up = !this.runtime.nc.isClosed() && !this.runtime.nc.isDraining();
-    if (!up) throw new HttpException({ service: this.runtime.service, status: 'not_ready', nats: 'disconnected' }, 503);
+    if (!this.runtime.isConnected()) throw new HttpException({ service: this.runtime.service, status: 'not_ready', nats: 'disconnected' }, 503);
     return { service: this.runtime.service, status: 'ready', nats: 'connected', server: this.runtime.nc.info?.server_id };
   }
 }

@@ -13,6 +13,8 @@ export interface ServiceRuntime {
   log: EventLog;
   bus: Bus;
   clock: Clock;
+  /** False while the client is disconnected and reconnecting; readiness follows it. */
+  isConnected(): boolean;
 }
 
 export const systemClock: Clock = { now: () => new Date() };
@@ -28,5 +30,15 @@ export async function createRuntime(service: string, opts: { natsUrl?: string; c
   await ensureLogStream(jsm);
   const js = jetstream(nc);
   const clock = opts.clock ?? systemClock;
-  return { service, nc, js, jsm, clock, log: new EventLog(js, jsm, { producer: service, clock }), bus: new Bus(nc) };
+  let connected = true;
+  void (async () => {
+    for await (const s of nc.status()) {
+      if (s.type === 'disconnect') connected = false;
+      else if (s.type === 'reconnect') connected = true;
+    }
+  })();
+  return {
+    service, nc, js, jsm, clock, log: new EventLog(js, jsm, { producer: service, clock }), bus: new Bus(nc),
+    isConnected: () => connected && !nc.isClosed() && !nc.isDraining(),
+  };
 }

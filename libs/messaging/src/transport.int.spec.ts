@@ -1,0 +1,129 @@
+import { Controller, DynamicModule, Module } from '@nestjs/common';
+import { Payload } from '@nestjs/microservices';
+import { IsString, Length } from 'class-validator';
+import { connect, NatsConnection } from '@nats-io/transport-node';
+import { aggregateRef, StoredEvent } from '@runledger/event-log';
+import { AppError } from '@runledger/kernel';
+import { startNatsServer, NatsServerHandle, waitUntil } from '@runledger/testing';
+import { bootstrapService, ServiceHandle } from './bootstrap';
+import { decodeReply, encodeJson } from './codec';
+import { LogConsumer, RequestHandler } from './handlers';
+import { MessagingModule } from './messaging.module';
+import { ServiceRuntime } from './runtime';
+import { validateMessage } from './validation';
+
+class EchoDto {
+  @IsString() @Length(1, 10) word!: string;
+}
+
+const seen: Array<{ type: string; seq: number }> = [];
+let failuresLeft = 2;
+
+@Controller()
+class ProbeController {
+  @RequestHandler('probe.echo')
+  echo(@Payload() raw: unknown) {
+    return { echoed: validateMessage(EchoDto, raw).word };
+  }
+
+  @RequestHandler('probe.crash')
+  crash(): never {
+    throw new Error('connect ECONNREFUSED 10.1.2.3:27017 SELECT secret FROM users');
+  }
+
+  @RequestHandler('probe.denied')
+  denied(): never {
+    throw new AppError('LANE.DENIED');
+  }
+
+  @LogConsumer('rl.log.probe.*', { durable: 'probe', maxDeliver: 4, ackWaitMs: 2_000 })
+  async onEvent(@Payload() event: StoredEvent) {
+    if (event.type === 'Flaky' && failuresLeft-- > 0) throw new Error('transient');
+    if (event.type === 'Poison') throw new AppError('REQUEST.INVALID', 'cannot ever process this');
+    seen.push({ type: event.type, seq: event.seq });
+  }
+}
+
+@Module({})
+class ProbeModule {
+  static forRuntime(runtime: ServiceRuntime): DynamicModule {
+    return { module: ProbeModule, imports: [MessagingModule.forRuntime(runtime)], controllers: [ProbeController] };
+  }
+}
+
+describe('RunledgerTransport (NestJS custom transport over NATS and JetStream)', () => {
+  let server: NatsServerHandle;
+  let service: ServiceHandle;
+  let nc: NatsConnection;
+
+  beforeAll(async () => {
+    server = await startNatsServer();
+    service = await bootstrapService('probe', (rt) => ProbeModule.forRuntime(rt), { natsUrl: server.url, httpPort: 0 });
+    nc = await connect({ servers: server.url });
+  });
+  afterAll(async () => {
+    await nc?.close();
+    await service?.stop();
+    await server?.stop();
+  });
+
+  const ask = async (subject: string, body: unknown, raw?: Uint8Array) => {
+    const m = await nc.request(subject, raw ?? encodeJson(body), { timeout: 5_000 });
+    return decodeReply(m.data, m.headers);
+  };
+
+  it('request/reply: a valid message is answered with the handler result', async () => {
+    expect(await ask('probe.echo', { word: 'hi' })).toEqual({ ok: true, body: { echoed: 'hi' } });
+  });
+
+  it('class-validator at the boundary: an invalid or unknown field is REQUEST.INVALID with details', async () => {
+    const r = await ask('probe.echo', { word: 'far-too-long-word', extra: 1 });
+    expect(r).toMatchObject({ ok: false, error: { code: 'REQUEST.INVALID', retryable: false } });
+    expect(JSON.stringify(r)).toMatch(/word/);
+    expect(JSON.stringify(r)).toMatch(/extra/);
+  });
+
+  it('malformed JSON is answered with REQUEST.INVALID, not a crash', async () => {
+    expect(await ask('probe.echo', null, new TextEncoder().encode('{nope'))).toMatchObject({ ok: false, error: { code: 'REQUEST.INVALID' } });
+  });
+
+  it('an unexpected error is INTERNAL and leaks nothing of its message', async () => {
+    const r = await ask('probe.crash', {});
+    expect(r).toEqual({ ok: false, error: { code: 'INTERNAL', message: 'Something went wrong on our side.', retryable: true } });
+  });
+
+  it('an AppError crosses the wire with its stable code and retryable flag', async () => {
+    expect(await ask('probe.denied', {})).toMatchObject({ ok: false, error: { code: 'LANE.DENIED', retryable: false } });
+  });
+
+  it('durable consumer: a failing handler is nak-ed and redelivered until it succeeds (ack only after success)', async () => {
+    await service.runtime.log.append(aggregateRef('probe', 'a'), [{ type: 'Flaky', data: {} }], { commandId: 'flaky' });
+    await waitUntil(() => seen.some((s) => s.type === 'Flaky'), { timeoutMs: 10_000 });
+    expect(failuresLeft).toBeLessThan(0);
+    expect(seen.filter((s) => s.type === 'Flaky')).toHaveLength(1);
+  });
+
+  it('durable consumer: a poison message is terminated and recorded as a dead-letter event', async () => {
+    const { version } = await service.runtime.log.append(aggregateRef('probe', 'b'), [{ type: 'Poison', data: {} }], { commandId: 'poison' });
+    const dead = await waitUntil(async () => (await service.runtime.log.read(aggregateRef('deadletter', 'probe')))[0], { timeoutMs: 10_000 });
+    expect(dead).toMatchObject({ type: 'MessageDeadLettered', data: { durable: 'probe', stream_seq: version, error_code: 'REQUEST.INVALID' } });
+    // Later messages still flow.
+    await service.runtime.log.append(aggregateRef('probe', 'c'), [{ type: 'Fine', data: {} }], { commandId: 'fine' });
+    await waitUntil(() => seen.some((s) => s.type === 'Fine'), { timeoutMs: 5_000 });
+  });
+
+  it('health: the service answers rl.health.<service> and HTTP readiness', async () => {
+    expect(await ask('rl.health.probe', {})).toMatchObject({ ok: true, body: { service: 'probe', status: 'ok' } });
+    const http = await fetch(`http://127.0.0.1:${service.httpPort}/health/ready`);
+    expect(http.status).toBe(200);
+  });
+
+  it('health: HTTP readiness reports 503 while NATS is unreachable and recovers after reconnecting', async () => {
+    const ready = async () => (await fetch(`http://127.0.0.1:${service.httpPort}/health/ready`)).status;
+    server.kill('SIGKILL');
+    await waitUntil(async () => (await ready()) === 503, { timeoutMs: 10_000 });
+    expect((await fetch(`http://127.0.0.1:${service.httpPort}/health/live`)).status).toBe(200);
+    await server.restart();
+    await waitUntil(async () => (await ready()) === 200, { timeoutMs: 15_000 });
+  });
+});
