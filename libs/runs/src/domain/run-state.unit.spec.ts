@@ -1,0 +1,48 @@
+import { foldEvents, recorded, RecordedEvent } from '@runledger/event-log';
+import { evolveRun, initialRunState } from './run-state';
+import type { RunEvent } from './run-events';
+import fixture from './fixtures/task-run-v1.json';
+
+const created: RunEvent = {
+  type: 'RunCreated',
+  data: { run_id: 'r1', run_kind: 'agent', agent_name: 'TASK_ASSISTANT', root_run_id: 'r1', contract_version: 'v1', policy_versions: { lanes: 'l1', roles: 'r1' }, input_artifacts: [], parameters: {}, request_hash_sha256: 'h' },
+};
+const allow: RunEvent = { type: 'AuthzDecided', data: { decision: 'allow', policy_versions: { lanes: 'l1', roles: 'r1' } } };
+const fold = (events: RunEvent[]) => foldEvents(evolveRun, initialRunState(), recorded(events));
+
+describe('Run projection (lifecycle of policy/contract-v1/run_lifecycle.md)', () => {
+  it('Lifecycle: created → authorized → running → completed', () => {
+    expect(fold([created]).status).toBe('created');
+    expect(fold([created, allow]).status).toBe('authorized');
+    expect(fold([created, allow, { type: 'RunStarted', data: {} }]).status).toBe('running');
+    const done = fold([created, allow, { type: 'RunStarted', data: {} }, { type: 'RunCompleted', data: { output_artifacts: [], result: { ok: 1 } } }]);
+    expect(done).toMatchObject({ status: 'completed', result: { ok: 1 }, anomalies: [] });
+  });
+
+  it('Lifecycle: a deny ends the run as denied, with its error', () => {
+    const denied = fold([created, { type: 'AuthzDecided', data: { decision: 'deny', code: 'LANE.DENIED', policy_versions: { lanes: 'l1', roles: 'r1' } } }, { type: 'RunDenied', data: { error: { error_code: 'LANE.DENIED', message: 'no', retryable: false } } }]);
+    expect(denied).toMatchObject({ status: 'denied', error: { error_code: 'LANE.DENIED' } });
+  });
+
+  it('Projections never throw on a recorded fact: an illegal transition is reported as an anomaly', () => {
+    const s = fold([created, { type: 'RunCompleted', data: { output_artifacts: [] } }]);
+    expect(s.status).toBe('created');
+    expect(s.anomalies).toEqual(['RunCompleted is not allowed in state created']);
+  });
+
+  it('Tool calls: requested then recorded; a repeated request is folded once', () => {
+    const req: RunEvent = { type: 'ToolCallRequested', data: { call_id: 'c1', sequence: 1, tool_name: 'list_tasks', parameters: {}, child_run_id: 'x' } };
+    const s = fold([created, allow, { type: 'RunStarted', data: {} }, req, req, { type: 'ToolCallRecorded', data: { call_id: 'c1', child_run_id: 'x', status: 'ok', result: { tasks: [] } } }]);
+    expect(s.tool_calls).toEqual([{ call_id: 'c1', sequence: 1, tool_name: 'list_tasks', parameters: {}, child_run_id: 'x', status: 'ok', result: { tasks: [] } }]);
+  });
+
+  it('INV-CP-001: the checkpoint holds stepIndex, completedStepId, stepOutputs, context and memorySnapshot', () => {
+    const s = fold([created, allow, { type: 'RunStarted', data: {} }, { type: 'StepCompleted', data: { step_index: 0, step_id: 'context', output: { h: 1 } } }, { type: 'StepCompleted', data: { step_index: 1, step_id: 'classify', output: { i: 2 }, context: { k: 'v' }, memory_snapshot: { m: 1 } } }]);
+    expect(s.checkpoint).toEqual({ stepIndex: 1, completedStepId: 'classify', stepOutputs: { context: { h: 1 }, classify: { i: 2 } }, context: { k: 'v' }, memorySnapshot: { m: 1 } });
+  });
+
+  it('Replay fixture (schema v1): a recorded task-assistant run still folds to the state it had when recorded', () => {
+    const state = foldEvents(evolveRun, initialRunState(), fixture.events as unknown as RecordedEvent[]);
+    expect(JSON.parse(JSON.stringify(state))).toEqual(fixture.expected_state);
+  });
+});
