@@ -25,6 +25,8 @@ export function logStreamConfig(overrides: Partial<StreamConfig> = {}): Partial<
     allow_rollup_hdrs: false,
     allow_direct: true,
     duplicate_window: 5 * 60 * 1_000_000_000,
+    // Three replicas in production (RL_LOG_REPLICAS); a single test or dev server has one.
+    num_replicas: Number(process.env.RL_LOG_REPLICAS ?? 1),
     ...overrides,
   };
 }

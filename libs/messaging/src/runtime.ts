@@ -25,6 +25,9 @@ export async function createRuntime(service: string, opts: { natsUrl?: string; c
     name: `runledger-${service}`,
     maxReconnectAttempts: -1,
     reconnectTimeWait: 500,
+    // Production servers give each service a user whose permissions forbid deleting or purging the log.
+    ...(process.env.NATS_USER ? { user: process.env.NATS_USER, pass: process.env.NATS_PASSWORD } : {}),
+    ...(process.env.NATS_TOKEN ? { token: process.env.NATS_TOKEN } : {}),
   });
   const jsm = await jetstreamManager(nc);
   await ensureLogStream(jsm);

@@ -1,7 +1,7 @@
 import { Controller } from '@nestjs/common';
 import { Payload } from '@nestjs/microservices';
 import { AuditQueryDto, SUBJECTS } from '@runledger/contracts';
-import { StoredEvent } from '@runledger/event-log';
+import type { StoredEvent } from '@runledger/event-log';
 import { LogConsumer, RequestHandler, validateMessage } from '@runledger/messaging';
 import { AuditLedgerService } from '../app/audit-ledger.service';
 

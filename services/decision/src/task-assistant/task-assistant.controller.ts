@@ -1,7 +1,7 @@
 import { Controller } from '@nestjs/common';
 import { Payload } from '@nestjs/microservices';
 import { AgentDecisionReply, SUBJECTS } from '@runledger/contracts';
-import { StoredEvent } from '@runledger/event-log';
+import type { StoredEvent } from '@runledger/event-log';
 import { LogConsumer, RequestHandler } from '@runledger/messaging';
 import { TaskAssistantGateway } from './task-assistant.gateway';
 import { TaskRunWorker } from './task-run.worker';

@@ -2,7 +2,7 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import { ToolInvocationDto, ToolInvocationResult } from '@runledger/contracts';
 import { executeTool, ToolExecutionResult, ToolRegistry } from '@runledger/agent-runtime';
 import { authorize, sha256Hex as govSha256 } from '@runledger/governance';
-import { Clock, deterministicUuid } from '@runledger/kernel';
+import { Clock } from '@runledger/kernel';
 import { Bus, CLOCK } from '@runledger/messaging';
 import { PolicyCatalog } from '@runledger/policy-catalog';
 import { childRequestHash, childRunId as childRunIdOf, RunRepository, runChildOnce, RunError } from '@runledger/runs';
@@ -77,8 +77,11 @@ export class ToolGatewayService {
   private async execute(inv: ToolInvocationDto, childRunId: string) {
     const started = Date.now();
     const timeoutMs = inv.timeout_ms ?? this.limits.defaultTimeoutMs;
+    // The race below does not stop the tool; the abort tells it not to start effects once the call is
+    // recorded as timed out (else the log says "timeout" while the write lands later, and a retry duplicates it).
+    const abandoned = new AbortController();
     const result = await this.withTimeout(
-      withInvocation({ child_run_id: childRunId, call_id: inv.call_id, governance: inv.governance, bus: this.bus, clock: this.clock }, async () => {
+      withInvocation({ child_run_id: childRunId, call_id: inv.call_id, governance: inv.governance, bus: this.bus, clock: this.clock, signal: abandoned.signal }, async () => {
         const fault = this.limits.faults.get(inv.tool_name);
         if (fault?.delayMs) await new Promise((r) => setTimeout(r, fault.delayMs));
         if (fault?.fail) return { success: false as const, toolName: inv.tool_name, error: { code: 'EXECUTION_FAILED', message: 'injected fault' } } as ToolExecutionResult;
@@ -86,6 +89,7 @@ export class ToolGatewayService {
       }),
       timeoutMs,
     );
+    if (result === 'timeout') abandoned.abort();
     const durationMs = Date.now() - started;
     const inputSha = govSha256(JSON.stringify(inv.parameters));
     if (result === 'timeout' || !result.success) {
