@@ -70,7 +70,10 @@ async function startNats({ port, storeDir, logFile }) {
   const bin = ensureNatsServerBinary();
   fs.mkdirSync(storeDir, { recursive: true });
   const out = logFile ? fs.openSync(logFile, 'a') : 'ignore';
-  const child = spawn(bin, ['-a', '127.0.0.1', '-p', String(port), '-js', '-sd', storeDir], { stdio: ['ignore', out, out] });
+  // Artifacts of up to 8 MiB travel base64-encoded: the server's 1 MB default payload limit is too small.
+  const config = path.join(storeDir, 'nats-server.conf');
+  fs.writeFileSync(config, 'max_payload: 16MB\n');
+  const child = spawn(bin, ['-c', config, '-a', '127.0.0.1', '-p', String(port), '-js', '-sd', storeDir], { stdio: ['ignore', out, out] });
   await waitFor(() => canConnect({ host: '127.0.0.1', port }), 10_000, `nats-server on port ${port}`);
   return { url: `nats://127.0.0.1:${port}`, child, port };
 }

@@ -17,9 +17,14 @@ export class Bus {
   async request<T>(subject: string, payload: unknown, opts: { timeoutMs?: number; subjectTemplate?: string } = {}): Promise<T> {
     return withSpan(`send ${opts.subjectTemplate ?? subject}`, { kind: SpanKind.PRODUCER, attributes: { 'messaging.destination.name': subject } }, async () => {
       const hdrs = injectTraceContext(natsHeaders());
+      const body = encodeJson(payload);
+      const limit = this.nc.info?.max_payload;
+      if (limit && body.length > limit) {
+        throw new AppError('REQUEST.TOO_LARGE', `The message is ${body.length} bytes; this NATS server accepts at most ${limit} (raise max_payload).`);
+      }
       let reply;
       try {
-        reply = await this.nc.request(subject, encodeJson(payload), { timeout: opts.timeoutMs ?? 10_000, headers: hdrs });
+        reply = await this.nc.request(subject, body, { timeout: opts.timeoutMs ?? 10_000, headers: hdrs });
       } catch (err) {
         const message = String((err as Error)?.message ?? err);
         if (/no responders/i.test(message) || (err as { code?: string })?.code === '503') {

@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { accessSync, constants as fsConstants, statSync } from 'node:fs';
+import { accessSync, constants as fsConstants, statSync, writeFileSync } from 'node:fs';
+import type { Socket } from 'node:net';
 import { delimiter, join } from 'node:path';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
@@ -29,6 +30,7 @@ export interface NatsServerHandle {
   restart(): Promise<void>;
 }
 
+/** The error startNatsServer throws when no nats-server binary can be found. */
 export const NATS_SERVER_MISSING_MESSAGE =
   'nats-server binary not found: install Debian\'s package with `apt-get install -y nats-server`, or set NATS_SERVER_BIN';
 
@@ -124,13 +126,20 @@ class NatsServer implements NatsServerHandle {
   }
 
   async start(): Promise<void> {
-    const args = ['-a', '127.0.0.1', '-p', String(this.port)];
+    // Artifacts of up to 8 MiB travel base64-encoded: the server's 1 MB default payload limit is too small.
+    const config = join(this.store.path, 'nats-server.conf');
+    writeFileSync(config, 'max_payload: 16MB\n');
+    const args = ['-c', config, '-a', '127.0.0.1', '-p', String(this.port)];
     if (this.jetstream) args.push('-js', '-sd', this.store.path);
     const setpriv = findSetpriv();
     const [cmd, argv] = setpriv ? [setpriv, ['--pdeathsig', 'KILL', '--', this.bin, ...args]] : [this.bin, args];
     this.stderr = '';
     const child = spawn(cmd, argv, { stdio: ['ignore', 'ignore', 'pipe'] });
     trackChild(child);
+    // A server a test forgot to stop must not keep jest's event loop alive ("Jest did not
+    // exit"); the reaper kills it when the process exits.
+    child.unref();
+    (child.stderr as Socket | null)?.unref();
     this.child = child;
     // Keep only the tail: it holds the reason when startup fails.
     child.stderr?.on('data', (chunk: Buffer) => {

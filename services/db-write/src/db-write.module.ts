@@ -4,11 +4,15 @@ import { DOCUMENT_STORE, documentStoreProvider, MessagingModule, ServiceRuntime 
 import { PolicyCatalog } from '@runledger/policy-catalog';
 import { RunRepository } from '@runledger/runs';
 import { DbWriteService } from './app/db-write.service';
+import { ARTIFACT_STORE, ArtifactStore } from './artifacts/artifact-store';
+import { artifactStoreProvider } from './artifacts/artifact-store.provider';
+import { ArtifactsController } from './artifacts/artifacts.controller';
+import { ArtifactsService } from './artifacts/artifacts.service';
 import { DbController } from './transport/db.controller';
 
 @Module({})
 export class DbWriteModule implements OnApplicationShutdown {
-  constructor(@Inject(DOCUMENT_STORE) private readonly store: DocumentStore) {}
+  constructor(@Inject(DOCUMENT_STORE) private readonly store: DocumentStore, @Inject(ARTIFACT_STORE) private readonly artifacts: ArtifactStore) {}
 
   static async forRuntime(runtime: ServiceRuntime): Promise<DynamicModule> {
     const policies = new PolicyCatalog(runtime.log);
@@ -16,9 +20,11 @@ export class DbWriteModule implements OnApplicationShutdown {
     return {
       module: DbWriteModule,
       imports: [MessagingModule.forRuntime(runtime)],
-      controllers: [DbController],
+      controllers: [DbController, ArtifactsController],
       providers: [
         DbWriteService,
+        ArtifactsService,
+        artifactStoreProvider(runtime),
         { provide: PolicyCatalog, useValue: policies },
         { provide: RunRepository, useValue: new RunRepository(runtime.log) },
         documentStoreProvider(runtime),
@@ -27,6 +33,6 @@ export class DbWriteModule implements OnApplicationShutdown {
   }
 
   async onApplicationShutdown(): Promise<void> {
-    await this.store.close();
+    await Promise.all([this.store.close(), this.artifacts.close()]);
   }
 }

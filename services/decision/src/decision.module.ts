@@ -3,6 +3,8 @@ import { MessagingModule, ServiceRuntime } from '@runledger/messaging';
 import { PolicyCatalog } from '@runledger/policy-catalog';
 import { RunRepository } from '@runledger/runs';
 import { ConversationRepository } from './conversation/conversation.repository';
+import { GOVERNED_RUNS_CONTROLLERS, governedRunsProviders } from './governed-runs/governed-runs.providers';
+import { InboxDispatcher } from './inbox/inbox.dispatcher';
 import { RunWaiter } from './runs/run-waiter';
 import { RunsController } from './runs/runs.controller';
 import { RejectedRequestRecorder } from './task-assistant/rejected-request.recorder';
@@ -19,9 +21,10 @@ export class DecisionModule {
     return {
       module: DecisionModule,
       imports: [MessagingModule.forRuntime(runtime)],
-      controllers: [TaskAssistantController, RunsController],
+      controllers: [TaskAssistantController, RunsController, ...GOVERNED_RUNS_CONTROLLERS],
       providers: [
-        TaskAssistantGateway, TaskRunWorker, RunWaiter, RejectedRequestRecorder, ConversationRepository,
+        TaskAssistantGateway, TaskRunWorker, RunWaiter, RejectedRequestRecorder, ConversationRepository, InboxDispatcher,
+        ...governedRunsProviders(process.env, toolTimeoutMs),
         { provide: PolicyCatalog, useValue: policies },
         { provide: RunRepository, useValue: new RunRepository(runtime.log) },
         { provide: TOOL_CALL_TIMEOUT_MS, useValue: toolTimeoutMs },

@@ -1,9 +1,27 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { MessagingModule, ServiceRuntime } from '@runledger/messaging';
+import { PolicyCatalog } from '@runledger/policy-catalog';
+import { RunRepository } from '@runledger/runs';
+import { ArtifactClient } from './app/artifact-client';
+import { ExportService } from './app/export.service';
+import { ExportController } from './transport/export.controller';
 
 @Module({})
 export class ExportModule {
-  static forRuntime(runtime: ServiceRuntime): DynamicModule {
-    return { module: ExportModule, imports: [MessagingModule.forRuntime(runtime)] };
+  static async forRuntime(runtime: ServiceRuntime): Promise<DynamicModule> {
+    // A bad policy stops the service at start; pinned older versions are resolved from the log.
+    const policies = new PolicyCatalog(runtime.log);
+    await policies.start();
+    return {
+      module: ExportModule,
+      imports: [MessagingModule.forRuntime(runtime)],
+      controllers: [ExportController],
+      providers: [
+        ExportService,
+        ArtifactClient,
+        { provide: PolicyCatalog, useValue: policies },
+        { provide: RunRepository, useValue: new RunRepository(runtime.log) },
+      ],
+    };
   }
 }

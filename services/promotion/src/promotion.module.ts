@@ -1,9 +1,37 @@
-import { DynamicModule, Module } from '@nestjs/common';
-import { MessagingModule, ServiceRuntime } from '@runledger/messaging';
+import { DynamicModule, Inject, Module, OnApplicationShutdown } from '@nestjs/common';
+import type { DocumentStore } from '@runledger/document-store';
+import { DOCUMENT_STORE, documentStoreProvider, MessagingModule, ServiceRuntime } from '@runledger/messaging';
+import { PolicyCatalog } from '@runledger/policy-catalog';
+import { RunRepository } from '@runledger/runs';
+import { ArtifactClient } from './app/artifact-client';
+import { CaseSourcesReader } from './app/case-sources';
+import { PromotionService } from './app/promotion.service';
+import { PromotionController } from './transport/promotion.controller';
 
 @Module({})
-export class PromotionModule {
-  static forRuntime(runtime: ServiceRuntime): DynamicModule {
-    return { module: PromotionModule, imports: [MessagingModule.forRuntime(runtime)] };
+export class PromotionModule implements OnApplicationShutdown {
+  constructor(@Inject(DOCUMENT_STORE) private readonly store: DocumentStore) {}
+
+  static async forRuntime(runtime: ServiceRuntime): Promise<DynamicModule> {
+    // A bad policy stops the service at start; pinned older versions are resolved from the log.
+    const policies = new PolicyCatalog(runtime.log);
+    await policies.start();
+    return {
+      module: PromotionModule,
+      imports: [MessagingModule.forRuntime(runtime)],
+      controllers: [PromotionController],
+      providers: [
+        PromotionService,
+        CaseSourcesReader,
+        ArtifactClient,
+        { provide: PolicyCatalog, useValue: policies },
+        { provide: RunRepository, useValue: new RunRepository(runtime.log) },
+        documentStoreProvider(runtime),
+      ],
+    };
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.store.close();
   }
 }

@@ -12,7 +12,9 @@ export class HistoryMessageDto implements HistoryMessage {
 
 export class PendingConfirmationDto implements PendingConfirmation {
   @Equals('DELETE_TASK') action_type!: 'DELETE_TASK';
-  @IsUUID() task_id!: string;
+  // Not @IsUUID: contract 000's validation table answers a non-UUID task_id with the task-not-found
+  // message (the decision engine does that), not with a wire-level rejection. Bounded, like every field.
+  @IsString() @MaxLength(128) task_id!: string;
   @IsString() @Length(1, 1000) task_description!: string;
   @IsISO8601() created_at!: string;
   @IsISO8601() expires_at!: string;

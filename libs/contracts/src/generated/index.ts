@@ -26,6 +26,22 @@ export type {
   PolicyVersions,
 } from './governance.generated';
 export type {
+  AgentRunRequest,
+  TaxonomyVersions,
+  AgentRunResponse,
+  RunError,
+  ArtifactGetRequest,
+  GovernanceScope,
+  ArtifactGetResult,
+  ArtifactPutRequest,
+  ExportRequest,
+  ExportResult,
+  PromotionRequest,
+  PromotionCandidate,
+  PromotionResult,
+  PromotionFindingView,
+} from './governed-runs.generated';
+export type {
   AnalyzeLeadsProposal,
   CreateTaskProposal,
   ExecuteToolProposal,
@@ -45,9 +61,7 @@ export type {
 } from './runs.generated';
 export type {
   DbReadRequest,
-  GovernanceScope,
   DbResult,
-  RunError,
   DbWriteRequest,
   ToolInvocationResult,
   ToolInvocation,

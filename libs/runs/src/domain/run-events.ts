@@ -5,13 +5,15 @@ export interface PolicyVersionsPin {
   roles: string;
 }
 
+/** The artifact_ref fields a run records (contract 001: every input and output is referenced by one). */
 export interface ArtifactRefLike {
   artifact_id: string;
   sha256: string;
   size_bytes: number;
   media_type: string;
   kind?: string;
-  [key: string]: unknown;
+  case_id?: string;
+  name?: string;
 }
 
 export interface RunError {

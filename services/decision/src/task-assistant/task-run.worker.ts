@@ -6,7 +6,7 @@ import { Bus, CLOCK } from '@runledger/messaging';
 import { PolicyCatalog } from '@runledger/policy-catalog';
 import { childRequestHash, childRunId, isTerminal, RunEvent, RunRepository, RunSession, RunState } from '@runledger/runs';
 import {
-  AgentDecision, buildAuditRecord, createPendingConfirmation, DecisionContext, isPendingLive, nextStep, PendingConfirmation, TEMPLATES, ToolOutcome, TurnStep, UserIntent, validateDecision,
+  AgentDecision, buildAuditRecord, createPendingConfirmation, DecisionContext, HistoryMessage, isPendingLive, nextStep, PendingConfirmation, TEMPLATES, ToolOutcome, TurnStep, UserIntent, validateDecision,
 } from '@runledger/task-assistant';
 import { ConversationRepository } from '../conversation/conversation.repository';
 import { KeyedLock } from '../shared/keyed-lock';
@@ -102,7 +102,7 @@ export class TaskRunWorker {
   private async classify(context: DecisionContext, now: string): Promise<UserIntent> {
     try {
       const reply = await this.bus.request<UserIntentReply>(SUBJECTS.intentClassify, {
-        message: context.message, history: (context.message_history ?? []).slice(-20), pending_confirmation_active: isPendingLive(context.pending_confirmation, now),
+        message: context.message, history: (context.message_history ?? []).slice(-20).map(boundedHistory), pending_confirmation_active: isPendingLive(context.pending_confirmation, now),
       }, { timeoutMs: 5_000 });
       return { intent_type: reply.intent_type, confidence: reply.confidence, extracted_params: reply.extracted_params };
     } catch (err) {
@@ -145,6 +145,18 @@ export class TaskRunWorker {
       { type: 'RunCompleted', data: { output_artifacts: [], result, response_hash_sha256: childRequestHash(result) } },
     ]);
   }
+}
+
+/** The classify request accepts history messages of at most this many characters (ClassifyIntentRequest schema). */
+const HISTORY_CONTENT_MAX = 8000;
+
+/**
+ * A long reply (a list of many 1000-character tasks) must not make the classify request invalid: that would
+ * degrade every later turn of the conversation to AMBIGUOUS until the reply scrolls out of the window.
+ */
+function boundedHistory(m: HistoryMessage): HistoryMessage {
+  const chars = Array.from(m.content);
+  return chars.length <= HISTORY_CONTENT_MAX ? m : { ...m, content: chars.slice(0, HISTORY_CONTENT_MAX).join('') };
 }
 
 function stepEvent(index: number, id: string, output: unknown): RunEvent {

@@ -10,6 +10,8 @@ export interface InvocationContext {
   governance: GovernanceScope;
   bus: Bus;
   clock: Clock;
+  /** Aborted once the gateway has given up on the call (timeout): a tool must start no effect after that. */
+  signal?: AbortSignal;
 }
 
 // Tools are registered once with agent-runtime's ToolRegistry (input validation, frozen results, unknown-tool

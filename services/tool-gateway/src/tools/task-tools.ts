@@ -19,6 +19,8 @@ class TaskNotFound extends Error {
 
 async function db(subject: string, body: Record<string, unknown>): Promise<DbResult> {
   const ctx = currentInvocation();
+  // A call the gateway already recorded as timed out must not write afterwards (nor read: nothing waits for it).
+  if (ctx.signal?.aborted) throw new Error('invocation abandoned after timeout');
   const governance = { ...ctx.governance, parent_run_id: ctx.child_run_id };
   const result = await ctx.bus.request<DbResult>(subject, { ...body, governance }, { timeoutMs: 10_000 });
   if (result.status === 'not_found') throw new TaskNotFound();

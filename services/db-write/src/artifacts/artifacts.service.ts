@@ -1,0 +1,139 @@
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { ARTIFACT_MAX_BYTES, ArtifactGetRequestDto, ArtifactGetResult, ArtifactPutRequestDto, GovernanceScope } from '@runledger/contracts';
+import { aggregateRef, ConcurrencyError, EventLog } from '@runledger/event-log';
+import { ArtifactRef, getLane, getRole, makeArtifactRef, sha256Hex, validateArtifactRef, verifyArtifactContent } from '@runledger/governance';
+import { AppError } from '@runledger/kernel';
+import { PolicyCatalog } from '@runledger/policy-catalog';
+import { ARTIFACT_STORE, ArtifactStore } from './artifact-store';
+
+/**
+ * The content-addressed id of an artifact: the same bytes stored for the same case, kind and media type get
+ * the same id, so a retried put is a no-op. Kind and media type take part so that identical bytes stored as
+ * two different things (a transcript and a note) keep two truthful references. A valid log subject token.
+ */
+export function artifactIdFor(sha256: string, caseId: string | undefined, kind: string, mediaType: string): string {
+  return `art-${sha256Hex(['artifact', sha256, caseId ?? '', kind, mediaType].join('\u001f'))}`;
+}
+
+/** Artifact provenance lives in the log at `rl.log.artifact.<artifact_id>` (see ArtifactsService.record). */
+export const artifactLogRef = (artifactId: string) => aggregateRef('artifact', artifactId);
+
+/**
+ * rl.artifacts.put / rl.artifacts.get: the only door to artifact bytes. Every access names a caller and lane
+ * under pinned policy; artifacts belong to the caller's case (or, from a shared lane only, to the shared plane);
+ * another case's artifact is never returned; bytes are verified against their reference on the way in and out.
+ *
+ * Why a put is not a run event: the caller's run is owned by its worker, which appends with optimistic
+ * concurrency — an append from here would make the worker's next append fail mid-run; and artifacts are
+ * object storage, not a domain table, so lanes.yaml lists no db_write action for them. The binding of
+ * artifacts to runs is each run's input/output artifact refs and its choke-point audit events (chained);
+ * the store's own provenance record (`ArtifactStored`, first writer) goes to the artifact's log subject.
+ */
+@Injectable()
+export class ArtifactsService {
+  private readonly logger = new Logger('Artifacts');
+
+  constructor(@Inject(ARTIFACT_STORE) private readonly store: ArtifactStore, private readonly policies: PolicyCatalog, private readonly log: EventLog) {}
+
+  async put(req: ArtifactPutRequestDto): Promise<ArtifactRef> {
+    const g = req.governance;
+    const lane = await this.admit(g);
+    if (!g.case_id && lane.isolation !== 'shared') {
+      throw new AppError('LANE.DENIED', `Artifacts stored from lane ${g.lane} belong to a case: the calling run must be pinned to one.`);
+    }
+    const bytes = new Uint8Array(Buffer.from(req.content_base64, 'base64'));
+    if (bytes.length > ARTIFACT_MAX_BYTES) {
+      throw new AppError('REQUEST.TOO_LARGE', `The artifact is ${bytes.length} bytes; the limit is 8 MiB (${ARTIFACT_MAX_BYTES} bytes).`);
+    }
+    const sha256 = sha256Hex(bytes);
+    if (req.sha256 !== undefined && req.sha256 !== sha256) {
+      throw new AppError('ARTIFACT.HASH_MISMATCH', undefined, [`expected sha256 ${req.sha256}`, `content sha256 ${sha256}`]);
+    }
+    const ref = makeArtifactRef({
+      artifact_id: artifactIdFor(sha256, g.case_id, req.kind, req.media_type), media_type: req.media_type, kind: req.kind,
+      ...(g.case_id ? { case_id: g.case_id } : {}), ...(req.name ? { name: req.name } : {}), bytes,
+    });
+    const valid = validateArtifactRef(ref);
+    if (!valid.ok) throw new AppError('REQUEST.INVALID', 'The artifact reference would not be valid.', valid.errors);
+
+    const held = await this.store.putIfAbsent(ref, bytes);
+    // The first writer's reference stands (its name, if a retry renamed it); it must still vouch for these bytes.
+    if (held.ref.sha256 !== sha256 || held.ref.size_bytes !== bytes.length) throw new AppError('ARTIFACT.HASH_MISMATCH');
+    await this.record(held.ref, g);
+    return held.ref;
+  }
+
+  async get(req: ArtifactGetRequestDto): Promise<ArtifactGetResult> {
+    const g = req.governance;
+    await this.admit(g);
+    const stored = await this.store.get(req.artifact_id);
+    if (!stored) throw new AppError('ARTIFACT.NOT_FOUND');
+    // Shared-plane artifacts (no case) are readable from any lane; a case's artifacts only from that case.
+    if (stored.ref.case_id !== undefined && stored.ref.case_id !== g.case_id) {
+      await this.recordDenial(stored.ref, g, 'CASE.CROSS_CASE_DENIED');
+      throw new AppError('CASE.CROSS_CASE_DENIED', 'The artifact belongs to another case.');
+    }
+    const check = verifyArtifactContent(stored.ref, stored.bytes);
+    if (!check.ok) {
+      this.logger.error({ msg: 'stored artifact does not match its reference', artifact_id: stored.ref.artifact_id, check });
+      await this.recordDenial(stored.ref, g, 'ARTIFACT.HASH_MISMATCH');
+      const details = check.code === 'ARTIFACT.SIZE_MISMATCH'
+        ? [`expected ${check.expected_size_bytes} bytes`, `stored ${check.actual_size_bytes} bytes`]
+        : [`expected sha256 ${check.expected_sha256}`, `stored sha256 ${check.actual_sha256}`];
+      throw new AppError('ARTIFACT.HASH_MISMATCH', undefined, details);
+    }
+    return { artifact_ref: stored.ref, content_base64: Buffer.from(stored.bytes).toString('base64') };
+  }
+
+  /**
+   * The caller must be a known role using a lane that admits it (both sides, as in authorize). System
+   * principals (the ORCHESTRATOR) hold no lane by design yet record their outputs as artifacts of their case.
+   */
+  private async admit(g: GovernanceScope) {
+    const policy = await this.policies.resolve(g.policy_versions);
+    const role = getRole(policy, g.agent_name);
+    const lane = getLane(policy, g.lane);
+    if (role?.principal === 'system' && g.case_id) return { isolation: 'case' as const };
+    if (!role || !lane || !role.lanes.includes(lane.name) || !lane.allowed_callers.includes(role.name)) {
+      throw new AppError('LANE.DENIED', `${label(g.agent_name)} may not use lane ${label(g.lane)}.`);
+    }
+    return lane;
+  }
+
+  /** First writer only: expectedVersion 0 makes a repeat (retry, same bytes from another run) a no-op. */
+  private async record(ref: ArtifactRef, g: GovernanceScope): Promise<void> {
+    await this.log
+      .append(artifactLogRef(ref.artifact_id), [{ type: 'ArtifactStored', data: { artifact_ref: ref, backend: this.store.kind, ...who(g) }, metadata: links(g) }], {
+        expectedVersion: 0,
+        commandId: `artifact-stored:${ref.artifact_id}`,
+      })
+      .catch((err) => {
+        if (!(err instanceof ConcurrencyError)) throw err;
+      });
+  }
+
+  /** Refused reads of an existing artifact are recorded on its log subject: isolation breaches leave a trace. */
+  private async recordDenial(ref: ArtifactRef, g: GovernanceScope, code: string): Promise<void> {
+    this.logger.warn({ msg: 'artifact read refused', artifact_id: ref.artifact_id, code, agent_name: g.agent_name, lane: g.lane, parent_run_id: g.parent_run_id });
+    await this.log
+      .append(artifactLogRef(ref.artifact_id), [{ type: 'ArtifactAccessDenied', data: { artifact_id: ref.artifact_id, code, ...who(g), caller_case_id: g.case_id ?? null }, metadata: links(g) }], {
+        commandId: `artifact-denied:${ref.artifact_id}:${g.parent_run_id}:${code}`,
+      })
+      .catch((err) => this.logger.error({ msg: 'could not record a refused artifact read', artifact_id: ref.artifact_id, err: String(err) }));
+  }
+}
+
+function who(g: GovernanceScope) {
+  return { agent_name: g.agent_name, lane: g.lane, parent_run_id: g.parent_run_id, root_run_id: g.root_run_id };
+}
+
+// parent/root run ids link the record to the run tree without making it one of the run's own events.
+function links(g: GovernanceScope) {
+  return { parent_run_id: g.parent_run_id, root_run_id: g.root_run_id, ...(g.case_id ? { case_id: g.case_id } : {}), ...(g.correlation_id ? { correlation_id: g.correlation_id } : {}) };
+}
+
+// Names come from the caller; echo them only in a bounded, harmless form.
+function label(value: string): string {
+  const text = value.replace(/[^A-Za-z0-9_.:-]/g, '').slice(0, 64);
+  return text || 'the caller';
+}

@@ -1,0 +1,95 @@
+import { ArtifactGetResult, DbResult, ExportResult, GovernanceScope, PromotionResult, SUBJECTS, ToolInvocationResult } from '@runledger/contracts';
+import type { ArtifactRef } from '@runledger/governance';
+import { AppError } from '@runledger/kernel';
+import { Bus } from '@runledger/messaging';
+import { AgentStepError, policyDenied } from '../domain/errors';
+import type { AgentRunSpec } from '../domain/run-spec';
+
+export interface EffectLimits {
+  toolTimeoutMs: number;
+  /** Delays between attempts of a call that found no responder or no answer in time. */
+  retryDelaysMs: readonly number[];
+}
+
+export interface DbWrite {
+  write_id: string;
+  collection: string;
+  operation: 'append' | 'upsert';
+  document_id: string;
+  document: Record<string, unknown>;
+}
+
+/**
+ * The privileged effects of one agent run, each through its choke point over the bus (§ non-negotiable:
+ * agents never call tools or write storage themselves). Every call names the run as parent, the lane, and the
+ * policy versions the run pinned, so the choke point checks it against exactly those versions.
+ * Calls are idempotent by construction (call ids, write ids, content-addressed artifacts, promotion and export
+ * ids derived from the run), which is what makes retrying a call that got no answer safe.
+ */
+export class AgentEffects {
+  constructor(private readonly bus: Bus, private readonly spec: AgentRunSpec, private readonly limits: EffectLimits) {}
+
+  governance(lane: string, scope: Record<string, string> = {}): GovernanceScope {
+    const s = this.spec;
+    return {
+      parent_run_id: s.run_id, root_run_id: s.root_run_id, correlation_id: s.correlation_id, agent_name: s.agent_name, lane,
+      case_id: s.case_id, ...(Object.keys(scope).length ? { scope } : {}), policy_versions: s.policy_versions,
+    };
+  }
+
+  async invokeTool(lane: string, callId: string, toolName: string, parameters: Record<string, unknown>): Promise<ToolInvocationResult> {
+    return this.call<ToolInvocationResult>(SUBJECTS.toolInvoke, { call_id: callId, tool_name: toolName, parameters, timeout_ms: this.limits.toolTimeoutMs, governance: this.governance(lane) }, this.limits.toolTimeoutMs + 5_000);
+  }
+
+  /** A db_write child run; a denial is the run's POLICY_DENIED, any other refusal a failure. */
+  async write(lane: string, write: DbWrite, scope: Record<string, string> = {}): Promise<DbResult> {
+    const result = await this.call<DbResult>(SUBJECTS.dbWrite, { ...write, governance: this.governance(lane, scope) });
+    if (result.status === 'denied') throw policyDenied(`Writing ${write.operation}:${write.collection} was denied: ${result.error?.message ?? 'policy'}`);
+    if (result.status !== 'ok') throw new AgentStepError('DEPENDENCY_DOWN', `Writing ${write.operation}:${write.collection} failed (${result.status}).`, result.error?.retryable ?? true);
+    return result;
+  }
+
+  async putJson(lane: string, kind: string, name: string, value: unknown): Promise<ArtifactRef> {
+    // Two-space JSON: readable by a human reviewer; deterministic because the values are.
+    const content = Buffer.from(JSON.stringify(value, null, 2), 'utf8');
+    return this.call<ArtifactRef>(SUBJECTS.artifactsPut, { content_base64: content.toString('base64'), media_type: 'application/json', kind, name, governance: this.governance(lane) });
+  }
+
+  /** Reads an input artifact and checks the bytes are the ones the caller's reference names. */
+  async read(lane: string, ref: ArtifactRef): Promise<{ ref: ArtifactRef; text: string }> {
+    let got: ArtifactGetResult;
+    try {
+      got = await this.call<ArtifactGetResult>(SUBJECTS.artifactsGet, { artifact_id: ref.artifact_id, governance: this.governance(lane) });
+    } catch (err) {
+      if (err instanceof AppError && err.code === 'ARTIFACT.NOT_FOUND') throw new AgentStepError('INVALID_INPUT', `Input artifact ${ref.artifact_id} does not exist.`);
+      throw err;
+    }
+    if (got.artifact_ref.sha256 !== ref.sha256) throw new AgentStepError('INVALID_INPUT', `Input artifact ${ref.artifact_id} does not match its sha256.`);
+    return { ref: got.artifact_ref, text: Buffer.from(got.content_base64, 'base64').toString('utf8') };
+  }
+
+  promote(body: Record<string, unknown>, lane: string, scope: Record<string, string>): Promise<PromotionResult> {
+    return this.call<PromotionResult>(SUBJECTS.promotionPromote, { ...body, governance: this.governance(lane, scope) }, 30_000);
+  }
+
+  exportBundle(body: Record<string, unknown>, lane: string): Promise<ExportResult> {
+    return this.call<ExportResult>(SUBJECTS.exportBundle, { ...body, governance: this.governance(lane) }, 60_000);
+  }
+
+  /**
+   * One request with retries while the choke point is unreachable (restarting, or a reply lost): the same
+   * request again lands on the same child run, whose recorded outcome comes back instead of a second effect.
+   */
+  private async call<T>(subject: string, body: unknown, timeoutMs = 15_000): Promise<T> {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await this.bus.request<T>(subject, body, { timeoutMs });
+      } catch (err) {
+        const transient = err instanceof AppError && (err.code === 'DEPENDENCY.DOWN' || err.code === 'RUN.TIMEOUT' || err.code === 'RUN.CONFLICT');
+        const delay = this.limits.retryDelaysMs[attempt];
+        if (!transient || delay === undefined) throw err;
+        await new Promise((resolve) => setTimeout(resolve, delay));
+      }
+    }
+  }
+}

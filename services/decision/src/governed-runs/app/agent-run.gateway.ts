@@ -1,0 +1,127 @@
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { AgentRunRequestDto, AgentRunResponse } from '@runledger/contracts';
+import { aggregateRef, EventLog } from '@runledger/event-log';
+import { AppError, deterministicUuid, isUuid, sha256Hex } from '@runledger/kernel';
+import { validateMessage } from '@runledger/messaging';
+import { PolicyCatalog } from '@runledger/policy-catalog';
+import { isTerminal, RunRepository, RunState } from '@runledger/runs';
+import { RunWaiter } from '../../runs/run-waiter';
+import { DECISION_INBOX } from '../../task-assistant/task-run.types';
+import { rejectedResponse, responseOf } from '../domain/response';
+import { AgentRunSpec, deriveRunId, HashableRequest, hashRequest } from '../domain/run-spec';
+import { AGENT_RUN_REPLY_TIMEOUT_MS, AGENT_RUN_REQUESTED, AgentRunRequested } from '../governed-runs.types';
+
+/**
+ * agents.run.start: validates a §2.1 request at the boundary, resolves its pins (policy versions, run id,
+ * root, correlation), queues it in the durable decision inbox and replies with the §2.2 response once the
+ * run's terminal event is in the log. A request refused here (INVALID_INPUT) never becomes a run.
+ */
+@Injectable()
+export class AgentRunGateway {
+  private readonly logger = new Logger('AgentRuns');
+
+  constructor(
+    private readonly log: EventLog,
+    private readonly runs: RunRepository,
+    private readonly policies: PolicyCatalog,
+    private readonly waiter: RunWaiter,
+    @Inject(AGENT_RUN_REPLY_TIMEOUT_MS) private readonly replyTimeoutMs: number,
+  ) {}
+
+  async start(raw: unknown): Promise<AgentRunResponse> {
+    const prepared = await this.prepare(raw);
+    if ('rejected' in prepared) return prepared.rejected;
+    const spec = prepared.spec;
+    const state = prepared.existing ?? (await this.runs.load(spec.run_id)).state;
+    if (state.run && state.run.request_hash_sha256 !== spec.request_hash_sha256) {
+      return rejectedResponse(spec.agent_name, spec.run_id, 'run_id already names a run of a different request.');
+    }
+    return responseOf(spec.agent_name, spec.run_id, isTerminal(state) ? state : await this.enqueueAndWait(spec));
+  }
+
+  private async enqueueAndWait(spec: AgentRunSpec): Promise<RunState | Pick<RunState, 'status' | 'output_artifacts' | 'child_run_ids'>> {
+    const watch = this.waiter.watch(spec.run_id, this.replyTimeoutMs);
+    try {
+      const command: AgentRunRequested = { spec };
+      await this.log.append(aggregateRef('inbox', DECISION_INBOX), [{
+        type: AGENT_RUN_REQUESTED, data: command,
+        metadata: { run_id: spec.run_id, root_run_id: spec.root_run_id, case_id: spec.case_id, correlation_id: spec.correlation_id, ...(spec.parent_run_id ? { parent_run_id: spec.parent_run_id } : {}) },
+      }], { commandId: `agent-run:${spec.run_id}` });
+    } catch (err) {
+      watch.cancel();
+      throw err;
+    }
+    const outcome = await watch.outcome;
+    if (outcome !== 'timeout') return outcome;
+    this.logger.warn({ msg: 'agent run reply timeout; run continues', run_id: spec.run_id });
+    return { status: 'running', output_artifacts: [], child_run_ids: [] };
+  }
+
+  /** The run's spec, or the §2.2 refusal of a request that cannot become a run. */
+  private async prepare(raw: unknown): Promise<{ spec: AgentRunSpec; existing?: RunState } | { rejected: AgentRunResponse }> {
+    const fallbackId = fallbackRunId(raw);
+    let dto: AgentRunRequestDto;
+    try {
+      dto = validateMessage(AgentRunRequestDto, raw);
+    } catch (err) {
+      const detail = err instanceof AppError ? (err.details ?? []).slice(0, 5).join('; ') || err.message : 'invalid request';
+      return { rejected: rejectedResponse(agentNameOf(raw), fallbackId, `The request is not valid: ${detail}`) };
+    }
+    // Through JSON: the hash covers plain data, exactly as the log will hold it.
+    const plain = JSON.parse(JSON.stringify(dto)) as AgentRunRequestDto;
+    // A retry naming its run keeps that run's pins: a policy rolled out meanwhile does not make it another request.
+    const existing = plain.run_id ? (await this.runs.load(plain.run_id)).state : undefined;
+    const versions = plain.policy_versions ?? existing?.run?.policy_versions ?? this.policies.currentVersions();
+    try {
+      await this.policies.resolve(versions);
+    } catch {
+      return { rejected: rejectedResponse(plain.agent_name, plain.run_id ?? fallbackId, `Unknown policy versions lanes ${versions.lanes} / roles ${versions.roles}.`) };
+    }
+    const request: HashableRequest = {
+      agent_name: plain.agent_name, case_id: plain.case_id, policy_versions: versions,
+      ...(plain.taxonomy_versions ? { taxonomy_versions: plain.taxonomy_versions } : {}), input_artifacts: plain.input_artifacts, parameters: plain.parameters,
+    };
+    let hash: string;
+    try {
+      hash = hashRequest(request);
+    } catch {
+      return { rejected: rejectedResponse(plain.agent_name, plain.run_id ?? fallbackId, 'parameters must be JSON data (no NaN, Infinity or non-plain values).') };
+    }
+    const runId = plain.run_id ?? deriveRunId(plain.case_id, plain.parent_run_id, hash);
+    if (plain.request_hash_sha256 !== undefined && plain.request_hash_sha256 !== hash) {
+      return { rejected: rejectedResponse(plain.agent_name, runId, 'request_hash_sha256 does not match the normalised request hash (§2.1).') };
+    }
+    const root = plain.root_run_id ?? (plain.parent_run_id ? await this.rootOf(plain.parent_run_id) : runId);
+    return {
+      ...(existing ? { existing } : {}),
+      spec: {
+        ...request, run_id: runId, ...(plain.parent_run_id ? { parent_run_id: plain.parent_run_id } : {}),
+        root_run_id: root, correlation_id: plain.correlation_id ?? root, request_hash_sha256: hash,
+      },
+    };
+  }
+
+  /** A parent recorded in our log lends its root; an outside parent is the root itself. */
+  private async rootOf(parentRunId: string): Promise<string> {
+    const { state } = await this.runs.load(parentRunId);
+    return state.run?.root_run_id ?? parentRunId;
+  }
+}
+
+function agentNameOf(raw: unknown): string {
+  const name = (raw as { agent_name?: unknown } | null)?.agent_name;
+  return typeof name === 'string' ? name.replace(/[^A-Z0-9_]/g, '').slice(0, 64) : '';
+}
+
+/** The id a refused request is answered under: its own run_id, else one derived from its bytes (stable on retry). */
+function fallbackRunId(raw: unknown): string {
+  const given = (raw as { run_id?: unknown } | null)?.run_id;
+  if (isUuid(given)) return given;
+  let text: string;
+  try {
+    text = JSON.stringify(raw) ?? 'null';
+  } catch {
+    text = 'unserialisable';
+  }
+  return deterministicUuid('agent-run-rejected', sha256Hex(text));
+}

@@ -1,0 +1,116 @@
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { checkpointToEvent, maxDelegationDepthOf, runWorkflow, WorkflowResult } from '@runledger/agent-runtime';
+import { ConcurrencyError } from '@runledger/event-log';
+import { Bus } from '@runledger/messaging';
+import { PolicyCatalog } from '@runledger/policy-catalog';
+import { isTerminal, RunEvent, RunRepository } from '@runledger/runs';
+import { createAgentRegistry, GovernedAgentName, isGovernedAgent, profileOf } from '../domain/agents';
+import { runErrorOf } from '../domain/errors';
+import { payloadHash } from '../domain/response';
+import { AgentRunCreatedData, AgentRunSpec, runCreatedOf, specOf } from '../domain/run-spec';
+import { decideAgentStart } from '../domain/start-authz';
+import { AGENT_RUN_LIMITS } from '../governed-runs.types';
+import { KeyedLock } from '../../shared/keyed-lock';
+import { AgentEffects, EffectLimits } from './agent-effects';
+import { AGENT_BEHAVIOURS, AgentBehaviour } from './behaviours';
+import { DelegationGuard } from './delegation-guard';
+import { AGENT_REASONER, AgentReasoner } from './reasoner';
+import { RunWriter } from './run-writer';
+import { CarryInterrupted, stepRuntime } from './step-runtime';
+
+/**
+ * Carries governed agent runs (contract 001) from request to terminal event. The run is opened with its pins
+ * and start authorisation, then the agent's profile workflow runs step by step, each completed step recorded
+ * as a StepCompleted checkpoint before the next starts. A run picked up again (redelivery after a crash,
+ * a resumed parent) restores the recorded outputs and continues after the last checkpoint (INV-CP-002);
+ * effects inside a step are idempotent at their choke points, so an interrupted step can run again.
+ */
+@Injectable()
+export class AgentRunWorker {
+  private readonly logger = new Logger('AgentRunWorker');
+  private readonly locks = new KeyedLock();
+  private readonly registry = createAgentRegistry();
+  private readonly delegation: DelegationGuard;
+
+  constructor(
+    private readonly runs: RunRepository,
+    private readonly policies: PolicyCatalog,
+    private readonly bus: Bus,
+    @Inject(AGENT_REASONER) private readonly reasoner: AgentReasoner,
+    @Inject(AGENT_RUN_LIMITS) private readonly limits: EffectLimits,
+  ) {
+    this.delegation = new DelegationGuard(runs);
+  }
+
+  /** One run at a time per run id in this process; across instances the run's optimistic concurrency decides. */
+  carry(spec: AgentRunSpec): Promise<void> {
+    return this.locks.run(spec.run_id, () => this.advance(spec));
+  }
+
+  private async advance(requested: AgentRunSpec): Promise<void> {
+    const writer = await RunWriter.open(this.runs, requested);
+    if (isTerminal(writer.state)) return;
+    if (writer.state.status === 'none') await writer.append(await this.opening(requested), 'open');
+    if (writer.state.status !== 'running') return;
+
+    // From here on the log is the truth: what was pinned at start, not what a redelivered command says.
+    const spec = specOf(writer.state.run as AgentRunCreatedData);
+    const agent = spec.agent_name as GovernedAgentName;
+    const profile = profileOf(this.registry, agent)!;
+    const behaviour = AGENT_BEHAVIOURS[agent];
+    const asOfDay = (writer.state.created_at ?? '').slice(0, 10);
+    const deps = {
+      runs: this.runs, writer, reasoner: this.reasoner,
+      effects: new AgentEffects(this.bus, spec, this.limits),
+      chain: () => this.delegation.chainOf(spec.run_id, maxDelegationDepthOf(profile)),
+      carry: (child: AgentRunSpec) => this.carry(child),
+    };
+    const result = await runWorkflow({
+      steps: profile.workflow,
+      checkpoint: writer.state.checkpoint,
+      maxConcurrency: 1,
+      failureStrategy: 'failFast',
+      runStep: (step, ctx) => behaviour.runStep(step.id, stepRuntime(spec, asOfDay, ctx.outputs, deps)),
+      onCheckpoint: (cp) => writer.append([checkpointToEvent(cp)], `step:${cp.completedStepId}`),
+    });
+    await this.finish(writer, spec, behaviour, result);
+  }
+
+  /** RunCreated with every pin, the start authz decision (§1), then RunStarted or RunDenied. */
+  private async opening(spec: AgentRunSpec): Promise<RunEvent[]> {
+    const policy = await this.policies.resolve(spec.policy_versions);
+    const registered = isGovernedAgent(spec.agent_name) && profileOf(this.registry, spec.agent_name) !== undefined;
+    const authz = decideAgentStart(policy, { agent_name: spec.agent_name, registered, case_id: spec.case_id, input_artifacts: spec.input_artifacts });
+    const events: RunEvent[] = [{ type: 'RunCreated', data: runCreatedOf(spec) }, { type: 'AuthzDecided', data: authz }];
+    if (authz.decision === 'deny') {
+      return [...events, { type: 'RunDenied', data: { error: { error_code: authz.code ?? 'POLICY_DENIED', message: authz.reason ?? 'Denied by policy.', retryable: false } } }];
+    }
+    events.push({ type: 'RunStarted', data: {} });
+    // A run started under an agent run is a delegation by that agent: a cycle or a chain too deep is the
+    // run's error outcome (INV-DT-001/002), recorded like any other.
+    if (spec.parent_run_id && isGovernedAgent(spec.agent_name)) {
+      const allowed = await this.delegation.check(spec.parent_run_id, spec.agent_name);
+      if (!allowed.ok) events.push({ type: 'RunFailed', data: { error: { error_code: allowed.code, message: allowed.message.slice(0, 500), retryable: false } } });
+    }
+    return events;
+  }
+
+  private async finish(writer: RunWriter, spec: AgentRunSpec, behaviour: AgentBehaviour, result: WorkflowResult): Promise<void> {
+    if (result.status === 'completed') {
+      const { output_artifacts, result: summary } = behaviour.outcome(result.outputs, spec);
+      const response_hash_sha256 = payloadHash({ agent_name: spec.agent_name, output_artifacts, result: summary });
+      await writer.append([{ type: 'RunCompleted', data: { output_artifacts, result: summary, response_hash_sha256 } }], 'finish');
+      return;
+    }
+    const failure = result.status === 'rejected' ? undefined : result.failures[0];
+    const cause = failure?.cause;
+    // Not the run's outcome but ours: the checkpoint was not saved, the run moved under us, or a child could
+    // not be carried. Give the command back to the inbox; the run resumes from its last checkpoint.
+    if (failure?.kind === 'checkpoint' || cause instanceof ConcurrencyError || cause instanceof CarryInterrupted) throw cause;
+    const error = result.status === 'rejected'
+      ? { error_code: 'INTERNAL', message: 'The agent workflow is not valid.', retryable: false }
+      : runErrorOf(cause);
+    if (error.error_code === 'INTERNAL') this.logger.error({ msg: 'agent step failed', run_id: spec.run_id, step: failure?.stepId, error: (cause as Error)?.message, stack: (cause as Error)?.stack });
+    await writer.append([{ type: 'RunFailed', data: { error } }], 'finish');
+  }
+}

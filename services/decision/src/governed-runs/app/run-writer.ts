@@ -1,0 +1,30 @@
+import { RunEvent, RunRepository, RunState } from '@runledger/runs';
+
+type RunLinks = { run_id: string; root_run_id: string; parent_run_id?: string; case_id?: string; correlation_id?: string };
+
+/**
+ * The single writer of one agent run while a worker carries it: every append is made on the version the
+ * worker last saw (optimistic concurrency: a second carrier of the same run fails instead of interleaving)
+ * and carries a command id derived from the run and a step label, so a retried append deduplicates.
+ */
+export class RunWriter {
+  private constructor(private readonly repo: RunRepository, private readonly links: RunLinks, private current: RunState, private version: number) {}
+
+  static async open(repo: RunRepository, links: RunLinks): Promise<RunWriter> {
+    const { state, version } = await repo.load(links.run_id);
+    return new RunWriter(repo, links, state, version);
+  }
+
+  get state(): RunState {
+    return this.current;
+  }
+
+  async append(events: RunEvent[], label: string): Promise<void> {
+    await this.repo.append(this.links, events, { expectedVersion: this.version, commandId: `${this.links.run_id}:${label}` });
+    await this.refresh();
+  }
+
+  async refresh(): Promise<void> {
+    ({ state: this.current, version: this.version } = await this.repo.load(this.links.run_id));
+  }
+}

@@ -1,0 +1,82 @@
+import { DelegationChain } from '@runledger/agent-runtime';
+import type { ArtifactRef } from '@runledger/governance';
+import { childRunId, RunRepository } from '@runledger/runs';
+import type { GovernedAgentName } from '../domain/agents';
+import { AgentStepError, policyDenied } from '../domain/errors';
+import type { DelegationOutput } from '../domain/orchestration';
+import { AgentRunSpec, childSpec } from '../domain/run-spec';
+import type { AgentEffects } from './agent-effects';
+import type { StepRuntime } from './behaviours';
+import type { AgentReasoner } from './reasoner';
+import type { RunWriter } from './run-writer';
+
+/**
+ * Thrown when a child agent run could not be carried for a reason that is not the child's outcome (the log or
+ * the bus failed under it): the parent must not record a failure for a child that is still open, so the worker
+ * gives the command back to the inbox and both runs resume from their checkpoints.
+ */
+export class CarryInterrupted extends Error {
+  constructor(override readonly cause: unknown) {
+    super(`carrying a child run was interrupted: ${(cause as Error)?.message ?? String(cause)}`);
+    this.name = 'CarryInterrupted';
+  }
+}
+
+export interface RuntimeDeps {
+  runs: RunRepository;
+  writer: RunWriter;
+  effects: AgentEffects;
+  reasoner: AgentReasoner;
+  /** The run's delegation chain (INV-DT-001/002), ending at this run's agent. */
+  chain: () => Promise<DelegationChain>;
+  /** Carries a child run to its end (or to where it can go no further now). */
+  carry: (spec: AgentRunSpec) => Promise<void>;
+}
+
+/** The StepRuntime of one step: ports bound to this run, with tool calls and child runs recorded on it first. */
+export function stepRuntime(spec: AgentRunSpec, asOfDay: string, outputs: Readonly<Record<string, unknown>>, deps: RuntimeDeps): StepRuntime {
+  const { writer, effects } = deps;
+  return {
+    spec, agent: spec.agent_name as GovernedAgentName, asOfDay, outputs, effects, reasoner: deps.reasoner,
+
+    async tool(lane, callId, toolName, parameters) {
+      const child_run_id = childRunId('tool_gateway', spec.run_id, callId);
+      if (!writer.state.tool_calls.some((c) => c.call_id === callId)) {
+        const sequence = writer.state.tool_calls.length + 1;
+        await writer.append([{ type: 'ToolCallRequested', data: { call_id: callId, sequence, tool_name: toolName, parameters, child_run_id } }], `tool:${callId}:requested`);
+      }
+      // A call requested before a crash is asked again: the gateway returns its recorded outcome, no second effect.
+      const res = await effects.invokeTool(lane, callId, toolName, parameters);
+      if (writer.state.tool_calls.find((c) => c.call_id === callId)?.status === 'requested') {
+        await writer.append([{
+          type: 'ToolCallRecorded',
+          data: { call_id: callId, child_run_id: res.child_run_id, status: res.status, ...(res.result !== undefined ? { result: res.result } : {}), ...(res.error ? { error: res.error } : {}) },
+        }], `tool:${callId}:recorded`);
+      }
+      if (res.status === 'ok') return res.result;
+      if (res.status === 'denied') throw policyDenied(`Tool ${toolName} was denied: ${res.error?.message ?? 'policy'}`);
+      throw new AgentStepError(res.error?.error_code ?? 'TOOL.FAILED', `Tool ${toolName} failed: ${res.error?.message ?? res.status}`, res.error?.retryable ?? true);
+    },
+
+    async delegate(stepId: string, agent: GovernedAgentName, inputs: ArtifactRef[], parameters: Record<string, unknown>): Promise<DelegationOutput> {
+      const allowed = (await deps.chain()).delegate(agent);
+      if (!allowed.ok) throw new AgentStepError(allowed.code, allowed.message);
+      const child = childSpec(spec, stepId, agent, inputs, parameters);
+      if (!writer.state.child_run_ids.includes(child.run_id)) {
+        await writer.append([{ type: 'ChildRunStarted', data: { child_run_id: child.run_id, run_kind: 'agent', agent_name: agent } }], `child:${stepId}`);
+      }
+      try {
+        await deps.carry(child);
+      } catch (err) {
+        throw new CarryInterrupted(err);
+      }
+      const { state } = await deps.runs.load(child.run_id);
+      if (state.status === 'completed') {
+        return { step_id: stepId, agent_name: agent, child_run_id: child.run_id, outcome: 'success', output_artifacts: state.output_artifacts as unknown as ArtifactRef[] };
+      }
+      const e = state.error;
+      if (state.status === 'denied' || e?.error_code === 'POLICY_DENIED') throw policyDenied(`${agent} run ${child.run_id} was denied: ${e?.message ?? 'policy'}`);
+      throw new AgentStepError('CHILD_RUN_FAILED', `${agent} run ${child.run_id} ended ${state.status}${e ? ` (${e.error_code}: ${e.message})` : ''}.`, e?.retryable ?? false);
+    },
+  };
+}

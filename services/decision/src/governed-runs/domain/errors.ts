@@ -1,0 +1,49 @@
+import { AppError } from '@runledger/kernel';
+import type { RunError } from '@runledger/runs';
+
+/**
+ * Stable error codes of a governed agent run (§2.2 `error.error_code`, §4 failure modes).
+ * POLICY_DENIED makes the outcome `deny`; every other code is a `failure`.
+ */
+export type AgentErrorCode =
+  | 'INVALID_INPUT'
+  | 'POLICY_DENIED'
+  | 'DEPENDENCY_DOWN'
+  | 'DELEGATION.CIRCULAR'
+  | 'DELEGATION.MAX_DEPTH'
+  | 'CHILD_RUN_FAILED'
+  | 'PROMOTION.REFUSED'
+  | 'EXPORT.FAILED'
+  | 'INTERNAL';
+
+export const MAX_ERROR_MESSAGE = 500;
+
+/** A step failing for a reason the caller should see; anything else thrown is reported as INTERNAL. */
+export class AgentStepError extends Error {
+  constructor(readonly code: AgentErrorCode | string, message: string, readonly retryable = false) {
+    super(message);
+    this.name = 'AgentStepError';
+  }
+}
+
+export const invalidInput = (message: string) => new AgentStepError('INVALID_INPUT', message);
+export const policyDenied = (message: string) => new AgentStepError('POLICY_DENIED', message);
+
+export function bounded(message: string): string {
+  return message.length > MAX_ERROR_MESSAGE ? `${message.slice(0, MAX_ERROR_MESSAGE - 3)}...` : message;
+}
+
+/**
+ * The §2.2 error of a failed step. Infrastructure failures that outlasted the effect adapter's retries
+ * (no responder, timeouts) are DEPENDENCY_DOWN and retryable; unknown errors never leak their text.
+ */
+export function runErrorOf(cause: unknown): RunError {
+  if (cause instanceof AgentStepError) return { error_code: cause.code, message: bounded(cause.message), retryable: cause.retryable };
+  if (cause instanceof AppError && (cause.code === 'DEPENDENCY.DOWN' || cause.code === 'RUN.TIMEOUT')) {
+    return { error_code: 'DEPENDENCY_DOWN', message: bounded(cause.message), retryable: true };
+  }
+  if (cause instanceof AppError && (cause.code === 'LANE.DENIED' || cause.code === 'CASE.CROSS_CASE_DENIED')) {
+    return { error_code: 'POLICY_DENIED', message: bounded(cause.message), retryable: false };
+  }
+  return { error_code: 'INTERNAL', message: 'The agent failed unexpectedly.', retryable: true };
+}

@@ -1,0 +1,102 @@
+import type { ArtifactRef, PolicyVersions } from '@runledger/governance';
+import { requestHashSha256 } from '@runledger/governance';
+import { deterministicUuid } from '@runledger/kernel';
+import { childRunId, type RunCreatedData } from '@runledger/runs';
+
+export interface TaxonomyVersions {
+  coa?: string;
+  tags?: string;
+  entities?: string;
+}
+
+/**
+ * Everything one governed agent run is about, fixed when it is requested: the §2.1 request with its pins
+ * resolved (policy versions, ids). It is the inbox command's payload and, as RunCreated, the run's first fact.
+ */
+export interface AgentRunSpec {
+  run_id: string;
+  agent_name: string;
+  case_id: string;
+  parent_run_id?: string;
+  root_run_id: string;
+  correlation_id: string;
+  policy_versions: PolicyVersions;
+  taxonomy_versions?: TaxonomyVersions;
+  input_artifacts: ArtifactRef[];
+  parameters: Record<string, unknown>;
+  request_hash_sha256: string;
+}
+
+/** RunCreated of an agent run; taxonomy versions ride along so a resumed run maps against the same taxonomy. */
+export type AgentRunCreatedData = RunCreatedData & { taxonomy_versions?: TaxonomyVersions };
+
+/** The request fields the hash reads; see requestHashSha256 for what is in and out. */
+export type HashableRequest = Pick<AgentRunSpec, 'agent_name' | 'case_id' | 'policy_versions' | 'taxonomy_versions' | 'input_artifacts' | 'parameters'>;
+
+export function hashRequest(request: HashableRequest): string {
+  return requestHashSha256(request);
+}
+
+/**
+ * A run id from what the request is (its hash), for which case and under which parent: a retried request
+ * lands on the same run and gets its recorded outcome. The parent takes part because the hash leaves it out
+ * (the same work under two orchestrator runs is two runs).
+ */
+export function deriveRunId(caseId: string, parentRunId: string | undefined, requestHash: string): string {
+  return deterministicUuid('agent-run', caseId, parentRunId ?? '', requestHash);
+}
+
+export function runCreatedOf(spec: AgentRunSpec): AgentRunCreatedData {
+  return {
+    run_id: spec.run_id,
+    run_kind: 'agent',
+    agent_name: spec.agent_name,
+    ...(spec.parent_run_id ? { parent_run_id: spec.parent_run_id } : {}),
+    root_run_id: spec.root_run_id,
+    correlation_id: spec.correlation_id,
+    case_id: spec.case_id,
+    contract_version: 'v1',
+    policy_versions: { lanes: spec.policy_versions.lanes, roles: spec.policy_versions.roles },
+    ...(spec.taxonomy_versions ? { taxonomy_versions: spec.taxonomy_versions } : {}),
+    input_artifacts: spec.input_artifacts.map((a) => ({ ...a })),
+    parameters: spec.parameters,
+    request_hash_sha256: spec.request_hash_sha256,
+  };
+}
+
+/** The spec back from a recorded RunCreated (resume after a crash needs nothing else). */
+export function specOf(created: AgentRunCreatedData): AgentRunSpec {
+  return {
+    run_id: created.run_id,
+    agent_name: created.agent_name,
+    case_id: created.case_id ?? '',
+    ...(created.parent_run_id ? { parent_run_id: created.parent_run_id } : {}),
+    root_run_id: created.root_run_id,
+    correlation_id: created.correlation_id ?? created.root_run_id,
+    policy_versions: created.policy_versions,
+    ...(created.taxonomy_versions ? { taxonomy_versions: created.taxonomy_versions } : {}),
+    input_artifacts: created.input_artifacts as unknown as ArtifactRef[],
+    parameters: created.parameters,
+    request_hash_sha256: created.request_hash_sha256,
+  };
+}
+
+/**
+ * A child agent run started by `parent` in step `stepId`: same case, root, correlation and pinned policy
+ * versions (so every check of the child uses the versions the root pinned); its id derives from the parent
+ * run and the step, so a resumed parent finds the child it started instead of starting another.
+ */
+export function childSpec(parent: AgentRunSpec, stepId: string, agent: string, inputs: ArtifactRef[], parameters: Record<string, unknown>): AgentRunSpec {
+  const request: HashableRequest = {
+    agent_name: agent, case_id: parent.case_id, policy_versions: parent.policy_versions,
+    ...(parent.taxonomy_versions ? { taxonomy_versions: parent.taxonomy_versions } : {}), input_artifacts: inputs, parameters,
+  };
+  return {
+    ...request,
+    run_id: childRunId('agent', parent.run_id, stepId),
+    parent_run_id: parent.run_id,
+    root_run_id: parent.root_run_id,
+    correlation_id: parent.correlation_id,
+    request_hash_sha256: hashRequest(request),
+  };
+}

@@ -1,0 +1,16 @@
+import { Controller } from '@nestjs/common';
+import { Payload } from '@nestjs/microservices';
+import { AgentRunResponse, SUBJECTS } from '@runledger/contracts';
+import { RequestHandler } from '@runledger/messaging';
+import { AgentRunGateway } from '../app/agent-run.gateway';
+
+/** agents.run.start (contract 001 §2): request/reply; the reply is the §2.2 response of the finished run. */
+@Controller()
+export class AgentRunsController {
+  constructor(private readonly gateway: AgentRunGateway) {}
+
+  @RequestHandler(SUBJECTS.agentRunStart)
+  start(@Payload() raw: unknown): Promise<AgentRunResponse> {
+    return this.gateway.start(raw);
+  }
+}

@@ -1,0 +1,137 @@
+import { Injectable } from '@nestjs/common';
+import { ArtifactRef, DbResult, ExportRequestDto, ExportResult, GovernanceScope, SUBJECTS } from '@runledger/contracts';
+import { authorize } from '@runledger/governance';
+import { AppError } from '@runledger/kernel';
+import { Bus } from '@runledger/messaging';
+import { PolicyCatalog } from '@runledger/policy-catalog';
+import { AuthzDecidedData, childRequestHash, childRunId as childRunIdOf, EffectOutcome, isTerminal, RunEvent, RunRepository, runChildOnce, RunState } from '@runledger/runs';
+import { ArtifactClient, FetchedArtifact } from './artifact-client';
+import { assembleExport, receiptBytes } from './export-bundle';
+
+/** The export lane's phases, in order; each is authorised (lanes.yaml lists them as export actions). */
+export const EXPORT_PHASES = ['authorize', 'assemble', 'finalize'] as const;
+type Phase = (typeof EXPORT_PHASES)[number];
+const PHASE_EVENT: Record<Phase, string> = { authorize: 'ExportAuthorized', assemble: 'ExportAssembled', finalize: 'ExportFinalized' };
+
+interface Exported {
+  bundle_ref: ArtifactRef;
+  manifest_ref: ArtifactRef;
+  receipt_ref: ArtifactRef;
+  bundle_sha256: string;
+  manifest_sha256: string;
+}
+
+/**
+ * §4.6 export. Each export is an export child run of the caller's run (id from parent run and export_id):
+ * authorised in lane EXPORT for every phase, its inputs read through rl.artifacts.get as the export run
+ * (case isolation and hash checks apply; a refused input is a denial), then assembled into a manifest and
+ * a reproducible ustar bundle, finalised as bundle/manifest/receipt artifacts plus an export_bundles record
+ * written through db-write (a db_write child run of the export run). Audit: ExportAuthorized,
+ * ExportAssembled {manifest, manifest_sha256}, ExportFinalized {bundle_ref, bundle_sha256, receipt_ref}.
+ */
+@Injectable()
+export class ExportService {
+  constructor(private readonly runs: RunRepository, private readonly policies: PolicyCatalog, private readonly artifacts: ArtifactClient, private readonly bus: Bus) {}
+
+  async bundle(req: ExportRequestDto): Promise<ExportResult> {
+    const g = req.governance;
+    const childRunId = childRunIdOf('export', g.parent_run_id, req.export_id);
+    const recorded = await this.runs.load(childRunId);
+    if (isTerminal(recorded.state)) return view(childRunId, recorded.state, true);
+
+    const policy = await this.policies.resolve(g.policy_versions);
+    const scope = { ...(g.scope ?? {}), case_id: req.case_id, run_id: g.parent_run_id };
+    let authz: AuthzDecidedData = { decision: 'allow', lane: g.lane, action: EXPORT_PHASES.join(','), policy_versions: g.policy_versions };
+    for (const phase of EXPORT_PHASES) {
+      const d = authorize(policy, { agent_name: g.agent_name, lane: g.lane, kind: 'export', action: phase, run_case_id: g.case_id, target_case_id: req.case_id, run_user_id: g.user_id, scope });
+      if (d.decision === 'deny') {
+        authz = { decision: 'deny', lane: g.lane, action: phase, code: d.code, reason: d.reason, policy_versions: g.policy_versions };
+        break;
+      }
+    }
+    // Reading the inputs is part of authorising: another case's artifact, a missing one or tampered bytes
+    // make the export a denial, recorded like any other.
+    const asRun: GovernanceScope = { ...g, parent_run_id: childRunId };
+    let inputs: FetchedArtifact[] = [];
+    if (authz.decision === 'allow') {
+      const fetched = await this.artifacts.fetchAll(req.artifact_ids, asRun);
+      if (fetched.ok) inputs = fetched.artifacts;
+      else authz = { decision: 'deny', lane: g.lane, action: 'authorize', code: fetched.code, reason: fetched.reason, policy_versions: g.policy_versions };
+    }
+
+    const outcome = await runChildOnce<Exported>(
+      this.runs,
+      {
+        created: {
+          run_id: childRunId, run_kind: 'export', agent_name: g.agent_name, parent_run_id: g.parent_run_id, root_run_id: g.root_run_id,
+          correlation_id: g.correlation_id, case_id: g.case_id, user_id: g.user_id, lane: g.lane, contract_version: 'v1', policy_versions: g.policy_versions,
+          input_artifacts: inputs.map((a) => ({ ...a.ref })),
+          parameters: { export_id: req.export_id, case_id: req.case_id, artifact_ids: req.artifact_ids },
+          request_hash_sha256: childRequestHash({ export_id: req.export_id, case_id: req.case_id, artifact_ids: req.artifact_ids, governance: { ...g, parent_run_id: undefined } }),
+        },
+        authz,
+      },
+      () => this.assembleAndFinalize(req, childRunId, asRun, inputs),
+    );
+    return view(childRunId, outcome.state, outcome.replayed);
+  }
+
+  private async assembleAndFinalize(req: ExportRequestDto, childRunId: string, g: GovernanceScope, inputs: FetchedArtifact[]): Promise<EffectOutcome<Exported>> {
+    const audit: RunEvent[] = [{ type: 'ExportAuthorized', data: { export_id: req.export_id, case_id: req.case_id, phases: EXPORT_PHASES, artifact_count: inputs.length, policy_versions: g.policy_versions } }];
+    let phase: Phase = 'assemble';
+    try {
+      // The run's own creation time: stable across a re-run, so the bytes (and their ids) are too.
+      const created_at = (await this.runs.load(childRunId)).state.created_at!;
+      const assembled = assembleExport({ bundle_id: childRunId, case_id: req.case_id, created_at, artifacts: inputs });
+      const put = (bytes: Uint8Array, kind: string, media_type: string, name: string) => this.artifacts.put(bytes, { kind, media_type, name }, g);
+      const manifest_ref = await put(assembled.manifest_bytes, 'export_manifest', 'application/json', `${req.export_id}.manifest.json`);
+      audit.push({ type: 'ExportAssembled', data: { export_id: req.export_id, manifest: assembled.manifest, manifest_sha256: assembled.manifest_sha256, manifest_ref } });
+
+      phase = 'finalize';
+      const bundle_ref = await put(assembled.archive, 'export_bundle', 'application/x-tar', `${req.export_id}.tar`);
+      const receipt = receiptBytes({ export_id: req.export_id, case_id: req.case_id, bundle_sha256: assembled.bundle_sha256, manifest_sha256: assembled.manifest_sha256, artifact_count: inputs.length, created_at });
+      const receipt_ref = await put(receipt, 'export_receipt', 'application/json', `${req.export_id}.receipt.json`);
+      const record = await this.recordBundle(req, childRunId, g, created_at, assembled.manifest_sha256, { manifest_ref, bundle_ref, receipt_ref });
+      audit.push({
+        type: 'ExportFinalized',
+        data: { export_id: req.export_id, bundle_ref, bundle_sha256: assembled.bundle_sha256, receipt_ref, manifest_ref, export_bundles_document_id: record.document_id, db_write_run_id: record.child_run_id },
+      });
+      const result: Exported = { bundle_ref, manifest_ref, receipt_ref, bundle_sha256: assembled.bundle_sha256, manifest_sha256: assembled.manifest_sha256 };
+      return { status: 'completed', result, output_artifacts: [bundle_ref, manifest_ref, receipt_ref].map((r) => ({ ...r })), response_hash_sha256: childRequestHash(result), audit };
+    } catch (err) {
+      // Transient failures propagate: the run stays open and a retry of the same export resumes it.
+      if (!(err instanceof AppError) || err.retryable) throw err;
+      // A permanent failure still closes every phase in the audit trail: where it failed, and what was not reached.
+      const failed = { status: 'failed', error_code: err.code, export_id: req.export_id };
+      if (phase === 'assemble') audit.push({ type: PHASE_EVENT.assemble, data: failed });
+      audit.push({ type: PHASE_EVENT.finalize, data: phase === 'finalize' ? failed : { status: 'not_reached', export_id: req.export_id } });
+      return { status: 'failed', error: { error_code: err.code, message: err.message, retryable: false }, audit };
+    }
+  }
+
+  /** contract §4.6 "export_bundles table (append)": a db_write child run of this export run, lane EXPORT. */
+  private async recordBundle(req: ExportRequestDto, childRunId: string, g: GovernanceScope, created_at: string, manifest_sha256: string, refs: { manifest_ref: ArtifactRef; bundle_ref: ArtifactRef; receipt_ref: ArtifactRef }) {
+    const result = await this.bus.request<DbResult>(SUBJECTS.dbWrite, {
+      write_id: 'export-bundle-record',
+      collection: 'export_bundles',
+      operation: 'append',
+      document: {
+        bundle_id: childRunId, case_id: req.case_id, export_run_id: childRunId, contract_version: 'v1', policy_versions: g.policy_versions, created_at, manifest_sha256,
+        manifest: refs.manifest_ref, bundle: refs.bundle_ref, receipt: refs.receipt_ref,
+      },
+      governance: g,
+    });
+    if (result.status !== 'ok') {
+      throw new AppError(result.status === 'denied' ? 'LANE.DENIED' : 'INTERNAL', `The export_bundles record was not written (${result.error?.error_code ?? result.status}).`);
+    }
+    return { document_id: String((result.document as { document_id?: unknown } | undefined)?.document_id ?? ''), child_run_id: result.child_run_id };
+  }
+}
+
+/** The reply, from the recorded run only, so a replay answers exactly what the first call answered. */
+function view(childRunId: string, state: RunState, replayed: boolean): ExportResult {
+  if (state.status === 'completed') return { child_run_id: childRunId, status: 'exported', ...(state.result as Exported), replayed };
+  if (state.status === 'denied') return { child_run_id: childRunId, status: 'denied', ...(state.error ? { error: state.error } : {}), replayed };
+  if (state.status === 'failed') return { child_run_id: childRunId, status: 'failed', ...(state.error ? { error: state.error } : {}), replayed };
+  throw new AppError('RUN.CONFLICT', 'The export is still in progress; retry.');
+}

@@ -1,0 +1,161 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { GovernanceScope, PromotionRequestDto, PromotionResult } from '@runledger/contracts';
+import type { DocumentStore } from '@runledger/document-store';
+import { ArtifactRef, authorize, PromotionFinding, sha256Hex } from '@runledger/governance';
+import { AppError, deterministicUuid } from '@runledger/kernel';
+import { DOCUMENT_STORE } from '@runledger/messaging';
+import { PolicyCatalog } from '@runledger/policy-catalog';
+import { AuthzDecidedData, childRequestHash, childRunId as childRunIdOf, EffectOutcome, isTerminal, RunEvent, RunRepository, runChildOnce, RunState } from '@runledger/runs';
+import { ArtifactClient } from './artifact-client';
+import { CaseSources, CaseSourcesReader } from './case-sources';
+import { PROMOTED_KIND, PromotionFacts, promotedArtifactBytes, receiptText, screenCandidate, sharedDocument } from './promotion-documents';
+
+interface Promoted {
+  shared_document_id: string;
+  output_artifacts: ArtifactRef[];
+}
+
+/**
+ * §4.5 promotion, the only writer of the shared knowledge plane. Each promotion is a promotion child run of
+ * the caller's run (id from parent run and promotion_id, so a retry returns the recorded outcome): authorised
+ * in lane PROMOTE_SHARED_KNOWLEDGE for `append:<target>`, screened against the source case's own text and
+ * client identifiers, and either refused (PromotionRefused + PromotionAudited, RunFailed PROMOTION.REFUSED) or
+ * written to the shared plane with a promoted artifact and a receipt (PromotionAudited, RunCompleted).
+ * The candidate text never enters the log: a refused candidate may be the very leak being stopped.
+ */
+@Injectable()
+export class PromotionService {
+  constructor(
+    private readonly runs: RunRepository,
+    private readonly policies: PolicyCatalog,
+    private readonly sources: CaseSourcesReader,
+    private readonly artifacts: ArtifactClient,
+    @Inject(DOCUMENT_STORE) private readonly store: DocumentStore,
+  ) {}
+
+  async promote(req: PromotionRequestDto): Promise<PromotionResult> {
+    const g = req.governance;
+    const childRunId = childRunIdOf('promotion', g.parent_run_id, req.promotion_id);
+    const recorded = await this.runs.load(childRunId);
+    if (isTerminal(recorded.state)) return this.view(childRunId, recorded.state, true);
+
+    const action = `append:${req.target}`;
+    const policy = await this.policies.resolve(g.policy_versions);
+    const decision = authorize(policy, {
+      agent_name: g.agent_name, lane: g.lane, kind: 'promotion', action, run_case_id: g.case_id, target_case_id: req.source_case_id, run_user_id: g.user_id,
+      scope: { ...(g.scope ?? {}), run_id: g.parent_run_id, promotion_ticket_id: req.promotion_ticket_id },
+    });
+    let authz: AuthzDecidedData = decision.decision === 'allow'
+      ? { decision: 'allow', lane: g.lane, action, policy_versions: g.policy_versions }
+      : { decision: 'deny', lane: g.lane, action, code: decision.code, reason: decision.reason, policy_versions: g.policy_versions };
+
+    // Reading the sources is part of authorising: a source the caller may not read (another case, missing,
+    // tampered) makes the promotion a denial, recorded like any other.
+    const asRun: GovernanceScope = { ...g, parent_run_id: childRunId };
+    let sources: CaseSources | undefined;
+    if (authz.decision === 'allow') {
+      const loaded = await this.sources.load(
+        { caseId: req.source_case_id ?? g.case_id, artifactIds: req.source_artifact_ids ?? [], suppliedIdentifiers: req.client_identifiers ?? [] },
+        asRun,
+      );
+      if (loaded.ok) sources = loaded.sources;
+      else authz = { decision: 'deny', lane: g.lane, action, code: loaded.code, reason: loaded.reason, policy_versions: g.policy_versions };
+    }
+
+    const outcome = await runChildOnce<Promoted>(
+      this.runs,
+      {
+        created: {
+          run_id: childRunId, run_kind: 'promotion', agent_name: g.agent_name, parent_run_id: g.parent_run_id, root_run_id: g.root_run_id,
+          correlation_id: g.correlation_id, case_id: g.case_id, user_id: g.user_id, lane: g.lane, contract_version: 'v1', policy_versions: g.policy_versions,
+          input_artifacts: plain(sources?.artifacts ?? []),
+          // Ids and a digest only: the candidate text and client identifiers stay out of the immutable log.
+          parameters: {
+            promotion_id: req.promotion_id, promotion_ticket_id: req.promotion_ticket_id, target: req.target, source_case_id: req.source_case_id ?? null,
+            source_artifact_ids: req.source_artifact_ids ?? [], candidate_sha256: sha256Hex(`${req.candidate.title}\n${req.candidate.text}`),
+          },
+          request_hash_sha256: childRequestHash({ ...req, governance: { ...g, parent_run_id: undefined } }),
+        },
+        authz,
+      },
+      () => this.screenAndWrite(req, childRunId, asRun, sources!),
+    );
+    return this.view(childRunId, outcome.state, outcome.replayed);
+  }
+
+  private async screenAndWrite(req: PromotionRequestDto, childRunId: string, g: GovernanceScope, sources: CaseSources): Promise<EffectOutcome<Promoted>> {
+    // Without an explicit source, an insight promoted by a run pinned to a case derives from that case.
+    const sourceCase = req.source_case_id ?? g.case_id ?? null;
+    const audited = { target: req.target, promotion_id: req.promotion_id, promotion_ticket_id: req.promotion_ticket_id, source_case_id: sourceCase, source_artifacts: sources.artifacts };
+    const findings = screenCandidate(req.candidate, sources.texts, sources.identifiers);
+    if (findings.length > 0) {
+      const rules = [...new Set(findings.map((f) => f.rule))];
+      return {
+        status: 'failed',
+        error: { error_code: 'PROMOTION.REFUSED', message: `The candidate was refused: ${rules.join(', ')}.`, retryable: false },
+        audit: [
+          { type: 'PromotionRefused', data: { ...audited, rules, findings } },
+          { type: 'PromotionAudited', data: { ...audited, status: 'refused', findings_count: findings.length, output_artifacts: [] } },
+        ],
+      };
+    }
+
+    const { state } = await this.runs.load(childRunId);
+    const facts: PromotionFacts = {
+      promotion_id: req.promotion_id, promotion_ticket_id: req.promotion_ticket_id, target: req.target, source_case_id: sourceCase,
+      source_artifact_count: sources.artifacts.length, promoted_by: g.agent_name, lane: g.lane, promotion_run_id: childRunId,
+      root_run_id: g.root_run_id, policy_versions: g.policy_versions, promoted_on: state.created_at ?? '',
+    };
+    try {
+      return await this.write(req, childRunId, g, facts, audited);
+    } catch (err) {
+      // Transient failures propagate: the run stays open and a retry of the same promotion resumes it.
+      if (!(err instanceof AppError) || err.retryable) throw err;
+      return {
+        status: 'failed',
+        error: { error_code: err.code, message: err.message, retryable: false },
+        audit: [{ type: 'PromotionAudited', data: { ...audited, status: 'failed', findings_count: 0, error_code: err.code, output_artifacts: [] } }],
+      };
+    }
+  }
+
+  private async write(req: PromotionRequestDto, childRunId: string, g: GovernanceScope, facts: PromotionFacts, audited: Record<string, unknown>): Promise<EffectOutcome<Promoted>> {
+    // Shared-plane artifacts belong to no case, whatever case the promoting run works on.
+    const shared: GovernanceScope = { ...g, case_id: undefined };
+    const promoted = await this.artifacts.put(promotedArtifactBytes(req.candidate, facts), { media_type: 'application/json', kind: PROMOTED_KIND[req.target], name: `${req.promotion_id}.json` }, shared);
+    const docId = deterministicUuid(childRunId, 'shared-document');
+    // create() is insert-if-absent: a re-run after a crash finds its own document and leaves it alone.
+    await this.store.collection<Record<string, unknown>>(req.target).create(docId, sharedDocument(docId, req.candidate, facts, promoted));
+    const receipt = await this.artifacts.put(receiptText(req.candidate, facts, promoted, docId), { media_type: 'text/plain; charset=utf-8', kind: 'promotion_receipt', name: `${req.promotion_id}.receipt.txt` }, shared);
+
+    const result: Promoted = { shared_document_id: docId, output_artifacts: [promoted, receipt] };
+    return {
+      status: 'completed',
+      result,
+      output_artifacts: plain(result.output_artifacts),
+      response_hash_sha256: childRequestHash(result),
+      audit: [{ type: 'PromotionAudited', data: { ...audited, status: 'promoted', findings_count: 0, shared_document_id: docId, output_artifacts: result.output_artifacts } } satisfies RunEvent],
+    };
+  }
+
+  /** The reply, from the recorded run only, so a replay answers exactly what the first call answered. */
+  private async view(childRunId: string, state: RunState, replayed: boolean): Promise<PromotionResult> {
+    if (state.status === 'completed') {
+      const r = state.result as Promoted;
+      return { child_run_id: childRunId, status: 'promoted', shared_document_id: r.shared_document_id, output_artifacts: r.output_artifacts, replayed };
+    }
+    if (state.status === 'denied') return { child_run_id: childRunId, status: 'denied', ...(state.error ? { error: state.error } : {}), replayed };
+    if (state.error?.error_code === 'PROMOTION.REFUSED') {
+      const { events } = await this.runs.load(childRunId);
+      const refused = events.find((e) => e.type === 'PromotionRefused')?.data as { findings: PromotionFinding[] } | undefined;
+      return { child_run_id: childRunId, status: 'refused', findings: refused?.findings ?? [], error: state.error, replayed };
+    }
+    if (state.status === 'failed') return { child_run_id: childRunId, status: 'failed', ...(state.error ? { error: state.error } : {}), replayed };
+    throw new AppError('RUN.CONFLICT', 'The promotion is still in progress; retry.');
+  }
+}
+
+// The run log's artifact type has an index signature an interface does not satisfy; plain copies do.
+function plain(refs: readonly ArtifactRef[]) {
+  return refs.map((r) => ({ ...r }));
+}

@@ -1,0 +1,101 @@
+/**
+ * Helpers for the governed agent runs e2e tests (contract 001): upload case inputs as artifacts, call
+ * `agents.run.start`, and read back a whole run tree from the log.
+ */
+import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { AgentRunResponse, ArtifactGetResult, ArtifactRef, GovernanceScope } from '@runledger/contracts';
+import type { StoredEvent } from '@runledger/event-log';
+import { parse } from 'yaml';
+import type { TestStack } from './stack';
+
+export const START = 'agents.run.start';
+export const SHIPPED_POLICY_DIR = join(__dirname, '..', '..', 'policy', 'contract-v1');
+
+export function policyVersionsIn(dir: string): { lanes: string; roles: string } {
+  const version = (file: string) => (parse(readFileSync(join(dir, file), 'utf8')) as { version: string }).version;
+  return { lanes: version('lanes.yaml'), roles: version('roles.yaml') };
+}
+
+/** A case worker uploading the case's inputs: the intake lane, a fresh parent run, the given pinned versions. */
+export function uploader(case_id: string, policy_versions: { lanes: string; roles: string }): GovernanceScope {
+  const run = randomUUID();
+  return { parent_run_id: run, root_run_id: run, agent_name: 'INTAKE_AGENT', lane: 'WRITE_INTAKE_ARTIFACTS', case_id, policy_versions };
+}
+
+export async function putArtifact(stack: TestStack, governance: GovernanceScope, kind: string, content: unknown, media_type = 'application/json'): Promise<ArtifactRef> {
+  const text = typeof content === 'string' ? content : JSON.stringify(content);
+  const r = await stack.request<ArtifactRef>('rl.artifacts.put', { content_base64: Buffer.from(text).toString('base64'), media_type, kind, name: `${kind}.input`, governance });
+  if (!r.ok) throw new Error(`artifact put failed: ${JSON.stringify(r.body)}`);
+  return r.body;
+}
+
+export async function readArtifactJson<T>(stack: TestStack, ref: ArtifactRef, governance: GovernanceScope): Promise<T> {
+  const r = await stack.request<ArtifactGetResult>('rl.artifacts.get', { artifact_id: ref.artifact_id, governance });
+  if (!r.ok) throw new Error(`artifact get failed: ${JSON.stringify(r.body)}`);
+  return JSON.parse(Buffer.from(r.body.content_base64, 'base64').toString('utf8')) as T;
+}
+
+export async function startRun(stack: TestStack, request: Record<string, unknown>, timeoutMs = 90_000): Promise<AgentRunResponse> {
+  const r = await stack.request<AgentRunResponse>(START, request, timeoutMs);
+  if (!r.ok) throw new Error(`agents.run.start answered a wire error: ${JSON.stringify(r.body)}`);
+  return r.body;
+}
+
+/** A case's inputs: the intake form, a recorded interview (labelled turns) and a plain-text document. */
+export const CASE_INPUTS = {
+  form: { name: 'Dana Reyes', contact: { email: 'dana@example.com' }, matter_description: 'My employer fired me after I asked about unpaid overtime.', incident_date: '2026-03-02', opposing_party: 'Acme Widgets Inc' },
+  recording: [
+    'Interviewer: In your own words, what happened?',
+    'Client: I worked at Acme Widgets Inc for four years. In March my manager Tom Baker fired me two days after I complained about unpaid overtime.',
+    'Interviewer: What did you lose?',
+    'Client: I lost my salary and they still owe me three weeks of overtime pay under my contract.',
+    'Client: I have the emails from Tom Baker and a copy of the employment agreement.',
+  ].join('\n'),
+  document: 'Employment agreement between Dana Reyes and Acme Widgets Inc. Overtime is paid at one and a half times the hourly rate. The employer may not terminate the employee in retaliation for a wage complaint.',
+};
+
+export async function uploadCase(stack: TestStack, case_id: string, versions: { lanes: string; roles: string }): Promise<{ form: ArtifactRef; recording: ArtifactRef; document: ArtifactRef }> {
+  const g = uploader(case_id, versions);
+  return {
+    form: await putArtifact(stack, g, 'client_intake_form', CASE_INPUTS.form),
+    recording: await putArtifact(stack, g, 'interview_recording', CASE_INPUTS.recording, 'text/plain; charset=utf-8'),
+    document: await putArtifact(stack, g, 'source_document', CASE_INPUTS.document, 'text/plain; charset=utf-8'),
+  };
+}
+
+export interface RunView {
+  run_id: string;
+  events: StoredEvent[];
+  created: { run_kind: string; agent_name: string; parent_run_id?: string; root_run_id: string; correlation_id?: string; lane?: string; contract_version: string; policy_versions: { lanes: string; roles: string }; parameters: Record<string, unknown> };
+  types: string[];
+  authz?: { decision: string; code?: string; lane?: string; action?: string; policy_versions: { lanes: string; roles: string } };
+}
+
+/** Every run of one tree (all run kinds), from the log: the runs whose events carry this root run id. */
+export async function runTree(stack: TestStack, rootRunId: string): Promise<RunView[]> {
+  const { state } = await stack.log.replay<Map<string, StoredEvent[]>>((acc, e) => {
+    if (e.subject.startsWith('rl.log.run.') && e.metadata.root_run_id === rootRunId) acc.set(e.metadata.stream_id, [...(acc.get(e.metadata.stream_id) ?? []), e]);
+    return acc;
+  }, new Map(), { filter: 'rl.log.run.*' });
+  return [...state].map(([run_id, events]) => ({
+    run_id, events, types: events.map((e) => e.type),
+    created: events.find((e) => e.type === 'RunCreated')!.data as RunView['created'],
+    authz: events.find((e) => e.type === 'AuthzDecided')?.data as RunView['authz'],
+  }));
+}
+
+export async function runView(stack: TestStack, runId: string): Promise<RunView> {
+  const events = await stack.runEvents(runId);
+  return {
+    run_id: runId, events, types: events.map((e) => e.type),
+    created: events.find((e) => e.type === 'RunCreated')?.data as RunView['created'],
+    authz: events.find((e) => e.type === 'AuthzDecided')?.data as RunView['authz'],
+  };
+}
+
+export const childrenOf = (tree: RunView[], parentRunId: string, kind?: string) =>
+  tree.filter((r) => r.created.parent_run_id === parentRunId && (!kind || r.created.run_kind === kind));
+
+export const eventsOf = <T>(run: RunView, type: string): T[] => run.events.filter((e) => e.type === type).map((e) => e.data as T);
