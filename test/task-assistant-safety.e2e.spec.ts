@@ -22,13 +22,14 @@ describe('Never expose and isolation over the bus', () => {
   const chat = () => new Conversation(stack);
 
   describe('Never expose', () => {
-    it('Never expose: malformed JSON bytes get a plain refusal, no parser message, stack or internals', async () => {
+    it('Never expose: malformed JSON bytes get the invalid-input template as a recorded decision, no parser message, stack or internals', async () => {
       const r = await stack.request<Record<string, unknown>>(PROCESS, null, 20_000, Buffer.from('{not json'));
-      expect(r.ok).toBe(false);
-      expect(Object.keys(r.body).sort()).toEqual(['code', 'message', 'retryable']);
-      expect(r.body.code).toBe('REQUEST.INVALID');
-      expect(leaksIn(String(r.body.message))).toEqual([]);
+      expect(r.ok).toBe(true);
+      expect(r.body).toMatchObject({ decision_type: 'RESPOND_ONLY', tool_calls: null, response_text: "I didn't understand that. Could you rephrase?" });
       expect(JSON.stringify(r.body)).not.toMatch(/Unexpected token|position \d|JSON\.parse|SyntaxError/);
+      // It is a decision like any other: a denied run with the contract's audit record.
+      const events = await stack.runEvents(String(r.body.run_id));
+      expect(events.map((e) => e.type)).toEqual(['RunCreated', 'AuthzDecided', 'DecisionRecorded', 'RunDenied']);
     });
 
     it.each([
@@ -108,7 +109,10 @@ describe('Never expose and isolation over the bus', () => {
       const bob = chat();
       const r = await bob.say('yes', { pending_confirmation: pendingFor(id, 'whatever') });
       expect(r.decision_type).toBe('EXECUTE_PENDING');
-      expect(r.response_text).toBe("Sorry, I wasn't able to delete that task. Please try again.");
+      // Validation table: a task_id that is not this user's is "Task not found" (with bob's own, empty list).
+      expect(r.response_text).toBe("I couldn't find a task matching 'whatever'. You don't have any tasks yet.");
+      // The confirmation ended: a later "yes" has nothing to confirm.
+      expect((await bob.say('yes')).decision_type).toBe('RESPOND_ONLY');
       expect(leaksIn(shown(r), [alice.user_id, 'alice secret plan'])).toEqual([]);
       expect(await alice.list()).toEqual(['alice secret plan']);
     });

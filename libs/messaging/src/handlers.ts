@@ -27,8 +27,20 @@ export interface LogContext {
 
 export const HANDLER_KIND = { request: 'request', log: 'log' } as const;
 
+/** Handed to request handlers that opt in with `acceptMalformed` when the payload is not JSON. */
+export const MALFORMED_PAYLOAD = Object.freeze({ __runledger_malformed_payload__: true });
+
+export interface RequestHandlerOptions {
+  /**
+   * Receive MALFORMED_PAYLOAD instead of the transport's REQUEST.INVALID reply when the payload is not JSON:
+   * for APIs whose contract answers every input with its own reply shape (the task assistant's templates).
+   */
+  acceptMalformed?: boolean;
+}
+
 /** Request/reply over core NATS: the handler's return value is the reply body. */
-export const RequestHandler = (subject: string): MethodDecorator => MessagePattern(subject, { kind: HANDLER_KIND.request });
+export const RequestHandler = (subject: string, options: RequestHandlerOptions = {}): MethodDecorator =>
+  MessagePattern(subject, { kind: HANDLER_KIND.request, ...options });
 
 /**
  * Durable consumption of the log: the handler receives a decoded {@link StoredEvent}; it is acked only after

@@ -7,7 +7,7 @@ import { AppError, isWireError, toWireError, WireError } from '@runledger/kernel
 import { EventLog, LOG_STREAM, aggregateRef, toStoredEvent } from '@runledger/event-log';
 import { contextFromTraceparent, extractTraceContext, SpanKind, withSpan } from '@runledger/telemetry';
 import { decodeJson, encodeJson, replyHeaders } from './codec';
-import { HANDLER_KIND, LogConsumerOptions } from './handlers';
+import { HANDLER_KIND, LogConsumerOptions, MALFORMED_PAYLOAD } from './handlers';
 
 export interface TransportDeps {
   service: string;
@@ -85,7 +85,8 @@ export class RunledgerTransport extends Server implements CustomTransportStrateg
       try {
         payload = decodeJson(msg.data);
       } catch {
-        return this.reply(msg, 'error', new AppError('REQUEST.INVALID', 'The request is not valid JSON.').toWire());
+        if (!handler.extras?.acceptMalformed) return this.reply(msg, 'error', new AppError('REQUEST.INVALID', 'The request is not valid JSON.').toWire());
+        payload = MALFORMED_PAYLOAD;
       }
       try {
         const result = await this.invoke(handler, payload, { subject, headers: msg.headers });

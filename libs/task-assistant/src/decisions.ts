@@ -41,6 +41,11 @@ export function requestConfirmation(action: PendingAction, executed: ToolCall[])
   });
 }
 
+/** EXECUTE_PENDING whose task was gone: the delete found nothing, the list shows what is left. */
+export function executedButGone(deleteCall: ToolCall, listCall: ToolCall, text: string): AgentDecision {
+  return decision({ decision_type: 'EXECUTE_PENDING', tool_calls: [deleteCall, listCall], response_text: text });
+}
+
 /** EXECUTE_PENDING with the delete call and its reply. */
 export function executed(call: ToolCall, text: string): AgentDecision {
   return decision({ decision_type: 'EXECUTE_PENDING', tool_calls: [call], response_text: text });

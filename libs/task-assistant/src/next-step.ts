@@ -4,7 +4,7 @@
  * and outcomes always give the same step, so a turn replays exactly.
  */
 import {
-  actionPhrase, cancelled, clarify, done, executed, failureText, invoked, outcomeAt, requestConfirmation, respond, tasksOf, toolCall,
+  actionPhrase, cancelled, clarify, done, executed, executedButGone, failureText, invoked, outcomeAt, requestConfirmation, respond, tasksOf, toolCall,
 } from './decisions';
 import { actionFlow, ambiguousFlow, chatFlow, createFlow, listFlow } from './flows';
 import { isPendingLive } from './pending';
@@ -39,6 +39,8 @@ function executePending(ctx: DecisionContext, p: PendingConfirmation, outcomes: 
   const o = outcomeAt(outcomes, 0, call);
   if (!o) return { kind: 'invoke', call };
   if (o.status === 'ok') return done(executed(o.call, TEMPLATES.success.deleteTask(p.task_description)), 'clear_pending');
+  // The task is gone (deleted meanwhile, or never this user's): "Task not found message" with the current list.
+  if (o.status === 'failed' && o.error_code === 'NOT_FOUND') return pendingGone(ctx, p, o, outcomes);
   // "Please try again": after a failure or timeout the confirmation stays, so "yes" retries;
   // a denial will not change on retry, so it ends the confirmation.
   return done(executed(o.call, failureText(o, actionPhrase('delete_task'))), o.status === 'denied' ? 'clear_pending' : 'none');
@@ -55,6 +57,19 @@ function pendingNotFound(ctx: DecisionContext, p: PendingConfirmation, outcomes:
     ? TEMPLATES.clarification.noMatch(p.task_description, formatNumberedList(tasks.map((t) => t.description)))
     : TEMPLATES.ours.noMatchEmpty(p.task_description);
   return done(clarify(q, [o.call]), 'clear_pending');
+}
+
+/** After delete_task found nothing: list the user's tasks (sequence 2) and answer with the not-found template. */
+function pendingGone(ctx: DecisionContext, p: PendingConfirmation, deleted: ToolOutcome, outcomes: readonly ToolOutcome[]): TurnStep {
+  const call = toolCall('list_tasks', { user_id: ctx.user_id }, 2);
+  const o = outcomeAt(outcomes, 1, call);
+  if (!o) return { kind: 'invoke', call };
+  const tasks = o.status === 'ok' ? tasksOf(o.result) : null;
+  if (o.status !== 'ok' || !tasks) return done(invoked([deleted.call, o.call], failureText(o, actionPhrase('delete_task'))), 'clear_pending');
+  const q = tasks.length
+    ? TEMPLATES.clarification.noMatch(p.task_description, formatNumberedList(tasks.map((t) => t.description)))
+    : TEMPLATES.ours.noMatchEmpty(p.task_description);
+  return done(executedButGone(deleted.call, o.call, q), 'clear_pending');
 }
 
 /** Rule 1 "CANCEL pending_confirmation, CONTINUE": the turn's own effect wins only if it sets a new one. */

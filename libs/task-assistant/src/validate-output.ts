@@ -79,7 +79,10 @@ function checkShape(d: AgentDecision, out: string[]): void {
       if (!isText(d.response_text)) out.push('REQUEST_CONFIRMATION needs response_text');
       break;
     case 'EXECUTE_PENDING':
-      if (calls.length !== 1 || calls[0]?.tool_name !== 'delete_task') out.push('EXECUTE_PENDING needs exactly one delete_task call');
+      // The pending delete first; a list_tasks may follow it only to show what is left when the task was gone.
+      if (calls[0]?.tool_name !== 'delete_task' || calls.filter((c) => c.tool_name === 'delete_task').length !== 1 || calls.slice(1).some((c) => c.tool_name !== 'list_tasks') || calls.length > 2) {
+        out.push('EXECUTE_PENDING needs exactly one delete_task call, optionally followed by list_tasks');
+      }
       if (!isText(d.response_text)) out.push('EXECUTE_PENDING needs response_text');
       break;
   }

@@ -21,7 +21,9 @@ export async function executeTool(registry: ToolRegistry, name: string, input: u
     output = await tool.execute(input);
   } catch (cause) {
     const message = cause instanceof Error ? cause.message : String(cause);
-    return toolFailure(name, 'EXECUTION_FAILED', `tool '${name}' failed: ${message}`);
+    // A tool that fails with a stable code (NOT_FOUND …) keeps it, so callers can answer precisely.
+    const code = typeof (cause as { code?: unknown })?.code === 'string' && /^[A-Z][A-Z0-9_.]{1,63}$/.test((cause as { code: string }).code) ? (cause as { code: string }).code : 'EXECUTION_FAILED';
+    return toolFailure(name, code, `tool '${name}' failed: ${message}`);
   }
   return toolSuccess(name, output);
 }

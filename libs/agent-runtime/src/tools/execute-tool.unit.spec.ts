@@ -88,3 +88,13 @@ describe('executeTool', () => {
     expect(result).toMatchObject({ success: false, error: { code: 'EXECUTION_FAILED', message: "tool 'flaky' failed: upstream 503" } });
   });
 });
+
+describe('tool errors with a stable code', () => {
+  it('INV-TOOL-003: a tool that throws an error carrying a code keeps that code in the frozen failure result', async () => {
+    const registry = new ToolRegistry();
+    registry.register({ name: 'find', inputSchema: { type: 'object' }, execute: () => { throw Object.assign(new Error('missing'), { code: 'NOT_FOUND' }); } });
+    const result = await executeTool(registry, 'find', {});
+    expect(result).toMatchObject({ success: false, error: { code: 'NOT_FOUND' } });
+    expect(Object.isFrozen(result)).toBe(true);
+  });
+});

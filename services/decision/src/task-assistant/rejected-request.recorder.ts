@@ -18,14 +18,14 @@ const MAX_RECORDED_MESSAGE = 4000;
 export class RejectedRequestRecorder {
   constructor(private readonly runs: RunRepository, private readonly policies: PolicyCatalog, @Inject(CLOCK) private readonly clock: Clock) {}
 
-  async record(raw: unknown, decision: AgentDecision, reason: string): Promise<AgentDecisionReply> {
+  async record(raw: unknown, decision: AgentDecision, reason: string, forcedCode?: 'REQUEST.INVALID'): Promise<AgentDecisionReply> {
     const r = (typeof raw === 'object' && raw !== null ? raw : {}) as Record<string, unknown>;
     const user_id = typeof r.user_id === 'string' ? r.user_id.slice(0, 256) : '';
     const conversation_id = isUuid(r.conversation_id) ? r.conversation_id : '';
     const message = typeof r.message === 'string' ? r.message.slice(0, MAX_RECORDED_MESSAGE) : '';
     const runId = randomUUID();
     const now = this.clock.now().toISOString();
-    const code = user_id.trim() === '' ? 'AUTH.MISSING' : 'REQUEST.INVALID';
+    const code = forcedCode ?? (user_id.trim() === '' ? 'AUTH.MISSING' : 'REQUEST.INVALID');
     const versions = this.policies.currentVersions();
     const audit = buildAuditRecord({
       timestamp: now,

@@ -10,7 +10,7 @@ import { TaskAssistantGateway } from './task-assistant.gateway';
 export class TaskAssistantController {
   constructor(private readonly gateway: TaskAssistantGateway, private readonly inbox: InboxDispatcher) {}
 
-  @RequestHandler(SUBJECTS.taskAssistantProcess)
+  @RequestHandler(SUBJECTS.taskAssistantProcess, { acceptMalformed: true })
   process(@Payload() raw: unknown): Promise<AgentDecisionReply> {
     return this.gateway.process(raw);
   }

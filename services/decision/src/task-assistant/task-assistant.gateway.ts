@@ -3,7 +3,7 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import { AgentDecisionReply, DecisionContextDto } from '@runledger/contracts';
 import { aggregateRef, EventLog } from '@runledger/event-log';
 import { AppError, deterministicUuid } from '@runledger/kernel';
-import { validateMessage } from '@runledger/messaging';
+import { MALFORMED_PAYLOAD, validateMessage } from '@runledger/messaging';
 import { AgentDecision, TEMPLATES, validateContext } from '@runledger/task-assistant';
 import { RunWaiter } from '../runs/run-waiter';
 import { RejectedRequestRecorder } from './rejected-request.recorder';
@@ -28,6 +28,8 @@ export class TaskAssistantGateway {
   ) {}
 
   async process(raw: unknown): Promise<AgentDecisionReply> {
+    // Contract 000: invalid input is answered with its template (and audited), even when it is not JSON.
+    if (raw === MALFORMED_PAYLOAD) return this.rejected.record({}, invalidInput(), 'the request is not valid JSON', 'REQUEST.INVALID');
     const checked = validateContext(raw);
     if (!checked.ok) return this.rejected.record(raw, checked.decision, checked.reason);
     let dto: DecisionContextDto;
