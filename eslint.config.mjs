@@ -32,7 +32,9 @@ const DOMAIN_FILES = [
   'libs/governance/src/**/*.ts',
   'libs/agent-runtime/src/**/*.ts',
   'libs/runs/src/domain/**/*.ts',
-  'services/*/src/domain/**/*.ts',
+  'libs/agent-session/src/domain/**/*.ts',
+  'libs/agent-session/src/app/**/*.ts',
+  'services/*/src/**/domain/**/*.ts',
   'services/decision/src/conversation/conversation.ts',
 ];
 // Tests and their helpers may use fakes, timers and Node freely.

@@ -4,6 +4,7 @@
  *   chat  --user <id> [--conversation <uuid>]   talk to the task assistant
  *   audit verify [--file chain.jsonl]          verify the audit hash chain (live, or an exported copy)
  *   audit export > chain.jsonl                 export the audit chain
+ *   agent --config <file> --prompt "<text>"      run one agent session (contract 002) and print its final report
  * Each command lives in scripts/cli/<command>.js and is loaded through @swc-node/register so it can use the libs.
  */
 const path = require('node:path');
@@ -11,7 +12,7 @@ process.env.SWC_NODE_PROJECT ??= path.join(__dirname, '..', 'tsconfig.json');
 require('@swc-node/register');
 
 const [command, ...args] = process.argv.slice(2);
-const commands = { chat: './cli/chat', audit: './cli/audit' };
+const commands = { chat: './cli/chat', audit: './cli/audit', agent: './cli/agent' };
 if (!command || !commands[command]) {
   process.stderr.write(`usage: runledger <${Object.keys(commands).join('|')}> …\n`);
   process.exit(4);

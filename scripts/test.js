@@ -15,7 +15,8 @@ const path = require('node:path');
 const { ensureNatsServerBinary } = require('./lib/stack');
 
 const ROOT = path.resolve(__dirname, '..');
-const only = process.argv.slice(2); // optional jest path filters, e.g. `npm test -- test/crash`
+const only = process.argv.slice(2);
+const bin = (pkg, file) => path.join(ROOT, 'node_modules', pkg, file); // optional jest path filters, e.g. `npm test -- test/crash`
 
 function step(name, cmd, args, opts = {}) {
   const started = Date.now();
@@ -28,7 +29,7 @@ function step(name, cmd, args, opts = {}) {
 
 function jest(projects, extra, outFile) {
   return step(`jest ${projects.join('+')}`, process.execPath, [
-    require.resolve('jest/bin/jest'), ...projects.flatMap((p) => ['--selectProjects', p]), '--json', `--outputFile=${outFile}`, '--passWithNoTests', ...extra, ...only,
+    bin('jest', 'bin/jest.js'), ...projects.flatMap((p) => ['--selectProjects', p]), '--json', `--outputFile=${outFile}`, '--passWithNoTests', ...extra, ...only,
   ]);
 }
 
@@ -44,16 +45,15 @@ function counts(file) {
 function main() {
   let ok = true;
   try {
-    const bin = ensureNatsServerBinary();
-    process.stdout.write(`nats-server: ${bin}\n`);
+    process.stdout.write(`nats-server: ${ensureNatsServerBinary()}\n`);
   } catch (err) {
     process.stderr.write(`${err.message}\n`);
     process.exit(1);
   }
   if (!only.length) {
     ok = step('contracts', process.execPath, ['scripts/generate-contracts.js', '--check']) && ok;
-    ok = step('typecheck', process.execPath, [require.resolve('typescript/bin/tsc'), '-p', 'tsconfig.json', '--noEmit']) && ok;
-    if (fs.existsSync(path.join(ROOT, 'eslint.config.mjs'))) ok = step('lint', process.execPath, [require.resolve('eslint/bin/eslint.js'), '.']) && ok;
+    ok = step('typecheck', process.execPath, [bin('typescript', 'bin/tsc'), '-p', 'tsconfig.json', '--noEmit']) && ok;
+    if (fs.existsSync(path.join(ROOT, 'eslint.config.mjs'))) ok = step('lint', process.execPath, [bin('eslint', 'bin/eslint.js'), '.']) && ok;
   }
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'runledger-jest-'));
   const fast = path.join(tmp, 'fast.json');

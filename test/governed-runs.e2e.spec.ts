@@ -258,6 +258,16 @@ describe('Governed agent runs (contract 001) over real NATS', () => {
     expect(run.types).toEqual(['RunCreated', 'AuthzDecided', 'RunStarted', 'RunFailed']);
   });
 
+  it('One durable decision inbox carries both task-assistant turns and governed agent runs', async () => {
+    const reply = await stack.request<{ run_id: string; response_text: string }>('agents.task-assistant.process', { user_id: `u-${caseA}`, conversation_id: randomUUID(), message: 'add task call the client' });
+    expect(reply.body.response_text).toBe("I've added 'call the client' to your tasks.");
+    const taskRun = await runView(stack, reply.body.run_id);
+    expect(taskRun.created.agent_name).toBe('TASK_ASSISTANT');
+    expect(taskRun.types[taskRun.types.length - 1]).toBe('RunCompleted');
+    const inbox = (await stack.log.read('rl.log.inbox.decision')).map((e) => e.type);
+    expect(new Set(inbox)).toEqual(new Set(['AgentRunRequested', 'AgentRequested']));
+  });
+
   it('§7.4 GOVERNANCE_AGENT promotes a sanitised insight and is refused raw case text', async () => {
     const g = uploader(caseA, versions);
     const ticket = await putArtifact(stack, g, 'promotion_ticket', { promotion_ticket_id: `ticket-${caseA}`, target: 'shared_playbooks', approved: true });

@@ -12,6 +12,11 @@ export function estimateTokens(text: string): number {
   return Math.ceil(text.length / CHARS_PER_TOKEN);
 }
 
+/** What committing a tool output will cost; the guard projects with this before the output is committed. */
+export function estimateOutputTokens(content: string): number {
+  return estimateTokens(content) + MESSAGE_OVERHEAD_TOKENS;
+}
+
 export function estimateMessageTokens(message: ConversationMessage): number {
   let text = message.content ?? '';
   if (message.role === 'assistant') {

@@ -2,7 +2,7 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import { ToolInvocationDto, ToolInvocationResult } from '@runledger/contracts';
 import { executeTool, ToolExecutionResult, ToolRegistry } from '@runledger/agent-runtime';
 import { authorize, sha256Hex as govSha256 } from '@runledger/governance';
-import { Clock } from '@runledger/kernel';
+import { Clock, ERROR_CODES, ErrorCode } from '@runledger/kernel';
 import { Bus, CLOCK } from '@runledger/messaging';
 import { PolicyCatalog } from '@runledger/policy-catalog';
 import { childRequestHash, childRunId as childRunIdOf, RunRepository, runChildOnce, RunError } from '@runledger/runs';
@@ -12,13 +12,23 @@ import { GatewayLimits, truncateOutput } from './limits';
 export const TOOL_REGISTRY = Symbol('TOOL_REGISTRY');
 export const GATEWAY_LIMITS = Symbol('GATEWAY_LIMITS');
 
-/** Messages callers may see for each tool failure code; tool-internal text stays in our logs. */
-const FAILURE_MESSAGES: Record<string, string> = {
-  TOOL_NOT_FOUND: 'No such tool.',
-  INVALID_INPUT: 'The tool input is not valid.',
-  NOT_FOUND: 'The requested item was not found.',
-  TIMEOUT: 'The tool did not answer in time.',
+/** Tool-level failure codes (agent-runtime's vocabulary) as wire error codes. */
+const TOOL_CODES: Record<string, ErrorCode> = {
+  TIMEOUT: 'TOOL.TIMEOUT',
+  TOOL_NOT_FOUND: 'TOOL.NOT_FOUND',
+  INVALID_INPUT: 'TOOL.INVALID_INPUT',
+  EXECUTION_FAILED: 'TOOL.FAILED',
+  INVALID_OUTPUT: 'TOOL.FAILED',
 };
+
+/**
+ * The error a caller sees for a failed tool: a stable code with its own message and retryable flag (a tool
+ * that failed with a known code such as NOT_FOUND or DEPENDENCY.DOWN keeps it); tool-internal text stays in our logs.
+ */
+function toolError(code: string): RunError {
+  const wire: ErrorCode = TOOL_CODES[code] ?? (code in ERROR_CODES ? (code as ErrorCode) : 'TOOL.FAILED');
+  return { error_code: wire, message: ERROR_CODES[wire].message, retryable: ERROR_CODES[wire].retryable };
+}
 
 /**
  * The tool choke point: every tool call is a tool_gateway child run — authorised against the parent's pinned
@@ -95,11 +105,7 @@ export class ToolGatewayService {
     if (result === 'timeout' || !result.success) {
       const code: string = result === 'timeout' ? 'TIMEOUT' : String(result.error.code);
       if (result !== 'timeout') this.logger.warn({ msg: 'tool failed', tool: inv.tool_name, code, detail: result.error.message, child_run_id: childRunId });
-      const error: RunError = {
-        error_code: code === 'TIMEOUT' ? 'TOOL.TIMEOUT' : code === 'TOOL_NOT_FOUND' ? 'TOOL.NOT_FOUND' : code === 'INVALID_INPUT' ? 'TOOL.INVALID_INPUT' : code === 'NOT_FOUND' ? 'NOT_FOUND' : 'TOOL.FAILED',
-        message: FAILURE_MESSAGES[code] ?? 'The tool failed.',
-        retryable: code === 'TIMEOUT' || code === 'EXECUTION_FAILED',
-      };
+      const error = toolError(code);
       return {
         status: 'failed' as const, error,
         audit: [{ type: 'ToolCallAudited', data: { tool_name: inv.tool_name, call_id: inv.call_id, status: code === 'TIMEOUT' ? 'timeout' : 'failed', error_code: error.error_code, input_sha256: inputSha, duration_ms: durationMs } }],

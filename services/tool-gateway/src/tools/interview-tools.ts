@@ -100,11 +100,28 @@ export function parseRecording(content: string, mediaType: string): Utterance[] 
   throw new Error(`recordings of media type ${type} cannot be transcribed locally`);
 }
 
+/** Pauses between attempts to read a recording while the artifact store does not answer (a restart). */
+const READ_RETRY_DELAYS_MS = [250, 500, 1_000];
+
 /** Reads an artifact of the caller's case through db-write (which refuses another case's artifact). */
 async function readArtifact(artifactId: string): Promise<{ content: string; media_type: string; sha256: string }> {
   const ctx = currentInvocation();
-  const got = await ctx.bus.request<ArtifactGetResult>(SUBJECTS.artifactsGet, { artifact_id: artifactId, governance: { ...ctx.governance, parent_run_id: ctx.child_run_id } }, { timeoutMs: 10_000 });
-  return { content: Buffer.from(got.content_base64, 'base64').toString('utf8'), media_type: got.artifact_ref.media_type, sha256: got.artifact_ref.sha256 };
+  for (let attempt = 0; ; attempt++) {
+    try {
+      const got = await ctx.bus.request<ArtifactGetResult>(SUBJECTS.artifactsGet, { artifact_id: artifactId, governance: { ...ctx.governance, parent_run_id: ctx.child_run_id } }, { timeoutMs: 10_000 });
+      return { content: Buffer.from(got.content_base64, 'base64').toString('utf8'), media_type: got.artifact_ref.media_type, sha256: got.artifact_ref.sha256 };
+    } catch (err) {
+      const transient = (err as { retryable?: unknown }).retryable === true;
+      const delay = READ_RETRY_DELAYS_MS[attempt];
+      if (transient && delay !== undefined && !ctx.signal?.aborted) {
+        await new Promise((resolve) => setTimeout(resolve, delay));
+        continue;
+      }
+      // Still down: a plain error is a (retryable) execution failure at the gateway; the dependency's own code
+      // would be recorded as a permanent tool failure. A refusal (another case, not found) keeps its code.
+      throw transient ? new Error(`the artifact store did not answer: ${(err as Error).message}`) : err;
+    }
+  }
 }
 
 interface RecordedRun {

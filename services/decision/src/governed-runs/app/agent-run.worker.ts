@@ -56,7 +56,12 @@ export class AgentRunWorker {
     // From here on the log is the truth: what was pinned at start, not what a redelivered command says.
     const spec = specOf(writer.state.run as AgentRunCreatedData);
     const agent = spec.agent_name as GovernedAgentName;
-    const profile = profileOf(this.registry, agent)!;
+    const profile = isGovernedAgent(agent) ? profileOf(this.registry, agent) : undefined;
+    if (!profile) {
+      // Opened under a release that knew this agent; this one does not (removed or disabled since): an outcome, not a retry loop.
+      await writer.append([{ type: 'RunFailed', data: { error: { error_code: 'AGENT.UNKNOWN', message: `${agent} is no longer a registered agent.`, retryable: false } } }], 'finish');
+      return;
+    }
     const behaviour = AGENT_BEHAVIOURS[agent];
     const asOfDay = (writer.state.created_at ?? '').slice(0, 10);
     const deps = {

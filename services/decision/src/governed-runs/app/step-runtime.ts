@@ -1,4 +1,5 @@
 import { DelegationChain } from '@runledger/agent-runtime';
+import type { ToolInvocationResult } from '@runledger/contracts';
 import type { ArtifactRef } from '@runledger/governance';
 import { childRunId, RunRepository } from '@runledger/runs';
 import type { GovernedAgentName } from '../domain/agents';
@@ -22,6 +23,9 @@ export class CarryInterrupted extends Error {
   }
 }
 
+/** Pauses before the 2nd and 3rd attempt of a tool call that failed retryably. */
+const TOOL_RETRY_DELAYS_MS = [1_000, 3_000];
+
 export interface RuntimeDeps {
   runs: RunRepository;
   writer: RunWriter;
@@ -36,26 +40,40 @@ export interface RuntimeDeps {
 /** The StepRuntime of one step: ports bound to this run, with tool calls and child runs recorded on it first. */
 export function stepRuntime(spec: AgentRunSpec, asOfDay: string, outputs: Readonly<Record<string, unknown>>, deps: RuntimeDeps): StepRuntime {
   const { writer, effects } = deps;
+  /** One tool call, recorded on the run before (ToolCallRequested) and after (ToolCallRecorded). */
+  const call = async (callId: string, toolName: string, parameters: Record<string, unknown>, lane: string): Promise<ToolInvocationResult> => {
+    const child_run_id = childRunId('tool_gateway', spec.run_id, callId);
+    if (!writer.state.tool_calls.some((c) => c.call_id === callId)) {
+      const sequence = writer.state.tool_calls.length + 1;
+      await writer.append([{ type: 'ToolCallRequested', data: { call_id: callId, sequence, tool_name: toolName, parameters, child_run_id } }], `tool:${callId}:requested`);
+    }
+    // A call requested before a crash is asked again: the gateway returns its recorded outcome, no second effect.
+    const res = await effects.invokeTool(lane, callId, toolName, parameters);
+    if (writer.state.tool_calls.find((c) => c.call_id === callId)?.status === 'requested') {
+      await writer.append([{
+        type: 'ToolCallRecorded',
+        data: { call_id: callId, child_run_id: res.child_run_id, status: res.status, ...(res.result !== undefined ? { result: res.result } : {}), ...(res.error ? { error: res.error } : {}) },
+      }], `tool:${callId}:recorded`);
+    }
+    return res;
+  };
   return {
     spec, agent: spec.agent_name as GovernedAgentName, asOfDay, outputs, effects, reasoner: deps.reasoner,
 
     async tool(lane, callId, toolName, parameters) {
-      const child_run_id = childRunId('tool_gateway', spec.run_id, callId);
-      if (!writer.state.tool_calls.some((c) => c.call_id === callId)) {
-        const sequence = writer.state.tool_calls.length + 1;
-        await writer.append([{ type: 'ToolCallRequested', data: { call_id: callId, sequence, tool_name: toolName, parameters, child_run_id } }], `tool:${callId}:requested`);
+      // A retryable failure (the tool's own dependency was down) is tried again as a new call with its own
+      // tool_gateway run: a call's recorded outcome is final, so a retry cannot reuse its call id.
+      for (let attempt = 1; ; attempt++) {
+        const res = await call(attempt === 1 ? callId : `${callId}#${attempt}`, toolName, parameters, lane);
+        if (res.status === 'ok') return res.result;
+        if (res.status === 'denied') throw policyDenied(`Tool ${toolName} was denied: ${res.error?.message ?? 'policy'}`);
+        const retryable = res.error?.retryable ?? true;
+        const delay = TOOL_RETRY_DELAYS_MS[attempt - 1];
+        if (!retryable || delay === undefined) {
+          throw new AgentStepError(res.error?.error_code ?? 'TOOL.FAILED', `Tool ${toolName} failed after ${attempt} attempt(s): ${res.error?.message ?? res.status}`, retryable);
+        }
+        await new Promise((resolve) => setTimeout(resolve, delay));
       }
-      // A call requested before a crash is asked again: the gateway returns its recorded outcome, no second effect.
-      const res = await effects.invokeTool(lane, callId, toolName, parameters);
-      if (writer.state.tool_calls.find((c) => c.call_id === callId)?.status === 'requested') {
-        await writer.append([{
-          type: 'ToolCallRecorded',
-          data: { call_id: callId, child_run_id: res.child_run_id, status: res.status, ...(res.result !== undefined ? { result: res.result } : {}), ...(res.error ? { error: res.error } : {}) },
-        }], `tool:${callId}:recorded`);
-      }
-      if (res.status === 'ok') return res.result;
-      if (res.status === 'denied') throw policyDenied(`Tool ${toolName} was denied: ${res.error?.message ?? 'policy'}`);
-      throw new AgentStepError(res.error?.error_code ?? 'TOOL.FAILED', `Tool ${toolName} failed: ${res.error?.message ?? res.status}`, res.error?.retryable ?? true);
     },
 
     async delegate(stepId: string, agent: GovernedAgentName, inputs: ArtifactRef[], parameters: Record<string, unknown>): Promise<DelegationOutput> {

@@ -1,0 +1,95 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import * as path from 'node:path';
+import { startOpenAiStub, type OpenAiStub, type OpenAiStubHandler } from '@runledger/testing';
+import { main, type CliIo } from '../../../scripts/cli/agent';
+
+let dir: string;
+let stub: OpenAiStub | undefined;
+beforeEach(async () => {
+  dir = await mkdtemp(path.join(tmpdir(), 'agent-cli-'));
+});
+afterEach(async () => {
+  await stub?.stop();
+  stub = undefined;
+  await rm(dir, { recursive: true, force: true });
+});
+
+function io() {
+  const out: string[] = [];
+  const err: string[] = [];
+  const value: CliIo = { cwd: dir, env: {}, home: path.join(dir, 'home'), systemDir: path.join(dir, 'etc'), stdout: (t) => void out.push(t), stderr: (t) => void err.push(t) };
+  return { value, out: () => out.join(''), err: () => err.join('') };
+}
+
+async function configWith(handler: OpenAiStubHandler, extra: Record<string, unknown> = {}): Promise<string> {
+  stub = await startOpenAiStub(handler);
+  const file = path.join(dir, 'agent.json');
+  await writeFile(file, JSON.stringify({ providers: { stub: { baseUrl: stub.baseURL, apiKey: '${STUB_KEY}' } }, defaults: { targets: ['stub/stub-model'], temperature: 0.3, maxRetries: 1, ...extra } }));
+  await writeFile(path.join(dir, '.ai-agent.env'), 'STUB_KEY=sk-from-env-file\n');
+  return file;
+}
+
+/** Answers in the FINAL tag of the default xml-final transport, reading the nonce from XML-NEXT. */
+const xmlFinal: OpenAiStubHandler = (body) => {
+  const nonce = /Session nonce: (\w+)\./.exec(String(body.messages.at(-1)?.content))?.[1] ?? 'missing';
+  return { content: `<ai-agent-${nonce}-FINAL tool="agent__final_report" format="markdown">The answer is 42.</ai-agent-${nonce}-FINAL>` };
+};
+
+describe('runledger agent (scripts/cli/agent.ts)', () => {
+  it('CLI Exit Codes: a successful session prints the final report and exits 0; config reaches the provider', async () => {
+    const file = await configWith(xmlFinal);
+    const cli = io();
+    expect(await main(['--config', file, '--prompt', 'What is the answer?'], cli.value)).toBe(0);
+    expect(cli.out()).toBe('The answer is 42.\n');
+    expect(stub!.requests[0]!.headers.authorization).toBe('Bearer sk-from-env-file');
+    expect(stub!.requests[0]!.body).toMatchObject({ model: 'stub-model', temperature: 0.3 });
+    expect(stub!.requests[0]!.body.messages[0]).toEqual({ role: 'user', content: 'What is the answer?' });
+  });
+
+  it('CLI Exit Codes: the native transport with only the final report tool also works, and --json prints the AIAgentResult', async () => {
+    const file = await configWith(() => ({ tool_calls: [{ name: 'agent__final_report', arguments: '{"format":"markdown","report_content":"native"}' }] }), { toolTransport: 'native' });
+    const cli = io();
+    expect(await main(['--config', file, '--prompt', 'q', '--json'], cli.value)).toBe(0);
+    expect(stub!.requests[0]!.body.tools!.map((t) => (t.type === 'function' ? t.function.name : t.type))).toEqual(['agent__final_report']);
+    expect(JSON.parse(cli.out())).toMatchObject({ success: true, finalReport: { status: 'success', content: 'native' } });
+  });
+
+  it('CLI Exit Codes: an auth failure (401) exits 1 with the error on stderr', async () => {
+    const file = await configWith(() => ({ status: 401, error: { message: 'Incorrect API key provided', type: 'invalid_request_error', code: 'invalid_api_key' } }));
+    const cli = io();
+    expect(await main(['--config', file, '--prompt', 'q'], cli.value)).toBe(1);
+    expect(cli.err()).toContain('agent session failed: auth: 401 Incorrect API key provided');
+    expect(stub!.requests).toHaveLength(1);
+  });
+
+  it('CLI Exit Codes: a session without a final report exits 1', async () => {
+    const file = await configWith(() => ({ content: '' }), { maxTurns: 1 });
+    const cli = io();
+    expect(await main(['--config', file, '--prompt', 'q'], cli.value)).toBe(1);
+    expect(cli.err()).toContain('maximum number of turns (1)');
+  });
+
+  it('CLI Exit Codes: invalid arguments and configuration errors exit 4', async () => {
+    const file = await configWith(xmlFinal);
+    const missingPrompt = io();
+    expect(await main(['--config', file], missingPrompt.value)).toBe(4);
+    expect(missingPrompt.err()).toContain('--prompt or --prompt-file is required');
+    expect(await main(['--config', file, '--prompt', 'q', '--bogus', 'x'], io().value)).toBe(4);
+    expect(await main(['--config', path.join(dir, 'missing.json'), '--prompt', 'q'], io().value)).toBe(4);
+    expect(await main(['--config', file, '--prompt', 'q', '--model', 'ghost/m'], io().value)).toBe(4);
+    expect(await main(['--config', file, '--prompt', 'q', '--max-turns', '0'], io().value)).toBe(4);
+
+    await writeFile(path.join(dir, '.ai-agent.env'), '');
+    const missingVar = io();
+    expect(await main(['--config', file, '--prompt', 'q'], missingVar.value)).toBe(4);
+    expect(missingVar.err()).toContain(`missing variable \${STUB_KEY} at providers.stub.apiKey in config layer ${file}`);
+    expect(stub!.requests).toHaveLength(0);
+  });
+
+  it('CLI Exit Codes: --help is informational and exits 0', async () => {
+    const cli = io();
+    expect(await main(['--help'], cli.value)).toBe(0);
+    expect(cli.out()).toContain('usage: runledger agent');
+  });
+});

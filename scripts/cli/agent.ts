@@ -1,0 +1,172 @@
+/**
+ * runledger agent — run one agent session (contract 002) against the configured providers and print its final report.
+ *
+ *   runledger agent --config <file> --prompt "<text>"
+ *                   [--prompt-file <file>] [--model <provider/model>]... [--format markdown|text|json|…]
+ *                   [--max-turns N] [--json] [--verbose]
+ *
+ * Configuration is layered (§7): --config, ./.ai-agent.json, the prompt file's directory, this script's directory,
+ * ~/.ai-agent/ai-agent.json, /etc/ai-agent/ai-agent.json. No tools are offered: the model answers with the final
+ * report only. --json prints the whole AIAgentResult instead of the report.
+ *
+ * Exit codes (§2): 0 success, 1 session failure (including auth/quota), 4 invalid arguments or configuration.
+ */
+import { readFile } from 'node:fs/promises';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import {
+  exitCodeFor,
+  loadAgentConfig,
+  modelsFromConfig,
+  resolveSessionConfig,
+  routeModels,
+  runSession,
+  sessionInputFromConfig,
+  systemClock,
+  timerSleeper,
+  type AIAgentResult,
+  type CliOutcome,
+  type SessionConfigInput,
+} from '@runledger/agent-session';
+
+const USAGE = 'usage: runledger agent --config <file> --prompt "<text>" [--prompt-file <file>] [--model <provider/model>]... [--format <fmt>] [--max-turns N] [--json] [--verbose]';
+
+/** Where the command reads and writes; tests pass their own. */
+export interface CliIo {
+  readonly cwd: string;
+  readonly env: Readonly<Record<string, string | undefined>>;
+  readonly home?: string;
+  readonly systemDir?: string;
+  readonly stdout: (text: string) => void;
+  readonly stderr: (text: string) => void;
+}
+
+function processIo(): CliIo {
+  return {
+    cwd: process.cwd(),
+    env: process.env,
+    home: os.homedir(),
+    stdout: (t) => void process.stdout.write(t),
+    stderr: (t) => void process.stderr.write(t),
+  };
+}
+
+interface Options {
+  config?: string;
+  prompt?: string;
+  promptFile?: string;
+  models: string[];
+  format?: string;
+  maxTurns?: number;
+  json: boolean;
+  verbose: boolean;
+  help: boolean;
+}
+
+class UsageError extends Error {}
+
+function parseArgs(args: readonly string[]): Options {
+  const opts: Options = { models: [], json: false, verbose: false, help: false };
+  for (let i = 0; i < args.length; i++) {
+    const flag = args[i]!;
+    if (flag === '--json') opts.json = true;
+    else if (flag === '--verbose') opts.verbose = true;
+    else if (flag === '--help' || flag === '-h') opts.help = true;
+    else {
+      const value = args[i + 1];
+      if (value === undefined || value.startsWith('--')) throw new UsageError(`missing value for ${flag}`);
+      i++;
+      if (flag === '--config') opts.config = value;
+      else if (flag === '--prompt') opts.prompt = value;
+      else if (flag === '--prompt-file') opts.promptFile = value;
+      else if (flag === '--model') opts.models.push(value);
+      else if (flag === '--format') opts.format = value;
+      else if (flag === '--max-turns') {
+        opts.maxTurns = Number(value);
+        if (!Number.isInteger(opts.maxTurns) || opts.maxTurns < 1) throw new UsageError('--max-turns must be a positive integer');
+      } else throw new UsageError(`unknown option ${flag}`);
+    }
+  }
+  if (!opts.help && opts.prompt === undefined && opts.promptFile === undefined) throw new UsageError('--prompt or --prompt-file is required');
+  return opts;
+}
+
+function reportText(result: AIAgentResult): string {
+  const r = result.finalReport;
+  if (!r) return '';
+  if (r.content !== undefined) return r.content;
+  return JSON.stringify(r.content_json ?? r.messages ?? null, null, 2);
+}
+
+async function run(args: readonly string[], io: CliIo): Promise<CliOutcome> {
+  let opts: Options;
+  try {
+    opts = parseArgs(args);
+  } catch (e) {
+    return { kind: 'invalid_arguments', message: `${(e as Error).message}\n${USAGE}` };
+  }
+  if (opts.help) {
+    io.stdout(`${USAGE}\n`);
+    return { kind: 'informational' };
+  }
+  let prompt = opts.prompt ?? '';
+  if (opts.promptFile) {
+    try {
+      prompt = await readFile(path.resolve(io.cwd, opts.promptFile), 'utf8');
+    } catch (e) {
+      return { kind: 'invalid_arguments', message: `cannot read --prompt-file: ${(e as Error).message}` };
+    }
+  }
+
+  const loaded = await loadAgentConfig(
+    {
+      cwd: io.cwd,
+      ...(opts.config ? { configPath: opts.config } : {}),
+      ...(opts.promptFile ? { promptPath: opts.promptFile } : {}),
+      ...(process.argv[1] ? { binaryDir: path.dirname(path.resolve(process.argv[1])) } : {}),
+      ...(io.home ? { home: io.home } : {}),
+      ...(io.systemDir ? { systemDir: io.systemDir } : {}),
+    },
+    io.env,
+  );
+  if (!loaded.ok) return { kind: 'config_error', message: loaded.error };
+  const { config } = loaded.value;
+  const fromConfig = sessionInputFromConfig(config, opts.models.length > 0 ? opts.models : undefined);
+  if (!fromConfig.ok) return { kind: 'config_error', message: fromConfig.errors.join('; ') };
+  const input: SessionConfigInput = {
+    ...fromConfig.input,
+    tools: [],
+    ...(opts.format ? { expectedOutputFormat: opts.format } : {}),
+    ...(opts.maxTurns ? { maxTurns: opts.maxTurns } : {}),
+  };
+  const checked = resolveSessionConfig(input);
+  if (!checked.ok) return { kind: 'config_error', message: checked.errors.join('; ') };
+  const models = modelsFromConfig(config, systemClock);
+  if (!models.ok) return { kind: 'config_error', message: models.errors.join('; ') };
+
+  const result = await runSession(input, prompt, {
+    model: routeModels(models.models),
+    clock: systemClock,
+    sleeper: timerSleeper,
+    logger: {
+      log: (e) => {
+        if (opts.verbose || e.level === 'error') io.stderr(`[${e.level}] ${e.event}: ${e.message}${opts.verbose && e.data ? ` ${JSON.stringify(e.data)}` : ''}\n`);
+      },
+    },
+  });
+  if (opts.json) io.stdout(`${JSON.stringify(result, null, 2)}\n`);
+  else if (result.success) io.stdout(`${reportText(result)}\n`);
+  if (!result.success) io.stderr(`agent session failed: ${result.error ? `${result.error.kind}: ${result.error.message}` : reportText(result)}\n`);
+  return { kind: 'session', result };
+}
+
+export async function main(args: string[], io: CliIo = processIo()): Promise<number> {
+  let outcome: CliOutcome;
+  try {
+    outcome = await run(args, io);
+  } catch (e) {
+    outcome = { kind: 'internal_error', message: e instanceof Error ? e.message : String(e) };
+  }
+  if (outcome.kind !== 'session' && outcome.kind !== 'informational') io.stderr(`runledger agent: ${outcome.message}\n`);
+  return exitCodeFor(outcome);
+}
