@@ -2,7 +2,7 @@ import { DynamicModule, Module } from '@nestjs/common';
 import { MessagingModule, ServiceRuntime } from '@runledger/messaging';
 import { PolicyCatalog } from '@runledger/policy-catalog';
 import { RunRepository } from '@runledger/runs';
-import { ArtifactClient } from './app/artifact-client';
+import { ArtifactClient } from '@runledger/service-clients';
 import { ExportService } from './app/export.service';
 import { ExportController } from './transport/export.controller';
 

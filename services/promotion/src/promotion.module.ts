@@ -3,7 +3,7 @@ import type { DocumentStore } from '@runledger/document-store';
 import { DOCUMENT_STORE, documentStoreProvider, MessagingModule, ServiceRuntime } from '@runledger/messaging';
 import { PolicyCatalog } from '@runledger/policy-catalog';
 import { RunRepository } from '@runledger/runs';
-import { ArtifactClient } from './app/artifact-client';
+import { ArtifactClient } from '@runledger/service-clients';
 import { CaseSourcesReader } from './app/case-sources';
 import { PromotionService } from './app/promotion.service';
 import { PromotionController } from './transport/promotion.controller';

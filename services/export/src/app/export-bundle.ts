@@ -1,6 +1,6 @@
 import type { ArtifactRef } from '@runledger/contracts';
 import { assembleBundle, buildManifest, manifestBytes, sha256Hex, type ExportManifest } from '@runledger/governance';
-import type { FetchedArtifact } from './artifact-client';
+import type { FetchedArtifact } from '@runledger/service-clients';
 
 // Pure: the bytes of an export, decided from the run and its verified inputs only, so a re-run after a
 // crash produces byte-identical artifacts (same content-addressed ids).

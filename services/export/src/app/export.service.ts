@@ -5,7 +5,7 @@ import { AppError } from '@runledger/kernel';
 import { Bus } from '@runledger/messaging';
 import { PolicyCatalog } from '@runledger/policy-catalog';
 import { AuthzDecidedData, childRequestHash, childRunId as childRunIdOf, EffectOutcome, isTerminal, RunEvent, RunRepository, runChildOnce, RunState } from '@runledger/runs';
-import { ArtifactClient, FetchedArtifact } from './artifact-client';
+import { ArtifactClient, FetchedArtifact } from '@runledger/service-clients';
 import { assembleExport, receiptBytes } from './export-bundle';
 
 /** The export lane's phases, in order; each is authorised (lanes.yaml lists them as export actions). */

@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { ArtifactRef, GovernanceScope } from '@runledger/contracts';
 import type { DocumentStore } from '@runledger/document-store';
 import { DOCUMENT_STORE } from '@runledger/messaging';
-import { ArtifactClient } from './artifact-client';
+import { ArtifactClient } from '@runledger/service-clients';
 
 /** What a candidate is screened against: the source case's own text and its client's identifiers. */
 export interface CaseSources {
