@@ -61,6 +61,22 @@ async function main() {
       agg.version = r.version;
     }));
 
+    // Peer: the same append semantics on PostgreSQL (skipped when no server answers).
+    let peer = null;
+    try {
+      const { openPostgresPeer } = require('../bench/peers/postgres-event-store');
+      const pg = await openPostgresPeer();
+      const streams = Array.from({ length: 256 }, () => ({ id: randomUUID(), version: 0 }));
+      const seconds = await inFlight(RAW, 16, async (i) => {
+        const st = streams[i % streams.length];
+        st.version = await pg.append(st.id, st.version, randomUUID(), 'ToolCallRecorded', data);
+      });
+      peer = RAW / seconds;
+      await pg.close();
+    } catch (err) {
+      process.stderr.write(`postgres peer skipped: ${err.message}\n`);
+    }
+
     // End to end: the real services as separate processes.
     for (const name of SERVICES) procs.push(startService(name, { natsUrl: nats.url, env: { LOG_LEVEL: 'error' } }));
     await Promise.all(procs.map((p) => p.ready));
@@ -88,7 +104,9 @@ async function main() {
       `Runledger EventLog.append, 256 in flight    : ${fmt(ours)} events/s (msgID + expected version per aggregate)`,
       `agent requests end to end (${CONCURRENCY} concurrent) : ${e2eRate.toFixed(1)} requests/s, p50 ${latencies.length ? pct(latencies, 50).toFixed(1) : '-'} ms, p99 ${latencies.length ? pct(latencies, 99).toFixed(1) : '-'} ms (${REQUESTS} requests)`,
       `events appended per request (run, child runs, conversation, audit chain) : ${eventsPerRequest.toFixed(1)}`,
+      ...(peer ? [`peer: PostgreSQL event store append, 16 connections : ${fmt(peer)} events/s (same guarantees: idempotent id, version per stream)`] : []),
       `ratio: Runledger append rate / raw in-flight rate = ${(ours / rawInFlight).toFixed(2)}`,
+      ...(peer ? [`ratio: Runledger append rate / PostgreSQL peer append rate = ${(ours / peer).toFixed(2)}`] : []),
       `ratio: log events per second implied by end-to-end requests / raw in-flight rate = ${((e2eRate * eventsPerRequest) / rawInFlight).toFixed(2)}`,
     ];
     process.stdout.write(lines.join('\n') + '\n');
