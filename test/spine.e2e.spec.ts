@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { jetstreamManager } from '@nats-io/jetstream';
-import { LOG_STREAM } from '@runledger/event-log';
+import { decodeEnvelope, LOG_STREAM } from '@runledger/event-log';
 import { TestStack } from './support/stack';
 
 jest.setTimeout(120_000);
@@ -35,6 +35,15 @@ describe('Spine: an agent request end to end over NATS', () => {
       return r.body.records?.length ? r.body.records : undefined;
     });
     expect(audit[0]).toMatchObject({ run_id: reply.body.run_id, classified_intent: 'CREATE_TASK', decision_type: 'INVOKE_TOOL', response_preview: "I've added 'water the plants' to your tasks." });
+  });
+
+  it('Agent-request API: a caller can follow a run live by subscribing to its events', async () => {
+    const seen: Array<{ subject: string; type: string }> = [];
+    const sub = stack.nc.subscribe('rl.log.run.*', { callback: (_err, m) => seen.push({ subject: m.subject, type: decodeEnvelope(m.data).type }) });
+    const reply = await stack.request<{ run_id: string }>('agents.task-assistant.process', { user_id: 'u-follow', conversation_id: randomUUID(), message: 'show tasks' });
+    await stack.waitFor(async () => seen.some((e) => e.subject === `rl.log.run.${reply.body.run_id}` && e.type === 'RunCompleted'));
+    sub.unsubscribe();
+    expect(seen.filter((e) => e.subject === `rl.log.run.${reply.body.run_id}`).map((e) => e.type)).toEqual((await stack.runEvents(reply.body.run_id)).map((e) => e.type));
   });
 
   it('Immutability: deleting or purging the log is refused by the server', async () => {
