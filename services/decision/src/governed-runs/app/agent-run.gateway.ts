@@ -2,7 +2,7 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import { AgentRunRequestDto, AgentRunResponse } from '@runledger/contracts';
 import { aggregateRef, EventLog } from '@runledger/event-log';
 import { AppError, deterministicUuid, isUuid, sha256Hex } from '@runledger/kernel';
-import { validateMessage } from '@runledger/messaging';
+import { MALFORMED_PAYLOAD, validateMessage } from '@runledger/messaging';
 import { PolicyCatalog } from '@runledger/policy-catalog';
 import { isTerminal, RunRepository, RunState } from '@runledger/runs';
 import { RunWaiter } from '../../runs/run-waiter';
@@ -60,6 +60,8 @@ export class AgentRunGateway {
   /** The run's spec, or the §2.2 refusal of a request that cannot become a run. */
   private async prepare(raw: unknown): Promise<{ spec: AgentRunSpec; existing?: RunState } | { rejected: AgentRunResponse }> {
     const fallbackId = fallbackRunId(raw);
+    // §2.2: every request is answered with the response shape, even one that is not JSON.
+    if (raw === MALFORMED_PAYLOAD) return { rejected: rejectedResponse(agentNameOf({}), fallbackId, 'The request is not valid JSON.') };
     let dto: AgentRunRequestDto;
     try {
       dto = validateMessage(AgentRunRequestDto, raw);

@@ -9,7 +9,7 @@ import { AgentRunGateway } from '../app/agent-run.gateway';
 export class AgentRunsController {
   constructor(private readonly gateway: AgentRunGateway) {}
 
-  @RequestHandler(SUBJECTS.agentRunStart)
+  @RequestHandler(SUBJECTS.agentRunStart, { acceptMalformed: true })
   start(@Payload() raw: unknown): Promise<AgentRunResponse> {
     return this.gateway.start(raw);
   }
