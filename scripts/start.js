@@ -20,13 +20,24 @@ async function main() {
     natsUrl,
     onLine: (svc, line) => { if (process.env.LOG_LEVEL === 'debug' || /"level":"(error|warn)"/.test(line)) process.stdout.write(`[${svc}] ${line}\n`); },
   }));
-  const stopAll = async () => {
+  let stopping = false;
+  const stopAll = async (code) => {
+    if (stopping) return;
+    stopping = true;
     await Promise.all(services.map((s) => stopProcess(s.child)));
     if (nats) await stopProcess(nats.child);
-    process.exit(0);
+    process.exit(code);
   };
-  process.once('SIGINT', stopAll);
-  process.once('SIGTERM', stopAll);
+  process.once('SIGINT', () => stopAll(0));
+  process.once('SIGTERM', () => stopAll(0));
+  // A service that dies takes the stack down with a clear message, instead of leaving it half up.
+  for (const s of services) {
+    s.child.once('exit', (code, signal) => {
+      if (stopping) return;
+      process.stderr.write(`${s.name} exited (code ${code}, signal ${signal}): stopping Runledger\n`);
+      void stopAll(1);
+    });
+  }
   try {
     const readies = await Promise.all(services.map((s) => s.ready));
     const ports = readies.map((r, i) => `${SERVICES[i]}:${r.http_port}`).join(' ');
@@ -39,7 +50,7 @@ async function main() {
     );
   } catch (err) {
     process.stderr.write(`failed to start: ${err.message}\n`);
-    await stopAll();
+    await stopAll(1);
   }
 }
 

@@ -73,4 +73,27 @@ describe('EventLog on a real nats-server', () => {
     expect(await log.read(ref)).toEqual([]);
     expect(await log.version(ref)).toBe(0);
   });
+
+  it('Effects happen once: a retried command with other content gets back what the log holds, not its own data', async () => {
+    const ref = aggregateRef('run', 'dup-content');
+    await log.append(ref, [{ type: 'A', data: { winner: 'first' } }], { commandId: 'same' });
+    const retry = await log.append(ref, [{ type: 'A', data: { winner: 'second' } }], { commandId: 'same' });
+    expect(retry.duplicate).toBe(true);
+    expect(retry.events[0].data).toEqual({ winner: 'first' });
+  });
+
+  it('Replay of a filter that matches nothing returns at once', async () => {
+    const started = Date.now();
+    const { state, lastSeq } = await log.replay((n: number) => n + 1, 0, { filter: 'rl.log.nothing-here.*' });
+    expect({ state, lastSeq }).toEqual({ state: 0, lastSeq: 0 });
+    expect(Date.now() - started).toBeLessThan(2_000);
+  });
+
+  it('A message that is not an event does not make its aggregate unreadable', async () => {
+    const ref = aggregateRef('run', 'garbage-1');
+    await log.append(ref, [{ type: 'A', data: {} }], { commandId: 'g1' });
+    await jetstream(nc).publish(ref.subject, new TextEncoder().encode('not an envelope'));
+    await log.append(ref, [{ type: 'B', data: {} }], { commandId: 'g2' });
+    expect((await log.read(ref)).map((e) => e.type)).toEqual(['A', 'B']);
+  });
 });

@@ -102,11 +102,18 @@ export class EventLog {
         throw err;
       }
       allDuplicates &&= ack.duplicate;
-      stored.push({ ...envelope, seq: ack.seq, subject: ref.subject });
+      // A duplicate is whatever the log already holds under that id, not what this caller sent now.
+      stored.push(ack.duplicate ? await this.storedAt(ack.seq, envelope, ref.subject) : { ...envelope, seq: ack.seq, subject: ref.subject });
       if (expected !== undefined) expected = ack.seq;
     }
     const version = stored.length ? stored[stored.length - 1].seq : (options.expectedVersion ?? (await this.version(ref)));
     return { version, events: stored, duplicate: events.length > 0 && allDuplicates };
+  }
+
+  private async storedAt(seq: number, fallback: EventEnvelope, subject: string): Promise<StoredEvent> {
+    const msg = await this.jsm.streams.getMessage(this.stream, { seq }).catch(() => null);
+    if (!msg) return { ...fallback, seq, subject };
+    return { ...decodeEnvelope(msg.data), seq, subject: msg.subject };
   }
 
   /** The aggregate version: the stream sequence of its last event, 0 if it has none. */
@@ -154,15 +161,21 @@ export class EventLog {
   }
 
   private async scan(filter: string, fromSeq: number, untilSeq: number, onEvent: (e: StoredEvent) => void): Promise<void> {
+    // Nothing matches in range: return at once (an ordered consumer would wait for a first message forever).
+    const first = await this.jsm.streams.getMessage(this.stream, { next_by_subj: filter, seq: fromSeq }).catch(() => null);
+    if (!first || first.seq > untilSeq) return;
     const consumer = await this.js.consumers.get(this.stream, {
       filter_subjects: filter,
       deliver_policy: DeliverPolicy.StartSequence,
-      opt_start_seq: fromSeq,
+      opt_start_seq: first.seq,
     });
     const messages = await consumer.consume({ max_messages: 1024 });
     try {
       for await (const m of messages) {
-        onEvent(toStoredEvent(m));
+        const event = tryStoredEvent(m);
+        // A message that is not an event (published by mistake; the log cannot delete it) must not make the
+        // whole aggregate unreadable: it is skipped, and consumers dead-letter it.
+        if (event) onEvent(event);
         if (m.seq >= untilSeq) break;
         // The filtered subject may have no more events before untilSeq (another subject holds the tail).
         if (m.info.pending === 0) break;
@@ -176,6 +189,14 @@ export class EventLog {
 
 export function toStoredEvent(m: JsMsg): StoredEvent {
   return { ...decodeEnvelope(m.data), seq: m.seq, subject: m.subject };
+}
+
+function tryStoredEvent(m: JsMsg): StoredEvent | null {
+  try {
+    return toStoredEvent(m);
+  } catch {
+    return null;
+  }
 }
 
 export function jsErrorCode(err: unknown): number | undefined {

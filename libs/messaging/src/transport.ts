@@ -4,7 +4,7 @@ import { Msg, NatsConnection, Subscription } from '@nats-io/transport-node';
 import { AckPolicy, ConsumerMessages, DeliverPolicy, JetStreamClient, JetStreamManager, JsMsg } from '@nats-io/jetstream';
 import { lastValueFrom, isObservable } from 'rxjs';
 import { AppError, isWireError, toWireError, WireError } from '@runledger/kernel';
-import { EventLog, LOG_STREAM, aggregateRef, toStoredEvent } from '@runledger/event-log';
+import { EventLog, LOG_STREAM, aggregateRef, jsErrorCode, toStoredEvent } from '@runledger/event-log';
 import { contextFromTraceparent, extractTraceContext, SpanKind, withSpan } from '@runledger/telemetry';
 import { decodeJson, encodeJson, replyHeaders } from './codec';
 import { HANDLER_KIND, LogConsumerOptions, MALFORMED_PAYLOAD } from './handlers';
@@ -16,6 +16,9 @@ export interface TransportDeps {
   jsm: JetStreamManager;
   log: EventLog;
 }
+
+/** The longest a log handler may keep a message by heartbeats before it is considered hung. */
+const MAX_HANDLER_MS = 5 * 60_000;
 
 /** Backoff for a failed delivery: 250 ms doubling to 15 s. */
 export function redeliveryDelayMs(deliveryCount: number): number {
@@ -124,18 +127,20 @@ export class RunledgerTransport extends Server implements CustomTransportStrateg
   private async bindLogConsumer(filterSubject: string, handler: MessageHandler, opts: LogConsumerOptions): Promise<void> {
     const ackWaitMs = opts.ackWaitMs ?? 30_000;
     const maxDeliver = opts.maxDeliver ?? 8;
-    try {
-      await this.deps.jsm.consumers.info(LOG_STREAM, opts.durable);
-    } catch {
+    const tunable = { ack_wait: ackWaitMs * 1_000_000, max_ack_pending: Math.max(64, (opts.concurrency ?? 1) * 4) };
+    const existing = await this.deps.jsm.consumers.info(LOG_STREAM, opts.durable).catch((err: unknown) => {
+      if (jsErrorCode(err) === 10014) return null; // consumer not found
+      throw err;
+    });
+    if (!existing) {
       await this.deps.jsm.consumers.add(LOG_STREAM, {
-        durable_name: opts.durable,
-        filter_subject: filterSubject,
-        ack_policy: AckPolicy.Explicit,
-        deliver_policy: DeliverPolicy.All,
-        ack_wait: ackWaitMs * 1_000_000,
-        max_deliver: -1,
-        max_ack_pending: Math.max(64, (opts.concurrency ?? 1) * 4),
+        durable_name: opts.durable, filter_subject: filterSubject, ack_policy: AckPolicy.Explicit, deliver_policy: DeliverPolicy.All, max_deliver: -1, ...tunable,
       });
+    } else if (existing.config.filter_subject !== filterSubject) {
+      throw new Error(`durable consumer ${opts.durable} filters ${existing.config.filter_subject}, not ${filterSubject}: give the new filter a new durable name`);
+    } else if (existing.config.ack_wait !== tunable.ack_wait || existing.config.max_ack_pending !== tunable.max_ack_pending) {
+      // Settings that can change in place follow the code, instead of being frozen at first creation.
+      await this.deps.jsm.consumers.update(LOG_STREAM, opts.durable, tunable);
     }
     const consumer = await this.deps.js.consumers.get(LOG_STREAM, opts.durable);
     const messages = await consumer.consume({ max_messages: Math.max(8, (opts.concurrency ?? 1) * 2) });
@@ -159,7 +164,11 @@ export class RunledgerTransport extends Server implements CustomTransportStrateg
     } catch (err) {
       return this.poison(m, opts.durable, 'undecodable message', err);
     }
-    const heartbeat = setInterval(() => m.working(), Math.max(1_000, opts.ackWaitMs / 3));
+    // Checked before handling: a message whose handling crashes or hangs the process never gets to throw.
+    if (m.info.deliveryCount > opts.maxDeliver) return this.poison(m, opts.durable, 'delivery budget exhausted', new AppError('INTERNAL'));
+    // Keep the message ours while the handler works, but not forever: a hung handler lets it be redelivered.
+    const heartbeatUntil = Date.now() + MAX_HANDLER_MS;
+    const heartbeat = setInterval(() => Date.now() < heartbeatUntil && m.working(), Math.max(1_000, opts.ackWaitMs / 3));
     try {
       await withSpan(`process ${m.subject.split('.').slice(0, 3).join('.')}.{id}`, {
         kind: SpanKind.CONSUMER,

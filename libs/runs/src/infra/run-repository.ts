@@ -1,4 +1,5 @@
 import { aggregateRef, AggregateRef, ConcurrencyError, EventLog, foldEvents, NewEvent, RecordedEvent, StoredEvent } from '@runledger/event-log';
+import { AppError } from '@runledger/kernel';
 import { evolveRun, initialRunState, isTerminal, RunState } from '../domain/run-state';
 import type { AuthzDecidedData, RunCreatedData, RunError, RunEvent, ArtifactRefLike } from '../domain/run-events';
 
@@ -54,6 +55,17 @@ export class RunSession {
     this.version = result.version;
   }
 
+  /**
+   * Appends what is missing of the run's opening (RunCreated, AuthzDecided, then RunStarted or RunDenied).
+   * Events are appended one by one, so a crash can leave a prefix of the opening in the log; the resumed
+   * writer completes it instead of finding the run stuck in `created` or `authorized`.
+   */
+  async open(opening: RunEvent[]): Promise<void> {
+    if (this.state.status === 'running' || isTerminal(this.state)) return;
+    const present = this.state.event_count;
+    if (present < opening.length) await this.append(opening.slice(present), `open@${present}`);
+  }
+
   async reload(): Promise<void> {
     const loaded = await this.repo.load(this.run.run_id);
     this.state = loaded.state;
@@ -107,16 +119,22 @@ export async function runChildOnce<T>(repo: RunRepository, spec: ChildRunSpec, e
   const runId = spec.created.run_id;
   for (let attempt = 1; attempt <= 5; attempt++) {
     const session = await repo.session(spec.created);
+    // The id derives from (parent, action id): the same id with another request is a caller bug, never a replay.
+    if (session.state.run && session.state.run.request_hash_sha256 !== spec.created.request_hash_sha256) {
+      throw new AppError('REQUEST.INVALID', 'That action id was already used for a different request.');
+    }
     if (isTerminal(session.state)) return outcomeOf<T>(runId, session.state, true);
     try {
-      if (session.state.status === 'none') {
-        const opening: RunEvent[] = [{ type: 'RunCreated', data: spec.created }, { type: 'AuthzDecided', data: spec.authz }];
-        if (spec.authz.decision === 'deny') {
-          const error = { error_code: spec.authz.code ?? 'LANE.DENIED', message: spec.authz.reason ?? 'Denied by policy.', retryable: false };
-          opening.push({ type: 'RunDenied', data: { error } });
-        } else opening.push({ type: 'RunStarted', data: {} });
-        await session.append(opening, 'open');
-        if (isTerminal(session.state)) return outcomeOf<T>(runId, session.state, false);
+      const opening: RunEvent[] = [{ type: 'RunCreated', data: spec.created }, { type: 'AuthzDecided', data: spec.authz }];
+      if (spec.authz.decision === 'deny') {
+        const error = { error_code: spec.authz.code ?? 'LANE.DENIED', message: spec.authz.reason ?? 'Denied by policy.', retryable: false };
+        opening.push({ type: 'RunDenied', data: { error } });
+      } else opening.push({ type: 'RunStarted', data: {} });
+      await session.open(opening);
+      if (isTerminal(session.state)) return outcomeOf<T>(runId, session.state, false);
+      // Only a run the log shows as authorised may have its effect run.
+      if (session.state.status !== 'running' || session.state.authz?.decision !== 'allow') {
+        throw new AppError('INTERNAL', 'The child run is not in a state to run its effect.');
       }
       const out = await effect();
       const terminal: RunEvent =

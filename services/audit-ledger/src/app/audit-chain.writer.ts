@@ -1,7 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { aggregateRef, ConcurrencyError, EventLog, StoredEvent } from '@runledger/event-log';
-import { ChainEntry, chainEntry } from '@runledger/governance';
-import { CHAINED_EVENT_TYPES, chainBodyOf } from '../domain/audit-chain';
+import type { ChainEntry } from '@runledger/governance';
+import { CHAINED_EVENT_TYPES, nextChainEntry } from '../domain/audit-chain';
 
 export { CHAINED_EVENT_TYPES };
 
@@ -36,12 +36,11 @@ export class AuditChainWriter {
   async chain(event: StoredEvent): Promise<ChainEntry | null> {
     if (!CHAINED_EVENT_TYPES.has(event.type)) return null;
     if (!this.loaded) await this.loadTail();
-    const body = chainBodyOf(event);
     for (let attempt = 1; attempt <= 3; attempt++) {
-      if (this.last?.event_id === body.event_id) return this.last;
-      const entry = chainEntry(this.last, body, (this.last?.seq ?? 0) + 1);
+      const entry = nextChainEntry(this.last, event);
+      if (!entry) return this.last; // the entry just written: a redelivery
       try {
-        const res = await this.log.append(CHAIN_REF, [{ type: 'AuditChainEntry', data: entry }], { commandId: `chain:${body.event_id}`, expectedVersion: this.version });
+        const res = await this.log.append(CHAIN_REF, [{ type: 'AuditChainEntry', data: entry }], { commandId: `chain:${entry.event_id}`, expectedVersion: this.version });
         if (res.duplicate) {
           await this.loadTail(); // chained before a crash; our view of the tail was stale
           return this.last;
@@ -51,7 +50,7 @@ export class AuditChainWriter {
         return entry;
       } catch (err) {
         if (!(err instanceof ConcurrencyError)) throw err;
-        this.logger.warn({ msg: 'chain moved under us; reloading tail', event_id: body.event_id });
+        this.logger.warn({ msg: 'chain moved under us; reloading tail', event_id: entry.event_id });
         await this.loadTail();
       }
     }

@@ -25,12 +25,20 @@ export function chainBodyOf(event: StoredEvent): ChainEvent {
 }
 
 /**
+ * The next chain entry for one log event, or null when the event is not chained or is the entry just written
+ * (a redelivery). Shared by the live writer and by replay, so the two cannot drift apart.
+ */
+export function nextChainEntry(last: ChainEntry | null, event: StoredEvent): ChainEntry | null {
+  if (!CHAINED_EVENT_TYPES.has(event.type)) return null;
+  if (last?.event_id === event.metadata.event_id) return null;
+  return chainEntry(last, chainBodyOf(event), (last?.seq ?? 0) + 1);
+}
+
+/**
  * The chain as a pure fold over run events in log order: what the ledger writes live, and what an
  * operator recomputes from a replay to show the chain is exactly the log's audit events.
  */
 export function evolveChain(chain: ChainEntry[], event: StoredEvent): ChainEntry[] {
-  if (!CHAINED_EVENT_TYPES.has(event.type)) return chain;
-  if (chain.some((e) => e.event_id === event.metadata.event_id)) return chain;
-  const prev = chain[chain.length - 1] ?? null;
-  return [...chain, chainEntry(prev, chainBodyOf(event), (prev?.seq ?? 0) + 1)];
+  const next = nextChainEntry(chain[chain.length - 1] ?? null, event);
+  return next ? [...chain, next] : chain;
 }

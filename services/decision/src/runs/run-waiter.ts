@@ -4,9 +4,10 @@ import { RUNTIME, ServiceRuntime } from '@runledger/messaging';
 import { RunRepository, RunState, TERMINAL_TYPES, isTerminal } from '@runledger/runs';
 
 /**
- * Waits for a run to reach a terminal event. JetStream also delivers appended events to core subscribers,
- * so a plain subscription on the run's subject sees the outcome the moment it is in the log; the log is read
- * once after subscribing so an outcome recorded earlier (a repeated request) is not missed.
+ * Waits for a run to reach a terminal event. A core subscription on the run's subject hears an append the
+ * moment it is published — but also appends the stream refused or has not committed yet — so a terminal event
+ * heard there is only a hint: the outcome counts once a read of the log confirms it. The log is also read
+ * right after subscribing, so an outcome recorded earlier (a repeated request) is not missed.
  */
 @Injectable()
 export class RunWaiter {
@@ -20,27 +21,33 @@ export class RunWaiter {
       if (timer) clearTimeout(timer);
       sub.unsubscribe();
     };
-    const terminalSeen = (async () => {
+    const hints = (async function* () {
       for await (const m of sub) {
         try {
-          if (TERMINAL_TYPES.has(decodeEnvelope(m.data).type)) return true;
+          if (TERMINAL_TYPES.has(decodeEnvelope(m.data).type)) yield true;
         } catch {
           // not an event envelope; ignore
         }
       }
-      return false;
     })();
+    const never = new Promise<never>(() => undefined);
+    const nextHint = () => hints.next().then((r) => (r.done ? never : ('hint' as const)));
+    const confirmed = async (): Promise<RunState | null> => {
+      const { state } = await this.runs.load(runId);
+      return isTerminal(state) ? state : null;
+    };
     const outcome = (async (): Promise<RunState | 'timeout'> => {
       const timedOut = new Promise<'timeout'>((resolve) => (timer = setTimeout(() => resolve('timeout'), timeoutMs)));
-      // An outcome already in the log (a repeated request) resolves at once.
-      const alreadyDone = this.runs.load(runId).then(({ state }) => (isTerminal(state) ? true : new Promise<never>(() => undefined)));
       try {
-        const first = await Promise.race([terminalSeen, timedOut, alreadyDone]);
-        if (first === 'timeout') {
-          const { state } = await this.runs.load(runId);
-          return isTerminal(state) ? state : 'timeout';
+        let wake: Promise<'hint' | 'timeout' | 'done'> = Promise.race([confirmed().then((s) => (s ? ('done' as const) : never)), nextHint(), timedOut]);
+        for (;;) {
+          const why = await wake;
+          const state = await confirmed();
+          if (state) return state;
+          if (why === 'timeout') return 'timeout';
+          // Heard but not (yet) in the log: look again shortly, or at the next hint.
+          wake = Promise.race([nextHint(), timedOut, new Promise<'hint'>((r) => setTimeout(() => r('hint'), 100))]);
         }
-        return (await this.runs.load(runId)).state;
       } finally {
         cancel();
       }

@@ -16,7 +16,8 @@ export class TaskAssistantController {
   }
 
   /** Runs (task assistant and governed agents) are carried out from the one durable inbox: a crash mid-run resumes on redelivery. */
-  @LogConsumer('rl.log.inbox.decision', { durable: 'decision-inbox', concurrency: 16, ackWaitMs: Number(process.env.RL_INBOX_ACK_WAIT_MS ?? 30_000) })
+  // Enough deliveries (backoff up to 15 s each) to outlast TOOL_RETRY_BUDGET_MS, after which a run records its failure.
+  @LogConsumer('rl.log.inbox.decision', { durable: 'decision-inbox', concurrency: 16, maxDeliver: 30, ackWaitMs: Number(process.env.RL_INBOX_ACK_WAIT_MS ?? 30_000) })
   onInbox(@Payload() event: StoredEvent): Promise<void> {
     return this.inbox.dispatch(event);
   }

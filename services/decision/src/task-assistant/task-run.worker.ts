@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { SUBJECTS, ToolInvocation, ToolInvocationResult, UserIntentReply } from '@runledger/contracts';
 import { getRole } from '@runledger/governance';
-import { Clock } from '@runledger/kernel';
+import { Clock, toWireError } from '@runledger/kernel';
 import { Bus, CLOCK } from '@runledger/messaging';
 import { PolicyCatalog } from '@runledger/policy-catalog';
 import { childRequestHash, childRunId, isTerminal, RunEvent, RunRepository, RunSession, RunState } from '@runledger/runs';
@@ -13,6 +13,8 @@ import { KeyedLock } from '../shared/keyed-lock';
 import { AgentRequested, ResolvedContext, STEPS, TASK_AGENT, TASK_LANE, TaskRunResult } from './task-run.types';
 
 export const TOOL_CALL_TIMEOUT_MS = Symbol('TOOL_CALL_TIMEOUT_MS');
+/** How long a run keeps retrying an unreachable tool gateway before it records the call as failed. */
+export const TOOL_RETRY_BUDGET_MS = Symbol('TOOL_RETRY_BUDGET_MS');
 
 /**
  * Carries one task-assistant run from request to outcome. Every step is recorded before the next starts
@@ -31,6 +33,7 @@ export class TaskRunWorker {
     private readonly bus: Bus,
     @Inject(CLOCK) private readonly clock: Clock,
     @Inject(TOOL_CALL_TIMEOUT_MS) private readonly toolTimeoutMs: number,
+    @Inject(TOOL_RETRY_BUDGET_MS) private readonly toolRetryBudgetMs: number,
   ) {}
 
   handle(cmd: AgentRequested): Promise<void> {
@@ -40,7 +43,7 @@ export class TaskRunWorker {
   private async advance(cmd: AgentRequested): Promise<void> {
     const run = await this.runs.session({ run_id: cmd.run_id, root_run_id: cmd.run_id, correlation_id: cmd.request.conversation_id });
     if (isTerminal(run.state)) return;
-    if (run.state.status === 'none') await run.append(await this.opening(cmd), 'open');
+    await run.open(await this.opening(cmd, run.state.run?.policy_versions));
     if (run.state.status !== 'running') return;
     const now = run.state.created_at!;
 
@@ -62,8 +65,9 @@ export class TaskRunWorker {
     await this.finish(cmd, step.decision, step.conversation_effect, intent, resolved, now, (events) => run.append(events, 'finish'));
   }
 
-  private async opening(cmd: AgentRequested): Promise<RunEvent[]> {
-    const versions = this.policies.currentVersions();
+  /** The run's opening; a run resumed mid-opening keeps the versions its RunCreated pinned. */
+  private async opening(cmd: AgentRequested, pinned?: { lanes: string; roles: string }): Promise<RunEvent[]> {
+    const versions = pinned ?? this.policies.currentVersions();
     const policy = await this.policies.resolve(versions);
     const allowed = getRole(policy, TASK_AGENT) !== undefined;
     const r = cmd.request;
@@ -103,7 +107,7 @@ export class TaskRunWorker {
     try {
       const reply = await this.bus.request<UserIntentReply>(SUBJECTS.intentClassify, {
         message: context.message, history: (context.message_history ?? []).slice(-20).map(boundedHistory), pending_confirmation_active: isPendingLive(context.pending_confirmation, now),
-      }, { timeoutMs: 5_000 });
+      }, { timeoutMs: 8_000 }); // longer than the LLM classifier's own 5 s, so its rules fallback can still answer
       return { intent_type: reply.intent_type, confidence: reply.confidence, extracted_params: reply.extracted_params };
     } catch (err) {
       this.logger.warn({ msg: 'classification failed; degrading to AMBIGUOUS', error: (err as Error).message });
@@ -121,7 +125,15 @@ export class TaskRunWorker {
     };
     // The gateway answers within the tool timeout; the margin covers the bus. A gateway that does not answer
     // at all throws here, the message is redelivered, and the recorded call is asked again (at most once effect).
-    return this.bus.request<ToolInvocationResult>(SUBJECTS.toolInvoke, invocation, { timeoutMs: this.toolTimeoutMs + 5_000 });
+    // Past the retry budget the call is recorded as failed, so the run ends with the contract's failure reply
+    // instead of waiting forever (its child run, if any, keeps its own record).
+    return this.bus.request<ToolInvocationResult>(SUBJECTS.toolInvoke, invocation, { timeoutMs: this.toolTimeoutMs + 5_000 }).catch((err: unknown) => {
+      const waitedMs = this.clock.now().getTime() - Date.parse(state.created_at ?? '');
+      if (!(waitedMs > this.toolRetryBudgetMs)) throw err;
+      const wire = toWireError(err);
+      this.logger.warn({ msg: 'tool gateway unreachable past the retry budget; recording the call as failed', run_id: cmd.run_id, call_id: callId, code: wire.code });
+      return { child_run_id: childRunId('tool_gateway', cmd.run_id, callId), call_id: callId, tool_name: toolName, status: 'failed', error: { error_code: wire.code, message: wire.message, retryable: wire.retryable } };
+    });
   }
 
   private async finish(cmd: AgentRequested, decision: AgentDecision, effect: 'none' | 'set_pending' | 'clear_pending', intent: UserIntent, resolved: ResolvedContext, now: string, append: (events: RunEvent[]) => Promise<void>) {
