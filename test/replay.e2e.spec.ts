@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { ChainEntry } from '@runledger/governance';
 import { foldEvents, RecordedEvent, StoredEvent } from '@runledger/event-log';
-import { evolveRun, initialRunState, RunState } from '@runledger/runs';
+import { childRequestHash, evolveRun, initialRunState, RunState } from '@runledger/runs';
 import { evolveConversation, initialConversation } from '../services/decision/src/conversation/conversation';
 import { evolveChain } from '../services/audit-ledger/src/domain/audit-chain';
 import { TestStack } from './support/stack';
@@ -28,7 +28,17 @@ describe('Replay equals live, for every projection', () => {
     return (await stack.log.replay<StoredEvent[]>((acc, e) => (acc.push(e), acc), [])).state;
   }
 
-  it('Run projection (state and checkpoint): replay of the whole log equals the live view of rl.runs.get', async () => {
+  it('Run projection: what the worker computed live from its in-memory state (response hash) equals a hash of the replayed result', async () => {
+    const all = await replayAll();
+    for (const runId of runIds) {
+      const events = all.filter((e) => e.subject === `rl.log.run.${runId}`);
+      const live = events.find((e) => e.type === 'RunCompleted')!.data as { response_hash_sha256: string };
+      const replayed: RunState = foldEvents(evolveRun, initialRunState(), events as unknown as RecordedEvent[]);
+      expect(childRequestHash(replayed.result)).toBe(live.response_hash_sha256);
+    }
+  });
+
+  it('Run projection (state and checkpoint): replaying the whole log, all subjects interleaved, gives the state rl.runs.get serves', async () => {
     const all = await replayAll();
     for (const runId of runIds) {
       const live = (await stack.request<Record<string, unknown>>('rl.runs.get', { run_id: runId })).body;
