@@ -46,6 +46,23 @@ describe('Spine: an agent request end to end over NATS', () => {
     expect(seen.filter((e) => e.subject === `rl.log.run.${reply.body.run_id}`).map((e) => e.type)).toEqual((await stack.runEvents(reply.body.run_id)).map((e) => e.type));
   });
 
+  it('Governed choke points decide on what the calling run pinned: claims that differ from it are denied and audited', async () => {
+    const conversation_id = randomUUID();
+    const alice = await stack.request<{ run_id: string }>('agents.task-assistant.process', { user_id: 'u-alice', conversation_id, message: 'add task alice only' });
+    const pinned = (await stack.runEvents(alice.body.run_id))[0].data as { policy_versions: { lanes: string; roles: string } };
+    const invoke = (call_id: string, governance: Record<string, unknown>) => stack.request<{ status: string; child_run_id: string; error?: { error_code: string } }>('rl.tool.invoke', {
+      call_id, tool_name: 'list_tasks', parameters: { user_id: 'u-mallory' },
+      governance: { parent_run_id: alice.body.run_id, root_run_id: alice.body.run_id, agent_name: 'TASK_ASSISTANT', lane: 'TASKS', user_id: 'u-mallory', policy_versions: pinned.policy_versions, ...governance },
+    });
+    // Mallory claims to act for Alice's run under her own user id: denied, and the denial is in the log.
+    const claimed = await invoke('mallory-1', {});
+    expect(claimed.body).toMatchObject({ status: 'denied', error: { error_code: 'RUN.CLAIM_MISMATCH' } });
+    expect((await stack.runEvents(claimed.body.child_run_id)).map((e) => e.type)).toEqual(['RunCreated', 'AuthzDecided', 'RunDenied']);
+    // A run that does not exist cannot call a tool either.
+    const ghost = await invoke('ghost-1', { parent_run_id: randomUUID(), root_run_id: randomUUID() });
+    expect(ghost.body).toMatchObject({ status: 'denied', error: { error_code: 'RUN.UNKNOWN_CALLER' } });
+  });
+
   it('Immutability: deleting or purging the log is refused by the server', async () => {
     const jsm = await jetstreamManager(stack.nc);
     await expect(jsm.streams.purge(LOG_STREAM)).rejects.toThrow(/purge/i);

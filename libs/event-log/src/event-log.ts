@@ -162,7 +162,7 @@ export class EventLog {
 
   private async scan(filter: string, fromSeq: number, untilSeq: number, onEvent: (e: StoredEvent) => void): Promise<void> {
     // Nothing matches in range: return at once (an ordered consumer would wait for a first message forever).
-    const first = await this.jsm.streams.getMessage(this.stream, { next_by_subj: filter, seq: fromSeq }).catch(() => null);
+    const first = await this.jsm.direct.getMessage(this.stream, { next_by_subj: filter, seq: fromSeq }).catch(() => null);
     if (!first || first.seq > untilSeq) return;
     const consumer = await this.js.consumers.get(this.stream, {
       filter_subjects: filter,

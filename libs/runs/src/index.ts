@@ -1,3 +1,4 @@
 export * from './domain/run-events';
 export * from './domain/run-state';
 export * from './infra/run-repository';
+export * from './infra/caller-verifier';

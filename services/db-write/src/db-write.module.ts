@@ -2,7 +2,7 @@ import { DynamicModule, Module, OnApplicationShutdown, Inject } from '@nestjs/co
 import type { DocumentStore } from '@runledger/document-store';
 import { DOCUMENT_STORE, documentStoreProvider, MessagingModule, ServiceRuntime } from '@runledger/messaging';
 import { PolicyCatalog } from '@runledger/policy-catalog';
-import { RunRepository } from '@runledger/runs';
+import { CallerVerifier, RunRepository } from '@runledger/runs';
 import { DbWriteService } from './app/db-write.service';
 import { ARTIFACT_STORE, ArtifactStore } from './artifacts/artifact-store';
 import { artifactStoreProvider } from './artifacts/artifact-store.provider';
@@ -27,6 +27,7 @@ export class DbWriteModule implements OnApplicationShutdown {
         artifactStoreProvider(runtime),
         { provide: PolicyCatalog, useValue: policies },
         { provide: RunRepository, useValue: new RunRepository(runtime.log) },
+        { provide: CallerVerifier, useFactory: (runs: RunRepository) => new CallerVerifier(runs), inject: [RunRepository] },
         documentStoreProvider(runtime),
       ],
     };

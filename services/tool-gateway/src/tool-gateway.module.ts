@@ -1,7 +1,7 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { MessagingModule, ServiceRuntime } from '@runledger/messaging';
 import { PolicyCatalog } from '@runledger/policy-catalog';
-import { RunRepository } from '@runledger/runs';
+import { CallerVerifier, RunRepository } from '@runledger/runs';
 import { GATEWAY_LIMITS, TOOL_REGISTRY, ToolGatewayService } from './app/tool-gateway.service';
 import { limitsFromEnv } from './app/limits';
 import { buildToolRegistry } from './tools';
@@ -20,6 +20,7 @@ export class ToolGatewayModule {
         ToolGatewayService,
         { provide: PolicyCatalog, useValue: policies },
         { provide: RunRepository, useValue: new RunRepository(runtime.log) },
+        { provide: CallerVerifier, useFactory: (runs: RunRepository) => new CallerVerifier(runs), inject: [RunRepository] },
         { provide: TOOL_REGISTRY, useFactory: () => buildToolRegistry() },
         { provide: GATEWAY_LIMITS, useFactory: () => limitsFromEnv() },
       ],

@@ -5,7 +5,7 @@ import { DOCUMENT_STORE } from '@runledger/messaging';
 import { authorize, getLane, PolicySet, sha256Hex } from '@runledger/governance';
 import { AppError, deterministicUuid } from '@runledger/kernel';
 import { PolicyCatalog } from '@runledger/policy-catalog';
-import { childRequestHash, childRunId as childRunIdOf, RunRepository, runChildOnce } from '@runledger/runs';
+import { CallerVerifier, childRequestHash, childRunId as childRunIdOf, RunRepository, runChildOnce } from '@runledger/runs';
 import { inPartition, Partition, partitionFor, stamp } from './partition';
 
 type Doc = Record<string, unknown>;
@@ -17,7 +17,7 @@ type Doc = Record<string, unknown>;
  */
 @Injectable()
 export class DbWriteService {
-  constructor(private readonly runs: RunRepository, private readonly policies: PolicyCatalog, @Inject(DOCUMENT_STORE) private readonly store: DocumentStore) {}
+  constructor(private readonly runs: RunRepository, private readonly callers: CallerVerifier, private readonly policies: PolicyCatalog, @Inject(DOCUMENT_STORE) private readonly store: DocumentStore) {}
 
   async write(req: DbWriteRequestDto): Promise<DbResult> {
     if (req.collection.startsWith('shared_')) throw new AppError('LANE.DENIED', 'The shared knowledge plane is written only through promotion.');
@@ -25,7 +25,7 @@ export class DbWriteService {
     const policy = await this.policies.resolve(g.policy_versions);
     const action = `${req.operation}:${req.collection}`;
     const targetCase = typeof req.document?.case_id === 'string' ? req.document.case_id : undefined;
-    const decision = this.authorize(policy, g, action, targetCase);
+    const decision = await this.authorize(policy, g, action, targetCase);
     const childRunId = childRunIdOf('db_write', g.parent_run_id, req.write_id);
     const partition = partitionFor(getLane(policy, g.lane)?.isolation ?? 'case', g);
     const outcome = await runChildOnce<{ status: DbResult['status']; document?: Doc; previous?: Doc }>(
@@ -64,7 +64,7 @@ export class DbWriteService {
     const g = req.governance;
     const policy = await this.policies.resolve(g.policy_versions);
     const targetCase = typeof req.filter?.case_id === 'string' ? req.filter.case_id : undefined;
-    const decision = this.authorize(policy, g, `read:${req.collection}`, targetCase);
+    const decision = await this.authorize(policy, g, `read:${req.collection}`, targetCase);
     if (decision.decision === 'deny') return { status: 'denied', error: { error_code: decision.code, message: decision.reason, retryable: false } };
     const partition = partitionFor(getLane(policy, g.lane)?.isolation ?? 'case', g);
     const col = this.store.collection<Doc>(req.collection);
@@ -77,7 +77,10 @@ export class DbWriteService {
     return { status: 'ok', documents: docs.map((d) => strip(d.value)) };
   }
 
-  private authorize(policy: PolicySet, g: GovernanceScope, action: string, targetCase?: string) {
+  /** Claims first (against what the calling run pinned), then the lane. */
+  private async authorize(policy: PolicySet, g: GovernanceScope, action: string, targetCase?: string) {
+    const mismatch = await this.callers.check(g);
+    if (mismatch) return { decision: 'deny' as const, code: mismatch.code, reason: mismatch.reason, policy_versions: g.policy_versions };
     return authorize(policy, {
       agent_name: g.agent_name, lane: g.lane, kind: 'db_write', action, run_case_id: g.case_id, target_case_id: targetCase, run_user_id: g.user_id,
       scope: { run_id: g.parent_run_id, user_id: g.user_id, case_id: g.case_id, ...(g.scope ?? {}) },

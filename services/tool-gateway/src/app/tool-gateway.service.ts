@@ -5,7 +5,7 @@ import { authorize, sha256Hex as govSha256 } from '@runledger/governance';
 import { Clock, ERROR_CODES, ErrorCode } from '@runledger/kernel';
 import { Bus, CLOCK } from '@runledger/messaging';
 import { PolicyCatalog } from '@runledger/policy-catalog';
-import { childRequestHash, childRunId as childRunIdOf, RunRepository, runChildOnce, RunError } from '@runledger/runs';
+import { CallerVerifier, childRequestHash, childRunId as childRunIdOf, RunRepository, runChildOnce, RunError } from '@runledger/runs';
 import { withInvocation } from '../tools/invocation-context';
 import { GatewayLimits, truncateOutput } from './limits';
 
@@ -41,6 +41,7 @@ export class ToolGatewayService {
 
   constructor(
     private readonly runs: RunRepository,
+    private readonly callers: CallerVerifier,
     private readonly policies: PolicyCatalog,
     private readonly bus: Bus,
     @Inject(CLOCK) private readonly clock: Clock,
@@ -53,10 +54,11 @@ export class ToolGatewayService {
     const childRunId = childRunIdOf('tool_gateway', g.parent_run_id, inv.call_id);
     const policy = await this.policies.resolve(g.policy_versions);
     const scope = { run_id: g.parent_run_id, user_id: g.user_id, case_id: g.case_id, ...(g.scope ?? {}), ...stringParams(inv.parameters) };
-    const decision = authorize(policy, {
-      agent_name: g.agent_name, lane: g.lane, kind: 'tool', action: inv.tool_name,
-      run_case_id: g.case_id, run_user_id: g.user_id, scope,
-    });
+    // Claims are checked against what the calling run pinned before the lane is: a mismatch is a denial too.
+    const mismatch = await this.callers.check(g);
+    const decision = mismatch
+      ? { decision: 'deny' as const, code: mismatch.code, reason: mismatch.reason, policy_versions: g.policy_versions }
+      : authorize(policy, { agent_name: g.agent_name, lane: g.lane, kind: 'tool', action: inv.tool_name, run_case_id: g.case_id, run_user_id: g.user_id, scope });
     const started = Date.now();
     const outcome = await runChildOnce<unknown>(
       this.runs,
