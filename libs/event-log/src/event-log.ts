@@ -15,7 +15,10 @@ export class ConcurrencyError extends Error {
 }
 
 export interface AppendOptions {
-  /** Aggregate version the decision was made on (0: the aggregate must not exist yet). Omit only for single-writer subjects. */
+  /**
+   * Aggregate version the decision was made on (0: the aggregate must not exist yet). Omit it only where order
+   * carries no meaning (an inbox of independent commands, dead letters); every aggregate append states it.
+   */
   expectedVersion?: number;
   /** The command that produced these events: event ids and msgIDs derive from it, so a retried command deduplicates. */
   commandId: string;

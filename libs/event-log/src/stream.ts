@@ -37,24 +37,32 @@ export function logStreamConfig(overrides: Partial<StreamConfig> = {}): Partial<
  */
 export async function ensureLogStream(jsm: JetStreamManager, overrides: Partial<StreamConfig> = {}): Promise<void> {
   const wanted = logStreamConfig(overrides);
+  let info;
   try {
-    const info = await jsm.streams.info(wanted.name);
-    const c = info.config;
-    if (!c.deny_delete || !c.deny_purge || c.allow_rollup_hdrs) {
-      throw new Error(`stream ${wanted.name} exists but is not immutable (deny_delete/deny_purge/no rollups)`);
-    }
+    info = await jsm.streams.info(wanted.name);
   } catch (err) {
-    if (isStreamNotFound(err)) {
-      try {
-        await jsm.streams.add(wanted);
-      } catch (addErr) {
-        // Two services starting together may race to create it; the loser checks it again.
-        if (!String((addErr as Error).message).includes('already in use')) throw addErr;
-      }
-      return;
+    if (!isStreamNotFound(err)) throw err;
+    try {
+      info = await jsm.streams.add(wanted);
+    } catch (addErr) {
+      // Two services starting together may race to create it: the loser checks what the winner created.
+      if (!String((addErr as Error).message).includes('already in use')) throw addErr;
+      info = await jsm.streams.info(wanted.name);
     }
-    throw err;
   }
+  const problems = immutabilityProblems(info.config);
+  if (problems.length) throw new Error(`stream ${wanted.name} is not an immutable log: ${problems.join(', ')}`);
+}
+
+/** What would let events be lost: deletes, purges, rollups, discarding old messages, or any limit. */
+export function immutabilityProblems(c: Partial<StreamConfig>): string[] {
+  return [
+    !c.deny_delete && 'deletes allowed',
+    !c.deny_purge && 'purges allowed',
+    c.allow_rollup_hdrs && 'rollups allowed',
+    c.discard !== DiscardPolicy.New && 'discards old messages',
+    ((c.max_msgs ?? -1) > 0 || (c.max_bytes ?? -1) > 0 || (c.max_age ?? 0) > 0 || (c.max_msgs_per_subject ?? -1) > 0) && 'has limits',
+  ].filter((p): p is string => Boolean(p));
 }
 
 function isStreamNotFound(err: unknown): boolean {

@@ -15,12 +15,14 @@ export class JsonLogger implements LoggerService {
     if (LEVELS.indexOf(level) > this.max) return;
     const fields = rest.find((r) => typeof r === 'object' && r !== null) as Record<string, unknown> | undefined;
     const contextName = rest.find((r) => typeof r === 'string');
+    // `logger.warn({ msg, run_id, … })`: the fields go to the top level, where log tooling indexes them.
+    const structured = typeof message === 'object' && message !== null && !(message instanceof Error) ? (message as Record<string, unknown>) : undefined;
     const line = {
       ts: new Date().toISOString(),
       level,
       service: this.service,
       ...(contextName ? { context: contextName } : {}),
-      msg: message instanceof Error ? message.message : message,
+      ...(structured ?? { msg: message instanceof Error ? message.message : message }),
       ...(currentTraceId() ? { trace_id: currentTraceId() } : {}),
       ...fields,
     };
