@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import type { AgentRunResponse, ArtifactRef, DbResult, ToolInvocationResult } from '@runledger/contracts';
-import { CoverageReport, requestHashSha256, responseHashSha256 } from '@runledger/governance';
+import { CoverageReport, requestHashSha256, responseHashSha256, sha256Hex } from '@runledger/governance';
+import { childRunId } from '@runledger/runs';
 import {
-  childrenOf, eventsOf, policyVersionsIn, putArtifact, readArtifactJson, runTree, runView, RunView, SHIPPED_POLICY_DIR, startRun, uploadCase, uploader,
+  childrenOf, eventsOf, logEventsContaining, policyVersionsIn, putArtifact, readArtifactJson, runTree, runView, RunView, SHIPPED_POLICY_DIR, startRun, uploadCase, uploader,
 } from './support/governed-runs';
 import { TestStack } from './support/stack';
 
@@ -155,10 +156,11 @@ describe('Governed agent runs (contract 001) over real NATS', () => {
     expect(facts.facts.some((f) => /what happened/i.test(f.text))).toBe(false);
 
     // Lane enforcement: the COA version is a required scope, and only MAPPING_AGENT writes maps.
+    // Each caller acts for its own agent run, so the lane (not a mismatched claim) is what refuses it.
     const write = (agent_name: string, scope?: Record<string, string>) =>
       stack.request<DbResult>('rl.db.write', {
         write_id: `sneaky-coa-${agent_name}-${scope ? 'scoped' : 'bare'}`, collection: 'coa_map', operation: 'append', document: { case_id: caseA },
-        governance: { parent_run_id: mapping.run_id, root_run_id: workflow.run_id, agent_name, lane: 'WRITE_MAPPING_OUTPUTS', case_id: caseA, ...(scope ? { scope } : {}), policy_versions: versions },
+        governance: { parent_run_id: agentRun(agent_name).run_id, root_run_id: workflow.run_id, agent_name, lane: 'WRITE_MAPPING_OUTPUTS', case_id: caseA, ...(scope ? { scope } : {}), policy_versions: versions },
       });
     expect((await write('MAPPING_AGENT')).body).toMatchObject({ status: 'denied', error: { error_code: 'SCOPE.MISSING' } });
     expect((await write('INTAKE_AGENT', { coa_version: 'coa-2026.1' })).body).toMatchObject({ status: 'denied', error: { error_code: 'LANE.CALLER_DENIED' } });
@@ -268,13 +270,13 @@ describe('Governed agent runs (contract 001) over real NATS', () => {
     expect(new Set(inbox)).toEqual(new Set(['AgentRunRequested', 'AgentRequested']));
   });
 
-  it('§7.4 GOVERNANCE_AGENT promotes a sanitised insight and is refused raw case text', async () => {
+  it('§7.4 GOVERNANCE_AGENT promotes a sanitised insight and is refused raw case text (8+ words copied from a case document its facts reference)', async () => {
     const g = uploader(caseA, versions);
     const ticket = await putArtifact(stack, g, 'promotion_ticket', { promotion_ticket_id: `ticket-${caseA}`, target: 'shared_playbooks', approved: true });
-    const transcript = eventsOf<{ output_artifacts: ArtifactRef[] }>(agentRun('INTERVIEW_AGENT'), 'RunCompleted')[0].output_artifacts.find((a) => a.kind === 'transcript')!;
+    // No source artifact is named: the promotion service finds the case's text through its transcripts, notes and facts records.
     const promote = async (text: string) => {
       const candidate = await putArtifact(stack, g, 'candidate_insights', { title: 'Retaliation after wage complaints', text });
-      return startRun(stack, { agent_name: 'GOVERNANCE_AGENT', case_id: caseA, input_artifacts: [ticket, candidate, transcript], parameters: { client_identifiers: ['Dana Reyes'] } });
+      return startRun(stack, { agent_name: 'GOVERNANCE_AGENT', case_id: caseA, input_artifacts: [ticket, candidate], parameters: {} });
     };
     const clean = await promote('When a termination closely follows a wage complaint, collect the timeline of complaint and dismissal early and preserve written messages from the manager.');
     expect(clean).toMatchObject({ outcome: 'success', error: null });
@@ -282,7 +284,86 @@ describe('Governed agent runs (contract 001) over real NATS', () => {
     const promotion = childrenOf(await runTree(stack, clean.run_id), clean.run_id, 'promotion');
     expect(promotion).toHaveLength(1);
     expect(promotion[0].types).toEqual(expect.arrayContaining(['PromotionAudited', 'RunCompleted']));
-    const raw = await promote('In March my manager Tom Baker fired me two days after I complained about unpaid overtime.');
+
+    // Its only problem: twelve words copied from the case's employment agreement (no name, email, phone or marker),
+    // which no caller names: the case's facts cite it as their source.
+    const raw = await promote('A useful check for wage claims: overtime is paid at one and a half times the hourly rate in most contracts.');
     expect(raw).toMatchObject({ outcome: 'deny', error: { error_code: 'PROMOTION.REFUSED' } });
+    expect(raw.error!.message).toContain('(raw_case_text)');
+    const [refusedRun] = childrenOf(await runTree(stack, raw.run_id), raw.run_id, 'promotion');
+    const [refused] = eventsOf<{ rules: string[]; findings: Array<{ rule: string; evidence: string }> }>(refusedRun, 'PromotionRefused');
+    expect(refused.rules).toEqual(['raw_case_text']);
+    expect(refused.findings.map((f) => f.rule)).toEqual(['raw_case_text']);
+    expect(refused.findings[0].evidence).toMatch(/^text: verbatim run of 12 words/);
+    // The screen read the document although no caller named it.
+    expect((refusedRun.events[0].data as { input_artifacts: ArtifactRef[] }).input_artifacts.map((a) => a.artifact_id)).toContain(inputs.document.artifact_id);
+  });
+
+  it('§4.5 a refused candidate and the client identifiers never enter the log: the governance run records references and a digest only', async () => {
+    const caseG = `case-${randomUUID().slice(0, 8)}`;
+    const g = uploader(caseG, versions);
+    const identifier = 'Ottoline Quaresma-Vantongeren';
+    const candidate = { title: `Leak probe ${caseG}`, text: `Clients such as ${identifier} should keep every wage slip before a dispute starts.` };
+    const ticket = await putArtifact(stack, g, 'promotion_ticket', { promotion_ticket_id: `ticket-${caseG}`, approved: true });
+    const candidateRef = await putArtifact(stack, g, 'candidate_insights', candidate);
+    const identifiers = await putArtifact(stack, g, 'client_identifiers', { client_identifiers: [identifier] });
+    const refused = await startRun(stack, { agent_name: 'GOVERNANCE_AGENT', case_id: caseG, input_artifacts: [ticket, candidateRef, identifiers], parameters: {} });
+    expect(refused).toMatchObject({ outcome: 'deny', error: { error_code: 'PROMOTION.REFUSED' } });
+    expect(refused.error!.message).toContain('client_identity');
+
+    // The whole log, every subject: neither the candidate nor the identifier, in any event of any run or stream.
+    expect(await logEventsContaining(stack, [candidate.text, candidate.title, 'Ottoline', 'Quaresma'])).toEqual([]);
+    const run = await runView(stack, refused.run_id);
+    expect(run.created.parameters).toEqual({});
+    const [read] = eventsOf<{ step_id: string; output: Record<string, unknown> }>(run, 'StepCompleted');
+    expect(read.output).toMatchObject({ candidate_ref: { artifact_id: candidateRef.artifact_id }, candidate_sha256: sha256Hex(`${candidate.title}\n${candidate.text}`), identifiers_ref: { artifact_id: identifiers.artifact_id } });
+
+    // Identifiers in parameters would be recorded in RunCreated: refused before the request becomes a run.
+    const inParameters = await startRun(stack, { agent_name: 'GOVERNANCE_AGENT', case_id: caseG, input_artifacts: [ticket, candidateRef], parameters: { client_identifiers: ['Someone Else'] } });
+    expect(inParameters).toMatchObject({ outcome: 'failure', error: { error_code: 'INVALID_INPUT' } });
+    expect(await stack.runEvents(inParameters.run_id)).toEqual([]);
+    expect(await logEventsContaining(stack, ['Someone Else'])).toEqual([]);
+  });
+
+  it('§4.3 INTERVIEW_AGENT transcribes only the recording its reference names: a sha256 that does not match the bytes fails ARTIFACT.HASH_MISMATCH', async () => {
+    const forged = { ...inputs.recording, sha256: sha256Hex('Client: a different recording') };
+    const run = await startRun(stack, { agent_name: 'INTERVIEW_AGENT', case_id: caseA, input_artifacts: [forged], parameters: { client_session_id: 'session-forged' } });
+    expect(run).toMatchObject({ outcome: 'failure', error: { error_code: 'ARTIFACT.HASH_MISMATCH', retryable: false } });
+    const runTreeOf = await runTree(stack, run.run_id);
+    const transcribe = childrenOf(runTreeOf, run.run_id, 'tool_gateway').find((t) => t.created.parameters.tool_name === 'transcription.run')!;
+    expect(eventsOf<{ error: { error_code: string } }>(transcribe, 'RunFailed')[0].error.error_code).toBe('ARTIFACT.HASH_MISMATCH');
+    // Nothing was transcribed, so nothing was written.
+    expect(childrenOf(runTreeOf, run.run_id, 'db_write')).toEqual([]);
+  });
+
+  it('INV-DT: a run planted at a child run id is never adopted: the parent fails DELEGATION.CHILD_CONFLICT', async () => {
+    const orchestratorId = randomUUID();
+    const plantedId = childRunId('agent', orchestratorId, 'intake');
+    const planted = await startRun(stack, { agent_name: 'INTAKE_AGENT', case_id: caseA, run_id: plantedId, input_artifacts: [inputs.form], parameters: { planted: true } });
+    expect(planted.outcome).toBe('success');
+    const run = await startRun(stack, {
+      agent_name: 'ORCHESTRATOR', case_id: caseA, run_id: orchestratorId, input_artifacts: [inputs.form, inputs.recording, inputs.document], parameters: { client_session_id: 'session-2' },
+    });
+    expect(run).toMatchObject({ outcome: 'failure', error: { error_code: 'DELEGATION.CHILD_CONFLICT', retryable: false } });
+    const orchestrator = await runView(stack, orchestratorId);
+    expect(eventsOf(orchestrator, 'ChildRunStarted')).toEqual([]);
+    expect(eventsOf(orchestrator, 'StepCompleted')).toEqual([]);
+    expect((await runView(stack, plantedId)).created.parent_run_id).toBeUndefined();
+  });
+
+  it('§2.1 a parent run of another case is refused (CASE.CROSS_CASE_DENIED); the root is derived from the parent, never taken from the caller', async () => {
+    const caseB = `case-${randomUUID().slice(0, 8)}`;
+    const formB = await putArtifact(stack, uploader(caseB, versions), 'client_intake_form', { name: 'Someone', matter_description: 'x' });
+    const cross = await startRun(stack, { agent_name: 'MAPPING_AGENT', case_id: caseB, parent_run_id: workflow.run_id, input_artifacts: [formB], parameters: {} });
+    expect(cross).toMatchObject({ outcome: 'deny', error: { error_code: 'CASE.CROSS_CASE_DENIED', retryable: false } });
+    expect(await stack.runEvents(cross.run_id)).toEqual([]);
+    expect((await runTree(stack, workflow.run_id)).some((r) => r.created.case_id === caseB)).toBe(false);
+
+    const mapping = { agent_name: 'MAPPING_AGENT', case_id: caseA, parent_run_id: workflow.run_id, input_artifacts: [inputs.document], parameters: {} };
+    const otherRoot = await startRun(stack, { ...mapping, root_run_id: randomUUID() });
+    expect(otherRoot).toMatchObject({ outcome: 'failure', error: { error_code: 'INVALID_INPUT' } });
+    const unknownParent = await startRun(stack, { ...mapping, parent_run_id: randomUUID() });
+    expect(unknownParent).toMatchObject({ outcome: 'failure', error: { error_code: 'INVALID_INPUT' } });
+    expect(await stack.runEvents(unknownParent.run_id)).toEqual([]);
   });
 });

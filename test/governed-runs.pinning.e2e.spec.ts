@@ -96,7 +96,7 @@ describe('Governed agent runs in flight: crash resume and pinned policy versions
 
   it('§1 every later check of a run uses the versions it pinned, even after the policy files change', async () => {
     const caseId = `case-${randomUUID().slice(0, 8)}`;
-    const { runId } = await startWorkflowUntilTranscribing(caseId);
+    const { runId, request } = await startWorkflowUntilTranscribing(caseId);
 
     // Roll out a new lanes version in which MAPPING_AGENT may no longer append coa_map, and restart the
     // services that check it; the run above is in flight, pinned to the old version.
@@ -127,9 +127,23 @@ describe('Governed agent runs in flight: crash resume and pinned policy versions
     expect(freshWrites.map((w) => [w.created.parameters.collection, w.authz!.decision])).toEqual([['facts', 'allow'], ['evidence_map', 'allow'], ['coa_map', 'deny']]);
     expect(coaWrite(freshTree, fresh.run_id).authz).toMatchObject({ code: 'LANE.ACTION_DENIED', policy_versions: newVersions });
 
-    // A run asked for with the old versions pinned explicitly is still checked against them.
-    const pinnedByCaller = await startRun(stack, { ...mappingRequest, policy_versions: oldVersions });
-    expect(pinnedByCaller.outcome).toBe('success');
-    expect(coaWrite(await runTree(stack, pinnedByCaller.run_id), pinnedByCaller.run_id).authz).toMatchObject({ decision: 'allow', policy_versions: oldVersions });
+    // New top-level work may not pick the older, looser version: refused before it becomes a run.
+    const downgrade = await startRun(stack, { ...mappingRequest, policy_versions: oldVersions });
+    expect(downgrade).toMatchObject({ outcome: 'failure', error: { error_code: 'INVALID_INPUT', retryable: false } });
+    expect(downgrade.error!.message).toContain('POLICY');
+    expect(await stack.runEvents(downgrade.run_id)).toEqual([]);
+
+    // Work already pinned to the old version keeps being checked against it: a retry of the pinned run answers
+    // its recorded outcome, and a child of it inherits its pins (stating them is allowed, they are the parent's).
+    const retried = await startRun(stack, { ...request, policy_versions: oldVersions });
+    expect(retried).toMatchObject({ outcome: 'success', run_id: runId });
+    const child = await startRun(stack, { ...mappingRequest, parent_run_id: runId, policy_versions: oldVersions });
+    expect(child.outcome).toBe('success');
+    const childTree = await runTree(stack, runId); // a child joins its parent's tree
+    expect(childTree.find((r) => r.run_id === child.run_id)!.created).toMatchObject({ parent_run_id: runId, root_run_id: runId, policy_versions: oldVersions });
+    expect(coaWrite(childTree, child.run_id).authz).toMatchObject({ decision: 'allow', policy_versions: oldVersions });
+    // The child of an old-pinned parent may not move to the new version either: its pins are the parent's.
+    const childUpgrade = await startRun(stack, { ...mappingRequest, parent_run_id: runId, policy_versions: newVersions });
+    expect(childUpgrade).toMatchObject({ outcome: 'failure', error: { error_code: 'INVALID_INPUT' } });
   });
 });

@@ -8,6 +8,7 @@ import { aggregateRef } from '@runledger/event-log';
 import { CoverageReport, loadPolicy, sha256Hex, verifyBundle } from '@runledger/governance';
 import type { WireError } from '@runledger/kernel';
 import { childRunId } from '@runledger/runs';
+import { recordedCaller } from './support/governed-runs';
 import { TestStack } from './support/stack';
 
 jest.setTimeout(120_000);
@@ -15,24 +16,32 @@ jest.setTimeout(120_000);
 const POLICY_DIR = join(__dirname, '..', 'policy', 'contract-v1');
 const policy = loadPolicy({ lanesYaml: readFileSync(join(POLICY_DIR, 'lanes.yaml'), 'utf8'), rolesYaml: readFileSync(join(POLICY_DIR, 'roles.yaml'), 'utf8') });
 
-/** A caller's governance scope: a fresh parent run, pinned to the policy files' versions. */
-function as(agent_name: string, lane: string, case_id?: string): GovernanceScope {
-  const run = randomUUID();
-  return { parent_run_id: run, root_run_id: run, agent_name, lane, ...(case_id ? { case_id } : {}), policy_versions: { ...policy.versions } };
-}
-
 const TRANSCRIPT =
   'The client explained that her landlord refused to return the security deposit after she moved out of the apartment on Maple Street in March and ignored three written requests for an itemised statement.';
-/** Raw case text persisted as a document (not an artifact): the sanitiser reads the case's transcripts too. */
-const PERSISTED_TRANSCRIPT = 'Later in the session she recalled that the property manager promised a refund by the end of April but never sent it.';
+/** A later session's transcript: stored only as an artifact that the case's `transcripts` record references. */
+const SECOND_SESSION = 'Later in the session she recalled that the property manager promised a refund by the end of April but never sent it.';
+/** The lease: no caller names it; the case's facts reference it as their source (the mapping read it). */
+const LEASE = 'Lease clause nine says the landlord must return the deposit within twenty one days of move out together with an itemised list of deductions.';
 const CLIENT = { name: 'Jane Alvarez', email: 'jane.alvarez@example.com', phone: '+1 415 555 0134' };
+
+/** A transcript artifact as the INTERVIEW_AGENT publishes it: timed speaker turns, the text in the segments. */
+const transcriptJson = (case_id: string, session: string, clientText: string) => JSON.stringify({
+  case_id, client_session_id: session, transcription_id: randomUUID(), word_count: clientText.split(' ').length + 4, duration_ms: 9_000,
+  segments: [
+    { index: 0, speaker: 'interviewer', start_ms: 0, end_ms: 1_600, text: 'What happened with the deposit?' },
+    { index: 1, speaker: 'client', start_ms: 2_100, end_ms: 9_000, text: clientText },
+  ],
+});
 
 describe('Governed runs over the bus: promotion, export and artifacts', () => {
   let stack: TestStack;
   const caseA = `case-${randomUUID().slice(0, 8)}`;
   const caseB = `case-${randomUUID().slice(0, 8)}`;
-  const interviewA = as('INTERVIEW_AGENT', 'WRITE_INTAKE_ARTIFACTS', caseA);
+  let interviewA: GovernanceScope;
+  let mappingA: GovernanceScope;
   let transcriptA: ArtifactRef;
+  /** A caller's governance scope: an agent run recorded in the log, pinned to the policy files' versions. */
+  const as = (agent_name: string, lane: string, case_id?: string) => recordedCaller(stack, agent_name, lane, case_id, { ...policy.versions });
   let factsA: ArtifactRef;
 
   const put = async (content: string, governance: GovernanceScope, kind: string, media_type = 'text/plain; charset=utf-8', extra: Record<string, unknown> = {}) =>
@@ -46,22 +55,47 @@ describe('Governed runs over the bus: promotion, export and artifacts', () => {
   const exportBundle = (governance: GovernanceScope, case_id: string, artifact_ids: string[]) =>
     stack.request<ExportResult>('rl.export.bundle', { export_id: `export-${randomUUID()}`, case_id, artifact_ids, governance });
   const types = async (runId: string) => (await stack.runEvents(runId)).map((e) => e.type);
+  const write = async (governance: GovernanceScope, write_id: string, collection: string, document: Record<string, unknown>, scope?: Record<string, string>) => {
+    const operation = collection === 'entities' ? 'upsert' : 'append';
+    const r = await stack.request<DbResult>('rl.db.write', { write_id, collection, operation, document, governance: { ...governance, ...(scope ? { scope } : {}) } });
+    expect({ write_id, ...r.body }).toMatchObject({ write_id, status: 'ok' });
+  };
+  /** A transcripts record as the INTERVIEW_AGENT appends it: ids and counts only, the text stays in the artifact. */
+  const transcriptRecord = (case_id: string, ref: ArtifactRef) => ({
+    case_id, client_session_id: 'session-1', source_run_id: randomUUID(), transcription_id: randomUUID(), artifact_id: ref.artifact_id, sha256: ref.sha256, segment_count: 2, word_count: 30,
+  });
 
   beforeAll(async () => {
-    // Only the services these choke points use: callers here are the agents themselves.
-    stack = await TestStack.start({ services: ['db-write', 'audit-ledger', 'promotion', 'export'] });
-    // Case A as the interview and mapping agents left it: a transcript, facts, and the client's entity.
-    transcriptA = (await put(TRANSCRIPT, interviewA, 'transcript')).body;
-    factsA = (await put(JSON.stringify({ facts: ['deposit withheld', 'three written requests'] }), as('MAPPING_AGENT', 'WRITE_MAPPING_OUTPUTS', caseA), 'facts', 'application/json')).body;
-    const entity = await stack.request<DbResult>('rl.db.write', { write_id: 'client', collection: 'entities', operation: 'upsert', document: { ...CLIENT, case_id: caseA }, governance: interviewA });
-    expect(entity.body.status).toBe('ok');
-    const transcript = await stack.request<DbResult>('rl.db.write', { write_id: 'transcript-1', collection: 'transcripts', operation: 'append', document: { case_id: caseA, text: PERSISTED_TRANSCRIPT }, governance: interviewA });
-    expect(transcript.body.status).toBe('ok');
+    // Only the services these choke points use: callers here are the agents themselves. Small screen limits so a
+    // test can reach them; case A stays well below them.
+    stack = await TestStack.start({
+      services: ['db-write', 'audit-ledger', 'promotion', 'export'],
+      serviceEnv: { promotion: { PROMOTION_MAX_CASE_RECORDS: '5', PROMOTION_MAX_SCREEN_ARTIFACTS: '8' } },
+    });
+    interviewA = await as('INTERVIEW_AGENT', 'WRITE_INTAKE_ARTIFACTS', caseA);
+    mappingA = await as('MAPPING_AGENT', 'WRITE_MAPPING_OUTPUTS', caseA);
+    // Case A as the interview and mapping agents leave it, in their real shapes: artifacts hold the text,
+    // records hold ids, counts and clipped summaries.
+    transcriptA = (await put(transcriptJson(caseA, 'session-1', TRANSCRIPT), interviewA, 'transcript', 'application/json')).body;
+    const secondSession = (await put(transcriptJson(caseA, 'session-2', SECOND_SESSION), interviewA, 'transcript', 'application/json')).body;
+    const notes = (await put(JSON.stringify({ case_id: caseA, client_session_id: 'session-1', notes: [{ topic: 'harm', prompt_id: 'p4-harm', summary: 'Deposit of two months rent withheld.', segment_indexes: [1] }] }), interviewA, 'interview_notes', 'application/json')).body;
+    const lease = (await put(LEASE, await as('INTAKE_AGENT', 'WRITE_INTAKE_ARTIFACTS', caseA), 'source_document')).body;
+    const facts = [{ fact_id: randomUUID(), text: 'The deposit was withheld after move out.', source_artifact_id: lease.artifact_id, locator: 'text/s0' }];
+    factsA = (await put(JSON.stringify({ case_id: caseA, coa_version: 'coa-2026.1', source_artifact_ids: [lease.artifact_id, transcriptA.artifact_id], facts }), mappingA, 'facts', 'application/json')).body;
+
+    await write(interviewA, 'client', 'entities', { ...CLIENT, case_id: caseA });
+    await write(interviewA, 'transcript-1', 'transcripts', transcriptRecord(caseA, transcriptA));
+    await write(interviewA, 'transcript-2', 'transcripts', transcriptRecord(caseA, secondSession));
+    await write(interviewA, 'notes-1', 'interview_notes', { case_id: caseA, client_session_id: 'session-1', source_run_id: randomUUID(), artifact_id: notes.artifact_id, sha256: notes.sha256, notes: [{ topic: 'harm', prompt_id: 'p4-harm', summary: 'Deposit of two months rent withheld.' }] });
+    await write(mappingA, 'facts-1', 'facts', { case_id: caseA, coa_version: 'coa-2026.1', source_run_id: randomUUID(), artifact_id: factsA.artifact_id, sha256: factsA.sha256, facts }, { coa_version: 'coa-2026.1' });
   });
   afterAll(async () => stack?.stop());
 
   describe('§7.4 GOVERNANCE_AGENT can promote sanitised insight only', () => {
-    const governance = as('GOVERNANCE_AGENT', 'PROMOTE_SHARED_KNOWLEDGE');
+    let governance: GovernanceScope;
+    beforeAll(async () => {
+      governance = await as('GOVERNANCE_AGENT', 'PROMOTE_SHARED_KNOWLEDGE');
+    });
 
     it('a sanitised candidate is promoted: shared document, promoted artifact and receipt, PromotionAudited and RunCompleted; a retry replays it', async () => {
       const candidate = { title: 'Withheld deposits', text: 'When a deposit is kept without an itemised statement, send a written demand citing the statutory deadline before filing a small claim.' };
@@ -80,13 +114,17 @@ describe('Governed runs over the bus: promotion, export and artifacts', () => {
       expect(receiptText).toContain(promoted.sha256);
 
       const shared = await new NatsKvDocumentStore(stack.nc).collection<Record<string, unknown>>('shared_playbooks').get(r.body.shared_document_id!);
-      expect(shared?.value).toMatchObject({ title: candidate.title, text: candidate.text, artifact_id: promoted.artifact_id, metadata: { source_case_id: caseA, source_artifact_count: 1 } });
+      expect(shared?.value).toMatchObject({ title: candidate.title, text: candidate.text, artifact_id: promoted.artifact_id, metadata: { source_case_id: caseA, source_artifact_count: 1, screened_artifact_count: 5 } });
       expect(JSON.stringify(shared?.value)).not.toContain('landlord refused'); // no source text in the shared plane
 
       const events = await stack.runEvents(r.body.child_run_id);
       expect(events.map((e) => e.type)).toEqual(['RunCreated', 'AuthzDecided', 'RunStarted', 'PromotionAudited', 'RunCompleted']);
-      expect(events[0].data).toMatchObject({ run_kind: 'promotion', parent_run_id: governance.parent_run_id, input_artifacts: [transcriptA] });
-      expect(events[3].data).toMatchObject({ status: 'promoted', target: 'shared_playbooks', source_artifacts: [transcriptA], output_artifacts: [promoted, receipt] });
+      // The run's inputs are everything the screen read: the named transcript, then what the case's records reference.
+      const inputs = (events[0].data as { input_artifacts: ArtifactRef[] }).input_artifacts;
+      expect(events[0].data).toMatchObject({ run_kind: 'promotion', parent_run_id: governance.parent_run_id });
+      expect(inputs[0]).toEqual(transcriptA);
+      expect(inputs.map((a) => a.kind).sort()).toEqual(['facts', 'interview_notes', 'source_document', 'transcript', 'transcript']);
+      expect(events[3].data).toMatchObject({ status: 'promoted', target: 'shared_playbooks', source_artifacts: [transcriptA], screened_artifact_count: 5, output_artifacts: [promoted, receipt] });
 
       const again = await stack.request<PromotionResult>('rl.promotion.promote', request);
       expect(again.body).toEqual({ ...r.body, replayed: true });
@@ -94,8 +132,9 @@ describe('Governed runs over the bus: promotion, export and artifacts', () => {
     });
 
     it.each([
-      ['raw case text (8+ words copied from a case artifact)', 'raw_case_text', 'Tip: she moved out of the apartment on Maple Street in March and waited.'],
-      ['raw case text copied from a transcript persisted through db-write', 'raw_case_text', 'Expect that the property manager promised a refund by the end of April and did nothing.'],
+      ['raw case text (8+ words copied from a source artifact the caller named)', 'raw_case_text', 'Tip: she moved out of the apartment on Maple Street in March and waited.'],
+      ['raw case text copied from a transcript artifact that only the case’s transcripts record references', 'raw_case_text', 'Expect that the property manager promised a refund by the end of April and did nothing.'],
+      ['raw case text copied from a source document reached through the case’s facts', 'raw_case_text', 'Remember the landlord must return the deposit within twenty one days of move out, so act quickly.'],
       ['a client identity', 'client_identity', 'Clients like Jane Alvarez should keep every receipt of the deposit.'],
       ['a privileged note', 'privileged_notes', 'Privileged & Confidential: settle deposit claims early to save fees.'],
     ])('%s is refused with PromotionRefused, PromotionAudited and RunFailed PROMOTION.REFUSED, and never logged', async (_what, rule, text) => {
@@ -105,12 +144,37 @@ describe('Governed runs over the bus: promotion, export and artifacts', () => {
       expect(r.body.findings!.map((f) => f.rule)).toEqual([rule]);
       const events = await stack.runEvents(r.body.child_run_id);
       expect(events.map((e) => e.type)).toEqual(['RunCreated', 'AuthzDecided', 'RunStarted', 'PromotionRefused', 'PromotionAudited', 'RunFailed']);
-      expect(events[4].data).toMatchObject({ status: 'refused', findings_count: 1, source_artifacts: [transcriptA] });
+      expect(events[4].data).toMatchObject({ status: 'refused', findings_count: 1, source_artifacts: [transcriptA], screened_artifact_count: 5 });
       expect(JSON.stringify(events)).not.toContain(text); // the leak being stopped is not copied into the immutable log
     });
 
+    it('a case the screen cannot read completely is refused (PROMOTION.SCREEN_INCOMPLETE), never promoted half-screened', async () => {
+      // Case C: more transcripts records than the screen reads (limit 5 in this stack).
+      const caseC = `case-${randomUUID().slice(0, 8)}`;
+      const interviewC = await as('INTERVIEW_AGENT', 'WRITE_INTAKE_ARTIFACTS', caseC);
+      const transcriptC = (await put(transcriptJson(caseC, 'session-1', 'The tenant left the keys with the neighbour on the last day.'), interviewC, 'transcript', 'application/json')).body;
+      for (let i = 0; i < 6; i++) await write(interviewC, `transcript-${i}`, 'transcripts', transcriptRecord(caseC, transcriptC));
+      const manyRecords = await promote(governance, { title: 'Keys', text: 'Hand over keys in writing.' }, { source_case_id: caseC, source_artifact_ids: [] });
+      expect(manyRecords.body).toMatchObject({ status: 'denied', error: { error_code: 'PROMOTION.SCREEN_INCOMPLETE', retryable: false } });
+      expect(manyRecords.body.error!.message).toContain('more than 5 transcripts records');
+      const events = await stack.runEvents(manyRecords.body.child_run_id);
+      expect(events.map((e) => e.type)).toEqual(['RunCreated', 'AuthzDecided', 'RunDenied']);
+      expect(events[1].data).toMatchObject({ decision: 'deny', code: 'PROMOTION.SCREEN_INCOMPLETE' });
+
+      // Case D: a facts artifact whose sources are more artifacts than the screen reads (limit 8).
+      const caseD = `case-${randomUUID().slice(0, 8)}`;
+      const mappingD = await as('MAPPING_AGENT', 'WRITE_MAPPING_OUTPUTS', caseD);
+      const documents: ArtifactRef[] = [];
+      for (let i = 0; i < 9; i++) documents.push((await put(`Exhibit ${i}: a short note about the deposit.`, await as('INTAKE_AGENT', 'WRITE_INTAKE_ARTIFACTS', caseD), 'source_document')).body);
+      const factsD = (await put(JSON.stringify({ case_id: caseD, coa_version: 'coa-2026.1', source_artifact_ids: documents.map((d) => d.artifact_id), facts: [] }), mappingD, 'facts', 'application/json')).body;
+      await write(mappingD, 'facts-1', 'facts', { case_id: caseD, coa_version: 'coa-2026.1', source_run_id: randomUUID(), artifact_id: factsD.artifact_id, sha256: factsD.sha256, facts: [] }, { coa_version: 'coa-2026.1' });
+      const manyArtifacts = await promote(governance, { title: 'Exhibits', text: 'Number every exhibit.' }, { source_case_id: caseD, source_artifact_ids: [] });
+      expect(manyArtifacts.body).toMatchObject({ status: 'denied', error: { error_code: 'PROMOTION.SCREEN_INCOMPLETE' } });
+      expect(manyArtifacts.body.error!.message).toContain('more than 8 artifacts');
+    });
+
     it('a caller outside the lane (MAPPING_AGENT) is denied with AuthzDecided deny and RunDenied', async () => {
-      const r = await promote(as('MAPPING_AGENT', 'PROMOTE_SHARED_KNOWLEDGE'), { title: 'Any', text: 'Any insight at all.' });
+      const r = await promote(await as('MAPPING_AGENT', 'PROMOTE_SHARED_KNOWLEDGE'), { title: 'Any', text: 'Any insight at all.' });
       expect(r.body).toMatchObject({ status: 'denied', error: { error_code: 'LANE.CALLER_DENIED' } });
       const events = await stack.runEvents(r.body.child_run_id);
       expect(events.map((e) => e.type)).toEqual(['RunCreated', 'AuthzDecided', 'RunDenied']);
@@ -119,7 +183,7 @@ describe('Governed runs over the bus: promotion, export and artifacts', () => {
   });
 
   it('§7.5 Export produces export_bundle manifest + hashes and logs export audit events', async () => {
-    const governance = as('EXPORT_AGENT', 'EXPORT', caseA);
+    const governance = await as('EXPORT_AGENT', 'EXPORT', caseA);
     const r = await exportBundle(governance, caseA, [transcriptA.artifact_id, factsA.artifact_id]);
     expect(r.body.status).toBe('exported');
     const { bundle_ref, manifest_ref, receipt_ref, bundle_sha256 } = r.body as Required<ExportResult>;
@@ -171,13 +235,13 @@ describe('Governed runs over the bus: promotion, export and artifacts', () => {
     expect(read.ok).toBe(false);
     expect((read.body as unknown as WireError).code).toBe('ARTIFACT.HASH_MISMATCH');
 
-    const exported = await exportBundle(as('EXPORT_AGENT', 'EXPORT', caseA), caseA, [transcriptA.artifact_id, ref.artifact_id]);
+    const exported = await exportBundle(await as('EXPORT_AGENT', 'EXPORT', caseA), caseA, [transcriptA.artifact_id, ref.artifact_id]);
     expect(exported.body).toMatchObject({ status: 'denied', error: { error_code: 'ARTIFACT.HASH_MISMATCH' } });
     expect(await types(exported.body.child_run_id)).toEqual(['RunCreated', 'AuthzDecided', 'RunDenied']);
   });
 
   it("Case isolation: reading or exporting another case's artifact is denied", async () => {
-    const interviewB = as('INTERVIEW_AGENT', 'WRITE_INTAKE_ARTIFACTS', caseB);
+    const interviewB = await as('INTERVIEW_AGENT', 'WRITE_INTAKE_ARTIFACTS', caseB);
     const foreign = (await put('case B private transcript', interviewB, 'transcript')).body;
     expect(foreign.case_id).toBe(caseB);
 
@@ -185,16 +249,16 @@ describe('Governed runs over the bus: promotion, export and artifacts', () => {
     expect((read.body as unknown as WireError).code).toBe('CASE.CROSS_CASE_DENIED');
     expect((await stack.log.read(aggregateRef('artifact', foreign.artifact_id))).map((e) => e.type)).toEqual(['ArtifactStored', 'ArtifactAccessDenied']);
 
-    const mixed = await exportBundle(as('EXPORT_AGENT', 'EXPORT', caseA), caseA, [transcriptA.artifact_id, foreign.artifact_id]);
+    const mixed = await exportBundle(await as('EXPORT_AGENT', 'EXPORT', caseA), caseA, [transcriptA.artifact_id, foreign.artifact_id]);
     expect(mixed.body).toMatchObject({ status: 'denied', error: { error_code: 'CASE.CROSS_CASE_DENIED' } });
     const events = await stack.runEvents(mixed.body.child_run_id);
     expect(events.map((e) => e.type)).toEqual(['RunCreated', 'AuthzDecided', 'RunDenied']);
     expect(events[1].data).toMatchObject({ decision: 'deny', code: 'CASE.CROSS_CASE_DENIED' });
 
-    const otherCase = await exportBundle(as('EXPORT_AGENT', 'EXPORT', caseA), caseB, [foreign.artifact_id]);
+    const otherCase = await exportBundle(await as('EXPORT_AGENT', 'EXPORT', caseA), caseB, [foreign.artifact_id]);
     expect(otherCase.body).toMatchObject({ status: 'denied', error: { error_code: 'CASE.CROSS_CASE_DENIED' } });
 
-    const promotion = await promote(as('GOVERNANCE_AGENT', 'PROMOTE_SHARED_KNOWLEDGE', caseB), { title: 'Deposits', text: 'Keep copies of every request.' });
+    const promotion = await promote(await as('GOVERNANCE_AGENT', 'PROMOTE_SHARED_KNOWLEDGE', caseB), { title: 'Deposits', text: 'Keep copies of every request.' });
     expect(promotion.body).toMatchObject({ status: 'denied', error: { error_code: 'CASE.CROSS_CASE_DENIED' } });
   });
 });

@@ -2,11 +2,12 @@
  * Helpers for the governed agent runs e2e tests (contract 001): upload case inputs as artifacts, call
  * `agents.run.start`, and read back a whole run tree from the log.
  */
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { AgentRunResponse, ArtifactGetResult, ArtifactRef, GovernanceScope } from '@runledger/contracts';
 import type { StoredEvent } from '@runledger/event-log';
+import { RunRepository } from '@runledger/runs';
 import { parse } from 'yaml';
 import type { TestStack } from './stack';
 
@@ -16,6 +17,27 @@ export const SHIPPED_POLICY_DIR = join(__dirname, '..', '..', 'policy', 'contrac
 export function policyVersionsIn(dir: string): { lanes: string; roles: string } {
   const version = (file: string) => (parse(readFileSync(join(dir, file), 'utf8')) as { version: string }).version;
   return { lanes: version('lanes.yaml'), roles: version('roles.yaml') };
+}
+
+/**
+ * A calling agent run recorded in the log (RunCreated, AuthzDecided allow, RunStarted; left open), and its
+ * governance scope: choke points that check a caller's claims against the run it names find this one.
+ */
+export async function recordedCaller(stack: TestStack, agent_name: string, lane: string, case_id: string | undefined, policy_versions: { lanes: string; roles: string }): Promise<GovernanceScope> {
+  const run_id = randomUUID();
+  await new RunRepository(stack.log).append(
+    { run_id, root_run_id: run_id, ...(case_id ? { case_id } : {}) },
+    [
+      {
+        type: 'RunCreated',
+        data: { run_id, run_kind: 'agent', agent_name, root_run_id: run_id, ...(case_id ? { case_id } : {}), contract_version: 'v1', policy_versions, input_artifacts: [], parameters: {}, request_hash_sha256: createHash('sha256').update(run_id).digest('hex') },
+      },
+      { type: 'AuthzDecided', data: { decision: 'allow', action: 'agent.run.start', policy_versions } },
+      { type: 'RunStarted', data: {} },
+    ],
+    { expectedVersion: 0, commandId: `test-caller:${run_id}` },
+  );
+  return { parent_run_id: run_id, root_run_id: run_id, agent_name, lane, ...(case_id ? { case_id } : {}), policy_versions };
 }
 
 /** A case worker uploading the case's inputs: the intake lane, a fresh parent run, the given pinned versions. */
@@ -68,7 +90,7 @@ export async function uploadCase(stack: TestStack, case_id: string, versions: { 
 export interface RunView {
   run_id: string;
   events: StoredEvent[];
-  created: { run_kind: string; agent_name: string; parent_run_id?: string; root_run_id: string; correlation_id?: string; lane?: string; contract_version: string; policy_versions: { lanes: string; roles: string }; parameters: Record<string, unknown> };
+  created: { run_kind: string; agent_name: string; case_id?: string; parent_run_id?: string; root_run_id: string; correlation_id?: string; lane?: string; contract_version: string; policy_versions: { lanes: string; roles: string }; parameters: Record<string, unknown> };
   types: string[];
   authz?: { decision: string; code?: string; lane?: string; action?: string; policy_versions: { lanes: string; roles: string } };
 }
@@ -99,3 +121,14 @@ export const childrenOf = (tree: RunView[], parentRunId: string, kind?: string) 
   tree.filter((r) => r.created.parent_run_id === parentRunId && (!kind || r.created.run_kind === kind));
 
 export const eventsOf = <T>(run: RunView, type: string): T[] => run.events.filter((e) => e.type === type).map((e) => e.data as T);
+
+/** Every event anywhere in the log (any subject) whose data or metadata contains one of `needles`, as `subject type`. */
+export async function logEventsContaining(stack: TestStack, needles: readonly string[]): Promise<string[]> {
+  const wanted = needles.map((n) => n.toLowerCase());
+  const { state } = await stack.log.replay<string[]>((hits, e) => {
+    const text = JSON.stringify({ data: e.data, metadata: e.metadata }).toLowerCase();
+    if (wanted.some((n) => text.includes(n))) hits.push(`${e.subject} ${e.type}`);
+    return hits;
+  }, []);
+  return state;
+}

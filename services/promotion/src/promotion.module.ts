@@ -4,8 +4,9 @@ import { DOCUMENT_STORE, documentStoreProvider, MessagingModule, ServiceRuntime 
 import { PolicyCatalog } from '@runledger/policy-catalog';
 import { RunRepository } from '@runledger/runs';
 import { ArtifactClient } from '@runledger/service-clients';
-import { CaseSourcesReader } from './app/case-sources';
+import { CaseSourcesReader, SCREEN_LIMITS } from './app/case-sources';
 import { PromotionService } from './app/promotion.service';
+import { screenLimitsFrom } from './domain/case-text';
 import { PromotionController } from './transport/promotion.controller';
 
 @Module({})
@@ -24,6 +25,8 @@ export class PromotionModule implements OnApplicationShutdown {
         PromotionService,
         CaseSourcesReader,
         ArtifactClient,
+        // How much of a case one screen reads; a case past a limit is refused (PROMOTION.SCREEN_INCOMPLETE), not half-screened.
+        { provide: SCREEN_LIMITS, useValue: screenLimitsFrom(process.env) },
         { provide: PolicyCatalog, useValue: policies },
         { provide: RunRepository, useValue: new RunRepository(runtime.log) },
         documentStoreProvider(runtime),

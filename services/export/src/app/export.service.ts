@@ -41,11 +41,13 @@ export class ExportService {
 
     const policy = await this.policies.resolve(g.policy_versions);
     const scope = { ...(g.scope ?? {}), case_id: req.case_id, run_id: g.parent_run_id };
-    let authz: AuthzDecidedData = { decision: 'allow', lane: g.lane, action: EXPORT_PHASES.join(','), policy_versions: g.policy_versions };
+    const at = (action: string) => ({ lane: g.lane, action, policy_versions: g.policy_versions });
+    // Every phase must be allowed up front: a denial names the first phase refused.
+    let authz: AuthzDecidedData = authzDecidedOf({ decision: 'allow' }, at(EXPORT_PHASES.join(',')));
     for (const phase of EXPORT_PHASES) {
       const d = authorize(policy, { agent_name: g.agent_name, lane: g.lane, kind: 'export', action: phase, run_case_id: g.case_id, target_case_id: req.case_id, run_user_id: g.user_id, scope });
       if (d.decision === 'deny') {
-        authz = { decision: 'deny', lane: g.lane, action: phase, code: d.code, reason: d.reason, policy_versions: g.policy_versions };
+        authz = authzDecidedOf(d, at(phase));
         break;
       }
     }
@@ -56,7 +58,7 @@ export class ExportService {
     if (authz.decision === 'allow') {
       const fetched = await this.artifacts.fetchAll(req.artifact_ids, asRun);
       if (fetched.ok) inputs = fetched.artifacts;
-      else authz = { decision: 'deny', lane: g.lane, action: 'authorize', code: fetched.code, reason: fetched.reason, policy_versions: g.policy_versions };
+      else authz = authzDecidedOf({ decision: 'deny', code: fetched.code, reason: fetched.reason }, at('authorize'));
     }
 
     const outcome = await runChildOnce<Exported>(
@@ -131,7 +133,21 @@ export class ExportService {
 /** The reply, from the recorded run only, so a replay answers exactly what the first call answered. */
 function view(childRunId: string, state: RunState, replayed: boolean): ExportResult {
   if (state.status === 'completed') return { child_run_id: childRunId, status: 'exported', ...(state.result as Exported), replayed };
-  if (state.status === 'denied') return { child_run_id: childRunId, status: 'denied', ...(state.error ? { error: state.error } : {}), replayed };
-  if (state.status === 'failed') return { child_run_id: childRunId, status: 'failed', ...(state.error ? { error: state.error } : {}), replayed };
-  throw new AppError('RUN.CONFLICT', 'The export is still in progress; retry.');
+  return { child_run_id: childRunId, ...unsuccessfulReply(state, 'export'), replayed };
+}
+
+/**
+ * AuthzDecided from a policy decision (or a denial of our own), at one lane and action. The promotion service
+ * builds its AuthzDecided the same way; the shared home for both is libs/runs, next to AuthzDecidedData.
+ */
+function authzDecidedOf(decision: { decision: 'allow' } | { decision: 'deny'; code: string; reason: string }, at: { lane: string; action: string; policy_versions: { lanes: string; roles: string } }): AuthzDecidedData {
+  return decision.decision === 'allow'
+    ? { decision: 'allow', lane: at.lane, action: at.action, policy_versions: at.policy_versions }
+    : { decision: 'deny', lane: at.lane, action: at.action, code: decision.code, reason: decision.reason, policy_versions: at.policy_versions };
+}
+
+/** The reply of a recorded child run that did not complete: denied or failed with its error; still open is a conflict to retry. */
+function unsuccessfulReply(state: RunState, what: string): { status: 'denied' | 'failed'; error?: RunState['error'] } {
+  if (state.status === 'denied' || state.status === 'failed') return { status: state.status, ...(state.error ? { error: state.error } : {}) };
+  throw new AppError('RUN.CONFLICT', `The ${what} is still in progress; retry.`);
 }

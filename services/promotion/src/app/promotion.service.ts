@@ -8,7 +8,7 @@ import { PolicyCatalog } from '@runledger/policy-catalog';
 import { AuthzDecidedData, childRequestHash, childRunId as childRunIdOf, EffectOutcome, isTerminal, RunEvent, RunRepository, runChildOnce, RunState } from '@runledger/runs';
 import { ArtifactClient } from '@runledger/service-clients';
 import { CaseSources, CaseSourcesReader } from './case-sources';
-import { PROMOTED_KIND, PromotionFacts, promotedArtifactBytes, receiptText, screenCandidate, sharedDocument } from './promotion-documents';
+import { PROMOTED_KIND, PromotionFacts, promotedArtifactBytes, receiptText, screenCandidate, sharedDocument } from '../domain/promotion-documents';
 
 interface Promoted {
   shared_document_id: string;
@@ -19,7 +19,8 @@ interface Promoted {
  * §4.5 promotion, the only writer of the shared knowledge plane. Each promotion is a promotion child run of
  * the caller's run (id from parent run and promotion_id, so a retry returns the recorded outcome): authorised
  * in lane PROMOTE_SHARED_KNOWLEDGE for `append:<target>`, screened against the source case's own text and
- * client identifiers, and either refused (PromotionRefused + PromotionAudited, RunFailed PROMOTION.REFUSED) or
+ * client identifiers (app/case-sources.ts says what is read; a case too large to read completely is refused
+ * with PROMOTION.SCREEN_INCOMPLETE), and either refused (PromotionRefused + PromotionAudited, RunFailed PROMOTION.REFUSED) or
  * written to the shared plane with a promoted artifact and a receipt (PromotionAudited, RunCompleted).
  * The candidate text never enters the log: a refused candidate may be the very leak being stopped.
  */
@@ -40,17 +41,15 @@ export class PromotionService {
     if (isTerminal(recorded.state)) return this.view(childRunId, recorded.state, true);
 
     const action = `append:${req.target}`;
+    const at = { lane: g.lane, action, policy_versions: g.policy_versions };
     const policy = await this.policies.resolve(g.policy_versions);
-    const decision = authorize(policy, {
+    let authz = authzDecidedOf(authorize(policy, {
       agent_name: g.agent_name, lane: g.lane, kind: 'promotion', action, run_case_id: g.case_id, target_case_id: req.source_case_id, run_user_id: g.user_id,
       scope: { ...(g.scope ?? {}), run_id: g.parent_run_id, promotion_ticket_id: req.promotion_ticket_id },
-    });
-    let authz: AuthzDecidedData = decision.decision === 'allow'
-      ? { decision: 'allow', lane: g.lane, action, policy_versions: g.policy_versions }
-      : { decision: 'deny', lane: g.lane, action, code: decision.code, reason: decision.reason, policy_versions: g.policy_versions };
+    }), at);
 
     // Reading the sources is part of authorising: a source the caller may not read (another case, missing,
-    // tampered) makes the promotion a denial, recorded like any other.
+    // tampered), or more than the screen can read completely, makes the promotion a denial, recorded like any other.
     const asRun: GovernanceScope = { ...g, parent_run_id: childRunId };
     let sources: CaseSources | undefined;
     if (authz.decision === 'allow') {
@@ -59,7 +58,7 @@ export class PromotionService {
         asRun,
       );
       if (loaded.ok) sources = loaded.sources;
-      else authz = { decision: 'deny', lane: g.lane, action, code: loaded.code, reason: loaded.reason, policy_versions: g.policy_versions };
+      else authz = authzDecidedOf({ decision: 'deny', code: loaded.code, reason: loaded.reason }, at);
     }
 
     const outcome = await runChildOnce<Promoted>(
@@ -68,7 +67,8 @@ export class PromotionService {
         created: {
           run_id: childRunId, run_kind: 'promotion', agent_name: g.agent_name, parent_run_id: g.parent_run_id, root_run_id: g.root_run_id,
           correlation_id: g.correlation_id, case_id: g.case_id, user_id: g.user_id, lane: g.lane, contract_version: 'v1', policy_versions: g.policy_versions,
-          input_artifacts: plain(sources?.artifacts ?? []),
+          // Every artifact the screen read, not only those the caller named: the run's inputs are what it read.
+          input_artifacts: plain(sources?.read ?? []),
           // Ids and a digest only: the candidate text and client identifiers stay out of the immutable log.
           parameters: {
             promotion_id: req.promotion_id, promotion_ticket_id: req.promotion_ticket_id, target: req.target, source_case_id: req.source_case_id ?? null,
@@ -86,7 +86,10 @@ export class PromotionService {
   private async screenAndWrite(req: PromotionRequestDto, childRunId: string, g: GovernanceScope, sources: CaseSources): Promise<EffectOutcome<Promoted>> {
     // Without an explicit source, an insight promoted by a run pinned to a case derives from that case.
     const sourceCase = req.source_case_id ?? g.case_id ?? null;
-    const audited = { target: req.target, promotion_id: req.promotion_id, promotion_ticket_id: req.promotion_ticket_id, source_case_id: sourceCase, source_artifacts: sources.artifacts };
+    const audited = {
+      target: req.target, promotion_id: req.promotion_id, promotion_ticket_id: req.promotion_ticket_id, source_case_id: sourceCase, source_artifacts: sources.named,
+      screened_artifact_count: sources.read.length - sources.unscreened.length, unscreened_artifact_ids: sources.unscreened.map((a) => a.artifact_id),
+    };
     const findings = screenCandidate(req.candidate, sources.texts, sources.identifiers);
     if (findings.length > 0) {
       const rules = [...new Set(findings.map((f) => f.rule))];
@@ -103,8 +106,8 @@ export class PromotionService {
     const { state } = await this.runs.load(childRunId);
     const facts: PromotionFacts = {
       promotion_id: req.promotion_id, promotion_ticket_id: req.promotion_ticket_id, target: req.target, source_case_id: sourceCase,
-      source_artifact_count: sources.artifacts.length, promoted_by: g.agent_name, lane: g.lane, promotion_run_id: childRunId,
-      root_run_id: g.root_run_id, policy_versions: g.policy_versions, promoted_on: state.created_at ?? '',
+      source_artifact_count: sources.named.length, screened_artifact_count: audited.screened_artifact_count, unscreened_artifact_count: sources.unscreened.length,
+      promoted_by: g.agent_name, lane: g.lane, promotion_run_id: childRunId, root_run_id: g.root_run_id, policy_versions: g.policy_versions, promoted_on: state.created_at ?? '',
     };
     try {
       return await this.write(req, childRunId, g, facts, audited);
@@ -144,15 +147,29 @@ export class PromotionService {
       const r = state.result as Promoted;
       return { child_run_id: childRunId, status: 'promoted', shared_document_id: r.shared_document_id, output_artifacts: r.output_artifacts, replayed };
     }
-    if (state.status === 'denied') return { child_run_id: childRunId, status: 'denied', ...(state.error ? { error: state.error } : {}), replayed };
     if (state.error?.error_code === 'PROMOTION.REFUSED') {
       const { events } = await this.runs.load(childRunId);
       const refused = events.find((e) => e.type === 'PromotionRefused')?.data as { findings: PromotionFinding[] } | undefined;
       return { child_run_id: childRunId, status: 'refused', findings: refused?.findings ?? [], error: state.error, replayed };
     }
-    if (state.status === 'failed') return { child_run_id: childRunId, status: 'failed', ...(state.error ? { error: state.error } : {}), replayed };
-    throw new AppError('RUN.CONFLICT', 'The promotion is still in progress; retry.');
+    return { child_run_id: childRunId, ...unsuccessfulReply(state, 'promotion'), replayed };
   }
+}
+
+/**
+ * AuthzDecided from a policy decision (or a denial of our own), at one lane and action. The export service
+ * builds its AuthzDecided the same way; the shared home for both is libs/runs, next to AuthzDecidedData.
+ */
+function authzDecidedOf(decision: { decision: 'allow' } | { decision: 'deny'; code: string; reason: string }, at: { lane: string; action: string; policy_versions: { lanes: string; roles: string } }): AuthzDecidedData {
+  return decision.decision === 'allow'
+    ? { decision: 'allow', lane: at.lane, action: at.action, policy_versions: at.policy_versions }
+    : { decision: 'deny', lane: at.lane, action: at.action, code: decision.code, reason: decision.reason, policy_versions: at.policy_versions };
+}
+
+/** The reply of a recorded child run that did not complete: denied or failed with its error; still open is a conflict to retry. */
+function unsuccessfulReply(state: RunState, what: string): { status: 'denied' | 'failed'; error?: RunState['error'] } {
+  if (state.status === 'denied' || state.status === 'failed') return { status: state.status, ...(state.error ? { error: state.error } : {}) };
+  throw new AppError('RUN.CONFLICT', `The ${what} is still in progress; retry.`);
 }
 
 // The run log's artifact type has an index signature an interface does not satisfy; plain copies do.

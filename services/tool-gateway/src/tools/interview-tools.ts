@@ -1,6 +1,7 @@
 import { ArtifactGetResult, SUBJECTS } from '@runledger/contracts';
 import type { ToolDefinition } from '@runledger/agent-runtime';
-import { deterministicUuid } from '@runledger/kernel';
+import { sha256Hex } from '@runledger/governance';
+import { AppError, deterministicUuid } from '@runledger/kernel';
 import { currentInvocation } from './invocation-context';
 
 /**
@@ -103,13 +104,25 @@ export function parseRecording(content: string, mediaType: string): Utterance[] 
 /** Pauses between attempts to read a recording while the artifact store does not answer (a restart). */
 const READ_RETRY_DELAYS_MS = [250, 500, 1_000];
 
-/** Reads an artifact of the caller's case through db-write (which refuses another case's artifact). */
-async function readArtifact(artifactId: string): Promise<{ content: string; media_type: string; sha256: string }> {
+/**
+ * Reads an artifact of the caller's case through db-write (which refuses another case's artifact) and checks
+ * the bytes are the ones the caller referenced: the id alone names whatever is stored under it, the sha256 the
+ * exact recording the run was given.
+ */
+async function readArtifact(artifactId: string, expectedSha256: string): Promise<{ content: string; media_type: string; sha256: string }> {
+  const got = await getArtifact(artifactId);
+  const bytes = Buffer.from(got.content_base64, 'base64');
+  if (got.artifact_ref.sha256 !== expectedSha256 || sha256Hex(bytes) !== expectedSha256) {
+    throw new AppError('ARTIFACT.HASH_MISMATCH', 'The recording does not match the sha256 it was referenced with.');
+  }
+  return { content: bytes.toString('utf8'), media_type: got.artifact_ref.media_type, sha256: expectedSha256 };
+}
+
+async function getArtifact(artifactId: string): Promise<ArtifactGetResult> {
   const ctx = currentInvocation();
   for (let attempt = 0; ; attempt++) {
     try {
-      const got = await ctx.bus.request<ArtifactGetResult>(SUBJECTS.artifactsGet, { artifact_id: artifactId, governance: { ...ctx.governance, parent_run_id: ctx.child_run_id } }, { timeoutMs: 10_000 });
-      return { content: Buffer.from(got.content_base64, 'base64').toString('utf8'), media_type: got.artifact_ref.media_type, sha256: got.artifact_ref.sha256 };
+      return await ctx.bus.request<ArtifactGetResult>(SUBJECTS.artifactsGet, { artifact_id: artifactId, governance: { ...ctx.governance, parent_run_id: ctx.child_run_id } }, { timeoutMs: 10_000 });
     } catch (err) {
       const transient = (err as { retryable?: unknown }).retryable === true;
       const delay = READ_RETRY_DELAYS_MS[attempt];
@@ -138,12 +151,16 @@ export const INTERVIEW_TOOLS: Record<string, ToolDefinition> = {
       type: 'object',
       additionalProperties: false,
       required: ['case_id', 'client_session_id'],
-      anyOf: [{ required: ['audio_artifact_id'] }, { required: ['text'] }],
-      properties: { ...scoped, audio_artifact_id: id, text: { type: 'string', minLength: 1, maxLength: MAX_TRANSCRIPT_CHARS }, language: { type: 'string', pattern: '^[a-z]{2}$' } },
+      // A recording is named by id and sha256 together, so the transcript is of the bytes the caller referenced.
+      anyOf: [{ required: ['audio_artifact_id', 'audio_sha256'] }, { required: ['text'] }],
+      properties: {
+        ...scoped, audio_artifact_id: id, audio_sha256: { type: 'string', pattern: '^[0-9a-f]{64}$' },
+        text: { type: 'string', minLength: 1, maxLength: MAX_TRANSCRIPT_CHARS }, language: { type: 'string', pattern: '^[a-z]{2}$' },
+      },
     },
     execute: async (input) => {
-      const p = input as { case_id: string; client_session_id: string; audio_artifact_id?: string; text?: string; language?: string };
-      const source = p.audio_artifact_id ? await readArtifact(p.audio_artifact_id) : { content: p.text!, media_type: 'text/plain', sha256: null };
+      const p = input as { case_id: string; client_session_id: string; audio_artifact_id?: string; audio_sha256?: string; text?: string; language?: string };
+      const source = p.audio_artifact_id ? await readArtifact(p.audio_artifact_id, p.audio_sha256!) : { content: p.text!, media_type: 'text/plain', sha256: null };
       const segments = transcribe(parseRecording(source.content, source.media_type));
       const text = segments.map((s) => `${s.speaker}: ${s.text}`).join('\n').slice(0, MAX_TRANSCRIPT_CHARS);
       return {

@@ -8,13 +8,15 @@ import { isTerminal, RunRepository, RunState } from '@runledger/runs';
 import { RunWaiter } from '../../runs/run-waiter';
 import { DECISION_INBOX } from '../../task-assistant/task-run.types';
 import { rejectedResponse, responseOf } from '../domain/response';
+import { parametersProblem, resolvePins } from '../domain/request-pins';
 import { AgentRunSpec, deriveRunId, HashableRequest, hashRequest } from '../domain/run-spec';
 import { AGENT_RUN_REPLY_TIMEOUT_MS, AGENT_RUN_REQUESTED, AgentRunRequested } from '../governed-runs.types';
 
 /**
  * agents.run.start: validates a §2.1 request at the boundary, resolves its pins (policy versions, run id,
  * root, correlation), queues it in the durable decision inbox and replies with the §2.2 response once the
- * run's terminal event is in the log. A request refused here (INVALID_INPUT) never becomes a run.
+ * run's terminal event is in the log. A request refused here (INVALID_INPUT, or CASE.CROSS_CASE_DENIED for a
+ * parent of another case) never becomes a run.
  */
 @Injectable()
 export class AgentRunGateway {
@@ -71,13 +73,27 @@ export class AgentRunGateway {
     }
     // Through JSON: the hash covers plain data, exactly as the log will hold it.
     const plain = JSON.parse(JSON.stringify(dto)) as AgentRunRequestDto;
-    // A retry naming its run keeps that run's pins: a policy rolled out meanwhile does not make it another request.
+    const reject = (message: string, code?: string, runId = plain.run_id ?? fallbackId) => ({ rejected: rejectedResponse(plain.agent_name, runId, message, code) });
+    const badParameters = parametersProblem(plain.parameters);
+    if (badParameters) return reject(badParameters);
+
+    // The pins come from the log (domain/request-pins.ts): a retry keeps its run's, a child inherits its parent's,
+    // new top-level work gets the current policy — never an older, looser version the caller picked.
     const existing = plain.run_id ? (await this.runs.load(plain.run_id)).state : undefined;
-    const versions = plain.policy_versions ?? existing?.run?.policy_versions ?? this.policies.currentVersions();
+    const parent = plain.parent_run_id && !existing?.run ? (await this.runs.load(plain.parent_run_id)).state.run : undefined;
+    const pins = resolvePins(
+      { case_id: plain.case_id, ...(plain.parent_run_id ? { parent_run_id: plain.parent_run_id } : {}), ...(plain.policy_versions ? { policy_versions: plain.policy_versions } : {}) },
+      { ...(existing?.run ? { existing: existing.run } : {}), ...(parent ? { parent } : {}), current: this.policies.currentVersions() },
+    );
+    if (!pins.ok) {
+      if (pins.code !== 'INVALID_INPUT') this.logger.warn({ msg: 'agent run refused', code: pins.code, parent_run_id: plain.parent_run_id, case_id: plain.case_id });
+      return reject(pins.message, pins.code);
+    }
+    const versions = pins.policy_versions;
     try {
       await this.policies.resolve(versions);
     } catch {
-      return { rejected: rejectedResponse(plain.agent_name, plain.run_id ?? fallbackId, `Unknown policy versions lanes ${versions.lanes} / roles ${versions.roles}.`) };
+      return reject(`Unknown policy versions lanes ${versions.lanes} / roles ${versions.roles}.`);
     }
     const request: HashableRequest = {
       agent_name: plain.agent_name, case_id: plain.case_id, policy_versions: versions,
@@ -87,13 +103,15 @@ export class AgentRunGateway {
     try {
       hash = hashRequest(request);
     } catch {
-      return { rejected: rejectedResponse(plain.agent_name, plain.run_id ?? fallbackId, 'parameters must be JSON data (no NaN, Infinity or non-plain values).') };
+      return reject('parameters must be JSON data (no NaN, Infinity or non-plain values).');
     }
     const runId = plain.run_id ?? deriveRunId(plain.case_id, plain.parent_run_id, hash);
     if (plain.request_hash_sha256 !== undefined && plain.request_hash_sha256 !== hash) {
-      return { rejected: rejectedResponse(plain.agent_name, runId, 'request_hash_sha256 does not match the normalised request hash (§2.1).') };
+      return reject('request_hash_sha256 does not match the normalised request hash (§2.1).', undefined, runId);
     }
-    const root = plain.root_run_id ?? (plain.parent_run_id ? await this.rootOf(plain.parent_run_id) : runId);
+    // The root is derived, never taken on trust: a stated root only confirms it (else the run joins another tree).
+    const root = pins.root_run_id ?? runId;
+    if (plain.root_run_id !== undefined && plain.root_run_id !== root) return reject('root_run_id is not the root this run derives from its parent (or itself).', undefined, runId);
     return {
       ...(existing ? { existing } : {}),
       spec: {
@@ -101,12 +119,6 @@ export class AgentRunGateway {
         root_run_id: root, correlation_id: plain.correlation_id ?? root, request_hash_sha256: hash,
       },
     };
-  }
-
-  /** A parent recorded in our log lends its root; an outside parent is the root itself. */
-  private async rootOf(parentRunId: string): Promise<string> {
-    const { state } = await this.runs.load(parentRunId);
-    return state.run?.root_run_id ?? parentRunId;
   }
 }
 

@@ -5,7 +5,7 @@ import { childRunId, RunRepository } from '@runledger/runs';
 import type { GovernedAgentName } from '../domain/agents';
 import { AgentStepError, policyDenied } from '../domain/errors';
 import type { DelegationOutput } from '../domain/orchestration';
-import { AgentRunSpec, childSpec } from '../domain/run-spec';
+import { AgentRunSpec, childMismatch, childSpec } from '../domain/run-spec';
 import type { AgentEffects } from './agent-effects';
 import type { StepRuntime } from './behaviours';
 import type { AgentReasoner } from './reasoner';
@@ -47,7 +47,8 @@ export function stepRuntime(spec: AgentRunSpec, asOfDay: string, outputs: Readon
       const sequence = writer.state.tool_calls.length + 1;
       await writer.append([{ type: 'ToolCallRequested', data: { call_id: callId, sequence, tool_name: toolName, parameters, child_run_id } }], `tool:${callId}:requested`);
     }
-    // A call requested before a crash is asked again: the gateway returns its recorded outcome, no second effect.
+    // A call requested before a crash is asked again under the same call id: the gateway answers its recorded
+    // outcome if it has one; if it crashed before recording, the tool runs again (tools are deterministic).
     const res = await effects.invokeTool(lane, callId, toolName, parameters);
     if (writer.state.tool_calls.find((c) => c.call_id === callId)?.status === 'requested') {
       await writer.append([{
@@ -80,6 +81,12 @@ export function stepRuntime(spec: AgentRunSpec, asOfDay: string, outputs: Readon
       const allowed = (await deps.chain()).delegate(agent);
       if (!allowed.ok) throw new AgentStepError(allowed.code, allowed.message);
       const child = childSpec(spec, stepId, agent, inputs, parameters);
+      // Never adopt a run we did not start: the child id is derivable and run ids can be chosen by callers.
+      const found = (await deps.runs.load(child.run_id)).state.run;
+      const mismatch = found && childMismatch(found, child);
+      if (mismatch) {
+        throw new AgentStepError('DELEGATION.CHILD_CONFLICT', `Run ${child.run_id} already exists but is not the ${agent} run this step starts (${mismatch} differ); it is not adopted.`);
+      }
       if (!writer.state.child_run_ids.includes(child.run_id)) {
         await writer.append([{ type: 'ChildRunStarted', data: { child_run_id: child.run_id, run_kind: 'agent', agent_name: agent } }], `child:${stepId}`);
       }

@@ -15,7 +15,6 @@ export const LANES = {
 /**
  * The lanes each agent works through (§4, §5). Checked at run start: an agent whose role lacks one of them is
  * denied before any step runs, instead of failing half-way at its first privileged action.
- * The first lane is the one its artifact reads and writes name.
  */
 export const AGENT_LANES: Readonly<Record<GovernedAgentName, readonly string[]>> = {
   ORCHESTRATOR: [],
@@ -27,14 +26,10 @@ export const AGENT_LANES: Readonly<Record<GovernedAgentName, readonly string[]>>
 };
 
 /**
- * The lane named on artifact puts and gets. The ORCHESTRATOR holds no lane (a system principal): the artifact
+ * The lane the ORCHESTRATOR names on its artifact puts. It holds no lane (a system principal): the artifact
  * store admits it for its own case under this label, which no lane in the policy carries.
  */
 export const ORCHESTRATION_LANE = 'ORCHESTRATION';
-
-export function artifactLaneOf(agent: GovernedAgentName): string {
-  return AGENT_LANES[agent][agent === 'INTERVIEW_AGENT' ? 1 : 0] ?? ORCHESTRATION_LANE;
-}
 
 export function isGovernedAgent(name: string): name is GovernedAgentName {
   return (GOVERNED_AGENTS as readonly string[]).includes(name);

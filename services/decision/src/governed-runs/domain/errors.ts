@@ -3,7 +3,7 @@ import type { RunError } from '@runledger/runs';
 
 /**
  * Stable error codes of a governed agent run (§2.2 `error.error_code`, §4 failure modes).
- * POLICY_DENIED makes the outcome `deny`; every other code is a `failure`.
+ * POLICY_DENIED and the promotion refusals make the outcome `deny` (see response.ts DENY_CODES); every other code is a `failure`.
  */
 export type AgentErrorCode =
   | 'INVALID_INPUT'
@@ -11,8 +11,11 @@ export type AgentErrorCode =
   | 'DEPENDENCY_DOWN'
   | 'DELEGATION.CIRCULAR'
   | 'DELEGATION.MAX_DEPTH'
+  | 'DELEGATION.CHILD_CONFLICT'
   | 'CHILD_RUN_FAILED'
   | 'PROMOTION.REFUSED'
+  | 'PROMOTION.SCREEN_INCOMPLETE'
+  | 'ARTIFACT.HASH_MISMATCH'
   | 'EXPORT.FAILED'
   | 'INTERNAL';
 

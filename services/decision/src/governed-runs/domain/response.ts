@@ -15,8 +15,12 @@ export function payloadHash(payload: AgentRunPayload): string {
   return responseHashSha256(payload);
 }
 
-/** Error codes that are a policy's no, not a fault: the sanitiser's refusal is a content prohibition of the lane. */
-const DENY_CODES = new Set(['POLICY_DENIED', 'PROMOTION.REFUSED']);
+/**
+ * Error codes that are a policy's no, not a fault: the sanitiser's refusal is a content prohibition of the lane,
+ * and a screen that could not read every source refuses rather than promote unscreened; a parent run of another
+ * case is case isolation.
+ */
+const DENY_CODES = new Set(['POLICY_DENIED', 'PROMOTION.REFUSED', 'PROMOTION.SCREEN_INCOMPLETE', 'CASE.CROSS_CASE_DENIED']);
 
 export const IN_PROGRESS: RunError = { error_code: 'RUN.IN_PROGRESS', message: 'The run is still in progress; repeat the request to get its outcome.', retryable: true };
 
@@ -37,6 +41,9 @@ export function responseOf(agentName: string, runId: string, state: Pick<RunStat
 }
 
 /** The §2.2 answer to a request refused before it became a run: nothing is recorded under this run id. */
-export function rejectedResponse(agentName: string, runId: string, message: string): AgentRunResponse {
-  return { outcome: 'failure', agent_name: agentName.slice(0, 64), run_id: runId, output_artifacts: [], error: { error_code: 'INVALID_INPUT', message: bounded(message), retryable: false } };
+export function rejectedResponse(agentName: string, runId: string, message: string, code = 'INVALID_INPUT'): AgentRunResponse {
+  return {
+    outcome: DENY_CODES.has(code) ? 'deny' : 'failure', agent_name: agentName.slice(0, 64), run_id: runId, output_artifacts: [],
+    error: { error_code: code, message: bounded(message), retryable: false },
+  };
 }

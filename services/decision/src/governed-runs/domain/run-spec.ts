@@ -100,3 +100,19 @@ export function childSpec(parent: AgentRunSpec, stepId: string, agent: string, i
     request_hash_sha256: hashRequest(request),
   };
 }
+
+/**
+ * Why a run recorded at a child's id is not the child `child` describes, or undefined when it is. A child id is
+ * derivable (parent run and step), and agents.run.start accepts a caller-chosen run_id, so a run found there may
+ * have been planted: it is adopted only when it is exactly the run this parent would have started.
+ */
+export function childMismatch(found: RunCreatedData, child: AgentRunSpec): string | undefined {
+  const differs = [
+    found.run_kind !== 'agent' && 'run kind',
+    found.parent_run_id !== child.parent_run_id && 'parent_run_id',
+    found.agent_name !== child.agent_name && 'agent_name',
+    found.case_id !== child.case_id && 'case_id',
+    found.request_hash_sha256 !== child.request_hash_sha256 && 'request hash',
+  ].filter((d): d is string => typeof d === 'string');
+  return differs.length ? differs.join(', ') : undefined;
+}

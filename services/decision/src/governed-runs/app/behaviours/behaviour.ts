@@ -16,8 +16,9 @@ export interface StepRuntime {
   readonly reasoner: AgentReasoner;
   /**
    * A governed tool call, recorded on the run (ToolCallRequested, then ToolCallRecorded) and executed by the
-   * tool gateway as a tool_gateway child run at most once per call id. Returns the tool's output; a denied
-   * call throws POLICY_DENIED, a failed one a retryable failure.
+   * tool gateway as a tool_gateway child run per call id; a call id with a recorded outcome is answered from the
+   * log, and a retryable failure is tried again under a new call id (`transcribe#2`), so a tool may run more
+   * than once for one step. Returns the tool's output; a denied call throws POLICY_DENIED, a failure its code.
    */
   tool(lane: string, callId: string, toolName: string, parameters: Record<string, unknown>): Promise<unknown>;
   /** Runs `agent` as a correlated child agent run of this run (ORCHESTRATOR only). */

@@ -51,7 +51,10 @@ export const interviewBehaviour: AgentBehaviour = {
         const s = outputOf<Session>(rt.outputs, 'read');
         // Dictation brackets the capture when the session was dictated live; the recording is what it produced.
         const dictation = s.dictation ? ((await rt.tool(TOOLS, 'dictation-start', 'dictation.start', scope())) as { dictation_id: string }) : null;
-        const t = (await rt.tool(TOOLS, 'transcribe', 'transcription.run', { ...scope(), audio_artifact_id: s.recording_ref!.artifact_id })) as Transcription;
+        // The tool reads the recording itself: the sha256 of the caller's reference travels along so it transcribes
+        // exactly those bytes (ARTIFACT.HASH_MISMATCH otherwise), not whatever the id holds.
+        const recording = { audio_artifact_id: s.recording_ref!.artifact_id, audio_sha256: s.recording_ref!.sha256 };
+        const t = (await rt.tool(TOOLS, 'transcribe', 'transcription.run', { ...scope(), ...recording })) as Transcription;
         if (dictation) await rt.tool(TOOLS, 'dictation-stop', 'dictation.stop', { ...scope(), dictation_id: dictation.dictation_id });
         return { transcription_id: t.transcription_id, segments: t.segments, word_count: t.word_count, duration_ms: t.duration_ms };
       }

@@ -24,7 +24,12 @@ export interface PromotionFacts {
   promotion_ticket_id: string;
   target: PromotionTarget;
   source_case_id: string | null;
+  /** Sources the caller named. */
   source_artifact_count: number;
+  /** Artifacts whose text was screened: the named ones and every one the case's records lead to. */
+  screened_artifact_count: number;
+  /** Artifacts read but not screened: media with no local text extraction (PDF, images). */
+  unscreened_artifact_count: number;
   promoted_by: string;
   lane: string;
   promotion_run_id: string;
@@ -58,6 +63,7 @@ export function sharedDocument(docId: string, candidate: PromotionRequest['candi
     metadata: {
       source_case_id: facts.source_case_id,
       source_artifact_count: facts.source_artifact_count,
+      screened_artifact_count: facts.screened_artifact_count,
       promotion_id: facts.promotion_id,
       promotion_ticket_id: facts.promotion_ticket_id,
       promoted_by: facts.promoted_by,
@@ -79,7 +85,8 @@ export function receiptText(candidate: PromotionRequest['candidate'], facts: Pro
     `Target:            ${facts.target} (document ${sharedDocumentId})`,
     `Title:             ${candidate.title}`,
     `Source case:       ${facts.source_case_id ?? 'none (not derived from a case)'}`,
-    `Screened against:  ${facts.source_artifact_count} source artifact(s), the case's transcripts, interview notes and known client identifiers`,
+    `Screened against:  ${facts.screened_artifact_count} artifact(s) of the source case (${facts.source_artifact_count} named as sources, the rest referenced by its transcripts, interview notes and facts), those records, and its known client identifiers`,
+    ...(facts.unscreened_artifact_count ? [`Not screened:      ${facts.unscreened_artifact_count} artifact(s) with no text extraction (e.g. PDF, images)`] : []),
     `Promoted by:       ${facts.promoted_by} in lane ${facts.lane}`,
     `Promotion run:     ${facts.promotion_run_id} (root run ${facts.root_run_id})`,
     `Policy versions:   lanes ${facts.policy_versions.lanes}, roles ${facts.policy_versions.roles}`,
