@@ -1,4 +1,5 @@
 export * from './domain/run-events';
 export * from './domain/run-state';
+export * from './domain/authz';
 export * from './infra/run-repository';
 export * from './infra/caller-verifier';

@@ -5,7 +5,7 @@ import { DOCUMENT_STORE } from '@runledger/messaging';
 import { authorize, getLane, PolicySet, sha256Hex } from '@runledger/governance';
 import { AppError, deterministicUuid } from '@runledger/kernel';
 import { PolicyCatalog } from '@runledger/policy-catalog';
-import { CallerVerifier, childRequestHash, childRunId as childRunIdOf, RunRepository, runChildOnce } from '@runledger/runs';
+import { CallerVerifier, childRequestHash, childRunId as childRunIdOf, RunRepository, runChildOnce, authzDecidedOf } from '@runledger/runs';
 import { inPartition, Partition, partitionFor, stamp } from './partition';
 
 type Doc = Record<string, unknown>;
@@ -37,9 +37,7 @@ export class DbWriteService {
           input_artifacts: [], parameters: { collection: req.collection, operation: req.operation, document_id: req.document_id ?? null },
           request_hash_sha256: childRequestHash({ collection: req.collection, operation: req.operation, document_id: req.document_id, document: req.document, patch: req.patch }),
         },
-        authz: decision.decision === 'allow'
-          ? { decision: 'allow', lane: g.lane, action, policy_versions: g.policy_versions }
-          : { decision: 'deny', lane: g.lane, action, code: decision.code, reason: decision.reason, policy_versions: g.policy_versions },
+        authz: authzDecidedOf(decision, { lane: g.lane, action: action, policy_versions: g.policy_versions }),
       },
       async () => {
         const applied = await this.apply(req, partition, deterministicUuid(childRunId, 'document'));

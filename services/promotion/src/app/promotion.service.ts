@@ -5,7 +5,7 @@ import { ArtifactRef, authorize, PromotionFinding, sha256Hex } from '@runledger/
 import { AppError, deterministicUuid } from '@runledger/kernel';
 import { DOCUMENT_STORE } from '@runledger/messaging';
 import { PolicyCatalog } from '@runledger/policy-catalog';
-import { AuthzDecidedData, childRequestHash, childRunId as childRunIdOf, EffectOutcome, isTerminal, RunEvent, RunRepository, runChildOnce, RunState } from '@runledger/runs';
+import { authzDecidedOf, childRequestHash, childRunId as childRunIdOf, EffectOutcome, isTerminal, runChildOnce, RunEvent, RunRepository, RunState, unsuccessfulReply } from '@runledger/runs';
 import { ArtifactClient } from '@runledger/service-clients';
 import { CaseSources, CaseSourcesReader } from './case-sources';
 import { PROMOTED_KIND, PromotionFacts, promotedArtifactBytes, receiptText, screenCandidate, sharedDocument } from '../domain/promotion-documents';
@@ -156,21 +156,6 @@ export class PromotionService {
   }
 }
 
-/**
- * AuthzDecided from a policy decision (or a denial of our own), at one lane and action. The export service
- * builds its AuthzDecided the same way; the shared home for both is libs/runs, next to AuthzDecidedData.
- */
-function authzDecidedOf(decision: { decision: 'allow' } | { decision: 'deny'; code: string; reason: string }, at: { lane: string; action: string; policy_versions: { lanes: string; roles: string } }): AuthzDecidedData {
-  return decision.decision === 'allow'
-    ? { decision: 'allow', lane: at.lane, action: at.action, policy_versions: at.policy_versions }
-    : { decision: 'deny', lane: at.lane, action: at.action, code: decision.code, reason: decision.reason, policy_versions: at.policy_versions };
-}
-
-/** The reply of a recorded child run that did not complete: denied or failed with its error; still open is a conflict to retry. */
-function unsuccessfulReply(state: RunState, what: string): { status: 'denied' | 'failed'; error?: RunState['error'] } {
-  if (state.status === 'denied' || state.status === 'failed') return { status: state.status, ...(state.error ? { error: state.error } : {}) };
-  throw new AppError('RUN.CONFLICT', `The ${what} is still in progress; retry.`);
-}
 
 // The run log's artifact type has an index signature an interface does not satisfy; plain copies do.
 function plain(refs: readonly ArtifactRef[]) {

@@ -5,7 +5,7 @@ import { authorize, sha256Hex as govSha256 } from '@runledger/governance';
 import { Clock, ERROR_CODES, ErrorCode } from '@runledger/kernel';
 import { Bus, CLOCK } from '@runledger/messaging';
 import { PolicyCatalog } from '@runledger/policy-catalog';
-import { CallerVerifier, childRequestHash, childRunId as childRunIdOf, RunRepository, runChildOnce, RunError } from '@runledger/runs';
+import { CallerVerifier, childRequestHash, childRunId as childRunIdOf, RunRepository, runChildOnce, RunError, authzDecidedOf } from '@runledger/runs';
 import { withInvocation } from '../tools/invocation-context';
 import { GatewayLimits, truncateOutput } from './limits';
 
@@ -69,9 +69,7 @@ export class ToolGatewayService {
           policy_versions: g.policy_versions, input_artifacts: [], parameters: { tool_name: inv.tool_name, call_id: inv.call_id },
           request_hash_sha256: childRequestHash({ tool_name: inv.tool_name, parameters: inv.parameters, governance: { ...g, parent_run_id: undefined } }),
         },
-        authz: decision.decision === 'allow'
-          ? { decision: 'allow', lane: g.lane, action: inv.tool_name, policy_versions: decision.policy_versions }
-          : { decision: 'deny', lane: g.lane, action: inv.tool_name, code: decision.code, reason: decision.reason, policy_versions: decision.policy_versions },
+        authz: authzDecidedOf(decision, { lane: g.lane, action: inv.tool_name, policy_versions: decision.policy_versions }),
       },
       () => this.execute(inv, childRunId),
     );
