@@ -5,6 +5,8 @@ export interface CoverageEvent {
   run_id: string;
   type: string;
   data?: unknown;
+  /** When the log recorded it (ISO); needed only to tell a stale run from one still under way. */
+  recorded_at?: string;
 }
 
 /** One run that lacks a required audit record; `missing` names what (usually an event type). */
@@ -25,6 +27,11 @@ export interface CoverageReport {
 export interface CoverageOptions {
   /** Report runs without a terminal event as in progress instead of as violations. */
   allowInProgress?: boolean;
+  /**
+   * With `allowInProgress`: a run whose last event is older than `ms` before `now` is no longer "under way"
+   * but stale, and its missing terminal outcome is a violation (a run left open must not hide forever).
+   */
+  staleAfter?: { now: string; ms: number };
 }
 
 /**
@@ -47,10 +54,15 @@ export function checkAuditCoverage(events: readonly CoverageEvent[], options: Co
   }
   const violations: CoverageViolation[] = [];
   const inProgress: string[] = [];
+  const staleBefore = options.staleAfter ? Date.parse(options.staleAfter.now) - options.staleAfter.ms : undefined;
   for (const [runId, runEvents] of byRun) {
     const result = checkRun(runEvents, options);
     violations.push(...result.missing.map((missing) => ({ run_id: runId, missing })));
-    if (result.inProgress) inProgress.push(runId);
+    if (!result.inProgress) continue;
+    const lastAt = runEvents[runEvents.length - 1]?.recorded_at;
+    if (staleBefore !== undefined && lastAt !== undefined && Date.parse(lastAt) < staleBefore) {
+      violations.push({ run_id: runId, missing: `terminal outcome (stale: no event since ${lastAt})` });
+    } else inProgress.push(runId);
   }
   return { ok: violations.length === 0, runs_checked: byRun.size, violations, in_progress: inProgress };
 }

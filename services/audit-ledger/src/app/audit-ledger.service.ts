@@ -2,8 +2,8 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { DocumentStore } from '@runledger/document-store';
 import { EventLog, StoredEvent } from '@runledger/event-log';
 import { ChainEntry, checkAuditCoverage, CoverageEvent, verifyChain } from '@runledger/governance';
-import { AppError } from '@runledger/kernel';
-import { DOCUMENT_STORE } from '@runledger/messaging';
+import { AppError, Clock } from '@runledger/kernel';
+import { CLOCK, DOCUMENT_STORE } from '@runledger/messaging';
 import { AuditChainWriter, CHAIN_REF } from './audit-chain.writer';
 
 interface DecisionRow extends Record<string, unknown> {
@@ -23,7 +23,12 @@ interface AuditEventRow extends Record<string, unknown> {
 /** The audit view of the log: the hash chain, its read models, queries, verification and coverage. */
 @Injectable()
 export class AuditLedgerService {
-  constructor(private readonly log: EventLog, private readonly chain: AuditChainWriter, @Inject(DOCUMENT_STORE) private readonly store: DocumentStore) {}
+  constructor(
+    private readonly log: EventLog,
+    private readonly chain: AuditChainWriter,
+    @Inject(DOCUMENT_STORE) private readonly store: DocumentStore,
+    @Inject(CLOCK) private readonly clock: Clock,
+  ) {}
 
   /** Projection step for one run event: chain it, then index it (idempotent puts keyed by ids). */
   async ingest(event: StoredEvent): Promise<void> {
@@ -61,7 +66,8 @@ export class AuditLedgerService {
 
   /** Contract 001 §6: every run has its authz decision, its outcome and its effect audit events. */
   async coverage() {
-    const { state } = await this.log.replay<CoverageEvent[]>((acc, e) => (acc.push({ run_id: e.metadata.stream_id, type: e.type, data: e.data }), acc), [], { filter: 'rl.log.run.*' });
-    return checkAuditCoverage(state, { allowInProgress: true });
+    const { state } = await this.log.replay<CoverageEvent[]>((acc, e) => (acc.push({ run_id: e.metadata.stream_id, type: e.type, data: e.data, recorded_at: e.metadata.recorded_at }), acc), [], { filter: 'rl.log.run.*' });
+    // A run with no event for RL_STALE_RUN_MS (default 15 min) is not under way any more: it is reported.
+    return checkAuditCoverage(state, { allowInProgress: true, staleAfter: { now: this.clock.now().toISOString(), ms: Number(process.env.RL_STALE_RUN_MS ?? 15 * 60_000) } });
   }
 }
