@@ -61,7 +61,7 @@ describe('Replay equals live, for every projection', () => {
     for (const [i, runId] of runIds.entries()) {
       const live = (await stack.request<{ checkpoint: { stepOutputs: { context: { history: unknown[]; pending_confirmation: unknown } } } }>('rl.runs.get', { run_id: runId })).body;
       const before = foldEvents(evolveConversation, initialConversation(), convEvents.slice(0, i) as unknown as RecordedEvent[]);
-      expect(live.checkpoint.stepOutputs.context).toEqual({ history: before.history, pending_confirmation: before.pending_confirmation });
+      expect(live.checkpoint.stepOutputs.context).toEqual({ history: before.history, pending_confirmation: before.pending_confirmation, based_on_run_id: before.recent_run_ids[before.recent_run_ids.length - 1] ?? null });
     }
   });
 

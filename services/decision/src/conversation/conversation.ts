@@ -12,6 +12,11 @@ export interface MessageExchanged {
   at: string;
   /** The pending confirmation after this exchange (null when cleared or never set). */
   pending_confirmation: PendingConfirmation | null;
+  /**
+   * The last turn the decision saw when it read the conversation (null: none). A turn redelivered after a crash
+   * can finish after a later turn; it is then stale and must not overwrite the later turn's confirmation.
+   */
+  based_on_run_id?: string | null;
 }
 
 export type ConversationEvent = { type: 'MessageExchanged'; data: MessageExchanged };
@@ -37,9 +42,15 @@ export function evolveConversation(state: ConversationState, event: RecordedEven
   return { history, pending_confirmation: e.pending_confirmation, recent_run_ids: [...state.recent_run_ids, e.run_id].slice(-RECENT_RUNS) };
 }
 
-/** Decider: record one exchange once per run (a retried run appends nothing). */
+/**
+ * Decider: record one exchange once per run (a retried run appends nothing). A stale turn (decided on an older
+ * conversation than the current one) is recorded with the current pending confirmation, not its own.
+ */
 export function decideExchange(cmd: MessageExchanged, state: ConversationState): ConversationEvent[] {
-  return state.recent_run_ids.includes(cmd.run_id) ? [] : [{ type: 'MessageExchanged', data: cmd }];
+  if (state.recent_run_ids.includes(cmd.run_id)) return [];
+  const latest = state.recent_run_ids[state.recent_run_ids.length - 1] ?? null;
+  const stale = cmd.based_on_run_id !== undefined && cmd.based_on_run_id !== latest;
+  return [{ type: 'MessageExchanged', data: stale ? { ...cmd, pending_confirmation: state.pending_confirmation } : cmd }];
 }
 
 export const conversationDecider = {

@@ -29,3 +29,18 @@ describe('Conversation projection', () => {
     });
   });
 });
+
+describe('Conversation decider: a turn finishing after a later one', () => {
+  it('Rule 1: a stale turn (decided before the latest turn) keeps the latest pending confirmation', () => {
+    const later = { ...exchange('r2', pending), based_on_run_id: 'r0' };
+    const stale = { ...exchange('r1', null), based_on_run_id: 'r0' };
+    DeciderSpec.for(conversationDecider)
+      .given([{ type: 'MessageExchanged', data: exchange('r0') }, { type: 'MessageExchanged', data: later }])
+      .when(stale)
+      .then([{ type: 'MessageExchanged', data: { ...stale, pending_confirmation: pending } }]);
+  });
+  it('a turn decided on the latest state sets its own pending confirmation', () => {
+    const turn = { ...exchange('r1', pending), based_on_run_id: 'r0' };
+    DeciderSpec.for(conversationDecider).given([{ type: 'MessageExchanged', data: exchange('r0') }]).when(turn).then([{ type: 'MessageExchanged', data: turn }]);
+  });
+});

@@ -25,4 +25,6 @@ export const STEPS = { context: 0, classify: 1 } as const;
 export interface ResolvedContext {
   history: DecisionContext['message_history'];
   pending_confirmation: PendingConfirmation | null;
+  /** The conversation's last recorded turn when this one read it (staleness check when it is recorded). */
+  based_on_run_id?: string | null;
 }

@@ -97,9 +97,10 @@ export class TaskRunWorker {
   }
 
   private async resolveContext(cmd: AgentRequested): Promise<ResolvedContext> {
-    if (cmd.caller_context) return { history: cmd.request.message_history ?? [], pending_confirmation: cmd.request.pending_confirmation ?? null };
     const conv = await this.conversations.load(cmd.request.user_id, cmd.request.conversation_id);
-    return { history: conv.history, pending_confirmation: conv.pending_confirmation };
+    const based_on_run_id = conv.recent_run_ids[conv.recent_run_ids.length - 1] ?? null;
+    if (cmd.caller_context) return { history: cmd.request.message_history ?? [], pending_confirmation: cmd.request.pending_confirmation ?? null, based_on_run_id };
+    return { history: conv.history, pending_confirmation: conv.pending_confirmation, based_on_run_id };
   }
 
   /** Contract 000 graceful degradation: a classifier that fails yields AMBIGUOUS and a clarification. */
@@ -149,6 +150,8 @@ export class TaskRunWorker {
     const r = cmd.request;
     await this.conversations.record(r.user_id, r.conversation_id, {
       run_id: cmd.run_id, user_message: r.message, assistant_message: decision.response_text ?? decision.clarification_question ?? '', at: now, pending_confirmation: pending,
+      // Runs checkpointed before this field existed carry no base: they are recorded as before.
+      ...(resolved.based_on_run_id !== undefined ? { based_on_run_id: resolved.based_on_run_id } : {}),
     });
     const audit = buildAuditRecord({ timestamp: this.clock.now().toISOString(), context: r, intent, decision });
     const result: TaskRunResult = { decision };
