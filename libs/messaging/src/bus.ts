@@ -26,11 +26,10 @@ export class Bus {
       try {
         reply = await this.nc.request(subject, body, { timeout: opts.timeoutMs ?? 10_000, headers: hdrs });
       } catch (err) {
+        // Callers may see these messages: they name no internal subject (the span and logs carry it).
         const message = String((err as Error)?.message ?? err);
-        if (/no responders/i.test(message) || (err as { code?: string })?.code === '503') {
-          throw new AppError('DEPENDENCY.DOWN', `No service is answering on ${subject}.`);
-        }
-        if (/timeout/i.test(message)) throw new AppError('RUN.TIMEOUT', `No answer on ${subject} in time.`);
+        if (/no responders/i.test(message) || (err as { code?: string })?.code === '503') throw new AppError('DEPENDENCY.DOWN');
+        if (/timeout/i.test(message)) throw new AppError('RUN.TIMEOUT', 'A dependency did not answer in time; retry.');
         throw new AppError('DEPENDENCY.DOWN');
       }
       const decoded = decodeReply(reply.data, reply.headers);
