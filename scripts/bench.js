@@ -31,6 +31,16 @@ async function inFlight(total, limit, fn) {
   return Number(process.hrtime.bigint() - started) / 1e9;
 }
 
+/** Resident set size of a process in MiB (Linux /proc; 0 elsewhere). */
+function rssMiB(pid) {
+  try {
+    const kb = Number(/VmRSS:\s+(\d+)/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0);
+    return kb / 1024;
+  } catch {
+    return 0;
+  }
+}
+
 const pct = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 const fmt = (n) => Math.round(n).toLocaleString('en-US');
 
@@ -91,6 +101,8 @@ async function main() {
     });
     // The audit chain is written asynchronously; count the request's own events only once it caught up.
     await new Promise((r) => setTimeout(r, 1500));
+    const rss = Object.fromEntries(procs.map((p) => [p.name, rssMiB(p.child.pid)]));
+    const natsRss = rssMiB(nats.child.pid);
     const after = (await jsm.streams.info(LOG_STREAM)).state.messages;
     latencies.sort((a, b) => a - b);
     const e2eRate = REQUESTS / e2eSeconds;
@@ -104,6 +116,8 @@ async function main() {
       `Runledger EventLog.append, 256 in flight    : ${fmt(ours)} events/s (msgID + expected version per aggregate)`,
       `agent requests end to end (${CONCURRENCY} concurrent) : ${e2eRate.toFixed(1)} requests/s, p50 ${latencies.length ? pct(latencies, 50).toFixed(1) : '-'} ms, p99 ${latencies.length ? pct(latencies, 99).toFixed(1) : '-'} ms (${REQUESTS} requests)`,
       `events appended per request (run, child runs, conversation, audit chain) : ${eventsPerRequest.toFixed(1)}`,
+      `memory after the load (resident): ${Object.entries(rss).map(([n, m]) => `${n} ${m.toFixed(0)} MiB`).join(', ')}; nats-server ${natsRss.toFixed(0)} MiB`,
+      `ratio: memory of the seven services / nats-server = ${(Object.values(rss).reduce((a, b) => a + b, 0) / natsRss).toFixed(1)}`,
       ...(peer ? [`peer: PostgreSQL event store append, 16 connections : ${fmt(peer)} events/s (same guarantees: idempotent id, version per stream)`] : []),
       `ratio: Runledger append rate / raw in-flight rate = ${(ours / rawInFlight).toFixed(2)}`,
       ...(peer ? [`ratio: Runledger append rate / PostgreSQL peer append rate = ${(ours / peer).toFixed(2)}`] : []),
