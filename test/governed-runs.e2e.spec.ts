@@ -3,7 +3,7 @@ import type { AgentRunResponse, ArtifactRef, DbResult, ToolInvocationResult } fr
 import { CoverageReport, requestHashSha256, responseHashSha256, sha256Hex } from '@runledger/governance';
 import { childRunId } from '@runledger/runs';
 import {
-  childrenOf, eventsOf, logEventsContaining, policyVersionsIn, putArtifact, readArtifactJson, runTree, runView, RunView, SHIPPED_POLICY_DIR, startRun, uploadCase, uploader,
+  approvedTicket, childrenOf, eventsOf, logEventsContaining, policyVersionsIn, putArtifact, putTicket, readArtifactJson, runTree, runView, RunView, SHIPPED_POLICY_DIR, startRun, uploadCase, uploader,
 } from './support/governed-runs';
 import { TestStack } from './support/stack';
 
@@ -272,9 +272,10 @@ describe('Governed agent runs (contract 001) over real NATS', () => {
 
   it('§7.4 GOVERNANCE_AGENT promotes a sanitised insight and is refused raw case text (8+ words copied from a case document its facts reference)', async () => {
     const g = uploader(caseA, versions);
-    const ticket = await putArtifact(stack, g, 'promotion_ticket', { promotion_ticket_id: `ticket-${caseA}`, target: 'shared_playbooks', approved: true });
     // No source artifact is named: the promotion service finds the case's text through its transcripts, notes and facts records.
+    // Tickets are single use: each promotion has its own approval.
     const promote = async (text: string) => {
+      const ticket = await putTicket(stack, g, approvedTicket(caseA));
       const candidate = await putArtifact(stack, g, 'candidate_insights', { title: 'Retaliation after wage complaints', text });
       return startRun(stack, { agent_name: 'GOVERNANCE_AGENT', case_id: caseA, input_artifacts: [ticket, candidate], parameters: {} });
     };
@@ -304,7 +305,7 @@ describe('Governed agent runs (contract 001) over real NATS', () => {
     const g = uploader(caseG, versions);
     const identifier = 'Ottoline Quaresma-Vantongeren';
     const candidate = { title: `Leak probe ${caseG}`, text: `Clients such as ${identifier} should keep every wage slip before a dispute starts.` };
-    const ticket = await putArtifact(stack, g, 'promotion_ticket', { promotion_ticket_id: `ticket-${caseG}`, approved: true });
+    const ticket = await putTicket(stack, g, approvedTicket(caseG));
     const candidateRef = await putArtifact(stack, g, 'candidate_insights', candidate);
     const identifiers = await putArtifact(stack, g, 'client_identifiers', { client_identifiers: [identifier] });
     const refused = await startRun(stack, { agent_name: 'GOVERNANCE_AGENT', case_id: caseG, input_artifacts: [ticket, candidateRef, identifiers], parameters: {} });

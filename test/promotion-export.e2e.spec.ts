@@ -8,7 +8,7 @@ import { aggregateRef } from '@runledger/event-log';
 import { CoverageReport, loadPolicy, sha256Hex, verifyBundle } from '@runledger/governance';
 import type { WireError } from '@runledger/kernel';
 import { childRunId } from '@runledger/runs';
-import { recordedCaller } from './support/governed-runs';
+import { approvedTicket, putTicket, recordedCaller } from './support/governed-runs';
 import { TestStack } from './support/stack';
 
 jest.setTimeout(120_000);
@@ -47,10 +47,14 @@ describe('Governed runs over the bus: promotion, export and artifacts', () => {
   const put = async (content: string, governance: GovernanceScope, kind: string, media_type = 'text/plain; charset=utf-8', extra: Record<string, unknown> = {}) =>
     stack.request<ArtifactRef>('rl.artifacts.put', { content_base64: Buffer.from(content).toString('base64'), media_type, kind, governance, ...extra });
   const get = (artifact_id: string, governance: GovernanceScope) => stack.request<ArtifactGetResult>('rl.artifacts.get', { artifact_id, governance });
-  const promote = (governance: GovernanceScope, candidate: { title: string; text: string }, extra: Record<string, unknown> = {}) =>
+  /** An ATTORNEY_ADMIN's approval, stored in the shared plane; `attorney` is set in the §7.4 block. */
+  let attorney: GovernanceScope;
+  const ticketFor = async (source_case_id: string | undefined, overrides: Record<string, unknown> = {}) => (await putTicket(stack, attorney, approvedTicket(source_case_id, overrides))).artifact_id;
+  /** A promotion with its own fresh approved ticket for its source case, unless `extra` names one. */
+  const promote = async (governance: GovernanceScope, candidate: { title: string; text: string }, extra: Record<string, unknown> = {}) =>
     stack.request<PromotionResult>('rl.promotion.promote', {
-      promotion_id: `promo-${randomUUID()}`, promotion_ticket_id: 'ticket-42', target: 'shared_playbooks', candidate,
-      source_case_id: caseA, source_artifact_ids: [transcriptA.artifact_id], governance, ...extra,
+      promotion_id: `promo-${randomUUID()}`, target: 'shared_playbooks', candidate, source_case_id: caseA, source_artifact_ids: [transcriptA.artifact_id], governance,
+      ...extra, promotion_ticket_id: (extra.promotion_ticket_id as string | undefined) ?? (await ticketFor((extra.source_case_id as string | undefined) ?? caseA)),
     });
   const exportBundle = (governance: GovernanceScope, case_id: string, artifact_ids: string[]) =>
     stack.request<ExportResult>('rl.export.bundle', { export_id: `export-${randomUUID()}`, case_id, artifact_ids, governance });
@@ -95,11 +99,25 @@ describe('Governed runs over the bus: promotion, export and artifacts', () => {
     let governance: GovernanceScope;
     beforeAll(async () => {
       governance = await as('GOVERNANCE_AGENT', 'PROMOTE_SHARED_KNOWLEDGE');
+      attorney = await as('ATTORNEY_ADMIN', 'PROMOTE_SHARED_KNOWLEDGE');
     });
+    const sharedTitled = async (title: string) => (await new NatsKvDocumentStore(stack.nc).collection<Record<string, unknown>>('shared_playbooks').find({ title })).map((d) => d.id);
+    /** A ticket refusal is an authorisation decision: AuthzDecided deny and RunDenied with its code, no effect, nothing shared. */
+    const expectTicketDenied = async (r: { body: PromotionResult }, code: string, title: string) => {
+      expect(r.body).toMatchObject({ status: 'denied', error: { error_code: code, retryable: false } });
+      const events = await stack.runEvents(r.body.child_run_id);
+      expect(events.map((e) => e.type)).toEqual(['RunCreated', 'AuthzDecided', 'RunDenied']);
+      expect(events[1].data).toMatchObject({ decision: 'deny', code, lane: 'PROMOTE_SHARED_KNOWLEDGE', action: 'append:shared_playbooks' });
+      expect(events[2].data).toMatchObject({ error: { error_code: code } });
+      expect(r.body.output_artifacts ?? []).toEqual([]);
+      expect(await sharedTitled(title)).toEqual([]);
+    };
 
     it('a sanitised candidate is promoted: shared document, promoted artifact and receipt, PromotionAudited and RunCompleted; a retry replays it', async () => {
       const candidate = { title: 'Withheld deposits', text: 'When a deposit is kept without an itemised statement, send a written demand citing the statutory deadline before filing a small claim.' };
-      const request = { promotion_id: 'promo-sanitised', promotion_ticket_id: 'ticket-42', target: 'shared_playbooks', candidate, source_case_id: caseA, source_artifact_ids: [transcriptA.artifact_id], governance };
+      const ticket_id = `ticket-sanitised-${randomUUID()}`;
+      const ticket = await putTicket(stack, attorney, approvedTicket(caseA, { ticket_id }));
+      const request = { promotion_id: 'promo-sanitised', promotion_ticket_id: ticket.artifact_id, target: 'shared_playbooks', candidate, source_case_id: caseA, source_artifact_ids: [transcriptA.artifact_id], governance };
       const r = await stack.request<PromotionResult>('rl.promotion.promote', request);
       expect(r.body).toMatchObject({ status: 'promoted', child_run_id: childRunId('promotion', governance.parent_run_id, 'promo-sanitised'), replayed: false });
       const [promoted, receipt] = r.body.output_artifacts!;
@@ -108,7 +126,7 @@ describe('Governed runs over the bus: promotion, export and artifacts', () => {
 
       const promotedBytes = Buffer.from((await get(promoted.artifact_id, governance)).body.content_base64, 'base64');
       expect(sha256Hex(promotedBytes)).toBe(promoted.sha256);
-      expect(JSON.parse(promotedBytes.toString('utf8'))).toMatchObject({ title: candidate.title, text: candidate.text, metadata: { source_case_id: caseA, promotion_ticket_id: 'ticket-42' } });
+      expect(JSON.parse(promotedBytes.toString('utf8'))).toMatchObject({ title: candidate.title, text: candidate.text, metadata: { source_case_id: caseA, promotion_ticket_id: ticket.artifact_id } });
       const receiptText = Buffer.from((await get(receipt.artifact_id, governance)).body.content_base64, 'base64').toString('utf8');
       expect(receiptText).toContain('Status:            promoted');
       expect(receiptText).toContain(promoted.sha256);
@@ -119,12 +137,17 @@ describe('Governed runs over the bus: promotion, export and artifacts', () => {
 
       const events = await stack.runEvents(r.body.child_run_id);
       expect(events.map((e) => e.type)).toEqual(['RunCreated', 'AuthzDecided', 'RunStarted', 'PromotionAudited', 'RunCompleted']);
-      // The run's inputs are everything the screen read: the named transcript, then what the case's records reference.
+      // The run's inputs are what it read: the ticket, the named transcript, then what the case's records reference.
       const inputs = (events[0].data as { input_artifacts: ArtifactRef[] }).input_artifacts;
       expect(events[0].data).toMatchObject({ run_kind: 'promotion', parent_run_id: governance.parent_run_id });
-      expect(inputs[0]).toEqual(transcriptA);
-      expect(inputs.map((a) => a.kind).sort()).toEqual(['facts', 'interview_notes', 'source_document', 'transcript', 'transcript']);
-      expect(events[3].data).toMatchObject({ status: 'promoted', target: 'shared_playbooks', source_artifacts: [transcriptA], screened_artifact_count: 5, output_artifacts: [promoted, receipt] });
+      expect(inputs.slice(0, 2)).toEqual([ticket, transcriptA]);
+      expect(inputs.map((a) => a.kind).sort()).toEqual(['facts', 'interview_notes', 'promotion_ticket', 'source_document', 'transcript', 'transcript']);
+      expect(events[3].data).toMatchObject({
+        status: 'promoted', target: 'shared_playbooks', ticket_id, ticket_artifact: ticket, source_artifacts: [transcriptA], screened_artifact_count: 5, output_artifacts: [promoted, receipt],
+      });
+      // The ticket's use is recorded for single use, keyed by its ticket_id.
+      const uses = await new NatsKvDocumentStore(stack.nc).collection<Record<string, unknown>>('promotion_tickets').find({ ticket_id });
+      expect(uses.map((u) => u.value)).toEqual([{ ticket_id, ticket_artifact_id: ticket.artifact_id, promotion_id: 'promo-sanitised', promotion_run_id: r.body.child_run_id, target: 'shared_playbooks', source_case_id: caseA }]);
 
       const again = await stack.request<PromotionResult>('rl.promotion.promote', request);
       expect(again.body).toEqual({ ...r.body, replayed: true });
@@ -179,6 +202,56 @@ describe('Governed runs over the bus: promotion, export and artifacts', () => {
       const events = await stack.runEvents(r.body.child_run_id);
       expect(events.map((e) => e.type)).toEqual(['RunCreated', 'AuthzDecided', 'RunDenied']);
       expect(events[1].data).toMatchObject({ decision: 'deny', code: 'LANE.CALLER_DENIED', lane: 'PROMOTE_SHARED_KNOWLEDGE', action: 'append:shared_playbooks' });
+    });
+
+    describe('§4.5 the promotion ticket (approval + scope) is checked by the promotion service itself', () => {
+      const candidate = (title: string) => ({ title, text: 'Ask for an itemised statement in writing before any deposit dispute.' });
+
+      it('a made-up ticket id, or an artifact that is not a promotion_ticket, is PROMOTION.TICKET_MISSING', async () => {
+        await expectTicketDenied(await promote(governance, candidate('Missing ticket'), { promotion_ticket_id: 'ticket-42' }), 'PROMOTION.TICKET_MISSING', 'Missing ticket');
+        const notATicket = await promote(governance, candidate('Transcript as ticket'), { promotion_ticket_id: transcriptA.artifact_id });
+        await expectTicketDenied(notATicket, 'PROMOTION.TICKET_MISSING', 'Transcript as ticket');
+        expect(notATicket.body.error!.message).toContain('of kind transcript');
+      });
+
+      it('an unapproved ticket, or one approved by a role that may not approve, is PROMOTION.TICKET_NOT_APPROVED', async () => {
+        const unapproved = await ticketFor(caseA, { approved: false });
+        await expectTicketDenied(await promote(governance, candidate('Unapproved'), { promotion_ticket_id: unapproved }), 'PROMOTION.TICKET_NOT_APPROVED', 'Unapproved');
+        const byAgent = await ticketFor(caseA, { approver_role: 'GOVERNANCE_AGENT' });
+        const r = await promote(governance, candidate('Self approved'), { promotion_ticket_id: byAgent });
+        await expectTicketDenied(r, 'PROMOTION.TICKET_NOT_APPROVED', 'Self approved');
+        expect(r.body.error!.message).toContain('ATTORNEY_ADMIN');
+      });
+
+      it('a target or source case outside the ticket scope is PROMOTION.TICKET_SCOPE', async () => {
+        const heuristicsOnly = await ticketFor(caseA, { scope: { targets: ['shared_heuristics'], source_case_id: caseA } });
+        await expectTicketDenied(await promote(governance, candidate('Wrong target'), { promotion_ticket_id: heuristicsOnly }), 'PROMOTION.TICKET_SCOPE', 'Wrong target');
+        const forCaseB = await ticketFor(caseB);
+        await expectTicketDenied(await promote(governance, candidate('Wrong case'), { promotion_ticket_id: forCaseB }), 'PROMOTION.TICKET_SCOPE', 'Wrong case');
+      });
+
+      it('a ticket that expired before the promotion run was created is PROMOTION.TICKET_EXPIRED', async () => {
+        const expired = await ticketFor(caseA, { expires_at: new Date(Date.now() - 60_000).toISOString() });
+        await expectTicketDenied(await promote(governance, candidate('Expired'), { promotion_ticket_id: expired }), 'PROMOTION.TICKET_EXPIRED', 'Expired');
+      });
+
+      it('a ticket is single use: another promotion with it (or with its ticket_id re-stored) is PROMOTION.TICKET_USED, a retry of the first replays', async () => {
+        const ticket_id = `ticket-${randomUUID()}`;
+        const ticket = await ticketFor(caseA, { ticket_id, expires_at: new Date(Date.now() + 3_600_000).toISOString() });
+        const first = { promotion_id: `promo-${randomUUID()}`, promotion_ticket_id: ticket, target: 'shared_playbooks', candidate: candidate('Single use'), source_case_id: caseA, governance };
+        const used = await stack.request<PromotionResult>('rl.promotion.promote', first);
+        expect(used.body).toMatchObject({ status: 'promoted', replayed: false });
+
+        await expectTicketDenied(await promote(governance, candidate('Second use'), { promotion_ticket_id: ticket }), 'PROMOTION.TICKET_USED', 'Second use');
+        // The same approval stored again as another artifact is still the same ticket.
+        const copy = await ticketFor(caseA, { ticket_id, approved_by: 'Avery Counsel, Esq.' });
+        expect(copy).not.toBe(ticket);
+        await expectTicketDenied(await promote(governance, candidate('Copied ticket'), { promotion_ticket_id: copy }), 'PROMOTION.TICKET_USED', 'Copied ticket');
+
+        const retried = await stack.request<PromotionResult>('rl.promotion.promote', first);
+        expect(retried.body).toEqual({ ...used.body, replayed: true });
+        expect(await sharedTitled('Single use')).toEqual([used.body.shared_document_id]);
+      });
     });
   });
 

@@ -53,6 +53,21 @@ export async function putArtifact(stack: TestStack, governance: GovernanceScope,
   return r.body;
 }
 
+/**
+ * A §4.5 promotion ticket as an ATTORNEY_ADMIN approves it (README "Governed runs (contract 001)"), covering one
+ * target and the given source case. Tickets are single use: make one per promotion.
+ */
+export function approvedTicket(source_case_id: string | undefined, overrides: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    ticket_id: `ticket-${randomUUID()}`, approved: true, approved_by: 'Avery Counsel', approver_role: 'ATTORNEY_ADMIN', approved_at: new Date().toISOString(),
+    scope: { targets: ['shared_playbooks'], ...(source_case_id ? { source_case_id } : {}) },
+    ...overrides,
+  };
+}
+
+/** Stores a promotion ticket artifact (kind promotion_ticket, JSON); its artifact id is the request's promotion_ticket_id. */
+export const putTicket = (stack: TestStack, governance: GovernanceScope, ticket: Record<string, unknown>): Promise<ArtifactRef> => putArtifact(stack, governance, 'promotion_ticket', ticket);
+
 export async function readArtifactJson<T>(stack: TestStack, ref: ArtifactRef, governance: GovernanceScope): Promise<T> {
   const r = await stack.request<ArtifactGetResult>('rl.artifacts.get', { artifact_id: ref.artifact_id, governance });
   if (!r.ok) throw new Error(`artifact get failed: ${JSON.stringify(r.body)}`);

@@ -5,6 +5,7 @@ import { PolicyCatalog } from '@runledger/policy-catalog';
 import { RunRepository } from '@runledger/runs';
 import { ArtifactClient } from '@runledger/service-clients';
 import { CaseSourcesReader, SCREEN_LIMITS } from './app/case-sources';
+import { PromotionTickets } from './app/promotion-tickets';
 import { PromotionService } from './app/promotion.service';
 import { screenLimitsFrom } from './domain/case-text';
 import { PromotionController } from './transport/promotion.controller';
@@ -24,6 +25,7 @@ export class PromotionModule implements OnApplicationShutdown {
       providers: [
         PromotionService,
         CaseSourcesReader,
+        PromotionTickets,
         ArtifactClient,
         // How much of a case one screen reads; a case past a limit is refused (PROMOTION.SCREEN_INCOMPLETE), not half-screened.
         { provide: SCREEN_LIMITS, useValue: screenLimitsFrom(process.env) },

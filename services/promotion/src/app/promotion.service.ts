@@ -8,7 +8,14 @@ import { PolicyCatalog } from '@runledger/policy-catalog';
 import { authzDecidedOf, childRequestHash, childRunId as childRunIdOf, EffectOutcome, isTerminal, runChildOnce, RunEvent, RunRepository, RunState, unsuccessfulReply } from '@runledger/runs';
 import { ArtifactClient } from '@runledger/service-clients';
 import { CaseSources, CaseSourcesReader } from './case-sources';
+import { PromotionTickets } from './promotion-tickets';
 import { PROMOTED_KIND, PromotionFacts, promotedArtifactBytes, receiptText, screenCandidate, sharedDocument } from '../domain/promotion-documents';
+
+/** What the effect needs from authorisation: the sources read and the ticket that approved the promotion. */
+interface Authorised {
+  sources: CaseSources;
+  ticket: { ticket_id: string; ref: ArtifactRef };
+}
 
 interface Promoted {
   shared_document_id: string;
@@ -18,7 +25,9 @@ interface Promoted {
 /**
  * §4.5 promotion, the only writer of the shared knowledge plane. Each promotion is a promotion child run of
  * the caller's run (id from parent run and promotion_id, so a retry returns the recorded outcome): authorised
- * in lane PROMOTE_SHARED_KNOWLEDGE for `append:<target>`, screened against the source case's own text and
+ * in lane PROMOTE_SHARED_KNOWLEDGE for `append:<target>` and by its promotion ticket (app/promotion-tickets.ts:
+ * `promotion_ticket_id` is the id of an approved, unexpired, unused `promotion_ticket` artifact covering the
+ * target and source case; otherwise AuthzDecided deny, RunDenied PROMOTION.TICKET_*), screened against the source case's own text and
  * client identifiers (app/case-sources.ts says what is read; a case too large to read completely is refused
  * with PROMOTION.SCREEN_INCOMPLETE), and either refused (PromotionRefused + PromotionAudited, RunFailed PROMOTION.REFUSED) or
  * written to the shared plane with a promoted artifact and a receipt (PromotionAudited, RunCompleted).
@@ -30,6 +39,7 @@ export class PromotionService {
     private readonly runs: RunRepository,
     private readonly policies: PolicyCatalog,
     private readonly sources: CaseSourcesReader,
+    private readonly tickets: PromotionTickets,
     private readonly artifacts: ArtifactClient,
     @Inject(DOCUMENT_STORE) private readonly store: DocumentStore,
   ) {}
@@ -48,9 +58,25 @@ export class PromotionService {
       scope: { ...(g.scope ?? {}), run_id: g.parent_run_id, promotion_ticket_id: req.promotion_ticket_id },
     }), at);
 
+    // The ticket is part of authorising: the choke point, not its callers, decides whether a human approved this
+    // promotion. Expiry is judged at the run's creation: recorded for a resumed run, else now (it is created next).
+    const asRun: GovernanceScope = { ...g, parent_run_id: childRunId };
+    const sourceCase = req.source_case_id ?? g.case_id ?? null;
+    let ticket: Authorised['ticket'] | undefined;
+    let ticketRef: ArtifactRef | undefined;
+    if (authz.decision === 'allow') {
+      const checked = await this.tickets.authorise(
+        req.promotion_ticket_id,
+        { target: req.target, source_case_id: sourceCase, promotion_run_id: childRunId, at: recorded.state.created_at ?? new Date().toISOString() },
+        asRun,
+      );
+      ticketRef = checked.ref;
+      if (checked.ok) ticket = { ticket_id: checked.ticket.ticket_id, ref: checked.ref };
+      else authz = authzDecidedOf({ decision: 'deny', code: checked.code, reason: checked.reason }, at);
+    }
+
     // Reading the sources is part of authorising: a source the caller may not read (another case, missing,
     // tampered), or more than the screen can read completely, makes the promotion a denial, recorded like any other.
-    const asRun: GovernanceScope = { ...g, parent_run_id: childRunId };
     let sources: CaseSources | undefined;
     if (authz.decision === 'allow') {
       const loaded = await this.sources.load(
@@ -67,8 +93,8 @@ export class PromotionService {
         created: {
           run_id: childRunId, run_kind: 'promotion', agent_name: g.agent_name, parent_run_id: g.parent_run_id, root_run_id: g.root_run_id,
           correlation_id: g.correlation_id, case_id: g.case_id, user_id: g.user_id, lane: g.lane, contract_version: 'v1', policy_versions: g.policy_versions,
-          // Every artifact the screen read, not only those the caller named: the run's inputs are what it read.
-          input_artifacts: plain(sources?.read ?? []),
+          // The ticket and every artifact the screen read, not only those the caller named: the run's inputs are what it read.
+          input_artifacts: plain([...(ticketRef ? [ticketRef] : []), ...(sources?.read ?? [])]),
           // Ids and a digest only: the candidate text and client identifiers stay out of the immutable log.
           parameters: {
             promotion_id: req.promotion_id, promotion_ticket_id: req.promotion_ticket_id, target: req.target, source_case_id: req.source_case_id ?? null,
@@ -78,16 +104,17 @@ export class PromotionService {
         },
         authz,
       },
-      () => this.screenAndWrite(req, childRunId, asRun, sources!),
+      () => this.screenAndWrite(req, childRunId, asRun, { sources: sources!, ticket: ticket! }),
     );
     return this.view(childRunId, outcome.state, outcome.replayed);
   }
 
-  private async screenAndWrite(req: PromotionRequestDto, childRunId: string, g: GovernanceScope, sources: CaseSources): Promise<EffectOutcome<Promoted>> {
+  private async screenAndWrite(req: PromotionRequestDto, childRunId: string, g: GovernanceScope, { sources, ticket }: Authorised): Promise<EffectOutcome<Promoted>> {
     // Without an explicit source, an insight promoted by a run pinned to a case derives from that case.
     const sourceCase = req.source_case_id ?? g.case_id ?? null;
     const audited = {
-      target: req.target, promotion_id: req.promotion_id, promotion_ticket_id: req.promotion_ticket_id, source_case_id: sourceCase, source_artifacts: sources.named,
+      target: req.target, promotion_id: req.promotion_id, promotion_ticket_id: req.promotion_ticket_id, ticket_id: ticket.ticket_id, ticket_artifact: ticket.ref,
+      source_case_id: sourceCase, source_artifacts: sources.named,
       screened_artifact_count: sources.read.length - sources.unscreened.length, unscreened_artifact_ids: sources.unscreened.map((a) => a.artifact_id),
     };
     const findings = screenCandidate(req.candidate, sources.texts, sources.identifiers);
@@ -110,6 +137,18 @@ export class PromotionService {
       promoted_by: g.agent_name, lane: g.lane, promotion_run_id: childRunId, root_run_id: g.root_run_id, policy_versions: g.policy_versions, promoted_on: state.created_at ?? '',
     };
     try {
+      // Claimed only once the candidate passed the screen: a refused candidate leaves the approval unused for a corrected one.
+      const claimed = await this.tickets.claim({
+        ticket_id: ticket.ticket_id, ticket_artifact_id: ticket.ref.artifact_id, promotion_id: req.promotion_id, promotion_run_id: childRunId, target: req.target, source_case_id: sourceCase,
+      });
+      if (!claimed.ok) {
+        // Lost a race with another promotion after authorisation: a failure of this run, nothing written.
+        return {
+          status: 'failed',
+          error: { error_code: claimed.code, message: claimed.reason, retryable: false },
+          audit: [{ type: 'PromotionAudited', data: { ...audited, status: 'failed', findings_count: 0, error_code: claimed.code, output_artifacts: [] } }],
+        };
+      }
       return await this.write(req, childRunId, g, facts, audited);
     } catch (err) {
       // Transient failures propagate: the run stays open and a retry of the same promotion resumes it.

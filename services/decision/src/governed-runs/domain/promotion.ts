@@ -24,13 +24,19 @@ export interface Ticket {
   target: PromotionTarget;
 }
 
-/** The promotion_ticket artifact (§4.5 "approval + scope"): without a human approval nothing is promoted. */
+/**
+ * The promotion_ticket artifact (§4.5 "approval + scope"), read early so an unapproved ticket fails the run before
+ * the promotion service is asked. The promotion service is the authority: it re-reads the ticket artifact (the
+ * request names it by artifact id) and checks approver, scope, expiry and single use (PROMOTION.TICKET_*).
+ * The target is the ticket's first `scope.targets` entry (or a legacy top-level `target`).
+ */
 export function ticketOf(json: unknown): Ticket {
   const ticket = json as Record<string, unknown> | null;
-  const id = textOf(ticket?.promotion_ticket_id);
-  if (!id) throw invalidInput('The promotion_ticket artifact needs a promotion_ticket_id.');
+  const id = textOf(ticket?.ticket_id) || textOf(ticket?.promotion_ticket_id);
+  if (!id) throw invalidInput('The promotion_ticket artifact needs a ticket_id.');
   if (ticket?.approved !== true) throw policyDenied(`Promotion ticket ${clip(id, 64)} is not approved.`);
-  const target = textOf(ticket?.target);
+  const targets = (ticket?.scope as { targets?: unknown } | undefined)?.targets;
+  const target = textOf(Array.isArray(targets) ? targets[0] : ticket?.target);
   return { promotion_ticket_id: id, target: (PROMOTION_TARGETS as readonly string[]).includes(target) ? (target as PromotionTarget) : 'shared_playbooks' };
 }
 

@@ -13,6 +13,7 @@ const LANE = LANES.promote;
  * plan holds references and a digest only: the candidate text and the client identifiers stay in their artifacts.
  */
 interface PromotionPlan {
+  /** The ticket artifact's id: the promotion service reads and judges the ticket itself. */
   promotion_ticket_id: string;
   target: PromotionTarget;
   candidate_ref: ArtifactRef;
@@ -26,13 +27,14 @@ async function readCandidate(rt: StepRuntime, ref: ArtifactRef): Promise<Candida
 }
 
 async function plan(rt: StepRuntime): Promise<PromotionPlan> {
-  const ticket = ticketOf(await readJson(rt, LANE, requireInput(rt.spec, 'promotion_ticket')));
+  const ticketRef = requireInput(rt.spec, 'promotion_ticket');
+  const ticket = ticketOf(await readJson(rt, LANE, ticketRef));
   const candidateRef = requireInput(rt.spec, 'candidate_insights');
   const identifiersRef = inputsOfKind(rt.spec, 'client_identifiers')[0] ?? null;
   // Read now so a malformed input fails the run before the promotion service is asked; only its reference is kept.
   if (identifiersRef) identifiersOf(await readJson(rt, LANE, identifiersRef));
   return {
-    promotion_ticket_id: ticket.promotion_ticket_id, target: ticket.target,
+    promotion_ticket_id: ticketRef.artifact_id, target: ticket.target,
     candidate_ref: candidateRef, candidate_sha256: candidateSha256(await readCandidate(rt, candidateRef)),
     identifiers_ref: identifiersRef,
     source_artifact_ids: rt.spec.input_artifacts.filter((a) => !PROMOTION_KINDS.includes(a.kind)).map((a) => a.artifact_id),
@@ -60,7 +62,8 @@ async function promote(rt: StepRuntime, p: PromotionPlan) {
   if (result.status === 'denied') {
     // A screen that could not read every source of the case keeps its own code: the candidate was not screened.
     if (result.error?.error_code === 'PROMOTION.SCREEN_INCOMPLETE') throw new AgentStepError('PROMOTION.SCREEN_INCOMPLETE', result.error.message);
-    throw policyDenied(result.error?.message ?? 'The promotion was denied by policy.');
+    // Other denials (lane, case, the ticket's PROMOTION.TICKET_* refusals) are policy denials; the code stays in the message.
+    throw policyDenied(result.error ? `${result.error.error_code}: ${result.error.message}` : 'The promotion was denied by policy.');
   }
   if (result.status !== 'promoted') throw new AgentStepError('DEPENDENCY_DOWN', result.error?.message ?? 'The promotion failed.', result.error?.retryable ?? true);
   return { child_run_id: result.child_run_id, shared_document_id: result.shared_document_id ?? null, output_artifacts: result.output_artifacts ?? [] };
