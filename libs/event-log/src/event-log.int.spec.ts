@@ -96,4 +96,11 @@ describe('EventLog on a real nats-server', () => {
     await log.append(ref, [{ type: 'B', data: {} }], { commandId: 'g2' });
     expect((await log.read(ref)).map((e) => e.type)).toEqual(['A', 'B']);
   });
+
+  it('first(): the aggregate\'s creation record in one read, null for an aggregate with no events', async () => {
+    const ref = aggregateRef('run', 'first-1');
+    await log.append(ref, [{ type: 'RunCreated', data: { n: 1 } }, { type: 'Next', data: {} }], { commandId: 'f1' });
+    expect((await log.first(ref))?.type).toBe('RunCreated');
+    expect(await log.first(aggregateRef('run', 'first-none'))).toBeNull();
+  });
 });

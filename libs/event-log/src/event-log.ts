@@ -131,6 +131,18 @@ export class EventLog {
     }
   }
 
+  /** The aggregate's first event (its creation record), in one direct get; null if it has none. */
+  async first(ref: AggregateRef | string): Promise<StoredEvent | null> {
+    const subject = typeof ref === 'string' ? ref : ref.subject;
+    const msg = await this.jsm.direct.getMessage(this.stream, { next_by_subj: subject, seq: 1 }).catch(() => null);
+    if (!msg) return null;
+    try {
+      return { ...decodeEnvelope(msg.data), seq: msg.seq, subject: msg.subject };
+    } catch {
+      return null;
+    }
+  }
+
   /** Every event of one aggregate, in order (optionally from a sequence: read only the tail after a snapshot). */
   async read(ref: AggregateRef | string, fromSeq = 1): Promise<StoredEvent[]> {
     const subject = typeof ref === 'string' ? ref : ref.subject;

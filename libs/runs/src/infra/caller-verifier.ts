@@ -42,10 +42,11 @@ export class CallerVerifier {
   private async createdOf(runId: string): Promise<RunCreatedData | undefined> {
     const held = this.created.get(runId);
     if (held) return held;
-    const { state } = await this.runs.load(runId);
-    if (!state.run) return undefined;
+    const first = await this.runs.log.first(RunRepository.ref(runId));
+    if (first?.type !== 'RunCreated') return undefined;
+    const run = first.data as RunCreatedData;
     if (this.created.size >= this.cacheLimit) this.created.delete(this.created.keys().next().value as string);
-    this.created.set(runId, state.run);
-    return state.run;
+    this.created.set(runId, run);
+    return run;
   }
 }
