@@ -10,9 +10,38 @@ export class RemoteError extends AppError {
   }
 }
 
+/** Answers meaning "the other service was not there, did not answer, or was busy with this very request". */
+export const TRANSIENT_CODES: ReadonlySet<string> = new Set(['DEPENDENCY.DOWN', 'RUN.TIMEOUT', 'RUN.CONFLICT']);
+
+export interface IdempotentRequestOptions {
+  timeoutMs?: number;
+  /** The pause before retry number `attempt` (0-based); undefined: give up and rethrow. */
+  retryDelayMs: (attempt: number) => number | undefined;
+  /** Stops retrying (rethrowing the last error) once aborted, e.g. when a tool's own timeout fired. */
+  signal?: AbortSignal;
+}
+
 /** Request/reply between services, with trace context in the headers and errors decoded into their codes. */
 export class Bus {
   constructor(private readonly nc: NatsConnection) {}
+
+  /**
+   * request() for idempotent requests (ids derived from the caller's run): while the other service restarts or a
+   * reply is lost, the same request is sent again; it lands on the same child run, whose recorded outcome comes
+   * back instead of a second effect. Refusals (any other code) are rethrown at once.
+   */
+  async requestIdempotent<T>(subject: string, payload: unknown, opts: IdempotentRequestOptions): Promise<T> {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await this.request<T>(subject, payload, { timeoutMs: opts.timeoutMs });
+      } catch (err) {
+        const delay = opts.retryDelayMs(attempt);
+        if (!(err instanceof AppError && TRANSIENT_CODES.has(err.code)) || delay === undefined || opts.signal?.aborted) throw err;
+        await new Promise((resolve) => setTimeout(resolve, delay));
+        if (opts.signal?.aborted) throw err;
+      }
+    }
+  }
 
   async request<T>(subject: string, payload: unknown, opts: { timeoutMs?: number; subjectTemplate?: string } = {}): Promise<T> {
     return withSpan(`send ${opts.subjectTemplate ?? subject}`, { kind: SpanKind.PRODUCER, attributes: { 'messaging.destination.name': subject } }, async () => {

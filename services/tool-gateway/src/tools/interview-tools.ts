@@ -2,6 +2,7 @@ import { ArtifactGetResult, SUBJECTS } from '@runledger/contracts';
 import type { ToolDefinition } from '@runledger/agent-runtime';
 import { sha256Hex } from '@runledger/governance';
 import { AppError, deterministicUuid } from '@runledger/kernel';
+import { TRANSIENT_CODES } from '@runledger/messaging';
 import { currentInvocation } from './invocation-context';
 
 /**
@@ -120,20 +121,13 @@ async function readArtifact(artifactId: string, expectedSha256: string): Promise
 
 async function getArtifact(artifactId: string): Promise<ArtifactGetResult> {
   const ctx = currentInvocation();
-  for (let attempt = 0; ; attempt++) {
-    try {
-      return await ctx.bus.request<ArtifactGetResult>(SUBJECTS.artifactsGet, { artifact_id: artifactId, governance: { ...ctx.governance, parent_run_id: ctx.child_run_id } }, { timeoutMs: 10_000 });
-    } catch (err) {
-      const transient = (err as { retryable?: unknown }).retryable === true;
-      const delay = READ_RETRY_DELAYS_MS[attempt];
-      if (transient && delay !== undefined && !ctx.signal?.aborted) {
-        await new Promise((resolve) => setTimeout(resolve, delay));
-        continue;
-      }
-      // Still down: a plain error is a (retryable) execution failure at the gateway; the dependency's own code
-      // would be recorded as a permanent tool failure. A refusal (another case, not found) keeps its code.
-      throw transient ? new Error(`the artifact store did not answer: ${(err as Error).message}`) : err;
-    }
+  const request = { artifact_id: artifactId, governance: { ...ctx.governance, parent_run_id: ctx.child_run_id } };
+  try {
+    return await ctx.bus.requestIdempotent<ArtifactGetResult>(SUBJECTS.artifactsGet, request, { timeoutMs: 10_000, retryDelayMs: (a) => READ_RETRY_DELAYS_MS[a], signal: ctx.signal });
+  } catch (err) {
+    // Still down: a plain error is a (retryable) execution failure at the gateway; the dependency's own code
+    // would be recorded as a permanent tool failure. A refusal (another case, not found) keeps its code.
+    throw err instanceof AppError && TRANSIENT_CODES.has(err.code) ? new Error(`the artifact store did not answer: ${err.message}`) : err;
   }
 }
 

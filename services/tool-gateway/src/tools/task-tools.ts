@@ -1,5 +1,5 @@
 import { DbResult, SUBJECTS } from '@runledger/contracts';
-import { AppError, deterministicUuid } from '@runledger/kernel';
+import { deterministicUuid } from '@runledger/kernel';
 import { Task, TASK_TOOL_SCHEMAS, ToolName } from '@runledger/task-assistant';
 import type { ToolDefinition } from '@runledger/agent-runtime';
 import { currentInvocation } from './invocation-context';
@@ -22,29 +22,11 @@ async function db(subject: string, body: Record<string, unknown>): Promise<DbRes
   // A call the gateway already recorded as timed out must not write afterwards (nor read: nothing waits for it).
   if (ctx.signal?.aborted) throw new Error('invocation abandoned after timeout');
   const governance = { ...ctx.governance, parent_run_id: ctx.child_run_id };
-  const result = await requestRidingOutRestarts(ctx, subject, { ...body, governance });
+  // A db-write restart is ridden out within the tool's own timeout (which aborts the wait): writes are idempotent.
+  const result = await ctx.bus.requestIdempotent<DbResult>(subject, { ...body, governance }, { timeoutMs: 3_000, retryDelayMs: () => 200, signal: ctx.signal });
   if (result.status === 'not_found') throw new TaskNotFound();
   if (result.status !== 'ok') throw new Error(`db ${result.status}: ${result.error?.error_code ?? 'unknown'}`);
   return result;
-}
-
-/** Answers that mean "db-write was not there", never "db-write refused". */
-const TRANSIENT = new Set(['DEPENDENCY.DOWN', 'RUN.TIMEOUT']);
-
-/**
- * db-write restarting (no responder, or a request lost with the process) is ridden out within the tool's own
- * timeout: requests are idempotent (write ids derive from the call), and the gateway's timeout aborts the wait.
- */
-async function requestRidingOutRestarts(ctx: ReturnType<typeof currentInvocation>, subject: string, body: Record<string, unknown>): Promise<DbResult> {
-  for (;;) {
-    try {
-      return await ctx.bus.request<DbResult>(subject, body, { timeoutMs: 3_000 });
-    } catch (err) {
-      if (!(err instanceof AppError && TRANSIENT.has(err.code)) || ctx.signal?.aborted) throw err;
-      await new Promise((r) => setTimeout(r, 200));
-      if (ctx.signal?.aborted) throw err;
-    }
-  }
 }
 
 const publicTask = (doc: Record<string, unknown> | undefined): Task => {

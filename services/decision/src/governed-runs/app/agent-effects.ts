@@ -80,16 +80,7 @@ export class AgentEffects {
    * One request with retries while the choke point is unreachable (restarting, or a reply lost): the same
    * request again lands on the same child run, whose recorded outcome comes back instead of a second effect.
    */
-  private async call<T>(subject: string, body: unknown, timeoutMs = 15_000): Promise<T> {
-    for (let attempt = 0; ; attempt++) {
-      try {
-        return await this.bus.request<T>(subject, body, { timeoutMs });
-      } catch (err) {
-        const transient = err instanceof AppError && (err.code === 'DEPENDENCY.DOWN' || err.code === 'RUN.TIMEOUT' || err.code === 'RUN.CONFLICT');
-        const delay = this.limits.retryDelaysMs[attempt];
-        if (!transient || delay === undefined) throw err;
-        await new Promise((resolve) => setTimeout(resolve, delay));
-      }
-    }
+  private call<T>(subject: string, body: unknown, timeoutMs = 15_000): Promise<T> {
+    return this.bus.requestIdempotent<T>(subject, body, { timeoutMs, retryDelayMs: (attempt) => this.limits.retryDelaysMs[attempt] });
   }
 }

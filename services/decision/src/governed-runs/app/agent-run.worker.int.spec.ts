@@ -41,7 +41,8 @@ function fakeBus(calls: string[], hang?: string): Bus {
     }
     throw new Error(`unexpected subject ${subject}`);
   };
-  return { request: (subject: string, body: unknown) => answer(subject, body as Record<string, unknown>) } as unknown as Bus;
+  const request = (subject: string, body: unknown) => answer(subject, body as Record<string, unknown>);
+  return { request, requestIdempotent: request } as unknown as Bus;
 }
 
 describe('AgentRunWorker over a real log: INV-CP-002 resume', () => {
