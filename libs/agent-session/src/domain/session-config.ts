@@ -29,8 +29,8 @@ export interface ResolvedTarget {
   readonly contextWindow: number;
 }
 
-export interface SessionConfigInput extends ModelParams {
-  readonly targets: readonly ProviderTarget[];
+/** The §1 tunables, as a session takes them and as a configuration file's defaults state them. */
+export interface SessionTunables extends ModelParams {
   readonly systemPrompt?: string;
   readonly maxTurns?: number;
   readonly maxToolCallsPerTurn?: number;
@@ -40,13 +40,17 @@ export interface SessionConfigInput extends ModelParams {
   readonly toolResponseMaxBytes?: number;
   /** Milliseconds before a tool execution is aborted. */
   readonly toolTimeout?: number;
-  readonly expectedOutputFormat?: ReportFormat;
   /** JSON Schema `content_json` must satisfy when the format is `json`. */
   readonly outputSchema?: Readonly<Record<string, unknown>>;
+  readonly toolTransport?: ToolTransport;
+}
+
+export interface SessionConfigInput extends SessionTunables {
+  readonly targets: readonly ProviderTarget[];
+  readonly expectedOutputFormat?: ReportFormat;
   readonly tools?: readonly ToolSpec[];
   /** Expose the `agent__batch` meta-tool. */
   readonly batchTool?: boolean;
-  readonly toolTransport?: ToolTransport;
   readonly trace?: TraceFields;
 }
 

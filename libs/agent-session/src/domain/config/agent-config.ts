@@ -1,4 +1,4 @@
-import type { ModelParams, SessionConfigInput, ToolTransport } from '../session-config';
+import type { ModelParams, SessionConfigInput, SessionTunables } from '../session-config';
 
 /** Per-model overrides inside a provider. */
 export interface ModelFileConfig extends ModelParams {
@@ -27,20 +27,11 @@ export interface ToolSourceFileConfig {
 }
 
 /** Session settings shared by every agent run from this configuration. */
-export interface DefaultsFileConfig extends ModelParams {
+export interface DefaultsFileConfig extends SessionTunables {
   /** `provider/model` strings, in cycling order. */
   readonly targets?: readonly string[];
-  readonly systemPrompt?: string;
-  readonly maxTurns?: number;
-  readonly maxToolCallsPerTurn?: number;
-  readonly maxRetries?: number;
-  readonly contextWindow?: number;
-  readonly contextWindowBufferTokens?: number;
-  readonly toolResponseMaxBytes?: number;
-  readonly toolTimeout?: number;
+  /** Checked against the report formats when the session input is built. */
   readonly expectedOutputFormat?: string;
-  readonly outputSchema?: Readonly<Record<string, unknown>>;
-  readonly toolTransport?: ToolTransport;
 }
 
 /** `.ai-agent.json` after merging and expansion. */
