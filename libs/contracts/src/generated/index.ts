@@ -65,6 +65,8 @@ export type {
   DbWriteRequest,
   ToolInvocationResult,
   ToolInvocation,
+  TranscriptionResult,
+  TranscriptSegment,
 } from './runtime.generated';
 export type {
   AgentDecisionReply,

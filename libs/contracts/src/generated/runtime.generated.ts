@@ -107,3 +107,32 @@ export interface ToolInvocation {
 /**
  * Who asks, under which lane, pinned to which policy versions, for which parent run. Carried by every call into a governed choke point.
  */
+
+/**
+ * The output of the governed tool transcription.run (ToolInvocationResult.result), read by INTERVIEW_AGENT.
+ */
+export interface TranscriptionResult {
+  /**
+   * The tool_gateway child run id: the job's recorded state is that run's log.
+   */
+  transcription_id: string;
+  status: 'completed';
+  case_id: string;
+  client_session_id: string;
+  language: string;
+  /**
+   * sha256 of the recording artifact, null for inline text.
+   */
+  source_sha256: string | null;
+  segments: TranscriptSegment[];
+  text: string;
+  word_count: number;
+  duration_ms: number;
+}
+export interface TranscriptSegment {
+  index: number;
+  speaker: string;
+  start_ms: number;
+  end_ms: number;
+  text: string;
+}

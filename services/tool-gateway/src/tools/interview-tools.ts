@@ -1,4 +1,4 @@
-import { ArtifactGetResult, SUBJECTS } from '@runledger/contracts';
+import { ArtifactGetResult, SUBJECTS, TranscriptionResult, TranscriptSegment } from '@runledger/contracts';
 import type { ToolDefinition } from '@runledger/agent-runtime';
 import { sha256Hex } from '@runledger/governance';
 import { AppError, deterministicUuid } from '@runledger/kernel';
@@ -22,13 +22,6 @@ const MAX_SEGMENTS = 500;
 const MAX_SEGMENT_CHARS = 4_000;
 const MAX_TRANSCRIPT_CHARS = 60_000;
 
-export interface TranscriptSegment {
-  index: number;
-  speaker: string;
-  start_ms: number;
-  end_ms: number;
-  text: string;
-}
 
 interface Utterance {
   speaker: string;
@@ -157,7 +150,7 @@ export const INTERVIEW_TOOLS: Record<string, ToolDefinition> = {
       const source = p.audio_artifact_id ? await readArtifact(p.audio_artifact_id, p.audio_sha256!) : { content: p.text!, media_type: 'text/plain', sha256: null };
       const segments = transcribe(parseRecording(source.content, source.media_type));
       const text = segments.map((s) => `${s.speaker}: ${s.text}`).join('\n').slice(0, MAX_TRANSCRIPT_CHARS);
-      return {
+      const result: TranscriptionResult = {
         // The tool_gateway child run *is* the transcription job: its id finds the job's recorded state in the log.
         transcription_id: currentInvocation().child_run_id,
         status: 'completed',
@@ -170,6 +163,7 @@ export const INTERVIEW_TOOLS: Record<string, ToolDefinition> = {
         word_count: segments.reduce((n, s) => n + s.text.split(' ').length, 0),
         duration_ms: segments.length ? segments[segments.length - 1].end_ms : 0,
       };
+      return result;
     },
   },
   'transcription.status': {

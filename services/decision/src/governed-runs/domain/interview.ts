@@ -1,13 +1,8 @@
 import { clip, mentions, sentences } from './text';
+import type { TranscriptSegment } from '@runledger/contracts';
 
-/** One timed speaker turn, as transcription.run returns it. */
-export interface TranscriptSegment {
-  index: number;
-  speaker: string;
-  start_ms: number;
-  end_ms: number;
-  text: string;
-}
+/** One timed speaker turn, as transcription.run returns it (the wire contract's type). */
+export type { TranscriptSegment };
 
 export interface InterviewPrompt {
   prompt_id: string;

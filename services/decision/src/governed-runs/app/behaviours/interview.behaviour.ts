@@ -1,7 +1,8 @@
 import type { ArtifactRef } from '@runledger/governance';
 import { LANES } from '../../domain/agents';
 import { AgentStepError, invalidInput } from '../../domain/errors';
-import type { InterviewNotes, InterviewPrompt, TranscriptSegment } from '../../domain/interview';
+import type { TranscriptionResult } from '@runledger/contracts';
+import type { InterviewNotes, InterviewPrompt } from '../../domain/interview';
 import { textOf } from '../../domain/text';
 import { AgentBehaviour, outputOf, StepRuntime, unknownStep } from './behaviour';
 import { entityWrite, inputsOfKind, performWrites, readJson, runDocumentId, WriteRecord } from './inputs';
@@ -15,12 +16,7 @@ interface Session {
   dictation: boolean;
 }
 
-interface Transcription {
-  transcription_id: string;
-  segments: TranscriptSegment[];
-  word_count: number;
-  duration_ms: number;
-}
+type Transcription = Pick<TranscriptionResult, 'transcription_id' | 'segments' | 'word_count' | 'duration_ms'>;
 
 /** The session id comes from parameters, else from a client_session artifact ({client_session_id}). */
 async function session(rt: StepRuntime): Promise<Session> {
