@@ -10,7 +10,6 @@
  * copy can be taken, archived and verified later even when the ledger service is down.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
-import { connect, NatsConnection } from '@nats-io/transport-node';
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { aggregateRef, EventLog } from '@runledger/event-log';
 import { ChainEntry, ChainVerification, verifyChain } from '@runledger/governance';
@@ -18,8 +17,9 @@ import { ChainEntry, ChainVerification, verifyChain } from '@runledger/governanc
 // does not need (they want reflect-metadata and add seconds to every start).
 import { LOG_KINDS, SUBJECTS } from '../../libs/contracts/src/subjects';
 import { decodeReply, encodeJson } from '../../libs/messaging/src/codec';
+import { CliConnectionFlags, connectCli, CONNECTION_USAGE, ConnectionRefused, ConnectionUsageError, parseConnectionFlags } from './connection';
 
-const USAGE = 'usage: runledger audit verify [--file chain.jsonl] | runledger audit export [--out chain.jsonl]';
+const USAGE = `usage: runledger audit verify [--file chain.jsonl] | runledger audit export [--out chain.jsonl]   ${CONNECTION_USAGE}`;
 const CHAIN_SUBJECT = aggregateRef(LOG_KINDS.audit, 'chain');
 
 /** What each break means, for the operator reading the report. */
@@ -40,11 +40,22 @@ class CliError extends Error {
 export async function main(args: string[]): Promise<number> {
   const [sub, ...rest] = args;
   try {
-    const opts = parseOptions(rest);
-    if (sub === 'verify') return opts.file ? verifyFile(opts.file) : await verifyLive();
-    if (sub === 'export') return await exportChain(opts.out);
+    let parsed: { flags: CliConnectionFlags; rest: string[] };
+    try {
+      parsed = parseConnectionFlags(rest);
+    } catch (err) {
+      if (err instanceof ConnectionUsageError) throw new CliError(`${err.message}\n${USAGE}`, 2);
+      throw err;
+    }
+    const opts = parseOptions(parsed.rest);
+    if (sub === 'verify') return opts.file ? verifyFile(opts.file) : await verifyLive(parsed.flags);
+    if (sub === 'export') return await exportChain(opts.out, parsed.flags);
     throw new CliError(USAGE, 2);
   } catch (err) {
+    if (err instanceof ConnectionRefused) {
+      process.stderr.write(`${err.message}\n`);
+      return err.exitCode;
+    }
     if (!(err instanceof CliError)) throw err;
     process.stderr.write(`${err.message}\n`);
     return err.exitCode;
@@ -74,8 +85,8 @@ export function report(result: ChainVerification, headHash: string | null): numb
   return 1;
 }
 
-async function verifyLive(): Promise<number> {
-  const nc = await connectOrFail();
+async function verifyLive(flags: CliConnectionFlags): Promise<number> {
+  const nc = await connectCli(flags);
   try {
     const msg = await nc.request(SUBJECTS.auditVerify, encodeJson({}), { timeout: 120_000 }).catch((err: Error) => {
       throw new CliError(`rl.audit.verify did not answer (${err.message}); is the audit-ledger running?`, 3);
@@ -115,8 +126,8 @@ function verifyFile(file: string): number {
   return report(verifyChain(entries), entries[entries.length - 1]?.entry_hash ?? null);
 }
 
-async function exportChain(out: string | undefined): Promise<number> {
-  const nc = await connectOrFail();
+async function exportChain(out: string | undefined, flags: CliConnectionFlags): Promise<number> {
+  const nc = await connectCli(flags);
   try {
     const log = new EventLog(jetstream(nc), await jetstreamManager(nc), { producer: 'runledger-cli', clock: { now: () => new Date() } });
     const events = await log.read(CHAIN_SUBJECT);
@@ -130,14 +141,5 @@ async function exportChain(out: string | undefined): Promise<number> {
     return 0;
   } finally {
     await nc.close();
-  }
-}
-
-async function connectOrFail(): Promise<NatsConnection> {
-  const servers = process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
-  try {
-    return await connect({ servers, name: 'runledger-cli', timeout: 5_000, maxReconnectAttempts: 0 });
-  } catch (err) {
-    throw new CliError(`cannot reach NATS at ${servers} (${(err as Error).message}); start the stack or set NATS_URL`, 3);
   }
 }

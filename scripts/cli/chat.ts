@@ -6,12 +6,13 @@
  */
 import { randomUUID } from 'node:crypto';
 import * as readline from 'node:readline';
-import { connect, NatsConnection, RequestError } from '@nats-io/transport-node';
+import { NatsConnection, RequestError } from '@nats-io/transport-node';
 // Imported by path, not through @runledger/contracts: the package index loads every DTO and validator,
 // which a terminal client does not need at start-up.
 import { SUBJECTS } from '../../libs/contracts/src/subjects';
+import { CliConnectionFlags, connectCli, CONNECTION_USAGE, ConnectionRefused, ConnectionUsageError, parseConnectionFlags } from './connection';
 
-const USAGE = 'usage: runledger chat --user <id> [--conversation <uuid>]\n  (or: npm run chat -- --user <id>)\n';
+const USAGE = `usage: runledger chat --user <id> [--conversation <uuid>] ${CONNECTION_USAGE}\n  (or: npm run chat -- --user <id>)\n`;
 const NOT_RUNNING = 'Runledger is not running: start it with npm start\n';
 const HELP = [
   'Type what you want in your own words, for example:',
@@ -101,7 +102,15 @@ async function converse(nc: NatsConnection, opts: ChatOptions): Promise<number> 
 }
 
 export async function main(args: string[]): Promise<number> {
-  const opts = parseArgs(args);
+  let connection: { flags: CliConnectionFlags; rest: string[] };
+  try {
+    connection = parseConnectionFlags(args);
+  } catch (err) {
+    if (!(err instanceof ConnectionUsageError)) throw err;
+    process.stderr.write(`runledger chat: ${err.message}\n${USAGE}`);
+    return 4;
+  }
+  const opts = parseArgs(connection.rest);
   if (opts === 'help') {
     process.stdout.write(`${USAGE}\n${HELP}\n`);
     return 0;
@@ -112,9 +121,10 @@ export async function main(args: string[]): Promise<number> {
   }
   let nc: NatsConnection;
   try {
-    nc = await connect({ servers: process.env.NATS_URL || 'nats://127.0.0.1:4222', timeout: 3_000 });
-  } catch {
-    process.stderr.write(NOT_RUNNING);
+    nc = await connectCli(connection.flags, 'runledger-chat');
+  } catch (err) {
+    if (!(err instanceof ConnectionRefused)) throw err;
+    process.stderr.write(/refused these credentials/.test(err.message) ? `${err.message}\n` : NOT_RUNNING);
     return 3;
   }
   try {

@@ -1,0 +1,128 @@
+/**
+ * How every `runledger` command reaches NATS: one place for servers, credentials and the refusal messages.
+ *
+ * Credentials are taken the NATS way, first match wins:
+ *   --creds FILE | NATS_CREDS          a .creds file (JWT + nkey seed) or an nkey seed file
+ *   --nats-user U --nats-password P | NATS_USER, NATS_PASSWORD
+ *   --context NAME | NATS_CONTEXT      a `nats` CLI context (~/.config/nats/context/NAME.json: url, creds, user, password)
+ * Servers: --server URL | NATS_URL | the context's url | nats://127.0.0.1:4222.
+ * Replies come back on the identity's own inbox prefix (--inbox-prefix | NATS_INBOX_PREFIX | the context's
+ * inbox_prefix), because a least-privilege server lets each identity subscribe only to its own replies.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { homedir } from 'node:os';
+import path from 'node:path';
+import { connect, credsAuthenticator, nkeyAuthenticator, NatsConnection, ConnectionOptions } from '@nats-io/transport-node';
+
+export const CONNECTION_USAGE =
+  '[--server URL] [--creds FILE | --nats-user U --nats-password P | --context NAME] [--inbox-prefix PREFIX]';
+
+export interface CliConnectionFlags {
+  server?: string;
+  creds?: string;
+  user?: string;
+  password?: string;
+  context?: string;
+  inboxPrefix?: string;
+}
+
+/** Raised when the stack cannot be used; `exitCode` is what the command exits with (3: not reachable or refused). */
+export class ConnectionRefused extends Error {
+  readonly exitCode = 3;
+}
+
+const FLAG_NAMES: Record<string, keyof CliConnectionFlags> = {
+  '--server': 'server',
+  '--creds': 'creds',
+  '--nats-user': 'user',
+  '--nats-password': 'password',
+  '--context': 'context',
+  '--inbox-prefix': 'inboxPrefix',
+};
+
+/** Takes the connection flags out of a command's arguments and returns the rest untouched. */
+export function parseConnectionFlags(args: string[]): { flags: CliConnectionFlags; rest: string[] } {
+  const flags: CliConnectionFlags = {};
+  const rest: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const name = FLAG_NAMES[args[i]];
+    if (!name) {
+      rest.push(args[i]);
+      continue;
+    }
+    const value = args[i + 1];
+    if (value === undefined || value.startsWith('--')) throw new ConnectionUsageError(`${args[i]} needs a value`);
+    flags[name] = value;
+    i++;
+  }
+  return { flags, rest };
+}
+
+export class ConnectionUsageError extends Error {}
+
+interface NatsContextFile {
+  url?: string;
+  creds?: string;
+  user?: string;
+  password?: string;
+  nkey?: string;
+  inbox_prefix?: string;
+}
+
+function readContext(name: string): NatsContextFile {
+  const file = name.endsWith('.json') ? name : path.join(process.env.XDG_CONFIG_HOME ?? path.join(homedir(), '.config'), 'nats', 'context', `${name}.json`);
+  if (!existsSync(file)) throw new ConnectionRefused(`NATS context "${name}" not found (${file})`);
+  try {
+    return JSON.parse(readFileSync(file, 'utf8')) as NatsContextFile;
+  } catch {
+    throw new ConnectionRefused(`NATS context file ${file} is not valid JSON`);
+  }
+}
+
+/** The resolved settings, flags over environment over context. Exported for tests and for `--json` diagnostics. */
+export function resolveConnection(flags: CliConnectionFlags, env: NodeJS.ProcessEnv = process.env): Required<Pick<CliConnectionFlags, 'server'>> & CliConnectionFlags {
+  const contextName = flags.context ?? env.NATS_CONTEXT;
+  const ctx = contextName ? readContext(contextName) : {};
+  return {
+    server: flags.server ?? env.NATS_URL ?? ctx.url ?? 'nats://127.0.0.1:4222',
+    creds: flags.creds ?? env.NATS_CREDS ?? ctx.creds ?? ctx.nkey,
+    user: flags.user ?? env.NATS_USER ?? ctx.user,
+    password: flags.password ?? env.NATS_PASSWORD ?? ctx.password,
+    inboxPrefix: flags.inboxPrefix ?? env.NATS_INBOX_PREFIX ?? ctx.inbox_prefix,
+  };
+}
+
+function authOptions(settings: CliConnectionFlags): Partial<ConnectionOptions> {
+  if (settings.creds) {
+    if (!existsSync(settings.creds)) throw new ConnectionRefused(`credentials file ${settings.creds} not found`);
+    const text = readFileSync(settings.creds);
+    // A .creds file holds a JWT and a seed; a bare seed file (SU…) is an nkey user.
+    return text.includes('-----BEGIN NATS USER JWT-----')
+      ? { authenticator: credsAuthenticator(text) }
+      : { authenticator: nkeyAuthenticator(new TextEncoder().encode(text.toString('utf8').trim())) };
+  }
+  if (settings.user) return { user: settings.user, pass: settings.password ?? '' };
+  return {};
+}
+
+/** Connects as the identity the flags and environment name; refusals become one clear sentence and exit 3. */
+export async function connectCli(flags: CliConnectionFlags, name = 'runledger-cli'): Promise<NatsConnection> {
+  const settings = resolveConnection(flags);
+  try {
+    return await connect({
+      servers: settings.server,
+      name,
+      timeout: 5_000,
+      maxReconnectAttempts: 0,
+      ...(settings.inboxPrefix ? { inboxPrefix: settings.inboxPrefix } : {}),
+      ...authOptions(settings),
+    });
+  } catch (err) {
+    if (err instanceof ConnectionRefused) throw err;
+    const message = (err as Error).message ?? String(err);
+    if (/authoriz|authentic|permission/i.test(message)) {
+      throw new ConnectionRefused(`NATS at ${settings.server} refused these credentials (${message}); pass --creds FILE, --nats-user/--nats-password or --context NAME`);
+    }
+    throw new ConnectionRefused(`cannot reach NATS at ${settings.server} (${message}); start the stack or set NATS_URL / --server`);
+  }
+}
