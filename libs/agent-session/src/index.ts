@@ -83,3 +83,7 @@ export { registryTools } from './adapters/registry-tools';
 // Test support
 export { ScriptedModel, reply, type ScriptStep } from './testing/scripted-model';
 export { FakeTime } from './testing/fake-time';
+
+// Durable sessions: the journal of port interactions, replayed on resume
+export { journaledPorts, type JournaledSession, type SessionBudget, type SessionJournal } from './app/journaled-ports';
+export { JOURNAL_EVENT_TYPES, accountingOf, journalEntryOf, journalEvent, usageOf, type JournalEntry, type JournalKind, type SessionUsage } from './domain/journal-events';
