@@ -87,3 +87,4 @@ export { FakeTime } from './testing/fake-time';
 // Durable sessions: the journal of port interactions, replayed on resume
 export { journaledPorts, type JournaledSession, type SessionBudget, type SessionJournal } from './app/journaled-ports';
 export { JOURNAL_EVENT_TYPES, accountingOf, journalEntryOf, journalEvent, usageOf, type JournalEntry, type JournalKind, type SessionUsage } from './domain/journal-events';
+export { PROFILE_ID, registerProfiles, subAgentToolName, validateAgentProfile, type AgentProfile, type ProfileCheck } from './domain/profile';
