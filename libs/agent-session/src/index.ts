@@ -88,3 +88,4 @@ export { FakeTime } from './testing/fake-time';
 export { journaledPorts, type JournaledSession, type SessionBudget, type SessionJournal } from './app/journaled-ports';
 export { JOURNAL_EVENT_TYPES, accountingOf, journalEntryOf, journalEvent, usageOf, type JournalEntry, type JournalKind, type SessionUsage } from './domain/journal-events';
 export { PROFILE_ID, registerProfiles, subAgentToolName, validateAgentProfile, type AgentProfile, type ProfileCheck } from './domain/profile';
+export { Queue, connectMcpServer, connectMcpServers, mcpToolName, type McpConfig, type McpConnection, type McpServerConfig } from './infra/mcp-client';

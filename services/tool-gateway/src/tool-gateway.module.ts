@@ -5,7 +5,7 @@ import { CallerVerifier, RunRepository } from '@runledger/runs';
 import { GATEWAY_LIMITS, TOOL_REGISTRY, ToolGatewayService } from './app/tool-gateway.service';
 import { limitsFromEnv } from './app/limits';
 import { buildToolRegistry } from './tools';
-import { connectMcpServers } from './mcp/mcp-tools';
+import { connectMcpServers } from '@runledger/agent-session';
 import { mcpConfigFromEnv } from './mcp/mcp-config';
 import { ToolController } from './transport/tool.controller';
 import { TOOL_SOURCES, ToolListController } from './transport/tool-list.controller';

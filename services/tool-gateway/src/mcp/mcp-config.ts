@@ -1,15 +1,5 @@
 import { readFileSync } from 'node:fs';
-
-/** One MCP server the gateway connects to at start (stdio child process or Streamable HTTP). */
-export type McpServerConfig =
-  | { readonly type?: 'stdio'; readonly command: string; readonly args?: readonly string[]; readonly env?: Readonly<Record<string, string>>; readonly queue?: string }
-  | { readonly type: 'http'; readonly url: string; readonly headers?: Readonly<Record<string, string>>; readonly queue?: string };
-
-export interface McpConfig {
-  readonly mcpServers: Readonly<Record<string, McpServerConfig>>;
-  /** `queues.<name>.concurrent` (contract 002 §1): at most that many calls of the queue's tools run at once. */
-  readonly queues: Readonly<Record<string, { readonly concurrent: number }>>;
-}
+import type { McpConfig, McpServerConfig } from '@runledger/agent-session';
 
 const SERVER_NAME = /^[a-z0-9][a-z0-9_-]{0,31}$/;
 

@@ -2,7 +2,17 @@ import type { ToolDefinition } from '@runledger/agent-runtime';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { McpConfig, McpServerConfig } from './mcp-config';
+
+/** One MCP server (stdio child process or Streamable HTTP), as the gateway's RL_MCP_SERVERS and the CLI config name it. */
+export type McpServerConfig =
+  | { readonly type?: 'stdio'; readonly command: string; readonly args?: readonly string[]; readonly env?: Readonly<Record<string, string>>; readonly queue?: string }
+  | { readonly type: 'http'; readonly url: string; readonly headers?: Readonly<Record<string, string>>; readonly queue?: string };
+
+export interface McpConfig {
+  readonly mcpServers: Readonly<Record<string, McpServerConfig>>;
+  /** `queues.<name>.concurrent` (contract 002 §1): at most that many calls of the queue's tools run at once. */
+  readonly queues: Readonly<Record<string, { readonly concurrent: number }>>;
+}
 
 /** MCP tools are named `<server>__<tool>` in the gateway, the lanes and the model's tool list. */
 export const mcpToolName = (server: string, tool: string): string => `${server}__${tool}`;
@@ -71,7 +81,7 @@ export async function connectMcpServer(server: string, config: McpServerConfig, 
   return { server, queue: config.queue ?? 'default', tools, close: () => client.close() };
 }
 
-/** Connects every configured server; one that fails is reported and left out (its tools are then unknown). */
+/** Connects every configured server; one that fails is reported to `onError` and left out. */
 export async function connectMcpServers(config: McpConfig, onError: (server: string, error: Error) => void): Promise<McpConnection[]> {
   const queues = new Map(Object.entries(config.queues).map(([name, q]) => [name, new Queue(q.concurrent)]));
   const connections = await Promise.all(Object.entries(config.mcpServers).map(async ([name, server]) => {
