@@ -2,6 +2,9 @@
 export const SUBJECTS = {
   taskAssistantProcess: 'agents.task-assistant.process',
   agentRunStart: 'agents.run.start',
+  agentSessionStart: 'agents.session.start',
+  agentSessionGet: 'agents.session.get',
+  toolList: 'rl.tool.list',
   runsGet: 'rl.runs.get',
   intentClassify: 'rl.intent.classify',
   toolInvoke: 'rl.tool.invoke',

@@ -10,6 +10,11 @@ import { RunsController } from './runs/runs.controller';
 import { RejectedRequestRecorder } from './task-assistant/rejected-request.recorder';
 import { REPLY_TIMEOUT_MS, TaskAssistantGateway } from './task-assistant/task-assistant.gateway';
 import { TaskAssistantController } from './task-assistant/task-assistant.controller';
+import { SessionGateway, SESSION_REPLY_TIMEOUT_MS } from './sessions/app/session.gateway';
+import { SessionWorker } from './sessions/app/session.worker';
+import { ProfileCatalog } from './sessions/infra/profile-catalog';
+import { SESSION_MODELS, sessionModelsFromEnv } from './sessions/infra/session-models';
+import { SessionsController } from './sessions/transport/sessions.controller';
 import { TOOL_CALL_TIMEOUT_MS, TOOL_RETRY_BUDGET_MS, TaskRunWorker } from './task-assistant/task-run.worker';
 
 @Module({})
@@ -17,15 +22,21 @@ export class DecisionModule {
   static async forRuntime(runtime: ServiceRuntime): Promise<DynamicModule> {
     const policies = new PolicyCatalog(runtime.log);
     await policies.start();
+    const profiles = new ProfileCatalog(runtime.log);
+    await profiles.start();
     const toolTimeoutMs = Number(process.env.TOOL_TIMEOUT_MS ?? 5_000);
     return {
       module: DecisionModule,
       imports: [MessagingModule.forRuntime(runtime)],
-      controllers: [TaskAssistantController, RunsController, ...GOVERNED_RUNS_CONTROLLERS],
+      controllers: [TaskAssistantController, RunsController, SessionsController, ...GOVERNED_RUNS_CONTROLLERS],
       providers: [
         TaskAssistantGateway, TaskRunWorker, RunWaiter, RejectedRequestRecorder, ConversationRepository, InboxDispatcher,
         ...governedRunsProviders(process.env, toolTimeoutMs),
         { provide: PolicyCatalog, useValue: policies },
+        SessionGateway, SessionWorker,
+        { provide: ProfileCatalog, useValue: profiles },
+        { provide: SESSION_MODELS, useValue: sessionModelsFromEnv() },
+        { provide: SESSION_REPLY_TIMEOUT_MS, useValue: Number(process.env.SESSION_REPLY_TIMEOUT_MS ?? 120_000) },
         { provide: RunRepository, useValue: new RunRepository(runtime.log) },
         { provide: TOOL_CALL_TIMEOUT_MS, useValue: toolTimeoutMs },
         { provide: TOOL_RETRY_BUDGET_MS, useValue: Number(process.env.TOOL_RETRY_BUDGET_MS ?? 60_000) },

@@ -69,6 +69,15 @@ export type {
   TranscriptSegment,
 } from './runtime.generated';
 export type {
+  SessionGetRequest,
+  SessionReply,
+  SessionAgentResult,
+  SessionUsageTotals,
+  SessionStartRequest,
+  ToolListReply,
+  ToolDescriptor,
+} from './sessions.generated';
+export type {
   AgentDecisionReply,
   DecisionToolCall,
   ClassifyIntentRequest,
