@@ -5,6 +5,7 @@ import { CallerVerifier, RunRepository } from '@runledger/runs';
 import { GATEWAY_LIMITS, TOOL_REGISTRY, ToolGatewayService } from './app/tool-gateway.service';
 import { limitsFromEnv } from './app/limits';
 import { buildToolRegistry } from './tools';
+import { BrowserShutdown } from './tools/browser-shutdown';
 import { ToolController } from './transport/tool.controller';
 
 @Module({})
@@ -17,7 +18,7 @@ export class ToolGatewayModule {
       imports: [MessagingModule.forRuntime(runtime)],
       controllers: [ToolController],
       providers: [
-        ToolGatewayService,
+        ToolGatewayService, BrowserShutdown,
         { provide: PolicyCatalog, useValue: policies },
         { provide: RunRepository, useValue: new RunRepository(runtime.log) },
         { provide: CallerVerifier, useFactory: (runs: RunRepository) => new CallerVerifier(runs), inject: [RunRepository] },

@@ -227,7 +227,7 @@ export function evolveCampaign(state: CampaignState, event: Ev): CampaignState {
       return { ...state, pending: { ...state.pending, [e.data.item_id]: { ...e.data, requested_at: event.metadata.recorded_at, status: 'pending' } } };
     case 'ApprovalDecided':
       return audited(withItem(state, e.data.item_id, { status: e.data.decision, approver: e.data.approver, ...(e.data.answer !== undefined ? { answer: e.data.answer } : {}) }), event, {
-        action_type: `approval_${e.data.decision}`, success: true, payload: { item_id: e.data.item_id, approver_id: e.data.approver.id },
+        action_type: `approval_${e.data.decision}`, success: true, payload: { item_id: e.data.item_id, approver_id: e.data.approver.id, ...(e.data.answer !== undefined ? { answer: e.data.answer } : {}) },
       });
     case 'ApprovalRefused':
       return state;
