@@ -5,6 +5,14 @@ export const SUBJECTS = {
   agentSessionStart: 'agents.session.start',
   agentSessionGet: 'agents.session.get',
   toolList: 'rl.tool.list',
+  campaignCreate: 'agents.campaign.create',
+  campaignLeadsImport: 'agents.campaign.leads.import',
+  campaignStart: 'agents.campaign.start',
+  campaignPause: 'agents.campaign.pause',
+  campaignGet: 'agents.campaign.get',
+  campaignCycle: 'agents.campaign.cycle',
+  campaignRun: 'agents.campaign.run',
+  campaignAnswer: 'agents.campaign.answer',
   runsGet: 'rl.runs.get',
   intentClassify: 'rl.intent.classify',
   toolInvoke: 'rl.tool.invoke',
@@ -27,6 +35,7 @@ export const LOG_KINDS = {
   inbox: 'inbox',
   audit: 'audit',
   deadletter: 'deadletter',
+  campaign: 'campaign',
 } as const;
 
 export const SERVICES = ['intent-classification', 'decision', 'tool-gateway', 'db-write', 'promotion', 'export', 'audit-ledger'] as const;

@@ -23,6 +23,13 @@ export const ERROR_CODES = {
   'POLICY.INVALID': { retryable: false, message: 'The policy files are not valid.' },
   'STORE.CONFLICT': { retryable: true, message: 'The document changed concurrently; retry.' },
   'DEPENDENCY.DOWN': { retryable: true, message: 'A dependency is not available; retry later.' },
+  'CAMPAIGN.NOT_FOUND': { retryable: false, message: 'No campaign with that id.' },
+  'CAMPAIGN.EXISTS': { retryable: false, message: 'A different campaign already has that id.' },
+  'CAMPAIGN.STATE': { retryable: false, message: 'The campaign is not in a state that allows this.' },
+  'APPROVAL.NOT_FOUND': { retryable: false, message: 'No pending item with that id.' },
+  'APPROVAL.ROLE_DENIED': { retryable: false, message: 'This role may not decide campaign items.' },
+  'APPROVAL.EXPIRED': { retryable: false, message: 'The item expired; it will not be executed.' },
+  'APPROVAL.ALREADY_DECIDED': { retryable: false, message: 'The item was already decided.' },
   'INTERNAL': { retryable: true, message: 'Something went wrong on our side.' },
 } as const;
 

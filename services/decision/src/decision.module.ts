@@ -2,6 +2,7 @@ import { DynamicModule, Module } from '@nestjs/common';
 import { MessagingModule, ServiceRuntime } from '@runledger/messaging';
 import { PolicyCatalog } from '@runledger/policy-catalog';
 import { RunRepository } from '@runledger/runs';
+import { CAMPAIGN_CONTROLLERS, campaignProviders } from './campaigns/campaigns.providers';
 import { ConversationRepository } from './conversation/conversation.repository';
 import { GOVERNED_RUNS_CONTROLLERS, governedRunsProviders } from './governed-runs/governed-runs.providers';
 import { InboxDispatcher } from './inbox/inbox.dispatcher';
@@ -28,10 +29,11 @@ export class DecisionModule {
     return {
       module: DecisionModule,
       imports: [MessagingModule.forRuntime(runtime)],
-      controllers: [TaskAssistantController, RunsController, SessionsController, ...GOVERNED_RUNS_CONTROLLERS],
+      controllers: [TaskAssistantController, RunsController, SessionsController, ...GOVERNED_RUNS_CONTROLLERS, ...CAMPAIGN_CONTROLLERS],
       providers: [
         TaskAssistantGateway, TaskRunWorker, RunWaiter, RejectedRequestRecorder, ConversationRepository, InboxDispatcher,
         ...governedRunsProviders(process.env, toolTimeoutMs),
+        ...campaignProviders(process.env),
         { provide: PolicyCatalog, useValue: policies },
         SessionGateway, SessionWorker,
         { provide: ProfileCatalog, useValue: profiles },

@@ -7,6 +7,7 @@ import { limitsFromEnv } from './app/limits';
 import { buildToolRegistry } from './tools';
 import { connectMcpServers } from '@runledger/agent-session';
 import { mcpConfigFromEnv } from './mcp/mcp-config';
+import { BrowserShutdown } from './tools/browser-shutdown';
 import { ToolController } from './transport/tool.controller';
 import { TOOL_SOURCES, ToolListController } from './transport/tool-list.controller';
 import { ALL_TOOLS } from './tools';
@@ -29,7 +30,7 @@ export class ToolGatewayModule {
       imports: [MessagingModule.forRuntime(runtime)],
       controllers: [ToolController, ToolListController],
       providers: [
-        ToolGatewayService,
+        ToolGatewayService, BrowserShutdown,
         { provide: PolicyCatalog, useValue: policies },
         { provide: RunRepository, useValue: new RunRepository(runtime.log) },
         { provide: CallerVerifier, useFactory: (runs: RunRepository) => new CallerVerifier(runs), inject: [RunRepository] },

@@ -6,6 +6,22 @@ export type {
   DecisionAuditRecord,
 } from './audit.generated';
 export type {
+  CampaignAnswerRequest,
+  CampaignApprover,
+  CampaignCommandRequest,
+  CampaignCreateRequest,
+  ScriptedAgentSpec,
+  LlmAgentSpec,
+  CampaignSettingsInput,
+  CampaignLeadsImportRequest,
+  CampaignLeadInput,
+  CampaignView,
+  CampaignTaskView,
+  CampaignLeadView,
+  CampaignItemView,
+  CampaignCycleOutcome,
+} from './campaigns.generated';
+export type {
   ArtifactRef,
   AuditEvent,
   Id,
