@@ -194,7 +194,9 @@ export class RunledgerTransport extends Server implements CustomTransportStrateg
         type: 'MessageDeadLettered',
         data: { durable, stream_seq: m.seq, subject: m.subject, deliveries: m.info.deliveryCount, reason, error_code: toWireError(err).code },
       }], { commandId: `deadletter:${durable}:${m.seq}` });
-      m.term(reason);
+      // Plain `+TERM`: nats-server 2.9.x ignores a term that carries a reason and redelivers forever.
+      // The reason is in the dead-letter record above.
+      m.term();
     } catch (appendErr) {
       // Without the dead-letter record we must not drop the message: let it come back.
       this.log.error({ msg: 'dead-letter append failed', error: (appendErr as Error).message });
