@@ -1,3 +1,4 @@
 export * from './ids';
 export * from './errors';
 export * from './clock';
+export * from './json-bounds';

@@ -4,11 +4,11 @@ import { IsString, Length } from 'class-validator';
 import { connect, NatsConnection } from '@nats-io/transport-node';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { aggregateRef, LOG_STREAM, StoredEvent } from '@runledger/event-log';
-import { AppError } from '@runledger/kernel';
+import { AppError, JSON_BOUNDS } from '@runledger/kernel';
 import { startNatsServer, NatsServerHandle, waitUntil } from '@runledger/testing';
 import { bootstrapService, ServiceHandle } from './bootstrap';
 import { decodeReply, encodeJson } from './codec';
-import { LogConsumer, RequestHandler } from './handlers';
+import { LogConsumer, MAX_REQUEST_BYTES, RequestHandler } from './handlers';
 import { MessagingModule } from './messaging.module';
 import { ServiceRuntime } from './runtime';
 import { validateMessage } from './validation';
@@ -86,6 +86,25 @@ describe('RunledgerTransport (NestJS custom transport over NATS and JetStream)',
 
   it('malformed JSON is answered with REQUEST.INVALID, not a crash', async () => {
     expect(await ask('probe.echo', null, new TextEncoder().encode('{nope'))).toMatchObject({ ok: false, error: { code: 'REQUEST.INVALID' } });
+  });
+
+  it('Issue 10 bounded input: a body over the request limit is REQUEST.TOO_LARGE, naming the limit, before any handler runs', async () => {
+    const r = await ask('probe.echo', { word: 'x'.repeat(MAX_REQUEST_BYTES) });
+    expect(r).toMatchObject({ ok: false, error: { code: 'REQUEST.TOO_LARGE', retryable: false } });
+    expect(JSON.stringify(r)).toContain(String(MAX_REQUEST_BYTES));
+  });
+
+  it('Issue 10 bounded input: 10k-deep JSON is REQUEST.INVALID (not INTERNAL), the depth limit named', async () => {
+    const deep = '{"word":' + '['.repeat(10_000) + ']'.repeat(10_000) + '}';
+    const r = await ask('probe.echo', null, new TextEncoder().encode(deep));
+    expect(r).toMatchObject({ ok: false, error: { code: 'REQUEST.INVALID', retryable: false } });
+    expect(JSON.stringify(r)).toContain(`deeper than ${JSON_BOUNDS.maxDepth}`);
+  });
+
+  it.each(JSON_BOUNDS.forbiddenKeys)('Issue 10 bounded input: a "%s" key anywhere is REQUEST.INVALID (not INTERNAL)', async (key) => {
+    const r = await ask('probe.echo', null, new TextEncoder().encode(`{"word":"hi","nested":{"${key}":{"polluted":true}}}`));
+    expect(r).toMatchObject({ ok: false, error: { code: 'REQUEST.INVALID', retryable: false } });
+    expect(JSON.stringify(r)).toContain(key);
   });
 
   it('an unexpected error is INTERNAL and leaks nothing of its message', async () => {
