@@ -2,3 +2,4 @@ export * from './ids';
 export * from './errors';
 export * from './clock';
 export * from './json-bounds';
+export * from './rate-limit';
