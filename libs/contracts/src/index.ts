@@ -5,3 +5,4 @@ export * from './dto/runtime.dto';
 export * from './dto/governed-runs.dto';
 export * from './dto/agent-run.dto';
 export * from './dto/session.dto';
+export * from './dto/bounds';

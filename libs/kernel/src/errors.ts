@@ -5,7 +5,9 @@
  */
 export const ERROR_CODES = {
   'REQUEST.INVALID': { retryable: false, message: 'The request is not valid.' },
+  'REQUEST.CONFLICT': { retryable: false, message: 'That request id was already used for a different request.' },
   'REQUEST.TOO_LARGE': { retryable: false, message: 'The request is too large.' },
+  'REQUEST.RATE_LIMITED': { retryable: true, message: 'Too many rejected requests; slow down and retry later.' },
   'AUTH.MISSING': { retryable: false, message: 'Authentication is required.' },
   'NOT_FOUND': { retryable: false, message: 'The requested item was not found.' },
   'RUN.NOT_FOUND': { retryable: false, message: 'No run with that id.' },

@@ -8,7 +8,7 @@ import { GOVERNED_RUNS_CONTROLLERS, governedRunsProviders } from './governed-run
 import { InboxDispatcher } from './inbox/inbox.dispatcher';
 import { RunWaiter } from './runs/run-waiter';
 import { RunsController } from './runs/runs.controller';
-import { RejectedRequestRecorder } from './task-assistant/rejected-request.recorder';
+import { REJECTED_LIMITS, rejectedLimitsFrom, RejectedRequestRecorder } from './task-assistant/rejected-request.recorder';
 import { REPLY_TIMEOUT_MS, TaskAssistantGateway } from './task-assistant/task-assistant.gateway';
 import { TaskAssistantController } from './task-assistant/task-assistant.controller';
 import { SessionGateway, SESSION_REPLY_TIMEOUT_MS } from './sessions/app/session.gateway';
@@ -41,6 +41,7 @@ export class DecisionModule {
         { provide: SESSION_REPLY_TIMEOUT_MS, useValue: Number(process.env.SESSION_REPLY_TIMEOUT_MS ?? 120_000) },
         { provide: RunRepository, useValue: new RunRepository(runtime.log) },
         { provide: TOOL_CALL_TIMEOUT_MS, useValue: toolTimeoutMs },
+        { provide: REJECTED_LIMITS, useValue: rejectedLimitsFrom(process.env) },
         { provide: TOOL_RETRY_BUDGET_MS, useValue: Number(process.env.TOOL_RETRY_BUDGET_MS ?? 60_000) },
         // The reply waits for the tool timeout plus classification and bookkeeping; past that the run continues
         // and the caller is told it is taking longer.
