@@ -156,8 +156,8 @@ function trustedKeyPem(opts: Options): string {
 /** A signed head from `audit head` output ({checkpoint}), an export manifest ({audit_head}) or a bare checkpoint. */
 function readHead(file: string): ChainCheckpoint {
   try {
-    const parsed = JSON.parse(readText(file)) as { checkpoint?: ChainCheckpoint; audit_head?: { checkpoint?: ChainCheckpoint } } & Partial<ChainCheckpoint>;
-    const head = parsed.checkpoint ?? parsed.audit_head?.checkpoint ?? (parsed.signature ? (parsed as ChainCheckpoint) : undefined);
+    const parsed = JSON.parse(readText(file)) as { checkpoint?: ChainCheckpoint; audit_head?: ChainCheckpoint } & Partial<ChainCheckpoint>;
+    const head = parsed.checkpoint ?? parsed.audit_head ?? (parsed.signature ? (parsed as ChainCheckpoint) : undefined);
     if (head) return head;
   } catch {
     /* reported below */
