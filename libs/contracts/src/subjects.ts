@@ -25,6 +25,7 @@ export const SUBJECTS = {
   auditQuery: 'rl.audit.query',
   auditVerify: 'rl.audit.verify',
   auditCoverage: 'rl.audit.coverage',
+  auditHead: 'rl.audit.head',
   health: (service: string) => `rl.health.${service}`,
 } as const;
 

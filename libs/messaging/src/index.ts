@@ -9,3 +9,4 @@ export * from './messaging.module';
 export * from './bootstrap';
 export * from './exception-filter';
 export * from './storage';
+export * from './audit-keys';

@@ -2,7 +2,10 @@
 // Generated from proto-contracts/schemas/*/ by scripts/generate-contracts.js. Do not edit by hand.
 
 export type {
+  AuditCheckpoint,
+  AuditHead,
   AuditQuery,
+  AuditVerification,
   DecisionAuditRecord,
 } from './audit.generated';
 export type {

@@ -1,10 +1,10 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { DocumentStore } from '@runledger/document-store';
 import { EventLog, StoredEvent } from '@runledger/event-log';
-import { ChainEntry, checkAuditCoverage, CoverageEvent, verifyChain } from '@runledger/governance';
+import { checkAuditCoverage, CoverageEvent } from '@runledger/governance';
 import { AppError, Clock } from '@runledger/kernel';
 import { CLOCK, DOCUMENT_STORE } from '@runledger/messaging';
-import { AuditChainWriter, CHAIN_REF } from './audit-chain.writer';
+import { AuditChainWriter } from './audit-chain.writer';
 
 interface DecisionRow extends Record<string, unknown> {
   run_id: string;
@@ -36,7 +36,7 @@ export class AuditLedgerService {
     if (!entry) return;
     await this.store.collection<AuditEventRow>('audit_events').put(entry.event_id, {
       event_id: entry.event_id, run_id: String(entry.body.run_id), root_run_id: (entry.body.root_run_id as string) ?? null,
-      type: entry.body.type, chain_seq: entry.seq, recorded_at: entry.body.recorded_at, data: entry.body.data,
+      type: entry.body.type, chain_seq: entry.seq, recorded_at: entry.body.recorded_at, data: event.data,
     });
     if (event.type === 'DecisionRecorded') {
       const record = (event.data as { audit_record: DecisionRow }).audit_record;
@@ -56,12 +56,6 @@ export class AuditLedgerService {
       return { events: rows.map((r) => r.value).sort((a, b) => a.chain_seq - b.chain_seq).slice(0, limit) };
     }
     throw new AppError('REQUEST.INVALID', 'Give conversation_id, run_id or root_run_id.');
-  }
-
-  /** Re-verifies the whole chain from the log. */
-  async verify() {
-    const entries = (await this.log.read(CHAIN_REF)).map((e) => e.data as ChainEntry);
-    return { ...verifyChain(entries), head_hash: entries[entries.length - 1]?.entry_hash ?? null };
   }
 
   /** Contract 001 §6: every run has its authz decision, its outcome and its effect audit events. */
