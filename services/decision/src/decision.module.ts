@@ -5,6 +5,7 @@ import { RunRepository } from '@runledger/runs';
 import { ConversationRepository } from './conversation/conversation.repository';
 import { GOVERNED_RUNS_CONTROLLERS, governedRunsProviders } from './governed-runs/governed-runs.providers';
 import { InboxDispatcher } from './inbox/inbox.dispatcher';
+import { RunCancellation } from './runs/run-cancellation';
 import { RunWaiter } from './runs/run-waiter';
 import { RunsController } from './runs/runs.controller';
 import { RejectedRequestRecorder } from './task-assistant/rejected-request.recorder';
@@ -23,7 +24,7 @@ export class DecisionModule {
       imports: [MessagingModule.forRuntime(runtime)],
       controllers: [TaskAssistantController, RunsController, ...GOVERNED_RUNS_CONTROLLERS],
       providers: [
-        TaskAssistantGateway, TaskRunWorker, RunWaiter, RejectedRequestRecorder, ConversationRepository, InboxDispatcher,
+        TaskAssistantGateway, TaskRunWorker, RunWaiter, RunCancellation, RejectedRequestRecorder, ConversationRepository, InboxDispatcher,
         ...governedRunsProviders(process.env, toolTimeoutMs),
         { provide: PolicyCatalog, useValue: policies },
         { provide: RunRepository, useValue: new RunRepository(runtime.log) },

@@ -42,3 +42,25 @@ export function evolveChain(chain: ChainEntry[], event: StoredEvent): ChainEntry
   const next = nextChainEntry(chain[chain.length - 1] ?? null, event);
   return next ? [...chain, next] : chain;
 }
+
+/** The ledger's read models in the document store (`runledger replay` rebuilds them under the same names). */
+export const AUDIT_EVENTS = 'audit_events';
+export const AUDIT_DECISIONS = 'audit_decisions';
+
+/** The audit_events read-model row of one chain entry (live ingest and replay build it with this). */
+export interface AuditEventRow extends Record<string, unknown> {
+  event_id: string;
+  run_id: string;
+  root_run_id: string | null;
+  type: string;
+  chain_seq: number;
+  recorded_at: string;
+  data: unknown;
+}
+
+export function auditEventRow(entry: ChainEntry): AuditEventRow {
+  return {
+    event_id: entry.event_id, run_id: String(entry.body.run_id), root_run_id: (entry.body.root_run_id as string) ?? null,
+    type: entry.body.type, chain_seq: entry.seq, recorded_at: entry.body.recorded_at as string, data: entry.body.data,
+  };
+}
