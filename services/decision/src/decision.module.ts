@@ -6,6 +6,7 @@ import { CAMPAIGN_CONTROLLERS, campaignProviders } from './campaigns/campaigns.p
 import { ConversationRepository } from './conversation/conversation.repository';
 import { GOVERNED_RUNS_CONTROLLERS, governedRunsProviders } from './governed-runs/governed-runs.providers';
 import { InboxDispatcher } from './inbox/inbox.dispatcher';
+import { RunCancellation } from './runs/run-cancellation';
 import { RunWaiter } from './runs/run-waiter';
 import { RunsController } from './runs/runs.controller';
 import { REJECTED_LIMITS, rejectedLimitsFrom, RejectedRequestRecorder } from './task-assistant/rejected-request.recorder';
@@ -31,7 +32,7 @@ export class DecisionModule {
       imports: [MessagingModule.forRuntime(runtime)],
       controllers: [TaskAssistantController, RunsController, SessionsController, ...GOVERNED_RUNS_CONTROLLERS, ...CAMPAIGN_CONTROLLERS],
       providers: [
-        TaskAssistantGateway, TaskRunWorker, RunWaiter, RejectedRequestRecorder, ConversationRepository, InboxDispatcher,
+        TaskAssistantGateway, TaskRunWorker, RunWaiter, RunCancellation, RejectedRequestRecorder, ConversationRepository, InboxDispatcher,
         ...governedRunsProviders(process.env, toolTimeoutMs),
         ...campaignProviders(process.env),
         { provide: PolicyCatalog, useValue: policies },

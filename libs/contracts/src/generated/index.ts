@@ -61,6 +61,11 @@ export type {
   PromotionFindingView,
 } from './governed-runs.generated';
 export type {
+  DeadLetterRetryRequest,
+  DeadLetter,
+  DeadLettersListResult,
+} from './operations.generated';
+export type {
   AnalyzeLeadsProposal,
   CreateTaskProposal,
   ExecuteToolProposal,
@@ -76,7 +81,12 @@ export type {
   LogRecord,
   LogEvent,
   LogEventMetadata,
+  RunCancelRequest,
+  RunCancelResult,
   RunQuery,
+  RunSummary,
+  RunsListRequest,
+  RunsListResult,
 } from './runs.generated';
 export type {
   DbReadRequest,
