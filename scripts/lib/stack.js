@@ -82,10 +82,19 @@ async function startNats({ port, storeDir, logFile }) {
  * Starts one service as its own process. Its stdout is JSON lines; `ready` resolves when it prints its
  * ready line. `extraEnv` goes on top of the parent's environment.
  */
+let built = false;
+/** Services run compiled JavaScript (scripts/build.js, incremental): brought up to date once per launcher process. */
+function ensureBuilt() {
+  if (built) return;
+  require('../build').build();
+  built = true;
+}
+
 function startService(name, { natsUrl, env = {}, onLine } = {}) {
-  const child = spawn(process.execPath, ['-r', '@swc-node/register', path.join(ROOT, 'services', name, 'src', 'main.ts')], {
+  ensureBuilt();
+  const child = spawn(process.execPath, [path.join(ROOT, 'dist', 'services', name, 'src', 'main.js')], {
     cwd: ROOT,
-    env: { ...process.env, NATS_URL: natsUrl, HTTP_PORT: env.HTTP_PORT ?? '0', SWC_NODE_PROJECT: path.join(ROOT, 'tsconfig.json'), ...env },
+    env: { ...process.env, NATS_URL: natsUrl, HTTP_PORT: env.HTTP_PORT ?? '0', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let buffered = '';
