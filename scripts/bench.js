@@ -15,7 +15,8 @@ const { randomUUID } = require('node:crypto');
 const { connect } = require('@nats-io/transport-node');
 const { jetstream, jetstreamManager } = require('@nats-io/jetstream');
 const { EventLog, ensureLogStream, aggregateRef, LOG_STREAM } = require('../libs/event-log/src');
-const { freePort, startNats, startService, stopProcess, SERVICES } = require('./lib/stack');
+const { freePort, startNats, runBootstrap, startService, stopProcess, SERVICES } = require('./lib/stack');
+const { identityOptions } = require('../libs/messaging/src/nats-identity');
 
 const RAW = Number(process.env.BENCH_RAW ?? 20000);
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 400);
@@ -46,10 +47,11 @@ const fmt = (n) => Math.round(n).toLocaleString('en-US');
 
 async function main() {
   const store = fs.mkdtempSync(path.join(os.tmpdir(), 'runledger-bench-'));
-  const nats = await startNats({ port: await freePort(), storeDir: store });
+  // The benchmark's own client is the admin (it creates its raw stream); services keep their own identities.
+  const nats = await startNats({ port: await freePort(), storeDir: path.join(store, 'nats'), credsDir: path.join(store, 'credentials') });
   const procs = [];
   try {
-    const nc = await connect({ servers: nats.url });
+    const nc = await connect({ servers: nats.url, ...identityOptions({ creds: nats.creds.admin.file, inboxPrefix: nats.creds.admin.inboxPrefix }) });
     const js = jetstream(nc);
     const jsm = await jetstreamManager(nc);
     await jsm.streams.add({ name: 'BENCH_RAW', subjects: ['bench.raw.>'], storage: 'file' });
@@ -88,7 +90,8 @@ async function main() {
     }
 
     // End to end: the real services as separate processes.
-    for (const name of SERVICES) procs.push(startService(name, { natsUrl: nats.url, env: { LOG_LEVEL: 'error' } }));
+    await runBootstrap({ natsUrl: nats.url, creds: nats.creds });
+    for (const name of SERVICES) procs.push(startService(name, { natsUrl: nats.url, creds: nats.creds, env: { LOG_LEVEL: 'error' } }));
     await Promise.all(procs.map((p) => p.ready));
     const ask = (i) => nc.request('agents.task-assistant.process', JSON.stringify({ user_id: `bench-${i % 50}`, conversation_id: randomUUID(), message: `add task benchmark item ${i}` }), { timeout: 30000 });
     for (let i = 0; i < 20; i++) await ask(-1 - i); // warm-up

@@ -9,3 +9,5 @@ export * from './messaging.module';
 export * from './bootstrap';
 export * from './exception-filter';
 export * from './storage';
+export * from './nats-identity';
+export * from './provision';
