@@ -63,7 +63,7 @@ export class TestStack {
 
   /** A new connection as any identity of the permissions table (or `test-admin`); `null` is anonymous. */
   connectAs(identity: string | null): Promise<NatsConnection> {
-    return connect({ ...this.nats.connectOptions(identity), name: `test-${identity ?? 'anonymous'}`, maxReconnectAttempts: 0 });
+    return connect({ ...this.nats.connectOptions(identity), name: `test-${identity ?? 'anonymous'}` });
   }
 
   /** Environment for a `runledger` CLI process connecting as `identity` (scripts/cli/connection.ts). */

@@ -11,3 +11,4 @@ export * from './exception-filter';
 export * from './storage';
 export * from './nats-identity';
 export * from './provision';
+export * from './audit-keys';

@@ -3,3 +3,4 @@ export * from './domain/run-state';
 export * from './domain/authz';
 export * from './infra/run-repository';
 export * from './infra/caller-verifier';
+export * from './domain/run-summary';

@@ -10,7 +10,7 @@ import {
 } from '@runledger/task-assistant';
 import { ConversationRepository } from '../conversation/conversation.repository';
 import { KeyedLock } from '../shared/keyed-lock';
-import { AgentRequested, ResolvedContext, STEPS, TASK_AGENT, TASK_LANE, TaskRunResult } from './task-run.types';
+import { AgentRequested, ResolvedContext, STEPS, TASK_AGENT, TASK_LANE, TaskRunResult, taskRequestHash } from './task-run.types';
 
 export const TOOL_CALL_TIMEOUT_MS = Symbol('TOOL_CALL_TIMEOUT_MS');
 /** How long a run keeps retrying an unreachable tool gateway before it records the call as failed. */
@@ -45,6 +45,8 @@ export class TaskRunWorker {
     if (isTerminal(run.state)) return;
     await run.open(await this.opening(cmd, run.state.run?.policy_versions));
     if (run.state.status !== 'running') return;
+    // A cancel recorded while the run was carried made its next append conflict; the redelivery lands here.
+    if (run.state.cancel_requested) return run.append([{ type: 'RunCancelled', data: { reason: run.state.cancel_requested.reason || 'cancelled by an operator' } }], 'finish');
     const now = run.state.created_at!;
 
     const resolved = await this.step<ResolvedContext>(run, 'context', STEPS.context, () => this.resolveContext(cmd));
@@ -77,7 +79,7 @@ export class TaskRunWorker {
         data: {
           run_id: cmd.run_id, run_kind: 'agent', agent_name: TASK_AGENT, root_run_id: cmd.run_id, correlation_id: r.conversation_id, lane: TASK_LANE,
           user_id: r.user_id, conversation_id: r.conversation_id, contract_version: 'v1', policy_versions: versions, input_artifacts: [],
-          parameters: { message: r.message }, request_hash_sha256: childRequestHash({ agent_name: TASK_AGENT, user_id: r.user_id, conversation_id: r.conversation_id, message: r.message }),
+          parameters: { message: r.message }, request_hash_sha256: taskRequestHash(r),
         },
       },
       allowed
