@@ -20,6 +20,7 @@ const { connect } = require('@nats-io/transport-node');
 const { jetstream, jetstreamManager } = require('@nats-io/jetstream');
 const { EventLog, ensureLogStream, aggregateRef } = require('../libs/event-log/src');
 const { freePort, startNats, stopProcess } = require('./lib/stack');
+const { identityOptions } = require('../libs/messaging/src/nats-identity');
 const { ensurePeersInstalled, runRounds, report, inFlight } = require('../bench/side-by-side');
 const { startRunledger } = require('../bench/runledger-system');
 const { runScale } = require('../bench/scale');
@@ -96,10 +97,11 @@ async function startPeers(cleanup) {
 
 async function main() {
   const store = fs.mkdtempSync(path.join(os.tmpdir(), 'runledger-bench-'));
-  const nats = await startNats({ port: await freePort(), storeDir: store });
+  // Secured like npm start; the benchmark's own client is the admin (it creates its raw stream).
+  const nats = await startNats({ port: await freePort(), storeDir: path.join(store, 'nats'), credsDir: path.join(store, 'credentials') });
   const cleanup = [];
   try {
-    const nc = await connect({ servers: nats.url });
+    const nc = await connect({ servers: nats.url, ...identityOptions({ creds: nats.creds.admin.file }) });
     cleanup.push(() => nc.close());
     const js = jetstream(nc);
     const jsm = await jetstreamManager(nc);
