@@ -6,16 +6,20 @@
  *                   [--max-turns N] [--json] [--verbose]
  *
  * Configuration is layered (§7): --config, ./.ai-agent.json, the prompt file's directory, this script's directory,
- * ~/.ai-agent/ai-agent.json, /etc/ai-agent/ai-agent.json. No tools are offered: the model answers with the final
- * report only. --json prints the whole AIAgentResult instead of the report.
+ * ~/.ai-agent/ai-agent.json, /etc/ai-agent/ai-agent.json. The tools of the config's `mcpServers` (stdio `command` or
+ * Streamable HTTP `url`) are offered as `<server>__<tool>`. --json prints the whole AIAgentResult instead of the report.
  *
- * Exit codes (§2): 0 success, 1 session failure (including auth/quota), 4 invalid arguments or configuration.
+ * Exit codes (§2): 0 success, 1 session failure (including auth/quota), 3 an MCP server failed to start,
+ * 4 invalid arguments or configuration, 5 a tool schema or the output schema does not compile.
  */
 import { readFile } from 'node:fs/promises';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { ToolRegistry } from '@runledger/agent-runtime';
 import {
+  connectMcpServers,
   exitCodeFor,
+  registryTools,
   loadAgentConfig,
   modelsFromConfig,
   resolveSessionConfig,
@@ -25,6 +29,9 @@ import {
   systemClock,
   timerSleeper,
   type AIAgentResult,
+  type McpServerConfig,
+  type ToolExecutor,
+  type ToolSpec,
   type CliOutcome,
   type SessionConfigInput,
 } from '@runledger/agent-session';
@@ -133,31 +140,77 @@ async function run(args: readonly string[], io: CliIo): Promise<CliOutcome> {
   const { config } = loaded.value;
   const fromConfig = sessionInputFromConfig(config, opts.models.length > 0 ? opts.models : undefined);
   if (!fromConfig.ok) return { kind: 'config_error', message: fromConfig.errors.join('; ') };
-  const input: SessionConfigInput = {
-    ...fromConfig.input,
-    tools: [],
-    ...(opts.format ? { expectedOutputFormat: opts.format } : {}),
-    ...(opts.maxTurns ? { maxTurns: opts.maxTurns } : {}),
-  };
-  const checked = resolveSessionConfig(input);
-  if (!checked.ok) return { kind: 'config_error', message: checked.errors.join('; ') };
-  const models = modelsFromConfig(config, systemClock);
-  if (!models.ok) return { kind: 'config_error', message: models.errors.join('; ') };
+  const base = fromConfig.input;
+  const mcp = await mcpTools(config.mcpServers, config.queues);
+  if ('outcome' in mcp) return mcp.outcome;
+  try {
+    return await session(mcp);
+  } finally {
+    await mcp.close();
+  }
 
-  const result = await runSession(input, prompt, {
-    model: routeModels(models.models),
-    clock: systemClock,
-    sleeper: timerSleeper,
-    logger: {
-      log: (e) => {
-        if (opts.verbose || e.level === 'error') io.stderr(`[${e.level}] ${e.event}: ${e.message}${opts.verbose && e.data ? ` ${JSON.stringify(e.data)}` : ''}\n`);
+  async function session(mcp: McpTools): Promise<CliOutcome> {
+    const input: SessionConfigInput = {
+      ...base,
+      tools: mcp.specs,
+      ...(opts.format ? { expectedOutputFormat: opts.format } : {}),
+      ...(opts.maxTurns ? { maxTurns: opts.maxTurns } : {}),
+    };
+    const checked = resolveSessionConfig(input);
+    if (!checked.ok) return { kind: 'config_error', message: checked.errors.join('; ') };
+    const models = modelsFromConfig(config, systemClock);
+    if (!models.ok) return { kind: 'config_error', message: models.errors.join('; ') };
+
+    const result = await runSession(input, prompt, {
+      model: routeModels(models.models),
+      tools: mcp.executor,
+      clock: systemClock,
+      sleeper: timerSleeper,
+      logger: {
+        log: (e) => {
+          if (opts.verbose || e.level === 'error') io.stderr(`[${e.level}] ${e.event}: ${e.message}${opts.verbose && e.data ? ` ${JSON.stringify(e.data)}` : ''}\n`);
+        },
       },
-    },
-  });
-  if (opts.json) io.stdout(`${JSON.stringify(result, null, 2)}\n`);
-  else if (result.success) io.stdout(`${reportText(result)}\n`);
-  if (!result.success) io.stderr(`agent session failed: ${result.error ? `${result.error.kind}: ${result.error.message}` : reportText(result)}\n`);
-  return { kind: 'session', result };
+    });
+    if (opts.json) io.stdout(`${JSON.stringify(result, null, 2)}\n`);
+    else if (result.success) io.stdout(`${reportText(result)}\n`);
+    if (!result.success) io.stderr(`agent session failed: ${result.error ? `${result.error.kind}: ${result.error.message}` : reportText(result)}\n`);
+    return { kind: 'session', result };
+  }
+}
+
+interface McpTools {
+  specs: ToolSpec[];
+  executor: ToolExecutor;
+  close: () => Promise<void>;
+}
+
+/** Connects the config's MCP servers: a server that fails to start is exit 3, a tool schema that does not compile exit 5. */
+async function mcpTools(servers: Readonly<Record<string, unknown>>, queues: Readonly<Record<string, { concurrent?: number }>>): Promise<{ outcome: CliOutcome } | McpTools> {
+  const configs = Object.fromEntries(Object.entries(servers).map(([name, s]) => {
+    const src = s as Record<string, unknown>;
+    return [name, (typeof src.url === 'string' ? { ...src, type: 'http' } : { ...src, type: 'stdio' }) as McpServerConfig];
+  }));
+  const failures: string[] = [];
+  const connections = await connectMcpServers(
+    { mcpServers: configs, queues: Object.fromEntries(Object.entries(queues).map(([n, q]) => [n, { concurrent: q.concurrent ?? 32 }])) },
+    (server, error) => failures.push(`${server}: ${error.message}`),
+  );
+  const close = async () => void (await Promise.all(connections.map((c) => c.close().catch(() => undefined))));
+  if (failures.length > 0) {
+    await close();
+    return { outcome: { kind: 'mcp_init_failed', message: `MCP server failed to start: ${failures.join('; ')}` } };
+  }
+  const registry = new ToolRegistry();
+  for (const tool of connections.flatMap((c) => c.tools)) {
+    const registered = registry.register(tool);
+    if (!registered.ok) {
+      await close();
+      return { outcome: { kind: 'schema_validation_failed', message: `tool ${tool.name}: ${registered.message}` } };
+    }
+  }
+  const { specs, executor } = registryTools(registry, 'mcp');
+  return { specs: specs.map((s) => ({ ...s, mcpServer: s.name.split('__')[0] })), executor, close };
 }
 
 export async function main(args: string[], io: CliIo = processIo()): Promise<number> {

@@ -1,25 +1,33 @@
 /**
  * runledger audit — operator commands for the tamper-evident audit ledger.
  *
- *   runledger audit verify                  ask the running stack (rl.audit.verify) to re-verify the whole chain
- *   runledger audit verify --file F.jsonl   verify an exported copy offline (no stack needed)
+ *   runledger audit verify                  ask the running stack (rl.audit.verify) to re-verify the whole chain:
+ *                                           links, signed checkpoints, the ledger's outside anchor, completeness
+ *   runledger audit verify --file F.jsonl [--public-key K.pem] [--head H.json]
+ *                                           verify an exported copy offline (no stack needed); signatures are
+ *                                           checked against the pinned public key (--public-key, else
+ *                                           RL_AUDIT_PUBLIC_KEY_FILE, else the key beside RL_AUDIT_KEY_FILE);
+ *                                           --head (a signed checkpoint: `audit head` output or an export
+ *                                           manifest) also catches a copy whose tail was cut
  *   runledger audit export [--out F.jsonl]  write the chain as JSON lines, one ChainEntry per line (stdout without --out)
+ *   runledger audit head [--out H.json]     the signed checkpoint of the chain's head (rl.audit.head), with the key
  *
  * Exit codes: 0 chain intact, 1 chain broken, 2 usage or unreadable input, 3 the stack cannot be reached.
  * The export reads the log subject rl.log.audit.chain directly (the audit-ledger is its only writer), so a
  * copy can be taken, archived and verified later even when the ledger service is down.
  */
-import { readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { aggregateRef, EventLog } from '@runledger/event-log';
-import { ChainEntry, ChainVerification, verifyChain } from '@runledger/governance';
+import { AnchoredVerification, ChainCheckpoint, ChainEntry, verifyAnchoredChain } from '@runledger/governance';
 // Deep imports on purpose: the packages' indexes also load the DTOs and Nest, which an operator command
 // does not need (they want reflect-metadata and add seconds to every start).
 import { LOG_KINDS, SUBJECTS } from '../../libs/contracts/src/subjects';
+import { auditKeyFile, publicKeyFileOf, trustedKeys } from '../../libs/messaging/src/audit-keys';
 import { decodeReply, encodeJson } from '../../libs/messaging/src/codec';
 import { CliConnectionFlags, connectCli, CONNECTION_USAGE, ConnectionRefused, ConnectionUsageError, parseConnectionFlags } from './connection';
 
-const USAGE = `usage: runledger audit verify [--file chain.jsonl] | runledger audit export [--out chain.jsonl]   ${CONNECTION_USAGE}`;
+const USAGE = `usage: runledger audit verify [--file chain.jsonl [--public-key key.pem] [--head head.json]] | runledger audit export [--out chain.jsonl] | runledger audit head [--out head.json]   ${CONNECTION_USAGE}`;
 const CHAIN_SUBJECT = aggregateRef(LOG_KINDS.audit, 'chain');
 
 /** What each break means, for the operator reading the report. */
@@ -29,6 +37,11 @@ const REASONS: Record<string, string> = {
   sequence_gap: 'the expected entry is missing (deleted)',
   reordered: 'entries are out of order',
   duplicate: 'an entry appears twice',
+  signature_invalid: 'a signed checkpoint does not match the chain (edited and rehashed, or signed by an untrusted key)',
+  unanchored_tail: 'entries after the last signed checkpoint (appended by someone without the signing key)',
+  truncated: 'the chain ends before a signed head it once had (its tail was cut)',
+  missing_event: 'an audit-relevant event of the log is not in the chain',
+  event_mismatch: "the chain's digest of an event differs from the log's",
 };
 
 class CliError extends Error {
@@ -48,8 +61,9 @@ export async function main(args: string[]): Promise<number> {
       throw err;
     }
     const opts = parseOptions(parsed.rest);
-    if (sub === 'verify') return opts.file ? verifyFile(opts.file) : await verifyLive(parsed.flags);
+    if (sub === 'verify') return opts.file ? verifyFile({ ...opts, file: opts.file }) : await verifyLive(parsed.flags);
     if (sub === 'export') return await exportChain(opts.out, parsed.flags);
+    if (sub === 'head') return await head(opts.out, parsed.flags);
     throw new CliError(USAGE, 2);
   } catch (err) {
     if (err instanceof ConnectionRefused) {
@@ -62,13 +76,21 @@ export async function main(args: string[]): Promise<number> {
   }
 }
 
-function parseOptions(args: string[]): { file?: string; out?: string } {
-  const opts: { file?: string; out?: string } = {};
+interface Options {
+  file?: string;
+  out?: string;
+  publicKey?: string;
+  head?: string;
+}
+const OPTION_FLAGS: Record<string, keyof Options> = { '--file': 'file', '--out': 'out', '--public-key': 'publicKey', '--head': 'head' };
+
+function parseOptions(args: string[]): Options {
+  const opts: Options = {};
   for (let i = 0; i < args.length; i++) {
     const flag = args[i];
     const value = args[i + 1];
-    if ((flag === '--file' || flag === '--out') && value && !value.startsWith('--')) {
-      opts[flag === '--file' ? 'file' : 'out'] = value;
+    if (OPTION_FLAGS[flag] && value && !value.startsWith('--')) {
+      opts[OPTION_FLAGS[flag]] = value;
       i++;
     } else throw new CliError(`unknown or incomplete option ${flag}\n${USAGE}`, 2);
   }
@@ -76,39 +98,84 @@ function parseOptions(args: string[]): { file?: string; out?: string } {
 }
 
 /** Prints the verdict in the documented one-line form; returns the exit code. */
-export function report(result: ChainVerification, headHash: string | null): number {
+export function report(result: AnchoredVerification): number {
   if (result.ok) {
-    process.stdout.write(`audit chain OK: ${result.length} entries, head ${headHash ?? 'none'}\n`);
+    process.stdout.write(`audit chain OK: ${result.length} entries, head ${result.head_hash ?? 'none'}\n`);
+    if (result.checkpoint) process.stdout.write(`signed checkpoint at entry ${result.checkpoint.seq} by key ${result.checkpoint.key_id}\n`);
     return 0;
   }
-  process.stdout.write(`audit chain BROKEN at entry ${result.first_broken_seq}: ${result.reason} — ${REASONS[result.reason] ?? 'see the entry'}\n`);
+  const detail = result.detail ? ` (${result.detail})` : '';
+  process.stdout.write(`audit chain BROKEN at entry ${result.first_broken_seq}: ${result.reason} — ${REASONS[result.reason] ?? 'see the entry'}${detail}\n`);
   return 1;
 }
 
-async function verifyLive(flags: CliConnectionFlags): Promise<number> {
+/** One request to the audit-ledger; a missing or failed answer exits 3 (the stack, not the chain, is the problem). */
+async function askLedger(subject: string, flags: CliConnectionFlags, timeout: number): Promise<unknown> {
   const nc = await connectCli(flags);
   try {
-    const msg = await nc.request(SUBJECTS.auditVerify, encodeJson({}), { timeout: 120_000 }).catch((err: Error) => {
-      throw new CliError(`rl.audit.verify did not answer (${err.message}); is the audit-ledger running?`, 3);
+    const msg = await nc.request(subject, encodeJson({}), { timeout }).catch((err: Error) => {
+      throw new CliError(`${subject} did not answer (${err.message}); is the audit-ledger running?`, 3);
     });
     const reply = decodeReply(msg.data, msg.headers);
-    if (!reply.ok) throw new CliError(`rl.audit.verify failed: ${reply.error.code} ${reply.error.message}`, 3);
-    const body = reply.body as ChainVerification & { head_hash: string | null };
-    return report(body, body.head_hash);
+    if (!reply.ok) throw new CliError(`${subject} failed: ${reply.error.code} ${reply.error.message}`, 3);
+    return reply.body;
   } finally {
     await nc.close();
   }
 }
 
-function verifyFile(file: string): number {
-  let text: string;
+async function verifyLive(flags: CliConnectionFlags): Promise<number> {
+  return report((await askLedger(SUBJECTS.auditVerify, flags, 120_000)) as AnchoredVerification);
+}
+
+function readText(file: string): string {
   try {
-    text = readFileSync(file, 'utf8');
+    return readFileSync(file, 'utf8');
   } catch (err) {
     throw new CliError(`cannot read ${file}: ${(err as Error).message}`, 2);
   }
+}
+
+/** The public key to trust: given, from the environment, or the one beside the ledger's key on this machine. */
+function trustedKeyPem(opts: Options): string {
+  const file = opts.publicKey ?? process.env.RL_AUDIT_PUBLIC_KEY_FILE ?? publicKeyFileOf(auditKeyFile());
+  if (!opts.publicKey && !process.env.RL_AUDIT_PUBLIC_KEY_FILE && !existsSync(file)) {
+    throw new CliError(`no public key to check the chain's signatures against: give --public-key (the ledger's ${file}, or \`audit head\` output)`, 2);
+  }
+  const text = readText(file);
+  // `audit head` output and export manifests carry the key as JSON; a .pem file is the key itself.
+  try {
+    const parsed = JSON.parse(text) as { public_key_pem?: string };
+    if (parsed.public_key_pem) return parsed.public_key_pem;
+  } catch {
+    /* not JSON: a PEM file */
+  }
+  return text;
+}
+
+/** A signed head from `audit head` output ({checkpoint}), an export manifest ({audit_head}) or a bare checkpoint. */
+function readHead(file: string): ChainCheckpoint {
+  try {
+    const parsed = JSON.parse(readText(file)) as { checkpoint?: ChainCheckpoint; audit_head?: ChainCheckpoint } & Partial<ChainCheckpoint>;
+    const head = parsed.checkpoint ?? parsed.audit_head ?? (parsed.signature ? (parsed as ChainCheckpoint) : undefined);
+    if (head) return head;
+  } catch {
+    /* reported below */
+  }
+  throw new CliError(`${file} holds no signed checkpoint`, 2);
+}
+
+function verifyFile(opts: Options & { file: string }): number {
+  const lines = readText(opts.file).split('\n');
+  let check;
+  try {
+    check = trustedKeys([trustedKeyPem(opts)]);
+  } catch (err) {
+    if (err instanceof CliError) throw err;
+    throw new CliError(`the public key is not a valid key: ${(err as Error).message}`, 2);
+  }
+  const anchor = opts.head ? readHead(opts.head) : null;
   const entries: ChainEntry[] = [];
-  const lines = text.split('\n');
   for (let i = 0; i < lines.length; i++) {
     if (lines[i].trim() === '') continue;
     let entry: ChainEntry;
@@ -116,14 +183,21 @@ function verifyFile(file: string): number {
       entry = JSON.parse(lines[i]) as ChainEntry;
     } catch {
       // Everything before the unreadable line may still be intact; report the break where it starts.
-      const before = verifyChain(entries);
-      if (!before.ok) return report(before, null);
+      const before = verifyAnchoredChain(entries, { check });
+      if (!before.ok && before.reason !== 'unanchored_tail') return report(before);
       process.stdout.write(`audit chain BROKEN at entry ${entries.length + 1}: unreadable — line ${i + 1} is not a JSON chain entry\n`);
       return 1;
     }
     entries.push(entry);
   }
-  return report(verifyChain(entries), entries[entries.length - 1]?.entry_hash ?? null);
+  return report(verifyAnchoredChain(entries, { check, anchor }));
+}
+
+async function head(out: string | undefined, flags: CliConnectionFlags): Promise<number> {
+  const json = `${JSON.stringify(await askLedger(SUBJECTS.auditHead, flags, 30_000), null, 2)}\n`;
+  if (out) writeFileSync(out, json);
+  else process.stdout.write(json);
+  return 0;
 }
 
 async function exportChain(out: string | undefined, flags: CliConnectionFlags): Promise<number> {

@@ -1,4 +1,4 @@
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { startOpenAiStub, type OpenAiStub, type OpenAiStubHandler } from '@runledger/testing';
@@ -91,5 +91,40 @@ describe('runledger agent (scripts/cli/agent.ts)', () => {
     const cli = io();
     expect(await main(['--help'], cli.value)).toBe(0);
     expect(cli.out()).toContain('usage: runledger agent');
+  });
+});
+
+describe('runledger agent with MCP tools and the exit codes 3 and 5', () => {
+  const echoServer = path.resolve(__dirname, '../../../test/support/mcp/echo-server.js');
+
+  it('§1 MCP tools from the CLI: a stdio MCP server\'s tools are offered and executed; the session exits 0', async () => {
+    const file = await configWith((body) => {
+      const tool = body.messages.find((m) => m.role === 'tool');
+      if (!tool) return { tool_calls: [{ name: 'echo__shout', arguments: '{"text":"hello"}' }] };
+      return { tool_calls: [{ name: 'agent__final_report', arguments: JSON.stringify({ format: 'markdown', report_content: `said ${String(tool.content)}` }) }] };
+    }, { toolTransport: 'native' });
+    const raw = JSON.parse(await readFile(file, 'utf8')) as Record<string, unknown>;
+    await writeFile(file, JSON.stringify({ ...raw, mcpServers: { echo: { command: process.execPath, args: [echoServer] } } }));
+    const cli = io();
+    expect(await main(['--config', file, '--prompt', 'shout hello'], cli.value)).toBe(0);
+    expect(cli.out()).toBe('said HELLO\n');
+    expect(stub!.requests[0]!.body.tools!.map((t) => (t.type === 'function' ? t.function.name : ''))).toEqual(['echo__big', 'echo__shout', 'agent__final_report']);
+  });
+
+  it('CLI Exit Codes: an MCP server that fails to start exits 3 before any model request', async () => {
+    const file = await configWith(xmlFinal);
+    const raw = JSON.parse(await readFile(file, 'utf8')) as Record<string, unknown>;
+    await writeFile(file, JSON.stringify({ ...raw, mcpServers: { broken: { command: process.execPath, args: ['-e', 'process.exit(2)'] } } }));
+    const cli = io();
+    expect(await main(['--config', file, '--prompt', 'q'], cli.value)).toBe(3);
+    expect(cli.err()).toContain('MCP server failed to start: broken');
+    expect(stub!.requests).toHaveLength(0);
+  });
+
+  it('CLI Exit Codes: an output schema that does not compile exits 5 before any model request', async () => {
+    const file = await configWith(xmlFinal, { expectedOutputFormat: 'json', outputSchema: { type: 'nonsense' } });
+    const cli = io();
+    expect(await main(['--config', file, '--prompt', 'q'], cli.value)).toBe(5);
+    expect(stub!.requests).toHaveLength(0);
   });
 });

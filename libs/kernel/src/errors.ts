@@ -13,6 +13,8 @@ export const ERROR_CODES = {
   'RUN.NOT_FOUND': { retryable: false, message: 'No run with that id.' },
   'RUN.CONFLICT': { retryable: true, message: 'The run changed concurrently; retry.' },
   'RUN.TIMEOUT': { retryable: true, message: 'The run is taking longer than expected.' },
+  'DEADLETTER.NOT_FOUND': { retryable: false, message: 'No dead letter with that id.' },
+  'DEADLETTER.NOT_RETRYABLE': { retryable: false, message: 'This dead letter cannot be re-published.' },
   'LANE.DENIED': { retryable: false, message: 'The action is not permitted in this lane.' },
   'CASE.CROSS_CASE_DENIED': { retryable: false, message: 'Cross-case access is not permitted.' },
   'TOOL.NOT_FOUND': { retryable: false, message: 'No such tool.' },
@@ -25,6 +27,13 @@ export const ERROR_CODES = {
   'POLICY.INVALID': { retryable: false, message: 'The policy files are not valid.' },
   'STORE.CONFLICT': { retryable: true, message: 'The document changed concurrently; retry.' },
   'DEPENDENCY.DOWN': { retryable: true, message: 'A dependency is not available; retry later.' },
+  'CAMPAIGN.NOT_FOUND': { retryable: false, message: 'No campaign with that id.' },
+  'CAMPAIGN.EXISTS': { retryable: false, message: 'A different campaign already has that id.' },
+  'CAMPAIGN.STATE': { retryable: false, message: 'The campaign is not in a state that allows this.' },
+  'APPROVAL.NOT_FOUND': { retryable: false, message: 'No pending item with that id.' },
+  'APPROVAL.ROLE_DENIED': { retryable: false, message: 'This role may not decide campaign items.' },
+  'APPROVAL.EXPIRED': { retryable: false, message: 'The item expired; it will not be executed.' },
+  'APPROVAL.ALREADY_DECIDED': { retryable: false, message: 'The item was already decided.' },
   'INTERNAL': { retryable: true, message: 'Something went wrong on our side.' },
 } as const;
 

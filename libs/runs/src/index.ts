@@ -4,3 +4,4 @@ export * from './domain/authz';
 export * from './domain/tool-outcome';
 export * from './infra/run-repository';
 export * from './infra/caller-verifier';
+export * from './domain/run-summary';

@@ -2,14 +2,21 @@ import { DynamicModule, Module } from '@nestjs/common';
 import { MessagingModule, ServiceRuntime } from '@runledger/messaging';
 import { PolicyCatalog } from '@runledger/policy-catalog';
 import { RunRepository } from '@runledger/runs';
+import { CAMPAIGN_CONTROLLERS, campaignProviders } from './campaigns/campaigns.providers';
 import { ConversationRepository } from './conversation/conversation.repository';
 import { GOVERNED_RUNS_CONTROLLERS, governedRunsProviders } from './governed-runs/governed-runs.providers';
 import { InboxDispatcher } from './inbox/inbox.dispatcher';
+import { RunCancellation } from './runs/run-cancellation';
 import { RunWaiter } from './runs/run-waiter';
 import { RunsController } from './runs/runs.controller';
 import { REJECTED_LIMITS, rejectedLimitsFrom, RejectedRequestRecorder } from './task-assistant/rejected-request.recorder';
 import { REPLY_TIMEOUT_MS, TaskAssistantGateway } from './task-assistant/task-assistant.gateway';
 import { TaskAssistantController } from './task-assistant/task-assistant.controller';
+import { SessionGateway, SESSION_REPLY_TIMEOUT_MS } from './sessions/app/session.gateway';
+import { SessionWorker } from './sessions/app/session.worker';
+import { ProfileCatalog } from './sessions/infra/profile-catalog';
+import { SESSION_MODELS, sessionModelsFromEnv } from './sessions/infra/session-models';
+import { SessionsController } from './sessions/transport/sessions.controller';
 import { CLASSIFY_RETRY_BUDGET_MS, TOOL_CALL_TIMEOUT_MS, TOOL_RETRY_BUDGET_MS, TaskRunWorker } from './task-assistant/task-run.worker';
 
 @Module({})
@@ -17,15 +24,22 @@ export class DecisionModule {
   static async forRuntime(runtime: ServiceRuntime): Promise<DynamicModule> {
     const policies = new PolicyCatalog(runtime.log);
     await policies.start();
+    const profiles = new ProfileCatalog(runtime.log);
+    await profiles.start();
     const toolTimeoutMs = Number(process.env.TOOL_TIMEOUT_MS ?? 5_000);
     return {
       module: DecisionModule,
       imports: [MessagingModule.forRuntime(runtime)],
-      controllers: [TaskAssistantController, RunsController, ...GOVERNED_RUNS_CONTROLLERS],
+      controllers: [TaskAssistantController, RunsController, SessionsController, ...GOVERNED_RUNS_CONTROLLERS, ...CAMPAIGN_CONTROLLERS],
       providers: [
-        TaskAssistantGateway, TaskRunWorker, RunWaiter, RejectedRequestRecorder, ConversationRepository, InboxDispatcher,
+        TaskAssistantGateway, TaskRunWorker, RunWaiter, RunCancellation, RejectedRequestRecorder, ConversationRepository, InboxDispatcher,
         ...governedRunsProviders(process.env, toolTimeoutMs),
+        ...campaignProviders(process.env),
         { provide: PolicyCatalog, useValue: policies },
+        SessionGateway, SessionWorker,
+        { provide: ProfileCatalog, useValue: profiles },
+        { provide: SESSION_MODELS, useValue: sessionModelsFromEnv() },
+        { provide: SESSION_REPLY_TIMEOUT_MS, useValue: Number(process.env.SESSION_REPLY_TIMEOUT_MS ?? 120_000) },
         { provide: RunRepository, useValue: new RunRepository(runtime.log) },
         { provide: TOOL_CALL_TIMEOUT_MS, useValue: toolTimeoutMs },
         { provide: REJECTED_LIMITS, useValue: rejectedLimitsFrom(process.env) },

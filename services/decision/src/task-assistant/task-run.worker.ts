@@ -51,6 +51,8 @@ export class TaskRunWorker {
     if (isTerminal(run.state)) return;
     await run.open(await this.opening(cmd, run.state.run?.policy_versions));
     if (run.state.status !== 'running') return;
+    // A cancel recorded while the run was carried made its next append conflict; the redelivery lands here.
+    if (run.state.cancel_requested) return run.append([{ type: 'RunCancelled', data: { reason: run.state.cancel_requested.reason || 'cancelled by an operator' } }], 'finish');
     const now = run.state.created_at!;
 
     const resolved = await this.step<ResolvedContext>(run, 'context', STEPS.context, () => this.resolveContext(cmd));
