@@ -5,6 +5,7 @@ import type { SessionReply, ToolInvocationResult } from '@runledger/contracts';
 import { TestStack } from './support/stack';
 import { startHttpMcpServer } from './support/mcp/http-server';
 import { sessionFixtures } from './support/sessions';
+import { main as agentCli } from '../scripts/cli/agent';
 
 jest.setTimeout(300_000);
 
@@ -201,5 +202,24 @@ describe('Issue 7 agent sessions over the bus (agents.session.start)', () => {
     expect(requestsFor(prompt)).toHaveLength(1);
     const events = await stack.runEvents(reply.body.run_id);
     expect(events.some((e) => e.type === 'SessionNoted' && (e.data as { entry: { event: string } }).entry.event === 'budget_refused')).toBe(true);
+  });
+
+  it('CLI Exit Codes over the bus: runledger agent --agent runs the session in decision (0), a session failure is 1, an unreachable stack 3, an unknown agent 4', async () => {
+    const run = async (args: string[]) => {
+      const out: string[] = [];
+      const err: string[] = [];
+      const code = await agentCli(args, { cwd: process.cwd(), env: {}, stdout: (t) => void out.push(t), stderr: (t) => void err.push(t) });
+      return { code, out: out.join(''), err: err.join('') };
+    };
+    const ok = await run(['--server', stack.url, '--agent', 'researcher', '--prompt', 'What is NATS? (cli)', '--request-id', 'cli-1']);
+    expect(ok).toMatchObject({ code: 0, out: 'report: DEFINITION OF NATS\n' });
+    const failed = await run(['--server', stack.url, '--agent', 'spender', '--prompt', 'What is NATS? (cli budget)']);
+    expect(failed.code).toBe(1);
+    expect(failed.err).toContain('SESSION.QUOTA');
+    const unknown = await run(['--server', stack.url, '--agent', 'nobody', '--prompt', 'hi']);
+    expect(unknown.code).toBe(4);
+    expect(unknown.err).toContain('REQUEST.INVALID');
+    const unreachable = await run(['--server', 'nats://127.0.0.1:1', '--agent', 'researcher', '--prompt', 'hi']);
+    expect(unreachable.code).toBe(3);
   });
 });

@@ -5,6 +5,8 @@
  *                   [--prompt-file <file>] [--model <provider/model>]... [--format markdown|text|json|…]
  *                   [--max-turns N] [--json] [--verbose]
  *
+ *   runledger agent --agent <profile-id> --prompt "<text>" [--request-id ID] [--json] [connection flags]   (over the bus: agent-bus.ts)
+ *
  * Configuration is layered (§7): --config, ./.ai-agent.json, the prompt file's directory, this script's directory,
  * ~/.ai-agent/ai-agent.json, /etc/ai-agent/ai-agent.json. The tools of the config's `mcpServers` (stdio `command` or
  * Streamable HTTP `url`) are offered as `<server>__<tool>`. --json prints the whole AIAgentResult instead of the report.
@@ -19,6 +21,7 @@ import { readFile } from 'node:fs/promises';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { ToolRegistry } from '@runledger/agent-runtime';
+import { runOverBus } from './agent-bus';
 import { openLocalLog } from './agent-log';
 import {
   accountingOf,
@@ -238,6 +241,8 @@ async function mcpTools(servers: Readonly<Record<string, unknown>>, queues: Read
 }
 
 export async function main(args: string[], io: CliIo = processIo()): Promise<number> {
+  // --agent names a registered profile: the decision service runs the session over the bus.
+  if (args.includes('--agent')) return runOverBus(args, io);
   let outcome: CliOutcome;
   try {
     outcome = await run(args, io);
