@@ -10,9 +10,10 @@
  * inbox_prefix), because a least-privilege server lets each identity subscribe only to its own replies.
  */
 import { existsSync, readFileSync } from 'node:fs';
+import { CredentialsMissingError, identityOptions } from '../../libs/messaging/src/nats-identity';
 import { homedir } from 'node:os';
 import path from 'node:path';
-import { connect, credsAuthenticator, nkeyAuthenticator, NatsConnection, ConnectionOptions } from '@nats-io/transport-node';
+import { connect, NatsConnection, ConnectionOptions } from '@nats-io/transport-node';
 
 export const CONNECTION_USAGE =
   '[--server URL] [--creds FILE | --nats-user U --nats-password P | --context NAME] [--inbox-prefix PREFIX]';
@@ -93,16 +94,12 @@ export function resolveConnection(flags: CliConnectionFlags, env: NodeJS.Process
 }
 
 function authOptions(settings: CliConnectionFlags): Partial<ConnectionOptions> {
-  if (settings.creds) {
-    if (!existsSync(settings.creds)) throw new ConnectionRefused(`credentials file ${settings.creds} not found`);
-    const text = readFileSync(settings.creds);
-    // A .creds file holds a JWT and a seed; a bare seed file (SU…) is an nkey user.
-    return text.includes('-----BEGIN NATS USER JWT-----')
-      ? { authenticator: credsAuthenticator(text) }
-      : { authenticator: nkeyAuthenticator(new TextEncoder().encode(text.toString('utf8').trim())) };
+  try {
+    return identityOptions({ creds: settings.creds, user: settings.user, password: settings.password, inboxPrefix: settings.inboxPrefix });
+  } catch (err) {
+    if (err instanceof CredentialsMissingError) throw new ConnectionRefused(err.message);
+    throw err;
   }
-  if (settings.user) return { user: settings.user, pass: settings.password ?? '' };
-  return {};
 }
 
 /** Connects as the identity the flags and environment name; refusals become one clear sentence and exit 3. */
@@ -114,7 +111,6 @@ export async function connectCli(flags: CliConnectionFlags, name = 'runledger-cl
       name,
       timeout: 5_000,
       maxReconnectAttempts: 0,
-      ...(settings.inboxPrefix ? { inboxPrefix: settings.inboxPrefix } : {}),
       ...authOptions(settings),
     });
   } catch (err) {
