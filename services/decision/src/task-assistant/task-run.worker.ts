@@ -111,7 +111,9 @@ export class TaskRunWorker {
       const reply = await this.bus.request<UserIntentReply>(SUBJECTS.intentClassify, {
         message: context.message, history: (context.message_history ?? []).slice(-20).map(boundedHistory), pending_confirmation_active: isPendingLive(context.pending_confirmation, now),
       }, { timeoutMs: 8_000 }); // longer than the LLM classifier's own 5 s, so its rules fallback can still answer
-      return { intent_type: reply.intent_type, confidence: reply.confidence, extracted_params: reply.extracted_params };
+      // The classifier's model call (and whether the rules answered instead) is recorded with the classify step.
+      const intent: UserIntent = { intent_type: reply.intent_type, confidence: reply.confidence, extracted_params: reply.extracted_params };
+      return reply.model_call ? ({ ...intent, model_call: reply.model_call } as UserIntent) : intent;
     } catch (err) {
       this.logger.warn({ msg: 'classification failed; degrading to AMBIGUOUS', error: (err as Error).message });
       return { intent_type: 'AMBIGUOUS', confidence: null, extracted_params: null };
