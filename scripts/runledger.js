@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 /**
- * runledger <command> …  — operator and user commands against a running stack (NATS_URL, default nats://127.0.0.1:4222).
+ * runledger <command> …  — operator and user commands against a running stack (NATS_URL, default the local stack at nats://127.0.0.1:4322).
  *   chat  --user <id> [--conversation <uuid>]   talk to the task assistant
  *   audit verify [--file chain.jsonl]          verify the audit hash chain (live, or an exported copy)
  *   audit export > chain.jsonl                 export the audit chain
