@@ -11,6 +11,8 @@ const { ADMIN } = require('./permissions');
 const { allIdentities, ensureCredentials, identityEnv, localServerConfig, writeServerConfig } = require('./nats-auth');
 
 const ROOT = path.resolve(__dirname, '..', '..');
+/** Where `npm start` runs its own secured nats-server, and where the CLI looks by default. */
+const LOCAL_NATS_URL = `nats://127.0.0.1:${process.env.RL_NATS_PORT || 4322}`;
 const SERVICES = ['intent-classification', 'db-write', 'tool-gateway', 'audit-ledger', 'promotion', 'export', 'decision'];
 
 function findNatsServer() {
@@ -103,12 +105,21 @@ function runBootstrap({ natsUrl, creds }) {
  * Starts one service as its own process. Its stdout is JSON lines; `ready` resolves when it prints its
  * ready line. `extraEnv` goes on top of the parent's environment.
  */
+let built = false;
+/** Services run compiled JavaScript (scripts/build.js, incremental): brought up to date once per launcher process. */
+function ensureBuilt() {
+  if (built) return;
+  require('../build').build();
+  built = true;
+}
+
 function startService(name, { natsUrl, env = {}, onLine, creds } = {}) {
+  ensureBuilt();
   // With `creds` (a secured server started here) the service gets its own identity and nobody else's.
   const identity = creds ? identityEnv(creds, name) : {};
-  const child = spawn(process.execPath, ['-r', '@swc-node/register', path.join(ROOT, 'services', name, 'src', 'main.ts')], {
+  const child = spawn(process.execPath, [path.join(ROOT, 'dist', 'services', name, 'src', 'main.js')], {
     cwd: ROOT,
-    env: { ...process.env, NATS_URL: natsUrl, HTTP_PORT: env.HTTP_PORT ?? '0', SWC_NODE_PROJECT: path.join(ROOT, 'tsconfig.json'), ...identity, ...env },
+    env: { ...process.env, NATS_URL: natsUrl, HTTP_PORT: env.HTTP_PORT ?? '0', ...identity, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let buffered = '';
@@ -141,4 +152,4 @@ function stopProcess(child, signal = 'SIGTERM', timeoutMs = 5000) {
   });
 }
 
-module.exports = { ROOT, SERVICES, findNatsServer, ensureNatsServerBinary, parseNatsUrl, canConnect, freePort, startNats, runBootstrap, startService, stopProcess, waitFor };
+module.exports = { ROOT, SERVICES, LOCAL_NATS_URL, findNatsServer, ensureNatsServerBinary, parseNatsUrl, canConnect, freePort, startNats, runBootstrap, startService, stopProcess, waitFor };

@@ -44,6 +44,9 @@ export async function createRuntime(service: string, opts: { natsUrl?: string; c
     name: `runledger-${service}`,
     maxReconnectAttempts: -1,
     reconnectTimeWait: 500,
+    // The client builds an Error per request only to give async stack traces: 11–16 % of a service's CPU
+    // (issue 12 profile). RL_ASYNC_TRACES=1 turns them back on when debugging.
+    noAsyncTraces: process.env.RL_ASYNC_TRACES !== '1',
     // The first connect of seven processes starting together on two cores can take a while.
     timeout: 30_000,
     // Each service connects as its own identity (permissions from deploy/nats/permissions.yaml) and gets
