@@ -2,7 +2,22 @@
 export const SUBJECTS = {
   taskAssistantProcess: 'agents.task-assistant.process',
   agentRunStart: 'agents.run.start',
+  agentSessionStart: 'agents.session.start',
+  agentSessionGet: 'agents.session.get',
+  toolList: 'rl.tool.list',
+  campaignCreate: 'agents.campaign.create',
+  campaignLeadsImport: 'agents.campaign.leads.import',
+  campaignStart: 'agents.campaign.start',
+  campaignPause: 'agents.campaign.pause',
+  campaignGet: 'agents.campaign.get',
+  campaignCycle: 'agents.campaign.cycle',
+  campaignRun: 'agents.campaign.run',
+  campaignAnswer: 'agents.campaign.answer',
   runsGet: 'rl.runs.get',
+  runsList: 'rl.runs.list',
+  runsCancel: 'rl.runs.cancel',
+  deadLettersList: 'rl.deadletters.list',
+  deadLettersRetry: 'rl.deadletters.retry',
   intentClassify: 'rl.intent.classify',
   toolInvoke: 'rl.tool.invoke',
   dbWrite: 'rl.db.write',
@@ -25,6 +40,7 @@ export const LOG_KINDS = {
   inbox: 'inbox',
   audit: 'audit',
   deadletter: 'deadletter',
+  campaign: 'campaign',
 } as const;
 
 export const SERVICES = ['intent-classification', 'decision', 'tool-gateway', 'db-write', 'promotion', 'export', 'audit-ledger'] as const;

@@ -9,6 +9,22 @@ export type {
   DecisionAuditRecord,
 } from './audit.generated';
 export type {
+  CampaignAnswerRequest,
+  CampaignApprover,
+  CampaignCommandRequest,
+  CampaignCreateRequest,
+  ScriptedAgentSpec,
+  LlmAgentSpec,
+  CampaignSettingsInput,
+  CampaignLeadsImportRequest,
+  CampaignLeadInput,
+  CampaignView,
+  CampaignTaskView,
+  CampaignLeadView,
+  CampaignItemView,
+  CampaignCycleOutcome,
+} from './campaigns.generated';
+export type {
   ArtifactRef,
   AuditEvent,
   Id,
@@ -45,6 +61,11 @@ export type {
   PromotionFindingView,
 } from './governed-runs.generated';
 export type {
+  DeadLetterRetryRequest,
+  DeadLetter,
+  DeadLettersListResult,
+} from './operations.generated';
+export type {
   AnalyzeLeadsProposal,
   CreateTaskProposal,
   ExecuteToolProposal,
@@ -60,7 +81,12 @@ export type {
   LogRecord,
   LogEvent,
   LogEventMetadata,
+  RunCancelRequest,
+  RunCancelResult,
   RunQuery,
+  RunSummary,
+  RunsListRequest,
+  RunsListResult,
 } from './runs.generated';
 export type {
   DbReadRequest,
@@ -71,6 +97,15 @@ export type {
   TranscriptionResult,
   TranscriptSegment,
 } from './runtime.generated';
+export type {
+  SessionGetRequest,
+  SessionReply,
+  SessionAgentResult,
+  SessionUsageTotals,
+  SessionStartRequest,
+  ToolListReply,
+  ToolDescriptor,
+} from './sessions.generated';
 export type {
   AgentDecisionReply,
   DecisionToolCall,
