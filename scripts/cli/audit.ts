@@ -1,26 +1,24 @@
 /**
  * runledger audit — operator commands for the tamper-evident audit ledger.
  *
- *   runledger audit verify                  ask the running stack (rl.audit.verify) to re-verify the whole chain
+ *   runledger audit verify                  re-verify the whole chain as the log holds it (rl.log.audit.chain)
  *   runledger audit verify --file F.jsonl   verify an exported copy offline (no stack needed)
  *   runledger audit export [--out F.jsonl]  write the chain as JSON lines, one ChainEntry per line (stdout without --out)
+ *   runledger audit coverage [--json]       contract 001 §6 over every run in the log
  *
- * Exit codes: 0 chain intact, 1 chain broken, 2 usage or unreadable input, 3 the stack cannot be reached.
- * The export reads the log subject rl.log.audit.chain directly (the audit-ledger is its only writer), so a
- * copy can be taken, archived and verified later even when the ledger service is down.
+ * Exit codes: 0 chain intact / full coverage, 1 chain broken / runs missing audit records, 2 usage or unreadable
+ * input, 3 the stack cannot be reached. verify and coverage read the log themselves, with a progress bar on
+ * stderr and no time limit (a large log takes longer, it does not time out); export reads rl.log.audit.chain
+ * directly too (the audit-ledger is its only writer), so a copy can be taken even when the ledger is down.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
-import { jetstream, jetstreamManager } from '@nats-io/jetstream';
-import { aggregateRef, EventLog } from '@runledger/event-log';
-import { ChainEntry, ChainVerification, verifyChain } from '@runledger/governance';
-// Deep imports on purpose: the packages' indexes also load the DTOs and Nest, which an operator command
-// does not need (they want reflect-metadata and add seconds to every start).
-import { LOG_KINDS, SUBJECTS } from '../../libs/contracts/src/subjects';
-import { decodeReply, encodeJson } from '../../libs/messaging/src/codec';
-import { CliConnectionFlags, connectCli, CONNECTION_USAGE, ConnectionRefused, ConnectionUsageError, parseConnectionFlags } from './connection';
+import { ChainEntry, ChainVerification, checkAuditCoverage, CoverageEvent, verifyChain } from '@runledger/governance';
+import { CONNECTION_USAGE } from './connection';
+import { CliError, json, parseArgs, runCommand, str, withConnection } from './operator';
+import { scanLog } from './progress';
 
-const USAGE = `usage: runledger audit verify [--file chain.jsonl] | runledger audit export [--out chain.jsonl]   ${CONNECTION_USAGE}`;
-const CHAIN_SUBJECT = aggregateRef(LOG_KINDS.audit, 'chain');
+const USAGE = `usage: runledger audit verify [--file chain.jsonl] | runledger audit export [--out chain.jsonl] | runledger audit coverage [--json]   ${CONNECTION_USAGE}`;
+const CHAIN_SUBJECT = 'rl.log.audit.chain';
 
 /** What each break means, for the operator reading the report. */
 const REASONS: Record<string, string> = {
@@ -31,48 +29,36 @@ const REASONS: Record<string, string> = {
   duplicate: 'an entry appears twice',
 };
 
-class CliError extends Error {
-  constructor(message: string, readonly exitCode: number) {
-    super(message);
-  }
-}
-
-export async function main(args: string[]): Promise<number> {
-  const [sub, ...rest] = args;
-  try {
-    let parsed: { flags: CliConnectionFlags; rest: string[] };
-    try {
-      parsed = parseConnectionFlags(rest);
-    } catch (err) {
-      if (err instanceof ConnectionUsageError) throw new CliError(`${err.message}\n${USAGE}`, 2);
-      throw err;
+export function main(args: string[]): Promise<number> {
+  return runCommand(async () => {
+    const [sub, ...rest] = args;
+    const p = parseArgs(rest, { valued: ['file', 'out'], switches: ['json'] }, USAGE);
+    if (p.positional.length) throw new CliError(USAGE, 2);
+    if (sub === 'verify') return str(p, 'file') ? verifyFile(str(p, 'file')!) : withConnection(p.conn, (nc) => readChain(nc).then((entries) => report(verifyChain(entries), entries[entries.length - 1]?.entry_hash ?? null)));
+    if (sub === 'export') return withConnection(p.conn, async (nc) => exportChain(await readChain(nc), str(p, 'out')));
+    if (sub === 'coverage') {
+      return withConnection(p.conn, async (nc) => {
+        const events: CoverageEvent[] = [];
+        // Only RunCreated and AuthzDecided need their data; the rest is kept as type and time.
+        await scanLog(nc, 'rl.log.run.*', 'coverage ', (e) => events.push({ run_id: e.metadata.stream_id, type: e.type, recorded_at: e.metadata.recorded_at, ...(e.type === 'RunCreated' || e.type === 'AuthzDecided' ? { data: e.data } : {}) }));
+        const result = checkAuditCoverage(events, { allowInProgress: true, staleAfter: { now: new Date().toISOString(), ms: Number(process.env.RL_STALE_RUN_MS ?? 15 * 60_000) } });
+        if (p.flags.has('json')) return (json(result), result.ok ? 0 : 1);
+        if (result.ok) process.stdout.write(`audit coverage OK: ${result.runs_checked} runs, each with its authz decision, outcome and effect audit events (${result.in_progress.length} in progress)\n`);
+        else {
+          for (const v of result.violations.slice(0, 50)) process.stdout.write(`MISSING ${v.run_id}: ${v.missing}\n`);
+          process.stdout.write(`audit coverage INCOMPLETE: ${result.violations.length} missing record(s) over ${result.runs_checked} runs\n`);
+        }
+        return result.ok ? 0 : 1;
+      });
     }
-    const opts = parseOptions(parsed.rest);
-    if (sub === 'verify') return opts.file ? verifyFile(opts.file) : await verifyLive(parsed.flags);
-    if (sub === 'export') return await exportChain(opts.out, parsed.flags);
     throw new CliError(USAGE, 2);
-  } catch (err) {
-    if (err instanceof ConnectionRefused) {
-      process.stderr.write(`${err.message}\n`);
-      return err.exitCode;
-    }
-    if (!(err instanceof CliError)) throw err;
-    process.stderr.write(`${err.message}\n`);
-    return err.exitCode;
-  }
+  });
 }
 
-function parseOptions(args: string[]): { file?: string; out?: string } {
-  const opts: { file?: string; out?: string } = {};
-  for (let i = 0; i < args.length; i++) {
-    const flag = args[i];
-    const value = args[i + 1];
-    if ((flag === '--file' || flag === '--out') && value && !value.startsWith('--')) {
-      opts[flag === '--file' ? 'file' : 'out'] = value;
-      i++;
-    } else throw new CliError(`unknown or incomplete option ${flag}\n${USAGE}`, 2);
-  }
-  return opts;
+async function readChain(nc: Parameters<typeof scanLog>[0]): Promise<ChainEntry[]> {
+  const entries: ChainEntry[] = [];
+  await scanLog(nc, CHAIN_SUBJECT, 'reading chain', (e) => entries.push(e.data as ChainEntry));
+  return entries;
 }
 
 /** Prints the verdict in the documented one-line form; returns the exit code. */
@@ -83,21 +69,6 @@ export function report(result: ChainVerification, headHash: string | null): numb
   }
   process.stdout.write(`audit chain BROKEN at entry ${result.first_broken_seq}: ${result.reason} — ${REASONS[result.reason] ?? 'see the entry'}\n`);
   return 1;
-}
-
-async function verifyLive(flags: CliConnectionFlags): Promise<number> {
-  const nc = await connectCli(flags);
-  try {
-    const msg = await nc.request(SUBJECTS.auditVerify, encodeJson({}), { timeout: 120_000 }).catch((err: Error) => {
-      throw new CliError(`rl.audit.verify did not answer (${err.message}); is the audit-ledger running?`, 3);
-    });
-    const reply = decodeReply(msg.data, msg.headers);
-    if (!reply.ok) throw new CliError(`rl.audit.verify failed: ${reply.error.code} ${reply.error.message}`, 3);
-    const body = reply.body as ChainVerification & { head_hash: string | null };
-    return report(body, body.head_hash);
-  } finally {
-    await nc.close();
-  }
 }
 
 function verifyFile(file: string): number {
@@ -126,20 +97,11 @@ function verifyFile(file: string): number {
   return report(verifyChain(entries), entries[entries.length - 1]?.entry_hash ?? null);
 }
 
-async function exportChain(out: string | undefined, flags: CliConnectionFlags): Promise<number> {
-  const nc = await connectCli(flags);
-  try {
-    const log = new EventLog(jetstream(nc), await jetstreamManager(nc), { producer: 'runledger-cli', clock: { now: () => new Date() } });
-    const events = await log.read(CHAIN_SUBJECT);
-    const jsonl = events.map((e) => `${JSON.stringify(e.data as ChainEntry)}\n`).join('');
-    if (out) {
-      writeFileSync(out, jsonl);
-      process.stderr.write(`exported ${events.length} audit chain entries to ${out}\n`);
-    } else {
-      process.stdout.write(jsonl);
-    }
-    return 0;
-  } finally {
-    await nc.close();
-  }
+function exportChain(entries: ChainEntry[], out: string | undefined): number {
+  const jsonl = entries.map((e) => `${JSON.stringify(e)}\n`).join('');
+  if (out) {
+    writeFileSync(out, jsonl);
+    process.stderr.write(`exported ${entries.length} audit chain entries to ${out}\n`);
+  } else process.stdout.write(jsonl);
+  return 0;
 }
