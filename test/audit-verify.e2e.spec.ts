@@ -1,12 +1,14 @@
 import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { computeEntryHash, type ChainEntry } from '@runledger/governance';
+import { jetstream } from '@nats-io/jetstream';
+import { aggregateRef, LOG_STREAM } from '@runledger/event-log';
+import { chainEntry, computeEntryHash, type ChainEntry } from '@runledger/governance';
 import { tempDir, type TempDir } from '@runledger/testing';
 import { TestStack } from './support/stack';
 
-jest.setTimeout(180_000);
+jest.setTimeout(240_000);
 
 const CLI = join(__dirname, '..', 'scripts', 'runledger.js');
 
@@ -16,74 +18,100 @@ interface CliRun {
   stderr: string;
 }
 
-describe('Audit ledger: `runledger audit verify` reports the first broken link of the hash chain', () => {
+describe('Audit ledger: `runledger audit verify` reports the first broken link of the anchored hash chain', () => {
   let stack: TestStack;
   let dir: TempDir;
+  let keyFile: string;
+  let publicKey: string;
   let exported: string;
   let chain: ChainEntry[];
+  const runIds: string[] = [];
 
   /** The operator command as operators run it: a separate node process against the stack's NATS. */
   const runledger = (...args: string[]): Promise<CliRun> =>
     new Promise((resolve) => {
-      execFile(process.execPath, [CLI, 'audit', ...args], { env: { ...process.env, NATS_URL: stack.url }, timeout: 60_000 }, (err, stdout, stderr) => {
+      execFile(process.execPath, [CLI, 'audit', ...args], { env: { ...process.env, ...stack.cliEnv('operator') }, timeout: 90_000 }, (err, stdout, stderr) => {
         const code = err ? (typeof err.code === 'number' ? err.code : -1) : 0;
         resolve({ code, stdout, stderr });
       });
     });
-  const copy = (name: string, entries: readonly ChainEntry[]): string => {
+  const verifyCopy = (name: string, entries: readonly ChainEntry[], ...extra: string[]): Promise<CliRun> => {
     const file = join(dir.path, name);
     writeFileSync(file, entries.map((e) => JSON.stringify(e)).join('\n') + '\n');
-    return file;
+    return runledger('verify', '--file', file, '--public-key', publicKey, ...extra);
   };
   const clone = (): ChainEntry[] => JSON.parse(JSON.stringify(chain)) as ChainEntry[];
+  const addTask = async (task: string): Promise<string> => {
+    const reply = await stack.request<{ run_id: string }>('agents.task-assistant.process', { user_id: 'u-audit', conversation_id: randomUUID(), message: `add task ${task}` });
+    expect(reply.ok).toBe(true);
+    return reply.body.run_id;
+  };
+  /** The ledger chains in log order: once a run's outcome is indexed, everything before it is chained. */
+  const chainedThrough = (runId: string) =>
+    stack.waitFor(async () => {
+      const q = await stack.request<{ events?: Array<{ type: string }> }>('rl.audit.query', { run_id: runId });
+      return q.body.events?.some((e) => e.type === 'RunCompleted');
+    }, 30_000);
 
   beforeAll(async () => {
-    stack = await TestStack.start();
     dir = await tempDir('audit-verify-');
+    keyFile = join(dir.path, 'data', 'audit', 'signing-key.pem');
+    publicKey = join(dir.path, 'data', 'audit', 'signing-key.pub.pem');
+    stack = await TestStack.start({ serviceEnv: { 'audit-ledger': { RL_AUDIT_KEY_FILE: keyFile } } });
     // Task-assistant runs give the chain real entries: runs, authorisations, tool and db_write audits, outcomes.
-    const runIds: string[] = [];
-    for (const task of ['water the plants', 'call the plumber', 'renew the passport']) {
-      const reply = await stack.request<{ run_id: string }>('agents.task-assistant.process', { user_id: 'u-audit', conversation_id: randomUUID(), message: `add task ${task}` });
-      expect(reply.ok).toBe(true);
-      runIds.push(reply.body.run_id);
-    }
-    // The ledger chains in log order: once the last run's outcome is indexed, everything before it is chained.
-    await stack.waitFor(async () => {
-      const q = await stack.request<{ events?: Array<{ type: string }> }>('rl.audit.query', { run_id: runIds[runIds.length - 1] });
-      return q.body.events?.some((e) => e.type === 'RunCompleted');
-    }, 20_000);
+    for (const task of ['water the plants', 'call the plumber', 'renew the passport']) runIds.push(await addTask(task));
+    await chainedThrough(runIds[runIds.length - 1]);
   });
   afterAll(async () => {
     await stack?.stop();
     await dir?.remove();
   });
 
-  it('Audit ledger: the live chain and an exported copy both verify OK, with the same length and head', async () => {
+  it('Issue 9 anchored chain: the signing key is generated on first start outside the log (mode 0600); only its public half is recorded', async () => {
+    expect(statSync(keyFile).mode & 0o777).toBe(0o600);
+    const pem = readFileSync(publicKey, 'utf8');
+    const keys = await stack.log.read(aggregateRef('audit', 'keys'));
+    expect(keys.map((e) => e.type)).toEqual(['AuditSigningKeyPublished']);
+    expect(keys[0].data).toMatchObject({ algorithm: 'Ed25519', public_key_pem: pem });
+    const { state: privateInLog } = await stack.log.replay((n, e) => n + (JSON.stringify(e).includes('PRIVATE KEY') ? 1 : 0), 0);
+    expect(privateInLog).toBe(0);
+  });
+
+  it('Issue 9 anchored chain: the live chain and an exported copy both verify OK with signed checkpoints, same length and head', async () => {
     const live = await runledger('verify');
     expect(live.code).toBe(0);
     const [, liveCount, liveHead] = /^audit chain OK: (\d+) entries, head ([0-9a-f]{64})$/m.exec(live.stdout) ?? [];
     expect(Number(liveCount)).toBeGreaterThanOrEqual(20);
+    expect(live.stdout).toMatch(/^signed checkpoint at entry \d+ by key [0-9a-f]{32}$/m);
 
     exported = join(dir.path, 'chain.jsonl');
     const exportRun = await runledger('export', '--out', exported);
     expect(exportRun.code).toBe(0);
     chain = readFileSync(exported, 'utf8').trim().split('\n').map((line) => JSON.parse(line) as ChainEntry);
     expect(chain.map((e) => e.seq)).toEqual(chain.map((_, i) => i + 1));
-    // The copy holds the chain the live check saw (it may only have grown since): same entry at the live head.
+    expect(chain.every((e) => e.checkpoint?.entry_hash === e.entry_hash)).toBe(true);
     expect(chain.length).toBeGreaterThanOrEqual(Number(liveCount));
     expect(chain[Number(liveCount) - 1].entry_hash).toBe(liveHead);
 
-    const offline = await runledger('verify', '--file', exported);
-    expect(offline).toMatchObject({ code: 0, stdout: `audit chain OK: ${chain.length} entries, head ${chain[chain.length - 1].entry_hash}\n` });
+    const offline = await runledger('verify', '--file', exported, '--public-key', publicKey);
+    expect(offline).toMatchObject({ code: 0 });
+    expect(offline.stdout).toContain(`audit chain OK: ${chain.length} entries, head ${chain[chain.length - 1].entry_hash}\n`);
+    // Without a pinned key an offline check cannot tell the ledger's signatures from a forger's: it refuses.
+    const unpinned = await new Promise<CliRun>((resolve) => {
+      execFile(process.execPath, [CLI, 'audit', 'verify', '--file', exported], { env: { ...process.env, RL_DATA_DIR: join(dir.path, 'nowhere') }, timeout: 60_000 }, (err, stdout, stderr) =>
+        resolve({ code: err ? Number(err.code) : 0, stdout, stderr }));
+    });
+    expect(unpinned.code).toBe(2);
+    expect(unpinned.stderr).toMatch(/no public key/);
   });
 
   // Entry 5 sits among the first run's events; every tampering below touches a copy, never the log.
   const K = 5;
 
-  it('Audit ledger: an edited entry is caught at that entry (hash_mismatch)', async () => {
+  it('Issue 9 tamper edit: an edited entry is caught at that entry (hash_mismatch)', async () => {
     const entries = clone();
-    (entries[K - 1].body.data as Record<string, unknown>).tampered = true;
-    const r = await runledger('verify', '--file', copy('edited.jsonl', entries));
+    entries[K - 1].body.type = 'RunCompleted';
+    const r = await verifyCopy('edited.jsonl', entries);
     expect(r.code).toBe(1);
     expect(r.stdout).toMatch(new RegExp(`^audit chain BROKEN at entry ${K}: hash_mismatch`));
   });
@@ -91,7 +119,7 @@ describe('Audit ledger: `runledger audit verify` reports the first broken link o
   it('Audit ledger: a deleted entry is caught where it is missing (sequence_gap)', async () => {
     const entries = clone();
     entries.splice(K - 1, 1);
-    const r = await runledger('verify', '--file', copy('deleted.jsonl', entries));
+    const r = await verifyCopy('deleted.jsonl', entries);
     expect(r.code).toBe(1);
     expect(r.stdout).toMatch(new RegExp(`^audit chain BROKEN at entry ${K}: sequence_gap`));
   });
@@ -99,18 +127,76 @@ describe('Audit ledger: `runledger audit verify` reports the first broken link o
   it('Audit ledger: two swapped entries are caught at the first of them (reordered)', async () => {
     const entries = clone();
     [entries[K - 1], entries[K]] = [entries[K], entries[K - 1]];
-    const r = await runledger('verify', '--file', copy('reordered.jsonl', entries));
+    const r = await verifyCopy('reordered.jsonl', entries);
     expect(r.code).toBe(1);
     expect(r.stdout).toMatch(new RegExp(`^audit chain BROKEN at entry ${K}: reordered`));
   });
 
-  it('Audit ledger: an edited entry whose hash was recomputed is caught at the next entry, whose link no longer matches (prev_link_mismatch)', async () => {
+  it('Issue 9 tamper rehash: an entry edited and every hash recomputed to the end is caught at the edit (signature_invalid)', async () => {
     const entries = clone();
-    const forged = entries[K - 1];
-    forged.body = { ...forged.body, type: 'RunCompleted' };
-    forged.entry_hash = computeEntryHash(forged);
-    const r = await runledger('verify', '--file', copy('rehashed.jsonl', entries));
+    entries[K - 1].body = { ...entries[K - 1].body, type: 'RunCompleted' };
+    for (let i = K - 1; i < entries.length; i++) {
+      if (i > 0) entries[i].prev_hash = entries[i - 1].entry_hash;
+      entries[i].entry_hash = computeEntryHash(entries[i]);
+    }
+    const r = await verifyCopy('rehashed.jsonl', entries);
     expect(r.code).toBe(1);
-    expect(r.stdout).toMatch(new RegExp(`^audit chain BROKEN at entry ${K + 1}: prev_link_mismatch`));
+    expect(r.stdout).toMatch(new RegExp(`^audit chain BROKEN at entry ${K}: signature_invalid`));
+    // Dropping the checkpoints the forger cannot make leaves the rehashed part unanchored.
+    for (let i = K - 1; i < entries.length; i++) delete entries[i].checkpoint;
+    const stripped = await verifyCopy('rehashed-unsigned.jsonl', entries);
+    expect(stripped.stdout).toMatch(new RegExp(`^audit chain BROKEN at entry ${K}: unanchored_tail`));
+  });
+
+  it('Issue 9 tamper append: a correctly hashed entry appended to a copy is caught (unanchored_tail)', async () => {
+    const entries = clone();
+    const forged = chainEntry(entries[entries.length - 1], { ...entries[0].body, event_id: randomUUID(), type: 'RunCompleted' }, entries.length + 1);
+    const r = await verifyCopy('appended.jsonl', [...entries, forged]);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toMatch(new RegExp(`^audit chain BROKEN at entry ${entries.length + 1}: unanchored_tail`));
+  });
+
+  it('Issue 9 tamper truncate: a copy with its tail cut is caught against the signed head (`audit head`)', async () => {
+    const headFile = join(dir.path, 'head.json');
+    expect((await runledger('head', '--out', headFile)).code).toBe(0);
+    const head = JSON.parse(readFileSync(headFile, 'utf8')) as { checkpoint: { seq: number } };
+    expect(head.checkpoint.seq).toBeGreaterThanOrEqual(chain.length);
+    // The exported copy is a prefix of the current chain: take the chain again so it reaches the head.
+    const full = join(dir.path, 'full.jsonl');
+    expect((await runledger('export', '--out', full)).code).toBe(0);
+    const entries = readFileSync(full, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as ChainEntry).slice(0, head.checkpoint.seq);
+    expect((await verifyCopy('whole.jsonl', entries, '--head', headFile)).code).toBe(0);
+    const cut = await verifyCopy('truncated.jsonl', entries.slice(0, entries.length - 3), '--head', headFile);
+    expect(cut.code).toBe(1);
+    expect(cut.stdout).toMatch(new RegExp(`^audit chain BROKEN at entry ${entries.length - 2}: truncated`));
+  });
+
+  it('Issue 9 completeness: an audit-relevant event the ledger never chained (dropped, as a dead-lettered one was) fails live verification', async () => {
+    const runId = await addTask('check completeness');
+    await chainedThrough(runId);
+    await stack.waitFor(async () => (await runledger('verify')).code === 0, 30_000);
+    // Stop the ledger, log an audit event and move the ledger's consumer past it, as dead-lettering does.
+    await stack.kill('audit-ledger', 'SIGTERM');
+    const lostRun = randomUUID();
+    const appended = await stack.log.append(aggregateRef('run', lostRun), [{ type: 'RunCreated', data: { run_kind: 'db_write' }, metadata: { run_id: lostRun } }], { commandId: randomUUID(), expectedVersion: 0 });
+    const consumer = await jetstream(stack.nc).consumers.get(LOG_STREAM, 'audit-ledger');
+    const skipped = await consumer.next({ expires: 10_000 });
+    expect(skipped?.seq).toBe(appended.version);
+    await skipped?.ackAck();
+    await stack.startService('audit-ledger');
+    const r = await runledger('verify');
+    expect(r.code).toBe(1);
+    expect(r.stdout).toMatch(/^audit chain BROKEN at entry \d+: missing_event/);
+    expect(r.stdout).toContain(appended.events[0].metadata.event_id);
+  });
+
+  it('Issue 9 tamper append: a correctly hashed entry appended to the live chain by someone without the key is caught (unanchored_tail)', async () => {
+    const tail = (await stack.log.read(aggregateRef('audit', 'chain'))).map((e) => e.data as ChainEntry);
+    const last = tail[tail.length - 1];
+    const forged = chainEntry({ ...last, checkpoint: undefined }, { ...last.body, event_id: randomUUID(), type: 'RunCompleted' }, last.seq + 1);
+    await stack.log.append(aggregateRef('audit', 'chain'), [{ type: 'AuditChainEntry', data: forged }], { commandId: randomUUID(), expectedVersion: await stack.log.version(aggregateRef('audit', 'chain')) });
+    const r = await runledger('verify');
+    expect(r.code).toBe(1);
+    expect(r.stdout).toMatch(new RegExp(`^audit chain BROKEN at entry ${last.seq + 1}: unanchored_tail`));
   });
 });

@@ -20,7 +20,7 @@ const versions = policyVersionsIn(SHIPPED_POLICY_DIR);
 describe('Issue 11 operators: runledger runs / deadletters against a running stack', () => {
   let stack: TestStack;
   let otlp: OtlpReceiver;
-  const cli = (...args: string[]) => runCli(stack.url, args);
+  const cli = (...args: string[]) => runCli(stack.url, args, stack.cliEnv('operator'));
   const listJson = async (...args: string[]): Promise<RunsListResult> => {
     const r = await cli('runs', 'list', '--json', ...args);
     expect(r).toMatchObject({ code: 0, stderr: '' });
@@ -99,7 +99,7 @@ describe('Issue 11 operators: runledger runs / deadletters against a running sta
     // The index is eventually consistent: wait until it has the whole tree.
     await stack.waitFor(async () => (await listJson('--all', '--case', caseId)).runs.find((r) => r.run_id === runId && r.status === 'completed'), 60_000);
 
-    const shown = await runCli(stack.url, ['runs', 'show', runId], { JAEGER_UI_URL: 'http://jaeger.example:16686' });
+    const shown = await runCli(stack.url, ['runs', 'show', runId], { ...stack.cliEnv('operator'), JAEGER_UI_URL: 'http://jaeger.example:16686' });
     expect(shown.code).toBe(0);
     const lines = shown.stdout.split('\n');
     expect(lines[0]).toMatch(new RegExp(`^run ${runId}  INTAKE_AGENT  agent  completed  \\d`));
@@ -126,7 +126,7 @@ describe('Issue 11 operators: runledger runs / deadletters against a running sta
   });
 
   it('Issue 11 runs tail: new runs are followed live, filtered by agent', async () => {
-    const tail = new CliProcess(stack.url, ['runs', 'tail', '--agent', 'TAIL_AGENT']);
+    const tail = new CliProcess(stack.url, ['runs', 'tail', '--agent', 'TAIL_AGENT'], stack.cliEnv('operator'));
     try {
       await tail.until(() => tail.stderr.includes('following runs'), 'the tail to start');
       const [other] = await seedRuns(stack, { agent: 'OTHER_AGENT', count: 1 });

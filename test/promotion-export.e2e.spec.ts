@@ -5,7 +5,8 @@ import { Objm } from '@nats-io/obj';
 import type { ArtifactGetResult, ArtifactRef, DbResult, ExportResult, GovernanceScope, PromotionResult } from '@runledger/contracts';
 import { NatsKvDocumentStore } from '@runledger/document-store';
 import { aggregateRef } from '@runledger/event-log';
-import { CoverageReport, loadPolicy, sha256Hex, verifyBundle } from '@runledger/governance';
+import { ChainEntry, checkpointSigned, CoverageReport, loadPolicy, sha256Hex, verifyBundle } from '@runledger/governance';
+import { trustedKeys } from '@runledger/messaging';
 import type { WireError } from '@runledger/kernel';
 import { childRunId } from '@runledger/runs';
 import { approvedTicket, putTicket, recordedCaller } from './support/governed-runs';
@@ -255,7 +256,7 @@ describe('Governed runs over the bus: promotion, export and artifacts', () => {
     });
   });
 
-  it('§7.5 Export produces export_bundle manifest + hashes and logs export audit events', async () => {
+  it('§7.5 Export produces export_bundle manifest + hashes and logs export audit events; Issue 9: the manifest carries the signed audit head', async () => {
     const governance = await as('EXPORT_AGENT', 'EXPORT', caseA);
     const r = await exportBundle(governance, caseA, [transcriptA.artifact_id, factsA.artifact_id]);
     expect(r.body.status).toBe('exported');
@@ -272,6 +273,12 @@ describe('Governed runs over the bus: promotion, export and artifacts', () => {
     );
     const receipt = JSON.parse(Buffer.from((await get(receipt_ref.artifact_id, governance)).body.content_base64, 'base64').toString('utf8'));
     expect(receipt).toMatchObject({ case_id: caseA, bundle_sha256, manifest_sha256: manifest_ref.sha256, artifact_count: 2 });
+    // Issue 9: the manifest carries the signed audit-chain head it was made under; the chain holds that entry.
+    const head = verified.manifest.audit_head!;
+    const ledgerKey = (await stack.request<{ public_key_pem: string }>('rl.audit.head', {})).body.public_key_pem;
+    expect(checkpointSigned(head, trustedKeys([ledgerKey]))).toBe(true);
+    const chain = (await stack.log.read(aggregateRef('audit', 'chain'))).map((e) => e.data as ChainEntry);
+    expect(chain[head.seq - 1].entry_hash).toBe(head.entry_hash);
 
     const events = await stack.runEvents(r.body.child_run_id);
     expect(events.map((e) => e.type)).toEqual(['RunCreated', 'AuthzDecided', 'RunStarted', 'ExportAuthorized', 'ExportAssembled', 'ExportFinalized', 'RunCompleted']);

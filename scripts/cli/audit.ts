@@ -1,24 +1,36 @@
 /**
  * runledger audit — operator commands for the tamper-evident audit ledger.
  *
- *   runledger audit verify                  re-verify the whole chain as the log holds it (rl.log.audit.chain)
- *   runledger audit verify --file F.jsonl   verify an exported copy offline (no stack needed)
+ *   runledger audit verify                  ask the running stack (rl.audit.verify) to re-verify the whole chain:
+ *                                           links, signed checkpoints, the ledger's outside anchor, completeness
+ *   runledger audit verify --file F.jsonl [--public-key K.pem] [--head H.json]
+ *                                           verify an exported copy offline (no stack needed); signatures are
+ *                                           checked against the pinned public key (--public-key, else
+ *                                           RL_AUDIT_PUBLIC_KEY_FILE, else the key beside RL_AUDIT_KEY_FILE);
+ *                                           --head (a signed checkpoint: `audit head` output or an export
+ *                                           manifest) also catches a copy whose tail was cut
  *   runledger audit export [--out F.jsonl]  write the chain as JSON lines, one ChainEntry per line (stdout without --out)
- *   runledger audit coverage [--json]       contract 001 §6 over every run in the log
+ *   runledger audit head [--out H.json]     the signed checkpoint of the chain's head (rl.audit.head), with the key
+ *   runledger audit coverage [--json]       contract 001 §6 over every run, read from the log with a progress bar
  *
- * Exit codes: 0 chain intact / full coverage, 1 chain broken / runs missing audit records, 2 usage or unreadable
- * input, 3 the stack cannot be reached. verify and coverage read the log themselves, with a progress bar on
- * stderr and no time limit (a large log takes longer, it does not time out); export reads rl.log.audit.chain
- * directly too (the audit-ledger is its only writer), so a copy can be taken even when the ledger is down.
+ * Exit codes: 0 chain intact, 1 chain broken, 2 usage or unreadable input, 3 the stack cannot be reached.
+ * The export reads the log subject rl.log.audit.chain directly (the audit-ledger is its only writer), so a
+ * copy can be taken, archived and verified later even when the ledger service is down.
  */
-import { readFileSync, writeFileSync } from 'node:fs';
-import { ChainEntry, ChainVerification, checkAuditCoverage, CoverageEvent, verifyChain } from '@runledger/governance';
-import { CONNECTION_USAGE } from './connection';
-import { CliError, json, parseArgs, runCommand, str, withConnection } from './operator';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { jetstream, jetstreamManager } from '@nats-io/jetstream';
+import { aggregateRef, EventLog } from '@runledger/event-log';
+import { AnchoredVerification, ChainCheckpoint, ChainEntry, checkAuditCoverage, CoverageEvent, verifyAnchoredChain } from '@runledger/governance';
+// Deep imports on purpose: the packages' indexes also load the DTOs and Nest, which an operator command
+// does not need (they want reflect-metadata and add seconds to every start).
+import { LOG_KINDS, SUBJECTS } from '../../libs/contracts/src/subjects';
+import { auditKeyFile, publicKeyFileOf, trustedKeys } from '../../libs/messaging/src/audit-keys';
+import { decodeReply, encodeJson } from '../../libs/messaging/src/codec';
+import { CliConnectionFlags, connectCli, CONNECTION_USAGE, ConnectionRefused, ConnectionUsageError, parseConnectionFlags } from './connection';
 import { scanLog } from './progress';
 
-const USAGE = `usage: runledger audit verify [--file chain.jsonl] | runledger audit export [--out chain.jsonl] | runledger audit coverage [--json]   ${CONNECTION_USAGE}`;
-const CHAIN_SUBJECT = 'rl.log.audit.chain';
+const USAGE = `usage: runledger audit verify [--file chain.jsonl [--public-key key.pem] [--head head.json]] | runledger audit export [--out chain.jsonl] | runledger audit head [--out head.json] | runledger audit coverage [--json]   ${CONNECTION_USAGE}`;
+const CHAIN_SUBJECT = aggregateRef(LOG_KINDS.audit, 'chain');
 
 /** What each break means, for the operator reading the report. */
 const REASONS: Record<string, string> = {
@@ -27,59 +39,178 @@ const REASONS: Record<string, string> = {
   sequence_gap: 'the expected entry is missing (deleted)',
   reordered: 'entries are out of order',
   duplicate: 'an entry appears twice',
+  signature_invalid: 'a signed checkpoint does not match the chain (edited and rehashed, or signed by an untrusted key)',
+  unanchored_tail: 'entries after the last signed checkpoint (appended by someone without the signing key)',
+  truncated: 'the chain ends before a signed head it once had (its tail was cut)',
+  missing_event: 'an audit-relevant event of the log is not in the chain',
+  event_mismatch: "the chain's digest of an event differs from the log's",
 };
 
-export function main(args: string[]): Promise<number> {
-  return runCommand(async () => {
-    const [sub, ...rest] = args;
-    const p = parseArgs(rest, { valued: ['file', 'out'], switches: ['json'] }, USAGE);
-    if (p.positional.length) throw new CliError(USAGE, 2);
-    if (sub === 'verify') return str(p, 'file') ? verifyFile(str(p, 'file')!) : withConnection(p.conn, (nc) => readChain(nc).then((entries) => report(verifyChain(entries), entries[entries.length - 1]?.entry_hash ?? null)));
-    if (sub === 'export') return withConnection(p.conn, async (nc) => exportChain(await readChain(nc), str(p, 'out')));
-    if (sub === 'coverage') {
-      return withConnection(p.conn, async (nc) => {
-        const events: CoverageEvent[] = [];
-        // Only RunCreated and AuthzDecided need their data; the rest is kept as type and time.
-        await scanLog(nc, 'rl.log.run.*', 'coverage ', (e) => events.push({ run_id: e.metadata.stream_id, type: e.type, recorded_at: e.metadata.recorded_at, ...(e.type === 'RunCreated' || e.type === 'AuthzDecided' ? { data: e.data } : {}) }));
-        const result = checkAuditCoverage(events, { allowInProgress: true, staleAfter: { now: new Date().toISOString(), ms: Number(process.env.RL_STALE_RUN_MS ?? 15 * 60_000) } });
-        if (p.flags.has('json')) return (json(result), result.ok ? 0 : 1);
-        if (result.ok) process.stdout.write(`audit coverage OK: ${result.runs_checked} runs, each with its authz decision, outcome and effect audit events (${result.in_progress.length} in progress)\n`);
-        else {
-          for (const v of result.violations.slice(0, 50)) process.stdout.write(`MISSING ${v.run_id}: ${v.missing}\n`);
-          process.stdout.write(`audit coverage INCOMPLETE: ${result.violations.length} missing record(s) over ${result.runs_checked} runs\n`);
-        }
-        return result.ok ? 0 : 1;
-      });
-    }
-    throw new CliError(USAGE, 2);
-  });
+class CliError extends Error {
+  constructor(message: string, readonly exitCode: number) {
+    super(message);
+  }
 }
 
-async function readChain(nc: Parameters<typeof scanLog>[0]): Promise<ChainEntry[]> {
-  const entries: ChainEntry[] = [];
-  await scanLog(nc, CHAIN_SUBJECT, 'reading chain', (e) => entries.push(e.data as ChainEntry));
-  return entries;
+export async function main(args: string[]): Promise<number> {
+  const [sub, ...rest] = args;
+  try {
+    let parsed: { flags: CliConnectionFlags; rest: string[] };
+    try {
+      parsed = parseConnectionFlags(rest);
+    } catch (err) {
+      if (err instanceof ConnectionUsageError) throw new CliError(`${err.message}\n${USAGE}`, 2);
+      throw err;
+    }
+    if (sub === 'coverage') return await coverage(parsed.rest, parsed.flags);
+    const opts = parseOptions(parsed.rest);
+    if (sub === 'verify') return opts.file ? verifyFile({ ...opts, file: opts.file }) : await verifyLive(parsed.flags);
+    if (sub === 'export') return await exportChain(opts.out, parsed.flags);
+    if (sub === 'head') return await head(opts.out, parsed.flags);
+    throw new CliError(USAGE, 2);
+  } catch (err) {
+    if (err instanceof ConnectionRefused) {
+      process.stderr.write(`${err.message}\n`);
+      return err.exitCode;
+    }
+    if (!(err instanceof CliError)) throw err;
+    process.stderr.write(`${err.message}\n`);
+    return err.exitCode;
+  }
+}
+
+interface Options {
+  file?: string;
+  out?: string;
+  publicKey?: string;
+  head?: string;
+}
+const OPTION_FLAGS: Record<string, keyof Options> = { '--file': 'file', '--out': 'out', '--public-key': 'publicKey', '--head': 'head' };
+
+function parseOptions(args: string[]): Options {
+  const opts: Options = {};
+  for (let i = 0; i < args.length; i++) {
+    const flag = args[i];
+    const value = args[i + 1];
+    if (OPTION_FLAGS[flag] && value && !value.startsWith('--')) {
+      opts[OPTION_FLAGS[flag]] = value;
+      i++;
+    } else throw new CliError(`unknown or incomplete option ${flag}\n${USAGE}`, 2);
+  }
+  return opts;
 }
 
 /** Prints the verdict in the documented one-line form; returns the exit code. */
-export function report(result: ChainVerification, headHash: string | null): number {
+export function report(result: AnchoredVerification): number {
   if (result.ok) {
-    process.stdout.write(`audit chain OK: ${result.length} entries, head ${headHash ?? 'none'}\n`);
+    process.stdout.write(`audit chain OK: ${result.length} entries, head ${result.head_hash ?? 'none'}\n`);
+    if (result.checkpoint) process.stdout.write(`signed checkpoint at entry ${result.checkpoint.seq} by key ${result.checkpoint.key_id}\n`);
     return 0;
   }
-  process.stdout.write(`audit chain BROKEN at entry ${result.first_broken_seq}: ${result.reason} — ${REASONS[result.reason] ?? 'see the entry'}\n`);
+  const detail = result.detail ? ` (${result.detail})` : '';
+  process.stdout.write(`audit chain BROKEN at entry ${result.first_broken_seq}: ${result.reason} — ${REASONS[result.reason] ?? 'see the entry'}${detail}\n`);
   return 1;
 }
 
-function verifyFile(file: string): number {
-  let text: string;
+/** One request to the audit-ledger; a missing or failed answer exits 3 (the stack, not the chain, is the problem). */
+async function askLedger(subject: string, flags: CliConnectionFlags, timeout: number): Promise<unknown> {
+  const nc = await connectCli(flags);
   try {
-    text = readFileSync(file, 'utf8');
+    const msg = await nc.request(subject, encodeJson({}), { timeout }).catch((err: Error) => {
+      throw new CliError(`${subject} did not answer (${err.message}); is the audit-ledger running?`, 3);
+    });
+    const reply = decodeReply(msg.data, msg.headers);
+    if (!reply.ok) throw new CliError(`${subject} failed: ${reply.error.code} ${reply.error.message}`, 3);
+    return reply.body;
+  } finally {
+    await nc.close();
+  }
+}
+
+/** No fixed limit: a long chain takes as long as it takes, and the operator sees the time go by. */
+async function verifyLive(flags: CliConnectionFlags): Promise<number> {
+  const started = Date.now();
+  const ticker = setInterval(() => process.stderr.write(`verifying the audit chain on the audit-ledger… ${Math.round((Date.now() - started) / 1_000)} s\n`), 5_000);
+  try {
+    return report((await askLedger(SUBJECTS.auditVerify, flags, NO_LIMIT_MS)) as AnchoredVerification);
+  } finally {
+    clearInterval(ticker);
+  }
+}
+
+const NO_LIMIT_MS = 24 * 3_600_000;
+
+/** Contract 001 §6 over every run: read from the log here, with a progress bar, so no request can time out. */
+async function coverage(rest: string[], flags: CliConnectionFlags): Promise<number> {
+  const asJson = rest.includes('--json');
+  const unknown = rest.filter((a) => a !== '--json');
+  if (unknown.length) throw new CliError(`unknown option ${unknown[0]}\n${USAGE}`, 2);
+  const nc = await connectCli(flags);
+  const events: CoverageEvent[] = [];
+  try {
+    // Only RunCreated and AuthzDecided need their data; the rest is kept as type and time.
+    await scanLog(nc, 'rl.log.run.*', 'coverage ', (e) => events.push({ run_id: e.metadata.stream_id, type: e.type, recorded_at: e.metadata.recorded_at, ...(e.type === 'RunCreated' || e.type === 'AuthzDecided' ? { data: e.data } : {}) }));
+  } finally {
+    await nc.close();
+  }
+  const result = checkAuditCoverage(events, { allowInProgress: true, staleAfter: { now: new Date().toISOString(), ms: Number(process.env.RL_STALE_RUN_MS ?? 15 * 60_000) } });
+  if (asJson) process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
+  else if (result.ok) process.stdout.write(`audit coverage OK: ${result.runs_checked} runs, each with its authz decision, outcome and effect audit events (${result.in_progress.length} in progress)\n`);
+  else {
+    for (const v of result.violations.slice(0, 50)) process.stdout.write(`MISSING ${v.run_id}: ${v.missing}\n`);
+    process.stdout.write(`audit coverage INCOMPLETE: ${result.violations.length} missing record(s) over ${result.runs_checked} runs\n`);
+  }
+  return result.ok ? 0 : 1;
+}
+
+function readText(file: string): string {
+  try {
+    return readFileSync(file, 'utf8');
   } catch (err) {
     throw new CliError(`cannot read ${file}: ${(err as Error).message}`, 2);
   }
+}
+
+/** The public key to trust: given, from the environment, or the one beside the ledger's key on this machine. */
+function trustedKeyPem(opts: Options): string {
+  const file = opts.publicKey ?? process.env.RL_AUDIT_PUBLIC_KEY_FILE ?? publicKeyFileOf(auditKeyFile());
+  if (!opts.publicKey && !process.env.RL_AUDIT_PUBLIC_KEY_FILE && !existsSync(file)) {
+    throw new CliError(`no public key to check the chain's signatures against: give --public-key (the ledger's ${file}, or \`audit head\` output)`, 2);
+  }
+  const text = readText(file);
+  // `audit head` output and export manifests carry the key as JSON; a .pem file is the key itself.
+  try {
+    const parsed = JSON.parse(text) as { public_key_pem?: string };
+    if (parsed.public_key_pem) return parsed.public_key_pem;
+  } catch {
+    /* not JSON: a PEM file */
+  }
+  return text;
+}
+
+/** A signed head from `audit head` output ({checkpoint}), an export manifest ({audit_head}) or a bare checkpoint. */
+function readHead(file: string): ChainCheckpoint {
+  try {
+    const parsed = JSON.parse(readText(file)) as { checkpoint?: ChainCheckpoint; audit_head?: ChainCheckpoint } & Partial<ChainCheckpoint>;
+    const head = parsed.checkpoint ?? parsed.audit_head ?? (parsed.signature ? (parsed as ChainCheckpoint) : undefined);
+    if (head) return head;
+  } catch {
+    /* reported below */
+  }
+  throw new CliError(`${file} holds no signed checkpoint`, 2);
+}
+
+function verifyFile(opts: Options & { file: string }): number {
+  const lines = readText(opts.file).split('\n');
+  let check;
+  try {
+    check = trustedKeys([trustedKeyPem(opts)]);
+  } catch (err) {
+    if (err instanceof CliError) throw err;
+    throw new CliError(`the public key is not a valid key: ${(err as Error).message}`, 2);
+  }
+  const anchor = opts.head ? readHead(opts.head) : null;
   const entries: ChainEntry[] = [];
-  const lines = text.split('\n');
   for (let i = 0; i < lines.length; i++) {
     if (lines[i].trim() === '') continue;
     let entry: ChainEntry;
@@ -87,21 +218,37 @@ function verifyFile(file: string): number {
       entry = JSON.parse(lines[i]) as ChainEntry;
     } catch {
       // Everything before the unreadable line may still be intact; report the break where it starts.
-      const before = verifyChain(entries);
-      if (!before.ok) return report(before, null);
+      const before = verifyAnchoredChain(entries, { check });
+      if (!before.ok && before.reason !== 'unanchored_tail') return report(before);
       process.stdout.write(`audit chain BROKEN at entry ${entries.length + 1}: unreadable — line ${i + 1} is not a JSON chain entry\n`);
       return 1;
     }
     entries.push(entry);
   }
-  return report(verifyChain(entries), entries[entries.length - 1]?.entry_hash ?? null);
+  return report(verifyAnchoredChain(entries, { check, anchor }));
 }
 
-function exportChain(entries: ChainEntry[], out: string | undefined): number {
-  const jsonl = entries.map((e) => `${JSON.stringify(e)}\n`).join('');
-  if (out) {
-    writeFileSync(out, jsonl);
-    process.stderr.write(`exported ${entries.length} audit chain entries to ${out}\n`);
-  } else process.stdout.write(jsonl);
+async function head(out: string | undefined, flags: CliConnectionFlags): Promise<number> {
+  const json = `${JSON.stringify(await askLedger(SUBJECTS.auditHead, flags, 30_000), null, 2)}\n`;
+  if (out) writeFileSync(out, json);
+  else process.stdout.write(json);
   return 0;
+}
+
+async function exportChain(out: string | undefined, flags: CliConnectionFlags): Promise<number> {
+  const nc = await connectCli(flags);
+  try {
+    const log = new EventLog(jetstream(nc), await jetstreamManager(nc), { producer: 'runledger-cli', clock: { now: () => new Date() } });
+    const events = await log.read(CHAIN_SUBJECT);
+    const jsonl = events.map((e) => `${JSON.stringify(e.data as ChainEntry)}\n`).join('');
+    if (out) {
+      writeFileSync(out, jsonl);
+      process.stderr.write(`exported ${events.length} audit chain entries to ${out}\n`);
+    } else {
+      process.stdout.write(jsonl);
+    }
+    return 0;
+  } finally {
+    await nc.close();
+  }
 }

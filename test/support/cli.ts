@@ -34,8 +34,8 @@ export class CliProcess {
   stdout = '';
   stderr = '';
 
-  constructor(natsUrl: string, args: string[]) {
-    this.child = spawn(process.execPath, [CLI, ...args], { env: { ...process.env, NATS_URL: natsUrl } });
+  constructor(natsUrl: string, args: string[], env: Record<string, string> = {}) {
+    this.child = spawn(process.execPath, [CLI, ...args], { env: { ...process.env, NATS_URL: natsUrl, ...env } });
     this.child.stdout.on('data', (c: Buffer) => (this.stdout += c.toString()));
     this.child.stderr.on('data', (c: Buffer) => (this.stderr += c.toString()));
   }

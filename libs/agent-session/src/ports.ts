@@ -32,6 +32,8 @@ export interface ToolExecutionOptions {
   /** Aborted when the session gives up on the call (timeout); executors should stop work. */
   readonly signal: AbortSignal;
   readonly timeoutMs: number;
+  /** A stable id of this call within its session (journaled sessions): executors pass it on so a repeated call is deduplicated. */
+  readonly callId?: string;
 }
 
 /** Runs the session's (non-meta) tools; in Runledger this forwards to the tool gateway. */

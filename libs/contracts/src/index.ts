@@ -4,4 +4,6 @@ export * from './dto/task-assistant.dto';
 export * from './dto/runtime.dto';
 export * from './dto/governed-runs.dto';
 export * from './dto/agent-run.dto';
+export * from './dto/session.dto';
+export * from './dto/bounds';
 export * from './dto/operations.dto';

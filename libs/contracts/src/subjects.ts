@@ -2,6 +2,17 @@
 export const SUBJECTS = {
   taskAssistantProcess: 'agents.task-assistant.process',
   agentRunStart: 'agents.run.start',
+  agentSessionStart: 'agents.session.start',
+  agentSessionGet: 'agents.session.get',
+  toolList: 'rl.tool.list',
+  campaignCreate: 'agents.campaign.create',
+  campaignLeadsImport: 'agents.campaign.leads.import',
+  campaignStart: 'agents.campaign.start',
+  campaignPause: 'agents.campaign.pause',
+  campaignGet: 'agents.campaign.get',
+  campaignCycle: 'agents.campaign.cycle',
+  campaignRun: 'agents.campaign.run',
+  campaignAnswer: 'agents.campaign.answer',
   runsGet: 'rl.runs.get',
   runsList: 'rl.runs.list',
   runsCancel: 'rl.runs.cancel',
@@ -18,6 +29,7 @@ export const SUBJECTS = {
   auditQuery: 'rl.audit.query',
   auditVerify: 'rl.audit.verify',
   auditCoverage: 'rl.audit.coverage',
+  auditHead: 'rl.audit.head',
   health: (service: string) => `rl.health.${service}`,
 } as const;
 
@@ -28,6 +40,7 @@ export const LOG_KINDS = {
   inbox: 'inbox',
   audit: 'audit',
   deadletter: 'deadletter',
+  campaign: 'campaign',
 } as const;
 
 export const SERVICES = ['intent-classification', 'decision', 'tool-gateway', 'db-write', 'promotion', 'export', 'audit-ledger'] as const;

@@ -1,7 +1,7 @@
 import { headers as natsHeaders, MsgHdrs } from '@nats-io/transport-node';
 import { JetStreamClient, JetStreamManager, DeliverPolicy, JsMsg } from '@nats-io/jetstream';
 import { context, propagation, SpanKind, trace } from '@opentelemetry/api';
-import { Clock, deterministicUuid } from '@runledger/kernel';
+import { AppError, Clock, deterministicUuid } from '@runledger/kernel';
 import { messagingAttributes } from '@runledger/telemetry';
 import { AggregateRef } from './aggregate-ref';
 import { decodeEnvelope, encodeEnvelope, ENVELOPE_SCHEMA_VERSION, EventEnvelope, NewEvent, StoredEvent } from './envelope';
@@ -116,7 +116,8 @@ export class EventLog {
   }
 
   private async storedAt(seq: number, fallback: EventEnvelope, subject: string): Promise<StoredEvent> {
-    const msg = await this.jsm.streams.getMessage(this.stream, { seq }).catch(() => null);
+    // What the log holds, never what this caller sent: a failed read is an error, not a guess.
+    const msg = await this.jsm.streams.getMessage(this.stream, { seq }).catch(readFailed);
     if (!msg) return { ...fallback, seq, subject };
     return { ...decodeEnvelope(msg.data), seq, subject: msg.subject };
   }
@@ -129,14 +130,15 @@ export class EventLog {
       return msg?.seq ?? 0;
     } catch (err) {
       if (/no message found/i.test(String((err as Error).message)) || jsErrorCode(err) === 10037) return 0;
-      throw err;
+      throw readFailed(err);
     }
   }
 
   /** The aggregate's first event (its creation record), in one direct get; null if it has none. */
   async first(ref: AggregateRef | string): Promise<StoredEvent | null> {
     const subject = typeof ref === 'string' ? ref : ref.subject;
-    const msg = await this.jsm.direct.getMessage(this.stream, { next_by_subj: subject, seq: 1 }).catch(() => null);
+    // null means "no such aggregate" only when the server said so; a read failure is retryable, never "absent".
+    const msg = await this.jsm.direct.getMessage(this.stream, { next_by_subj: subject, seq: 1 }).catch(readFailed);
     if (!msg) return null;
     try {
       return { ...decodeEnvelope(msg.data), seq: msg.seq, subject: msg.subject };
@@ -158,7 +160,7 @@ export class EventLog {
    * current end. The fold is the same function live processing uses, so replay equals live.
    */
   async replay<S>(fold: (state: S, event: StoredEvent) => S, initial: S, opts: { filter?: string; fromSeq?: number } = {}): Promise<{ state: S; lastSeq: number }> {
-    const info = await this.jsm.streams.info(this.stream);
+    const info = await this.jsm.streams.info(this.stream).catch(readFailed);
     const end = info.state.last_seq;
     let state = initial;
     let lastSeq = 0;
@@ -179,14 +181,14 @@ export class EventLog {
 
   private async scan(filter: string, fromSeq: number, untilSeq: number, onEvent: (e: StoredEvent) => void): Promise<void> {
     // Nothing matches in range: return at once (an ordered consumer would wait for a first message forever).
-    const first = await this.jsm.direct.getMessage(this.stream, { next_by_subj: filter, seq: fromSeq }).catch(() => null);
+    const first = await this.jsm.direct.getMessage(this.stream, { next_by_subj: filter, seq: fromSeq }).catch(readFailed);
     if (!first || first.seq > untilSeq) return;
     const consumer = await this.js.consumers.get(this.stream, {
       filter_subjects: filter,
       deliver_policy: DeliverPolicy.StartSequence,
       opt_start_seq: first.seq,
-    });
-    const messages = await consumer.consume({ max_messages: 1024 });
+    }).catch(readFailed);
+    const messages = await consumer.consume({ max_messages: 1024 }).catch(readFailed);
     try {
       for await (const m of messages) {
         const event = tryStoredEvent(m);
@@ -214,6 +216,15 @@ function tryStoredEvent(m: JsMsg): StoredEvent | null {
   } catch {
     return null;
   }
+}
+
+/**
+ * A read that did not get an answer from the log (connection lost, timeout, server restarting). It is
+ * retryable and must never be read as "not there": a decision taken on it would be permanent and wrong.
+ */
+export function readFailed(err: unknown): never {
+  if (err instanceof AppError) throw err;
+  throw new AppError('DEPENDENCY.DOWN', 'The event log could not be read; retry.');
 }
 
 export function jsErrorCode(err: unknown): number | undefined {

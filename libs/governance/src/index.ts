@@ -15,5 +15,6 @@ export * from './export/tar';
 export * from './export/manifest';
 export * from './export/bundle';
 export * from './audit/hash-chain';
+export * from './audit/anchored-chain';
 export * from './audit/coverage';
 export * from './lifecycle/run-lifecycle';

@@ -5,7 +5,9 @@
  */
 export const ERROR_CODES = {
   'REQUEST.INVALID': { retryable: false, message: 'The request is not valid.' },
+  'REQUEST.CONFLICT': { retryable: false, message: 'That request id was already used for a different request.' },
   'REQUEST.TOO_LARGE': { retryable: false, message: 'The request is too large.' },
+  'REQUEST.RATE_LIMITED': { retryable: true, message: 'Too many rejected requests; slow down and retry later.' },
   'AUTH.MISSING': { retryable: false, message: 'Authentication is required.' },
   'NOT_FOUND': { retryable: false, message: 'The requested item was not found.' },
   'RUN.NOT_FOUND': { retryable: false, message: 'No run with that id.' },
@@ -25,6 +27,13 @@ export const ERROR_CODES = {
   'POLICY.INVALID': { retryable: false, message: 'The policy files are not valid.' },
   'STORE.CONFLICT': { retryable: true, message: 'The document changed concurrently; retry.' },
   'DEPENDENCY.DOWN': { retryable: true, message: 'A dependency is not available; retry later.' },
+  'CAMPAIGN.NOT_FOUND': { retryable: false, message: 'No campaign with that id.' },
+  'CAMPAIGN.EXISTS': { retryable: false, message: 'A different campaign already has that id.' },
+  'CAMPAIGN.STATE': { retryable: false, message: 'The campaign is not in a state that allows this.' },
+  'APPROVAL.NOT_FOUND': { retryable: false, message: 'No pending item with that id.' },
+  'APPROVAL.ROLE_DENIED': { retryable: false, message: 'This role may not decide campaign items.' },
+  'APPROVAL.EXPIRED': { retryable: false, message: 'The item expired; it will not be executed.' },
+  'APPROVAL.ALREADY_DECIDED': { retryable: false, message: 'The item was already decided.' },
   'INTERNAL': { retryable: true, message: 'Something went wrong on our side.' },
 } as const;
 

@@ -1,3 +1,5 @@
 export * from './ids';
 export * from './errors';
 export * from './clock';
+export * from './json-bounds';
+export * from './rate-limit';

@@ -36,7 +36,15 @@ export interface RequestHandlerOptions {
    * for APIs whose contract answers every input with its own reply shape (the task assistant's templates).
    */
   acceptMalformed?: boolean;
+  /** Largest request body in bytes (default {@link MAX_REQUEST_BYTES}); larger ones get REQUEST.TOO_LARGE before any handler runs. */
+  maxBytes?: number;
 }
+
+/**
+ * Default bound of a request body. Requests end up in the log (often more than once), so this keeps every
+ * event far below a server's max_payload (1 MiB by default); bulk content goes through rl.artifacts.put.
+ */
+export const MAX_REQUEST_BYTES = 256 * 1024;
 
 /** Request/reply over core NATS: the handler's return value is the reply body. */
 export const RequestHandler = (subject: string, options: RequestHandlerOptions = {}): MethodDecorator =>

@@ -2,12 +2,13 @@ import { Controller, DynamicModule, Module } from '@nestjs/common';
 import { Payload } from '@nestjs/microservices';
 import { IsString, Length } from 'class-validator';
 import { connect, NatsConnection } from '@nats-io/transport-node';
-import { aggregateRef, StoredEvent } from '@runledger/event-log';
-import { AppError } from '@runledger/kernel';
-import { startNatsServer, NatsServerHandle, waitUntil } from '@runledger/testing';
+import { jetstreamManager } from '@nats-io/jetstream';
+import { aggregateRef, LOG_STREAM, StoredEvent } from '@runledger/event-log';
+import { AppError, JSON_BOUNDS } from '@runledger/kernel';
+import { startNatsServer, NatsServerHandle, TEST_ADMIN, waitUntil } from '@runledger/testing';
 import { bootstrapService, ServiceHandle } from './bootstrap';
 import { decodeReply, encodeJson } from './codec';
-import { LogConsumer, RequestHandler } from './handlers';
+import { LogConsumer, MAX_REQUEST_BYTES, RequestHandler } from './handlers';
 import { MessagingModule } from './messaging.module';
 import { ServiceRuntime } from './runtime';
 import { validateMessage } from './validation';
@@ -58,8 +59,8 @@ describe('RunledgerTransport (NestJS custom transport over NATS and JetStream)',
 
   beforeAll(async () => {
     server = await startNatsServer();
-    service = await bootstrapService('probe', (rt) => ProbeModule.forRuntime(rt), { natsUrl: server.url, httpPort: 0 });
-    nc = await connect({ servers: server.url });
+    service = await bootstrapService('probe', (rt) => ProbeModule.forRuntime(rt), { natsUrl: server.url, httpPort: 0, identity: { creds: server.creds[TEST_ADMIN].file } });
+    nc = await connect(server.connectOptions());
   });
   afterAll(async () => {
     await nc?.close();
@@ -87,6 +88,25 @@ describe('RunledgerTransport (NestJS custom transport over NATS and JetStream)',
     expect(await ask('probe.echo', null, new TextEncoder().encode('{nope'))).toMatchObject({ ok: false, error: { code: 'REQUEST.INVALID' } });
   });
 
+  it('Issue 10 bounded input: a body over the request limit is REQUEST.TOO_LARGE, naming the limit, before any handler runs', async () => {
+    const r = await ask('probe.echo', { word: 'x'.repeat(MAX_REQUEST_BYTES) });
+    expect(r).toMatchObject({ ok: false, error: { code: 'REQUEST.TOO_LARGE', retryable: false } });
+    expect(JSON.stringify(r)).toContain(String(MAX_REQUEST_BYTES));
+  });
+
+  it('Issue 10 bounded input: 10k-deep JSON is REQUEST.INVALID (not INTERNAL), the depth limit named', async () => {
+    const deep = '{"word":' + '['.repeat(10_000) + ']'.repeat(10_000) + '}';
+    const r = await ask('probe.echo', null, new TextEncoder().encode(deep));
+    expect(r).toMatchObject({ ok: false, error: { code: 'REQUEST.INVALID', retryable: false } });
+    expect(JSON.stringify(r)).toContain(`deeper than ${JSON_BOUNDS.maxDepth}`);
+  });
+
+  it.each(JSON_BOUNDS.forbiddenKeys)('Issue 10 bounded input: a "%s" key anywhere is REQUEST.INVALID (not INTERNAL)', async (key) => {
+    const r = await ask('probe.echo', null, new TextEncoder().encode(`{"word":"hi","nested":{"${key}":{"polluted":true}}}`));
+    expect(r).toMatchObject({ ok: false, error: { code: 'REQUEST.INVALID', retryable: false } });
+    expect(JSON.stringify(r)).toContain(key);
+  });
+
   it('an unexpected error is INTERNAL and leaks nothing of its message', async () => {
     const r = await ask('probe.crash', {});
     expect(r).toEqual({ ok: false, error: { code: 'INTERNAL', message: 'Something went wrong on our side.', retryable: true } });
@@ -103,10 +123,18 @@ describe('RunledgerTransport (NestJS custom transport over NATS and JetStream)',
     expect(seen.filter((s) => s.type === 'Flaky')).toHaveLength(1);
   });
 
-  it('durable consumer: a poison message is terminated and recorded as a dead-letter event', async () => {
+  it('Issue 10 poison: a poison message is terminated (no redelivery, also on nats-server 2.9.10) with one dead-letter record', async () => {
     const { version } = await service.runtime.log.append(aggregateRef('probe', 'b'), [{ type: 'Poison', data: {} }], { commandId: 'poison' });
     const dead = await waitUntil(async () => (await service.runtime.log.read(aggregateRef('deadletter', 'probe')))[0], { timeoutMs: 10_000 });
     expect(dead).toMatchObject({ type: 'MessageDeadLettered', data: { durable: 'probe', stream_seq: version, error_code: 'REQUEST.INVALID' } });
+    // Terminated means the server no longer holds it pending: the ack floor passes it. A term the server
+    // ignored would leave it pending until ack_wait expires and then redeliver it.
+    const jsm = await jetstreamManager(nc);
+    await waitUntil(async () => {
+      const info = await jsm.consumers.info(LOG_STREAM, 'probe');
+      return info.num_ack_pending === 0 && info.ack_floor.stream_seq >= version;
+    }, { timeoutMs: 10_000 });
+    expect((await service.runtime.log.read(aggregateRef('deadletter', 'probe'))).filter((e) => e.data && (e.data as { stream_seq: number }).stream_seq === version)).toHaveLength(1);
     // Later messages still flow.
     await service.runtime.log.append(aggregateRef('probe', 'c'), [{ type: 'Fine', data: {} }], { commandId: 'fine' });
     await waitUntil(() => seen.some((s) => s.type === 'Fine'), { timeoutMs: 5_000 });

@@ -3,11 +3,11 @@ import { CustomTransportStrategy, MessageHandler, Server } from '@nestjs/microse
 import { Msg, NatsConnection, Subscription } from '@nats-io/transport-node';
 import { AckPolicy, ConsumerMessages, DeliverPolicy, JetStreamClient, JetStreamManager, JsMsg } from '@nats-io/jetstream';
 import { lastValueFrom, isObservable } from 'rxjs';
-import { AppError, isWireError, toWireError, WireError } from '@runledger/kernel';
+import { AppError, isWireError, jsonShapeProblem, toWireError, WireError } from '@runledger/kernel';
 import { EventLog, LOG_STREAM, aggregateRef, jsErrorCode, toStoredEvent } from '@runledger/event-log';
 import { contextFromTraceparent, extractTraceContext, logSubjectTemplate, messagingAttributes, observeConsumerLag, runledgerMetrics, SpanKind, withSpan } from '@runledger/telemetry';
 import { decodeJson, encodeJson, replyHeaders } from './codec';
-import { HANDLER_KIND, LogConsumerOptions, MALFORMED_PAYLOAD } from './handlers';
+import { HANDLER_KIND, LogConsumerOptions, MALFORMED_PAYLOAD, MAX_REQUEST_BYTES } from './handlers';
 
 export interface TransportDeps {
   service: string;
@@ -23,6 +23,18 @@ const MAX_HANDLER_MS = 5 * 60_000;
 /** Backoff for a failed delivery: 250 ms doubling to 15 s. */
 export function redeliveryDelayMs(deliveryCount: number): number {
   return Math.min(15_000, 250 * 2 ** Math.max(0, deliveryCount - 1));
+}
+
+/** A request body as JSON within the structural bounds (depth, no prototype keys), or why not. */
+function decodeBounded(data: Uint8Array): { ok: true; value: unknown } | { ok: false; reason: string } {
+  let value: unknown;
+  try {
+    value = decodeJson(data);
+  } catch {
+    return { ok: false, reason: 'The request is not valid JSON.' };
+  }
+  const problem = jsonShapeProblem(value);
+  return problem ? { ok: false, reason: `The request is not valid: ${problem}.` } : { ok: true, value };
 }
 
 /**
@@ -84,13 +96,13 @@ export class RunledgerTransport extends Server implements CustomTransportStrateg
 
   private async onRequest(subject: string, handler: MessageHandler, msg: Msg): Promise<void> {
     await withSpan(`process ${subject}`, { kind: SpanKind.CONSUMER, parent: extractTraceContext(msg.headers), attributes: { ...messagingAttributes({ operation: 'process', subject, consumerGroup: this.deps.service }), 'service.handler': this.deps.service } }, async (span) => {
-      let payload: unknown;
-      try {
-        payload = decodeJson(msg.data);
-      } catch {
-        if (!handler.extras?.acceptMalformed) return this.reply(msg, 'error', new AppError('REQUEST.INVALID', 'The request is not valid JSON.').toWire());
-        payload = MALFORMED_PAYLOAD;
+      const limit = (handler.extras?.maxBytes as number | undefined) ?? MAX_REQUEST_BYTES;
+      if (msg.data.length > limit) {
+        return this.reply(msg, 'error', new AppError('REQUEST.TOO_LARGE', `The request is ${msg.data.length} bytes; ${subject} accepts at most ${limit}.`).toWire());
       }
+      const decoded = decodeBounded(msg.data);
+      if (!decoded.ok && !handler.extras?.acceptMalformed) return this.reply(msg, 'error', new AppError('REQUEST.INVALID', decoded.reason).toWire());
+      const payload = decoded.ok ? decoded.value : MALFORMED_PAYLOAD;
       const started = performance.now();
       let outcome = 'ok';
       try {
@@ -204,7 +216,9 @@ export class RunledgerTransport extends Server implements CustomTransportStrateg
         data: { durable, stream_seq: m.seq, subject: m.subject, deliveries: m.info.deliveryCount, reason, error_code: toWireError(err).code },
       }], { commandId: `deadletter:${durable}:${m.seq}` });
       runledgerMetrics().deadLetters.add(1, { 'messaging.consumer.group.name': durable });
-      m.term(reason);
+      // Plain `+TERM`: nats-server 2.9.x ignores a term that carries a reason and redelivers forever.
+      // The reason is in the dead-letter record above.
+      m.term();
     } catch (appendErr) {
       // Without the dead-letter record we must not drop the message: let it come back.
       this.log.error({ msg: 'dead-letter append failed', error: (appendErr as Error).message });

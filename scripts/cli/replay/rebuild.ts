@@ -44,7 +44,7 @@ export class Rebuild {
     if (entry) {
       this.lastChainEntry = entry;
       this.chain.push(entry.entry_hash);
-      this.auditEvents.set(entry.event_id, auditEventRow(entry));
+      this.auditEvents.set(entry.event_id, auditEventRow(entry, e.data));
       if (e.type === 'DecisionRecorded') {
         const record = (e.data as { audit_record: Doc & { run_id: string } }).audit_record;
         this.decisions.set(record.run_id, record);

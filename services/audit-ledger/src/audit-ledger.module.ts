@@ -1,7 +1,9 @@
 import { DynamicModule, Module } from '@nestjs/common';
-import { documentStoreProvider, MessagingModule, ServiceRuntime } from '@runledger/messaging';
-import { AuditChainWriter } from './app/audit-chain.writer';
+import { auditKeyFile, documentStoreProvider, loadOrCreateAuditKey, MessagingModule, ServiceRuntime } from '@runledger/messaging';
+import { AUDIT_SIGNER, AuditChainWriter, CHAIN_ANCHOR } from './app/audit-chain.writer';
 import { AuditLedgerService } from './app/audit-ledger.service';
+import { AuditVerifier } from './app/audit-verifier';
+import { ChainAnchor } from './infra/chain-anchor';
 import { DeadLettersService } from './app/dead-letters.service';
 import { RunsIndexService } from './app/runs-index.service';
 import { AuditController } from './transport/audit.controller';
@@ -10,11 +12,17 @@ import { OperationsController } from './transport/operations.controller';
 @Module({})
 export class AuditLedgerModule {
   static forRuntime(runtime: ServiceRuntime): DynamicModule {
+    const keyFile = auditKeyFile();
     return {
       module: AuditLedgerModule,
       imports: [MessagingModule.forRuntime(runtime)],
       controllers: [AuditController, OperationsController],
-      providers: [AuditLedgerService, AuditChainWriter, RunsIndexService, DeadLettersService, documentStoreProvider(runtime)],
+      providers: [
+        AuditLedgerService, AuditChainWriter, AuditVerifier, RunsIndexService, DeadLettersService, documentStoreProvider(runtime),
+        // The signing key is read (or generated) once at start: a ledger that cannot sign must not start.
+        { provide: AUDIT_SIGNER, useFactory: () => loadOrCreateAuditKey(keyFile) },
+        { provide: CHAIN_ANCHOR, useFactory: () => ChainAnchor.open(keyFile, runtime.jsm) },
+      ],
     };
   }
 }

@@ -2,34 +2,49 @@ import { DynamicModule, Module } from '@nestjs/common';
 import { MessagingModule, ServiceRuntime } from '@runledger/messaging';
 import { PolicyCatalog } from '@runledger/policy-catalog';
 import { RunRepository } from '@runledger/runs';
+import { CAMPAIGN_CONTROLLERS, campaignProviders } from './campaigns/campaigns.providers';
 import { ConversationRepository } from './conversation/conversation.repository';
 import { GOVERNED_RUNS_CONTROLLERS, governedRunsProviders } from './governed-runs/governed-runs.providers';
 import { InboxDispatcher } from './inbox/inbox.dispatcher';
 import { RunCancellation } from './runs/run-cancellation';
 import { RunWaiter } from './runs/run-waiter';
 import { RunsController } from './runs/runs.controller';
-import { RejectedRequestRecorder } from './task-assistant/rejected-request.recorder';
+import { REJECTED_LIMITS, rejectedLimitsFrom, RejectedRequestRecorder } from './task-assistant/rejected-request.recorder';
 import { REPLY_TIMEOUT_MS, TaskAssistantGateway } from './task-assistant/task-assistant.gateway';
 import { TaskAssistantController } from './task-assistant/task-assistant.controller';
-import { TOOL_CALL_TIMEOUT_MS, TOOL_RETRY_BUDGET_MS, TaskRunWorker } from './task-assistant/task-run.worker';
+import { SessionGateway, SESSION_REPLY_TIMEOUT_MS } from './sessions/app/session.gateway';
+import { SessionWorker } from './sessions/app/session.worker';
+import { ProfileCatalog } from './sessions/infra/profile-catalog';
+import { SESSION_MODELS, sessionModelsFromEnv } from './sessions/infra/session-models';
+import { SessionsController } from './sessions/transport/sessions.controller';
+import { CLASSIFY_RETRY_BUDGET_MS, TOOL_CALL_TIMEOUT_MS, TOOL_RETRY_BUDGET_MS, TaskRunWorker } from './task-assistant/task-run.worker';
 
 @Module({})
 export class DecisionModule {
   static async forRuntime(runtime: ServiceRuntime): Promise<DynamicModule> {
     const policies = new PolicyCatalog(runtime.log);
     await policies.start();
+    const profiles = new ProfileCatalog(runtime.log);
+    await profiles.start();
     const toolTimeoutMs = Number(process.env.TOOL_TIMEOUT_MS ?? 5_000);
     return {
       module: DecisionModule,
       imports: [MessagingModule.forRuntime(runtime)],
-      controllers: [TaskAssistantController, RunsController, ...GOVERNED_RUNS_CONTROLLERS],
+      controllers: [TaskAssistantController, RunsController, SessionsController, ...GOVERNED_RUNS_CONTROLLERS, ...CAMPAIGN_CONTROLLERS],
       providers: [
         TaskAssistantGateway, TaskRunWorker, RunWaiter, RunCancellation, RejectedRequestRecorder, ConversationRepository, InboxDispatcher,
         ...governedRunsProviders(process.env, toolTimeoutMs),
+        ...campaignProviders(process.env),
         { provide: PolicyCatalog, useValue: policies },
+        SessionGateway, SessionWorker,
+        { provide: ProfileCatalog, useValue: profiles },
+        { provide: SESSION_MODELS, useValue: sessionModelsFromEnv() },
+        { provide: SESSION_REPLY_TIMEOUT_MS, useValue: Number(process.env.SESSION_REPLY_TIMEOUT_MS ?? 120_000) },
         { provide: RunRepository, useValue: new RunRepository(runtime.log) },
         { provide: TOOL_CALL_TIMEOUT_MS, useValue: toolTimeoutMs },
+        { provide: REJECTED_LIMITS, useValue: rejectedLimitsFrom(process.env) },
         { provide: TOOL_RETRY_BUDGET_MS, useValue: Number(process.env.TOOL_RETRY_BUDGET_MS ?? 60_000) },
+        { provide: CLASSIFY_RETRY_BUDGET_MS, useValue: Number(process.env.CLASSIFY_RETRY_BUDGET_MS ?? 8_000) },
         // The reply waits for the tool timeout plus classification and bookkeeping; past that the run continues
         // and the caller is told it is taking longer.
         { provide: REPLY_TIMEOUT_MS, useValue: Number(process.env.REPLY_TIMEOUT_MS ?? toolTimeoutMs * 2 + 5_000) },

@@ -23,7 +23,7 @@ export async function runSession(input: SessionConfigInput, prompt: string, port
     if (!resolved.ok) return failed({ kind: 'invalid_config', message: resolved.errors.join('; ') });
     const { config } = resolved;
     const schema = compileSchema(config.outputSchema ?? { type: 'object' });
-    if (!schema.ok) return failed({ kind: 'invalid_config', message: `outputSchema does not compile: ${schema.error}` });
+    if (!schema.ok) return failed({ kind: 'invalid_schema', message: `outputSchema does not compile: ${schema.error}` });
 
     state = new SessionState(config, ports, { format: config.expectedOutputFormat, check: schema.check }, ports.nonce());
     if (config.systemPrompt !== '') state.appendPending({ role: 'system', content: config.systemPrompt });

@@ -24,6 +24,7 @@ export function exitCodeFor(outcome: CliOutcome): ExitCode {
   switch (outcome.kind) {
     case 'session':
       // §9: exiting 0 when success is false is a contract violation; auth/quota failures are 1 too (§3).
+      if (outcome.result.error?.kind === 'invalid_schema') return EXIT_CODES.schemaInvalid;
       return outcome.result.success ? EXIT_CODES.success : EXIT_CODES.failure;
     case 'informational':
       return EXIT_CODES.success;

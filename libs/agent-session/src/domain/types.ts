@@ -117,7 +117,8 @@ export interface FinalReport {
   readonly metadata?: Readonly<Record<string, unknown>>;
 }
 
-export type SessionErrorKind = 'auth' | 'quota' | 'invalid_config' | 'internal';
+/** `invalid_schema`: the output schema does not compile (§2 exit code 5). */
+export type SessionErrorKind = 'auth' | 'quota' | 'invalid_config' | 'invalid_schema' | 'internal';
 
 export interface SessionError {
   readonly kind: SessionErrorKind;

@@ -1,6 +1,7 @@
 import { Type } from 'class-transformer';
 import { ArrayMaxSize, IsArray, IsInt, IsNotEmpty, IsObject, IsOptional, IsString, IsUUID, Length, Matches, Max, MaxLength, Min, ValidateNested } from 'class-validator';
 import type { AgentRunRequest, ArtifactRef, TaxonomyVersions } from '../generated';
+import { JSON_FIELD_MAX_BYTES, MaxJsonBytes } from './bounds';
 import { PolicyVersionsDto } from './runtime.dto';
 
 // DTOs implement the generated contract types (proto-contracts/schemas/governed-runs/agent-run-*.schema.json):
@@ -39,6 +40,6 @@ export class AgentRunRequestDto implements AgentRunRequest {
   @IsOptional() @ValidateNested() @Type(() => PolicyVersionsDto) policy_versions?: PolicyVersionsDto;
   @IsOptional() @ValidateNested() @Type(() => TaxonomyVersionsDto) taxonomy_versions?: TaxonomyVersionsDto;
   @IsArray() @ArrayMaxSize(64) @ValidateNested({ each: true }) @Type(() => InputArtifactRefDto) input_artifacts!: InputArtifactRefDto[];
-  @IsObject() parameters!: Record<string, unknown>;
+  @IsObject() @MaxJsonBytes(JSON_FIELD_MAX_BYTES.parameters) parameters!: Record<string, unknown>;
   @IsOptional() @Matches(SHA256) request_hash_sha256?: string;
 }

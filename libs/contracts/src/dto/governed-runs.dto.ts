@@ -1,5 +1,5 @@
 import { Type } from 'class-transformer';
-import { ArrayMaxSize, ArrayMinSize, ArrayUnique, IsArray, IsBase64, IsIn, IsNotEmpty, IsOptional, IsString, Length, Matches, MaxLength, ValidateNested } from 'class-validator';
+import { ArrayMaxSize, ArrayMinSize, ArrayUnique, IsArray, IsBase64, IsDefined, IsIn, IsNotEmpty, IsOptional, IsString, Length, Matches, MaxLength, ValidateNested } from 'class-validator';
 import type { ArtifactGetRequest, ArtifactPutRequest, ExportRequest, PromotionCandidate, PromotionRequest } from '../generated';
 import { GovernanceScopeDto } from './runtime.dto';
 
@@ -20,12 +20,12 @@ export class ArtifactPutRequestDto implements ArtifactPutRequest {
   @Matches(KIND) @MaxLength(64) kind!: string;
   @IsOptional() @IsString() @Length(1, 255) name?: string;
   @IsOptional() @Matches(SHA256) sha256?: string;
-  @ValidateNested() @Type(() => GovernanceScopeDto) governance!: GovernanceScopeDto;
+  @IsDefined() @ValidateNested() @Type(() => GovernanceScopeDto) governance!: GovernanceScopeDto;
 }
 
 export class ArtifactGetRequestDto implements ArtifactGetRequest {
   @Matches(ARTIFACT_ID) @MaxLength(128) artifact_id!: string;
-  @ValidateNested() @Type(() => GovernanceScopeDto) governance!: GovernanceScopeDto;
+  @IsDefined() @ValidateNested() @Type(() => GovernanceScopeDto) governance!: GovernanceScopeDto;
 }
 
 export class PromotionCandidateDto implements PromotionCandidate {
@@ -37,16 +37,16 @@ export class PromotionRequestDto implements PromotionRequest {
   @IsString() @IsNotEmpty() @MaxLength(128) promotion_id!: string;
   @IsString() @IsNotEmpty() @MaxLength(128) promotion_ticket_id!: string;
   @IsIn(['shared_playbooks', 'shared_heuristics']) target!: 'shared_playbooks' | 'shared_heuristics';
-  @ValidateNested() @Type(() => PromotionCandidateDto) candidate!: PromotionCandidateDto;
+  @IsDefined() @ValidateNested() @Type(() => PromotionCandidateDto) candidate!: PromotionCandidateDto;
   @IsOptional() @IsString() @Length(1, 128) source_case_id?: string;
   @IsOptional() @IsArray() @ArrayMaxSize(100) @ArrayUnique() @IsString({ each: true }) @Length(1, 128, { each: true }) source_artifact_ids?: string[];
   @IsOptional() @IsArray() @ArrayMaxSize(100) @IsString({ each: true }) @Length(1, 256, { each: true }) client_identifiers?: string[];
-  @ValidateNested() @Type(() => GovernanceScopeDto) governance!: GovernanceScopeDto;
+  @IsDefined() @ValidateNested() @Type(() => GovernanceScopeDto) governance!: GovernanceScopeDto;
 }
 
 export class ExportRequestDto implements ExportRequest {
   @IsString() @IsNotEmpty() @MaxLength(128) export_id!: string;
   @IsString() @Length(1, 128) case_id!: string;
   @IsArray() @ArrayMinSize(1) @ArrayMaxSize(500) @ArrayUnique() @IsString({ each: true }) @Length(1, 128, { each: true }) artifact_ids!: [string, ...string[]];
-  @ValidateNested() @Type(() => GovernanceScopeDto) governance!: GovernanceScopeDto;
+  @IsDefined() @ValidateNested() @Type(() => GovernanceScopeDto) governance!: GovernanceScopeDto;
 }

@@ -1,13 +1,14 @@
 import { Type } from 'class-transformer';
-import { IsIn, IsInt, IsNotEmpty, IsObject, IsOptional, IsString, IsUUID, Matches, Max, MaxLength, Min, ValidateNested } from 'class-validator';
+import { IsDefined, IsIn, IsInt, IsNotEmpty, IsObject, IsOptional, IsString, IsUUID, Matches, Max, MaxLength, Min, ValidateNested } from 'class-validator';
+import { JSON_FIELD_MAX_BYTES, MaxJsonBytes } from './bounds';
 import type { DbReadRequest, DbWriteRequest, GovernanceScope, PolicyVersions, ToolInvocation } from '../generated';
 
 const UPPER_NAME = /^[A-Z][A-Z0-9_]{1,63}$/;
 const COLLECTION = /^[a-z][a-z0-9_]{0,63}$/;
 
 export class PolicyVersionsDto implements PolicyVersions {
-  @IsString() @IsNotEmpty() lanes!: string;
-  @IsString() @IsNotEmpty() roles!: string;
+  @IsString() @IsNotEmpty() @MaxLength(128) lanes!: string;
+  @IsString() @IsNotEmpty() @MaxLength(128) roles!: string;
 }
 
 export class GovernanceScopeDto implements GovernanceScope {
@@ -18,16 +19,16 @@ export class GovernanceScopeDto implements GovernanceScope {
   @Matches(UPPER_NAME) lane!: string;
   @IsOptional() @IsString() @MaxLength(128) case_id?: string;
   @IsOptional() @IsString() @MaxLength(256) user_id?: string;
-  @IsOptional() @IsObject() scope?: Record<string, string>;
-  @ValidateNested() @Type(() => PolicyVersionsDto) policy_versions!: PolicyVersionsDto;
+  @IsOptional() @IsObject() @MaxJsonBytes(JSON_FIELD_MAX_BYTES.scope) scope?: Record<string, string>;
+  @IsDefined() @ValidateNested() @Type(() => PolicyVersionsDto) policy_versions!: PolicyVersionsDto;
 }
 
 export class ToolInvocationDto implements ToolInvocation {
   @IsString() @IsNotEmpty() @MaxLength(128) call_id!: string;
   @IsString() @IsNotEmpty() @MaxLength(128) tool_name!: string;
-  @IsObject() parameters!: Record<string, unknown>;
+  @IsObject() @MaxJsonBytes(JSON_FIELD_MAX_BYTES.parameters) parameters!: Record<string, unknown>;
   @IsOptional() @IsInt() @Min(1) @Max(600_000) timeout_ms?: number;
-  @ValidateNested() @Type(() => GovernanceScopeDto) governance!: GovernanceScopeDto;
+  @IsDefined() @ValidateNested() @Type(() => GovernanceScopeDto) governance!: GovernanceScopeDto;
 }
 
 export class DbWriteRequestDto implements DbWriteRequest {
@@ -35,17 +36,17 @@ export class DbWriteRequestDto implements DbWriteRequest {
   @Matches(COLLECTION) collection!: string;
   @IsIn(['append', 'upsert', 'update', 'delete']) operation!: 'append' | 'upsert' | 'update' | 'delete';
   @IsOptional() @IsString() @IsNotEmpty() @MaxLength(256) document_id?: string;
-  @IsOptional() @IsObject() document?: Record<string, unknown>;
-  @IsOptional() @IsObject() patch?: Record<string, unknown>;
-  @ValidateNested() @Type(() => GovernanceScopeDto) governance!: GovernanceScopeDto;
+  @IsOptional() @IsObject() @MaxJsonBytes(JSON_FIELD_MAX_BYTES.document) document?: Record<string, unknown>;
+  @IsOptional() @IsObject() @MaxJsonBytes(JSON_FIELD_MAX_BYTES.document) patch?: Record<string, unknown>;
+  @IsDefined() @ValidateNested() @Type(() => GovernanceScopeDto) governance!: GovernanceScopeDto;
 }
 
 export class DbReadRequestDto implements DbReadRequest {
   @Matches(COLLECTION) collection!: string;
   @IsOptional() @IsString() @IsNotEmpty() @MaxLength(256) document_id?: string;
-  @IsOptional() @IsObject() filter?: Record<string, unknown>;
+  @IsOptional() @IsObject() @MaxJsonBytes(JSON_FIELD_MAX_BYTES.filter) filter?: Record<string, unknown>;
   @IsOptional() @IsInt() @Min(1) @Max(1000) limit?: number;
-  @ValidateNested() @Type(() => GovernanceScopeDto) governance!: GovernanceScopeDto;
+  @IsDefined() @ValidateNested() @Type(() => GovernanceScopeDto) governance!: GovernanceScopeDto;
 }
 
 export class RunQueryDto {

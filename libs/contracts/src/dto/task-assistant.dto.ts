@@ -26,7 +26,8 @@ export class PendingConfirmationDto implements PendingConfirmation {
  * engine, because those failures are answered with contract templates, not wire errors.
  */
 export class DecisionContextDto implements Omit<DecisionContext, 'user_id' | 'message'> {
-  @IsOptional() @IsString() user_id?: string;
+  // Bounds the engine's table does not state: a user id is at most 256 characters (as every governance scope's).
+  @IsOptional() @IsString() @MaxLength(256) user_id?: string;
   @IsOptional() @IsString() message?: string;
   @IsUUID() conversation_id!: string;
   @IsOptional() @IsString() @Length(1, 128) request_id?: string;

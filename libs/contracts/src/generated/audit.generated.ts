@@ -2,6 +2,32 @@
 // Generated from proto-contracts/schemas/audit/ by scripts/generate-contracts.js. Do not edit by hand.
 
 /**
+ * A signed checkpoint of the audit chain's head: Ed25519 signature (base64) by the audit-ledger's key (kept outside the log) over canonical JSON {statement: 'runledger.audit.checkpoint.v1', seq, entry_hash, count, key_id}. Carried by every chain entry, answered on rl.audit.head and recorded in export manifests.
+ */
+export interface AuditCheckpoint {
+  seq: number;
+  entry_hash: string;
+  count: number;
+  /**
+   * First 32 hex digits of the sha256 of the public key's SPKI DER.
+   */
+  key_id: string;
+  signature: string;
+}
+
+/**
+ * Answer of rl.audit.head: the signed checkpoint of the chain's current head (null while the chain is empty) and the public key that checks it.
+ */
+export interface AuditHead {
+  checkpoint: AuditCheckpoint | null;
+  key_id: string;
+  public_key_pem: string;
+}
+/**
+ * A signed checkpoint of the audit chain's head: Ed25519 signature (base64) by the audit-ledger's key (kept outside the log) over canonical JSON {statement: 'runledger.audit.checkpoint.v1', seq, entry_hash, count, key_id}. Carried by every chain entry, answered on rl.audit.head and recorded in export manifests.
+ */
+
+/**
  * Sent on rl.audit.query: decision audit records (contract 000) by conversation, or audit events by run.
  */
 export interface AuditQuery {
@@ -10,6 +36,34 @@ export interface AuditQuery {
   root_run_id?: string;
   limit?: number;
 }
+
+/**
+ * Answer of rl.audit.verify: the whole chain re-verified (links, signed checkpoints, the ledger's outside anchor, completeness against the log), or the first broken entry and why.
+ */
+export interface AuditVerification {
+  ok: boolean;
+  length?: number;
+  head_hash?: string | null;
+  checkpoint?: AuditCheckpoint | null;
+  first_broken_seq?: number;
+  reason?:
+    | 'hash_mismatch'
+    | 'prev_link_mismatch'
+    | 'sequence_gap'
+    | 'reordered'
+    | 'duplicate'
+    | 'signature_invalid'
+    | 'unanchored_tail'
+    | 'truncated'
+    | 'missing_event'
+    | 'event_mismatch';
+  detail?: string;
+  key_id: string;
+  public_key_pem: string;
+}
+/**
+ * A signed checkpoint of the audit chain's head: Ed25519 signature (base64) by the audit-ledger's key (kept outside the log) over canonical JSON {statement: 'runledger.audit.checkpoint.v1', seq, entry_hash, count, key_id}. Carried by every chain entry, answered on rl.audit.head and recorded in export manifests.
+ */
 
 /**
  * Contract 000 audit record, one per agent decision.

@@ -24,7 +24,7 @@ export interface AgentRunRequest {
    */
   input_artifacts: ArtifactRef[];
   /**
-   * Agent-specific, JSON only (hashable). A semantic time must not be named *_at: volatile keys are left out of the hash.
+   * Agent-specific, JSON only (hashable), at most 65536 bytes as JSON (REQUEST.INVALID beyond). A semantic time must not be named *_at: volatile keys are left out of the hash.
    */
   parameters: {};
   /**
@@ -111,6 +111,9 @@ export interface GovernanceScope {
   lane: string;
   case_id?: string;
   user_id?: string;
+  /**
+   * At most 4096 bytes as JSON (REQUEST.INVALID beyond).
+   */
   scope?: {
     [k: string]: string;
   };

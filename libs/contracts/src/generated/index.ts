@@ -2,9 +2,28 @@
 // Generated from proto-contracts/schemas/*/ by scripts/generate-contracts.js. Do not edit by hand.
 
 export type {
+  AuditCheckpoint,
+  AuditHead,
   AuditQuery,
+  AuditVerification,
   DecisionAuditRecord,
 } from './audit.generated';
+export type {
+  CampaignAnswerRequest,
+  CampaignApprover,
+  CampaignCommandRequest,
+  CampaignCreateRequest,
+  ScriptedAgentSpec,
+  LlmAgentSpec,
+  CampaignSettingsInput,
+  CampaignLeadsImportRequest,
+  CampaignLeadInput,
+  CampaignView,
+  CampaignTaskView,
+  CampaignLeadView,
+  CampaignItemView,
+  CampaignCycleOutcome,
+} from './campaigns.generated';
 export type {
   ArtifactRef,
   AuditEvent,
@@ -78,6 +97,15 @@ export type {
   TranscriptionResult,
   TranscriptSegment,
 } from './runtime.generated';
+export type {
+  SessionGetRequest,
+  SessionReply,
+  SessionAgentResult,
+  SessionUsageTotals,
+  SessionStartRequest,
+  ToolListReply,
+  ToolDescriptor,
+} from './sessions.generated';
 export type {
   AgentDecisionReply,
   DecisionToolCall,

@@ -7,6 +7,9 @@
 export interface DbReadRequest {
   collection: string;
   document_id?: string;
+  /**
+   * At most 16384 bytes as JSON (REQUEST.INVALID beyond).
+   */
   filter?: {};
   limit?: number;
   governance: GovernanceScope;
@@ -22,6 +25,9 @@ export interface GovernanceScope {
   lane: string;
   case_id?: string;
   user_id?: string;
+  /**
+   * At most 4096 bytes as JSON (REQUEST.INVALID beyond).
+   */
   scope?: {
     [k: string]: string;
   };
@@ -60,7 +66,13 @@ export interface DbWriteRequest {
   collection: string;
   operation: 'append' | 'upsert' | 'update' | 'delete';
   document_id?: string;
+  /**
+   * At most 65536 bytes as JSON (REQUEST.INVALID beyond).
+   */
   document?: {};
+  /**
+   * At most 65536 bytes as JSON (REQUEST.INVALID beyond).
+   */
   patch?: {};
   governance: GovernanceScope;
 }
@@ -100,6 +112,9 @@ export interface ToolInvocationResult {
 export interface ToolInvocation {
   call_id: string;
   tool_name: string;
+  /**
+   * At most 65536 bytes as JSON (REQUEST.INVALID beyond); bulk content goes through rl.artifacts.put.
+   */
   parameters: {};
   timeout_ms?: number;
   governance: GovernanceScope;

@@ -1,5 +1,6 @@
 import { canonicalJson } from '../hashing/canonical-json';
 import { sha256Hex } from '../hashing/hashes';
+import type { ChainCheckpoint } from './anchored-chain';
 
 /** `prev_hash` of the first entry. */
 export const GENESIS_PREV_HASH = '0'.repeat(64);
@@ -21,6 +22,8 @@ export interface ChainEntry {
   /** sha256 of canonicalJson({ seq, event_id, prev_hash, body }). */
   entry_hash: string;
   body: ChainEvent;
+  /** A signed checkpoint of the chain at this entry (see anchored-chain.ts); not part of entry_hash. */
+  checkpoint?: ChainCheckpoint;
 }
 
 export type ChainBreak = 'hash_mismatch' | 'prev_link_mismatch' | 'sequence_gap' | 'reordered' | 'duplicate';

@@ -145,7 +145,7 @@ describe('case isolation (non-negotiable; §4.3 cross_case_lookup)', () => {
   test('§5 case isolation: cross-case access is allowed only where a lane explicitly permits it', () => {
     const permissive = loadPolicy({
       lanesYaml: lanesYaml
-        .replace('version: lanes-2026.11.1', 'version: lanes-test.1')
+        .replace('version: lanes-2026.11.2', 'version: lanes-test.1')
         .replace(
           /(- name: WRITE_MAPPING_OUTPUTS[\s\S]*?)allows_cross_case: false\n    prohibitions: \[cross_case_lookup, shared_knowledge_write\]/,
           '$1allows_cross_case: true\n    prohibitions: [shared_knowledge_write]',

@@ -1,5 +1,6 @@
 import { AppError } from '@runledger/kernel';
 import { validateArtifactRef, type ArtifactRef } from '../artifacts/artifact-ref';
+import type { ChainCheckpoint } from '../audit/anchored-chain';
 import { canonicalJson } from '../hashing/canonical-json';
 import { checkSchema } from '../schemas/validators';
 import { tarPathProblem } from './tar';
@@ -25,6 +26,8 @@ export interface ExportManifest {
   created_at: string;
   /** Sorted by path, so the same artifacts always give the same manifest. */
   entries: ExportManifestEntry[];
+  /** The signed head of the audit chain the export was made under (verifiers check the chain reaches it). */
+  audit_head?: ChainCheckpoint;
 }
 
 export interface BuildManifestInput {
@@ -33,6 +36,7 @@ export interface BuildManifestInput {
   artifacts: ReadonlyArray<{ ref: ArtifactRef; path: string }>;
   /** ISO 8601 time, supplied by the caller (the domain reads no clock). */
   created_at: string;
+  audit_head?: ChainCheckpoint;
 }
 
 /**
@@ -66,6 +70,7 @@ export function buildManifest(input: BuildManifestInput): ExportManifest {
     entries: input.artifacts
       .map(({ ref, path }) => ({ path, artifact_id: ref.artifact_id, kind: ref.kind, media_type: ref.media_type, size_bytes: ref.size_bytes, sha256: ref.sha256 }))
       .sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0)),
+    ...(input.audit_head ? { audit_head: input.audit_head } : {}),
   };
   if (problems.length === 0) {
     const schema = checkSchema('export_manifest', manifest);

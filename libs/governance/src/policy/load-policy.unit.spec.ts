@@ -33,7 +33,7 @@ describe('policy files (contract v1 lanes.yaml / roles.yaml)', () => {
   const policy = loadPolicy({ lanesYaml, rolesYaml });
 
   test('§1 policy_versions: the shipped files load with both versions and contract v1', () => {
-    expect(policy.versions).toEqual({ lanes: 'lanes-2026.11.1', roles: 'roles-2026.11.1' });
+    expect(policy.versions).toEqual({ lanes: 'lanes-2026.11.2', roles: 'roles-2026.11.2' });
     expect(policy.contract_version).toBe('v1');
     expect(policy.digests.lanes).toMatch(/^[0-9a-f]{64}$/);
   });
@@ -47,6 +47,7 @@ describe('policy files (contract v1 lanes.yaml / roles.yaml)', () => {
       { lane: 'PROMOTE_SHARED_KNOWLEDGE', callers: ['GOVERNANCE_AGENT', 'ATTORNEY_ADMIN'], kinds: ['promotion'] },
       { lane: 'EXPORT', callers: ['EXPORT_AGENT'], kinds: ['db_write', 'export'] },
       { lane: 'TASKS', callers: ['TASK_ASSISTANT'], kinds: ['tool', 'db_write'] },
+      { lane: 'CAMPAIGN_OUTREACH', callers: ['CAMPAIGN_AGENT'], kinds: ['tool', 'db_write'] },
     ]);
     expect(getLane(policy, 'WRITE_MAPPING_OUTPUTS')!.required_scope).toContain('coa_version');
     expect(getLane(policy, 'PROMOTE_SHARED_KNOWLEDGE')!.prohibitions).toEqual(['raw_case_text', 'client_identity', 'privileged_notes']);
@@ -58,7 +59,7 @@ describe('policy files (contract v1 lanes.yaml / roles.yaml)', () => {
     expect(getRole(policy, 'INTERVIEW_AGENT')!.prohibitions).toEqual(['cross_case_lookup', 'external_export', 'shared_knowledge_write']);
     expect(getRole(policy, 'MAPPING_AGENT')!.prohibitions).toEqual(expect.arrayContaining(['cross_case_lookup', 'shared_knowledge_write']));
     expect(Object.keys(policy.roles)).toEqual([
-      'ORCHESTRATOR', 'INTAKE_AGENT', 'INTERVIEW_AGENT', 'MAPPING_AGENT', 'GOVERNANCE_AGENT', 'EXPORT_AGENT', 'ATTORNEY_ADMIN', 'TASK_ASSISTANT',
+      'ORCHESTRATOR', 'INTAKE_AGENT', 'INTERVIEW_AGENT', 'MAPPING_AGENT', 'GOVERNANCE_AGENT', 'EXPORT_AGENT', 'ATTORNEY_ADMIN', 'TASK_ASSISTANT', 'CAMPAIGN_AGENT', 'CAMPAIGN_OPERATOR',
     ]);
   });
 
@@ -154,7 +155,7 @@ describe('§5 policy validation: PolicyError lists every problem', () => {
   });
 
   test('§5 policy validation: duplicate YAML keys are refused rather than silently overwritten', () => {
-    const lanes = lanesYaml.replace('version: lanes-2026.11.1', 'version: lanes-2026.11.1\nversion: lanes-2026.11.2');
+    const lanes = lanesYaml.replace('version: lanes-2026.11.2', 'version: lanes-2026.11.2\nversion: lanes-2026.11.3');
     expect(problemsOf({ lanesYaml: lanes, rolesYaml })[0]).toMatch(/^lanes\.yaml: YAML error: .*unique/i);
   });
 

@@ -8,7 +8,7 @@ const rolesYaml = readFileSync(join(POLICY_DIR, 'roles.yaml'), 'utf8');
 
 // A newer lanes version that stops INTERVIEW_AGENT from running transcription.status.
 const newerLanesYaml = lanesYaml
-  .replace('version: lanes-2026.11.1', 'version: lanes-2026.12.1')
+  .replace('version: lanes-2026.11.2', 'version: lanes-2026.12.1')
   .replace('        - transcription.status\n', '');
 
 function problemsOf(fn: () => unknown): readonly string[] {
@@ -35,24 +35,24 @@ test('§1 pinned policy_versions: a run pinned to the older version keeps being 
   registry.add(loadPolicy({ lanesYaml, rolesYaml }));
   registry.add(loadPolicy({ lanesYaml: newerLanesYaml, rolesYaml }));
 
-  const pinnedOld = registry.get({ lanes: 'lanes-2026.11.1', roles: 'roles-2026.11.1' })!;
-  const pinnedNew = registry.get({ lanes: 'lanes-2026.12.1', roles: 'roles-2026.11.1' })!;
+  const pinnedOld = registry.get({ lanes: 'lanes-2026.11.2', roles: 'roles-2026.11.2' })!;
+  const pinnedNew = registry.get({ lanes: 'lanes-2026.12.1', roles: 'roles-2026.11.2' })!;
   expect(authorize(pinnedOld, statusRequest).decision).toBe('allow');
   expect(authorize(pinnedNew, statusRequest)).toMatchObject({
     decision: 'deny',
     code: 'LANE.ACTION_DENIED',
-    policy_versions: { lanes: 'lanes-2026.12.1', roles: 'roles-2026.11.1' },
+    policy_versions: { lanes: 'lanes-2026.12.1', roles: 'roles-2026.11.2' },
   });
   expect(registry.versions()).toEqual([
-    { lanes: 'lanes-2026.11.1', roles: 'roles-2026.11.1' },
-    { lanes: 'lanes-2026.12.1', roles: 'roles-2026.11.1' },
+    { lanes: 'lanes-2026.11.2', roles: 'roles-2026.11.2' },
+    { lanes: 'lanes-2026.12.1', roles: 'roles-2026.11.2' },
   ]);
 });
 
 test('§1 pinned policy_versions: an unknown version pair is not silently replaced by another', () => {
   const registry = new PolicyRegistry();
   registry.add(loadPolicy({ lanesYaml, rolesYaml }));
-  expect(registry.get({ lanes: 'lanes-2026.12.1', roles: 'roles-2026.11.1' })).toBeUndefined();
+  expect(registry.get({ lanes: 'lanes-2026.12.1', roles: 'roles-2026.11.2' })).toBeUndefined();
 });
 
 test('§1 pinned policy_versions: re-adding the same version is a no-op; editing a file without a version bump is refused', () => {
@@ -61,10 +61,10 @@ test('§1 pinned policy_versions: re-adding the same version is a no-op; editing
   expect(registry.add(loadPolicy({ lanesYaml, rolesYaml }))).toBe(first);
 
   const sneaky = lanesYaml.replace('        - transcription.status\n', '');
-  const refusal = ['lanes version lanes-2026.11.1 is already registered with different content'];
+  const refusal = ['lanes version lanes-2026.11.2 is already registered with different content'];
   expect(problemsOf(() => registry.add(loadPolicy({ lanesYaml: sneaky, rolesYaml })))).toEqual(refusal);
   // Also when the edited version comes paired with a different roles version.
-  const otherRoles = rolesYaml.replace('version: roles-2026.11.1', 'version: roles-2026.11.2');
+  const otherRoles = rolesYaml.replace('version: roles-2026.11.2', 'version: roles-2026.11.3');
   expect(problemsOf(() => registry.add(loadPolicy({ lanesYaml: sneaky, rolesYaml: otherRoles })))).toEqual(refusal);
   expect(registry.versions()).toHaveLength(1);
 });

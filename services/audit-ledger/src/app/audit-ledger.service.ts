@@ -1,11 +1,11 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { DocumentStore } from '@runledger/document-store';
 import { EventLog, StoredEvent } from '@runledger/event-log';
-import { ChainEntry, checkAuditCoverage, CoverageEvent, verifyChain } from '@runledger/governance';
+import { checkAuditCoverage, CoverageEvent } from '@runledger/governance';
 import { AppError, Clock } from '@runledger/kernel';
 import { CLOCK, DOCUMENT_STORE } from '@runledger/messaging';
 import { AUDIT_DECISIONS, AUDIT_EVENTS, auditEventRow, AuditEventRow } from '../domain/audit-chain';
-import { AuditChainWriter, CHAIN_REF } from './audit-chain.writer';
+import { AuditChainWriter } from './audit-chain.writer';
 
 interface DecisionRow extends Record<string, unknown> {
   run_id: string;
@@ -28,7 +28,7 @@ export class AuditLedgerService {
   async ingest(event: StoredEvent): Promise<void> {
     const entry = await this.chain.chain(event);
     if (!entry) return;
-    await this.store.collection<AuditEventRow>(AUDIT_EVENTS).put(entry.event_id, auditEventRow(entry));
+    await this.store.collection<AuditEventRow>(AUDIT_EVENTS).put(entry.event_id, auditEventRow(entry, event.data));
     if (event.type === 'DecisionRecorded') {
       const record = (event.data as { audit_record: DecisionRow }).audit_record;
       await this.store.collection<DecisionRow>(AUDIT_DECISIONS).put(record.run_id, record);
@@ -47,12 +47,6 @@ export class AuditLedgerService {
       return { events: rows.map((r) => r.value).sort((a, b) => a.chain_seq - b.chain_seq).slice(0, limit) };
     }
     throw new AppError('REQUEST.INVALID', 'Give conversation_id, run_id or root_run_id.');
-  }
-
-  /** Re-verifies the whole chain from the log. */
-  async verify() {
-    const entries = (await this.log.read(CHAIN_REF)).map((e) => e.data as ChainEntry);
-    return { ...verifyChain(entries), head_hash: entries[entries.length - 1]?.entry_hash ?? null };
   }
 
   /** Contract 001 §6: every run has its authz decision, its outcome and its effect audit events. */

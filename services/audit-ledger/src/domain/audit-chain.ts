@@ -1,5 +1,5 @@
 import type { StoredEvent } from '@runledger/event-log';
-import { ChainEntry, chainEntry, ChainEvent } from '@runledger/governance';
+import { ChainEntry, chainEntry, ChainEvent, dataDigest, LoggedAuditEvent } from '@runledger/governance';
 
 /** Events that enter the tamper-evident chain: authorisations, outcomes and every audited effect. */
 export const CHAINED_EVENT_TYPES: ReadonlySet<string> = new Set([
@@ -8,7 +8,11 @@ export const CHAINED_EVENT_TYPES: ReadonlySet<string> = new Set([
   'ExportAuthorized', 'ExportAssembled', 'ExportFinalized', 'DecisionRecorded',
 ]);
 
-/** What the chain records of one log event: the whole event, its place in the log and its run tree. */
+/**
+ * What the chain records of one log event: its identity, place in the log, run tree and a digest of its data.
+ * The data itself stays in the log (the chain proves it; an event of any size fits in an entry), and erased
+ * personal data is ciphertext there, so the chain keeps verifying after a key is destroyed.
+ */
 export function chainBodyOf(event: StoredEvent): ChainEvent {
   return {
     event_id: event.metadata.event_id,
@@ -20,7 +24,7 @@ export function chainBodyOf(event: StoredEvent): ChainEvent {
     producer: event.metadata.producer,
     recorded_at: event.metadata.recorded_at,
     log_seq: event.seq,
-    data: event.data,
+    data_sha256: dataDigest(event.data),
   };
 }
 
@@ -43,6 +47,12 @@ export function evolveChain(chain: ChainEntry[], event: StoredEvent): ChainEntry
   return next ? [...chain, next] : chain;
 }
 
+/** The completeness view of a log event the chain must hold, or null when it is not audit-relevant. */
+export function loggedAuditEvent(event: StoredEvent): LoggedAuditEvent | null {
+  if (!CHAINED_EVENT_TYPES.has(event.type)) return null;
+  return { event_id: event.metadata.event_id, log_seq: event.seq, data_sha256: dataDigest(event.data) };
+}
+
 /** The ledger's read models in the document store (`runledger replay` rebuilds them under the same names). */
 export const AUDIT_EVENTS = 'audit_events';
 export const AUDIT_DECISIONS = 'audit_decisions';
@@ -58,9 +68,10 @@ export interface AuditEventRow extends Record<string, unknown> {
   data: unknown;
 }
 
-export function auditEventRow(entry: ChainEntry): AuditEventRow {
+/** `data` is the log event's own data: a chain entry holds only its digest. */
+export function auditEventRow(entry: ChainEntry, data: unknown): AuditEventRow {
   return {
     event_id: entry.event_id, run_id: String(entry.body.run_id), root_run_id: (entry.body.root_run_id as string) ?? null,
-    type: entry.body.type, chain_seq: entry.seq, recorded_at: entry.body.recorded_at as string, data: entry.body.data,
+    type: entry.body.type, chain_seq: entry.seq, recorded_at: entry.body.recorded_at as string, data,
   };
 }

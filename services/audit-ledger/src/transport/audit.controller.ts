@@ -4,13 +4,14 @@ import { AuditQueryDto, SUBJECTS } from '@runledger/contracts';
 import type { StoredEvent } from '@runledger/event-log';
 import { LogConsumer, RequestHandler, validateMessage } from '@runledger/messaging';
 import { AuditLedgerService } from '../app/audit-ledger.service';
+import { AuditVerifier, LEDGER_DURABLE } from '../app/audit-verifier';
 
 @Controller()
 export class AuditController {
-  constructor(private readonly ledger: AuditLedgerService) {}
+  constructor(private readonly ledger: AuditLedgerService, private readonly verifier: AuditVerifier) {}
 
   /** One consumer in log order: the chain's order is the log's order. */
-  @LogConsumer('rl.log.run.*', { durable: 'audit-ledger', concurrency: 1 })
+  @LogConsumer('rl.log.run.*', { durable: LEDGER_DURABLE, concurrency: 1 })
   onRunEvent(@Payload() event: StoredEvent): Promise<void> {
     return this.ledger.ingest(event);
   }
@@ -22,7 +23,12 @@ export class AuditController {
 
   @RequestHandler(SUBJECTS.auditVerify)
   verify() {
-    return this.ledger.verify();
+    return this.verifier.verify();
+  }
+
+  @RequestHandler(SUBJECTS.auditHead)
+  head() {
+    return this.verifier.head();
   }
 
   @RequestHandler(SUBJECTS.auditCoverage)

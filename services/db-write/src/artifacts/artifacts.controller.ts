@@ -1,6 +1,6 @@
 import { Controller } from '@nestjs/common';
 import { Payload } from '@nestjs/microservices';
-import { ArtifactGetRequestDto, ArtifactGetResult, ArtifactPutRequestDto, ArtifactRef, SUBJECTS } from '@runledger/contracts';
+import { ARTIFACT_MAX_BYTES, ArtifactGetRequestDto, ArtifactGetResult, ArtifactPutRequestDto, ArtifactRef, SUBJECTS } from '@runledger/contracts';
 import { RequestHandler, validateMessage } from '@runledger/messaging';
 import { ArtifactsService } from './artifacts.service';
 
@@ -8,7 +8,8 @@ import { ArtifactsService } from './artifacts.service';
 export class ArtifactsController {
   constructor(private readonly artifacts: ArtifactsService) {}
 
-  @RequestHandler(SUBJECTS.artifactsPut)
+  // The content travels base64-encoded (4/3 of its bytes) with a small envelope; the service names the limit.
+  @RequestHandler(SUBJECTS.artifactsPut, { maxBytes: Math.ceil((ARTIFACT_MAX_BYTES * 4) / 3) + 64 * 1024 })
   put(@Payload() raw: unknown): Promise<ArtifactRef> {
     return this.artifacts.put(validateMessage(ArtifactPutRequestDto, raw));
   }

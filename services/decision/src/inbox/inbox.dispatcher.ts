@@ -2,25 +2,28 @@ import { Injectable, Logger } from '@nestjs/common';
 import type { StoredEvent } from '@runledger/event-log';
 import { AgentRunWorker } from '../governed-runs/app/agent-run.worker';
 import { AGENT_RUN_REQUESTED, AgentRunRequested } from '../governed-runs/governed-runs.types';
+import { SessionWorker } from '../sessions/app/session.worker';
+import { SESSION_REQUESTED, type SessionSpec } from '../sessions/domain/session-run';
 import { AgentRequested, TASK_AGENT } from '../task-assistant/task-run.types';
 import { TaskRunWorker } from '../task-assistant/task-run.worker';
 
 /**
  * Routes the commands of the one durable decision inbox (`rl.log.inbox.decision`) to the worker that
- * carries them: task-assistant turns and governed agent runs. Unknown commands are acknowledged and
+ * carries them: task-assistant turns, governed agent runs and agent sessions. Unknown commands are acknowledged and
  * logged, never retried: redelivering them could not make them known.
  */
 @Injectable()
 export class InboxDispatcher {
   private readonly logger = new Logger('DecisionInbox');
 
-  constructor(private readonly taskRuns: TaskRunWorker, private readonly agentRuns: AgentRunWorker) {}
+  constructor(private readonly taskRuns: TaskRunWorker, private readonly agentRuns: AgentRunWorker, private readonly sessions: SessionWorker) {}
 
   async dispatch(event: StoredEvent): Promise<void> {
     if (event.type === 'AgentRequested' && (event.data as AgentRequested).agent_name === TASK_AGENT) {
       return this.taskRuns.handle(event.data as AgentRequested);
     }
     if (event.type === AGENT_RUN_REQUESTED) return this.agentRuns.carry((event.data as AgentRunRequested).spec);
+    if (event.type === SESSION_REQUESTED) return this.sessions.carry((event.data as { spec: SessionSpec }).spec);
     this.logger.warn({ msg: 'unknown inbox command ignored', type: event.type, seq: event.seq });
   }
 }

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import { AgentDecisionReply } from '@runledger/contracts';
-import { Clock, isUuid } from '@runledger/kernel';
+import { AppError, Clock, isUuid, RateLimit, RateLimiter } from '@runledger/kernel';
 import { CLOCK } from '@runledger/messaging';
 import { PolicyCatalog } from '@runledger/policy-catalog';
 import { childRequestHash, RunRepository } from '@runledger/runs';
@@ -10,17 +10,47 @@ import { TASK_AGENT, TASK_LANE } from './task-run.types';
 
 const MAX_RECORDED_MESSAGE = 4000;
 
+/** Bounds on the rejected requests one decision instance records (RL_REJECTED_* env vars). */
+export const REJECTED_LIMITS = Symbol('REJECTED_LIMITS');
+export interface RejectedLimits {
+  perCaller: RateLimit;
+  /** All callers together: a flood that varies its user_id is still bounded. */
+  overall: RateLimit;
+}
+
+export function rejectedLimitsFrom(env: NodeJS.ProcessEnv): RejectedLimits {
+  const num = (name: string, fallback: number) => (env[name] !== undefined && env[name] !== '' ? Number(env[name]) : fallback);
+  return {
+    perCaller: { burst: num('RL_REJECTED_BURST', 20), perMinute: num('RL_REJECTED_PER_MINUTE', 30) },
+    overall: { burst: num('RL_REJECTED_OVERALL_BURST', 200), perMinute: num('RL_REJECTED_OVERALL_PER_MINUTE', 1_200) },
+  };
+}
+
 /**
  * A request refused at the boundary is still a decision, so it is a run too: created, denied, with the
  * contract's audit record. Only bounded, typed fields of the raw request are recorded.
  */
 @Injectable()
 export class RejectedRequestRecorder {
-  constructor(private readonly runs: RunRepository, private readonly policies: PolicyCatalog, @Inject(CLOCK) private readonly clock: Clock) {}
+  private readonly perCaller: RateLimiter;
+  private readonly overall: RateLimiter;
+
+  constructor(
+    private readonly runs: RunRepository,
+    private readonly policies: PolicyCatalog,
+    @Inject(CLOCK) private readonly clock: Clock,
+    @Inject(REJECTED_LIMITS) limits: RejectedLimits,
+  ) {
+    this.perCaller = new RateLimiter(limits.perCaller);
+    this.overall = new RateLimiter(limits.overall);
+  }
 
   async record(raw: unknown, decision: AgentDecision, reason: string, forcedCode?: 'REQUEST.INVALID'): Promise<AgentDecisionReply> {
     const r = (typeof raw === 'object' && raw !== null ? raw : {}) as Record<string, unknown>;
     const user_id = typeof r.user_id === 'string' ? r.user_id.slice(0, 256) : '';
+    // Rejections are counted per caller in memory; past the limit they are turned away before the log.
+    const nowMs = this.clock.now().getTime();
+    if (!this.perCaller.take(user_id, nowMs) || !this.overall.take('', nowMs)) throw new AppError('REQUEST.RATE_LIMITED');
     const conversation_id = isUuid(r.conversation_id) ? r.conversation_id : '';
     const message = typeof r.message === 'string' ? r.message.slice(0, MAX_RECORDED_MESSAGE) : '';
     const runId = randomUUID();

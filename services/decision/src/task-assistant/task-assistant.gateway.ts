@@ -4,10 +4,11 @@ import { AgentDecisionReply, DecisionContextDto } from '@runledger/contracts';
 import { aggregateRef, EventLog } from '@runledger/event-log';
 import { AppError, deterministicUuid } from '@runledger/kernel';
 import { MALFORMED_PAYLOAD, validateMessage } from '@runledger/messaging';
+import { RunRepository } from '@runledger/runs';
 import { AgentDecision, TEMPLATES, validateContext } from '@runledger/task-assistant';
 import { RunWaiter } from '../runs/run-waiter';
 import { RejectedRequestRecorder } from './rejected-request.recorder';
-import { AgentRequested, DECISION_INBOX, TASK_AGENT, TaskRunResult } from './task-run.types';
+import { AgentRequested, DECISION_INBOX, TASK_AGENT, TaskRunResult, taskRequestHash } from './task-run.types';
 
 export const REPLY_TIMEOUT_MS = Symbol('REPLY_TIMEOUT_MS');
 
@@ -47,9 +48,14 @@ export class TaskAssistantGateway {
       request: context,
       caller_context: dto.message_history !== undefined || dto.pending_confirmation !== undefined,
     };
+    const requestHash = taskRequestHash(context);
+    // A request_id names one request: reused for another, it is refused instead of answering the old one.
+    if (dto.request_id) await this.refuseReuse(runId, requestHash);
     const watch = this.waiter.watch(runId, this.replyTimeoutMs);
     try {
-      await this.log.append(aggregateRef('inbox', DECISION_INBOX), [{ type: 'AgentRequested', data: command, metadata: { run_id: runId, root_run_id: runId } }], { commandId: `request:${runId}` });
+      const queued = await this.log.append(aggregateRef('inbox', DECISION_INBOX), [{ type: 'AgentRequested', data: command, metadata: { run_id: runId, root_run_id: runId } }], { commandId: `request:${runId}` });
+      // The run may not exist yet while its first request waits in the inbox: the queued command is the record.
+      if (queued.duplicate && taskRequestHash((queued.events[0].data as AgentRequested).request) !== requestHash) throw reused();
     } catch (err) {
       watch.cancel();
       throw err;
@@ -65,6 +71,15 @@ export class TaskAssistantGateway {
     }
     return { run_id: runId, ...result.decision };
   }
+
+  private async refuseReuse(runId: string, requestHash: string): Promise<void> {
+    const created = await this.log.first(RunRepository.ref(runId));
+    if (created?.type === 'RunCreated' && (created.data as { request_hash_sha256?: string }).request_hash_sha256 !== requestHash) throw reused();
+  }
+}
+
+function reused(): AppError {
+  return new AppError('REQUEST.CONFLICT', 'That request_id was already used for a different request (user, conversation or message differ).');
 }
 
 function respondOnly(text: string): AgentDecision {

@@ -1,3 +1,4 @@
+import { childRequestHash } from '@runledger/runs';
 import type { AgentDecision, DecisionContext, PendingConfirmation } from '@runledger/task-assistant';
 
 export const TASK_AGENT = 'TASK_ASSISTANT';
@@ -12,6 +13,11 @@ export interface AgentRequested {
   request: DecisionContext;
   /** True when the caller sent history / pending itself: those are honoured instead of the projection. */
   caller_context: boolean;
+}
+
+/** What makes two requests "the same" for one run: who, where and what was said (not the advisory history). */
+export function taskRequestHash(r: Pick<DecisionContext, 'user_id' | 'conversation_id' | 'message'>): string {
+  return childRequestHash({ agent_name: TASK_AGENT, user_id: r.user_id, conversation_id: r.conversation_id, message: r.message });
 }
 
 /** What a completed task-assistant run records as its result (and the reply carries). */

@@ -1,5 +1,5 @@
 import type { ArtifactRef } from '@runledger/contracts';
-import { assembleBundle, buildManifest, manifestBytes, sha256Hex, type ExportManifest } from '@runledger/governance';
+import { assembleBundle, buildManifest, manifestBytes, sha256Hex, type ChainCheckpoint, type ExportManifest } from '@runledger/governance';
 import type { FetchedArtifact } from '@runledger/service-clients';
 
 // Pure: the bytes of an export, decided from the run and its verified inputs only, so a re-run after a
@@ -32,9 +32,9 @@ export interface AssembledExport {
  * Manifest (every artifact with its sha256, sorted by path) and ustar archive (manifest.json first).
  * assembleBundle re-verifies every artifact's bytes against the manifest before packing them.
  */
-export function assembleExport(input: { bundle_id: string; case_id: string; created_at: string; artifacts: readonly FetchedArtifact[] }): AssembledExport {
+export function assembleExport(input: { bundle_id: string; case_id: string; created_at: string; artifacts: readonly FetchedArtifact[]; audit_head?: ChainCheckpoint }): AssembledExport {
   const manifest = buildManifest({
-    bundle_id: input.bundle_id, case_id: input.case_id, created_at: input.created_at,
+    bundle_id: input.bundle_id, case_id: input.case_id, created_at: input.created_at, audit_head: input.audit_head,
     artifacts: input.artifacts.map((a) => ({ ref: a.ref, path: bundlePath(a.ref) })),
   });
   const archive = assembleBundle(manifest, new Map(input.artifacts.map((a) => [a.ref.artifact_id, a.bytes])));

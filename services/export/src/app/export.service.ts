@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { ArtifactRef, DbResult, ExportRequestDto, ExportResult, GovernanceScope, SUBJECTS } from '@runledger/contracts';
-import { authorize, AuthzRequest, authzInputsOf } from '@runledger/governance';
+import { authorize, AuthzRequest, authzInputsOf, type ChainCheckpoint } from '@runledger/governance';
 import { AppError } from '@runledger/kernel';
 import { Bus } from '@runledger/messaging';
 import { PolicyCatalog } from '@runledger/policy-catalog';
@@ -57,10 +57,13 @@ export class ExportService {
     // make the export a denial, recorded like any other.
     const asRun: GovernanceScope = { ...g, parent_run_id: childRunId };
     let inputs: FetchedArtifact[] = [];
+    let auditHead: ChainCheckpoint | null = null;
     if (authz.decision === 'allow') {
       const fetched = await this.artifacts.fetchAll(req.artifact_ids, asRun);
       if (fetched.ok) inputs = fetched.artifacts;
       else authz = authzDecidedOf({ decision: 'deny', code: fetched.code, reason: fetched.reason }, at('authorize'));
+      // The chain head the export is made under, recorded with the run so a re-run builds the same bytes.
+      if (authz.decision === 'allow') auditHead = (await this.bus.request<{ checkpoint: ChainCheckpoint | null }>(SUBJECTS.auditHead, {}, { timeoutMs: 10_000 })).checkpoint;
     }
 
     const outcome = await runChildOnce<Exported>(
@@ -70,7 +73,7 @@ export class ExportService {
           run_id: childRunId, run_kind: 'export', agent_name: g.agent_name, parent_run_id: g.parent_run_id, root_run_id: g.root_run_id,
           correlation_id: g.correlation_id, case_id: g.case_id, user_id: g.user_id, lane: g.lane, contract_version: 'v1', policy_versions: g.policy_versions,
           input_artifacts: inputs.map((a) => ({ ...a.ref })),
-          parameters: { export_id: req.export_id, case_id: req.case_id, artifact_ids: req.artifact_ids },
+          parameters: { export_id: req.export_id, case_id: req.case_id, artifact_ids: req.artifact_ids, ...(auditHead ? { audit_head: auditHead } : {}) },
           request_hash_sha256: childRequestHash({ export_id: req.export_id, case_id: req.case_id, artifact_ids: req.artifact_ids, governance: { ...g, parent_run_id: undefined } }),
         },
         authz,
@@ -84,9 +87,11 @@ export class ExportService {
     const audit: RunEvent[] = [{ type: 'ExportAuthorized', data: { export_id: req.export_id, case_id: req.case_id, phases: EXPORT_PHASES, artifact_count: inputs.length, policy_versions: g.policy_versions } }];
     let phase: Phase = 'assemble';
     try {
-      // The run's own creation time: stable across a re-run, so the bytes (and their ids) are too.
-      const created_at = (await this.runs.load(childRunId)).state.created_at!;
-      const assembled = assembleExport({ bundle_id: childRunId, case_id: req.case_id, created_at, artifacts: inputs });
+      // The run's own creation time and recorded audit head: stable across a re-run, so the bytes (and their ids) are too.
+      const recorded = (await this.runs.load(childRunId)).state;
+      const created_at = recorded.created_at!;
+      const audit_head = recorded.run?.parameters.audit_head as ChainCheckpoint | undefined;
+      const assembled = assembleExport({ bundle_id: childRunId, case_id: req.case_id, created_at, artifacts: inputs, audit_head });
       const put = (bytes: Uint8Array, kind: string, media_type: string, name: string) => this.artifacts.put(bytes, { kind, media_type, name }, g);
       const manifest_ref = await put(assembled.manifest_bytes, 'export_manifest', 'application/json', `${req.export_id}.manifest.json`);
       audit.push({ type: 'ExportAssembled', data: { export_id: req.export_id, manifest: assembled.manifest, manifest_sha256: assembled.manifest_sha256, manifest_ref } });

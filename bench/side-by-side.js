@@ -1,0 +1,119 @@
+/**
+ * The side-by-side part of `npm run bench`: every system runs the same durable 5-step workload
+ * (bench/peers/workload.js), sequential and at 16 concurrent, interleaved in rounds so a slow minute of the
+ * machine hits every system alike. Each figure is the median of the rounds with its min–max spread.
+ */
+const fs = require('node:fs');
+const os = require('node:os');
+const path = require('node:path');
+const { spawnSync } = require('node:child_process');
+
+const PEERS_DIR = path.join(__dirname, 'peers');
+
+/** Installs the pinned peers (bench/peers/package-lock.json) on first use; the project itself never loads them. */
+function ensurePeersInstalled() {
+  const marker = path.join(PEERS_DIR, 'node_modules', '.package-lock.json');
+  if (fs.existsSync(marker) && fs.statSync(marker).mtimeMs >= fs.statSync(path.join(PEERS_DIR, 'package-lock.json')).mtimeMs) return;
+  process.stderr.write('installing the benchmark peers (pinned in bench/peers/package-lock.json)…\n');
+  const r = spawnSync('npm', ['ci', '--no-audit', '--no-fund', '--loglevel=error'], { cwd: PEERS_DIR, stdio: 'inherit' });
+  if (r.status !== 0) throw new Error('installing bench/peers failed; run `npm ci` in bench/peers, or BENCH_PEERS=0 to measure Runledger alone');
+}
+
+async function inFlight(total, limit, fn) {
+  let next = 0;
+  await Promise.all(Array.from({ length: Math.min(limit, total) }, async () => {
+    while (next < total) await fn(next++);
+  }));
+}
+
+/** CPU seconds (user + system) a set of processes used so far, from /proc (Linux). */
+function cpuSeconds(pids) {
+  const ticks = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout.trim() || 100);
+  let total = 0;
+  for (const pid of pids) {
+    try {
+      const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+      total += (Number(fields[11]) + Number(fields[12])) / ticks;
+    } catch {
+      /* exited */
+    }
+  }
+  return total;
+}
+
+const pct = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+
+/** One measured batch: `count` requests, `concurrency` in flight, sustained (settled) where the system says so. */
+async function measureBatch(system, { count, concurrency, prefix }) {
+  const latencies = [];
+  const pids = system.pids?.() ?? [];
+  const cpuBefore = cpuSeconds(pids);
+  const t0 = process.hrtime.bigint();
+  await inFlight(count, concurrency, async (i) => {
+    const s = process.hrtime.bigint();
+    await system.run({ request_id: `${prefix}-${i}`, user_id: `bench-user-${i % 50}`, message: `add task benchmark item ${i}` });
+    latencies.push(Number(process.hrtime.bigint() - s) / 1e6);
+  });
+  await system.settle?.();
+  const seconds = Number(process.hrtime.bigint() - t0) / 1e9;
+  latencies.sort((a, b) => a - b);
+  return {
+    rate: count / seconds,
+    p50: pct(latencies, 50),
+    p99: pct(latencies, 99),
+    cpuMsPerRequest: pids.length ? ((cpuSeconds(pids) - cpuBefore) * 1000) / count : null,
+  };
+}
+
+/**
+ * Runs `rounds` rounds; in each, every system does a sequential batch and a c16 batch, the order rotating by
+ * round. Returns per system: { seq: [...results], c16: [...results] }.
+ */
+async function runRounds(systems, { rounds, seqCount, c16Count, onProgress }) {
+  const results = new Map(systems.map((s) => [s.name, { seq: [], c16: [], load: [] }]));
+  for (let round = 0; round < rounds; round++) {
+    const order = systems.map((_, i) => systems[(i + round) % systems.length]);
+    for (const system of order) {
+      const r = results.get(system.name);
+      r.load.push(os.loadavg()[0]);
+      r.seq.push(await measureBatch(system, { count: seqCount, concurrency: 1, prefix: `${system.key}-r${round}-seq` }));
+      r.c16.push(await measureBatch(system, { count: c16Count, concurrency: 16, prefix: `${system.key}-r${round}-c16` }));
+      onProgress?.(`round ${round + 1}/${rounds} ${system.name}: seq ${r.seq.at(-1).rate.toFixed(1)}/s, c16 ${r.c16.at(-1).rate.toFixed(1)}/s`);
+    }
+  }
+  return results;
+}
+
+const spread = (xs, digits = 1) => `${median(xs).toFixed(digits)} (${Math.min(...xs).toFixed(digits)}–${Math.max(...xs).toFixed(digits)})`;
+
+/** The table, the ratio lines and the goal lines of issue 12, from the rounds' results. */
+function report(systems, results, { ours = 'runledger' } = {}) {
+  const lines = ['system | seq req/s median (min–max) | c16 req/s median (min–max) | c16 p50 / p99 ms | load avg during its batches'];
+  for (const s of systems) {
+    const r = results.get(s.name);
+    lines.push(`${s.name} | ${spread(r.seq.map((x) => x.rate))} | ${spread(r.c16.map((x) => x.rate))} | ${median(r.c16.map((x) => x.p50)).toFixed(1)} / ${median(r.c16.map((x) => x.p99)).toFixed(1)} | ${median(r.load).toFixed(2)}`);
+  }
+  const mine = systems.find((s) => s.key === ours);
+  const rate = (s, mode) => median(results.get(s.name)[mode].map((x) => x.rate));
+  const goals = [];
+  if (mine) {
+    for (const peer of systems.filter((s) => s !== mine)) {
+      for (const mode of ['seq', 'c16']) {
+        const ratio = rate(mine, mode) / rate(peer, mode);
+        lines.push(`ratio: Runledger / ${peer.name} ${mode} = ${ratio.toFixed(2)}`);
+        const target = peer.durable ? 2 : mode === 'c16' ? 1 : null;
+        if (target) goals.push(`goal: Runledger ≥ ${target}× ${peer.name} ${mode}: ${ratio >= target ? 'met' : `not met (${ratio.toFixed(2)}×, ${(target / ratio).toFixed(1)}× short)`}`);
+      }
+    }
+    const r = results.get(mine.name);
+    const cpu = median(r.c16.map((x) => x.cpuMsPerRequest));
+    const p99 = median(r.c16.map((x) => x.p99));
+    lines.push(`Runledger CPU per request at c16, all its processes (services + nats-server): ${cpu.toFixed(1)} ms`);
+    goals.push(`goal: CPU per request ≤ 5 ms: ${cpu <= 5 ? 'met' : `not met (${cpu.toFixed(1)} ms)`}`);
+    goals.push(`goal: p99 at c16 ≤ 50 ms: ${p99 <= 50 ? 'met' : `not met (${p99.toFixed(1)} ms)`}`);
+  }
+  return [...lines, ...goals];
+}
+
+module.exports = { ensurePeersInstalled, runRounds, report, inFlight, cpuSeconds, PEERS_DIR };

@@ -1,0 +1,24 @@
+import { IsOptional, IsString, IsUUID, Length, Matches, MaxLength } from 'class-validator';
+import type { SessionGetRequest, SessionStartRequest } from '../generated';
+
+// DTOs implement the generated contract types (proto-contracts/schemas/sessions/): a schema change the DTO
+// does not follow fails to compile. Patterns repeat the schemas' so both reject the same input.
+const PROFILE_ID = /^[a-z0-9]+(-[a-z0-9]+)*$/;
+
+/** agents.session.start */
+export class SessionStartRequestDto implements SessionStartRequest {
+  @Matches(PROFILE_ID) @MaxLength(64) agent!: string;
+  @IsOptional() @IsString() @Length(1, 64) version?: string;
+  @IsString() @Length(1, 200_000) prompt!: string;
+  @IsOptional() @IsString() @Length(1, 128) request_id?: string;
+  @IsOptional() @IsUUID() run_id?: string;
+  @IsOptional() @IsUUID() parent_run_id?: string;
+  @IsOptional() @IsString() @Length(1, 128) case_id?: string;
+  @IsOptional() @IsString() @Length(1, 256) user_id?: string;
+  @IsOptional() @IsString() @Length(1, 128) correlation_id?: string;
+}
+
+/** agents.session.get */
+export class SessionGetRequestDto implements SessionGetRequest {
+  @IsUUID() run_id!: string;
+}

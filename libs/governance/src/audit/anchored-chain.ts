@@ -1,0 +1,132 @@
+import { canonicalJson } from '../hashing/canonical-json';
+import { sha256Hex } from '../hashing/hashes';
+import { ChainBreak, ChainEntry, verifyChain } from './hash-chain';
+
+/**
+ * A signed statement "the chain had `count` entries and its head at `seq` hashed `entry_hash`". The entry hash
+ * commits to every entry before it (prev_hash links), so one valid checkpoint anchors the whole prefix: a later
+ * batch-based chain (one signed entry per batch) needs no other rule. The signing key lives outside the log, so
+ * whoever can append to the log can neither re-sign a rehashed chain nor sign a forged tail.
+ */
+export interface ChainCheckpoint {
+  seq: number;
+  entry_hash: string;
+  count: number;
+  /** Fingerprint of the Ed25519 public key that signed (see `keyIdOf` in the signing adapter). */
+  key_id: string;
+  /** Ed25519 signature (base64) over {@link checkpointMessage}. */
+  signature: string;
+}
+
+/** Signs checkpoint messages; the private key stays in the adapter (never in the log). */
+export interface ChainSigner {
+  readonly keyId: string;
+  sign(message: string): string;
+}
+
+/** True when `signature` is a valid signature of `message` by a trusted key named `keyId`. */
+export type SignatureCheck = (keyId: string, message: string, signature: string) => boolean;
+
+/** The exact bytes that are signed: versioned, so a signature can never be replayed as another kind of statement. */
+export function checkpointMessage(c: Pick<ChainCheckpoint, 'seq' | 'entry_hash' | 'count' | 'key_id'>): string {
+  return canonicalJson({ statement: 'runledger.audit.checkpoint.v1', seq: c.seq, entry_hash: c.entry_hash, count: c.count, key_id: c.key_id });
+}
+
+/** A checkpoint of the chain whose last entry is `head`. */
+export function signCheckpoint(head: Pick<ChainEntry, 'seq' | 'entry_hash'>, signer: ChainSigner): ChainCheckpoint {
+  const unsigned = { seq: head.seq, entry_hash: head.entry_hash, count: head.seq, key_id: signer.keyId };
+  return { ...unsigned, signature: signer.sign(checkpointMessage(unsigned)) };
+}
+
+/** True when the checkpoint is signed by a trusted key (whatever entry it names). */
+export function checkpointSigned(c: ChainCheckpoint | undefined | null, check: SignatureCheck): boolean {
+  if (!c || typeof c !== 'object' || typeof c.signature !== 'string' || typeof c.key_id !== 'string') return false;
+  try {
+    return check(c.key_id, checkpointMessage(c), c.signature);
+  } catch {
+    return false;
+  }
+}
+
+/** Breaks only an anchored verification can find; the link breaks are {@link ChainBreak}. */
+export type AnchorBreak = 'signature_invalid' | 'unanchored_tail' | 'truncated' | 'missing_event' | 'event_mismatch';
+
+export type AnchoredVerification =
+  | { ok: true; length: number; head_hash: string | null; checkpoint: ChainCheckpoint | null }
+  | { ok: false; first_broken_seq: number; reason: ChainBreak | AnchorBreak; detail?: string };
+
+export interface AnchorOptions {
+  check: SignatureCheck;
+  /** A signed head kept outside the chain (the ledger's anchor file, an export manifest): the chain may not end before it. */
+  anchor?: ChainCheckpoint | null;
+}
+
+/**
+ * Verifies links (as {@link verifyChain}), every checkpoint an entry carries, that the last entry is anchored by a
+ * valid checkpoint (an appended forgery is an unanchored tail), and that the chain reaches the outside anchor (a cut
+ * tail). Reports the first broken entry. An empty chain with no anchor verifies (nothing chained yet).
+ */
+export function verifyAnchoredChain(entries: readonly ChainEntry[], opts: AnchorOptions): AnchoredVerification {
+  const links = verifyChain(entries);
+  const brokenAt = links.ok ? Infinity : links.first_broken_seq;
+  let lastAnchored = 0;
+  let latest: ChainCheckpoint | null = null;
+  for (const entry of entries.slice(0, Math.min(entries.length, brokenAt - 1))) {
+    const c = entry.checkpoint;
+    if (c === undefined) continue;
+    if (!checkpointSigned(c, opts.check) || c.seq !== entry.seq || c.count !== entry.seq || c.entry_hash !== entry.entry_hash) {
+      return { ok: false, first_broken_seq: entry.seq, reason: 'signature_invalid', detail: 'its checkpoint is not a valid signature of this entry by a trusted key' };
+    }
+    lastAnchored = entry.seq;
+    latest = c;
+  }
+  if (!links.ok) return links;
+  const anchor = opts.anchor;
+  if (anchor) {
+    if (!checkpointSigned(anchor, opts.check)) return { ok: false, first_broken_seq: anchor.seq, reason: 'signature_invalid', detail: 'the outside anchor is not signed by a trusted key' };
+    const at = entries[anchor.seq - 1];
+    if (!at) return { ok: false, first_broken_seq: entries.length + 1, reason: 'truncated', detail: `a signed head names entry ${anchor.seq}; the chain ends at ${entries.length}` };
+    if (at.entry_hash !== anchor.entry_hash) return { ok: false, first_broken_seq: anchor.seq, reason: 'signature_invalid', detail: 'the entry differs from the one the signed head names' };
+  }
+  if (entries.length > lastAnchored) {
+    return { ok: false, first_broken_seq: lastAnchored + 1, reason: 'unanchored_tail', detail: `entries ${lastAnchored + 1}–${entries.length} are covered by no signed checkpoint` };
+  }
+  return { ok: true, length: entries.length, head_hash: entries[entries.length - 1]?.entry_hash ?? null, checkpoint: latest };
+}
+
+/** A chained log event as completeness needs it. */
+export interface LoggedAuditEvent {
+  event_id: string;
+  log_seq: number;
+  data_sha256: string;
+}
+
+/** The digest the chain records of an event's data (canonical JSON, so storage round trips keep it). */
+export function dataDigest(data: unknown): string {
+  return sha256Hex(canonicalJson(data ?? null));
+}
+
+/**
+ * Completeness: every audit-relevant event of the log (up to the point the ledger has processed) is in the
+ * chain, with the same data. An event the ledger dropped (dead-lettered, skipped) is a `missing_event`.
+ */
+export function checkCompleteness(entries: readonly ChainEntry[], logged: readonly LoggedAuditEvent[]): AnchoredVerification | null {
+  const byId = new Map(entries.map((e) => [e.event_id, e]));
+  for (const event of logged) {
+    const entry = byId.get(event.event_id);
+    if (!entry) {
+      const before = entries.filter((e) => Number(e.body.log_seq) < event.log_seq).length;
+      return { ok: false, first_broken_seq: before + 1, reason: 'missing_event', detail: `log event ${event.event_id} (stream seq ${event.log_seq}) is not in the chain` };
+    }
+    if (bodyDigest(entry) !== event.data_sha256) {
+      return { ok: false, first_broken_seq: entry.seq, reason: 'event_mismatch', detail: `the chain's digest of event ${event.event_id} differs from the log's` };
+    }
+  }
+  return null;
+}
+
+/** Entries chained before digests were introduced carry the data itself. */
+function bodyDigest(entry: ChainEntry): string {
+  const body = entry.body as { data_sha256?: unknown; data?: unknown };
+  return typeof body.data_sha256 === 'string' ? body.data_sha256 : dataDigest(body.data);
+}

@@ -1,0 +1,105 @@
+import { createPublicKey, generateKeyPairSync, sign, verify } from 'node:crypto';
+import {
+  chainEntry, checkCompleteness, computeEntryHash, dataDigest, signCheckpoint, verifyAnchoredChain,
+  type ChainEntry, type ChainEvent, type ChainSigner, type SignatureCheck,
+} from '../index';
+
+function keyPair(keyId: string): { signer: ChainSigner; check: SignatureCheck } {
+  const { privateKey } = generateKeyPairSync('ed25519');
+  const publicKey = createPublicKey(privateKey);
+  return {
+    signer: { keyId, sign: (m) => sign(null, Buffer.from(m), privateKey).toString('base64') },
+    check: (id, m, s) => id === keyId && verify(null, Buffer.from(m), publicKey, Buffer.from(s, 'base64')),
+  };
+}
+const ledger = keyPair('ledger');
+const forger = keyPair('forger');
+
+const events: ChainEvent[] = ['RunCreated', 'AuthzDecided', 'DbWriteAudited', 'RunCompleted', 'DecisionRecorded'].map((type, i) => ({
+  event_id: `e${i + 1}`, type, run_id: 'r1', log_seq: 10 + i, data_sha256: dataDigest({ i }),
+}));
+
+/** The chain as the ledger writes it: every entry carries its signed checkpoint. */
+function signedChain(list: readonly ChainEvent[] = events, signer = ledger.signer): ChainEntry[] {
+  const out: ChainEntry[] = [];
+  for (const event of list) {
+    const entry = chainEntry(out[out.length - 1] ?? null, event, out.length + 1);
+    out.push({ ...entry, checkpoint: signCheckpoint(entry, signer) });
+  }
+  return out;
+}
+const clone = (entries: ChainEntry[]): ChainEntry[] => JSON.parse(JSON.stringify(entries)) as ChainEntry[];
+const opts = { check: ledger.check };
+
+describe('Issue 9 anchored chain: signed checkpoints of the chain head', () => {
+  test('Issue 9 anchored chain: a chain whose head is signed by the trusted key verifies, with that checkpoint', () => {
+    const entries = signedChain();
+    const r = verifyAnchoredChain(clone(entries), opts);
+    expect(r).toEqual({ ok: true, length: 5, head_hash: entries[4].entry_hash, checkpoint: entries[4].checkpoint });
+    expect(entries[4].checkpoint).toMatchObject({ seq: 5, count: 5, entry_hash: entries[4].entry_hash, key_id: 'ledger' });
+  });
+
+  test('Issue 9 anchored chain: one signed head anchors an unsigned prefix (a chain from before checkpoints, or a batch)', () => {
+    const entries = signedChain().map((e, i) => (i < 4 ? { ...e, checkpoint: undefined } : e));
+    expect(verifyAnchoredChain(entries, opts)).toMatchObject({ ok: true, length: 5 });
+  });
+
+  test('Issue 9 tamper edit: an edited entry is caught at that entry', () => {
+    const entries = clone(signedChain());
+    entries[2].body.data_sha256 = dataDigest({ forged: true });
+    expect(verifyAnchoredChain(entries, opts)).toMatchObject({ ok: false, first_broken_seq: 3, reason: 'hash_mismatch' });
+  });
+
+  test('Issue 9 tamper rehash: an entry edited and every hash recomputed to the end is caught at the edit (its signature no longer matches)', () => {
+    const entries = clone(signedChain());
+    entries[1].body.type = 'RunDenied';
+    for (let i = 1; i < entries.length; i++) {
+      entries[i].prev_hash = entries[i - 1].entry_hash;
+      entries[i].entry_hash = computeEntryHash(entries[i]);
+    }
+    expect(verifyAnchoredChain(entries, opts)).toMatchObject({ ok: false, first_broken_seq: 2, reason: 'signature_invalid' });
+  });
+
+  test('Issue 9 tamper rehash: rehashing and dropping the checkpoints leaves an unanchored tail from the edit', () => {
+    const entries = clone(signedChain());
+    entries[1].body.type = 'RunDenied';
+    for (let i = 1; i < entries.length; i++) {
+      entries[i].prev_hash = entries[i - 1].entry_hash;
+      entries[i].entry_hash = computeEntryHash(entries[i]);
+      delete entries[i].checkpoint;
+    }
+    expect(verifyAnchoredChain(entries, opts)).toMatchObject({ ok: false, first_broken_seq: 2, reason: 'unanchored_tail' });
+  });
+
+  test('Issue 9 tamper append: a correctly hashed entry appended without the key is an unanchored tail, re-signed by another key it is invalid', () => {
+    const entries = clone(signedChain());
+    const forged = chainEntry(entries[4], { event_id: 'e-forged', type: 'RunCompleted', run_id: 'r2' }, 6);
+    expect(verifyAnchoredChain([...entries, forged], opts)).toMatchObject({ ok: false, first_broken_seq: 6, reason: 'unanchored_tail' });
+    const signedByForger = { ...forged, checkpoint: signCheckpoint(forged, forger.signer) };
+    expect(verifyAnchoredChain([...entries, signedByForger], opts)).toMatchObject({ ok: false, first_broken_seq: 6, reason: 'signature_invalid' });
+    // A whole chain signed by another key is not trusted either.
+    expect(verifyAnchoredChain(signedChain(events, forger.signer), opts)).toMatchObject({ ok: false, first_broken_seq: 1, reason: 'signature_invalid' });
+  });
+
+  test('Issue 9 tamper truncate: a cut tail verifies alone, and is caught against a signed head kept outside the chain', () => {
+    const entries = signedChain();
+    const head = entries[4].checkpoint;
+    expect(verifyAnchoredChain(entries.slice(0, 3), opts)).toMatchObject({ ok: true, length: 3 });
+    expect(verifyAnchoredChain(entries.slice(0, 3), { ...opts, anchor: head })).toMatchObject({ ok: false, first_broken_seq: 4, reason: 'truncated' });
+    expect(verifyAnchoredChain([], { ...opts, anchor: head })).toMatchObject({ ok: false, first_broken_seq: 1, reason: 'truncated' });
+    expect(verifyAnchoredChain(entries, { ...opts, anchor: head })).toMatchObject({ ok: true, length: 5 });
+    // A forged anchor (not signed by the trusted key) is no anchor.
+    const forgedHead = signCheckpoint({ seq: 9, entry_hash: 'f'.repeat(64) }, forger.signer);
+    expect(verifyAnchoredChain(entries, { ...opts, anchor: forgedHead })).toMatchObject({ ok: false, reason: 'signature_invalid' });
+  });
+
+  test('Issue 9 completeness: an audit-relevant log event missing from the chain is reported, as is a digest that differs', () => {
+    const entries = signedChain();
+    const logged = events.map((e) => ({ event_id: e.event_id, log_seq: Number(e.log_seq), data_sha256: String(e.data_sha256) }));
+    expect(checkCompleteness(entries, logged)).toBeNull();
+    const dropped = { event_id: 'e-dead-lettered', log_seq: 12.5, data_sha256: dataDigest({}) };
+    expect(checkCompleteness(entries, [...logged, dropped])).toMatchObject({ ok: false, first_broken_seq: 4, reason: 'missing_event' });
+    const changed = logged.map((e, i) => (i === 1 ? { ...e, data_sha256: dataDigest({ other: 1 }) } : e));
+    expect(checkCompleteness(entries, changed)).toMatchObject({ ok: false, first_broken_seq: 2, reason: 'event_mismatch' });
+  });
+});

@@ -1,0 +1,54 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { EventLog, LOG_STREAM } from '@runledger/event-log';
+import { AnchoredVerification, ChainEntry, checkCompleteness, LoggedAuditEvent, verifyAnchoredChain } from '@runledger/governance';
+import { RUNTIME, ServiceRuntime, trustedKeys, type AuditSigningKey } from '@runledger/messaging';
+import { loggedAuditEvent } from '../domain/audit-chain';
+import type { ChainAnchor } from '../infra/chain-anchor';
+import { AUDIT_SIGNER, CHAIN_ANCHOR, CHAIN_REF } from './audit-chain.writer';
+
+/** The durable consumer that feeds the chain; its ack floor says how far the ledger has processed the log. */
+export const LEDGER_DURABLE = 'audit-ledger';
+
+export type VerifyReport = AnchoredVerification & { key_id: string; public_key_pem: string; head_hash?: string | null };
+
+/** Verification of the live chain: links, signatures, the outside anchor, and completeness against the log. */
+@Injectable()
+export class AuditVerifier {
+  constructor(
+    private readonly log: EventLog,
+    @Inject(AUDIT_SIGNER) private readonly signer: AuditSigningKey,
+    @Inject(CHAIN_ANCHOR) private readonly anchor: ChainAnchor,
+    @Inject(RUNTIME) private readonly runtime: ServiceRuntime,
+  ) {}
+
+  async verify(): Promise<VerifyReport> {
+    // Read how far the ledger got before reading the chain, so everything up to that point is chained by then.
+    const processedUpTo = await this.ackFloor();
+    const entries = (await this.log.read(CHAIN_REF)).map((e) => e.data as ChainEntry);
+    const key = { key_id: this.signer.keyId, public_key_pem: this.signer.publicKeyPem };
+    const anchored = verifyAnchoredChain(entries, { check: trustedKeys([this.signer.publicKeyPem]), anchor: this.anchor.read() });
+    if (!anchored.ok) return { ...anchored, ...key };
+    const lastChained = Number(entries[entries.length - 1]?.body.log_seq ?? 0);
+    const bound = Math.max(processedUpTo, lastChained);
+    const { state: logged } = await this.log.replay<LoggedAuditEvent[]>((acc, e) => {
+      const audit = e.seq <= bound ? loggedAuditEvent(e) : null;
+      if (audit) acc.push(audit);
+      return acc;
+    }, [], { filter: 'rl.log.run.*' });
+    const missing = checkCompleteness(entries, logged);
+    return { ...(missing ?? anchored), ...key };
+  }
+
+  /** The signed checkpoint at the chain's current head (what export manifests carry), with the key to check it. */
+  async head(): Promise<{ checkpoint: ChainEntry['checkpoint'] | null; key_id: string; public_key_pem: string }> {
+    const version = await this.log.version(CHAIN_REF);
+    const tail = version ? await this.log.read(CHAIN_REF, version) : [];
+    const last = tail[tail.length - 1]?.data as ChainEntry | undefined;
+    return { checkpoint: last?.checkpoint ?? null, key_id: this.signer.keyId, public_key_pem: this.signer.publicKeyPem };
+  }
+
+  private async ackFloor(): Promise<number> {
+    const info = await this.runtime.jsm.consumers.info(LOG_STREAM, LEDGER_DURABLE).catch(() => null);
+    return info?.ack_floor.stream_seq ?? 0;
+  }
+}

@@ -1,0 +1,86 @@
+import { Injectable } from '@nestjs/common';
+import { DbResult, GovernanceScope, SUBJECTS, ToolInvocationResult } from '@runledger/contracts';
+import { getRole } from '@runledger/governance';
+import { Bus } from '@runledger/messaging';
+import { PolicyCatalog } from '@runledger/policy-catalog';
+import { childRequestHash, isTerminal, RunError, RunEvent, RunRepository, RunSession } from '@runledger/runs';
+import type { CampaignState } from '../domain/campaign-types';
+
+export const CAMPAIGN_AGENT = 'CAMPAIGN_AGENT';
+export const CAMPAIGN_LANE = 'CAMPAIGN_OUTREACH';
+/** Roles that may decide campaign items, if the campaign's pinned roles policy knows them. */
+export const OPERATOR_ROLES = ['CAMPAIGN_OPERATOR'] as const;
+
+const RETRY_DELAYS_MS = [250, 500, 1_000, 2_000, 3_000, 4_000];
+
+/**
+ * One governed run of the controller (a cycle, or an operator's decision on an item): opened with its pins and
+ * authorisation, closed with its outcome, so every effect it causes is a child run under a recorded caller and
+ * the whole of it enters the audit chain. Effects go only through the choke points: tool-gateway and db-write.
+ */
+export class CampaignRun {
+  private constructor(private readonly bus: Bus, readonly session: RunSession, private readonly campaign: CampaignState) {}
+
+  static async open(deps: CampaignRuns, campaign: CampaignState, runId: string, parameters: Record<string, unknown>, deny?: RunError): Promise<CampaignRun> {
+    const session = await deps.runs.session({ run_id: runId, root_run_id: runId, case_id: campaign.case_id, correlation_id: campaign.campaign_id });
+    const policy = await deps.policies.resolve(campaign.policy_versions);
+    const known = getRole(policy, CAMPAIGN_AGENT) !== undefined;
+    const refusal = deny ?? (known ? undefined : { error_code: 'ROLE.UNKNOWN', message: `${CAMPAIGN_AGENT} is not in the pinned roles policy.`, retryable: false });
+    const opening: RunEvent[] = [
+      {
+        type: 'RunCreated',
+        data: {
+          run_id: runId, run_kind: 'agent', agent_name: CAMPAIGN_AGENT, root_run_id: runId, correlation_id: campaign.campaign_id, case_id: campaign.case_id,
+          lane: CAMPAIGN_LANE, contract_version: 'v1', policy_versions: campaign.policy_versions, input_artifacts: [], parameters,
+          request_hash_sha256: childRequestHash({ campaign_id: campaign.campaign_id, ...parameters }),
+        },
+      },
+      refusal
+        ? { type: 'AuthzDecided', data: { decision: 'deny', lane: CAMPAIGN_LANE, action: String(parameters['action'] ?? 'campaign'), code: refusal.error_code, reason: refusal.message, policy_versions: campaign.policy_versions } }
+        : { type: 'AuthzDecided', data: { decision: 'allow', lane: CAMPAIGN_LANE, action: String(parameters['action'] ?? 'campaign'), policy_versions: campaign.policy_versions } },
+      refusal ? { type: 'RunDenied', data: { error: refusal } } : { type: 'RunStarted', data: {} },
+    ];
+    await session.open(opening);
+    return new CampaignRun(deps.bus, session, campaign);
+  }
+
+  get runId(): string {
+    return this.session.run.run_id;
+  }
+
+  governance(): GovernanceScope {
+    const c = this.campaign;
+    return { parent_run_id: this.runId, root_run_id: this.runId, correlation_id: c.campaign_id, agent_name: CAMPAIGN_AGENT, lane: CAMPAIGN_LANE, case_id: c.case_id, policy_versions: c.policy_versions };
+  }
+
+  invokeTool(callId: string, toolName: string, parameters: Record<string, unknown>, timeoutMs: number): Promise<ToolInvocationResult> {
+    return this.call<ToolInvocationResult>(SUBJECTS.toolInvoke, { call_id: callId, tool_name: toolName, parameters, timeout_ms: timeoutMs, governance: this.governance() }, timeoutMs + 5_000);
+  }
+
+  write(writeId: string, collection: string, operation: 'append' | 'upsert', documentId: string, document: Record<string, unknown>): Promise<DbResult> {
+    return this.call<DbResult>(SUBJECTS.dbWrite, { write_id: writeId, collection, operation, document_id: documentId, document, governance: this.governance() });
+  }
+
+  async complete(result: Record<string, unknown>): Promise<void> {
+    if (!isTerminal(this.session.state)) await this.session.append([{ type: 'RunCompleted', data: { output_artifacts: [], result } }], 'finish');
+  }
+
+  async fail(error: RunError): Promise<void> {
+    if (!isTerminal(this.session.state)) await this.session.append([{ type: 'RunFailed', data: { error } }], 'finish');
+  }
+
+  /** Idempotent requests (call and write ids derive from the run): a lost reply or a restarting choke point is retried. */
+  private call<T>(subject: string, body: unknown, timeoutMs = 15_000): Promise<T> {
+    return this.bus.requestIdempotent<T>(subject, body, { timeoutMs, retryDelayMs: (attempt) => RETRY_DELAYS_MS[attempt] });
+  }
+}
+
+/** Opens the controller's governed runs; one place holds what every such run needs. */
+@Injectable()
+export class CampaignRuns {
+  constructor(readonly runs: RunRepository, readonly bus: Bus, readonly policies: PolicyCatalog) {}
+
+  open(campaign: CampaignState, runId: string, parameters: Record<string, unknown>, deny?: RunError): Promise<CampaignRun> {
+    return CampaignRun.open(this, campaign, runId, parameters, deny);
+  }
+}

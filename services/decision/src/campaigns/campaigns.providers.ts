@@ -1,0 +1,24 @@
+import type { Provider, Type } from '@nestjs/common';
+import { Approvals } from './app/approvals';
+import { CampaignService } from './app/campaign.service';
+import { CampaignRuns } from './app/campaign-effects';
+import { CampaignStore } from './app/campaign-store';
+import { CAMPAIGN_TOOL_TIMEOUT_MS, CycleRunner } from './app/cycle-runner';
+import { PROPOSAL_AGENT } from './app/proposal-agent';
+import { CampaignProposalAgent } from './infra/openai-proposal-agent';
+import { CampaignsController } from './transport/campaigns.controller';
+
+export const CAMPAIGN_CONTROLLERS: Type[] = [CampaignsController];
+
+/**
+ * The contract-003 controller inside decision: it shares decision's log, policy catalog and run repository, and
+ * calls tool-gateway and db-write like governed runs do. PROPOSAL_AGENT is the seam for other agent adapters.
+ */
+export function campaignProviders(env: NodeJS.ProcessEnv): Provider[] {
+  return [
+    CampaignStore, CampaignRuns, CycleRunner, Approvals, CampaignService,
+    { provide: PROPOSAL_AGENT, useValue: new CampaignProposalAgent({ baseURL: env.OPENAI_BASE_URL, apiKey: env.OPENAI_API_KEY, timeoutMs: Number(env.CAMPAIGN_LLM_TIMEOUT_MS ?? 30_000) }) },
+    // Browser tools start a real Chromium on first use: allow more than the task tools' default.
+    { provide: CAMPAIGN_TOOL_TIMEOUT_MS, useValue: Number(env.CAMPAIGN_TOOL_TIMEOUT_MS ?? 20_000) },
+  ];
+}

@@ -1,0 +1,97 @@
+import { DeciderSpec, foldEvents, recorded } from '@runledger/event-log';
+import { buildStateSnapshot } from '@runledger/agent-runtime';
+import { campaignDecider, evolveCampaign, initialCampaignState } from './campaign.decider';
+import { snapshotSourceOf } from './campaign-snapshot';
+import { CampaignEvent, CampaignRefusal } from './campaign-types';
+
+const CID = '11111111-1111-4111-8111-111111111111';
+const T1 = '22222222-2222-4222-8222-222222222221';
+const T2 = '22222222-2222-4222-8222-222222222222';
+const L1 = '33333333-3333-4333-8333-333333333331';
+const L2 = '33333333-3333-4333-8333-333333333332';
+const RUN = '44444444-4444-4444-8444-444444444444';
+
+const created: CampaignEvent = {
+  type: 'CampaignCreated',
+  data: { campaign_id: CID, name: 'Q1', case_id: `campaign-${CID}`, agent: { kind: 'scripted', proposals: [] }, settings: { on_invalid: 'retry', max_attempts: 2, approval_ttl_seconds: 60 }, policy_versions: { lanes: 'l', roles: 'r' } },
+};
+const started: CampaignEvent = { type: 'CampaignStarted', data: {} };
+const cycleData = (n: number) => ({ cycle: n, run_id: RUN, snapshot_sha256: 'x', snapshot: {}, omitted: { pending_tasks: 0, audit_entries: 0 } });
+const cycle = (n: number): CampaignEvent => ({ type: 'CycleStarted', data: { cycle: n, run_id: RUN, snapshot_sha256: 'x', snapshot: {}, omitted: { pending_tasks: 0, audit_entries: 0 } } });
+const task = (id: string, pre: string[] = []): CampaignEvent => ({ type: 'TaskCreated', data: { cycle: 1, task_id: id, description: `task ${id}`, preconditions: pre, warnings: [] } });
+const spec = DeciderSpec.for(campaignDecider);
+
+describe('Issue 8 campaign aggregate: lifecycle', () => {
+  it('contract 003 campaign status: created campaigns are initializing, start makes them active, pause paused', () => {
+    const s = foldEvents(evolveCampaign, initialCampaignState(), recorded([created]));
+    expect(s.status).toBe('initializing');
+    spec.given([created]).when({ type: 'StartCampaign' }).then([started]);
+    spec.given([created, started]).when({ type: 'PauseCampaign', reason: 'lunch' }).then([{ type: 'CampaignPaused', data: { reason: 'lunch' } }]);
+    spec.given([created, started]).when({ type: 'StartCampaign' }).thenNothing();
+  });
+
+  it('Issue 8 cycles: a cycle begins only while the campaign is active, one at a time, in order', () => {
+    spec.given([created]).when({ type: 'BeginCycle', data: cycleData(1) }).thenThrows(/initializing/);
+    spec.given([created, started, cycle(1)]).when({ type: 'BeginCycle', data: cycleData(2) }).thenThrows(/still open/);
+    spec.given([created, started]).when({ type: 'BeginCycle', data: cycleData(2) }).thenThrows(/next cycle is 1/);
+  });
+
+  it('a create for an existing id with another definition is refused; the same create is a retry', () => {
+    spec.given([created]).when({ type: 'CreateCampaign', data: (created as Extract<CampaignEvent, { type: 'CampaignCreated' }>).data }).thenNothing();
+    expect(() => campaignDecider.decide({ type: 'CreateCampaign', data: { ...(created as Extract<CampaignEvent, { type: 'CampaignCreated' }>).data, name: 'other' } }, foldEvents(evolveCampaign, initialCampaignState(), recorded([created])))).toThrow(CampaignRefusal);
+  });
+});
+
+describe('Issue 8 campaign aggregate: tasks (FR-007)', () => {
+  it('select_next_task: a task whose preconditions are not done is refused as an event, not selected', () => {
+    spec.given([created, started, cycle(1), task(T1), task(T2, [T1])]).when({ type: 'SelectTask', cycle: 1, task_id: T2 })
+      .then([{ type: 'TaskSelectionRefused', data: { cycle: 1, task_id: T2, reason: `preconditions not met: ${T1}` } }]);
+  });
+
+  it('FR-007: the current task is done only after a verified tool outcome; an unverified success leaves it in progress', () => {
+    const given = [created, started, cycle(1), task(T1), { type: 'TaskSelected', data: { cycle: 1, task_id: T1 } } as CampaignEvent];
+    const outcome = { cycle: 1, call_id: 'c', tool_name: 'browser_navigate', child_run_id: RUN, status: 'ok' as const, verified: false, check: 'url differs' };
+    spec.given(given).when({ type: 'RecordToolOutcome', data: outcome }).then([{ type: 'ToolExecuted', data: outcome }]);
+    const verified = { ...outcome, verified: true, check: 'url matches' };
+    spec.given(given).when({ type: 'RecordToolOutcome', data: verified }).then([
+      { type: 'ToolExecuted', data: verified },
+      { type: 'TaskStatusChanged', data: { task_id: T1, from: 'in-progress', to: 'done', verified_by: { cycle: 1, tool_name: 'browser_navigate', child_run_id: RUN, check: 'url matches' } } },
+    ]);
+  });
+});
+
+describe('Issue 8 campaign aggregate: approvals', () => {
+  const item = { item_id: 'i1', kind: 'generate_message' as const, cycle: 1, proposal: { action_type: 'generate_message' }, expires_at: '2026-01-01T00:01:00.000Z' };
+  const given = [created, started, cycle(1), { type: 'ApprovalRequested', data: item } as CampaignEvent];
+  const approver = { id: 'ops-1', role: 'CAMPAIGN_OPERATOR' };
+  const decide = (now: string, role = approver.role) => ({ type: 'DecideItem' as const, item_id: 'i1', decision: 'approved' as const, approver: { ...approver, role }, now, operator_roles: ['CAMPAIGN_OPERATOR'] });
+
+  it('an operator with the right role approves before expiry; the approver is recorded', () => {
+    spec.given(given).when(decide('2026-01-01T00:00:30.000Z')).then([{ type: 'ApprovalDecided', data: { item_id: 'i1', decision: 'approved', approver, decided_at: '2026-01-01T00:00:30.000Z' } }]);
+  });
+  it('another role is refused, as an audited event', () => {
+    spec.given(given).when(decide('2026-01-01T00:00:30.000Z', 'TASK_ASSISTANT')).then([
+      { type: 'ApprovalRefused', data: { item_id: 'i1', approver: { id: 'ops-1', role: 'TASK_ASSISTANT' }, code: 'APPROVAL.ROLE_DENIED', reason: 'Role TASK_ASSISTANT may not decide campaign items.' } },
+    ]);
+  });
+  it('an answer after expiry expires the item instead, and an expired item can never be executed', () => {
+    spec.given(given).when(decide('2026-01-01T00:01:00.000Z')).then([{ type: 'ApprovalExpired', data: { item_id: 'i1', expired_at: '2026-01-01T00:01:00.000Z' } }]);
+    const expired = [...given, { type: 'ApprovalExpired', data: { item_id: 'i1', expired_at: 'x' } } as CampaignEvent];
+    spec.given(expired).when({ type: 'RecordItemExecuted', data: { item_id: 'i1', status: 'ok' } }).thenThrows(/expired, not approved/);
+    spec.given(given).when({ type: 'ExpireItems', now: '2026-01-01T00:02:00.000Z' }).then([{ type: 'ApprovalExpired', data: { item_id: 'i1', expired_at: '2026-01-01T00:02:00.000Z' } }]);
+  });
+});
+
+describe('Issue 8 snapshot source (FR-050)', () => {
+  it('the snapshot folded from the log is valid against the contract schema and bounded', () => {
+    const leads: CampaignEvent = { type: 'LeadsImported', data: { import_id: 'a', leads: [{ id: L1, full_name: 'Jane', profile_url: 'https://example.org/jane', weight_score: 40 }, { id: L2, full_name: 'Joe', profile_url: 'https://example.org/joe', weight_score: 90 }] } };
+    const tasks = Array.from({ length: 12 }, (_, i) => task(`22222222-2222-4222-8222-${String(i).padStart(12, '0')}`));
+    const analyzed: CampaignEvent = { type: 'LeadsAnalyzed', data: { cycle: 1, analysis_type: 'prioritize', ranking: [L2, L1], current_lead_id: L2, scores: {} } };
+    const state = foldEvents(evolveCampaign, initialCampaignState(), recorded([created, started, leads, cycle(1), ...tasks, analyzed]));
+    const built = buildStateSnapshot(snapshotSourceOf(state));
+    if (!built.ok) throw new Error(built.message);
+    expect(built.value.snapshot.pending_tasks).toHaveLength(10);
+    expect(built.value.omitted.pendingTasks).toBe(2);
+    expect(built.value.snapshot.leads_summary).toMatchObject({ total: 2, pending: 2, current_lead: { id: L2, weight_score: 90 } });
+  });
+});

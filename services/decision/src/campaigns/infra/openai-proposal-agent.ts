@@ -1,0 +1,79 @@
+import OpenAI from 'openai';
+import { preparePrompt, selectAgents } from '@runledger/agent-runtime';
+import { AppError, sha256Hex } from '@runledger/kernel';
+import type { AgentSpec } from '../domain/campaign-types';
+import { scriptedProposal, type ProposalAgent, type ProposalAnswer, type ProposalRequest } from '../app/proposal-agent';
+import { CAMPAIGN_ABILITIES, campaignRegistry } from './campaign-profiles';
+
+const DEFAULT_TOKEN_LIMIT = 800;
+
+export interface OpenAiEndpoint {
+  baseURL?: string;
+  apiKey?: string;
+  timeoutMs: number;
+}
+
+/**
+ * Serves the proposal port: scripted campaigns from their recorded script, model campaigns through the `openai`
+ * client. For a model, the profile is the named one or the one contract-004 selection picks for the current
+ * task (deterministic, fallback `standard`); abilities are injected into the system prompt before the call
+ * (core first, within the token budget). Everything that shaped the call is returned for the log.
+ */
+export class CampaignProposalAgent implements ProposalAgent {
+  private readonly registry = campaignRegistry();
+  private client?: OpenAI;
+
+  constructor(private readonly endpoint: OpenAiEndpoint) {}
+
+  async propose(spec: AgentSpec, request: ProposalRequest): Promise<ProposalAnswer> {
+    if (spec.kind === 'scripted') return scriptedProposal(spec.proposals, request.proposals_asked);
+    const task = request.snapshot.current_task?.description ?? request.snapshot.pending_tasks[0]?.description ?? request.snapshot.campaign.name;
+    const selection = spec.profile ? null : selectAgents(this.registry, task)[0]!;
+    const profileId = spec.profile ?? selection!.agentId;
+    const profile = this.registry.get(profileId);
+    if (!profile) throw new AppError('REQUEST.INVALID', `No agent profile ${profileId}.`);
+    const prompt = preparePrompt({
+      profile, abilities: CAMPAIGN_ABILITIES, tokenLimit: spec.token_limit ?? DEFAULT_TOKEN_LIMIT,
+      task: userMessage(request),
+    });
+    if (!prompt.ok) throw new AppError('INTERNAL', prompt.message);
+    const messages = prompt.messages.map((m) => ({ role: m.role, content: m.content }));
+    let completion: OpenAI.Chat.Completions.ChatCompletion;
+    try {
+      completion = await this.openai().chat.completions.create({ model: spec.model, messages, response_format: { type: 'json_object' } });
+    } catch {
+      throw new AppError('DEPENDENCY.DOWN', 'The model provider did not answer.');
+    }
+    const content = completion.choices[0]?.message?.content ?? '';
+    return {
+      raw: parseJson(content),
+      info: {
+        kind: 'llm', model: spec.model, profile_id: profileId,
+        ...(selection ? { selection: { agent_id: selection.agentId, confidence: selection.confidence, fallback: selection.fallback, reasons: [...selection.reasons] } } : {}),
+        abilities: { included: [...prompt.abilities.included], omitted: [...prompt.abilities.omitted], truncated: prompt.abilities.truncated, tokens_used: prompt.abilities.tokensUsed },
+        system_prompt_sha256: sha256Hex(messages[0]!.content),
+        prompt_sha256: sha256Hex(JSON.stringify(messages)),
+        response_id: completion.id,
+        ...(completion.usage ? { usage: { prompt_tokens: completion.usage.prompt_tokens, completion_tokens: completion.usage.completion_tokens } } : {}),
+      },
+    };
+  }
+
+  private openai(): OpenAI {
+    this.client ??= new OpenAI({ apiKey: this.endpoint.apiKey ?? 'unset', baseURL: this.endpoint.baseURL, timeout: this.endpoint.timeoutMs, maxRetries: 1 });
+    return this.client;
+  }
+}
+
+function userMessage(request: ProposalRequest): string {
+  const retry = request.previous_errors.length ? `\nYour previous proposal was rejected: ${request.previous_errors.join('; ')}` : '';
+  return `Cycle ${request.cycle}. State snapshot:\n${JSON.stringify(request.snapshot)}\nPropose exactly one action as a JSON object.${retry}`;
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}

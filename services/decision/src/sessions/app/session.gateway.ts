@@ -1,0 +1,83 @@
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { SessionGetRequestDto, SessionReply, SessionStartRequestDto } from '@runledger/contracts';
+import { aggregateRef, EventLog } from '@runledger/event-log';
+import { canonicalJson } from '@runledger/governance';
+import { AppError, deterministicUuid, sha256Hex } from '@runledger/kernel';
+import { validateMessage } from '@runledger/messaging';
+import { PolicyCatalog } from '@runledger/policy-catalog';
+import { isTerminal, RunRepository } from '@runledger/runs';
+import { RunWaiter } from '../../runs/run-waiter';
+import { DECISION_INBOX } from '../../task-assistant/task-run.types';
+import { SESSION_REQUESTED, sessionReplyOf, type SessionSpec } from '../domain/session-run';
+import { ProfileCatalog } from '../infra/profile-catalog';
+
+export const SESSION_REPLY_TIMEOUT_MS = Symbol('SESSION_REPLY_TIMEOUT_MS');
+
+/**
+ * agents.session.start: validates the request, resolves the agent profile (current or a published version) and
+ * the pins, queues the session in the durable decision inbox and answers with the AIAgentResult once the run is
+ * terminal. The run id derives from request_id (or the whole request), so a repeated request joins its session.
+ */
+@Injectable()
+export class SessionGateway {
+  private readonly logger = new Logger('Sessions');
+
+  constructor(
+    private readonly log: EventLog,
+    private readonly runs: RunRepository,
+    private readonly policies: PolicyCatalog,
+    private readonly profiles: ProfileCatalog,
+    private readonly waiter: RunWaiter,
+    @Inject(SESSION_REPLY_TIMEOUT_MS) private readonly replyTimeoutMs: number,
+  ) {}
+
+  async start(raw: unknown): Promise<SessionReply> {
+    const spec = await this.prepare(validateMessage(SessionStartRequestDto, raw));
+    const existing = await this.runs.load(spec.run_id);
+    if (existing.state.run && existing.state.run.request_hash_sha256 !== spec.request_hash_sha256) {
+      throw new AppError('REQUEST.INVALID', 'run_id (or request_id) already names a session of a different request.');
+    }
+    if (isTerminal(existing.state)) return sessionReplyOf(spec.run_id, existing.state, existing.events);
+    const watch = this.waiter.watch(spec.run_id, this.replyTimeoutMs);
+    try {
+      await this.log.append(aggregateRef('inbox', DECISION_INBOX), [{
+        type: SESSION_REQUESTED, data: { spec },
+        metadata: { run_id: spec.run_id, root_run_id: spec.root_run_id, correlation_id: spec.correlation_id, ...(spec.case_id ? { case_id: spec.case_id } : {}), ...(spec.parent_run_id ? { parent_run_id: spec.parent_run_id } : {}) },
+      }], { commandId: `session:${spec.run_id}` });
+    } catch (err) {
+      watch.cancel();
+      throw err;
+    }
+    if ((await watch.outcome) === 'timeout') this.logger.warn({ msg: 'session reply timeout; session continues', run_id: spec.run_id });
+    return this.get({ run_id: spec.run_id });
+  }
+
+  async get(raw: unknown): Promise<SessionReply> {
+    const { run_id } = validateMessage(SessionGetRequestDto, raw);
+    const { state, events } = await this.runs.load(run_id);
+    if (!state.run) throw new AppError('RUN.NOT_FOUND', 'No session with that run id.');
+    return sessionReplyOf(run_id, state, events);
+  }
+
+  private async prepare(req: SessionStartRequestDto): Promise<SessionSpec> {
+    const pinned = await this.profiles.resolve(req.agent, req.version);
+    if (!pinned) throw new AppError('REQUEST.INVALID', `There is no agent profile ${req.agent}${req.version ? ` version ${req.version}` : ''}.`);
+    // A child session inherits its parent's tree, case and policy pins; a top-level one pins the current policy.
+    const parent = req.parent_run_id ? (await this.runs.load(req.parent_run_id)).state.run : undefined;
+    if (req.parent_run_id && !parent) throw new AppError('REQUEST.INVALID', 'parent_run_id names no run.');
+    if (parent?.case_id && req.case_id && parent.case_id !== req.case_id) throw new AppError('CASE.CROSS_CASE_DENIED', 'A child session stays in its parent\'s case.');
+    const case_id = parent?.case_id ?? req.case_id;
+    const user_id = parent?.user_id ?? req.user_id;
+    const { profile, sha256 } = pinned;
+    const request = { agent: profile.id, version: profile.version, profile_sha256: sha256, prompt: req.prompt, parent_run_id: req.parent_run_id ?? null, case_id: case_id ?? null, user_id: user_id ?? null };
+    const hash = sha256Hex(canonicalJson(request));
+    const run_id = req.run_id ?? deterministicUuid('session', req.request_id ?? hash, req.parent_run_id ?? '');
+    const root_run_id = parent?.root_run_id ?? run_id;
+    return {
+      run_id, root_run_id, correlation_id: req.correlation_id ?? parent?.correlation_id ?? root_run_id,
+      ...(req.parent_run_id ? { parent_run_id: req.parent_run_id } : {}), ...(case_id ? { case_id } : {}), ...(user_id ? { user_id } : {}),
+      agent: profile.id, version: profile.version, profile_sha256: sha256, role: profile.role,
+      policy_versions: parent?.policy_versions ?? this.policies.currentVersions(), prompt: req.prompt, request_hash_sha256: hash,
+    };
+  }
+}

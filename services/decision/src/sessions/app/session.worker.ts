@@ -1,0 +1,130 @@
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import {
+  journaledPorts, resolveSessionConfig, runSession, sessionInputFromConfig, subAgentToolName, systemClock, timerSleeper,
+  type AgentProfile, type AIAgentResult, type SessionConfigInput,
+} from '@runledger/agent-session';
+import { Bus } from '@runledger/messaging';
+import { sha256Hex } from '@runledger/kernel';
+import { isTerminal, RunCreatedData, RunEvent, RunRepository, RunSession } from '@runledger/runs';
+import { KeyedLock } from '../../shared/keyed-lock';
+import {
+  DEFAULT_MAX_DELEGATION_DEPTH, delegationRefusal, maxDepthOf, pinnedOf, SESSION_FINISHED, SESSION_STARTED, sessionParameters, terminalOf,
+  type SessionFinishedData, type SessionSpec, type SessionStartedData,
+} from '../domain/session-run';
+import { ProfileCatalog } from '../infra/profile-catalog';
+import { SESSION_MODELS, SessionModels } from '../infra/session-models';
+import { runJournal } from './run-journal';
+import { gatewayToolSpecs, sessionToolExecutor, subAgentSpecs } from './session-tools';
+
+/**
+ * Carries agent sessions (issue 7) from request to terminal event. The run opens with its pins (profile id,
+ * version and hash; policy versions), records the tool set offered and the XML nonce, then runs the contract-002
+ * loop on journaled ports: every model request and tool call is recorded before and after on the run, and a
+ * session picked up again (redelivery after a crash) replays its journal and goes on from the first interaction
+ * with no recorded outcome — no completed model request or tool call is sent twice.
+ */
+@Injectable()
+export class SessionWorker {
+  private readonly logger = new Logger('SessionWorker');
+  private readonly locks = new KeyedLock();
+
+  constructor(
+    private readonly runs: RunRepository,
+    private readonly profiles: ProfileCatalog,
+    private readonly bus: Bus,
+    @Inject(SESSION_MODELS) private readonly models: SessionModels,
+  ) {}
+
+  carry(spec: SessionSpec): Promise<void> {
+    return this.locks.run(spec.run_id, () => this.advance(spec));
+  }
+
+  private async advance(spec: SessionSpec): Promise<void> {
+    const loaded = await this.runs.load(spec.run_id);
+    const run = new RunSession(this.runs, spec, loaded.state, loaded.version);
+    if (isTerminal(run.state)) return;
+    if (run.state.status !== 'running') {
+      await run.open(this.opening(spec));
+      if ((run.state.status as string) !== 'running') return;
+      const refusal = await this.delegationCheck(spec);
+      if (refusal) return run.append([{ type: 'RunFailed', data: { error: refusal } }], 'finish');
+    }
+    const created = run.state.run!;
+    const pin = pinnedOf(created);
+    const pinned = pin && (await this.profiles.pinned(pin.agent, pin.version, pin.profile_sha256));
+    if (!pin || !pinned) {
+      return run.append([{ type: 'RunFailed', data: { error: { error_code: 'SESSION.UNKNOWN_AGENT', message: 'The pinned agent profile is not known.', retryable: false } } }], 'finish');
+    }
+    const profile = pinned.profile;
+    const events = (await this.runs.load(spec.run_id)).events;
+    let started = events.find((e) => e.type === SESSION_STARTED)?.data as SessionStartedData | undefined;
+    if (!started) {
+      started = await this.toolSet(profile, spec.run_id);
+      await run.append([{ type: SESSION_STARTED, data: started }], 'session-started');
+    }
+
+    const input = this.sessionInput(profile, started);
+    if (!input.ok) return this.finish(run, { success: false, error: { kind: 'invalid_config', message: input.errors.join('; ') }, conversation: [], accounting: [] });
+    const subAgents = new Map((profile.subAgents ?? []).map((id) => [subAgentToolName(id), id]));
+    const journaled = journaledPorts(
+      { model: this.models.model, tools: sessionToolExecutor(this.bus, created, profile, subAgents), clock: systemClock, sleeper: timerSleeper },
+      runJournal(run, events),
+      profile.budget ?? {},
+    );
+    const result = await runSession(input.input, pin.prompt, { ...journaled.ports, nonce: () => started.nonce });
+    // An incomplete journal is not a result: give the command back; the next carrier resumes from the log.
+    await journaled.flush();
+    await this.finish(run, { ...result, accounting: journaled.accounting() });
+  }
+
+  private async finish(run: RunSession, result: AIAgentResult): Promise<void> {
+    const { accounting: _folded, ...finished } = result;
+    await run.append([{ type: SESSION_FINISHED, data: finished satisfies SessionFinishedData }, terminalOf(result)], 'finish');
+    if (!result.success) this.logger.warn({ msg: 'session ended without success', run_id: run.run.run_id, error: result.error?.kind });
+  }
+
+  private opening(spec: SessionSpec): RunEvent[] {
+    return [
+      { type: 'RunCreated', data: {
+        run_id: spec.run_id, run_kind: 'agent', agent_name: spec.role, root_run_id: spec.root_run_id, correlation_id: spec.correlation_id,
+        ...(spec.parent_run_id ? { parent_run_id: spec.parent_run_id } : {}), ...(spec.case_id ? { case_id: spec.case_id } : {}), ...(spec.user_id ? { user_id: spec.user_id } : {}),
+        contract_version: 'v1', policy_versions: spec.policy_versions, input_artifacts: [], parameters: sessionParameters(spec), request_hash_sha256: spec.request_hash_sha256,
+      } },
+      { type: 'AuthzDecided', data: { decision: 'allow', action: `session:${spec.agent}`, policy_versions: spec.policy_versions } },
+      { type: 'RunStarted', data: {} },
+    ];
+  }
+
+  /** INV-DT-001/002 across services: the chain is read from the recorded ancestry, not from the request. */
+  private async delegationCheck(spec: SessionSpec) {
+    if (!spec.parent_run_id) return undefined;
+    const chain: string[] = [];
+    let parent: string | undefined = spec.parent_run_id;
+    for (let hops = 0; parent && hops < 64; hops++) {
+      const created: RunCreatedData | undefined = (await this.runs.load(parent)).state.run;
+      const pin = created && pinnedOf(created);
+      if (!pin) break;
+      chain.unshift(pin.agent);
+      parent = created.parent_run_id;
+    }
+    const root = chain[0] && (await this.profiles.resolve(chain[0]));
+    return delegationRefusal(chain, spec.agent, root ? maxDepthOf(root.profile) : DEFAULT_MAX_DELEGATION_DEPTH);
+  }
+
+  /** The tools offered for the whole session, fixed at start: the profile's gateway tools and its sub-agents. */
+  private async toolSet(profile: AgentProfile, runId: string): Promise<SessionStartedData> {
+    const wanted = profile.tools ?? [];
+    const offered = wanted.length > 0 ? await gatewayToolSpecs(this.bus) : [];
+    const tools = wanted.flatMap((name) => offered.filter((t) => t.name === name));
+    return { tools: [...tools, ...subAgentSpecs(profile)], nonce: sha256Hex(`nonce:${runId}`).slice(0, 8), missing_tools: wanted.filter((n) => !tools.some((t) => t.name === n)) };
+  }
+
+  private sessionInput(profile: AgentProfile, started: SessionStartedData): { ok: true; input: SessionConfigInput } | { ok: false; errors: string[] } {
+    const { config } = this.models;
+    const built = sessionInputFromConfig({ ...config, defaults: { ...config.defaults, ...profile.session, targets: profile.targets } });
+    if (!built.ok) return built;
+    const input: SessionConfigInput = { ...built.input, tools: started.tools, trace: { agentId: profile.id } };
+    const checked = resolveSessionConfig(input);
+    return checked.ok ? { ok: true, input } : { ok: false, errors: checked.errors };
+  }
+}

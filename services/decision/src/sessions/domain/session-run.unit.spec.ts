@@ -1,0 +1,32 @@
+import { delegationRefusal, sessionReplyOf, terminalOf } from './session-run';
+import { initialRunState } from '@runledger/runs';
+
+describe('session runs', () => {
+  it('INV-DT-002: an agent that is already in its delegation chain is refused as a cycle, with the chain named', () => {
+    expect(delegationRefusal(['planner', 'researcher'], 'planner', 5)).toEqual({ error_code: 'DELEGATION.CYCLE', message: 'Circular delegation: planner -> researcher -> planner.', retryable: false });
+    expect(delegationRefusal(['planner'], 'researcher', 5)).toBeUndefined();
+  });
+
+  it('INV-DT-001: a chain deeper than maxDepth is refused; up to maxDepth is allowed', () => {
+    expect(delegationRefusal(['a', 'b'], 'c', 2)).toBeUndefined();
+    expect(delegationRefusal(['a', 'b', 'c'], 'd', 2)).toMatchObject({ error_code: 'DELEGATION.DEPTH_EXCEEDED' });
+  });
+
+  it('§2 Always Return Output: a session without success ends failed with the error kind as code; success completes', () => {
+    expect(terminalOf({ success: false, error: { kind: 'quota', message: 'token budget exhausted' }, conversation: [], accounting: [] })).toEqual({ type: 'RunFailed', data: { error: { error_code: 'SESSION.QUOTA', message: 'token budget exhausted', retryable: false } } });
+    const report = { status: 'success' as const, format: 'markdown', source: 'tool' as const, ts: 1, content: 'ok' };
+    expect(terminalOf({ success: true, finalReport: report, conversation: [], accounting: [] })).toMatchObject({ type: 'RunCompleted', data: { result: { success: true, finalReport: report } } });
+  });
+
+  it('§4 accounting: the reply folds accounting and usage from the recorded events, counting a repeated index once', () => {
+    const entry = { type: 'llm', provider: 'p', model: 'm', status: 'ok', latency: 3, tokens: { inputTokens: 10, outputTokens: 5, totalTokens: 15 }, timestamp: 1, costUsd: 0.5 };
+    const events = [
+      { type: 'SessionAccounted', data: { index: 0, entry } },
+      { type: 'SessionAccounted', data: { index: 0, entry } },
+      { type: 'SessionFinished', data: { success: true, conversation: [] } },
+    ];
+    const reply = sessionReplyOf('r', { ...initialRunState(), status: 'completed' }, events);
+    expect(reply.result!.accounting).toEqual([entry]);
+    expect(reply.usage).toEqual({ llmRequests: 1, toolCalls: 0, inputTokens: 10, outputTokens: 5, totalTokens: 15, costUsd: 0.5 });
+  });
+});

@@ -1,0 +1,45 @@
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+
+/** Debian's Chromium; flags that keep a headless start fast and quiet on a closed network. */
+const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+
+/**
+ * One headless Chromium per tool-gateway process, started on first use, and one isolated browser context and
+ * page per session key (a campaign's case), so the page a navigate opened is the page a later click acts on
+ * and no campaign sees another's cookies.
+ */
+export class BrowserSessions {
+  private browser?: Promise<Browser>;
+  private readonly pages = new Map<string, Promise<{ context: BrowserContext; page: Page }>>();
+
+  page(key: string): Promise<Page> {
+    let entry = this.pages.get(key);
+    if (!entry) {
+      entry = this.launch().then(async (b) => {
+        const context = await b.newContext();
+        return { context, page: await context.newPage() };
+      });
+      entry.catch(() => this.pages.delete(key));
+      this.pages.set(key, entry);
+    }
+    return entry.then((e) => e.page);
+  }
+
+  async close(): Promise<void> {
+    const browser = this.browser;
+    this.browser = undefined;
+    this.pages.clear();
+    if (browser) await (await browser.catch(() => undefined))?.close().catch(() => undefined);
+  }
+
+  private launch(): Promise<Browser> {
+    if (!this.browser) {
+      this.browser = chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS, headless: true });
+      this.browser.catch(() => (this.browser = undefined));
+    }
+    return this.browser;
+  }
+}
+
+export const BROWSER_SESSIONS = new BrowserSessions();

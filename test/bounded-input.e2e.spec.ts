@@ -1,0 +1,86 @@
+/**
+ * Issue 10 over the bus: bounded input at the task assistant, reused request ids, and a flood of rejected
+ * requests turned away before it reaches the log.
+ */
+import { randomUUID } from 'node:crypto';
+import { jetstreamManager } from '@nats-io/jetstream';
+import { LOG_STREAM } from '@runledger/event-log';
+import { MAX_REQUEST_BYTES } from '@runledger/messaging';
+import { TestStack } from './support/stack';
+import { DecisionReply, PROCESS, send } from './support/task-assistant';
+
+jest.setTimeout(120_000);
+
+const INVALID = "I didn't understand that. Could you rephrase?";
+/** A small per-caller burst and no refill: how many rejections a caller gets recorded does not depend on time. */
+const REJECTED_BURST = 3;
+
+describe('Issue 10 bounded input, reused request ids and rejected floods (task assistant over the bus)', () => {
+  let stack: TestStack;
+  beforeAll(async () => {
+    stack = await TestStack.start({ serviceEnv: { decision: { RL_REJECTED_BURST: String(REJECTED_BURST), RL_REJECTED_PER_MINUTE: '0' } } });
+  });
+  afterAll(async () => stack?.stop());
+
+  const request = (over: Record<string, unknown> = {}) => ({ user_id: `u-${randomUUID()}`, conversation_id: randomUUID(), message: 'show my tasks', ...over });
+  const raw = (text: string) => stack.request<DecisionReply & { code?: string }>(PROCESS, null, 30_000, Buffer.from(text));
+
+  it('Issue 10 bounded input: a user_id over 256 characters gets the invalid-input template at once, recorded as REQUEST.INVALID', async () => {
+    const r = await send(stack, request({ user_id: 'u'.repeat(257) }));
+    expect(r).toMatchObject({ ok: true, body: { decision_type: 'RESPOND_ONLY', response_text: INVALID } });
+    const events = await stack.runEvents(r.body.run_id);
+    expect(events.map((e) => e.type)).toEqual(['RunCreated', 'AuthzDecided', 'DecisionRecorded', 'RunDenied']);
+    expect(events[3].data).toMatchObject({ error: { error_code: 'REQUEST.INVALID', retryable: false } });
+  });
+
+  it.each([
+    ['10k-deep JSON', `{"user_id":"u-deep","conversation_id":"${randomUUID()}","message":"hi","message_history":${'['.repeat(10_000)}${']'.repeat(10_000)}}`],
+    ['a __proto__ key', `{"user_id":"u-proto","conversation_id":"${randomUUID()}","message":"hi","__proto__":{"admin":true}}`],
+    ['a constructor key in the history', `{"user_id":"u-ctor","conversation_id":"${randomUUID()}","message":"hi","message_history":[{"constructor":{"prototype":{}}}]}`],
+  ])('Issue 10 bounded input: %s gets the invalid-input template (never INTERNAL)', async (_case, body) => {
+    const r = await raw(body);
+    expect(r).toMatchObject({ ok: true, body: { decision_type: 'RESPOND_ONLY', response_text: INVALID } });
+  });
+
+  it('Issue 10 bounded input: a body over the request limit is REQUEST.TOO_LARGE (not retryable), before anything is recorded', async () => {
+    const r = await stack.request<{ code: string; retryable: boolean; message: string }>(PROCESS, request({ message_history: [{ role: 'user', content: 'x'.repeat(MAX_REQUEST_BYTES), timestamp: new Date(0).toISOString() }] }), 30_000);
+    expect(r).toMatchObject({ ok: false, body: { code: 'REQUEST.TOO_LARGE', retryable: false } });
+    expect(r.body.message).toContain(String(MAX_REQUEST_BYTES));
+  });
+
+  it('Issue 10 reused request_id: the same content gets the recorded outcome again; other content gets REQUEST.CONFLICT', async () => {
+    const first = request({ request_id: `req-${randomUUID()}`, message: 'add task water the plants' });
+    const a = await send(stack, first);
+    const again = await send(stack, first);
+    expect(a.ok && again.ok).toBe(true);
+    expect(again.body).toEqual(a.body);
+    const conflict = await send<{ code: string; retryable: boolean }>(stack, { ...first, message: 'delete all my tasks' });
+    expect(conflict).toMatchObject({ ok: false, body: { code: 'REQUEST.CONFLICT', retryable: false } });
+    // The run still holds one request: the first.
+    const events = await stack.runEvents(a.body.run_id);
+    expect(events.filter((e) => e.type === 'RunCreated')).toHaveLength(1);
+    expect(events[0].data).toMatchObject({ parameters: { message: 'add task water the plants' } });
+  });
+
+  it('Issue 10 rate limit: a flood of rejected requests from one caller is turned away (REQUEST.RATE_LIMITED, retryable) before it reaches the log', async () => {
+    const jsm = await jetstreamManager(stack.nc);
+    const flooder = `flood-${randomUUID()}`;
+    const before = (await jsm.streams.info(LOG_STREAM)).state.last_seq;
+    const flood = 40;
+    const replies = [];
+    for (let i = 0; i < flood; i++) replies.push(await send<DecisionReply & { code?: string; retryable?: boolean }>(stack, { user_id: flooder, conversation_id: 'not-a-uuid', message: 'hi' }));
+    const recorded = replies.filter((r) => r.ok);
+    const turnedAway = replies.filter((r) => !r.ok);
+    expect(recorded).toHaveLength(REJECTED_BURST);
+    expect(recorded.every((r) => r.body.response_text === INVALID)).toBe(true);
+    expect(turnedAway).toHaveLength(flood - REJECTED_BURST);
+    expect(turnedAway.every((r) => r.body.code === 'REQUEST.RATE_LIMITED' && r.body.retryable === true)).toBe(true);
+    // The log holds the recorded rejections and nothing of the turned-away ones: fewer new messages than requests.
+    const after = (await jsm.streams.info(LOG_STREAM)).state.last_seq;
+    const { state: runsOfFlooder } = await stack.log.replay((n: number, e) => (e.type === 'RunCreated' && (e.data as { user_id?: string }).user_id === flooder ? n + 1 : n), 0, { filter: 'rl.log.run.>', fromSeq: before + 1 });
+    expect(runsOfFlooder).toBe(REJECTED_BURST);
+    expect(after - before).toBeLessThan(turnedAway.length);
+    // Another caller is not affected by this one's flood.
+    expect(await send(stack, request({ conversation_id: 'not-a-uuid' }))).toMatchObject({ ok: true, body: { response_text: INVALID } });
+  });
+});

@@ -1,0 +1,175 @@
+import type { CampaignView } from '@runledger/contracts';
+import { canonicalJson } from '@runledger/governance';
+import { sha256Hex } from '@runledger/kernel';
+import type { CoverageReport } from '@runledger/governance';
+import { waitUntil } from '@runledger/testing';
+import {
+  call, callError, CAMPAIGN_SERVICES, campaignEvents, cycleRunOf, itemIdOf, leadIdOf, LoopbackSite, ofType, OPERATOR, scriptedCampaign, startLoopbackSite, taskIdOf,
+} from './support/campaigns';
+import { TestStack } from './support/stack';
+
+jest.setTimeout(240_000);
+
+const MESSAGE = { type: 'connection_request', content: 'Hi Jane, I noticed your work at TechCorp on cloud infrastructure. Would love to connect.' };
+
+describe('Issue 8: the contract-003 controller runs campaigns over the bus', () => {
+  let stack: TestStack;
+  let site: LoopbackSite;
+
+  beforeAll(async () => {
+    site = await startLoopbackSite();
+    stack = await TestStack.start({ services: CAMPAIGN_SERVICES });
+  });
+  afterAll(async () => {
+    await stack?.stop();
+    await site?.stop();
+  });
+
+  const childRun = async (cycleRunId: string, type: string) => {
+    const events = await stack.runEvents(cycleRunId);
+    return events.filter((e) => e.type === type);
+  };
+
+  it('Issue 8 campaign end to end: ten cycles of a scripted model, every proposal type that acts, effects only through choke points, a complete audit trail', async () => {
+    const campaign = await scriptedCampaign(stack, (id) => [
+      { action_type: 'analyze_leads', analysis_type: 'prioritize' },
+      { action_type: 'create_task', task: { description: 'Visit the profile of the current lead' }, justification: 'Research before outreach' },
+      { action_type: 'select_next_task', task_id: taskIdOf(id, 2), reasoning: 'Only task' },
+      { action_type: 'execute_tool', tool_name: 'browser_navigate', parameters: { url: `${site.url}/in/jane` }, expected_outcome: 'Jane profile' },
+      { action_type: 'execute_tool', tool_name: 'browser_type', parameters: { selector: '#note', text: 'Hello Jane' } },
+      { action_type: 'execute_tool', tool_name: 'browser_click', parameters: { selector: '#send' } },
+      { action_type: 'execute_tool', tool_name: 'send_message', parameters: { to: 'https://example.org/in/jane', content: 'Thanks for connecting, Jane.', lead_id: leadIdOf(id, 0) } },
+      { action_type: 'execute_tool', tool_name: 'python_execute', parameters: { code: 'print(1)' } },
+      { action_type: 'persist_artifact', artifact: { artifact_type: 'scoring_algorithm', artifact_key: 'algorithm_v1', content: { weights: { title: 0.5 } } }, requires_approval: false },
+      { action_type: 'generate_message', message: MESSAGE },
+      { action_type: 'no_op', reason: 'campaign_complete', details: 'All leads contacted' },
+    ]);
+
+    const first = await call(stack, 'run', { campaign_id: campaign }, 180_000);
+    expect(first.ran!.map((r) => r.outcome)).toEqual([...Array(9).fill('executed'), 'awaiting_approval']);
+    expect(first.current_lead_id).toBe(leadIdOf(campaign, 0));
+
+    // FR-007: the task moved to done only on the controller's verified navigation.
+    expect(first.tasks).toEqual([expect.objectContaining({ id: taskIdOf(campaign, 2), status: 'done' })]);
+    // The browser was real: the page received what browser_type typed, submitted by browser_click.
+    await waitUntil(() => site.submissions.length > 0, { timeoutMs: 10_000, description: 'the form submission' });
+    expect(site.submissions.map((s) => s.get('note'))).toEqual(['Hello Jane']);
+    expect(first.leads.find((l) => l.id === leadIdOf(campaign, 0))?.status).toBe('contacted');
+    expect(first.artifacts).toEqual([{ artifact_type: 'scoring_algorithm', artifact_key: 'algorithm_v1' }]);
+
+    const events = await campaignEvents(stack, campaign);
+    expect(ofType(events, 'TaskStatusChanged')).toEqual([expect.objectContaining({ to: 'done', verified_by: expect.objectContaining({ tool_name: 'browser_navigate', cycle: 4 }) })]);
+    const tools = ofType<{ tool_name: string; status: string; verified: boolean; error_code?: string; child_run_id: string }>(events, 'ToolExecuted');
+    expect(tools.map((t) => [t.tool_name, t.status, t.verified])).toEqual([
+      ['browser_navigate', 'ok', true], ['browser_type', 'ok', true], ['browser_click', 'ok', true], ['send_message', 'ok', true], ['python_execute', 'denied', false],
+    ]);
+    // python_execute is denied by the shipped policy; the denial is an audited child run, and no tool code ran.
+    const python = await stack.runEvents(tools[4]!.child_run_id);
+    expect(python.map((e) => e.type)).toEqual(['RunCreated', 'AuthzDecided', 'RunDenied']);
+    expect(python[1]!.data).toMatchObject({ decision: 'deny', code: 'LANE.ACTION_DENIED', action: 'python_execute' });
+
+    // Every cycle recorded its snapshot with its hash, the raw proposal and the verdict.
+    const started = ofType<{ cycle: number; snapshot: unknown; snapshot_sha256: string; run_id: string }>(events, 'CycleStarted');
+    expect(started).toHaveLength(10);
+    for (const s of started) expect(s.snapshot_sha256).toBe(sha256Hex(canonicalJson(s.snapshot)));
+    const proposals = ofType<{ verdict: string; raw: { action_type: string } }>(events, 'ProposalRecorded');
+    expect(proposals.map((p) => p.verdict)).toEqual(Array(10).fill('valid'));
+    expect(proposals[9]!.raw).toMatchObject({ action_type: 'generate_message', requires_approval: true });
+
+    // The message waits for an operator; approving it executes it through db-write under an audited decision run.
+    const item = itemIdOf(campaign, 10);
+    expect(first.pending_items).toEqual([expect.objectContaining({ item_id: item, kind: 'generate_message', status: 'pending' })]);
+    const approved = await call(stack, 'answer', { campaign_id: campaign, item_id: item, decision: 'approved', approver: OPERATOR });
+    const executed = approved.pending_items[0]!.executed as { status: string; child_run_id: string };
+    expect(executed.status).toBe('ok');
+    const write = await stack.runEvents(executed.child_run_id);
+    expect(write.map((e) => e.type)).toEqual(['RunCreated', 'AuthzDecided', 'RunStarted', 'DbWriteAudited', 'RunCompleted']);
+    expect(write[3]!.data).toMatchObject({ collection: 'campaign_messages', operation: 'append', status: 'ok' });
+
+    const last = await call(stack, 'run', { campaign_id: campaign });
+    expect(last.ran!.map((r) => r.action_type)).toEqual(['no_op']);
+    expect(last.status).toBe('completed');
+
+    // FR-006: every cycle is a governed run with its authorisation and outcome, every effect a child run;
+    // the audit ledger covers them all and its hash chain verifies.
+    const cycleRuns = Array.from({ length: 11 }, (_, i) => cycleRunOf(campaign, i + 1));
+    for (const id of cycleRuns) {
+      const types = (await stack.runEvents(id)).map((e) => e.type);
+      expect(types.slice(0, 3)).toEqual(['RunCreated', 'AuthzDecided', 'RunStarted']);
+      expect(types[types.length - 1]).toBe('RunCompleted');
+    }
+    const report = await stack.waitFor(async () => {
+      const r = await stack.request<CoverageReport>('rl.audit.coverage', {});
+      return r.body.in_progress.length === 0 ? r.body : undefined;
+    }, 30_000);
+    expect(report.violations).toEqual([]);
+    const verify = await stack.request<{ ok: boolean }>('rl.audit.verify', {});
+    expect(verify.body.ok).toBe(true);
+    expect((await childRun(cycleRunOf(campaign, 4), 'RunCompleted'))[0]!.data).toMatchObject({ result: { action_type: 'execute_tool', success: true } });
+  });
+
+  it('Issue 8 approvals: a rejected message is never executed', async () => {
+    const campaign = await scriptedCampaign(stack, [{ action_type: 'generate_message', message: MESSAGE }]);
+    await call(stack, 'cycle', { campaign_id: campaign });
+    const item = itemIdOf(campaign, 1);
+    const rejected = await call(stack, 'answer', { campaign_id: campaign, item_id: item, decision: 'rejected', approver: OPERATOR });
+    expect(rejected.pending_items[0]).toMatchObject({ status: 'rejected' });
+    expect(rejected.pending_items[0]).not.toHaveProperty('executed');
+    const again = await callError(stack, 'answer', { campaign_id: campaign, item_id: item, decision: 'approved', approver: OPERATOR });
+    expect(again.code).toBe('APPROVAL.ALREADY_DECIDED');
+    expect(ofType(await campaignEvents(stack, campaign), 'ApprovalDecided')).toEqual([expect.objectContaining({ decision: 'rejected', approver: OPERATOR })]);
+  });
+
+  it('Issue 8 approvals: only CAMPAIGN_OPERATOR may decide; a refused approver is an audited denial and the item stays pending', async () => {
+    const campaign = await scriptedCampaign(stack, [{ action_type: 'generate_message', message: MESSAGE }]);
+    await call(stack, 'cycle', { campaign_id: campaign });
+    const item = itemIdOf(campaign, 1);
+    const intruder = { id: 'mallory', role: 'TASK_ASSISTANT' };
+    const refused = await callError(stack, 'answer', { campaign_id: campaign, item_id: item, decision: 'approved', approver: intruder });
+    expect(refused.code).toBe('APPROVAL.ROLE_DENIED');
+    const view = await call(stack, 'get', { campaign_id: campaign });
+    expect(view.pending_items[0]).toMatchObject({ status: 'pending' });
+    const refusal = ofType<{ approver: unknown; code: string }>(await campaignEvents(stack, campaign), 'ApprovalRefused');
+    expect(refusal).toEqual([expect.objectContaining({ approver: intruder, code: 'APPROVAL.ROLE_DENIED' })]);
+  });
+
+  it('Issue 8 approvals: an item past its expiry is expired, never executed', async () => {
+    const campaign = await scriptedCampaign(stack, [
+      { action_type: 'persist_artifact', artifact: { artifact_type: 'analysis_result', artifact_key: 'late', content: {} } },
+    ], { approval_ttl_seconds: 1 });
+    const view = await call(stack, 'cycle', { campaign_id: campaign });
+    const expiresAt = Date.parse(view.pending_items[0]!.expires_at);
+    await waitUntil(() => Date.now() > expiresAt + 50, { timeoutMs: 5_000, description: 'the item expiry' });
+    const late = await callError(stack, 'answer', { campaign_id: campaign, item_id: itemIdOf(campaign, 1), decision: 'approved', approver: OPERATOR });
+    expect(late.code).toBe('APPROVAL.EXPIRED');
+    const after = await call(stack, 'get', { campaign_id: campaign });
+    expect(after.pending_items[0]).toMatchObject({ status: 'expired' });
+    expect(after.pending_items[0]).not.toHaveProperty('executed');
+    expect(after.artifacts).toEqual([]);
+  });
+
+  it('Issue 8 questions: request_user_input waits for an answer, which the agent sees in the next snapshot', async () => {
+    const campaign = await scriptedCampaign(stack, [
+      { action_type: 'request_user_input', question: 'This lead has no company. Proceed or skip?', options: ['Proceed', 'Skip'] },
+      { action_type: 'no_op', reason: 'preconditions_not_met' },
+    ]);
+    const asked = await call(stack, 'run', { campaign_id: campaign });
+    expect(asked.ran!.map((r) => r.outcome)).toEqual(['awaiting_approval']);
+    const item = itemIdOf(campaign, 1);
+    const wrong = await callError(stack, 'answer', { campaign_id: campaign, item_id: item, decision: 'approved', approver: OPERATOR });
+    expect(wrong.code).toBe('REQUEST.INVALID');
+    await call(stack, 'answer', { campaign_id: campaign, item_id: item, decision: 'answered', answer: 'Skip', approver: OPERATOR });
+    await call(stack, 'cycle', { campaign_id: campaign });
+    const snapshots = ofType<{ snapshot: { recent_audit_log: { action_type: string; payload?: Record<string, unknown> }[] } }>(await campaignEvents(stack, campaign), 'CycleStarted');
+    expect(snapshots[1]!.snapshot.recent_audit_log[0]).toMatchObject({ action_type: 'approval_answered', payload: { item_id: item, answer: 'Skip' } });
+  });
+
+  it('Issue 8 approvals survive a crash: decision is killed while an approval is pending, restarted, and the approval executes', async () => {
+    const campaign = await scriptedCampaign(stack, [{ action_type: 'generate_message', message: MESSAGE }]);
+    await call(stack, 'cycle', { campaign_id: campaign });
+    await stack.kill('decision');
+    await stack.startService('decision');
+    const approved: CampaignView = await call(stack, 'answer', { campaign_id: campaign, item_id: itemIdOf(campaign, 1), decision: 'approved', approver: OPERATOR });
+    expect(approved.pending_items[0]).toMatchObject({ status: 'approved', executed: { status: 'ok' } });
+  });
+});

@@ -1,0 +1,81 @@
+/**
+ * Helpers for the contract-003 controller e2e tests: drive a campaign over agents.campaign.*, read its events
+ * and its cycle runs back from the log, and serve loopback pages for the browser tools.
+ */
+import { randomUUID } from 'node:crypto';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { CampaignView } from '@runledger/contracts';
+import type { StoredEvent } from '@runledger/event-log';
+import { aggregateRef } from '@runledger/event-log';
+import { deterministicUuid } from '@runledger/kernel';
+import type { TestStack } from './stack';
+
+export const CAMPAIGN_SERVICES = ['decision', 'tool-gateway', 'db-write', 'audit-ledger'];
+export const OPERATOR = { id: 'ops-alice', role: 'CAMPAIGN_OPERATOR' };
+
+export const taskIdOf = (campaignId: string, cycle: number) => deterministicUuid('campaign-task', campaignId, cycle);
+export const itemIdOf = (campaignId: string, cycle: number) => deterministicUuid('campaign-item', campaignId, cycle);
+export const leadIdOf = (campaignId: string, index: number) => deterministicUuid('campaign-lead', campaignId, 'first', index);
+export const cycleRunOf = (campaignId: string, cycle: number) => deterministicUuid('campaign-cycle', campaignId, cycle);
+
+export async function call(stack: TestStack, op: string, body: unknown, timeoutMs = 60_000): Promise<CampaignView> {
+  const r = await stack.request<CampaignView>(`agents.campaign.${op}`, body, timeoutMs);
+  if (!r.ok) throw new Error(`agents.campaign.${op} failed: ${JSON.stringify(r.body)}`);
+  return r.body;
+}
+
+export async function callError(stack: TestStack, op: string, body: unknown): Promise<{ code: string; message: string; details?: string[] }> {
+  const r = await stack.request<{ code: string; message: string; details?: string[] }>(`agents.campaign.${op}`, body, 60_000);
+  if (r.ok) throw new Error(`agents.campaign.${op} unexpectedly succeeded`);
+  return r.body;
+}
+
+/** A started campaign with a scripted agent (and two leads), ready for cycles. */
+export async function scriptedCampaign(stack: TestStack, script: unknown[] | ((campaignId: string) => unknown[]), settings: Record<string, unknown> = {}): Promise<string> {
+  const campaign_id = randomUUID();
+  const proposals = typeof script === 'function' ? script(campaign_id) : script;
+  await call(stack, 'create', { campaign_id, name: 'Q1 2026 Outreach', agent: { kind: 'scripted', proposals }, settings });
+  await call(stack, 'leads.import', {
+    campaign_id, import_id: 'first',
+    leads: [
+      { full_name: 'Jane Doe', profile_url: 'https://example.org/in/jane', job_title: 'Senior Engineer', company: 'TechCorp', weight_score: 87.5 },
+      { full_name: 'John Roe', profile_url: 'https://example.org/in/john', weight_score: 40 },
+    ],
+  });
+  await call(stack, 'start', { campaign_id });
+  return campaign_id;
+}
+
+export function campaignEvents(stack: TestStack, campaignId: string): Promise<StoredEvent[]> {
+  return stack.log.read(aggregateRef('campaign', campaignId));
+}
+
+export const ofType = <T = Record<string, unknown>>(events: StoredEvent[], type: string): T[] => events.filter((e) => e.type === type).map((e) => e.data as T);
+
+export interface LoopbackSite {
+  url: string;
+  /** Every form submission the page received, in order. */
+  submissions: URLSearchParams[];
+  stop(): Promise<void>;
+}
+
+/** A profile page with a form, served on 127.0.0.1: what the browser tools act on. */
+export async function startLoopbackSite(): Promise<LoopbackSite> {
+  const submissions: URLSearchParams[] = [];
+  const server: Server = createServer((req, res) => {
+    const url = new URL(req.url ?? '/', 'http://127.0.0.1');
+    if (url.pathname === '/submit') {
+      submissions.push(url.searchParams);
+      res.writeHead(200, { 'content-type': 'text/html' }).end('<html><head><title>Thanks</title></head><body>sent</body></html>');
+      return;
+    }
+    res.writeHead(200, { 'content-type': 'text/html' }).end(
+      '<html><head><title>Jane Doe - Senior Engineer</title></head><body><form action="/submit" method="get">' +
+        '<input id="note" name="note"><button id="send" type="submit">Send</button></form></body></html>',
+    );
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return { url: `http://127.0.0.1:${port}`, submissions, stop: () => new Promise((resolve) => server.close(() => resolve())) };
+}
