@@ -2,10 +2,11 @@ import { Inject, Injectable } from '@nestjs/common';
 import { DbReadRequestDto, DbResult, DbWriteRequestDto, GovernanceScope } from '@runledger/contracts';
 import type { DocumentStore } from '@runledger/document-store';
 import { DOCUMENT_STORE } from '@runledger/messaging';
-import { authorize, getLane, PolicySet, sha256Hex } from '@runledger/governance';
+import { authorize, AuthzRequest, authzInputsOf, getLane, PolicySet, sha256Hex } from '@runledger/governance';
 import { AppError, deterministicUuid } from '@runledger/kernel';
 import { PolicyCatalog } from '@runledger/policy-catalog';
 import { CallerVerifier, childRequestHash, childRunId as childRunIdOf, RunRepository, runChildOnce, authzDecidedOf } from '@runledger/runs';
+import { idField } from '../domain/documents';
 import { inPartition, Partition, partitionFor, stamp } from './partition';
 
 type Doc = Record<string, unknown>;
@@ -37,7 +38,7 @@ export class DbWriteService {
           input_artifacts: [], parameters: { collection: req.collection, operation: req.operation, document_id: req.document_id ?? null },
           request_hash_sha256: childRequestHash({ collection: req.collection, operation: req.operation, document_id: req.document_id, document: req.document, patch: req.patch }),
         },
-        authz: authzDecidedOf(decision, { lane: g.lane, action: action, policy_versions: g.policy_versions }),
+        authz: authzDecidedOf(decision, { lane: g.lane, action: action, policy_versions: g.policy_versions, inputs: authzInputsOf(authzRequest(g, action, targetCase)) }),
       },
       async () => {
         const applied = await this.apply(req, partition, deterministicUuid(childRunId, 'document'));
@@ -77,10 +78,7 @@ export class DbWriteService {
 
   /** Claims first (against what the calling run pinned), then the lane; a write opens a child run, so an allowed write of a finished caller is refused. */
   private async authorize(policy: PolicySet, g: GovernanceScope, action: string, targetCase?: string, opensChild = true) {
-    const byPolicy = () => authorize(policy, {
-      agent_name: g.agent_name, lane: g.lane, kind: 'db_write', action, run_case_id: g.case_id, target_case_id: targetCase, run_user_id: g.user_id,
-      scope: { run_id: g.parent_run_id, user_id: g.user_id, case_id: g.case_id, ...(g.scope ?? {}) },
-    });
+    const byPolicy = () => authorize(policy, authzRequest(g, action, targetCase));
     if (opensChild) return this.callers.decideChild(g, byPolicy);
     const mismatch = await this.callers.check(g);
     return mismatch ? { decision: 'deny' as const, ...mismatch } : byPolicy();
@@ -116,9 +114,11 @@ export class DbWriteService {
   }
 }
 
-/** Tasks are identified by `task_id` (contract 000); other collections by `document_id`. */
-function idField(collection: string): string {
-  return collection === 'tasks' ? 'task_id' : 'document_id';
+function authzRequest(g: GovernanceScope, action: string, targetCase?: string): AuthzRequest {
+  return {
+    agent_name: g.agent_name, lane: g.lane, kind: 'db_write', action, run_case_id: g.case_id, target_case_id: targetCase, run_user_id: g.user_id,
+    scope: { run_id: g.parent_run_id, user_id: g.user_id, case_id: g.case_id, ...(g.scope ?? {}) },
+  };
 }
 
 /** The partition owner is ours to enforce, not the caller's to see. */

@@ -11,6 +11,7 @@ import {
 import { ConversationRepository } from '../conversation/conversation.repository';
 import { KeyedLock } from '../shared/keyed-lock';
 import { AgentRequested, ResolvedContext, STEPS, TASK_AGENT, TASK_LANE, TaskRunResult, taskRequestHash } from './task-run.types';
+import { runledgerMetrics } from '@runledger/telemetry';
 
 export const TOOL_CALL_TIMEOUT_MS = Symbol('TOOL_CALL_TIMEOUT_MS');
 /** How long a run keeps retrying an unreachable tool gateway before it records the call as failed. */
@@ -99,7 +100,9 @@ export class TaskRunWorker {
   private async step<T>(run: RunSession, id: string, index: number, compute: () => Promise<T>): Promise<T> {
     const outputs = run.state.checkpoint?.stepOutputs ?? {};
     if (Object.hasOwn(outputs, id)) return outputs[id] as T;
+    const started = performance.now();
     const out = await compute();
+    runledgerMetrics().stepDuration.record((performance.now() - started) / 1_000, { 'runledger.agent': TASK_AGENT, 'runledger.step': id });
     await run.append([stepEvent(index, id, out)], id);
     return out;
   }

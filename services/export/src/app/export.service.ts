@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { ArtifactRef, DbResult, ExportRequestDto, ExportResult, GovernanceScope, SUBJECTS } from '@runledger/contracts';
-import { authorize, type ChainCheckpoint } from '@runledger/governance';
+import { authorize, AuthzRequest, authzInputsOf, type ChainCheckpoint } from '@runledger/governance';
 import { AppError } from '@runledger/kernel';
 import { Bus } from '@runledger/messaging';
 import { PolicyCatalog } from '@runledger/policy-catalog';
@@ -41,13 +41,15 @@ export class ExportService {
 
     const policy = await this.policies.resolve(g.policy_versions);
     const scope = { ...(g.scope ?? {}), case_id: req.case_id, run_id: g.parent_run_id };
-    const at = (action: string) => ({ lane: g.lane, action, policy_versions: g.policy_versions });
+    const request = (action: string): AuthzRequest => ({ agent_name: g.agent_name, lane: g.lane, kind: 'export', action, run_case_id: g.case_id, target_case_id: req.case_id, run_user_id: g.user_id, scope });
+    // The inputs name every phase (comma separated), as the allow does: a what-if replay decides each.
+    const at = (action: string) => ({ lane: g.lane, action, policy_versions: g.policy_versions, inputs: authzInputsOf(request(EXPORT_PHASES.join(','))) });
     // Claims first, against the calling run's record; then every phase must be allowed up front: a denial names the
     // first phase refused.
     let denied: { phase: Phase | 'authorize'; decision: Decision } | undefined;
     const decided = await this.callers.decideChild(g, () => {
       for (const phase of EXPORT_PHASES) {
-        const d = authorize(policy, { agent_name: g.agent_name, lane: g.lane, kind: 'export', action: phase, run_case_id: g.case_id, target_case_id: req.case_id, run_user_id: g.user_id, scope });
+        const d = authorize(policy, request(phase));
         if (d.decision === 'deny') return (denied = { phase, decision: d }).decision;
       }
       return { decision: 'allow' as const };

@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { GovernanceScope, PromotionRequestDto, PromotionResult } from '@runledger/contracts';
 import type { DocumentStore } from '@runledger/document-store';
-import { ArtifactRef, authorize, PromotionFinding, sha256Hex } from '@runledger/governance';
+import { ArtifactRef, authorize, AuthzRequest, authzInputsOf, PromotionFinding, sha256Hex } from '@runledger/governance';
 import { AppError, deterministicUuid } from '@runledger/kernel';
 import { DOCUMENT_STORE } from '@runledger/messaging';
 import { PolicyCatalog } from '@runledger/policy-catalog';
@@ -52,13 +52,14 @@ export class PromotionService {
     if (isTerminal(recorded.state)) return this.view(childRunId, recorded.state, true);
 
     const action = `append:${req.target}`;
-    const at = { lane: g.lane, action, policy_versions: g.policy_versions };
-    const policy = await this.policies.resolve(g.policy_versions);
-    // Claims first, against the calling run's record: another agent's identity or a run not in the log is a denial.
-    let authz = authzDecidedOf(await this.callers.decideChild(g, () => authorize(policy, {
+    const request: AuthzRequest = {
       agent_name: g.agent_name, lane: g.lane, kind: 'promotion', action, run_case_id: g.case_id, target_case_id: req.source_case_id, run_user_id: g.user_id,
       scope: { ...(g.scope ?? {}), run_id: g.parent_run_id, promotion_ticket_id: req.promotion_ticket_id },
-    })), at);
+    };
+    const at = { lane: g.lane, action, policy_versions: g.policy_versions, inputs: authzInputsOf(request) };
+    const policy = await this.policies.resolve(g.policy_versions);
+    // Claims first, against the calling run's record: another agent's identity or a run not in the log is a denial.
+    let authz = authzDecidedOf(await this.callers.decideChild(g, () => authorize(policy, request)), at);
 
     // The ticket is part of authorising: the choke point, not its callers, decides whether a human approved this
     // promotion. Until the promotion run is created, artifacts are read as the (verified) calling run. Expiry is judged at the run's creation: recorded for a resumed run, else now (it is created next).
