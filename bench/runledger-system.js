@@ -7,12 +7,13 @@
 const { randomUUID } = require('node:crypto');
 const { decodeReply } = require('../libs/messaging/src/codec');
 const { LOG_STREAM } = require('../libs/event-log/src');
-const { startService, stopProcess, SERVICES } = require('../scripts/lib/stack');
+const { runBootstrap, startService, stopProcess, SERVICES } = require('../scripts/lib/stack');
 
 const AUDIT_DURABLE = 'audit-ledger';
 
 async function startRunledger({ nats, nc, jsm }) {
-  const procs = SERVICES.map((name) => startService(name, { natsUrl: nats.url, env: { LOG_LEVEL: 'error' } }));
+  await runBootstrap({ natsUrl: nats.url, creds: nats.creds });
+  const procs = SERVICES.map((name) => startService(name, { natsUrl: nats.url, creds: nats.creds, env: { LOG_LEVEL: 'error' } }));
   await Promise.all(procs.map((p) => p.ready));
   const encoder = new TextEncoder();
   const system = {

@@ -8,6 +8,7 @@
  *   3. resident memory per service at rest and after the load, events per request at steady state.
  * Prints ratio lines and the issue's goals (met or by how much not), and writes bench/results.md.
  * Sizes: BENCH_RAW, BENCH_ROUNDS (3), BENCH_SEQ (60), BENCH_C16 (320); BENCH_PEERS=0 measures Runledger alone.
+ * `--scale` measures instead request latency as the log grows to millions of events and the replay rate (bench/scale.js).
  */
 const path = require('node:path');
 const fs = require('node:fs');
@@ -19,8 +20,10 @@ const { connect } = require('@nats-io/transport-node');
 const { jetstream, jetstreamManager } = require('@nats-io/jetstream');
 const { EventLog, ensureLogStream, aggregateRef } = require('../libs/event-log/src');
 const { freePort, startNats, stopProcess } = require('./lib/stack');
+const { identityOptions } = require('../libs/messaging/src/nats-identity');
 const { ensurePeersInstalled, runRounds, report, inFlight } = require('../bench/side-by-side');
 const { startRunledger } = require('../bench/runledger-system');
+const { runScale } = require('../bench/scale');
 
 const RAW = Number(process.env.BENCH_RAW ?? 20000);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
@@ -94,14 +97,23 @@ async function startPeers(cleanup) {
 
 async function main() {
   const store = fs.mkdtempSync(path.join(os.tmpdir(), 'runledger-bench-'));
-  const nats = await startNats({ port: await freePort(), storeDir: store });
+  // Secured like npm start; the benchmark's own client is the admin (it creates its raw stream).
+  const nats = await startNats({ port: await freePort(), storeDir: path.join(store, 'nats'), credsDir: path.join(store, 'credentials') });
   const cleanup = [];
   try {
-    const nc = await connect({ servers: nats.url });
+    const nc = await connect({ servers: nats.url, ...identityOptions({ creds: nats.creds.admin.file }) });
     cleanup.push(() => nc.close());
     const js = jetstream(nc);
     const jsm = await jetstreamManager(nc);
     await ensureLogStream(jsm);
+    if (process.argv.includes('--scale')) {
+      const system = await startRunledger({ nats, nc, jsm });
+      cleanup.push(() => system.stop());
+      const lines = [`Runledger scale benchmark — ${new Date().toISOString()} — ${os.cpus().length} cores, Node ${process.version}`, ...(await runScale({ system, js, jsm }))];
+      process.stdout.write(`${lines.join('\n')}\n`);
+      fs.writeFileSync(path.join(__dirname, '..', 'bench', 'results-scale.md'), `# Scale results\n\nProduced by \`npm run bench -- --scale\`.\n\n\`\`\`\n${lines.join('\n')}\n\`\`\`\n`);
+      return;
+    }
     const logLines = await measureLog(js, jsm);
 
     const runledger = await startRunledger({ nats, nc, jsm });

@@ -4,7 +4,9 @@
  *   node scripts/generate-contracts.js          regenerate libs/contracts/src/generated/*.generated.ts
  *   node scripts/generate-contracts.js --check  fail (exit 1) when the generated files drift from the schemas,
  *                                               when a schema does not compile, or when asyncapi.yaml is not a
- *                                               valid AsyncAPI 3 document or names a schema that does not exist.
+ *                                               valid AsyncAPI 3 document or names a schema that does not exist,
+ *                                               or when asyncapi.yaml and deploy/nats/permissions.yaml disagree
+ *                                               on the subjects (each channel needs its permissions line).
  */
 const fs = require('node:fs');
 const path = require('node:path');
@@ -12,6 +14,7 @@ const { compile } = require('json-schema-to-typescript');
 const Ajv = require('ajv').default;
 const addFormats = require('ajv-formats').default;
 const YAML = require('yaml');
+const { loadTable, checkAgainstAsyncApi } = require('./lib/permissions');
 
 const root = path.resolve(__dirname, '..');
 const schemaRoot = path.join(root, 'proto-contracts', 'schemas');
@@ -91,6 +94,8 @@ function checkAsyncApi() {
     const rel = r.slice(8);
     if (!fs.existsSync(path.join(root, 'proto-contracts', rel))) problems.push(`asyncapi.yaml references missing ${rel}`);
   }
+  // Every subject has an entry in the permissions table, and the table names no subject asyncapi lacks.
+  problems.push(...checkAgainstAsyncApi(loadTable(), doc));
   return problems;
 }
 
@@ -148,7 +153,7 @@ async function main() {
     console.error('contract check failed:\n- ' + problems.join('\n- '));
     process.exit(1);
   }
-  console.log(check ? `contracts: ${all.length} schemas, asyncapi.yaml valid, generated types up to date` : `contracts: generated ${expected.size - 1} files from ${all.length} schemas`);
+  console.log(check ? `contracts: ${all.length} schemas, asyncapi.yaml valid, permissions table covers it, generated types up to date` : `contracts: generated ${expected.size - 1} files from ${all.length} schemas`);
 }
 
 main().catch((err) => {

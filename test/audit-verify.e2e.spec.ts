@@ -30,7 +30,7 @@ describe('Audit ledger: `runledger audit verify` reports the first broken link o
   /** The operator command as operators run it: a separate node process against the stack's NATS. */
   const runledger = (...args: string[]): Promise<CliRun> =>
     new Promise((resolve) => {
-      execFile(process.execPath, [CLI, 'audit', ...args], { env: { ...process.env, NATS_URL: stack.url }, timeout: 90_000 }, (err, stdout, stderr) => {
+      execFile(process.execPath, [CLI, 'audit', ...args], { env: { ...process.env, ...stack.cliEnv('operator') }, timeout: 90_000 }, (err, stdout, stderr) => {
         const code = err ? (typeof err.code === 'number' ? err.code : -1) : 0;
         resolve({ code, stdout, stderr });
       });

@@ -18,8 +18,8 @@ class ChatProcess {
   stderr = '';
   readonly exited: Promise<number | null>;
 
-  constructor(args: string[], natsUrl: string) {
-    this.child = spawn(process.execPath, [CLI, 'chat', ...args], { env: { ...process.env, NATS_URL: natsUrl } });
+  constructor(args: string[], env: Record<string, string>) {
+    this.child = spawn(process.execPath, [CLI, 'chat', ...args], { env: { ...process.env, ...env } });
     this.child.stdout.on('data', (c: Buffer) => (this.stdout += c.toString()));
     this.child.stderr.on('data', (c: Buffer) => (this.stderr += c.toString()));
     this.exited = new Promise((resolve) => this.child.once('exit', (code) => resolve(code)));
@@ -67,7 +67,7 @@ describe('Terminal chat: runledger chat against the running stack', () => {
   let stack: TestStack;
   const running: ChatProcess[] = [];
   const chat = (...args: string[]) => {
-    const c = new ChatProcess(args, stack.url);
+    const c = new ChatProcess(args, stack.cliEnv('caller'));
     running.push(c);
     return c;
   };
@@ -128,7 +128,7 @@ describe('Terminal chat: runledger chat against the running stack', () => {
   });
 
   it('Chat: no NATS at NATS_URL → "Runledger is not running: start it with npm start", exit 3', async () => {
-    const c = new ChatProcess(['--user', 'erin'], 'nats://127.0.0.1:1');
+    const c = new ChatProcess(['--user', 'erin'], { NATS_URL: 'nats://127.0.0.1:1' });
     running.push(c);
     expect(await c.exited).toBe(3);
     expect(c.stderr).toBe('Runledger is not running: start it with npm start\n');

@@ -7,7 +7,12 @@ const fs = require('node:fs');
 const net = require('node:net');
 const path = require('node:path');
 
+const { ADMIN } = require('./permissions');
+const { allIdentities, ensureCredentials, identityEnv, localServerConfig, writeServerConfig } = require('./nats-auth');
+
 const ROOT = path.resolve(__dirname, '..', '..');
+/** Where `npm start` runs its own secured nats-server, and where the CLI looks by default. */
+const LOCAL_NATS_URL = `nats://127.0.0.1:${process.env.RL_NATS_PORT || 4322}`;
 const SERVICES = ['intent-classification', 'db-write', 'tool-gateway', 'audit-ledger', 'promotion', 'export', 'decision'];
 
 function findNatsServer() {
@@ -65,27 +70,56 @@ async function waitFor(pred, timeoutMs, what) {
   throw new Error(`timed out waiting for ${what}`);
 }
 
-/** Starts a nats-server with JetStream and a store under `storeDir`, on `port`. */
-async function startNats({ port, storeDir, logFile }) {
+/**
+ * Starts a nats-server with JetStream and a store under `storeDir`, on `port`, secured by the permissions
+ * table: every identity's nkey seed is generated on first start under `credsDir` (mode 0600) and reused after.
+ * `fullRights` names identities besides the admin that may do everything (the test harness's `test-admin`).
+ */
+async function startNats({ port, storeDir, logFile, credsDir = path.join(storeDir, '..', 'credentials'), fullRights = [] }) {
   const bin = ensureNatsServerBinary();
   fs.mkdirSync(storeDir, { recursive: true });
   const out = logFile ? fs.openSync(logFile, 'a') : 'ignore';
-  // Artifacts of up to 8 MiB travel base64-encoded: the server's 1 MB default payload limit is too small.
-  const config = path.join(storeDir, 'nats-server.conf');
-  fs.writeFileSync(config, 'max_payload: 16MB\n');
+  const creds = ensureCredentials(credsDir, [...allIdentities(), ...fullRights]);
+  const config = writeServerConfig(path.join(storeDir, 'nats-server.conf'), localServerConfig({ creds, fullRights: [ADMIN, ...fullRights] }));
   const child = spawn(bin, ['-c', config, '-a', '127.0.0.1', '-p', String(port), '-js', '-sd', storeDir], { stdio: ['ignore', out, out] });
   await waitFor(() => canConnect({ host: '127.0.0.1', port }), 10_000, `nats-server on port ${port}`);
-  return { url: `nats://127.0.0.1:${port}`, child, port };
+  return { url: `nats://127.0.0.1:${port}`, child, port, creds };
+}
+
+/** Runs the bootstrap step (scripts/bootstrap.ts) as the admin: creates the log, buckets and object stores. */
+function runBootstrap({ natsUrl, creds }) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['-r', '@swc-node/register', path.join(ROOT, 'scripts', 'bootstrap.ts')], {
+      cwd: ROOT,
+      env: { ...process.env, NATS_URL: natsUrl, SWC_NODE_PROJECT: path.join(ROOT, 'tsconfig.json'), ...identityEnv(creds, ADMIN) },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    child.stdout.on('data', (c) => { output += c; });
+    child.stderr.on('data', (c) => { output += c; });
+    child.once('exit', (code) => (code === 0 ? resolve() : reject(new Error(`bootstrap failed (code ${code}): ${output.trim()}`))));
+  });
 }
 
 /**
  * Starts one service as its own process. Its stdout is JSON lines; `ready` resolves when it prints its
  * ready line. `extraEnv` goes on top of the parent's environment.
  */
-function startService(name, { natsUrl, env = {}, onLine } = {}) {
-  const child = spawn(process.execPath, ['-r', '@swc-node/register', path.join(ROOT, 'services', name, 'src', 'main.ts')], {
+let built = false;
+/** Services run compiled JavaScript (scripts/build.js, incremental): brought up to date once per launcher process. */
+function ensureBuilt() {
+  if (built) return;
+  require('../build').build();
+  built = true;
+}
+
+function startService(name, { natsUrl, env = {}, onLine, creds } = {}) {
+  ensureBuilt();
+  // With `creds` (a secured server started here) the service gets its own identity and nobody else's.
+  const identity = creds ? identityEnv(creds, name) : {};
+  const child = spawn(process.execPath, [path.join(ROOT, 'dist', 'services', name, 'src', 'main.js')], {
     cwd: ROOT,
-    env: { ...process.env, NATS_URL: natsUrl, HTTP_PORT: env.HTTP_PORT ?? '0', SWC_NODE_PROJECT: path.join(ROOT, 'tsconfig.json'), ...env },
+    env: { ...process.env, NATS_URL: natsUrl, HTTP_PORT: env.HTTP_PORT ?? '0', ...identity, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let buffered = '';
@@ -118,4 +152,4 @@ function stopProcess(child, signal = 'SIGTERM', timeoutMs = 5000) {
   });
 }
 
-module.exports = { ROOT, SERVICES, findNatsServer, ensureNatsServerBinary, parseNatsUrl, canConnect, freePort, startNats, startService, stopProcess, waitFor };
+module.exports = { ROOT, SERVICES, LOCAL_NATS_URL, findNatsServer, ensureNatsServerBinary, parseNatsUrl, canConnect, freePort, startNats, runBootstrap, startService, stopProcess, waitFor };

@@ -1,15 +1,17 @@
 import { connect, NatsConnection, headers as natsHeaders } from '@nats-io/transport-node';
+import type { TestIdentity } from '@runledger/testing';
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import type { ChildProcess } from 'node:child_process';
 import { EventLog, StoredEvent, aggregateRef } from '@runledger/event-log';
 import { decodeReply, encodeJson } from '@runledger/messaging';
-import { startNatsServer, NatsServerHandle, waitUntil } from '@runledger/testing';
+import { startNatsServer, NatsServerHandle, TEST_ADMIN, waitUntil } from '@runledger/testing';
 
 // The same launcher `npm start` uses, so tests run the stack users run.
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const launcher = require('../../scripts/lib/stack.js') as {
   SERVICES: string[];
-  startService(name: string, opts: { natsUrl: string; env?: Record<string, string>; onLine?: (svc: string, line: string) => void }): { name: string; child: ChildProcess; ready: Promise<{ http_port: number }> };
+  startService(name: string, opts: { natsUrl: string; creds?: Readonly<Record<string, TestIdentity>>; env?: Record<string, string>; onLine?: (svc: string, line: string) => void }): { name: string; child: ChildProcess; ready: Promise<{ http_port: number }> };
+  runBootstrap(opts: { natsUrl: string; creds: Readonly<Record<string, TestIdentity>> }): Promise<void>;
   stopProcess(child: ChildProcess, signal?: NodeJS.Signals, timeoutMs?: number): Promise<void>;
 };
 
@@ -26,7 +28,11 @@ export interface Reply<T> {
   body: T;
 }
 
-/** A real nats-server on a free port with its own store, and the services as separate processes. */
+/**
+ * A real nats-server on a free port with its own store, secured exactly as `npm start` secures it (the
+ * permissions table; each service connects as itself), the bootstrap step, and the services as separate
+ * processes. The stack's own client (`nc`, `log`) is `test-admin`, an identity only the harness creates.
+ */
 export class TestStack {
   private readonly procs = new Map<string, ChildProcess>();
   readonly logs: string[] = [];
@@ -40,8 +46,9 @@ export class TestStack {
     const nats = await startNatsServer();
     const stack = new TestStack(nats, opts);
     try {
+      await launcher.runBootstrap({ natsUrl: nats.url, creds: nats.creds });
       await Promise.all((opts.services ?? launcher.SERVICES).map((s) => stack.startService(s)));
-      stack.nc = await connect({ servers: nats.url });
+      stack.nc = await stack.connectAs(TEST_ADMIN);
       stack.log = new EventLog(jetstream(stack.nc), await jetstreamManager(stack.nc), { producer: 'test', clock: { now: () => new Date() } });
     } catch (err) {
       await stack.stop();
@@ -54,9 +61,22 @@ export class TestStack {
     return this.nats.url;
   }
 
+  /** A new connection as any identity of the permissions table (or `test-admin`); `null` is anonymous. */
+  connectAs(identity: string | null): Promise<NatsConnection> {
+    return connect({ ...this.nats.connectOptions(identity), name: `test-${identity ?? 'anonymous'}` });
+  }
+
+  /** Environment for a `runledger` CLI process connecting as `identity` (scripts/cli/connection.ts). */
+  cliEnv(identity: string): Record<string, string> {
+    const id = this.nats.creds[identity];
+    if (!id) throw new Error(`no test identity "${identity}"`);
+    return { NATS_URL: this.nats.url, NATS_CREDS: id.file, NATS_INBOX_PREFIX: id.inboxPrefix };
+  }
+
   async startService(name: string): Promise<void> {
     const svc = launcher.startService(name, {
       natsUrl: this.nats.url,
+      creds: this.nats.creds,
       env: { LOG_LEVEL: 'warn', ...this.opts.env, ...(this.opts.serviceEnv?.[name] ?? {}) },
       onLine: (s, line) => this.logs.push(`[${s}] ${line}`),
     });

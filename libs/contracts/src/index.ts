@@ -6,3 +6,4 @@ export * from './dto/governed-runs.dto';
 export * from './dto/agent-run.dto';
 export * from './dto/session.dto';
 export * from './dto/bounds';
+export * from './dto/operations.dto';

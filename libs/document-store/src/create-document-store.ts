@@ -1,5 +1,5 @@
 import type { NatsConnection } from '@nats-io/transport-node';
-import { MongoDocumentStore } from './mongo-document-store';
+import type { MongoDocumentStore as MongoStore } from './mongo-document-store';
 import { NatsKvDocumentStore, type NatsKvDocumentStoreOptions } from './nats-kv-document-store';
 import type { DocumentStore } from './types';
 
@@ -20,6 +20,11 @@ export interface CreateDocumentStoreOptions {
  * then owns and closes its MongoClient), otherwise the embedded NATS KV store.
  */
 export function createDocumentStore(opts: CreateDocumentStoreOptions): DocumentStore {
-  if (opts.mongoUrl) return MongoDocumentStore.connect(opts.mongoUrl, opts.mongoDb);
+  if (opts.mongoUrl) {
+    // Loaded only when configured: the driver is ~130 modules a service on the embedded store never needs.
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const { MongoDocumentStore } = require('./mongo-document-store') as { MongoDocumentStore: typeof MongoStore };
+    return MongoDocumentStore.connect(opts.mongoUrl, opts.mongoDb);
+  }
   return new NatsKvDocumentStore(opts.natsConnection, opts.natsKv);
 }

@@ -12,7 +12,7 @@ let nc: NatsConnection;
 
 beforeAll(async () => {
   server = await startNatsServer();
-  nc = await connect({ servers: server.url });
+  nc = await connect(server.connectOptions());
 });
 afterAll(async () => {
   await nc?.close();
@@ -49,7 +49,7 @@ describe('NatsKvDocumentStore specifics', () => {
     const before = await new NatsKvDocumentStore(nc).collection<{ v: string }>('durable').put('d1', { v: 'kept' });
     await nc.close();
     await server.restart();
-    nc = await connect({ servers: server.url });
+    nc = await connect(server.connectOptions());
     const after = await new NatsKvDocumentStore(nc).collection<{ v: string }>('durable').get('d1');
     expect(after).toEqual(before);
   });

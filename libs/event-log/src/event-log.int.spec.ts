@@ -12,7 +12,7 @@ describe('EventLog on a real nats-server', () => {
 
   beforeAll(async () => {
     server = await startNatsServer();
-    nc = await connect({ servers: server.url });
+    nc = await connect(server.connectOptions());
     jsm = await jetstreamManager(nc);
     await ensureLogStream(jsm);
     log = new EventLog(jetstream(nc), jsm, { producer: 'spec', clock: new FixedClock(new Date('2026-01-01T00:00:00Z')) });

@@ -45,6 +45,8 @@ export async function ensureLogStream(jsm: JetStreamManager, overrides: Partial<
     try {
       info = await jsm.streams.add(wanted);
     } catch (addErr) {
+      // Only the bootstrap identity may create streams; a service meeting no log says so instead of a bare violation.
+      if (/permission/i.test(String((addErr as Error).message))) throw new Error(`stream ${wanted.name} does not exist and this identity may not create it: run the bootstrap (npm start does) as the admin`);
       // Two services starting together may race to create it: the loser checks what the winner created.
       if (!String((addErr as Error).message).includes('already in use')) throw addErr;
       info = await jsm.streams.info(wanted.name);

@@ -13,6 +13,8 @@ export const ERROR_CODES = {
   'RUN.NOT_FOUND': { retryable: false, message: 'No run with that id.' },
   'RUN.CONFLICT': { retryable: true, message: 'The run changed concurrently; retry.' },
   'RUN.TIMEOUT': { retryable: true, message: 'The run is taking longer than expected.' },
+  'DEADLETTER.NOT_FOUND': { retryable: false, message: 'No dead letter with that id.' },
+  'DEADLETTER.NOT_RETRYABLE': { retryable: false, message: 'This dead letter cannot be re-published.' },
   'LANE.DENIED': { retryable: false, message: 'The action is not permitted in this lane.' },
   'CASE.CROSS_CASE_DENIED': { retryable: false, message: 'Cross-case access is not permitted.' },
   'TOOL.NOT_FOUND': { retryable: false, message: 'No such tool.' },

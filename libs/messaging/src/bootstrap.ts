@@ -6,6 +6,7 @@ import { RunledgerExceptionFilter } from './exception-filter';
 import { JsonLogger } from './logger';
 import { createRuntime, ServiceRuntime } from './runtime';
 import { RunledgerTransport } from './transport';
+import type { NatsIdentity } from './nats-identity';
 
 export interface ServiceHandle {
   app: INestApplication;
@@ -18,10 +19,10 @@ export interface ServiceHandle {
  * Starts one Runledger service: telemetry, NATS + log stream, the Nest app with its HTTP health endpoints
  * and the NATS/JetStream transport. `module` receives the runtime so providers can use the log and bus.
  */
-export async function bootstrapService(service: string, module: (runtime: ServiceRuntime) => DynamicModule | Promise<DynamicModule>, opts: { httpPort?: number; natsUrl?: string } = {}): Promise<ServiceHandle> {
+export async function bootstrapService(service: string, module: (runtime: ServiceRuntime) => DynamicModule | Promise<DynamicModule>, opts: { httpPort?: number; natsUrl?: string; identity?: NatsIdentity } = {}): Promise<ServiceHandle> {
   startTelemetry(service);
   const logger = new JsonLogger(service);
-  const runtime = await createRuntime(service, { natsUrl: opts.natsUrl });
+  const runtime = await createRuntime(service, { natsUrl: opts.natsUrl, identity: opts.identity });
   const app = await NestFactory.create(await module(runtime), { logger, abortOnError: false });
   app.useGlobalFilters(new RunledgerExceptionFilter(app.get(HttpAdapterHost).httpAdapter));
   app.connectMicroservice({ strategy: new RunledgerTransport(runtime) }, { inheritAppConfig: true });

@@ -9,4 +9,6 @@ export * from './messaging.module';
 export * from './bootstrap';
 export * from './exception-filter';
 export * from './storage';
+export * from './nats-identity';
+export * from './provision';
 export * from './audit-keys';

@@ -3,6 +3,7 @@ import { jetstream, jetstreamManager, JetStreamClient, JetStreamManager } from '
 import { Clock } from '@runledger/kernel';
 import { ensureLogStream, EventLog } from '@runledger/event-log';
 import { Bus } from './bus';
+import { identityFromEnv, identityOptions, NatsIdentity } from './nats-identity';
 
 /** Everything a service needs to talk to the bus and the log; built once per process. */
 export interface ServiceRuntime {
@@ -17,20 +18,42 @@ export interface ServiceRuntime {
   isConnected(): boolean;
 }
 
+/**
+ * The log must exist (the bootstrap creates it) and still be immutable; a service refuses to start otherwise.
+ * A busy machine can make the first JetStream calls time out while all services start at once: try again.
+ */
+async function checkLog(nc: NatsConnection): Promise<JetStreamManager> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      // Management calls wait longer than the 5 s default: at start-up seven processes compete for two cores.
+      const jsm = await jetstreamManager(nc, { timeout: 15_000 });
+      await ensureLogStream(jsm);
+      return jsm;
+    } catch (err) {
+      if (attempt >= 4 || !/timeout/i.test((err as Error).message)) throw err;
+    }
+  }
+}
+
 export const systemClock: Clock = { now: () => new Date() };
 
-export async function createRuntime(service: string, opts: { natsUrl?: string; clock?: Clock } = {}): Promise<ServiceRuntime> {
+/** `identity` overrides the one the environment names (NATS_CREDS, NATS_USER, …). */
+export async function createRuntime(service: string, opts: { natsUrl?: string; clock?: Clock; identity?: NatsIdentity } = {}): Promise<ServiceRuntime> {
   const nc = await connect({
     servers: opts.natsUrl ?? process.env.NATS_URL ?? 'nats://127.0.0.1:4222',
     name: `runledger-${service}`,
     maxReconnectAttempts: -1,
     reconnectTimeWait: 500,
-    // Production servers give each service a user whose permissions forbid deleting or purging the log.
-    ...(process.env.NATS_USER ? { user: process.env.NATS_USER, pass: process.env.NATS_PASSWORD } : {}),
-    ...(process.env.NATS_TOKEN ? { token: process.env.NATS_TOKEN } : {}),
+    // The client builds an Error per request only to give async stack traces: 11–16 % of a service's CPU
+    // (issue 12 profile). RL_ASYNC_TRACES=1 turns them back on when debugging.
+    noAsyncTraces: process.env.RL_ASYNC_TRACES !== '1',
+    // The first connect of seven processes starting together on two cores can take a while.
+    timeout: 30_000,
+    // Each service connects as its own identity (permissions from deploy/nats/permissions.yaml) and gets
+    // replies on its own inbox prefix.
+    ...identityOptions(opts.identity ?? identityFromEnv()),
   });
-  const jsm = await jetstreamManager(nc);
-  await ensureLogStream(jsm);
+  const jsm = await checkLog(nc);
   const js = jetstream(nc);
   const clock = opts.clock ?? systemClock;
   let connected = true;

@@ -5,7 +5,7 @@ import { connect, NatsConnection } from '@nats-io/transport-node';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { aggregateRef, LOG_STREAM, StoredEvent } from '@runledger/event-log';
 import { AppError, JSON_BOUNDS } from '@runledger/kernel';
-import { startNatsServer, NatsServerHandle, waitUntil } from '@runledger/testing';
+import { startNatsServer, NatsServerHandle, TEST_ADMIN, waitUntil } from '@runledger/testing';
 import { bootstrapService, ServiceHandle } from './bootstrap';
 import { decodeReply, encodeJson } from './codec';
 import { LogConsumer, MAX_REQUEST_BYTES, RequestHandler } from './handlers';
@@ -59,8 +59,8 @@ describe('RunledgerTransport (NestJS custom transport over NATS and JetStream)',
 
   beforeAll(async () => {
     server = await startNatsServer();
-    service = await bootstrapService('probe', (rt) => ProbeModule.forRuntime(rt), { natsUrl: server.url, httpPort: 0 });
-    nc = await connect({ servers: server.url });
+    service = await bootstrapService('probe', (rt) => ProbeModule.forRuntime(rt), { natsUrl: server.url, httpPort: 0, identity: { creds: server.creds[TEST_ADMIN].file } });
+    nc = await connect(server.connectOptions());
   });
   afterAll(async () => {
     await nc?.close();

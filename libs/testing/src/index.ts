@@ -7,6 +7,8 @@ export {
   findNatsServerBinary,
   NATS_SERVER_MISSING_MESSAGE,
   startNatsServer,
+  TEST_ADMIN,
+  type TestIdentity,
   type NatsServerHandle,
   type NatsServerOptions,
 } from './nats-server';

@@ -35,7 +35,7 @@ describe('startNatsServer', () => {
   it('serves core pub/sub on a private loopback port, never the system 4222', async () => {
     expect(server.url).toBe(`nats://127.0.0.1:${server.port}`);
     expect(server.port).not.toBe(4222);
-    nc = await connect({ servers: server.url });
+    nc = await connect(server.connectOptions());
     const sub = nc.subscribe('greet.*', { max: 1 });
     nc.publish('greet.alice', 'hello');
     for await (const msg of sub) {
@@ -45,7 +45,7 @@ describe('startNatsServer', () => {
   });
 
   it('has JetStream enabled with its store in storeDir', async () => {
-    nc = await connect({ servers: server.url });
+    nc = await connect(server.connectOptions());
     const jsm = await jetstreamManager(nc);
     await jsm.streams.add({ name: 'ORDERS', subjects: ['orders.>'] });
     const ack = await jetstream(nc).publish('orders.1', JSON.stringify({ qty: 2 }));
@@ -55,7 +55,7 @@ describe('startNatsServer', () => {
   });
 
   it('restart keeps port and JetStream data', async () => {
-    nc = await connect({ servers: server.url });
+    nc = await connect(server.connectOptions());
     const jsm = await jetstreamManager(nc);
     await jsm.streams.add({ name: 'KEEP', subjects: ['keep.>'] });
     await jetstream(nc).publish('keep.a', 'survives');
@@ -63,21 +63,21 @@ describe('startNatsServer', () => {
 
     await server.restart();
 
-    nc = await connect({ servers: server.url });
+    nc = await connect(server.connectOptions());
     const msg = await (await jetstreamManager(nc)).streams.getMessage('KEEP', { seq: 1 });
     expect(msg?.string()).toBe('survives');
   });
 
   it('kill() simulates a crash: clients lose the server until restart()', async () => {
-    nc = await connect({ servers: server.url, reconnect: false });
+    nc = await connect({ ...server.connectOptions(), reconnect: false });
     const closed = nc.closed();
     server.kill();
     await closed;
     expect(nc.isClosed()).toBe(true);
-    await expect(connect({ servers: server.url, reconnect: false, timeout: 500 })).rejects.toThrow();
+    await expect(connect({ ...server.connectOptions(), reconnect: false, timeout: 500 })).rejects.toThrow();
 
     await server.restart();
-    nc = await connect({ servers: server.url });
+    nc = await connect(server.connectOptions());
     await expect(nc.flush()).resolves.toBeUndefined();
   });
 });
@@ -89,7 +89,7 @@ describe('startNatsServer lifecycle', () => {
       expect(a.port).not.toBe(b.port);
       expect(a.storeDir).not.toBe(b.storeDir);
       // Both are really up and independent.
-      const [ncA, ncB] = await Promise.all([connect({ servers: a.url }), connect({ servers: b.url })]);
+      const [ncA, ncB] = await Promise.all([connect(a.connectOptions()), connect(b.connectOptions())]);
       await (await jetstreamManager(ncA)).streams.add({ name: 'ONLY_A', subjects: ['a.>'] });
       await expect((await jetstreamManager(ncB)).streams.info('ONLY_A')).rejects.toThrow(/stream not found/);
       await Promise.all([ncA.close(), ncB.close()]);
@@ -104,7 +104,7 @@ describe('startNatsServer lifecycle', () => {
 
   it('can run without JetStream', async () => {
     const server = await startNatsServer({ jetstream: false });
-    const nc = await connect({ servers: server.url });
+    const nc = await connect(server.connectOptions());
     try {
       await expect(jetstreamManager(nc)).rejects.toThrow();
     } finally {

@@ -6,6 +6,7 @@ import { CAMPAIGN_CONTROLLERS, campaignProviders } from './campaigns/campaigns.p
 import { ConversationRepository } from './conversation/conversation.repository';
 import { GOVERNED_RUNS_CONTROLLERS, governedRunsProviders } from './governed-runs/governed-runs.providers';
 import { InboxDispatcher } from './inbox/inbox.dispatcher';
+import { RunCancellation } from './runs/run-cancellation';
 import { RunWaiter } from './runs/run-waiter';
 import { RunsController } from './runs/runs.controller';
 import { REJECTED_LIMITS, rejectedLimitsFrom, RejectedRequestRecorder } from './task-assistant/rejected-request.recorder';
@@ -16,7 +17,7 @@ import { SessionWorker } from './sessions/app/session.worker';
 import { ProfileCatalog } from './sessions/infra/profile-catalog';
 import { SESSION_MODELS, sessionModelsFromEnv } from './sessions/infra/session-models';
 import { SessionsController } from './sessions/transport/sessions.controller';
-import { TOOL_CALL_TIMEOUT_MS, TOOL_RETRY_BUDGET_MS, TaskRunWorker } from './task-assistant/task-run.worker';
+import { CLASSIFY_RETRY_BUDGET_MS, TOOL_CALL_TIMEOUT_MS, TOOL_RETRY_BUDGET_MS, TaskRunWorker } from './task-assistant/task-run.worker';
 
 @Module({})
 export class DecisionModule {
@@ -31,7 +32,7 @@ export class DecisionModule {
       imports: [MessagingModule.forRuntime(runtime)],
       controllers: [TaskAssistantController, RunsController, SessionsController, ...GOVERNED_RUNS_CONTROLLERS, ...CAMPAIGN_CONTROLLERS],
       providers: [
-        TaskAssistantGateway, TaskRunWorker, RunWaiter, RejectedRequestRecorder, ConversationRepository, InboxDispatcher,
+        TaskAssistantGateway, TaskRunWorker, RunWaiter, RunCancellation, RejectedRequestRecorder, ConversationRepository, InboxDispatcher,
         ...governedRunsProviders(process.env, toolTimeoutMs),
         ...campaignProviders(process.env),
         { provide: PolicyCatalog, useValue: policies },
@@ -43,6 +44,7 @@ export class DecisionModule {
         { provide: TOOL_CALL_TIMEOUT_MS, useValue: toolTimeoutMs },
         { provide: REJECTED_LIMITS, useValue: rejectedLimitsFrom(process.env) },
         { provide: TOOL_RETRY_BUDGET_MS, useValue: Number(process.env.TOOL_RETRY_BUDGET_MS ?? 60_000) },
+        { provide: CLASSIFY_RETRY_BUDGET_MS, useValue: Number(process.env.CLASSIFY_RETRY_BUDGET_MS ?? 8_000) },
         // The reply waits for the tool timeout plus classification and bookkeeping; past that the run continues
         // and the caller is told it is taking longer.
         { provide: REPLY_TIMEOUT_MS, useValue: Number(process.env.REPLY_TIMEOUT_MS ?? toolTimeoutMs * 2 + 5_000) },

@@ -62,6 +62,11 @@ export type {
   PromotionFindingView,
 } from './governed-runs.generated';
 export type {
+  DeadLetterRetryRequest,
+  DeadLetter,
+  DeadLettersListResult,
+} from './operations.generated';
+export type {
   AnalyzeLeadsProposal,
   CreateTaskProposal,
   ExecuteToolProposal,
@@ -77,7 +82,12 @@ export type {
   LogRecord,
   LogEvent,
   LogEventMetadata,
+  RunCancelRequest,
+  RunCancelResult,
   RunQuery,
+  RunSummary,
+  RunsListRequest,
+  RunsListResult,
 } from './runs.generated';
 export type {
   DbReadRequest,

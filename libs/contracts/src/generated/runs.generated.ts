@@ -30,9 +30,127 @@ export interface LogEventMetadata {
 }
 
 /**
+ * Sent on rl.runs.cancel: records RunCancelRequested on the run; its worker ends it with RunCancelled at its next step.
+ */
+export interface RunCancelRequest {
+  run_id: string;
+  reason?: string;
+  /**
+   * Who asks (recorded).
+   */
+  requested_by?: string;
+}
+
+/**
+ * Reply of rl.runs.cancel. `requested`: recorded (or already recorded); `already_ended`: the run had its outcome, nothing recorded.
+ */
+export interface RunCancelResult {
+  run_id: string;
+  outcome: 'requested' | 'already_ended';
+  /**
+   * The run's status when the reply was sent.
+   */
+  status: string;
+}
+
+/**
  * Sent on rl.runs.get: the run's state and checkpoint, folded from its events.
  */
 export interface RunQuery {
   run_id: string;
   include_events?: boolean;
 }
+
+/**
+ * One row of the runs index: a pure fold of one run's events (any run kind), kept by audit-ledger.
+ */
+export interface RunSummary {
+  run_id: string;
+  run_kind: string | null;
+  agent_name: string | null;
+  /**
+   * none | created | authorized | running | completed | failed | denied | cancelled
+   */
+  status: string;
+  authz_decision: 'allow' | 'deny' | null;
+  /**
+   * The run ended failed or denied.
+   */
+  failed: boolean;
+  parent_run_id: string | null;
+  root_run_id: string | null;
+  case_id: string | null;
+  user_id: string | null;
+  conversation_id: string | null;
+  /**
+   * W3C trace id of the run's first event (open it in Jaeger).
+   */
+  trace_id: string | null;
+  created_at: string | null;
+  updated_at: string | null;
+  ended_at: string | null;
+  duration_ms: number | null;
+  error_code: string | null;
+  error_message: string | null;
+  cancel_requested: boolean;
+  event_count: number;
+  /**
+   * Log sequence of the last event folded in.
+   */
+  last_seq: number;
+  anomalies: number;
+}
+
+/**
+ * Sent on rl.runs.list: runs from the runs index, newest first, filtered and paged. Every filter is optional.
+ */
+export interface RunsListRequest {
+  status?: 'created' | 'authorized' | 'running' | 'completed' | 'failed' | 'denied' | 'cancelled';
+  agent_name?: string;
+  run_kind?: string;
+  case_id?: string;
+  user_id?: string;
+  /**
+   * Every run of one tree (implies include_children).
+   */
+  root_run_id?: string;
+  /**
+   * Only runs that ended failed or denied.
+   */
+  failed_only?: boolean;
+  /**
+   * Also child runs (tool_gateway, db_write …); default: top-level runs only.
+   */
+  include_children?: boolean;
+  /**
+   * Created at or after.
+   */
+  since?: string;
+  /**
+   * Created before.
+   */
+  until?: string;
+  /**
+   * Page size, default 50.
+   */
+  limit?: number;
+  /**
+   * next_cursor of the previous page.
+   */
+  cursor?: string;
+}
+
+/**
+ * Reply of rl.runs.list: one page, newest first; next_cursor is null on the last page.
+ */
+export interface RunsListResult {
+  runs: RunSummary[];
+  /**
+   * Runs matching the filters, over all pages.
+   */
+  matched: number;
+  next_cursor: string | null;
+}
+/**
+ * One row of the runs index: a pure fold of one run's events (any run kind), kept by audit-ledger.
+ */

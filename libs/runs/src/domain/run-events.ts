@@ -64,6 +64,8 @@ export type RunEvent =
   | { type: 'RunFailed'; data: { error: RunError } }
   | { type: 'RunDenied'; data: { error: RunError } }
   | { type: 'RunCancelled'; data: { reason: string } }
+  /** An operator's request (rl.runs.cancel); the run's worker answers it with RunCancelled at its next step. */
+  | { type: 'RunCancelRequested'; data: { reason: string; requested_by: string } }
   /** Audit and domain events recorded on a run (ToolCallAudited, DbWriteAudited, DecisionRecorded …). */
   | { type: string & {}; data: unknown };
 

@@ -28,6 +28,8 @@ export interface RunState {
   created_at?: string;
   updated_at?: string;
   event_count: number;
+  /** An operator asked to cancel the run (RunCancelRequested): its worker ends it at the next step. */
+  cancel_requested?: { reason: string; requested_by: string };
   /** Recorded events that broke the lifecycle: a projection reports them instead of throwing on a fact. */
   anomalies: string[];
 }
@@ -63,6 +65,8 @@ export function evolveRun(state: RunState, event: RecordedEvent): RunState {
         ...next,
         tool_calls: state.tool_calls.map((c) => (c.call_id === d.call_id ? { ...c, status: d.status as ToolCallStatus, result: d.result, error: d.error as RunError | undefined } : c)),
       };
+    case 'RunCancelRequested':
+      return state.cancel_requested ? next : { ...next, cancel_requested: { reason: String(d.reason ?? ''), requested_by: String(d.requested_by ?? '') } };
     case 'ChildRunStarted':
       return state.child_run_ids.includes(d.child_run_id as string) ? next : { ...next, child_run_ids: [...state.child_run_ids, d.child_run_id as string] };
     case 'RunCompleted':

@@ -11,7 +11,7 @@ describe('runChildOnce on a real log', () => {
 
   beforeAll(async () => {
     server = await startNatsServer();
-    nc = await connect({ servers: server.url });
+    nc = await connect(server.connectOptions());
     const jsm = await jetstreamManager(nc);
     await ensureLogStream(jsm);
     repo = new RunRepository(new EventLog(jetstream(nc), jsm, { producer: 'spec', clock: { now: () => new Date('2026-01-01T00:00:00Z') } }));

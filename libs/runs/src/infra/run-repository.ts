@@ -151,6 +151,17 @@ export async function runChildOnce<T>(repo: RunRepository, spec: ChildRunSpec, e
   throw new ConcurrencyError(RunRepository.ref(runId).subject, -1);
 }
 
+/**
+ * What the log says about a child run whose reply was lost (a restart, a crash mid-call): its recorded outcome;
+ * `absent` when it never started (so its effect never ran); `open` when it started and has no outcome yet, which
+ * means "unknown", never "failed": the caller asks again (the same id resumes the same run) until it is resolved.
+ */
+export async function childOutcomeFromLog<T>(repo: RunRepository, runId: string): Promise<ChildRunOutcome<T> | 'absent' | 'open'> {
+  const { state } = await repo.load(runId);
+  if (state.status === 'none') return 'absent';
+  return isTerminal(state) ? outcomeOf<T>(runId, state, true) : 'open';
+}
+
 function outcomeOf<T>(runId: string, state: RunState, replayed: boolean): ChildRunOutcome<T> {
   const status = state.status === 'completed' ? 'completed' : state.status === 'denied' ? 'denied' : 'failed';
   return { child_run_id: runId, status, result: state.result as T, error: state.error, replayed, state };

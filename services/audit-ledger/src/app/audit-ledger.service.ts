@@ -4,6 +4,7 @@ import { EventLog, StoredEvent } from '@runledger/event-log';
 import { checkAuditCoverage, CoverageEvent } from '@runledger/governance';
 import { AppError, Clock } from '@runledger/kernel';
 import { CLOCK, DOCUMENT_STORE } from '@runledger/messaging';
+import { AUDIT_DECISIONS, AUDIT_EVENTS, auditEventRow, AuditEventRow } from '../domain/audit-chain';
 import { AuditChainWriter } from './audit-chain.writer';
 
 interface DecisionRow extends Record<string, unknown> {
@@ -12,13 +13,6 @@ interface DecisionRow extends Record<string, unknown> {
   timestamp: string;
 }
 
-interface AuditEventRow extends Record<string, unknown> {
-  event_id: string;
-  run_id: string;
-  root_run_id: string | null;
-  type: string;
-  chain_seq: number;
-}
 
 /** The audit view of the log: the hash chain, its read models, queries, verification and coverage. */
 @Injectable()
@@ -34,25 +28,22 @@ export class AuditLedgerService {
   async ingest(event: StoredEvent): Promise<void> {
     const entry = await this.chain.chain(event);
     if (!entry) return;
-    await this.store.collection<AuditEventRow>('audit_events').put(entry.event_id, {
-      event_id: entry.event_id, run_id: String(entry.body.run_id), root_run_id: (entry.body.root_run_id as string) ?? null,
-      type: entry.body.type, chain_seq: entry.seq, recorded_at: entry.body.recorded_at, data: event.data,
-    });
+    await this.store.collection<AuditEventRow>(AUDIT_EVENTS).put(entry.event_id, auditEventRow(entry, event.data));
     if (event.type === 'DecisionRecorded') {
       const record = (event.data as { audit_record: DecisionRow }).audit_record;
-      await this.store.collection<DecisionRow>('audit_decisions').put(record.run_id, record);
+      await this.store.collection<DecisionRow>(AUDIT_DECISIONS).put(record.run_id, record);
     }
   }
 
   async query(q: { conversation_id?: string; run_id?: string; root_run_id?: string; limit?: number }) {
     const limit = q.limit ?? 200;
     if (q.conversation_id) {
-      const rows = await this.store.collection<DecisionRow>('audit_decisions').find({ conversation_id: q.conversation_id });
+      const rows = await this.store.collection<DecisionRow>(AUDIT_DECISIONS).find({ conversation_id: q.conversation_id });
       return { records: rows.map((r) => r.value).sort((a, b) => a.timestamp.localeCompare(b.timestamp)).slice(-limit) };
     }
     if (q.run_id || q.root_run_id) {
       const filter = q.run_id ? { run_id: q.run_id } : { root_run_id: q.root_run_id };
-      const rows = await this.store.collection<AuditEventRow>('audit_events').find(filter);
+      const rows = await this.store.collection<AuditEventRow>(AUDIT_EVENTS).find(filter);
       return { events: rows.map((r) => r.value).sort((a, b) => a.chain_seq - b.chain_seq).slice(0, limit) };
     }
     throw new AppError('REQUEST.INVALID', 'Give conversation_id, run_id or root_run_id.');

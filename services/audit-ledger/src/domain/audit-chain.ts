@@ -52,3 +52,26 @@ export function loggedAuditEvent(event: StoredEvent): LoggedAuditEvent | null {
   if (!CHAINED_EVENT_TYPES.has(event.type)) return null;
   return { event_id: event.metadata.event_id, log_seq: event.seq, data_sha256: dataDigest(event.data) };
 }
+
+/** The ledger's read models in the document store (`runledger replay` rebuilds them under the same names). */
+export const AUDIT_EVENTS = 'audit_events';
+export const AUDIT_DECISIONS = 'audit_decisions';
+
+/** The audit_events read-model row of one chain entry (live ingest and replay build it with this). */
+export interface AuditEventRow extends Record<string, unknown> {
+  event_id: string;
+  run_id: string;
+  root_run_id: string | null;
+  type: string;
+  chain_seq: number;
+  recorded_at: string;
+  data: unknown;
+}
+
+/** `data` is the log event's own data: a chain entry holds only its digest. */
+export function auditEventRow(entry: ChainEntry, data: unknown): AuditEventRow {
+  return {
+    event_id: entry.event_id, run_id: String(entry.body.run_id), root_run_id: (entry.body.root_run_id as string) ?? null,
+    type: entry.body.type, chain_seq: entry.seq, recorded_at: entry.body.recorded_at as string, data,
+  };
+}

@@ -50,7 +50,7 @@ describe('JetStream Object Store adapter', () => {
   let nc: NatsConnection;
   beforeAll(async () => {
     server = await startNatsServer();
-    nc = await connect({ servers: server.url });
+    nc = await connect(server.connectOptions());
   });
   afterAll(async () => {
     await nc?.close();

@@ -1,14 +1,15 @@
 import { Controller } from '@nestjs/common';
 import { Payload } from '@nestjs/microservices';
-import { RunQueryDto, SUBJECTS } from '@runledger/contracts';
+import { RunCancelRequestDto, RunCancelResult, RunQueryDto, SUBJECTS } from '@runledger/contracts';
 import { AppError } from '@runledger/kernel';
 import { RequestHandler, validateMessage } from '@runledger/messaging';
 import { RunRepository } from '@runledger/runs';
+import { RunCancellation } from './run-cancellation';
 
 /** Operators and callers inspect a run: its state and checkpoint as folded from its events. */
 @Controller()
 export class RunsController {
-  constructor(private readonly runs: RunRepository) {}
+  constructor(private readonly runs: RunRepository, private readonly cancellation: RunCancellation) {}
 
   @RequestHandler(SUBJECTS.runsGet)
   async get(@Payload() raw: unknown) {
@@ -21,5 +22,12 @@ export class RunsController {
       result: state.result, error: state.error, created_at: state.created_at, updated_at: state.updated_at,
       ...(q.include_events ? { events: events.map((e) => ({ seq: e.seq, type: e.type, data: e.data, recorded_at: e.metadata.recorded_at })) } : {}),
     };
+  }
+
+  /** rl.runs.cancel: see RunCancellation. */
+  @RequestHandler(SUBJECTS.runsCancel)
+  cancel(@Payload() raw: unknown): Promise<RunCancelResult> {
+    const q = validateMessage(RunCancelRequestDto, raw);
+    return this.cancellation.request(q.run_id, q.reason ?? 'cancelled by an operator', q.requested_by ?? 'operator');
   }
 }

@@ -4,7 +4,7 @@ import { getRole } from '@runledger/governance';
 import { Clock, toWireError } from '@runledger/kernel';
 import { Bus, CLOCK } from '@runledger/messaging';
 import { PolicyCatalog } from '@runledger/policy-catalog';
-import { childRequestHash, childRunId, isTerminal, RunEvent, RunRepository, RunSession, RunState } from '@runledger/runs';
+import { childOutcomeFromLog, childRequestHash, childRunId, isTerminal, RunEvent, RunRepository, RunSession, RunState, toolCallOutcomeOf } from '@runledger/runs';
 import {
   AgentDecision, buildAuditRecord, createPendingConfirmation, DecisionContext, HistoryMessage, isPendingLive, nextStep, PendingConfirmation, TEMPLATES, ToolOutcome, TurnStep, UserIntent, validateDecision,
 } from '@runledger/task-assistant';
@@ -15,6 +15,11 @@ import { AgentRequested, ResolvedContext, STEPS, TASK_AGENT, TASK_LANE, TaskRunR
 export const TOOL_CALL_TIMEOUT_MS = Symbol('TOOL_CALL_TIMEOUT_MS');
 /** How long a run keeps retrying an unreachable tool gateway before it records the call as failed. */
 export const TOOL_RETRY_BUDGET_MS = Symbol('TOOL_RETRY_BUDGET_MS');
+/** How long classification is retried (classifier restarting) before the run degrades to AMBIGUOUS. */
+export const CLASSIFY_RETRY_BUDGET_MS = Symbol('CLASSIFY_RETRY_BUDGET_MS');
+
+/** The classify step's recorded output: the intent, marked when it is the degraded fallback rather than a classification. */
+type ClassifiedIntent = UserIntent & { degraded?: true };
 
 /**
  * Carries one task-assistant run from request to outcome. Every step is recorded before the next starts
@@ -34,6 +39,7 @@ export class TaskRunWorker {
     @Inject(CLOCK) private readonly clock: Clock,
     @Inject(TOOL_CALL_TIMEOUT_MS) private readonly toolTimeoutMs: number,
     @Inject(TOOL_RETRY_BUDGET_MS) private readonly toolRetryBudgetMs: number,
+    @Inject(CLASSIFY_RETRY_BUDGET_MS) private readonly classifyRetryBudgetMs: number,
   ) {}
 
   handle(cmd: AgentRequested): Promise<void> {
@@ -45,11 +51,13 @@ export class TaskRunWorker {
     if (isTerminal(run.state)) return;
     await run.open(await this.opening(cmd, run.state.run?.policy_versions));
     if (run.state.status !== 'running') return;
+    // A cancel recorded while the run was carried made its next append conflict; the redelivery lands here.
+    if (run.state.cancel_requested) return run.append([{ type: 'RunCancelled', data: { reason: run.state.cancel_requested.reason || 'cancelled by an operator' } }], 'finish');
     const now = run.state.created_at!;
 
     const resolved = await this.step<ResolvedContext>(run, 'context', STEPS.context, () => this.resolveContext(cmd));
     const context: DecisionContext = { ...cmd.request, message_history: resolved.history ?? [], pending_confirmation: resolved.pending_confirmation };
-    const intent = await this.step<UserIntent>(run, 'classify', STEPS.classify, () => this.classify(context, now));
+    const { degraded: _degraded, ...intent } = await this.step<ClassifiedIntent>(run, 'classify', STEPS.classify, () => this.classify(context, now));
 
     let step: TurnStep = nextStep({ context, intent, now }, toolOutcomes(run.state));
     while (step.kind === 'invoke') {
@@ -103,16 +111,23 @@ export class TaskRunWorker {
     return { history: conv.history, pending_confirmation: conv.pending_confirmation, based_on_run_id };
   }
 
-  /** Contract 000 graceful degradation: a classifier that fails yields AMBIGUOUS and a clarification. */
-  private async classify(context: DecisionContext, now: string): Promise<UserIntent> {
+  /**
+   * Contract 000 graceful degradation, but not on the first hiccup: an unreachable classifier (a restart) is asked
+   * again within a budget; only then does the run degrade to AMBIGUOUS and a clarification, recorded as degraded.
+   */
+  private async classify(context: DecisionContext, now: string): Promise<ClassifiedIntent> {
     try {
-      const reply = await this.bus.request<UserIntentReply>(SUBJECTS.intentClassify, {
+      const reply = await this.bus.requestIdempotent<UserIntentReply>(SUBJECTS.intentClassify, {
         message: context.message, history: (context.message_history ?? []).slice(-20).map(boundedHistory), pending_confirmation_active: isPendingLive(context.pending_confirmation, now),
-      }, { timeoutMs: 8_000 }); // longer than the LLM classifier's own 5 s, so its rules fallback can still answer
+      }, {
+        timeoutMs: 8_000, // longer than the LLM classifier's own 5 s, so its rules fallback can still answer
+        retryDelayMs: (attempt) => Math.min(2_000, 250 * 2 ** attempt),
+        signal: AbortSignal.timeout(this.classifyRetryBudgetMs),
+      });
       return { intent_type: reply.intent_type, confidence: reply.confidence, extracted_params: reply.extracted_params };
     } catch (err) {
-      this.logger.warn({ msg: 'classification failed; degrading to AMBIGUOUS', error: (err as Error).message });
-      return { intent_type: 'AMBIGUOUS', confidence: null, extracted_params: null };
+      this.logger.warn({ msg: 'classification failed within its retry budget; degrading to AMBIGUOUS', error: (err as Error).message });
+      return { intent_type: 'AMBIGUOUS', confidence: null, extracted_params: null, degraded: true };
     }
   }
 
@@ -128,12 +143,18 @@ export class TaskRunWorker {
     // at all throws here, the message is redelivered, and the recorded call is asked again (at most once effect).
     // Past the retry budget the call is recorded as failed, so the run ends with the contract's failure reply
     // instead of waiting forever (its child run, if any, keeps its own record).
-    return this.bus.request<ToolInvocationResult>(SUBJECTS.toolInvoke, invocation, { timeoutMs: this.toolTimeoutMs + 5_000 }).catch((err: unknown) => {
+    return this.bus.request<ToolInvocationResult>(SUBJECTS.toolInvoke, invocation, { timeoutMs: this.toolTimeoutMs + 5_000 }).catch(async (err: unknown) => {
       const waitedMs = this.clock.now().getTime() - Date.parse(state.created_at ?? '');
       if (!(waitedMs > this.toolRetryBudgetMs)) throw err;
+      // Only a call that never started may be recorded as failed: one the log shows done is answered as done,
+      // one still open is unknown and stays so (asked again on redelivery) until the gateway resolves it.
+      const childId = childRunId('tool_gateway', cmd.run_id, callId);
+      const logged = await childOutcomeFromLog(this.runs, childId);
+      if (logged === 'open') throw err;
+      if (logged !== 'absent') return { child_run_id: childId, call_id: callId, tool_name: toolName, ...toolCallOutcomeOf(logged.state), replayed: true };
       const wire = toWireError(err);
       this.logger.warn({ msg: 'tool gateway unreachable past the retry budget; recording the call as failed', run_id: cmd.run_id, call_id: callId, code: wire.code });
-      return { child_run_id: childRunId('tool_gateway', cmd.run_id, callId), call_id: callId, tool_name: toolName, status: 'failed', error: { error_code: wire.code, message: wire.message, retryable: wire.retryable } };
+      return { child_run_id: childId, call_id: callId, tool_name: toolName, status: 'failed', error: { error_code: wire.code, message: wire.message, retryable: wire.retryable } };
     });
   }
 

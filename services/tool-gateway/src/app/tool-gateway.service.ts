@@ -2,10 +2,10 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import { ToolInvocationDto, ToolInvocationResult } from '@runledger/contracts';
 import { executeTool, ToolExecutionResult, ToolRegistry } from '@runledger/agent-runtime';
 import { authorize, sha256Hex as govSha256 } from '@runledger/governance';
-import { Clock, ERROR_CODES, ErrorCode } from '@runledger/kernel';
+import { AppError, Clock, ERROR_CODES, ErrorCode } from '@runledger/kernel';
 import { Bus, CLOCK } from '@runledger/messaging';
 import { PolicyCatalog } from '@runledger/policy-catalog';
-import { CallerVerifier, childRequestHash, childRunId as childRunIdOf, RunRepository, runChildOnce, RunError, authzDecidedOf } from '@runledger/runs';
+import { CallerVerifier, childRequestHash, childRunId as childRunIdOf, RunRepository, runChildOnce, RunError, authzDecidedOf, toolCallOutcomeOf } from '@runledger/runs';
 import { withInvocation } from '../tools/invocation-context';
 import { GatewayLimits, truncateOutput } from './limits';
 
@@ -73,12 +73,8 @@ export class ToolGatewayService {
       },
       () => this.execute(inv, childRunId),
     );
-    const status = outcome.status === 'completed' ? 'ok' : outcome.status === 'denied' ? 'denied' : outcome.error?.error_code === 'TOOL.TIMEOUT' ? 'timeout' : 'failed';
-    const recorded = (outcome.state.result ?? {}) as { output?: unknown; truncated?: boolean };
     return {
-      child_run_id: childRunId, call_id: inv.call_id, tool_name: inv.tool_name, status,
-      ...(status === 'ok' ? { result: recorded.output, truncated: Boolean(recorded.truncated) } : {}),
-      ...(outcome.error ? { error: outcome.error } : {}),
+      child_run_id: childRunId, call_id: inv.call_id, tool_name: inv.tool_name, ...toolCallOutcomeOf(outcome.state),
       duration_ms: Date.now() - started,
       replayed: outcome.replayed,
     };
@@ -90,8 +86,9 @@ export class ToolGatewayService {
     // The race below does not stop the tool; the abort tells it not to start effects once the call is
     // recorded as timed out (else the log says "timeout" while the write lands later, and a retry duplicates it).
     const abandoned = new AbortController();
+    const effects = { started: false };
     const result = await this.withTimeout(
-      withInvocation({ child_run_id: childRunId, call_id: inv.call_id, governance: inv.governance, bus: this.bus, clock: this.clock, signal: abandoned.signal }, async () => {
+      withInvocation({ child_run_id: childRunId, call_id: inv.call_id, governance: inv.governance, bus: this.bus, clock: this.clock, signal: abandoned.signal, effects }, async () => {
         const fault = this.limits.faults.get(inv.tool_name);
         if (fault?.delayMs) await new Promise((r) => setTimeout(r, fault.delayMs));
         if (fault?.fail) return { success: false as const, toolName: inv.tool_name, error: { code: 'EXECUTION_FAILED', message: 'injected fault' } } as ToolExecutionResult;
@@ -100,6 +97,13 @@ export class ToolGatewayService {
       timeoutMs,
     );
     if (result === 'timeout') abandoned.abort();
+    // A timeout after an effect was sent does not say the effect did not happen (its reply may be what was lost):
+    // no outcome is recorded, the call stays open, and the caller's retry runs the tool again on the same ids,
+    // which gets the effect's recorded outcome back instead of a second effect.
+    if (result === 'timeout' && effects.started) {
+      this.logger.warn({ msg: 'tool timed out with an effect in flight; outcome left open for the retry', tool: inv.tool_name, child_run_id: childRunId });
+      throw new AppError('DEPENDENCY.DOWN', 'The tool did not finish in time and its effect has no recorded outcome yet; retry.');
+    }
     const durationMs = Date.now() - started;
     const inputSha = govSha256(JSON.stringify(inv.parameters));
     if (result === 'timeout' || !result.success) {

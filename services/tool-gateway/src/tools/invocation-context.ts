@@ -12,6 +12,8 @@ export interface InvocationContext {
   clock: Clock;
   /** Aborted once the gateway has given up on the call (timeout): a tool must start no effect after that. */
   signal?: AbortSignal;
+  /** Set by a tool before it sends an effect: after that a timeout no longer means "nothing happened". */
+  effects?: { started: boolean };
 }
 
 // Tools are registered once with agent-runtime's ToolRegistry (input validation, frozen results, unknown-tool

@@ -34,7 +34,11 @@ const publicTask = (doc: Record<string, unknown> | undefined): Task => {
   return task;
 };
 
-const write = (suffix: string, body: Record<string, unknown>) => db(SUBJECTS.dbWrite, { write_id: `${currentInvocation().child_run_id}:${suffix}`, collection: 'tasks', ...body });
+function write(suffix: string, body: Record<string, unknown>): Promise<DbResult> {
+  const ctx = currentInvocation();
+  if (ctx.effects && !ctx.signal?.aborted) ctx.effects.started = true;
+  return db(SUBJECTS.dbWrite, { write_id: `${ctx.child_run_id}:${suffix}`, collection: 'tasks', ...body });
+}
 
 /** The five governed task tools of contract 000; every effect goes through db-write. */
 export const TASK_TOOLS: Record<ToolName, ToolDefinition> = {

@@ -53,7 +53,7 @@ describe('AgentRunWorker over a real log: INV-CP-002 resume', () => {
 
   beforeAll(async () => {
     server = await startNatsServer();
-    nc = await connect({ servers: server.url });
+    nc = await connect(server.connectOptions());
     const jsm = await jetstreamManager(nc);
     await ensureLogStream(jsm);
     const log = new EventLog(jetstream(nc), jsm, { producer: 'spec', clock: { now: () => new Date('2026-11-22T10:00:00Z') } });

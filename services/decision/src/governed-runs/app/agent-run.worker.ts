@@ -14,9 +14,9 @@ import { KeyedLock } from '../../shared/keyed-lock';
 import { AgentEffects, EffectLimits } from './agent-effects';
 import { AGENT_BEHAVIOURS, AgentBehaviour } from './behaviours';
 import { DelegationGuard } from './delegation-guard';
-import { AGENT_REASONER, AgentReasoner } from './reasoner';
+import { AGENT_REASONER, AgentReasoner, reasonerFor, RunScopedReasoner } from './reasoner';
 import { RunWriter } from './run-writer';
-import { CarryInterrupted, stepRuntime } from './step-runtime';
+import { CancelRequested, CarryInterrupted, stepRuntime, stopIfCancelRequested } from './step-runtime';
 
 /**
  * Carries governed agent runs (contract 001) from request to terminal event. The run is opened with its pins
@@ -36,7 +36,7 @@ export class AgentRunWorker {
     private readonly runs: RunRepository,
     private readonly policies: PolicyCatalog,
     private readonly bus: Bus,
-    @Inject(AGENT_REASONER) private readonly reasoner: AgentReasoner,
+    @Inject(AGENT_REASONER) private readonly reasoner: AgentReasoner | RunScopedReasoner,
     @Inject(AGENT_RUN_LIMITS) private readonly limits: EffectLimits,
   ) {
     this.delegation = new DelegationGuard(runs);
@@ -52,6 +52,7 @@ export class AgentRunWorker {
     if (isTerminal(writer.state)) return;
     if (writer.state.status === 'none') await writer.append(await this.opening(requested), 'open');
     if (writer.state.status !== 'running') return;
+    if (writer.state.cancel_requested) return this.cancel(writer);
 
     // From here on the log is the truth: what was pinned at start, not what a redelivered command says.
     const spec = specOf(writer.state.run as AgentRunCreatedData);
@@ -65,7 +66,7 @@ export class AgentRunWorker {
     const behaviour = AGENT_BEHAVIOURS[agent];
     const asOfDay = (writer.state.created_at ?? '').slice(0, 10);
     const deps = {
-      runs: this.runs, writer, reasoner: this.reasoner,
+      runs: this.runs, writer, reasoner: reasonerFor(this.reasoner, spec),
       effects: new AgentEffects(this.bus, spec, this.limits),
       chain: () => this.delegation.chainOf(spec.run_id, maxDelegationDepthOf(profile)),
       carry: (child: AgentRunSpec) => this.carry(child),
@@ -75,13 +76,20 @@ export class AgentRunWorker {
       checkpoint: writer.state.checkpoint,
       maxConcurrency: AGENT_MAX_CONCURRENCY,
       failureStrategy: failureStrategyOf(spec.parameters),
-      runStep: (step, ctx) => behaviour.runStep(step.id, stepRuntime(spec, asOfDay, ctx.outputs, deps)),
+      runStep: async (step, ctx) => {
+        await stopIfCancelRequested(writer);
+        return behaviour.runStep(step.id, stepRuntime(spec, asOfDay, ctx.outputs, deps));
+      },
       onCheckpoint: (cp) => writer.append([checkpointToEvent(cp)], `step:${cp.completedStepId}`),
       // INV-PE-003 rollback: the log cannot forget an effect, so a compensation is a recorded withdrawal of the step's
       // output; dependants of the run read the withdrawal, never the output.
       compensate: (step, output, { stepIndex }) => writer.append([{ type: 'StepCompensated', data: { step_index: stepIndex, step_id: step.id, output } }], `compensate:${step.id}`),
     });
     await this.finish(writer, spec, behaviour, result);
+  }
+
+  private async cancel(writer: RunWriter): Promise<void> {
+    await writer.append([{ type: 'RunCancelled', data: { reason: writer.state.cancel_requested?.reason || 'cancelled by an operator' } }], 'finish');
   }
 
   /** RunCreated with every pin, the start authz decision (§1), then RunStarted or RunDenied. */
@@ -112,6 +120,7 @@ export class AgentRunWorker {
     }
     const failure = result.status === 'rejected' ? undefined : result.failures.find((f) => f.kind !== 'step' || f.cause !== null) ?? result.failures[0];
     const cause = failure?.cause;
+    if (result.status !== 'rejected' && result.failures.some((f) => f.cause instanceof CancelRequested)) return this.cancel(writer);
     // Not the run's outcome but ours: the checkpoint was not saved, the run moved under us, or a child could
     // not be carried. Give the command back to the inbox; the run resumes from its last checkpoint.
     const ours = result.status === 'rejected' ? undefined : result.failures.find((f) => f.kind === 'checkpoint' || f.cause instanceof ConcurrencyError || f.cause instanceof CarryInterrupted);

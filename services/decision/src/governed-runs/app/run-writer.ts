@@ -28,13 +28,20 @@ export class RunWriter {
       const decided = typeof events === 'function' ? events(this.current) : events;
       if (decided.length === 0) return;
       await this.repo.append(this.links, decided, { expectedVersion: this.version, commandId: `${this.links.run_id}:${label}` });
-      await this.refresh();
+      await this.load();
     });
     this.tail = next;
     return next;
   }
 
-  async refresh(): Promise<void> {
+  /** Queued like appends, so a reload never lands between an append and the state it produced. */
+  refresh(): Promise<void> {
+    const next = this.tail.catch(() => undefined).then(() => this.load());
+    this.tail = next;
+    return next;
+  }
+
+  private async load(): Promise<void> {
     ({ state: this.current, version: this.version } = await this.repo.load(this.links.run_id));
   }
 }

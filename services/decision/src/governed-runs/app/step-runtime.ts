@@ -23,6 +23,9 @@ export class CarryInterrupted extends Error {
   }
 }
 
+/** Thrown when the run has a RunCancelRequested: the worker records RunCancelled instead of going on. */
+export class CancelRequested extends Error {}
+
 /** Pauses before the 2nd and 3rd attempt of a tool call that failed retryably. */
 const TOOL_RETRY_DELAYS_MS = [1_000, 3_000];
 
@@ -37,11 +40,21 @@ export interface RuntimeDeps {
   carry: (spec: AgentRunSpec) => Promise<void>;
 }
 
+/**
+ * An operator's cancel (rl.runs.cancel) is honoured before the run's next step and before each tool call
+ * or child run it starts: one read of the run, so a cancel lands within one effect.
+ */
+export async function stopIfCancelRequested(writer: RunWriter): Promise<void> {
+  await writer.refresh();
+  if (writer.state.cancel_requested) throw new CancelRequested(writer.state.cancel_requested.reason);
+}
+
 /** The StepRuntime of one step: ports bound to this run, with tool calls and child runs recorded on it first. */
 export function stepRuntime(spec: AgentRunSpec, asOfDay: string, outputs: Readonly<Record<string, unknown>>, deps: RuntimeDeps): StepRuntime {
   const { writer, effects } = deps;
   /** One tool call, recorded on the run before (ToolCallRequested) and after (ToolCallRecorded). */
   const call = async (callId: string, toolName: string, parameters: Record<string, unknown>, lane: string): Promise<ToolInvocationResult> => {
+    await stopIfCancelRequested(writer);
     const child_run_id = childRunId('tool_gateway', spec.run_id, callId);
     // Decided in the writer's turn: parallel steps each get their own sequence number.
     await writer.append((state) => (state.tool_calls.some((c) => c.call_id === callId) ? [] : [
@@ -76,6 +89,7 @@ export function stepRuntime(spec: AgentRunSpec, asOfDay: string, outputs: Readon
     },
 
     async delegate(stepId: string, agent: GovernedAgentName, inputs: ArtifactRef[], parameters: Record<string, unknown>): Promise<DelegationOutput> {
+      await stopIfCancelRequested(writer);
       const allowed = (await deps.chain()).delegate(agent);
       if (!allowed.ok) throw new AgentStepError(allowed.code, allowed.message);
       const child = childSpec(spec, stepId, agent, inputs, parameters);

@@ -1,0 +1,34 @@
+import { IsBoolean, IsIn, IsInt, IsISO8601, IsOptional, IsString, IsUUID, Matches, Max, MaxLength, Min } from 'class-validator';
+import type { DeadLetterRetryRequest, RunCancelRequest, RunsListRequest } from '../generated';
+
+export const RUN_STATUSES = ['created', 'authorized', 'running', 'completed', 'failed', 'denied', 'cancelled'] as const;
+
+export class RunsListRequestDto implements RunsListRequest {
+  @IsOptional() @IsIn(RUN_STATUSES) status?: RunsListRequest['status'];
+  @IsOptional() @IsString() @MaxLength(128) agent_name?: string;
+  @IsOptional() @IsString() @MaxLength(64) run_kind?: string;
+  @IsOptional() @IsString() @MaxLength(128) case_id?: string;
+  @IsOptional() @IsString() @MaxLength(256) user_id?: string;
+  @IsOptional() @IsUUID() root_run_id?: string;
+  @IsOptional() @IsBoolean() failed_only?: boolean;
+  @IsOptional() @IsBoolean() include_children?: boolean;
+  @IsOptional() @IsISO8601({ strict: true }) since?: string;
+  @IsOptional() @IsISO8601({ strict: true }) until?: string;
+  @IsOptional() @IsInt() @Min(1) @Max(500) limit?: number;
+  @IsOptional() @IsString() @MaxLength(512) cursor?: string;
+}
+
+export class RunCancelRequestDto implements RunCancelRequest {
+  @IsUUID() run_id!: string;
+  @IsOptional() @IsString() @MaxLength(500) reason?: string;
+  @IsOptional() @IsString() @MaxLength(256) requested_by?: string;
+}
+
+export class DeadLettersListRequestDto {
+  @IsOptional() @IsString() @Matches(/^[A-Za-z0-9_-]+$/) durable?: string;
+}
+
+export class DeadLetterRetryRequestDto implements DeadLetterRetryRequest {
+  @Matches(/^[A-Za-z0-9_-]+:[0-9]+$/) id!: string;
+  @IsOptional() @IsString() @MaxLength(256) requested_by?: string;
+}

@@ -1,0 +1,50 @@
+/* eslint-disable */
+// Generated from proto-contracts/schemas/operations/ by scripts/generate-contracts.js. Do not edit by hand.
+
+/**
+ * Sent on rl.deadletters.retry: re-publishes the original command of a dead letter on its subject (a new log message) and records DeadLetterRetried. Answers the DeadLetter with the retry appended.
+ */
+export interface DeadLetterRetryRequest {
+  id: string;
+  requested_by?: string;
+}
+
+/**
+ * One poison message a durable consumer gave up on (a MessageDeadLettered event on rl.log.deadletter.{durable}), with its retries.
+ */
+export interface DeadLetter {
+  /**
+   * `{durable}:{stream_seq}`: what `deadletters retry` takes.
+   */
+  id: string;
+  durable: string;
+  /**
+   * Log sequence of the original message.
+   */
+  stream_seq: number;
+  subject: string;
+  event_type?: string | null;
+  reason: string;
+  error_code: string;
+  deliveries: number;
+  recorded_at: string;
+  /**
+   * A command (rl.log.inbox.*) can be re-published; a run event cannot (it would enter the run twice).
+   */
+  retryable: boolean;
+  retries: {
+    new_seq: number;
+    requested_by: string;
+    recorded_at: string;
+  }[];
+}
+
+/**
+ * Reply of rl.deadletters.list (request body: {} or {durable}): every dead letter in log order.
+ */
+export interface DeadLettersListResult {
+  dead_letters: DeadLetter[];
+}
+/**
+ * One poison message a durable consumer gave up on (a MessageDeadLettered event on rl.log.deadletter.{durable}), with its retries.
+ */

@@ -1,0 +1,23 @@
+import type { NatsConnection } from '@nats-io/transport-node';
+import { jetstreamManager } from '@nats-io/jetstream';
+import { Kvm } from '@nats-io/kv';
+import { Objm, StorageType } from '@nats-io/obj';
+import { ensureLogStream } from '@runledger/event-log';
+
+/** What the bootstrap identity creates before any service starts (deploy/nats/permissions.yaml: kv, object_stores). */
+export interface BusLayout {
+  kvBuckets: string[];
+  objectStores: string[];
+}
+
+/**
+ * Creates the log stream, the document-store buckets and the object stores, or checks the ones there.
+ * Only the admin identity may: services are refused stream creation, so none can capture another's subjects.
+ */
+export async function provisionBus(nc: NatsConnection, layout: BusLayout): Promise<void> {
+  await ensureLogStream(await jetstreamManager(nc));
+  const kvm = new Kvm(nc);
+  for (const bucket of layout.kvBuckets) await kvm.create(bucket, { history: 1, description: `Runledger document collection "${bucket}"` });
+  const objm = new Objm(nc);
+  for (const store of layout.objectStores) await objm.create(store, { storage: StorageType.File });
+}

@@ -1,0 +1,31 @@
+/**
+ * The bootstrap step: as the admin identity (NATS_CREDS), create the log stream, the document-store buckets and
+ * the object stores named in deploy/nats/permissions.yaml, or check the existing log is still immutable.
+ * Run by the launcher (scripts/lib/stack.js) before the services start; they may not create any of these.
+ */
+import { connect } from '@nats-io/transport-node';
+import { identityFromEnv, identityOptions } from '../libs/messaging/src/nats-identity';
+import { provisionBus } from '../libs/messaging/src/provision';
+
+const { loadTable, kvBuckets } = require('./lib/permissions.js') as {
+  loadTable(): { object_stores: Record<string, string[]> };
+  kvBuckets(table: unknown): string[];
+};
+
+async function main(): Promise<void> {
+  const nc = await connect({ servers: process.env.NATS_URL ?? 'nats://127.0.0.1:4222', name: 'runledger-bootstrap', ...identityOptions(identityFromEnv()) });
+  try {
+    const table = loadTable();
+    await provisionBus(nc, { kvBuckets: kvBuckets(table), objectStores: Object.keys(table.object_stores) });
+  } finally {
+    await nc.close();
+  }
+}
+
+main().then(
+  () => process.stdout.write('bootstrap done\n'),
+  (err: Error) => {
+    process.stderr.write(`bootstrap failed: ${err.message}\n`);
+    process.exit(3);
+  },
+);

@@ -1,0 +1,100 @@
+/**
+ * What every operator command shares: flag parsing, one connection, request/reply with the Rl-Status
+ * convention decoded, and the exit codes (0 ok, 1 the answer is bad news — a difference, a broken chain,
+ * 2 usage, 3 the stack cannot be reached or refused).
+ */
+import type { NatsConnection } from '@nats-io/transport-node';
+import { decodeReply, encodeJson } from '../../libs/messaging/src/codec';
+import { CliConnectionFlags, connectCli, ConnectionRefused, ConnectionUsageError, parseConnectionFlags } from './connection';
+
+export class CliError extends Error {
+  constructor(message: string, readonly exitCode: number) {
+    super(message);
+  }
+}
+
+export interface ParsedArgs {
+  conn: CliConnectionFlags;
+  positional: string[];
+  flags: Map<string, string | true>;
+}
+
+/**
+ * Splits arguments into connection flags, `--name value` / `--name=value` options (only the names in
+ * `valued` take a value) and boolean switches (the names in `switches`); anything else is a usage error.
+ */
+export function parseArgs(args: string[], spec: { valued: string[]; switches: string[] }, usage: string): ParsedArgs {
+  let parsed: { flags: CliConnectionFlags; rest: string[] };
+  try {
+    parsed = parseConnectionFlags(args);
+  } catch (err) {
+    if (err instanceof ConnectionUsageError) throw new CliError(`${err.message}\n${usage}`, 2);
+    throw err;
+  }
+  const flags = new Map<string, string | true>();
+  const positional: string[] = [];
+  const rest = parsed.rest;
+  for (let i = 0; i < rest.length; i++) {
+    const arg = rest[i];
+    if (!arg.startsWith('--')) {
+      positional.push(arg);
+      continue;
+    }
+    const [name, inline] = arg.slice(2).split(/=(.*)/s, 2);
+    if (spec.switches.includes(name) && inline === undefined) flags.set(name, true);
+    else if (spec.valued.includes(name)) {
+      const value = inline ?? rest[++i];
+      if (value === undefined || value === '') throw new CliError(`--${name} needs a value\n${usage}`, 2);
+      flags.set(name, value);
+    } else throw new CliError(`unknown option --${name}\n${usage}`, 2);
+  }
+  return { conn: parsed.flags, positional, flags };
+}
+
+export const str = (p: ParsedArgs, name: string): string | undefined => {
+  const v = p.flags.get(name);
+  return typeof v === 'string' ? v : undefined;
+};
+
+export function intFlag(p: ParsedArgs, name: string, usage: string): number | undefined {
+  const v = str(p, name);
+  if (v === undefined) return undefined;
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < 1) throw new CliError(`--${name} must be a positive whole number\n${usage}`, 2);
+  return n;
+}
+
+/** Runs a command body with one connection, mapping refusals and CliErrors to their exit codes. */
+export async function withConnection(conn: CliConnectionFlags, body: (nc: NatsConnection) => Promise<number>): Promise<number> {
+  const nc = await connectCli(conn);
+  try {
+    return await body(nc);
+  } finally {
+    await nc.close().catch(() => undefined);
+  }
+}
+
+/** The top of every operator command: errors become a sentence on stderr and an exit code, never a stack. */
+export async function runCommand(body: () => Promise<number>): Promise<number> {
+  try {
+    return await body();
+  } catch (err) {
+    if (err instanceof ConnectionRefused || err instanceof CliError) {
+      process.stderr.write(`${err.message}\n`);
+      return err.exitCode;
+    }
+    throw err;
+  }
+}
+
+/** Request/reply on a documented subject; an error reply becomes a CliError with its stable code. */
+export async function ask<T>(nc: NatsConnection, subject: string, body: unknown, timeoutMs = 30_000): Promise<T> {
+  const msg = await nc.request(subject, encodeJson(body), { timeout: timeoutMs }).catch((err: Error) => {
+    throw new CliError(`${subject} did not answer (${err.message}); is the stack running?`, 3);
+  });
+  const reply = decodeReply(msg.data, msg.headers);
+  if (!reply.ok) throw new CliError(`${subject}: ${reply.error.code} ${reply.error.message}${reply.error.details ? ` (${reply.error.details.join('; ')})` : ''}`, reply.error.code === 'REQUEST.INVALID' ? 2 : 1);
+  return reply.body as T;
+}
+
+export const json = (value: unknown): void => void process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);

@@ -1,0 +1,172 @@
+/**
+ * runledger runs — find, inspect, follow and cancel runs.
+ *
+ *   runs list  [--status S] [--agent A] [--case C] [--user U] [--kind K] [--since T] [--until T] [--failed]
+ *              [--all] [--limit N] [--cursor C] [--json]             the runs index (rl.runs.list), newest first
+ *   runs show  RUN_ID [--json]                                       the run, its child runs and their events
+ *   runs tail  [--agent A] [--case C] [--user U] [--failed] [--all] [--events] [--json]   follow runs live
+ *   runs cancel RUN_ID [--reason TEXT] [--wait] [--json]              record a cancel; the worker stops the run
+ */
+import type { NatsConnection } from '@nats-io/transport-node';
+import type { RunCancelResult, RunsListRequest, RunsListResult, RunSummary } from '../../libs/contracts/src/generated';
+import { SUBJECTS } from '../../libs/contracts/src/subjects';
+import { CONNECTION_USAGE } from './connection';
+import { duration, eventDetail, jaegerLink, table, time } from './format';
+import { ask, CliError, intFlag, json, parseArgs, ParsedArgs, runCommand, str, withConnection } from './operator';
+import { tailRuns } from './runs-tail';
+
+const USAGE = `usage: runledger runs list [--status S] [--agent A] [--case C] [--user U] [--kind K] [--since ISO] [--until ISO] [--failed] [--all] [--limit N] [--cursor C] [--json]
+       runledger runs show RUN_ID [--json]
+       runledger runs tail [--agent A] [--case C] [--user U] [--failed] [--all] [--events] [--json]
+       runledger runs cancel RUN_ID [--reason TEXT] [--wait] [--json]
+       ${CONNECTION_USAGE}`;
+
+const SPEC = {
+  list: { valued: ['status', 'agent', 'case', 'user', 'kind', 'since', 'until', 'limit', 'cursor'], switches: ['failed', 'all', 'json'] },
+  show: { valued: [], switches: ['json'] },
+  tail: { valued: ['agent', 'case', 'user'], switches: ['failed', 'all', 'events', 'json'] },
+  cancel: { valued: ['reason', 'timeout'], switches: ['wait', 'json'] },
+} as const;
+
+export function main(args: string[]): Promise<number> {
+  return runCommand(async () => {
+    const [sub, ...rest] = args;
+    if (!sub || !(sub in SPEC)) throw new CliError(USAGE, 2);
+    const spec = SPEC[sub as keyof typeof SPEC];
+    const p = parseArgs(rest, { valued: [...spec.valued], switches: [...spec.switches] }, USAGE);
+    if (sub === 'list') return withConnection(p.conn, (nc) => list(nc, p));
+    if (sub === 'tail') return withConnection(p.conn, (nc) => tailRuns(nc, { agent: str(p, 'agent'), case: str(p, 'case'), user: str(p, 'user'), failed: p.flags.has('failed'), all: p.flags.has('all'), events: p.flags.has('events'), json: p.flags.has('json') }));
+    const runId = p.positional[0];
+    if (!runId || p.positional.length > 1) throw new CliError(`runs ${sub} takes one RUN_ID\n${USAGE}`, 2);
+    if (sub === 'show') return withConnection(p.conn, (nc) => show(nc, runId, p.flags.has('json')));
+    return withConnection(p.conn, (nc) => cancel(nc, runId, p));
+  });
+}
+
+export function listRequest(p: ParsedArgs): RunsListRequest {
+  const q: RunsListRequest = {};
+  const status = str(p, 'status');
+  if (status) q.status = status as RunsListRequest['status'];
+  if (str(p, 'agent')) q.agent_name = str(p, 'agent');
+  if (str(p, 'case')) q.case_id = str(p, 'case');
+  if (str(p, 'user')) q.user_id = str(p, 'user');
+  if (str(p, 'kind')) q.run_kind = str(p, 'kind');
+  for (const name of ['since', 'until'] as const) {
+    const v = str(p, name);
+    if (v !== undefined) {
+      if (Number.isNaN(Date.parse(v))) throw new CliError(`--${name} must be a date and time (ISO 8601), e.g. 2026-11-24T07:00:00Z\n${USAGE}`, 2);
+      q[name] = new Date(v).toISOString();
+    }
+  }
+  if (p.flags.has('failed')) q.failed_only = true;
+  if (p.flags.has('all')) q.include_children = true;
+  const limit = intFlag(p, 'limit', USAGE);
+  if (limit !== undefined) q.limit = limit;
+  if (str(p, 'cursor')) q.cursor = str(p, 'cursor');
+  return q;
+}
+
+async function list(nc: NatsConnection, p: ParsedArgs): Promise<number> {
+  const page = await ask<RunsListResult>(nc, SUBJECTS.runsList, listRequest(p));
+  if (p.flags.has('json')) return (json(page), 0);
+  if (page.runs.length === 0) {
+    process.stdout.write('no runs match\n');
+    return 0;
+  }
+  process.stdout.write(table(
+    ['RUN', 'AGENT', 'KIND', 'STATUS', 'CREATED (UTC)', 'DURATION', 'CASE/USER', 'ERROR'],
+    page.runs.map((r) => [r.run_id, r.agent_name ?? '-', r.run_kind ?? '-', r.status, time(r.created_at), duration(r.duration_ms), r.case_id ?? r.user_id ?? '-', r.error_code ?? '']),
+  ));
+  process.stdout.write(`${page.runs.length} of ${page.matched} matching run(s)`);
+  process.stdout.write(page.next_cursor ? `; next page: add --cursor ${page.next_cursor}\n` : '\n');
+  return 0;
+}
+
+interface RunEventView {
+  seq: number;
+  type: string;
+  data: unknown;
+  recorded_at: string;
+}
+
+interface RunView {
+  run_id: string;
+  status: string;
+  run?: { agent_name?: string; run_kind?: string; case_id?: string; user_id?: string; parent_run_id?: string };
+  error?: { error_code: string; message: string };
+  created_at?: string;
+  updated_at?: string;
+  child_run_ids: string[];
+  tool_calls: { child_run_id: string }[];
+  events: RunEventView[];
+}
+
+export interface RunNode {
+  summary: RunSummary | null;
+  run: RunView;
+  children: RunNode[];
+}
+
+/** The run tree: from the runs index when it has the tree, else from the runs' own child links (the index may lag). */
+export async function loadTree(nc: NatsConnection, runId: string): Promise<RunNode> {
+  const root = await ask<RunView>(nc, SUBJECTS.runsGet, { run_id: runId, include_events: true });
+  const indexed = await ask<RunsListResult>(nc, SUBJECTS.runsList, { root_run_id: runId, include_children: true, limit: 500 }).catch(() => null);
+  const rows = new Map((indexed?.runs ?? []).map((r) => [r.run_id, r]));
+  const build = async (run: RunView, seen: Set<string>): Promise<RunNode> => {
+    seen.add(run.run_id);
+    const indexedChildren = [...rows.values()].filter((r) => r.parent_run_id === run.run_id).map((r) => r.run_id);
+    const childIds = new Set([...indexedChildren, ...run.child_run_ids, ...run.tool_calls.map((c) => c.child_run_id)]);
+    const children: RunNode[] = [];
+    for (const id of childIds) {
+      if (seen.has(id)) continue;
+      const child = await ask<RunView>(nc, SUBJECTS.runsGet, { run_id: id, include_events: true }).catch(() => null);
+      if (child) children.push(await build(child, seen));
+    }
+    children.sort((a, b) => (a.run.created_at ?? '').localeCompare(b.run.created_at ?? ''));
+    return { run, summary: rows.get(run.run_id) ?? null, children };
+  };
+  return build(root, new Set());
+}
+
+function renderTree(node: RunNode, indent: string, out: string[]): void {
+  const r = node.run;
+  const started = r.created_at ? Date.parse(r.created_at) : NaN;
+  const ended = r.updated_at ? Date.parse(r.updated_at) : NaN;
+  const head = [`run ${r.run_id}`, r.run?.agent_name ?? '-', r.run?.run_kind ?? '-', r.status, duration(Number.isNaN(ended - started) ? null : ended - started)];
+  if (r.error) head.push(`${r.error.error_code}: ${r.error.message}`);
+  out.push(`${indent}${head.join('  ')}`);
+  const trace = node.summary?.trace_id;
+  if (trace) out.push(`${indent}  trace ${trace}${jaegerLink(trace) ? `  ${jaegerLink(trace)}` : ''}`);
+  for (const e of r.events) {
+    const offset = Number.isNaN(started) ? '' : `+${duration(Date.parse(e.recorded_at) - started)}`;
+    out.push(`${indent}  ${offset.padEnd(10)} ${e.type}${eventDetail(e)}`);
+  }
+  for (const child of node.children) renderTree(child, `${indent}  │ `, out);
+}
+
+async function show(nc: NatsConnection, runId: string, asJson: boolean): Promise<number> {
+  const tree = await loadTree(nc, runId);
+  if (asJson) return (json(tree), 0);
+  const out: string[] = [];
+  renderTree(tree, '', out);
+  process.stdout.write(`${out.join('\n')}\n`);
+  return 0;
+}
+
+async function cancel(nc: NatsConnection, runId: string, p: ParsedArgs): Promise<number> {
+  const res = await ask<RunCancelResult>(nc, SUBJECTS.runsCancel, { run_id: runId, ...(str(p, 'reason') ? { reason: str(p, 'reason') } : {}), requested_by: process.env.USER ?? 'operator' });
+  let status = res.status;
+  if (p.flags.has('wait') && res.outcome === 'requested') {
+    const deadline = Date.now() + (intFlag(p, 'timeout', USAGE) ?? 60) * 1_000;
+    while (!['completed', 'failed', 'denied', 'cancelled'].includes(status)) {
+      if (Date.now() > deadline) throw new CliError(`run ${runId} has not stopped yet (status ${status}); its worker stops it at its next step`, 1);
+      await new Promise((r) => setTimeout(r, 200));
+      status = (await ask<{ status: string }>(nc, SUBJECTS.runsGet, { run_id: runId })).status;
+    }
+  }
+  if (p.flags.has('json')) return (json({ ...res, status }), 0);
+  if (res.outcome === 'already_ended') process.stdout.write(`run ${runId} already ended (${res.status}); nothing to cancel\n`);
+  else if (p.flags.has('wait')) process.stdout.write(`run ${runId} ${status}\n`);
+  else process.stdout.write(`cancel recorded for run ${runId} (${res.status}); its worker stops it at its next step\n`);
+  return 0;
+}

@@ -1,0 +1,131 @@
+/**
+ * The permissions table (deploy/nats/permissions.yaml) expanded into each identity's NATS permissions, and the
+ * check that the table and proto-contracts/asyncapi.yaml name the same subjects. Plain CommonJS: `npm start`,
+ * the contract check, the test harness and the k8s renderer all use it without a compile step.
+ */
+const fs = require('node:fs');
+const path = require('node:path');
+const YAML = require('yaml');
+
+const ROOT = path.resolve(__dirname, '..', '..');
+const TABLE_FILE = path.join(ROOT, 'deploy', 'nats', 'permissions.yaml');
+/** The bootstrap identity: the only one that creates or changes streams, buckets and other identities' consumers. */
+const ADMIN = 'admin';
+
+function loadTable(file = TABLE_FILE) {
+  return YAML.parse(fs.readFileSync(file, 'utf8'));
+}
+
+/** `rl.log.run.{run_id}` → `rl.log.run.*` */
+const toWildcard = (address) => address.replace(/\{[^}]+\}/g, '*');
+const inboxPrefix = (identity) => `_INBOX_${identity}`;
+
+/** Every identity of the table (services, then clients), without the implicit admin. */
+function identities(table) {
+  return [...table.services, ...Object.keys(table.clients)];
+}
+
+/** The KV bucket of every collection of the embedded document store. */
+function kvBuckets(table) {
+  return table.kv.collections.map((c) => `${table.kv.prefix}${c}`);
+}
+
+/** Publish allows that let an identity read streams: ordered consumers (filter in the subject), gets, pulls. */
+function streamReadApi(stream, filter) {
+  return [
+    `$JS.API.STREAM.INFO.${stream}`,
+    `$JS.API.CONSUMER.CREATE.${stream}.*.${filter}`,
+    `$JS.API.CONSUMER.MSG.NEXT.${stream}.*`,
+    `$JS.API.CONSUMER.INFO.${stream}.*`,
+    `$JS.API.DIRECT.GET.${stream}`,
+    `$JS.API.DIRECT.GET.${stream}.>`,
+    `$JS.API.STREAM.MSG.GET.${stream}`,
+  ];
+}
+
+/**
+ * One identity's permissions: `{ publish: {allow, deny}, subscribe: {allow, deny}, allow_responses }`.
+ * Everything not allowed is refused; the deny lists keep the wildcard allows off other identities' consumers.
+ */
+function permissionsFor(table, identity) {
+  if (identity === ADMIN) return null; // full rights within the account
+  if (!identities(table).includes(identity)) throw new Error(`unknown identity "${identity}" (not in ${path.relative(ROOT, TABLE_FILE)})`);
+  const stream = table.log.stream;
+  const pub = new Set();
+  const sub = new Set([`${inboxPrefix(identity)}.>`]);
+  let serves = false;
+  for (const [address, rule] of Object.entries(table.requests)) {
+    if (rule.serve === identity || (rule.serve === 'self' && table.services.includes(identity))) {
+      sub.add(rule.serve === 'self' ? address.replace(/\{[^}]+\}/, identity) : address);
+      serves = true;
+    }
+    if ((rule.call ?? []).includes(identity)) pub.add(toWildcard(address));
+  }
+  for (const [address, rule] of Object.entries(table.log.subjects)) {
+    if ((rule.append ?? []).includes(identity)) pub.add(toWildcard(address));
+  }
+  const usesJetStream = table.services.includes(identity) || table.log.readers.includes(identity);
+  if (usesJetStream) {
+    pub.add('$JS.API.INFO');
+    // Every service checks at start-up that the log is still immutable and unlimited.
+    pub.add(`$JS.API.STREAM.INFO.${stream}`);
+  }
+  if (table.log.readers.includes(identity)) {
+    streamReadApi(stream, 'rl.log.>').forEach((s) => pub.add(s));
+    sub.add('rl.log.>'); // following a run live: core subscriptions to its subject
+  }
+  const deny = new Set();
+  for (const [durable, d] of Object.entries(table.log.durables)) {
+    if (d.owner === identity) {
+      // The owner may create it or tune it, but only with its filter (the filter is part of the subject).
+      pub.add(`$JS.API.CONSUMER.CREATE.${stream}.${durable}.${d.filter}`);
+      pub.add(`$JS.API.CONSUMER.INFO.${stream}.${durable}`);
+      pub.add(`$JS.API.CONSUMER.MSG.NEXT.${stream}.${durable}`);
+      pub.add(`$JS.ACK.${stream}.${durable}.>`);
+    } else {
+      deny.add(`$JS.API.CONSUMER.CREATE.${stream}.${durable}.>`);
+      deny.add(`$JS.API.CONSUMER.MSG.NEXT.${stream}.${durable}`);
+      deny.add(`$JS.ACK.${stream}.${durable}.>`);
+    }
+  }
+  if (table.kv.users.includes(identity)) {
+    // NATS wildcards match whole tokens only: each bucket is named (kv.collections, one line each).
+    for (const bucket of kvBuckets(table)) {
+      pub.add(`$KV.${bucket}.>`);
+      streamReadApi(`KV_${bucket}`, `$KV.${bucket}.>`).forEach((s) => pub.add(s));
+    }
+  }
+  for (const [store, users] of Object.entries(table.object_stores)) {
+    if (!users.includes(identity)) continue;
+    pub.add(`$O.${store}.>`);
+    streamReadApi(`OBJ_${store}`, `$O.${store}.>`).forEach((s) => pub.add(s));
+  }
+  if (usesJetStream) pub.add('$JS.FC.>');
+  // Only the admin changes the shape of the log and the stores: said explicitly, whatever the allows above grow into.
+  for (const s of ['$JS.API.STREAM.CREATE.>', '$JS.API.STREAM.UPDATE.>', '$JS.API.STREAM.DELETE.>', '$JS.API.STREAM.PURGE.>',
+    '$JS.API.STREAM.MSG.DELETE.>', '$JS.API.CONSUMER.DELETE.>', '$JS.API.CONSUMER.DURABLE.CREATE.>']) deny.add(s);
+  return {
+    publish: { allow: [...pub].sort(), deny: [...deny].sort() },
+    subscribe: { allow: [...sub].sort(), deny: [] },
+    ...(serves ? { allow_responses: true } : {}),
+  };
+}
+
+/** Subjects of the table that must be asyncapi channel addresses, and the other way round. */
+function checkAgainstAsyncApi(table, asyncapiDoc) {
+  const tableSubjects = new Set([...Object.keys(table.requests), ...Object.keys(table.log.subjects)]);
+  const channels = new Set(Object.values(asyncapiDoc.channels ?? {}).map((c) => c.address));
+  const problems = [];
+  for (const s of tableSubjects) if (!channels.has(s)) problems.push(`permissions.yaml names ${s}, which no channel of asyncapi.yaml has`);
+  for (const s of channels) if (!tableSubjects.has(s)) problems.push(`asyncapi.yaml channel ${s} has no entry in deploy/nats/permissions.yaml`);
+  for (const [address, rule] of Object.entries(table.requests)) {
+    const known = [...identities(table), 'self'];
+    for (const who of [rule.serve, ...(rule.call ?? [])]) if (!known.includes(who)) problems.push(`permissions.yaml ${address}: unknown identity ${who}`);
+  }
+  for (const [address, rule] of Object.entries(table.log.subjects)) {
+    for (const who of rule.append ?? []) if (!table.services.includes(who)) problems.push(`permissions.yaml ${address}: only services append to the log, not ${who}`);
+  }
+  return problems;
+}
+
+module.exports = { ADMIN, TABLE_FILE, loadTable, identities, kvBuckets, permissionsFor, checkAgainstAsyncApi, inboxPrefix, toWildcard };

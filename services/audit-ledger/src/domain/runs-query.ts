@@ -1,0 +1,63 @@
+import type { RunsListRequest, RunsListResult } from '@runledger/contracts';
+import type { RunSummary } from '@runledger/runs';
+
+export const DEFAULT_PAGE_SIZE = 50;
+export const MAX_PAGE_SIZE = 500;
+
+/** Newest first; ties by run id (descending) so a page boundary is a total order. */
+function compare(a: RunSummary, b: RunSummary): number {
+  const byTime = (b.created_at ?? '').localeCompare(a.created_at ?? '');
+  return byTime !== 0 ? byTime : b.run_id.localeCompare(a.run_id);
+}
+
+/** The position after the last row of a page; opaque to callers. */
+export function encodeCursor(row: Pick<RunSummary, 'created_at' | 'run_id'>): string {
+  return Buffer.from(JSON.stringify([row.created_at ?? '', row.run_id])).toString('base64url');
+}
+
+/** Null when the cursor was not made by encodeCursor. */
+export function decodeCursor(cursor: string): { created_at: string; run_id: string } | null {
+  try {
+    const v = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as unknown;
+    if (Array.isArray(v) && v.length === 2 && typeof v[0] === 'string' && typeof v[1] === 'string') return { created_at: v[0], run_id: v[1] };
+  } catch {
+    // falls through: not ours
+  }
+  return null;
+}
+
+/** The equality filters a store can apply itself; the rest (time range, cursor) is applied here. */
+export function storeFilter(q: RunsListRequest): Partial<Record<keyof RunSummary, unknown>> {
+  const f: Partial<Record<keyof RunSummary, unknown>> = {};
+  if (q.status) f.status = q.status;
+  if (q.agent_name) f.agent_name = q.agent_name;
+  if (q.run_kind) f.run_kind = q.run_kind;
+  if (q.case_id) f.case_id = q.case_id;
+  if (q.user_id) f.user_id = q.user_id;
+  if (q.root_run_id) f.root_run_id = q.root_run_id;
+  if (q.failed_only) f.failed = true;
+  if (!q.include_children && !q.root_run_id) f.parent_run_id = null;
+  return f;
+}
+
+/** One page of the runs index: filters, time range, newest first, cursor paging. Pure. */
+export function pageRuns(rows: readonly RunSummary[], q: RunsListRequest, cursor: { created_at: string; run_id: string } | null): RunsListResult {
+  const filter = storeFilter(q);
+  const since = q.since ? Date.parse(q.since) : -Infinity;
+  const until = q.until ? Date.parse(q.until) : Infinity;
+  const matched = rows.filter((r) => {
+    for (const [k, v] of Object.entries(filter)) {
+      const actual = r[k as keyof RunSummary];
+      if (v === null ? actual !== null && actual !== undefined : actual !== v) return false;
+    }
+    const created = r.created_at ? Date.parse(r.created_at) : NaN;
+    if ((q.since || q.until) && !(created >= since && created < until)) return false;
+    return true;
+  }).sort(compare);
+  const start = cursor ? matched.findIndex((r) => compare(r, { ...r, created_at: cursor.created_at, run_id: cursor.run_id }) > 0) : 0;
+  const limit = Math.min(MAX_PAGE_SIZE, q.limit ?? DEFAULT_PAGE_SIZE);
+  const from = start < 0 ? matched.length : start;
+  const page = matched.slice(from, from + limit);
+  const more = from + limit < matched.length;
+  return { runs: page, matched: matched.length, next_cursor: more ? encodeCursor(page[page.length - 1]) : null };
+}

@@ -1,0 +1,199 @@
+/**
+ * Issue 11: an operator finds, inspects, follows and cancels runs and retries dead letters with `runledger`,
+ * run as a subprocess against the running stack.
+ */
+import { randomUUID } from 'node:crypto';
+import type { DeadLettersListResult, RunsListResult, RunSummary } from '@runledger/contracts';
+import { jetstream, jetstreamManager } from '@nats-io/jetstream';
+import { LOG_STREAM } from '@runledger/event-log';
+import { traceIdOf } from '@runledger/runs';
+import { OtlpReceiver, startOtlpReceiver } from '@runledger/testing';
+import { CliProcess, runCli } from './support/cli';
+import { policyVersionsIn, SHIPPED_POLICY_DIR, START, uploadCase } from './support/governed-runs';
+import { seedRuns } from './support/seed-runs';
+import { TestStack } from './support/stack';
+
+jest.setTimeout(300_000);
+
+const versions = policyVersionsIn(SHIPPED_POLICY_DIR);
+
+describe('Issue 11 operators: runledger runs / deadletters against a running stack', () => {
+  let stack: TestStack;
+  let otlp: OtlpReceiver;
+  const cli = (...args: string[]) => runCli(stack.url, args, stack.cliEnv('operator'));
+  const listJson = async (...args: string[]): Promise<RunsListResult> => {
+    const r = await cli('runs', 'list', '--json', ...args);
+    expect(r).toMatchObject({ code: 0, stderr: '' });
+    return JSON.parse(r.stdout) as RunsListResult;
+  };
+
+  beforeAll(async () => {
+    // The interview agent's first tool is slowed (well within the tool timeout) so a workflow stays open long
+    // enough to be cancelled even on a busy machine.
+    // Spans are exported to a real OTLP receiver, so runs carry trace ids to show.
+    otlp = await startOtlpReceiver();
+    stack = await TestStack.start({
+      env: { OTEL_EXPORTER_OTLP_ENDPOINT: otlp.url, OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json', TOOL_TIMEOUT_MS: '60000' },
+      serviceEnv: { 'tool-gateway': { RL_TOOL_FAULTS: 'interview.prompt.next=delay:15000' } },
+    });
+  });
+  afterAll(async () => {
+    await stack?.stop();
+    await otlp?.stop();
+  });
+
+  it('Issue 11 runs list: the one failed run among 600 is found with --failed, and --cursor pages through all of them once', async () => {
+    const agent = 'SEED_AGENT';
+    const ids = await seedRuns(stack, { agent, count: 600, failing: [417], case_id: 'case-seed' });
+    await stack.waitFor(async () => (await listJson('--agent', agent, '--limit', '1')).matched === 600 || null, 120_000);
+
+    const failed = await cli('runs', 'list', '--agent', agent, '--failed');
+    expect(failed.code).toBe(0);
+    expect(failed.stdout).toContain(ids[417]);
+    expect(failed.stdout).toContain('TOOL.FAILED');
+    expect(failed.stdout).toMatch(/^RUN\s+AGENT\s+KIND\s+STATUS/);
+    expect(failed.stdout).toContain('1 of 1 matching run(s)\n');
+
+    const seen: string[] = [];
+    let cursor: string | null = null;
+    let pages = 0;
+    do {
+      const page: RunsListResult = await listJson('--agent', agent, '--limit', '250', ...(cursor ? ['--cursor', cursor] : []));
+      expect(page.runs.length).toBeLessThanOrEqual(250);
+      seen.push(...page.runs.map((r) => r.run_id));
+      cursor = page.next_cursor;
+      pages++;
+    } while (cursor);
+    expect(pages).toBe(3);
+    expect(new Set(seen).size).toBe(600);
+    expect(new Set(seen)).toEqual(new Set(ids));
+
+    const byCase = await listJson('--case', 'case-seed', '--status', 'completed', '--limit', '500');
+    expect(byCase.matched).toBe(599);
+    const future = await cli('runs', 'list', '--agent', agent, '--since', new Date(Date.now() + 3_600_000).toISOString());
+    expect(future.stdout).toBe('no runs match\n');
+  });
+
+  it('Issue 11 runs list: bad filters are refused with a usage message and REQUEST.INVALID, never a stack trace', async () => {
+    const badStatus = await cli('runs', 'list', '--status', 'exploded');
+    expect(badStatus.code).toBe(2);
+    expect(badStatus.stderr).toContain('REQUEST.INVALID');
+    expect(badStatus.stderr).not.toMatch(/\n\s+at /);
+    const badCursor = await cli('runs', 'list', '--cursor', 'not-a-cursor');
+    expect(badCursor.code).toBe(2);
+    expect(badCursor.stderr).toContain('The cursor is not one rl.runs.list returned.');
+    const unknownFlag = await cli('runs', 'list', '--colour');
+    expect(unknownFlag).toMatchObject({ code: 2 });
+    expect(unknownFlag.stderr).toContain('unknown option --colour');
+  });
+
+  it('Issue 11 runs show: a governed run is shown as a tree with its child runs, events, durations, outcome and trace id', async () => {
+    const caseId = `case-${randomUUID().slice(0, 8)}`;
+    const inputs = await uploadCase(stack, caseId, versions);
+    const started = await stack.request<{ run_id: string; outcome: string }>(START, { agent_name: 'INTAKE_AGENT', case_id: caseId, input_artifacts: [inputs.form], parameters: {} }, 90_000);
+    expect(started.body.outcome).toBe('success');
+    const runId = started.body.run_id;
+    const events = await stack.runEvents(runId);
+    const trace = traceIdOf(events[0].metadata.traceparent);
+    expect(trace).toMatch(/^[0-9a-f]{32}$/);
+    // The index is eventually consistent: wait until it has the whole tree.
+    await stack.waitFor(async () => (await listJson('--all', '--case', caseId)).runs.find((r) => r.run_id === runId && r.status === 'completed'), 60_000);
+
+    const shown = await runCli(stack.url, ['runs', 'show', runId], { ...stack.cliEnv('operator'), JAEGER_UI_URL: 'http://jaeger.example:16686' });
+    expect(shown.code).toBe(0);
+    const lines = shown.stdout.split('\n');
+    expect(lines[0]).toMatch(new RegExp(`^run ${runId}  INTAKE_AGENT  agent  completed  \\d`));
+    expect(shown.stdout).toContain(`trace ${trace}  http://jaeger.example:16686/trace/${trace}`);
+    expect(shown.stdout).toMatch(/\+\d+ ms\s+AuthzDecided allow/);
+    expect(shown.stdout).toMatch(/RunCompleted/);
+    const childLines = lines.filter((l) => /^ {2}│ run /.test(l));
+    expect(childLines.length).toBeGreaterThan(0);
+
+    const tree = JSON.parse((await cli('runs', 'show', runId, '--json')).stdout) as { run: { run_id: string }; summary: RunSummary; children: { run: { run_id: string; run?: { parent_run_id?: string } } }[] };
+    expect(tree.run.run_id).toBe(runId);
+    expect(tree.summary).toMatchObject({ run_id: runId, trace_id: trace, status: 'completed', agent_name: 'INTAKE_AGENT' });
+    expect(tree.children.length).toBe(childLines.length);
+    for (const child of tree.children) expect(child.run.run?.parent_run_id).toBe(runId);
+  });
+
+  it('Issue 11 runs show: an unknown run is RUN.NOT_FOUND (exit 1), a malformed id a usage error (exit 2)', async () => {
+    const unknown = await cli('runs', 'show', randomUUID());
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toContain('RUN.NOT_FOUND');
+    const malformed = await cli('runs', 'show', 'not-a-uuid');
+    expect(malformed.code).toBe(2);
+    expect(malformed.stderr).toContain('REQUEST.INVALID');
+  });
+
+  it('Issue 11 runs tail: new runs are followed live, filtered by agent', async () => {
+    const tail = new CliProcess(stack.url, ['runs', 'tail', '--agent', 'TAIL_AGENT'], stack.cliEnv('operator'));
+    try {
+      await tail.until(() => tail.stderr.includes('following runs'), 'the tail to start');
+      const [other] = await seedRuns(stack, { agent: 'OTHER_AGENT', count: 1 });
+      const ids = await seedRuns(stack, { agent: 'TAIL_AGENT', count: 2, failing: [1] });
+      await tail.until(() => tail.stdout.includes(`${ids[0]}  TAIL_AGENT  RunCompleted`) && tail.stdout.includes(`${ids[1]}  TAIL_AGENT  RunFailed TOOL.FAILED`), 'both runs to end');
+      expect(tail.stdout).toContain(`${ids[0]}  TAIL_AGENT  RunCreated`);
+      expect(tail.stdout).not.toContain(other);
+      expect(tail.stdout).not.toContain('AuthzDecided'); // lifecycle only, unless --events
+    } finally {
+      expect(await tail.stop()).toBe(0);
+    }
+  });
+
+  it('Issue 11 runs cancel: the cancel is recorded and the worker ends the run cancelled at its next step', async () => {
+    const caseId = `case-${randomUUID().slice(0, 8)}`;
+    const inputs = await uploadCase(stack, caseId, versions);
+    const reply = stack.request<{ run_id: string; outcome: string }>(START, {
+      agent_name: 'ORCHESTRATOR', case_id: caseId, input_artifacts: [inputs.form, inputs.recording, inputs.document],
+      parameters: { client_session_id: 's', coa_version: 'coa-2026.1', export: true },
+    }, 120_000);
+    // Wait until the workflow is inside its interview step (the slowed tool), then cancel it.
+    const root = await stack.waitFor(async () => (await listJson('--case', caseId, '--agent', 'ORCHESTRATOR')).runs[0], 60_000);
+    await stack.waitFor(async () => (await stack.runEvents(root.run_id)).some((e) => e.type === 'ChildRunStarted' && (e.data as { agent_name: string }).agent_name === 'INTERVIEW_AGENT'), 60_000);
+    const cancelled = await cli('runs', 'cancel', root.run_id, '--reason', 'operator drill', '--wait', '--timeout', '120');
+    expect(cancelled).toMatchObject({ code: 0, stdout: `run ${root.run_id} cancelled\n` });
+    await reply.catch(() => undefined);
+
+    const types = (await stack.runEvents(root.run_id)).map((e) => e.type);
+    expect(types.filter((t) => t === 'RunCancelRequested')).toHaveLength(1);
+    expect(types[types.length - 1]).toBe('RunCancelled');
+    expect(types.indexOf('RunCancelRequested')).toBeLessThan(types.indexOf('RunCancelled'));
+    const children = (await stack.runEvents(root.run_id)).filter((e) => e.type === 'ChildRunStarted').map((e) => (e.data as { agent_name: string }).agent_name);
+    expect(children).not.toContain('EXPORT_AGENT'); // stopped before the remaining steps
+
+    const again = await cli('runs', 'cancel', root.run_id);
+    expect(again).toMatchObject({ code: 0, stdout: `run ${root.run_id} already ended (cancelled); nothing to cancel\n` });
+    const summary = await stack.waitFor(async () => (await listJson('--case', caseId, '--agent', 'ORCHESTRATOR')).runs.find((r) => r.status === 'cancelled'), 30_000);
+    expect(summary).toMatchObject({ cancel_requested: true, failed: false, error_code: 'RUN.CANCELLED', error_message: 'operator drill' });
+  });
+
+  it('Issue 11 deadletters: a poison command is listed with its reason, and retry re-publishes it (recorded)', async () => {
+    // A command the decision inbox cannot even decode (the log cannot refuse it: it is dead-lettered).
+    const poison = new TextEncoder().encode(`not an event ${randomUUID()}`);
+    const ack = await jetstream(stack.nc).publish('rl.log.inbox.decision', poison);
+    const letters = async () => JSON.parse((await cli('deadletters', 'list', '--json')).stdout) as DeadLettersListResult;
+    const first = await stack.waitFor(async () => (await letters()).dead_letters.find((l) => l.stream_seq === ack.seq), 60_000);
+    expect(first).toMatchObject({ id: `decision-inbox:${ack.seq}`, durable: 'decision-inbox', subject: 'rl.log.inbox.decision', retryable: true, retries: [] });
+
+    const human = await cli('deadletters', 'list');
+    expect(human.stdout).toMatch(new RegExp(`^decision-inbox:${ack.seq}\\s+\\S+ \\S+\\s+rl\\.log\\.inbox\\.decision\\s+`, 'm'));
+
+    const retried = await cli('deadletters', 'retry', first.id);
+    expect(retried.code).toBe(0);
+    const newSeq = Number(/as log message (\d+) \(retry 1\)/.exec(retried.stdout)?.[1]);
+    expect(newSeq).toBeGreaterThan(ack.seq);
+    const copy = await (await jetstreamManager(stack.nc)).streams.getMessage(LOG_STREAM, { seq: newSeq });
+    expect(copy?.subject).toBe('rl.log.inbox.decision');
+    expect(Buffer.from(copy!.data).equals(Buffer.from(poison))).toBe(true);
+    const after = await stack.waitFor(async () => {
+      const all = (await letters()).dead_letters;
+      // The copy is still poison: the consumer processed it and dead-lettered it again, under its own sequence.
+      return all.find((l) => l.stream_seq === newSeq) ? all : null;
+    }, 60_000);
+    expect(after.find((l) => l.id === first.id)?.retries).toEqual([expect.objectContaining({ new_seq: newSeq })]);
+
+    const missing = await cli('deadletters', 'retry', 'decision-inbox:999999');
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toContain('DEADLETTER.NOT_FOUND');
+  });
+});

@@ -1,0 +1,51 @@
+/**
+ * Helpers for fault tests: a caller that asks again with the same request_id until it gets an answer, and the
+ * log's view of one scenario's runs (every run, by kind, folded).
+ */
+import { foldEvents, RecordedEvent, StoredEvent } from '@runledger/event-log';
+import { deterministicUuid } from '@runledger/kernel';
+import { evolveRun, initialRunState, RunState } from '@runledger/runs';
+import type { TestStack } from './stack';
+
+export interface TaskReply {
+  run_id: string;
+  response_text: string;
+}
+
+export const addRequest = (tag: string, i: number) => ({
+  user_id: `${tag}-user-${i}`, conversation_id: deterministicUuid(tag, 'conv', i), request_id: `${tag}-req-${i}`, message: `add task ${tag} item ${i}`,
+});
+
+/** Asks until the answer is final (not "taking longer"): the same request_id always lands on the same run. */
+export async function askUntilAnswered(stack: TestStack, body: Record<string, unknown>, attempts = 60): Promise<TaskReply> {
+  let last: unknown;
+  for (let attempt = 1; attempt <= attempts; attempt++) {
+    try {
+      // Longer than the service's own reply timeout: the service answers (maybe "taking longer") before we give up.
+      const r = await stack.request<TaskReply>('agents.task-assistant.process', body, 60_000);
+      last = r;
+      if (r.ok && !/taking longer/.test(r.body.response_text ?? '')) return r.body;
+    } catch (err) {
+      last = (err as Error).message; // no responders while a service or nats-server is down, or a lost reply
+    }
+    await new Promise((res) => setTimeout(res, 500)); // pacing of a polite client, not a condition
+  }
+  throw new Error(`request ${JSON.stringify(body)} never got a final answer; last: ${JSON.stringify(last)}`);
+}
+
+export interface ScenarioRun {
+  run_id: string;
+  kind: string;
+  events: StoredEvent[];
+  state: RunState;
+}
+
+/** Every run whose root is one of `roots` (agent runs and all their child runs), folded from the log. */
+export async function runsUnder(stack: TestStack, roots: Set<string>): Promise<ScenarioRun[]> {
+  const { state: all } = await stack.log.replay<StoredEvent[]>((acc, e) => (acc.push(e), acc), [], { filter: 'rl.log.run.*' });
+  const byRun = new Map<string, StoredEvent[]>();
+  for (const e of all) byRun.set(e.metadata.stream_id, [...(byRun.get(e.metadata.stream_id) ?? []), e]);
+  return [...byRun.entries()]
+    .filter(([, ev]) => ev[0].type === 'RunCreated' && roots.has((ev[0].data as { root_run_id: string }).root_run_id))
+    .map(([run_id, events]) => ({ run_id, kind: (events[0].data as { run_kind: string }).run_kind, events, state: foldEvents(evolveRun, initialRunState(), events as unknown as RecordedEvent[]) }));
+}
