@@ -15,6 +15,7 @@ export type {
   CampaignCreateRequest,
   ScriptedAgentSpec,
   LlmAgentSpec,
+  SessionAgentSpec,
   CampaignSettingsInput,
   CampaignLeadsImportRequest,
   CampaignLeadInput,
