@@ -114,4 +114,5 @@ export type {
   DecisionContext,
   PendingConfirmation,
   UserIntentReply,
+  IntentModelCall,
 } from './task-assistant.generated';
