@@ -2,6 +2,7 @@ import { childRunId, evolveRun, initialRunState } from '@runledger/runs';
 import { foldEvents, RecordedEvent } from '@runledger/event-log';
 import { startOpenAiStub, waitUntil, type ChatRequestBody, type OpenAiStub, type StubReply } from '@runledger/testing';
 import type { SessionReply, ToolInvocationResult } from '@runledger/contracts';
+import { recordedCaller } from './support/governed-runs';
 import { TestStack } from './support/stack';
 import { startHttpMcpServer } from './support/mcp/http-server';
 import { sessionFixtures } from './support/sessions';
@@ -106,9 +107,7 @@ describe('Issue 7 agent sessions over the bus (agents.session.start)', () => {
   });
 
   it('INV-TOOL-001 / INV-TOOL-003 through the gateway: invalid input never reaches the MCP server; a tool no server provides is TOOL.NOT_FOUND, not a throw', async () => {
-    const parent = (await stack.request<SessionReply>('agents.session.start', { agent: 'researcher', prompt: 'What is NATS? (end to end)', request_id: 'e2e-1' })).body.run_id;
-    const created = (await stack.runEvents(parent))[0]!.data as { policy_versions: unknown; root_run_id: string };
-    const governance = { parent_run_id: parent, root_run_id: created.root_run_id, agent_name: 'SESSION_AGENT', lane: 'TOOL_SESSION_TEST', policy_versions: created.policy_versions };
+    const governance = await directGovernance();
     const before = (await fixtures.stdioExecutions()).length;
     const invalid = await stack.request<ToolInvocationResult>('rl.tool.invoke', { call_id: 'direct-invalid', tool_name: 'echo__shout', parameters: { text: 42 }, governance });
     expect(invalid.body).toMatchObject({ status: 'failed', error: { error_code: 'TOOL.INVALID_INPUT' } });
@@ -149,10 +148,11 @@ describe('Issue 7 agent sessions over the bus (agents.session.start)', () => {
     expect(await first).toBeInstanceOf(Error);
   });
 
+  /** A session agent run still under way (a finished run parents no new tool call, issue 9), pinned like the real session. */
   async function directGovernance() {
     const parent = (await stack.request<SessionReply>('agents.session.start', { agent: 'researcher', prompt: 'What is NATS? (end to end)', request_id: 'e2e-1' })).body.run_id;
-    const created = (await stack.runEvents(parent))[0]!.data as { policy_versions: unknown; root_run_id: string };
-    return { parent_run_id: parent, root_run_id: created.root_run_id, agent_name: 'SESSION_AGENT', lane: 'TOOL_SESSION_TEST', policy_versions: created.policy_versions };
+    const created = (await stack.runEvents(parent))[0]!.data as { policy_versions: { lanes: string; roles: string } };
+    return recordedCaller(stack, 'SESSION_AGENT', 'TOOL_SESSION_TEST', undefined, created.policy_versions);
   }
 
   it('§1 toolResponseMaxBytes through the gateway: one truncation function; the notice is prepended and the whole output stays within the limit', async () => {
