@@ -1,10 +1,11 @@
 #!/usr/bin/env node
 /**
- * runledger <command> …  — operator and user commands against a running stack (NATS_URL, default nats://127.0.0.1:4222).
+ * runledger <command> …  — operator and user commands against a running stack (NATS_URL, default the local stack at nats://127.0.0.1:4322).
  *   chat  --user <id> [--conversation <uuid>]   talk to the task assistant
  *   audit verify [--file chain.jsonl]          verify the audit hash chain (live, or an exported copy)
  *   audit export > chain.jsonl                 export the audit chain
  *   agent --config <file> --prompt "<text>"      run one agent session (contract 002) and print its final report
+ *   agent --agent <profile-id> --prompt "<text>" the same, run by the decision service over the bus
  *   runs list|show|tail|cancel …               find, inspect, follow and cancel runs
  *   deadletters list|retry …                   poison messages and their retry
  * Each command lives in scripts/cli/<command>.js and is loaded through @swc-node/register so it can use the libs.

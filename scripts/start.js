@@ -1,22 +1,28 @@
 #!/usr/bin/env node
 /**
  * npm start: the whole Runledger stack on this machine.
- * Connects to NATS_URL (default nats://127.0.0.1:4222); if nothing answers there, starts a local nats-server
- * with JetStream and its store under .data/nats, secured by deploy/nats/permissions.yaml: one nkey identity per
+ * Starts its own nats-server on 127.0.0.1:4322 (RL_NATS_PORT) — never an unsecured NATS that happens to run on
+ * the machine — with JetStream and its store under .data/nats, secured by deploy/nats/permissions.yaml: one nkey identity per
  * service, `caller`, `operator` and the bootstrap `admin`, seeds generated on first start under .data/credentials
  * (mode 0600). The admin runs the bootstrap step (log stream, buckets, object stores); each service gets only
  * its own seed. An external NATS_URL keeps the environment's NATS_CREDS / NATS_USER for every process.
  * With no MONGO_URL the embedded store (NATS KV) serves.
  */
 const path = require('node:path');
-const { ROOT, SERVICES, parseNatsUrl, canConnect, startNats, runBootstrap, startService, stopProcess } = require('./lib/stack');
+const { ROOT, SERVICES, LOCAL_NATS_URL, parseNatsUrl, canConnect, startNats, runBootstrap, startService, stopProcess } = require('./lib/stack');
 
 async function main() {
-  let natsUrl = process.env.NATS_URL || 'nats://127.0.0.1:4222';
+  // NATS_URL names an external NATS (its NATS_CREDS / NATS_USER go to every process); otherwise we run our own,
+  // secured, so `npm start` is as locked down as production whatever else listens on this machine.
+  let natsUrl = process.env.NATS_URL || LOCAL_NATS_URL;
   let nats;
-  if (!(await canConnect(parseNatsUrl(natsUrl)))) {
+  if (!process.env.NATS_URL) {
     const { port } = parseNatsUrl(natsUrl);
-    process.stdout.write(`no NATS at ${natsUrl}: starting a local nats-server with JetStream (store .data/nats, credentials .data/credentials)\n`);
+    if (await canConnect({ host: '127.0.0.1', port })) {
+      process.stderr.write(`port ${port} is taken (another npm start?): stop it, or set RL_NATS_PORT to a free port\n`);
+      process.exit(1);
+    }
+    process.stdout.write(`starting nats-server on ${natsUrl} with JetStream and authentication (store .data/nats, credentials .data/credentials)\n`);
     nats = await startNats({ port, storeDir: path.join(ROOT, '.data', 'nats'), credsDir: path.join(ROOT, '.data', 'credentials'), logFile: path.join(ROOT, '.data', 'nats-server.log') });
     natsUrl = nats.url;
     try {

@@ -5,6 +5,7 @@ import type { SessionReply, ToolInvocationResult } from '@runledger/contracts';
 import { TestStack } from './support/stack';
 import { startHttpMcpServer } from './support/mcp/http-server';
 import { sessionFixtures } from './support/sessions';
+import { main as agentCli } from '../scripts/cli/agent';
 
 jest.setTimeout(300_000);
 
@@ -12,6 +13,10 @@ const PROFILE = {
   id: 'researcher', version: '1', role: 'SESSION_AGENT', lane: 'TOOL_SESSION_TEST', targets: ['stub/stub-model'],
   tools: ['web__lookup', 'echo__shout', 'echo__missing'], session: { toolTransport: 'native', maxTurns: 6, maxRetries: 2, systemPrompt: 'You research.' },
 };
+const PLANNER = { id: 'planner', version: '1', role: 'SESSION_AGENT', targets: ['stub/stub-model'], subAgents: ['researcher'], session: { toolTransport: 'native', maxTurns: 4 } };
+const LOOPER = { id: 'looper', version: '1', role: 'SESSION_AGENT', targets: ['stub/stub-model'], subAgents: ['looper'], session: { toolTransport: 'native', maxTurns: 4 } };
+const SPENDER = { ...PROFILE, id: 'spender', budget: { maxTotalTokens: 1 } };
+const LANE_TOOLS = ['web__lookup', 'echo__shout', 'echo__missing', 'echo__big', 'echo__sleep'];
 
 const promptOf = (body: ChatRequestBody) => String(body.messages.find((m) => m.role === 'user')?.content ?? '');
 const toolMessages = (body: ChatRequestBody) => body.messages.filter((m) => m.role === 'tool');
@@ -19,6 +24,12 @@ const toolMessages = (body: ChatRequestBody) => body.messages.filter((m) => m.ro
 /** The scripted model: look a term up (HTTP MCP), shout it (stdio MCP), then report what the tools said. */
 function researcher(body: ChatRequestBody): StubReply {
   const done = toolMessages(body);
+  const prompt = promptOf(body);
+  // Planner and looper delegate once, then report what the sub-agent tool answered.
+  if (prompt.startsWith('plan:') || prompt.startsWith('loop')) {
+    if (done.length === 0) return { tool_calls: [{ name: prompt.startsWith('plan:') ? 'agent__researcher' : 'agent__looper', arguments: JSON.stringify({ task: prompt.startsWith('plan:') ? 'What is NATS? (sub)' : 'loop again' }) }] };
+    return { tool_calls: [{ name: 'agent__final_report', arguments: JSON.stringify({ format: 'markdown', report_content: `delegated: ${String(done[0]!.content)}` }) }] };
+  }
   if (done.length === 0) return { tool_calls: [{ name: 'web__lookup', arguments: JSON.stringify({ q: 'nats' }) }] };
   if (done.length === 1) return { tool_calls: [{ name: 'echo__shout', arguments: JSON.stringify({ text: String(done[0]!.content) }) }] };
   return { tool_calls: [{ name: 'agent__final_report', arguments: JSON.stringify({ format: 'markdown', report_content: `report: ${String(done[1]!.content)}` }) }] };
@@ -43,8 +54,8 @@ describe('Issue 7 agent sessions over the bus (agents.session.start)', () => {
       return researcher(body);
     });
     web = await startHttpMcpServer();
-    fixtures = await sessionFixtures({ stubBaseUrl: stub.baseURL, httpMcpUrl: web.url, profiles: [PROFILE], laneTools: ['web__lookup', 'echo__shout', 'echo__missing'] });
-    stack = await TestStack.start({ services: ['tool-gateway', 'audit-ledger', 'decision'], env: { ...fixtures.env, RL_INBOX_ACK_WAIT_MS: '2000' } });
+    fixtures = await sessionFixtures({ stubBaseUrl: stub.baseURL, httpMcpUrl: web.url, profiles: [PROFILE, PLANNER, LOOPER, SPENDER], laneTools: LANE_TOOLS });
+    stack = await TestStack.start({ services: ['tool-gateway', 'audit-ledger', 'decision'], env: { ...fixtures.env, RL_INBOX_ACK_WAIT_MS: '2000', TOOL_RESPONSE_MAX_BYTES: '1024' } });
   });
   afterAll(async () => {
     await stack?.stop();
@@ -136,5 +147,79 @@ describe('Issue 7 agent sessions over the bus (agents.session.start)', () => {
     expect(events.filter((e) => e.type === 'SessionToolCompleted')).toHaveLength(2);
     expect(reply.result!.accounting.filter((e) => (e as { type: string }).type === 'llm')).toHaveLength(3);
     expect(await first).toBeInstanceOf(Error);
+  });
+
+  async function directGovernance() {
+    const parent = (await stack.request<SessionReply>('agents.session.start', { agent: 'researcher', prompt: 'What is NATS? (end to end)', request_id: 'e2e-1' })).body.run_id;
+    const created = (await stack.runEvents(parent))[0]!.data as { policy_versions: unknown; root_run_id: string };
+    return { parent_run_id: parent, root_run_id: created.root_run_id, agent_name: 'SESSION_AGENT', lane: 'TOOL_SESSION_TEST', policy_versions: created.policy_versions };
+  }
+
+  it('§1 toolResponseMaxBytes through the gateway: one truncation function; the notice is prepended and the whole output stays within the limit', async () => {
+    const governance = await directGovernance();
+    const res = await stack.request<ToolInvocationResult>('rl.tool.invoke', { call_id: 'direct-big', tool_name: 'echo__big', parameters: { n: 5000 }, governance });
+    expect(res.body).toMatchObject({ status: 'ok', truncated: true });
+    const text = res.body.result as string;
+    expect(text.startsWith('[TRUNCATED] Original size 5000 bytes; truncated to ')).toBe(true);
+    expect(Buffer.byteLength(text)).toBeLessThanOrEqual(1024);
+  });
+
+  it('§1 queues.<name>.concurrent through the gateway: calls of a queue with concurrent 1 never overlap at the MCP server', async () => {
+    const governance = await directGovernance();
+    const calls = [1, 2, 3].map((i) => stack.request<ToolInvocationResult>('rl.tool.invoke', { call_id: `direct-sleep-${i}`, tool_name: 'echo__sleep', parameters: { ms: 300 }, governance }));
+    const results = await Promise.all(calls);
+    expect(results.map((r) => r.body.status)).toEqual(['ok', 'ok', 'ok']);
+    const sleeps = (await fixtures.stdioExecutions()).filter((e) => e.tool === 'sleep');
+    expect(sleeps).toHaveLength(3);
+    expect(sleeps.map((e) => (e.args as { most: number }).most)).toEqual([1, 1, 1]);
+  });
+
+  it('Sub-agents (INV-DT-001/002): a sub-agent tool starts a child session under the parent run; a circular delegation is refused from the recorded ancestry', async () => {
+    const planned = await stack.request<SessionReply>('agents.session.start', { agent: 'planner', prompt: 'plan: explain NATS', request_id: 'e2e-plan' }, 120_000);
+    expect(planned.body).toMatchObject({ status: 'completed', result: { finalReport: { content: 'delegated: report: DEFINITION OF NATS' } } });
+    const parentEvents = await stack.runEvents(planned.body.run_id);
+    const call = parentEvents.find((e) => e.type === 'SessionToolRequested')!.data as { call_id: string };
+    expect(call).toMatchObject({ name: 'agent__researcher' });
+    const children = await stack.log.replay<Array<{ run_id: string; parent_run_id?: string; root_run_id: string }>>((acc, e) => (e.type === 'RunCreated' ? [...acc, e.data as never] : acc), [], { filter: 'rl.log.run.*' });
+    const child = children.state.find((c) => c.parent_run_id === planned.body.run_id && (c as unknown as { run_kind: string }).run_kind === 'agent')!;
+    expect(child.root_run_id).toBe(planned.body.run_id);
+    const childReply = await stack.request<SessionReply>('agents.session.get', { run_id: child.run_id });
+    expect(childReply.body).toMatchObject({ status: 'completed', agent: 'researcher' });
+
+    const looped = await stack.request<SessionReply>('agents.session.start', { agent: 'looper', prompt: 'loop once', request_id: 'e2e-loop' }, 120_000);
+    expect(looped.body.status).toBe('completed');
+    expect(looped.body.result!.finalReport).toMatchObject({ content: expect.stringContaining('DELEGATION.CYCLE') });
+    const all = await stack.log.replay<Array<{ run_id: string; parent_run_id?: string }>>((acc, e) => (e.type === 'RunCreated' ? [...acc, e.data as never] : acc), [], { filter: 'rl.log.run.*' });
+    const loopChild = all.state.find((c) => c.parent_run_id === looped.body.run_id && (c as unknown as { run_kind: string }).run_kind === 'agent')!;
+    const loopChildReply = await stack.request<SessionReply>('agents.session.get', { run_id: loopChild.run_id });
+    expect(loopChildReply.body).toMatchObject({ status: 'failed', error: { error_code: 'DELEGATION.CYCLE' } });
+  });
+
+  it('Budgets: a session over its token budget is refused before the next model request; the refusal is an event and the run fails SESSION.QUOTA', async () => {
+    const prompt = 'What is NATS? (budget)';
+    const reply = await stack.request<SessionReply>('agents.session.start', { agent: 'spender', prompt, request_id: 'e2e-budget' }, 120_000);
+    expect(reply.body).toMatchObject({ status: 'failed', error: { error_code: 'SESSION.QUOTA' }, result: { success: false, error: { kind: 'quota' } } });
+    expect(requestsFor(prompt)).toHaveLength(1);
+    const events = await stack.runEvents(reply.body.run_id);
+    expect(events.some((e) => e.type === 'SessionNoted' && (e.data as { entry: { event: string } }).entry.event === 'budget_refused')).toBe(true);
+  });
+
+  it('CLI Exit Codes over the bus: runledger agent --agent runs the session in decision (0), a session failure is 1, an unreachable stack 3, an unknown agent 4', async () => {
+    const run = async (args: string[]) => {
+      const out: string[] = [];
+      const err: string[] = [];
+      const code = await agentCli(args, { cwd: process.cwd(), env: {}, stdout: (t) => void out.push(t), stderr: (t) => void err.push(t) });
+      return { code, out: out.join(''), err: err.join('') };
+    };
+    const ok = await run(['--server', stack.url, '--agent', 'researcher', '--prompt', 'What is NATS? (cli)', '--request-id', 'cli-1']);
+    expect(ok).toMatchObject({ code: 0, out: 'report: DEFINITION OF NATS\n' });
+    const failed = await run(['--server', stack.url, '--agent', 'spender', '--prompt', 'What is NATS? (cli budget)']);
+    expect(failed.code).toBe(1);
+    expect(failed.err).toContain('SESSION.QUOTA');
+    const unknown = await run(['--server', stack.url, '--agent', 'nobody', '--prompt', 'hi']);
+    expect(unknown.code).toBe(4);
+    expect(unknown.err).toContain('REQUEST.INVALID');
+    const unreachable = await run(['--server', 'nats://127.0.0.1:1', '--agent', 'researcher', '--prompt', 'hi']);
+    expect(unreachable.code).toBe(3);
   });
 });

@@ -5,19 +5,28 @@
  *                   [--prompt-file <file>] [--model <provider/model>]... [--format markdown|text|json|…]
  *                   [--max-turns N] [--json] [--verbose]
  *
+ *   runledger agent --agent <profile-id> --prompt "<text>" [--request-id ID] [--json] [connection flags]   (over the bus: agent-bus.ts)
+ *
  * Configuration is layered (§7): --config, ./.ai-agent.json, the prompt file's directory, this script's directory,
  * ~/.ai-agent/ai-agent.json, /etc/ai-agent/ai-agent.json. The tools of the config's `mcpServers` (stdio `command` or
  * Streamable HTTP `url`) are offered as `<server>__<tool>`. --json prints the whole AIAgentResult instead of the report.
+ * --log <file> records the session's events in a local log (scripts/cli/agent-log.ts); running again with the same
+ * file resumes the session from it instead of repeating completed model requests and tool calls.
  *
  * Exit codes (§2): 0 success, 1 session failure (including auth/quota), 3 an MCP server failed to start,
  * 4 invalid arguments or configuration, 5 a tool schema or the output schema does not compile.
  */
+import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { ToolRegistry } from '@runledger/agent-runtime';
+import { runOverBus } from './agent-bus';
+import { openLocalLog } from './agent-log';
 import {
+  accountingOf,
   connectMcpServers,
+  journaledPorts,
   exitCodeFor,
   registryTools,
   loadAgentConfig,
@@ -34,9 +43,10 @@ import {
   type ToolSpec,
   type CliOutcome,
   type SessionConfigInput,
+  type SessionPorts,
 } from '@runledger/agent-session';
 
-const USAGE = 'usage: runledger agent --config <file> --prompt "<text>" [--prompt-file <file>] [--model <provider/model>]... [--format <fmt>] [--max-turns N] [--json] [--verbose]';
+const USAGE = 'usage: runledger agent --config <file> --prompt "<text>" [--prompt-file <file>] [--model <provider/model>]... [--format <fmt>] [--max-turns N] [--log <events.jsonl>] [--json] [--verbose]';
 
 /** Where the command reads and writes; tests pass their own. */
 export interface CliIo {
@@ -65,6 +75,7 @@ interface Options {
   models: string[];
   format?: string;
   maxTurns?: number;
+  log?: string;
   json: boolean;
   verbose: boolean;
   help: boolean;
@@ -88,6 +99,7 @@ function parseArgs(args: readonly string[]): Options {
       else if (flag === '--prompt-file') opts.promptFile = value;
       else if (flag === '--model') opts.models.push(value);
       else if (flag === '--format') opts.format = value;
+      else if (flag === '--log') opts.log = value;
       else if (flag === '--max-turns') {
         opts.maxTurns = Number(value);
         if (!Number.isInteger(opts.maxTurns) || opts.maxTurns < 1) throw new UsageError('--max-turns must be a positive integer');
@@ -161,7 +173,7 @@ async function run(args: readonly string[], io: CliIo): Promise<CliOutcome> {
     const models = modelsFromConfig(config, systemClock);
     if (!models.ok) return { kind: 'config_error', message: models.errors.join('; ') };
 
-    const result = await runSession(input, prompt, {
+    const ports: SessionPorts = {
       model: routeModels(models.models),
       tools: mcp.executor,
       clock: systemClock,
@@ -171,12 +183,27 @@ async function run(args: readonly string[], io: CliIo): Promise<CliOutcome> {
           if (opts.verbose || e.level === 'error') io.stderr(`[${e.level}] ${e.event}: ${e.message}${opts.verbose && e.data ? ` ${JSON.stringify(e.data)}` : ''}\n`);
         },
       },
-    });
+    };
+    const result = opts.log ? await logged(path.resolve(io.cwd, opts.log), input, prompt, ports) : await runSession(input, prompt, ports);
     if (opts.json) io.stdout(`${JSON.stringify(result, null, 2)}\n`);
     else if (result.success) io.stdout(`${reportText(result)}\n`);
     if (!result.success) io.stderr(`agent session failed: ${result.error ? `${result.error.kind}: ${result.error.message}` : reportText(result)}\n`);
     return { kind: 'session', result };
   }
+}
+
+/** The session on journaled ports over a local log file: resumed from it, and its result recorded in it. */
+async function logged(file: string, input: SessionConfigInput, prompt: string, ports: SessionPorts): Promise<AIAgentResult> {
+  const log = await openLocalLog(file);
+  if (log.finished) return { ...log.finished, accounting: accountingOf(log.journal.recorded) };
+  const journaled = journaledPorts(ports, log.journal);
+  // The nonce derives from the file, so a resumed session offers the same XML slots.
+  const nonce = createHash('sha256').update(`nonce:${file}`).digest('hex').slice(0, 8);
+  const result = await runSession(input, prompt, { ...journaled.ports, nonce: () => nonce });
+  await journaled.flush();
+  const final = { ...result, accounting: journaled.accounting() };
+  await log.finish(final);
+  return final;
 }
 
 interface McpTools {
@@ -214,6 +241,8 @@ async function mcpTools(servers: Readonly<Record<string, unknown>>, queues: Read
 }
 
 export async function main(args: string[], io: CliIo = processIo()): Promise<number> {
+  // --agent names a registered profile: the decision service runs the session over the bus.
+  if (args.includes('--agent')) return runOverBus(args, io);
   let outcome: CliOutcome;
   try {
     outcome = await run(args, io);

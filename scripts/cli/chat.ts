@@ -121,7 +121,7 @@ export async function main(args: string[]): Promise<number> {
   }
   let nc: NatsConnection;
   try {
-    nc = await connectCli(connection.flags, 'runledger-chat');
+    nc = await connectCli(connection.flags, 'runledger-chat', 'caller');
   } catch (err) {
     if (!(err instanceof ConnectionRefused)) throw err;
     process.stderr.write(/refused these credentials/.test(err.message) ? `${err.message}\n` : NOT_RUNNING);

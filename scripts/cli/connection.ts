@@ -5,7 +5,9 @@
  *   --creds FILE | NATS_CREDS          a .creds file (JWT + nkey seed) or an nkey seed file
  *   --nats-user U --nats-password P | NATS_USER, NATS_PASSWORD
  *   --context NAME | NATS_CONTEXT      a `nats` CLI context (~/.config/nats/context/NAME.json: url, creds, user, password)
- * Servers: --server URL | NATS_URL | the context's url | nats://127.0.0.1:4222.
+ * Servers: --server URL | NATS_URL | the context's url | nats://127.0.0.1:4322 (the nats-server `npm start` runs).
+ * Against that local server with no credentials given, the command uses the identity `npm start` generated for
+ * its kind of user (.data/credentials/caller.nk for chat, operator.nk for operator commands), when present.
  * Replies come back on the identity's own inbox prefix (--inbox-prefix | NATS_INBOX_PREFIX | the context's
  * inbox_prefix), because a least-privilege server lets each identity subscribe only to its own replies.
  */
@@ -14,6 +16,9 @@ import { CredentialsMissingError, identityOptions } from '../../libs/messaging/s
 import { homedir } from 'node:os';
 import path from 'node:path';
 import { connect, NatsConnection, ConnectionOptions } from '@nats-io/transport-node';
+
+/** The nats-server `npm start` runs (the same expression as LOCAL_NATS_URL in scripts/lib/stack.js). */
+export const LOCAL_NATS_URL = `nats://127.0.0.1:${process.env.RL_NATS_PORT || 4322}`;
 
 export const CONNECTION_USAGE =
   '[--server URL] [--creds FILE | --nats-user U --nats-password P | --context NAME] [--inbox-prefix PREFIX]';
@@ -85,7 +90,7 @@ export function resolveConnection(flags: CliConnectionFlags, env: NodeJS.Process
   const contextName = flags.context ?? env.NATS_CONTEXT;
   const ctx = contextName ? readContext(contextName) : {};
   return {
-    server: flags.server ?? env.NATS_URL ?? ctx.url ?? 'nats://127.0.0.1:4222',
+    server: flags.server ?? env.NATS_URL ?? ctx.url ?? LOCAL_NATS_URL,
     creds: flags.creds ?? env.NATS_CREDS ?? ctx.creds ?? ctx.nkey,
     user: flags.user ?? env.NATS_USER ?? ctx.user,
     password: flags.password ?? env.NATS_PASSWORD ?? ctx.password,
@@ -102,9 +107,22 @@ function authOptions(settings: CliConnectionFlags): Partial<ConnectionOptions> {
   }
 }
 
-/** Connects as the identity the flags and environment name; refusals become one clear sentence and exit 3. */
-export async function connectCli(flags: CliConnectionFlags, name = 'runledger-cli'): Promise<NatsConnection> {
-  const settings = resolveConnection(flags);
+/** The seed `npm start` wrote for `identity`, if this is the local stack and the caller named no credentials. */
+function localDefaultCreds(settings: CliConnectionFlags, identity: LocalIdentity): string | undefined {
+  if (settings.creds || settings.user || settings.server !== LOCAL_NATS_URL) return undefined;
+  const file = path.join(__dirname, '..', '..', '.data', 'credentials', `${identity}.nk`);
+  return existsSync(file) ? file : undefined;
+}
+
+export type LocalIdentity = 'caller' | 'operator';
+
+/**
+ * Connects as the identity the flags and environment name (or, on the local stack, as `defaultIdentity`);
+ * refusals become one clear sentence and exit 3.
+ */
+export async function connectCli(flags: CliConnectionFlags, name = 'runledger-cli', defaultIdentity: LocalIdentity = 'operator'): Promise<NatsConnection> {
+  const resolved = resolveConnection(flags);
+  const settings = { ...resolved, creds: resolved.creds ?? localDefaultCreds(resolved, defaultIdentity) };
   try {
     return await connect({
       servers: settings.server,

@@ -11,6 +11,8 @@ const { ADMIN } = require('./permissions');
 const { allIdentities, ensureCredentials, identityEnv, localServerConfig, writeServerConfig } = require('./nats-auth');
 
 const ROOT = path.resolve(__dirname, '..', '..');
+/** Where `npm start` runs its own secured nats-server, and where the CLI looks by default. */
+const LOCAL_NATS_URL = `nats://127.0.0.1:${process.env.RL_NATS_PORT || 4322}`;
 const SERVICES = ['intent-classification', 'db-write', 'tool-gateway', 'audit-ledger', 'promotion', 'export', 'decision'];
 
 function findNatsServer() {
@@ -150,4 +152,4 @@ function stopProcess(child, signal = 'SIGTERM', timeoutMs = 5000) {
   });
 }
 
-module.exports = { ROOT, SERVICES, findNatsServer, ensureNatsServerBinary, parseNatsUrl, canConnect, freePort, startNats, runBootstrap, startService, stopProcess, waitFor };
+module.exports = { ROOT, SERVICES, LOCAL_NATS_URL, findNatsServer, ensureNatsServerBinary, parseNatsUrl, canConnect, freePort, startNats, runBootstrap, startService, stopProcess, waitFor };

@@ -4,6 +4,8 @@ import * as path from 'node:path';
 import { startOpenAiStub, type OpenAiStub, type OpenAiStubHandler } from '@runledger/testing';
 import { main, type CliIo } from '../../../scripts/cli/agent';
 
+jest.setTimeout(60_000);
+
 let dir: string;
 let stub: OpenAiStub | undefined;
 beforeEach(async () => {
@@ -108,7 +110,7 @@ describe('runledger agent with MCP tools and the exit codes 3 and 5', () => {
     const cli = io();
     expect(await main(['--config', file, '--prompt', 'shout hello'], cli.value)).toBe(0);
     expect(cli.out()).toBe('said HELLO\n');
-    expect(stub!.requests[0]!.body.tools!.map((t) => (t.type === 'function' ? t.function.name : ''))).toEqual(['echo__big', 'echo__shout', 'agent__final_report']);
+    expect(stub!.requests[0]!.body.tools!.map((t) => (t.type === 'function' ? t.function.name : ''))).toEqual(['echo__big', 'echo__shout', 'echo__sleep', 'agent__final_report']);
   });
 
   it('CLI Exit Codes: an MCP server that fails to start exits 3 before any model request', async () => {
@@ -126,5 +128,46 @@ describe('runledger agent with MCP tools and the exit codes 3 and 5', () => {
     const cli = io();
     expect(await main(['--config', file, '--prompt', 'q'], cli.value)).toBe(5);
     expect(stub!.requests).toHaveLength(0);
+  });
+});
+
+describe('runledger agent --log: the session events in a local log, resumed from it', () => {
+  const echoServer = path.resolve(__dirname, '../../../test/support/mcp/echo-server.js');
+
+  it('§4 accounting / Resume, never repeat: the local log holds the same session events; a run cut off mid-session resumes from the file without repeating a completed request or tool call', async () => {
+    const file = await configWith((body) => {
+      const tool = body.messages.find((m) => m.role === 'tool');
+      if (!tool) return { tool_calls: [{ name: 'echo__shout', arguments: '{"text":"hello"}' }] };
+      return { tool_calls: [{ name: 'agent__final_report', arguments: JSON.stringify({ format: 'markdown', report_content: `said ${String(tool.content)}` }) }] };
+    }, { toolTransport: 'native' });
+    const counts = path.join(dir, 'mcp-count.jsonl');
+    const raw = JSON.parse(await readFile(file, 'utf8')) as Record<string, unknown>;
+    await writeFile(file, JSON.stringify({ ...raw, mcpServers: { echo: { command: process.execPath, args: [echoServer], env: { MCP_COUNT_FILE: counts } } } }));
+    const log = path.join(dir, 'session.jsonl');
+
+    const first = io();
+    expect(await main(['--config', file, '--prompt', 'shout hello', '--log', log, '--json'], first.value)).toBe(0);
+    const live = JSON.parse(first.out()) as { accounting: unknown[]; finalReport: { content: string } };
+    const lines = (await readFile(log, 'utf8')).trim().split('\n').map((l) => JSON.parse(l) as { type: string; data: { entry?: unknown } });
+    expect(lines.map((l) => l.type).filter((t) => t !== 'SessionNoted' && t !== 'SessionAccounted')).toEqual([
+      'SessionLlmRequested', 'SessionLlmCompleted', 'SessionToolRequested', 'SessionToolCompleted', 'SessionLlmRequested', 'SessionLlmCompleted', 'SessionFinished',
+    ]);
+    expect(lines.filter((l) => l.type === 'SessionAccounted').map((l) => l.data.entry)).toEqual(live.accounting);
+
+    // Cut the log right after the tool call completed, as if the process had died there, and run again.
+    const cut = lines.findIndex((l) => l.type === 'SessionToolCompleted') + 1;
+    await writeFile(log, lines.slice(0, cut).map((l) => JSON.stringify(l)).join('\n') + '\n');
+    const again = io();
+    expect(await main(['--config', file, '--prompt', 'shout hello', '--log', log, '--json'], again.value)).toBe(0);
+    expect((JSON.parse(again.out()) as { finalReport: { content: string } }).finalReport.content).toBe('said HELLO');
+    // Two requests in the first run, one (the request that had not completed) in the second; the tool ran once.
+    expect(stub!.requests).toHaveLength(3);
+    expect((await readFile(counts, 'utf8')).trim().split('\n')).toHaveLength(1);
+
+    // A finished log answers from the file.
+    const third = io();
+    expect(await main(['--config', file, '--prompt', 'shout hello', '--log', log], third.value)).toBe(0);
+    expect(third.out()).toBe('said HELLO\n');
+    expect(stub!.requests).toHaveLength(3);
   });
 });

@@ -24,7 +24,12 @@ export class ToolGatewayModule {
       ...ALL_TOOLS.map((t) => [t.name, { source: 'builtin' }] as const),
       ...mcp.flatMap((c) => c.tools.map((t) => [t.name, { source: c.server, queue: c.queue }] as const)),
     ]);
-    const registry = buildToolRegistry([...ALL_TOOLS, ...mcp.flatMap((c) => c.tools)]);
+    const registry = buildToolRegistry();
+    // An MCP tool whose schema does not compile is left out (and logged); it must not take the gateway down.
+    for (const tool of mcp.flatMap((c) => c.tools)) {
+      const registered = registry.register(tool);
+      if (!registered.ok) logger.error({ msg: 'MCP tool refused: invalid definition', tool: tool.name, error: registered.message });
+    }
     return {
       module: ToolGatewayModule,
       imports: [MessagingModule.forRuntime(runtime)],

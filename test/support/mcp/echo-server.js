@@ -18,6 +18,18 @@ server.registerTool('big', { description: 'Returns n bytes of text.', inputSchem
   return { content: [{ type: 'text', text: 'x'.repeat(n) }] };
 });
 
+let active = 0;
+server.registerTool('sleep', { description: 'Waits ms milliseconds; reports how many calls were running.', inputSchema: { ms: z.number().int().min(0).max(5000) } }, async ({ ms }) => {
+  active++;
+  let most = active;
+  const tick = setInterval(() => (most = Math.max(most, active)), 5);
+  await new Promise((r) => setTimeout(r, ms));
+  clearInterval(tick);
+  active--;
+  count('sleep', { ms, most });
+  return { content: [{ type: 'text', text: `slept ${ms}` }] };
+});
+
 server.connect(new StdioServerTransport()).catch((e) => {
   process.stderr.write(String(e));
   process.exit(1);

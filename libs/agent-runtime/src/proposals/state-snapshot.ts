@@ -1,5 +1,6 @@
 import { freezeDeep, isPlainObject, toFrozenData, type DeepReadonly } from '../shared/freeze';
 import { err, ok, type Result } from '../shared/result';
+import { compareInstants, parseRfc3339, type Instant } from '../shared/rfc3339';
 import { formatAjvErrors } from '../shared/schema';
 import { SNAPSHOT_MAX_AUDIT_ENTRIES, SNAPSHOT_MAX_PENDING_TASKS, validateSnapshotSchema } from './schemas';
 import type { AuditLogEntry, PendingTask, StateSnapshot } from './types';
@@ -42,14 +43,14 @@ export function buildStateSnapshot(source: StateSnapshotSource): Result<BuiltSna
     return err('SNAPSHOT.INVALID', 'snapshot source needs pending_tasks and audit_log arrays');
   }
   // Ordering by time needs every timestamp, not only the five that survive.
-  const unparseable = source.audit_log.flatMap((e, i) =>
-    Number.isNaN(Date.parse(String((e as Partial<AuditLogEntry>)?.timestamp))) ? [`/audit_log/${i}/timestamp is not a date-time`] : [],
-  );
+  const instants = source.audit_log.map((e) => parseRfc3339((e as Partial<AuditLogEntry>)?.timestamp));
+  const unparseable = instants.flatMap((at, i) => (at === null ? [`/audit_log/${i}/timestamp is not a date-time`] : []));
   if (unparseable.length > 0) return err('SNAPSHOT.INVALID', `invalid state snapshot source: ${unparseable.join('; ')}`, unparseable);
 
+  // Full precision: microsecond or nanosecond timestamps order correctly, not only to the millisecond.
   const recent = source.audit_log
-    .map((entry, index) => ({ entry, index, at: Date.parse(entry.timestamp) }))
-    .sort((a, b) => b.at - a.at || b.index - a.index)
+    .map((entry, index) => ({ entry, index, at: instants[index] as Instant }))
+    .sort((a, b) => compareInstants(b.at, a.at) || b.index - a.index)
     .slice(0, SNAPSHOT_MAX_AUDIT_ENTRIES)
     .map((x) => x.entry);
 

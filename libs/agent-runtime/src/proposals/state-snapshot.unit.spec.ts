@@ -65,3 +65,30 @@ describe('buildStateSnapshot', () => {
     expect(!badId.ok && badId.errors).toEqual(['/pending_tasks/0/id must match format "uuid"']);
   });
 });
+
+describe('buildStateSnapshot: every RFC 3339 date-time (Issue 8)', () => {
+  const at = (action: string, timestamp: string): AuditLogEntry => ({ action_type: action, timestamp, success: true });
+
+  it('FR-050: every form the schema accepts is accepted: lowercase t/z, a space, ±HH, ±HHMM offsets, a leap second', () => {
+    const forms = ['2026-01-06t10:00:00z', '2026-01-06 10:00:00Z', '2026-01-06T11:00:00+01', '2026-01-06T11:00:00+0100', '2016-12-31T23:59:60Z', '2016-12-31T15:59:60-08:00'];
+    for (const form of forms) {
+      expect(validateStateSnapshot({ ...example, recent_audit_log: [at('x', form)] }).ok).toBe(true);
+      const built = buildStateSnapshot(source({ audit_log: [at('x', form)] }));
+      expect(built.ok).toBe(true);
+    }
+  });
+
+  it('FR-050: entries are ordered by full precision, beyond milliseconds, and a leap second sorts inside its day', () => {
+    const log = [
+      at('micro-1', '2026-01-06T10:00:00.000001Z'),
+      at('micro-3', '2026-01-06T10:00:00.000003Z'),
+      at('micro-2', '2026-01-06T10:00:00.0000020Z'),
+      at('leap', '2016-12-31T23:59:60.5Z'),
+      at('before-leap', '2016-12-31T23:59:59.999Z'),
+      at('after-leap', '2017-01-01T00:00:00Z'),
+    ];
+    const built = buildStateSnapshot(source({ audit_log: log }));
+    if (!built.ok) throw new Error(built.message);
+    expect(built.value.snapshot.recent_audit_log.map((e) => e.action_type)).toEqual(['micro-3', 'micro-2', 'micro-1', 'after-leap', 'leap']);
+  });
+});

@@ -11,7 +11,7 @@ export type CheckpointErrorCode = 'CHECKPOINT.INVALID';
  * recorded step is `steps[stepIndex]`, every output belongs to a known step, and
  * every completed step's inputs (its dependsOn closure) are among the outputs.
  * Order-only predecessors may be missing: under continueOnError a failed step
- * does not stop later ones, and it is retried on resume.
+ * does not stop later ones; it is listed in failedStepIds and not run again on resume.
  */
 export function validateCheckpoint(
   candidate: unknown,
@@ -32,6 +32,9 @@ export function validateCheckpoint(
   if (!isPlainObject(cp.context)) errors.push('context must be an object');
   // null is a legitimate "no memory yet"; undefined means the field was forgotten.
   if (!('memorySnapshot' in cp) || cp.memorySnapshot === undefined) errors.push('memorySnapshot is missing');
+  if (cp.failedStepIds !== undefined && (!Array.isArray(cp.failedStepIds) || !cp.failedStepIds.every((id) => typeof id === 'string' && id.length > 0))) {
+    errors.push('failedStepIds must be a list of step ids');
+  }
   if (errors.length === 0) {
     const outputs = cp.stepOutputs as Record<string, unknown>;
     if (!Object.hasOwn(outputs, cp.completedStepId as string)) {
@@ -51,6 +54,10 @@ function checkAgainstSteps(cp: Checkpoint, steps: readonly WorkflowStep[]): stri
   if (step === undefined) errors.push(`stepIndex ${cp.stepIndex} is outside the workflow (${steps.length} steps)`);
   else if (step.id !== cp.completedStepId) {
     errors.push(`stepIndex ${cp.stepIndex} is step '${step.id}', not completedStepId '${cp.completedStepId}'`);
+  }
+  for (const id of cp.failedStepIds ?? []) {
+    if (!plan.value.indexOf.has(id)) errors.push(`failedStepIds names unknown step '${id}'`);
+    else if (Object.hasOwn(cp.stepOutputs, id)) errors.push(`step '${id}' is both completed and failed`);
   }
   for (const id of Object.keys(cp.stepOutputs)) {
     const i = plan.value.indexOf.get(id);
@@ -75,6 +82,8 @@ export interface StepCompletedEvent {
     readonly output: unknown;
     readonly context?: Record<string, unknown>;
     readonly memory_snapshot?: unknown;
+    /** Every step failed so far under continueOnError (cumulative, so the last event is enough). */
+    readonly failed_step_ids?: readonly string[];
   };
 }
 
@@ -103,7 +112,13 @@ export function evolveCheckpoint(state: Checkpoint | null, event: CheckpointEven
     stepOutputs: { ...(state?.stepOutputs ?? {}), [data.step_id]: data.output ?? null },
     context: isPlainObject(data.context) ? data.context : (state?.context ?? {}),
     memorySnapshot: data.memory_snapshot !== undefined ? data.memory_snapshot : (state?.memorySnapshot ?? null),
+    ...failedOf(data.failed_step_ids, state),
   };
+}
+
+function failedOf(recorded: unknown, state: Checkpoint | null): { failedStepIds?: readonly string[] } {
+  if (Array.isArray(recorded) && recorded.every((id) => typeof id === 'string')) return recorded.length ? { failedStepIds: [...(recorded as string[])] } : {};
+  return state?.failedStepIds ? { failedStepIds: state.failedStepIds } : {};
 }
 
 /** The StepCompleted event that records `cp` (what `onCheckpoint` should append). */
@@ -116,6 +131,7 @@ export function checkpointToEvent(cp: Checkpoint): StepCompletedEvent {
       output: cp.stepOutputs[cp.completedStepId],
       context: { ...cp.context },
       memory_snapshot: cp.memorySnapshot,
+      ...(cp.failedStepIds?.length ? { failed_step_ids: [...cp.failedStepIds] } : {}),
     },
   };
 }

@@ -149,3 +149,30 @@ describe('evolveCheckpoint', () => {
     expect(evolveCheckpoint(cp, { type: 'StepStarted', data: { step_index: 1, step_id: 'draft' } })).toBe(cp);
   });
 });
+
+describe('resume after a failure under continueOnError (Issue 8)', () => {
+  const chain = [step('a'), step('b'), step('c'), step('d', { dependsOn: ['b'] })];
+
+  it('INV-CP-002: resume starts after the checkpoint even when an earlier step failed under continueOnError; the failed step is not run again', async () => {
+    const first = recordCheckpoints();
+    const crashed = instantSteps(['b']);
+    // c completes after b failed, so its checkpoint records the failure; the run "crashes" before the end.
+    await runWorkflow({ steps: chain.slice(0, 3), runStep: crashed.runStep, ...first, maxConcurrency: 1, failureStrategy: 'continueOnError' });
+    const cp = first.saved.at(-1)!;
+    expect(cp).toMatchObject({ completedStepId: 'c', failedStepIds: ['b'] });
+    expect(validateCheckpoint(cp, chain).ok).toBe(true);
+
+    const resumed = instantSteps();
+    const result = await runWorkflow({ steps: chain, runStep: resumed.runStep, checkpoint: cp, ...recordCheckpoints(), maxConcurrency: 1, failureStrategy: 'continueOnError' });
+    expect(resumed.calls).toEqual([]);
+    expect(result).toMatchObject({ status: 'failed', restored: ['a', 'c'], skipped: ['d'] });
+  });
+
+  it('INV-CP-002: the failed steps survive the StepCompleted round trip through the log', async () => {
+    const cps = recordCheckpoints();
+    await runWorkflow({ steps: chain, runStep: instantSteps(['b']).runStep, ...cps, maxConcurrency: 1, failureStrategy: 'continueOnError' });
+    const folded = cps.saved.map(checkpointToEvent).reduce<Checkpoint | null>((s, e) => evolveCheckpoint(s, e), checkpointInitial());
+    expect(folded).toEqual(cps.saved.at(-1));
+    expect(validateCheckpoint({ ...folded!, failedStepIds: ['a'] }, chain).ok).toBe(false);
+  });
+});

@@ -18,6 +18,8 @@ export class Scheduler {
   private readonly completedThisRun: string[] = [];
   private readonly restored: string[] = [];
   private readonly failures: StepFailure[] = [];
+  /** Steps that failed (this run or before the checkpoint): carried in every later checkpoint. */
+  private readonly failedIds: string[] = [];
   private readonly inFlight = new Set<Promise<void>>();
   private stopping = false;
   private checkpointBroken = false;
@@ -39,6 +41,11 @@ export class Scheduler {
         this.state[i] = 'completed';
         this.completionOrder.push(i);
         this.restored.push(step.id);
+      } else if (checkpoint?.failedStepIds?.includes(step.id)) {
+        // Failed before the checkpoint: resume starts after it (INV-CP-002), so the failure stands.
+        this.state[i] = 'failed';
+        this.failedIds.push(step.id);
+        this.failures.push({ stepId: step.id, stepIndex: i, message: 'failed before the checkpoint; not run again', kind: 'step', cause: null });
       }
     }
   }
@@ -109,6 +116,7 @@ export class Scheduler {
       output = await this.options.runStep(step, ctx);
     } catch (cause) {
       this.state[i] = 'failed';
+      this.failedIds.push(step.id);
       this.failures.push({ stepId: step.id, stepIndex: i, message: messageOf(cause), kind: 'step', cause });
       if (this.options.failureStrategy !== 'continueOnError') this.stopping = true;
       return;
@@ -125,6 +133,7 @@ export class Scheduler {
       stepOutputs: Object.freeze({ ...this.outputs }),
       context: Object.freeze({ ...this.context }),
       memorySnapshot: this.memorySnapshot,
+      ...(this.failedIds.length > 0 ? { failedStepIds: Object.freeze([...this.failedIds]) } : {}),
     });
     try {
       await (this.checkpointChain = this.checkpointChain.then(() => this.options.onCheckpoint(cp)));

@@ -24,6 +24,11 @@ export interface Checkpoint {
   readonly stepOutputs: Readonly<Record<string, unknown>>;
   readonly context: Readonly<Record<string, unknown>>;
   readonly memorySnapshot: unknown;
+  /**
+   * Steps that failed under continueOnError before this checkpoint. Resume starts after the checkpoint
+   * (INV-CP-002), so they are not run again; their dependents stay skipped. Absent when none failed.
+   */
+  readonly failedStepIds?: readonly string[];
 }
 
 export type FailureStrategy = 'failFast' | 'continueOnError' | 'rollback';

@@ -72,13 +72,17 @@ export async function settleFinalReport(state: SessionState, candidate: FinalCan
 
 /** §2 Synthetic Failure Report: the session ran out of turns without an answer. */
 export function syntheticFailureReport(state: SessionState): FinalReport {
-  const reason = 'max_turns_exhausted';
+  // A session whose context guard forced the final turn ends for that reason, not for running out of turns.
+  const context = state.forcedFinal === 'context' && state.effectiveMaxTurns < state.config.maxTurns;
+  const reason = context ? 'context_window_exhausted' : 'max_turns_exhausted';
   return {
     status: 'failure',
     source: 'synthetic',
     ts: state.nowMs(),
     format: state.rules.format,
-    content: `The session ended without a final report: the maximum number of turns (${state.config.maxTurns}) was reached.`,
+    content: context
+      ? 'The session ended without a final report: the context window was exhausted and the forced final turn gave no report.'
+      : `The session ended without a final report: the maximum number of turns (${state.config.maxTurns}) was reached.`,
     metadata: {
       reason,
       maxTurns: state.config.maxTurns,

@@ -37,6 +37,8 @@ function preflight(state: SessionState, plan: TurnPlan, turn: number): TurnPlan 
     forcedFinalTurnReason: 'context',
   });
   state.forcedFinal ??= 'context';
+  // §2 Forced Final Turn: this turn is the session's last; without a report it ends in the synthetic failure.
+  state.effectiveMaxTurns = Math.min(state.effectiveMaxTurns, turn);
   const shrunk = planTurn(state, turn);
   verdict = evaluate(shrunk);
   if (!verdict.fits) {
@@ -90,6 +92,8 @@ export async function runTurn(state: SessionState, turn: number): Promise<NextSt
     state.countToolOutput(estimateOutputTokens(renderXmlPast([block])));
   };
   await runToolPhase(state, plan, interpretation.calls, commit);
+  // A tool output dropped by the context guard forces the final turn: the next turn is the last one.
+  if (state.forcedFinal === 'context') state.effectiveMaxTurns = Math.min(state.effectiveMaxTurns, turn + 1);
 
   const slots = interpretation.calls.flatMap((c) => (c.slotNumber === undefined ? [] : [c.slotNumber]));
   if (slots.length > 0) state.nextSlot = Math.max(...slots) + 1;

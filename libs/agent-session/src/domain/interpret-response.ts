@@ -92,7 +92,8 @@ export function interpretResponse(response: AssistantResponse, ctx: InterpretCon
   });
 
   if (calls.length > 0 || final) return accepted({ ...(final ? { final } : {}) });
-  if (!hasText) return response.reasoning ? accepted({}) : { kind: 'ignored', reason: 'empty' };
+  // §11: in the XML transports the output is the tags; reasoning alone is a missing output, retried like an empty answer.
+  if (!hasText) return response.reasoning && ctx.transport === 'native' ? accepted({}) : { kind: 'ignored', reason: 'empty' };
   if (!ctx.allowTextFallback) return { kind: 'ignored', reason: 'plain_text' };
   const body = acceptReportText(text, ctx.rules);
   if (!body.ok) return { kind: 'unusable', detail: body.error };

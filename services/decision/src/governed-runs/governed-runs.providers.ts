@@ -2,21 +2,23 @@ import type { Provider, Type } from '@nestjs/common';
 import { AgentRunGateway } from './app/agent-run.gateway';
 import { AgentRunWorker } from './app/agent-run.worker';
 import type { EffectLimits } from './app/agent-effects';
-import { AGENT_REASONER, DeterministicReasoner } from './app/reasoner';
+import { Bus } from '@runledger/messaging';
+import { AGENT_REASONER } from './app/reasoner';
+import { ReasonerSelector } from './app/session-reasoner';
 import { AGENT_RUN_LIMITS, AGENT_RUN_REPLY_TIMEOUT_MS } from './governed-runs.types';
 import { AgentRunsController } from './transport/agent-runs.controller';
 
 export const GOVERNED_RUNS_CONTROLLERS: Type[] = [AgentRunsController];
 
 /**
- * Providers of the governed agent runs API. AGENT_REASONER is the seam for a model-backed reasoner; the
- * deterministic one needs no LLM. Effects retry an unreachable choke point for about 15 s (a restart).
+ * Providers of the governed agent runs API. AGENT_REASONER picks the reasoner per agent: an LLM-backed one
+ * built on agent sessions (RL_REASONER_PROFILES) or the deterministic rules, which need no LLM. Effects retry an unreachable choke point for about 15 s (a restart).
  */
 export function governedRunsProviders(env: NodeJS.ProcessEnv, toolTimeoutMs: number): Provider[] {
   const limits: EffectLimits = { toolTimeoutMs, retryDelaysMs: [250, 500, 1_000, 2_000, 3_000, 4_000, 5_000] };
   return [
     AgentRunGateway, AgentRunWorker,
-    { provide: AGENT_REASONER, useClass: DeterministicReasoner },
+    { provide: AGENT_REASONER, useFactory: (bus: Bus) => ReasonerSelector.fromEnv(bus, env), inject: [Bus] },
     { provide: AGENT_RUN_LIMITS, useValue: limits },
     // A whole case workflow (four child runs) takes seconds; past this the reply says in progress and a repeat gets the outcome.
     { provide: AGENT_RUN_REPLY_TIMEOUT_MS, useValue: Number(env.AGENT_RUN_REPLY_TIMEOUT_MS ?? 60_000) },

@@ -1,3 +1,5 @@
+import { truncateToolResponse } from '@runledger/agent-session';
+
 /** Tool execution limits and operator fault injection, from the environment. */
 export interface GatewayLimits {
   defaultTimeoutMs: number;
@@ -22,13 +24,13 @@ export function limitsFromEnv(env: NodeJS.ProcessEnv = process.env): GatewayLimi
 }
 
 /**
- * Contract 002 truncation: an output over the limit becomes its first bytes, prefixed by the notice
- * `[TRUNCATED] Original size X bytes; truncated to Y bytes.`
+ * Contract 002 truncation of a tool output, with the project's one truncation function (agent-session's
+ * truncateToolResponse): text as-is, anything else as JSON; over the limit it becomes the notice plus the kept
+ * head, the whole within `maxBytes`.
  */
 export function truncateOutput(output: unknown, maxBytes: number): { output: unknown; truncated: boolean; originalBytes: number } {
-  const json = JSON.stringify(output ?? null);
-  const bytes = Buffer.byteLength(json);
-  if (bytes <= maxBytes) return { output, truncated: false, originalBytes: bytes };
-  const kept = Buffer.from(json).subarray(0, maxBytes).toString('utf8').replace(/\uFFFD+$/, '');
-  return { output: `[TRUNCATED] Original size ${bytes} bytes; truncated to ${Buffer.byteLength(kept)} bytes.\n${kept}`, truncated: true, originalBytes: bytes };
+  const text = typeof output === 'string' ? output : JSON.stringify(output ?? null);
+  const cut = truncateToolResponse(text, maxBytes);
+  if (!cut.truncated) return { output, truncated: false, originalBytes: Buffer.byteLength(text) };
+  return { output: cut.content, truncated: true, originalBytes: cut.originalBytes };
 }

@@ -14,7 +14,7 @@ import { KeyedLock } from '../../shared/keyed-lock';
 import { AgentEffects, EffectLimits } from './agent-effects';
 import { AGENT_BEHAVIOURS, AgentBehaviour } from './behaviours';
 import { DelegationGuard } from './delegation-guard';
-import { AGENT_REASONER, AgentReasoner } from './reasoner';
+import { AGENT_REASONER, AgentReasoner, reasonerFor, RunScopedReasoner } from './reasoner';
 import { RunWriter } from './run-writer';
 import { CancelRequested, CarryInterrupted, stepRuntime, stopIfCancelRequested } from './step-runtime';
 
@@ -36,7 +36,7 @@ export class AgentRunWorker {
     private readonly runs: RunRepository,
     private readonly policies: PolicyCatalog,
     private readonly bus: Bus,
-    @Inject(AGENT_REASONER) private readonly reasoner: AgentReasoner,
+    @Inject(AGENT_REASONER) private readonly reasoner: AgentReasoner | RunScopedReasoner,
     @Inject(AGENT_RUN_LIMITS) private readonly limits: EffectLimits,
   ) {
     this.delegation = new DelegationGuard(runs);
@@ -66,7 +66,7 @@ export class AgentRunWorker {
     const behaviour = AGENT_BEHAVIOURS[agent];
     const asOfDay = (writer.state.created_at ?? '').slice(0, 10);
     const deps = {
-      runs: this.runs, writer, reasoner: this.reasoner,
+      runs: this.runs, writer, reasoner: reasonerFor(this.reasoner, spec),
       effects: new AgentEffects(this.bus, spec, this.limits),
       chain: () => this.delegation.chainOf(spec.run_id, maxDelegationDepthOf(profile)),
       carry: (child: AgentRunSpec) => this.carry(child),

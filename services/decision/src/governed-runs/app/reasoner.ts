@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { assessIntake, IntakeAssessment } from '../domain/intake';
 import { draftInterviewNotes, InterviewNotes, InterviewPrompt, TranscriptSegment } from '../domain/interview';
 import { mapCausesOfAction, MappingResult, MappingSource } from '../domain/mapping';
+import type { AgentRunSpec } from '../domain/run-spec';
 
 /**
  * The reasoning port of the governed agents: the analysis each "reason" step performs. The default is the
@@ -15,7 +16,16 @@ export interface AgentReasoner {
   mapCausesOfAction(sources: readonly MappingSource[], coaVersion: string): Promise<MappingResult>;
 }
 
+/** A reasoner chosen per run (per agent), e.g. an LLM-backed one for some agents and the rules for others. */
+export interface RunScopedReasoner {
+  forRun(spec: AgentRunSpec): AgentReasoner;
+}
+
 export const AGENT_REASONER = Symbol('AGENT_REASONER');
+
+export function reasonerFor(reasoner: AgentReasoner | RunScopedReasoner, spec: AgentRunSpec): AgentReasoner {
+  return 'forRun' in reasoner ? reasoner.forRun(spec) : reasoner;
+}
 
 @Injectable()
 export class DeterministicReasoner implements AgentReasoner {

@@ -37,8 +37,8 @@ describe('start authorisation (§1 authz_decision at run start)', () => {
     expect(decideAgentStart(policy, { ...base, agent_name: 'MAPPING_AGENT', input_artifacts: [ref('transcript', 'x', 'case-2')] })).toMatchObject({ decision: 'deny', code: 'CASE.CROSS_CASE_DENIED' });
   });
   it('denies an agent whose role lacks a lane it works through, naming the versions', () => {
-    const lanesYaml = readFileSync(join(dir, 'lanes.yaml'), 'utf8').replace('version: lanes-2026.11.1', 'version: lanes-test').replace('allowed_callers: [INTERVIEW_AGENT, INTAKE_AGENT]', 'allowed_callers: [INTERVIEW_AGENT]');
-    const rolesYaml = readFileSync(join(dir, 'roles.yaml'), 'utf8').replace('version: roles-2026.11.1', 'version: roles-test').replace('lanes: [WRITE_INTAKE_ARTIFACTS]', 'lanes: []');
+    const lanesYaml = readFileSync(join(dir, 'lanes.yaml'), 'utf8').replace(/version: lanes-[\w.]+/, 'version: lanes-test').replace('allowed_callers: [INTERVIEW_AGENT, INTAKE_AGENT]', 'allowed_callers: [INTERVIEW_AGENT]');
+    const rolesYaml = readFileSync(join(dir, 'roles.yaml'), 'utf8').replace(/version: roles-[\w.]+/, 'version: roles-test').replace('lanes: [WRITE_INTAKE_ARTIFACTS]', 'lanes: []');
     const narrowed = loadPolicy({ lanesYaml, rolesYaml });
     expect(decideAgentStart(narrowed, { ...base, agent_name: 'INTAKE_AGENT' })).toEqual({
       decision: 'deny', action: 'agent.run.start', code: 'LANE.CALLER_DENIED', reason: 'INTAKE_AGENT may not use lane WRITE_INTAKE_ARTIFACTS under lanes lanes-test.',
