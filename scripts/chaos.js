@@ -57,7 +57,8 @@ async function main() {
   const start = async (name) => {
     const p = startService(name, { natsUrl: nats.url, creds: nats.creds, env: SERVICE_ENV });
     procs.set(name, p);
-    await p.ready;
+    // A restart that never reports ready must not hang the suite: say so and go on (the checks will tell).
+    await Promise.race([p.ready, sleep(180_000).then(() => progress(`${name} not ready after 180 s`))]);
   };
   await Promise.all(VICTIMS.map(start));
   const nc = await connect({ servers: nats.url, maxReconnectAttempts: -1, reconnectTimeWait: 250, ...identityOptions({ creds: nats.creds.admin.file }) });
@@ -100,8 +101,12 @@ async function main() {
         injectDue();
       }
     };
+    const ticker = setInterval(() => progress(`${counts.answered}/${REQUESTS} answered`), 30_000);
     await Promise.all(Array.from({ length: CONCURRENCY }, caller));
+    progress('load done; waiting for the last fault to finish');
     await faulting;
+    clearInterval(ticker);
+    progress('checking the log');
     counts.unanswered = replies.filter((r) => !r).length;
     counts.wrong_answers = replies.filter((r, i) => r && r.response_text !== `I've added '${item(i)}' to your tasks.`).length;
     await settle(jsm);
