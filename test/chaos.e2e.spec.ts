@@ -16,8 +16,8 @@ describe('Issue 10 fault suite (short): npm run chaos with 12 requests, 2 servic
     child.stdout.on('data', (c) => (stdout += c));
     child.stderr.on('data', (c) => (stderr += c));
     const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
-    const counts = JSON.parse(stdout.slice(stdout.indexOf('{'), stdout.lastIndexOf('}') + 1)) as Record<string, number | boolean>;
     expect({ code, stderr: code === 0 ? '' : stderr.slice(-2000) }).toEqual({ code: 0, stderr: '' });
+    const counts = JSON.parse(stdout.slice(stdout.indexOf('{'), stdout.lastIndexOf('}') + 1)) as Record<string, number | boolean>;
     expect(counts).toMatchObject({
       requests: 12, answered: 12, unanswered: 0, wrong_answers: 0, service_kills: 2, nats_restarts: 1,
       non_terminal: 0, lies: 0, duplicates: 0, lost: 0, coverage_violations: 0, chain_ok: true,

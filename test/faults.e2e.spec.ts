@@ -13,7 +13,8 @@ import { TestStack } from './support/stack';
 jest.setTimeout(600_000);
 
 const REQUESTS = 8;
-const CLASSIFY_BUDGET_MS = 30_000;
+// Longer than a service restart on a machine busy with other loads (the restart test must fit inside it).
+const CLASSIFY_BUDGET_MS = 90_000;
 
 describe('Issue 10 faults never lie (task assistant under crashes and nats-server restarts)', () => {
   let stack: TestStack;

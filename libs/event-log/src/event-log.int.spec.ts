@@ -4,6 +4,9 @@ import { FixedClock } from '@runledger/kernel';
 import { startNatsServer, NatsServerHandle, waitUntil } from '@runledger/testing';
 import { aggregateRef, ConcurrencyError, ensureLogStream, EventLog, LOG_STREAM } from './index';
 
+// Generous: the suite must hold while the machine is busy with other loads (waits are on conditions, not time).
+jest.setTimeout(60_000);
+
 describe('EventLog on a real nats-server', () => {
   let server: NatsServerHandle;
   let nc: NatsConnection;

@@ -52,6 +52,9 @@ class ProbeModule {
   }
 }
 
+// Generous: the suite must hold while the machine is busy with other loads (waits are on conditions, not time).
+jest.setTimeout(60_000);
+
 describe('RunledgerTransport (NestJS custom transport over NATS and JetStream)', () => {
   let server: NatsServerHandle;
   let service: ServiceHandle;

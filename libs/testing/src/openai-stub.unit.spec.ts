@@ -100,14 +100,13 @@ describe('startOpenAiStub with the real openai client', () => {
 
   it('simulates a slow provider so client timeouts fire', async () => {
     const client = await start(() => ({ delayMs: 2000, content: 'too late' }), { timeout: 100 });
-    const started = Date.now();
     const err = await client.chat.completions.create({ model: 'm', messages: [{ role: 'user', content: 'x' }] }).catch((e: unknown) => e);
     // Plain node yields APIConnectionTimeoutError (a subclass). Inside jest the abort
     // DOMException comes from another realm, the client cannot recognise it and reports
-    // the base APIConnectionError; so assert the base class and the timing.
+    // the base APIConnectionError. Without the timeout the call would succeed ('too late'), so the error is the proof.
     expect(err).toBeInstanceOf(OpenAI.APIConnectionError);
-    expect(Date.now() - started).toBeLessThan(1500);
-    expect(stub!.requests).toHaveLength(1);
+    // No retry. Under load the client may abort before the stub has read the request at all, hence "at most".
+    expect(stub!.requests.length).toBeLessThanOrEqual(1);
   });
 
   it('streams content, reasoning and tool calls that the client accumulates', async () => {

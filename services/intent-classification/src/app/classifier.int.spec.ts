@@ -42,9 +42,8 @@ describe('LLM intent classifier (the real openai client against a local OpenAI-c
     next = { status: 500, error: { message: 'boom', type: 'server_error', code: 'internal' } };
     expect(await classifier().classify('show tasks', [], false)).toMatchObject({ intent_type: 'LIST_TASKS', model_call: { status: 'failed', fell_back: true, fallback_reason: expect.stringContaining('error') } });
     next = { content: '{"intent_type":"LIST_TASKS"}', delayMs: 3_000 };
-    const started = Date.now();
+    // Had the classifier waited for the slow answer it would say LIST_TASKS: DELETE_TASK is the rules' fallback.
     expect((await classifier().classify('delete buy milk', [], false)).intent_type).toBe('DELETE_TASK');
-    expect(Date.now() - started).toBeLessThan(2_900);
   });
 
   it('configuration: the rules classifier is the offline default; INTENT_CLASSIFIER=llm selects the LLM', () => {
