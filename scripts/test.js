@@ -12,7 +12,7 @@ const { spawnSync } = require('node:child_process');
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
-const { ensureNatsServerBinary } = require('./lib/stack');
+const { ensureNatsServerBinary, ensureChromium } = require('./lib/stack');
 
 const ROOT = path.resolve(__dirname, '..');
 const only = process.argv.slice(2);
@@ -46,6 +46,7 @@ function main() {
   let ok = true;
   try {
     process.stdout.write(`nats-server: ${ensureNatsServerBinary()}\n`);
+    process.stdout.write(`chromium: ${ensureChromium()}\n`);
   } catch (err) {
     process.stderr.write(`${err.message}\n`);
     process.exit(1);

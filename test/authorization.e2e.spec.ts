@@ -69,6 +69,9 @@ describe('Issue 9 authorization: every identity is held to the permissions table
   });
 
   describe('caller (other services sending agent requests)', () => {
+    it('Issue 8 approvals: caller answers a campaign\'s pending approval (agents.campaign.answer is for operators) → refused', async () => {
+      await expect(requestAs('caller', 'agents.campaign.answer', { campaign_id: 'c-1', item_id: 'i-1', decision: 'approved', approver: { id: 'mallory', role: 'CAMPAIGN_OPERATOR' } })).rejects.toThrow(REFUSED);
+    });
     it('Issue 9 bypass: caller subscribes to rl.log.> to read every user\'s events → refused', async () => {
       expect(String(await subscribeAs('caller', 'rl.log.>'))).toMatch(REFUSED);
     });

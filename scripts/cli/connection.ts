@@ -114,7 +114,7 @@ function localDefaultCreds(settings: CliConnectionFlags, identity: LocalIdentity
   return existsSync(file) ? file : undefined;
 }
 
-export type LocalIdentity = 'caller' | 'operator';
+export type LocalIdentity = 'caller' | 'operator' | 'admin';
 
 /**
  * Connects as the identity the flags and environment name (or, on the local stack, as `defaultIdentity`);

@@ -22,7 +22,8 @@ export async function main(args: string[]): Promise<number> {
   if ((flag !== '--user' && flag !== '--case') || !id || id.startsWith('--') || extra.length) return usage();
   const owner: DataOwner = { kind: flag === '--user' ? 'user' : 'case', id };
   try {
-    const nc = await connectCli(parsed.flags);
+    // Erasure destroys key material: an admin act (the operator identity changes nothing), as the bootstrap admin.
+    const nc = await connectCli(parsed.flags, 'runledger-erase', 'admin');
     try {
       await new KvDataKeyStore(nc).destroy(owner);
     } catch (err) {

@@ -5,7 +5,7 @@
  */
 import type { NatsConnection } from '@nats-io/transport-node';
 import { decodeReply, encodeJson } from '../../libs/messaging/src/codec';
-import { CliConnectionFlags, connectCli, ConnectionRefused, ConnectionUsageError, parseConnectionFlags } from './connection';
+import { CliConnectionFlags, connectCli, LocalIdentity, ConnectionRefused, ConnectionUsageError, parseConnectionFlags } from './connection';
 
 export class CliError extends Error {
   constructor(message: string, readonly exitCode: number) {
@@ -65,8 +65,8 @@ export function intFlag(p: ParsedArgs, name: string, usage: string, min = 1): nu
 }
 
 /** Runs a command body with one connection, mapping refusals and CliErrors to their exit codes. */
-export async function withConnection(conn: CliConnectionFlags, body: (nc: NatsConnection) => Promise<number>): Promise<number> {
-  const nc = await connectCli(conn);
+export async function withConnection(conn: CliConnectionFlags, body: (nc: NatsConnection) => Promise<number>, localIdentity: LocalIdentity = 'operator'): Promise<number> {
+  const nc = await connectCli(conn, 'runledger-cli', localIdentity);
   try {
     return await body(nc);
   } finally {

@@ -29,7 +29,8 @@ export function main(args: string[]): Promise<number> {
     if (p.positional.length) throw new CliError(USAGE, 2);
     if (str(p, 'policy')) return withConnection(p.conn, (nc) => whatIf(nc, p, USAGE));
     if (str(p, 'since') || str(p, 'until')) throw new CliError(`--since/--until go with --policy\n${USAGE}`, 2);
-    return withConnection(p.conn, (nc) => replay(nc, p));
+    // A rebuild creates fresh buckets to compare against: only the bootstrap admin may create buckets.
+    return withConnection(p.conn, (nc) => replay(nc, p), 'admin');
   });
 }
 

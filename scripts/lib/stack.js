@@ -15,24 +15,39 @@ const ROOT = path.resolve(__dirname, '..', '..');
 const LOCAL_NATS_URL = `nats://127.0.0.1:${process.env.RL_NATS_PORT || 4322}`;
 const SERVICES = ['intent-classification', 'db-write', 'tool-gateway', 'audit-ledger', 'promotion', 'export', 'decision'];
 
-function findNatsServer() {
-  const candidates = [process.env.NATS_SERVER_BIN, ...((process.env.PATH || '').split(':').map((d) => path.join(d, 'nats-server'))), '/usr/sbin/nats-server', '/usr/bin/nats-server'];
-  return candidates.find((c) => c && fs.existsSync(c));
+const canApt = () => process.getuid && process.getuid() === 0 && fs.existsSync('/usr/bin/apt-get');
+const onPath = (name) => (process.env.PATH || '').split(':').map((d) => path.join(d, name));
+
+/**
+ * A binary from a Debian package: found among `candidates`, else installed with apt-get when we may (root), else an
+ * error that says exactly what to run. CI runs on a clean machine, so the project installs what it needs itself.
+ */
+function ensureDebianBinary({ candidates, pkg, what, envVar }) {
+  const find = () => candidates().find((c) => c && fs.existsSync(c));
+  let bin = find();
+  if (bin) return bin;
+  if (canApt()) {
+    process.stderr.write(`${what} not found: installing the Debian package ${pkg}\n`);
+    spawnSync('apt-get', ['update', '-qq'], { stdio: 'inherit' });
+    spawnSync('apt-get', ['install', '-y', '-qq', pkg], { stdio: 'inherit', env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } });
+    bin = find();
+  }
+  if (!bin) throw new Error(`${what} is not installed. Install it with \`sudo apt-get install -y ${pkg}\` (Debian/Ubuntu) or set ${envVar}.`);
+  return bin;
 }
 
-/** Installs Debian's nats-server when it is missing and we may (root with apt-get); otherwise says exactly how. */
+function findNatsServer() {
+  return [process.env.NATS_SERVER_BIN, ...onPath('nats-server'), '/usr/sbin/nats-server', '/usr/bin/nats-server'].find((c) => c && fs.existsSync(c));
+}
+
+/** Debian's nats-server (NATS_SERVER_BIN overrides). */
 function ensureNatsServerBinary() {
-  let bin = findNatsServer();
-  if (bin) return bin;
-  const canApt = process.getuid && process.getuid() === 0 && fs.existsSync('/usr/bin/apt-get');
-  if (canApt) {
-    process.stderr.write('nats-server not found: installing the Debian package nats-server\n');
-    spawnSync('apt-get', ['update', '-qq'], { stdio: 'inherit' });
-    spawnSync('apt-get', ['install', '-y', '-qq', 'nats-server'], { stdio: 'inherit', env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } });
-    bin = findNatsServer();
-  }
-  if (!bin) throw new Error('nats-server is not installed. Install it with `sudo apt-get install -y nats-server` (Debian/Ubuntu) or set NATS_SERVER_BIN.');
-  return bin;
+  return ensureDebianBinary({ candidates: () => [findNatsServer()], pkg: 'nats-server', what: 'nats-server', envVar: 'NATS_SERVER_BIN' });
+}
+
+/** Debian's Chromium, which the browser tools drive through playwright-core (CHROMIUM_PATH overrides). */
+function ensureChromium() {
+  return ensureDebianBinary({ candidates: () => [process.env.CHROMIUM_PATH, '/usr/bin/chromium', ...onPath('chromium')], pkg: 'chromium', what: 'Chromium', envVar: 'CHROMIUM_PATH' });
 }
 
 function parseNatsUrl(url) {
@@ -152,4 +167,4 @@ function stopProcess(child, signal = 'SIGTERM', timeoutMs = 5000) {
   });
 }
 
-module.exports = { ROOT, SERVICES, LOCAL_NATS_URL, findNatsServer, ensureNatsServerBinary, parseNatsUrl, canConnect, freePort, startNats, runBootstrap, startService, stopProcess, waitFor };
+module.exports = { ROOT, SERVICES, LOCAL_NATS_URL, findNatsServer, ensureNatsServerBinary, ensureChromium, parseNatsUrl, canConnect, freePort, startNats, runBootstrap, startService, stopProcess, waitFor };
