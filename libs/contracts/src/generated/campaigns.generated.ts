@@ -26,12 +26,12 @@ export interface CampaignCommandRequest {
 }
 
 /**
- * agents.campaign.create: a contract-003 campaign run by the controller in decision. The agent is a script of proposals recorded in the log (deterministic, offline) or a model behind an OpenAI-compatible API. Idempotent per campaign_id.
+ * agents.campaign.create: a contract-003 campaign run by the controller in decision. The agent is a script of proposals recorded in the log (deterministic, offline) a model behind an OpenAI-compatible API, or an LLM agent session (agents.session.start). Idempotent per campaign_id.
  */
 export interface CampaignCreateRequest {
   campaign_id: string;
   name: string;
-  agent: ScriptedAgentSpec | LlmAgentSpec;
+  agent: ScriptedAgentSpec | LlmAgentSpec | SessionAgentSpec;
   settings?: CampaignSettingsInput;
 }
 export interface ScriptedAgentSpec {
@@ -54,6 +54,14 @@ export interface LlmAgentSpec {
    * Token budget for injected abilities (default 800).
    */
   token_limit?: number;
+}
+export interface SessionAgentSpec {
+  kind: 'session';
+  /**
+   * An agent profile of agents.session.start (AGENT_PROFILES_DIR); each proposal is one contract-002 session whose final report is the proposal.
+   */
+  agent: string;
+  version?: string;
 }
 export interface CampaignSettingsInput {
   /**

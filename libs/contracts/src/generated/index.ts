@@ -15,6 +15,7 @@ export type {
   CampaignCreateRequest,
   ScriptedAgentSpec,
   LlmAgentSpec,
+  SessionAgentSpec,
   CampaignSettingsInput,
   CampaignLeadsImportRequest,
   CampaignLeadInput,
@@ -114,4 +115,5 @@ export type {
   DecisionContext,
   PendingConfirmation,
   UserIntentReply,
+  IntentModelCall,
 } from './task-assistant.generated';

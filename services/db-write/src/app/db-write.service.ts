@@ -63,7 +63,7 @@ export class DbWriteService {
     const g = req.governance;
     const policy = await this.policies.resolve(g.policy_versions);
     const targetCase = typeof req.filter?.case_id === 'string' ? req.filter.case_id : undefined;
-    const decision = await this.authorize(policy, g, `read:${req.collection}`, targetCase);
+    const decision = await this.authorize(policy, g, `read:${req.collection}`, targetCase, false);
     if (decision.decision === 'deny') return { status: 'denied', error: { error_code: decision.code, message: decision.reason, retryable: false } };
     const partition = partitionFor(getLane(policy, g.lane)?.isolation ?? 'case', g);
     const col = this.store.collection<Doc>(req.collection);
@@ -76,11 +76,12 @@ export class DbWriteService {
     return { status: 'ok', documents: docs.map((d) => strip(d.value)) };
   }
 
-  /** Claims first (against what the calling run pinned), then the lane. */
-  private async authorize(policy: PolicySet, g: GovernanceScope, action: string, targetCase?: string) {
+  /** Claims first (against what the calling run pinned), then the lane; a write opens a child run, so an allowed write of a finished caller is refused. */
+  private async authorize(policy: PolicySet, g: GovernanceScope, action: string, targetCase?: string, opensChild = true) {
+    const byPolicy = () => authorize(policy, authzRequest(g, action, targetCase));
+    if (opensChild) return this.callers.decideChild(g, byPolicy);
     const mismatch = await this.callers.check(g);
-    if (mismatch) return { decision: 'deny' as const, code: mismatch.code, reason: mismatch.reason, policy_versions: g.policy_versions };
-    return authorize(policy, authzRequest(g, action, targetCase));
+    return mismatch ? { decision: 'deny' as const, ...mismatch } : byPolicy();
   }
 
   private async apply(req: DbWriteRequestDto, p: Partition, derivedId: string): Promise<{ status: DbResult['status']; document?: Doc; previous?: Doc }> {

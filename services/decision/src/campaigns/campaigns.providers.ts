@@ -1,4 +1,5 @@
 import type { Provider, Type } from '@nestjs/common';
+import { Bus } from '@runledger/messaging';
 import { Approvals } from './app/approvals';
 import { CampaignService } from './app/campaign.service';
 import { CampaignRuns } from './app/campaign-effects';
@@ -17,7 +18,13 @@ export const CAMPAIGN_CONTROLLERS: Type[] = [CampaignsController];
 export function campaignProviders(env: NodeJS.ProcessEnv): Provider[] {
   return [
     CampaignStore, CampaignRuns, CycleRunner, Approvals, CampaignService,
-    { provide: PROPOSAL_AGENT, useValue: new CampaignProposalAgent({ baseURL: env.OPENAI_BASE_URL, apiKey: env.OPENAI_API_KEY, timeoutMs: Number(env.CAMPAIGN_LLM_TIMEOUT_MS ?? 30_000) }) },
+    {
+      provide: PROPOSAL_AGENT,
+      inject: [Bus],
+      useFactory: (bus: Bus) => new CampaignProposalAgent({
+        baseURL: env.OPENAI_BASE_URL, apiKey: env.OPENAI_API_KEY, timeoutMs: Number(env.CAMPAIGN_LLM_TIMEOUT_MS ?? 30_000), sessionTimeoutMs: Number(env.CAMPAIGN_SESSION_TIMEOUT_MS ?? 150_000),
+      }, bus),
+    },
     // Browser tools start a real Chromium on first use: allow more than the task tools' default.
     { provide: CAMPAIGN_TOOL_TIMEOUT_MS, useValue: Number(env.CAMPAIGN_TOOL_TIMEOUT_MS ?? 20_000) },
   ];

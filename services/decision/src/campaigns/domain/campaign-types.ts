@@ -8,10 +8,11 @@ export type CampaignStatus = 'initializing' | 'active' | 'paused' | 'completed' 
 export type TaskStatus = 'pending' | 'in-progress' | 'done' | 'blocked';
 export type LeadStatus = 'pending' | 'contacted' | 'responded';
 
-/** Who proposes: a script recorded in the log (offline, deterministic) or a model behind the OpenAI API. */
+/** Who proposes: a script recorded in the log (offline, deterministic), a model behind the OpenAI API, or an agent session. */
 export type AgentSpec =
   | { kind: 'scripted'; proposals: unknown[] }
-  | { kind: 'llm'; model: string; profile?: string; token_limit?: number };
+  | { kind: 'llm'; model: string; profile?: string; token_limit?: number }
+  | { kind: 'session'; agent: string; version?: string };
 
 export interface CampaignSettings {
   /** FR-010: what an invalid proposal leads to — ask again (up to max_attempts) or abort the cycle at once. */

@@ -1,9 +1,12 @@
 import OpenAI from 'openai';
 import { preparePrompt, selectAgents } from '@runledger/agent-runtime';
 import { AppError, sha256Hex } from '@runledger/kernel';
+import type { Bus } from '@runledger/messaging';
 import type { AgentSpec } from '../domain/campaign-types';
 import { scriptedProposal, type ProposalAgent, type ProposalAnswer, type ProposalRequest } from '../app/proposal-agent';
 import { CAMPAIGN_ABILITIES, campaignRegistry } from './campaign-profiles';
+import { proposalPrompt } from './proposal-prompt';
+import { sessionProposal } from './session-proposal-agent';
 
 const DEFAULT_TOKEN_LIMIT = 800;
 
@@ -11,11 +14,13 @@ export interface OpenAiEndpoint {
   baseURL?: string;
   apiKey?: string;
   timeoutMs: number;
+  /** How long one agents.session.start may take (a whole session, not one model call). */
+  sessionTimeoutMs: number;
 }
 
 /**
- * Serves the proposal port: scripted campaigns from their recorded script, model campaigns through the `openai`
- * client. For a model, the profile is the named one or the one contract-004 selection picks for the current
+ * Serves the proposal port: scripted campaigns from their recorded script, session campaigns through
+ * agents.session.start, model campaigns through the `openai` client. For a model, the profile is the named one or the one contract-004 selection picks for the current
  * task (deterministic, fallback `standard`); abilities are injected into the system prompt before the call
  * (core first, within the token budget). Everything that shaped the call is returned for the log.
  */
@@ -23,10 +28,11 @@ export class CampaignProposalAgent implements ProposalAgent {
   private readonly registry = campaignRegistry();
   private client?: OpenAI;
 
-  constructor(private readonly endpoint: OpenAiEndpoint) {}
+  constructor(private readonly endpoint: OpenAiEndpoint, private readonly bus: Bus) {}
 
   async propose(spec: AgentSpec, request: ProposalRequest): Promise<ProposalAnswer> {
     if (spec.kind === 'scripted') return scriptedProposal(spec.proposals, request.proposals_asked);
+    if (spec.kind === 'session') return sessionProposal(this.bus, spec, request, this.endpoint.sessionTimeoutMs);
     const task = request.snapshot.current_task?.description ?? request.snapshot.pending_tasks[0]?.description ?? request.snapshot.campaign.name;
     const selection = spec.profile ? null : selectAgents(this.registry, task)[0]!;
     const profileId = spec.profile ?? selection!.agentId;
@@ -34,7 +40,7 @@ export class CampaignProposalAgent implements ProposalAgent {
     if (!profile) throw new AppError('REQUEST.INVALID', `No agent profile ${profileId}.`);
     const prompt = preparePrompt({
       profile, abilities: CAMPAIGN_ABILITIES, tokenLimit: spec.token_limit ?? DEFAULT_TOKEN_LIMIT,
-      task: userMessage(request),
+      task: proposalPrompt(request),
     });
     if (!prompt.ok) throw new AppError('INTERNAL', prompt.message);
     const messages = prompt.messages.map((m) => ({ role: m.role, content: m.content }));
@@ -63,11 +69,6 @@ export class CampaignProposalAgent implements ProposalAgent {
     this.client ??= new OpenAI({ apiKey: this.endpoint.apiKey ?? 'unset', baseURL: this.endpoint.baseURL, timeout: this.endpoint.timeoutMs, maxRetries: 1 });
     return this.client;
   }
-}
-
-function userMessage(request: ProposalRequest): string {
-  const retry = request.previous_errors.length ? `\nYour previous proposal was rejected: ${request.previous_errors.join('; ')}` : '';
-  return `Cycle ${request.cycle}. State snapshot:\n${JSON.stringify(request.snapshot)}\nPropose exactly one action as a JSON object.${retry}`;
 }
 
 function parseJson(text: string): unknown {

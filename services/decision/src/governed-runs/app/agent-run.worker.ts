@@ -5,7 +5,7 @@ import { Bus } from '@runledger/messaging';
 import { PolicyCatalog } from '@runledger/policy-catalog';
 import { runledgerMetrics } from '@runledger/telemetry';
 import { isTerminal, RunEvent, RunRepository } from '@runledger/runs';
-import { createAgentRegistry, GovernedAgentName, isGovernedAgent, profileOf } from '../domain/agents';
+import { AGENT_MAX_CONCURRENCY, createAgentRegistry, failureStrategyOf, GovernedAgentName, isGovernedAgent, profileOf } from '../domain/agents';
 import { runErrorOf } from '../domain/errors';
 import { payloadHash } from '../domain/response';
 import { AgentRunCreatedData, AgentRunSpec, runCreatedOf, specOf } from '../domain/run-spec';
@@ -75,8 +75,8 @@ export class AgentRunWorker {
     const result = await runWorkflow({
       steps: profile.workflow,
       checkpoint: writer.state.checkpoint,
-      maxConcurrency: 1,
-      failureStrategy: 'failFast',
+      maxConcurrency: AGENT_MAX_CONCURRENCY,
+      failureStrategy: failureStrategyOf(spec.parameters),
       runStep: async (step, ctx) => {
         await stopIfCancelRequested(writer);
         const started = performance.now();
@@ -87,6 +87,9 @@ export class AgentRunWorker {
         }
       },
       onCheckpoint: (cp) => writer.append([checkpointToEvent(cp)], `step:${cp.completedStepId}`),
+      // INV-PE-003 rollback: the log cannot forget an effect, so a compensation is a recorded withdrawal of the step's
+      // output; dependants of the run read the withdrawal, never the output.
+      compensate: (step, output, { stepIndex }) => writer.append([{ type: 'StepCompensated', data: { step_index: stepIndex, step_id: step.id, output } }], `compensate:${step.id}`),
     });
     await this.finish(writer, spec, behaviour, result);
   }
@@ -121,15 +124,20 @@ export class AgentRunWorker {
       await writer.append([{ type: 'RunCompleted', data: { output_artifacts, result: summary, response_hash_sha256 } }], 'finish');
       return;
     }
-    const failure = result.status === 'rejected' ? undefined : result.failures[0];
+    const failure = result.status === 'rejected' ? undefined : result.failures.find((f) => f.kind !== 'step' || f.cause !== null) ?? result.failures[0];
     const cause = failure?.cause;
-    if (cause instanceof CancelRequested) return this.cancel(writer);
+    if (result.status !== 'rejected' && result.failures.some((f) => f.cause instanceof CancelRequested)) return this.cancel(writer);
     // Not the run's outcome but ours: the checkpoint was not saved, the run moved under us, or a child could
     // not be carried. Give the command back to the inbox; the run resumes from its last checkpoint.
-    if (failure?.kind === 'checkpoint' || cause instanceof ConcurrencyError || cause instanceof CarryInterrupted) throw cause;
+    const ours = result.status === 'rejected' ? undefined : result.failures.find((f) => f.kind === 'checkpoint' || f.cause instanceof ConcurrencyError || f.cause instanceof CarryInterrupted);
+    if (ours) throw ours.cause;
     const error = result.status === 'rejected'
       ? { error_code: 'INTERNAL', message: 'The agent workflow is not valid.', retryable: false }
-      : runErrorOf(cause);
+      : result.status === 'rolledBack'
+        ? { error_code: 'WORKFLOW.ROLLED_BACK', message: `Step ${failure?.stepId} failed; completed steps were compensated: ${result.compensated.join(', ') || 'none'}.`, retryable: false }
+        : result.failures.length > 1
+          ? { ...runErrorOf(cause), message: `${result.failures.length} steps failed: ${result.failures.map((f) => f.stepId).join(', ')}.` }
+          : runErrorOf(cause);
     if (error.error_code === 'INTERNAL') this.logger.error({ msg: 'agent step failed', run_id: spec.run_id, step: failure?.stepId, error: (cause as Error)?.message, stack: (cause as Error)?.stack });
     await writer.append([{ type: 'RunFailed', data: { error } }], 'finish');
   }

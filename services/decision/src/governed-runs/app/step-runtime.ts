@@ -56,19 +56,17 @@ export function stepRuntime(spec: AgentRunSpec, asOfDay: string, outputs: Readon
   const call = async (callId: string, toolName: string, parameters: Record<string, unknown>, lane: string): Promise<ToolInvocationResult> => {
     await stopIfCancelRequested(writer);
     const child_run_id = childRunId('tool_gateway', spec.run_id, callId);
-    if (!writer.state.tool_calls.some((c) => c.call_id === callId)) {
-      const sequence = writer.state.tool_calls.length + 1;
-      await writer.append([{ type: 'ToolCallRequested', data: { call_id: callId, sequence, tool_name: toolName, parameters, child_run_id } }], `tool:${callId}:requested`);
-    }
+    // Decided in the writer's turn: parallel steps each get their own sequence number.
+    await writer.append((state) => (state.tool_calls.some((c) => c.call_id === callId) ? [] : [
+      { type: 'ToolCallRequested', data: { call_id: callId, sequence: state.tool_calls.length + 1, tool_name: toolName, parameters, child_run_id } },
+    ]), `tool:${callId}:requested`);
     // A call requested before a crash is asked again under the same call id: the gateway answers its recorded
     // outcome if it has one; if it crashed before recording, the tool runs again (tools are deterministic).
     const res = await effects.invokeTool(lane, callId, toolName, parameters);
-    if (writer.state.tool_calls.find((c) => c.call_id === callId)?.status === 'requested') {
-      await writer.append([{
-        type: 'ToolCallRecorded',
-        data: { call_id: callId, child_run_id: res.child_run_id, status: res.status, ...(res.result !== undefined ? { result: res.result } : {}), ...(res.error ? { error: res.error } : {}) },
-      }], `tool:${callId}:recorded`);
-    }
+    await writer.append((state) => (state.tool_calls.find((c) => c.call_id === callId)?.status !== 'requested' ? [] : [{
+      type: 'ToolCallRecorded',
+      data: { call_id: callId, child_run_id: res.child_run_id, status: res.status, ...(res.result !== undefined ? { result: res.result } : {}), ...(res.error ? { error: res.error } : {}) },
+    }]), `tool:${callId}:recorded`);
     return res;
   };
   return {

@@ -41,9 +41,24 @@ export function profileIdOf(agent: GovernedAgentName): string {
 }
 
 const step = (id: string, name: string, kind: string, dependsOn?: string[]) => ({ id, name, kind, ...(dependsOn ? { dependsOn } : {}) });
+/** A step of a parallel group (INV-PE-001): it runs beside its group's other independent steps. */
+const parallel = (s: ReturnType<typeof step>) => ({ ...s, parallel: true });
+
+/** How many steps of one run may run at once; steps outside parallel groups still run one by one (INV-AGT-003). */
+export const AGENT_MAX_CONCURRENCY = 2;
+
+export const FAILURE_STRATEGIES = ['failFast', 'continueOnError', 'rollback'] as const;
+export type AgentFailureStrategy = (typeof FAILURE_STRATEGIES)[number];
+
+/** INV-PE-003: the request's `parameters.failure_strategy` (default failFast); anything else is the default too. */
+export function failureStrategyOf(parameters: Record<string, unknown>): AgentFailureStrategy {
+  const asked = parameters['failure_strategy'];
+  return (FAILURE_STRATEGIES as readonly unknown[]).includes(asked) ? (asked as AgentFailureStrategy) : 'failFast';
+}
 
 /**
- * The six profiles. Steps run in array order (INV-AGT-003) and each completed step is checkpointed as a
+ * The six profiles. Steps run in array order (INV-AGT-003) except the marked parallel groups of independent steps
+ * (INV-PE-001: up to AGENT_MAX_CONCURRENCY at once), and each completed step is checkpointed as a
  * StepCompleted event (INV-CP-001), so a resumed run restores outputs instead of repeating effects (INV-CP-002).
  * `kind` says what a step does: read (artifacts in), reason (pure or model-backed analysis), tool, write
  * (db_write child runs), publish (artifacts out), delegate (child agent runs), promote, export.
@@ -70,8 +85,8 @@ export const AGENT_PROFILES: Readonly<Record<GovernedAgentName, AgentProfileInpu
     workflow: [
       step('read', 'Read the client intake form', 'read'),
       step('assess', 'Assess completeness and routing', 'reason', ['read']),
-      step('publish', 'Publish intake_summary and intake_checklist', 'publish', ['assess']),
-      step('persist', 'Upsert extracted entities', 'write', ['assess']),
+      parallel(step('publish', 'Publish intake_summary and intake_checklist', 'publish', ['assess'])),
+      parallel(step('persist', 'Upsert extracted entities', 'write', ['assess'])),
     ],
   },
   INTERVIEW_AGENT: {
@@ -81,12 +96,13 @@ export const AGENT_PROFILES: Readonly<Record<GovernedAgentName, AgentProfileInpu
     keywords: ['interview', 'transcription', 'dictation'],
     workflow: [
       step('read', 'Read the session recording', 'read'),
-      step('prompt', 'Fetch the governed prompts', 'tool'),
-      step('transcribe', 'Transcribe the recording', 'tool', ['read']),
+      parallel(step('prompt', 'Fetch the governed prompts', 'tool', ['read'])),
+      parallel(step('transcribe', 'Transcribe the recording', 'tool', ['read'])),
       step('status', 'Confirm the transcription', 'tool', ['transcribe']),
       step('notes', 'Draft interview notes', 'reason', ['transcribe', 'prompt']),
       step('publish', 'Publish transcript and interview_notes', 'publish', ['notes']),
-      step('persist', 'Append transcripts and notes, upsert entities', 'write', ['notes']),
+      // persist records the published artifacts' ids: it depends on publish, not only on notes.
+      step('persist', 'Append transcripts and notes, upsert entities', 'write', ['notes', 'publish']),
     ],
   },
   MAPPING_AGENT: {
@@ -98,7 +114,7 @@ export const AGENT_PROFILES: Readonly<Record<GovernedAgentName, AgentProfileInpu
       step('read', 'Read transcripts, notes and documents', 'read'),
       step('map', 'Map facts and evidence to causes of action', 'reason', ['read']),
       step('publish', 'Publish facts, evidence_map, coa_map and mapping_summary', 'publish', ['map']),
-      step('persist', 'Append facts, evidence_map and coa_map', 'write', ['map']),
+      step('persist', 'Append facts, evidence_map and coa_map', 'write', ['map', 'publish']),
     ],
   },
   GOVERNANCE_AGENT: {
