@@ -4,9 +4,6 @@
  * chain status and coverage, dead letters, pending approvals.
  */
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { jetstream } from '@nats-io/jetstream';
 import { OtlpReceiver, startOtlpReceiver } from '@runledger/testing';
 import { Browser, chromium, Page } from 'playwright-core';
@@ -39,9 +36,10 @@ describe('Issue 11 console: the operator console in headless Chromium', () => {
     expect(intake.body.outcome).toBe('success');
     intakeId = intake.body.run_id;
     await jetstream(stack.nc).publish('rl.log.inbox.decision', new TextEncoder().encode('not an event'));
+    // Playwright gives the browser a fresh temporary profile of its own.
     browser = await chromium.launch({
       executablePath: '/usr/bin/chromium',
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync', `--user-data-dir=${mkdtempSync(join(tmpdir(), 'rl-chromium-'))}`],
+      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
     });
     page = await browser.newPage();
   });

@@ -8,6 +8,8 @@ import { ensureLogStream } from '@runledger/event-log';
 export interface BusLayout {
   kvBuckets: string[];
   objectStores: string[];
+  /** Replicas of each bucket and object store: 3 on a three-node cluster (RL_KV_REPLICAS), 1 on one server. */
+  replicas?: number;
 }
 
 /**
@@ -17,7 +19,8 @@ export interface BusLayout {
 export async function provisionBus(nc: NatsConnection, layout: BusLayout): Promise<void> {
   await ensureLogStream(await jetstreamManager(nc));
   const kvm = new Kvm(nc);
-  for (const bucket of layout.kvBuckets) await kvm.create(bucket, { history: 1, description: `Runledger document collection "${bucket}"` });
+  const replicas = layout.replicas ?? Number(process.env.RL_KV_REPLICAS ?? 1);
+  for (const bucket of layout.kvBuckets) await kvm.create(bucket, { history: 1, replicas, description: `Runledger document collection "${bucket}"` });
   const objm = new Objm(nc);
-  for (const store of layout.objectStores) await objm.create(store, { storage: StorageType.File });
+  for (const store of layout.objectStores) await objm.create(store, { storage: StorageType.File, replicas });
 }
