@@ -27,6 +27,7 @@ export class DecisionModule {
     const profiles = new ProfileCatalog(runtime.log);
     await profiles.start();
     const toolTimeoutMs = Number(process.env.TOOL_TIMEOUT_MS ?? 5_000);
+    const classifyBudgetMs = Number(process.env.CLASSIFY_RETRY_BUDGET_MS ?? 8_000);
     return {
       module: DecisionModule,
       imports: [MessagingModule.forRuntime(runtime)],
@@ -44,10 +45,10 @@ export class DecisionModule {
         { provide: TOOL_CALL_TIMEOUT_MS, useValue: toolTimeoutMs },
         { provide: REJECTED_LIMITS, useValue: rejectedLimitsFrom(process.env) },
         { provide: TOOL_RETRY_BUDGET_MS, useValue: Number(process.env.TOOL_RETRY_BUDGET_MS ?? 60_000) },
-        { provide: CLASSIFY_RETRY_BUDGET_MS, useValue: Number(process.env.CLASSIFY_RETRY_BUDGET_MS ?? 8_000) },
-        // The reply waits for the tool timeout plus classification and bookkeeping; past that the run continues
-        // and the caller is told it is taking longer.
-        { provide: REPLY_TIMEOUT_MS, useValue: Number(process.env.REPLY_TIMEOUT_MS ?? toolTimeoutMs * 2 + 5_000) },
+        { provide: CLASSIFY_RETRY_BUDGET_MS, useValue: classifyBudgetMs },
+        // The reply waits for classification (with its retries) and the tool timeout plus bookkeeping; past that
+        // the run continues and the caller is told it is taking longer. A classifier restart must not read as slow.
+        { provide: REPLY_TIMEOUT_MS, useValue: Number(process.env.REPLY_TIMEOUT_MS ?? classifyBudgetMs + toolTimeoutMs * 2 + 5_000) },
       ],
     };
   }

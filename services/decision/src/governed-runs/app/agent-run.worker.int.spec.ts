@@ -80,7 +80,9 @@ describe('AgentRunWorker over a real log: INV-CP-002 resume', () => {
     // The first worker dies (never hears back) inside transcription.run, after read and prompt were checkpointed.
     const before: string[] = [];
     void worker(fakeBus(before, 'transcription.run')).carry(spec);
-    await waitUntil(async () => before.includes('tool:transcribe'), { timeoutMs: 10_000, intervalMs: 20 });
+    // prompt and transcribe run in parallel: the crash comes once prompt's checkpoint is in the log.
+    const promptCheckpointed = async () => (await runs.load(runId)).events.some((e) => e.type === 'StepCompleted' && (e.data as { step_id: string }).step_id === 'prompt');
+    await waitUntil(async () => before.includes('tool:transcribe') && (await promptCheckpointed()), { timeoutMs: 30_000, intervalMs: 20 });
     const after: string[] = [];
     await worker(fakeBus(after)).carry(spec);
 
