@@ -17,6 +17,9 @@ const shared = {
   testPathIgnorePatterns: ['/node_modules/', '/dist/', '/.data/'],
 };
 module.exports = {
+  // Suites start real nats-servers and services while others run in parallel: hooks and tests get room on a busy
+  // machine (no result depends on time; a hang is still caught).
+  testTimeout: 60_000,
   projects: [
     { ...shared, displayName: 'unit', testMatch: ['<rootDir>/{libs,services}/**/*.unit.spec.ts'] },
     { ...shared, displayName: 'int', testMatch: ['<rootDir>/{libs,services}/**/*.int.spec.ts'] },

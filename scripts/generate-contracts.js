@@ -15,6 +15,7 @@ const Ajv = require('ajv').default;
 const addFormats = require('ajv-formats').default;
 const YAML = require('yaml');
 const { loadTable, checkAgainstAsyncApi } = require('./lib/permissions');
+const { checkK8s } = require('./render-k8s-nats');
 
 const root = path.resolve(__dirname, '..');
 const schemaRoot = path.join(root, 'proto-contracts', 'schemas');
@@ -96,6 +97,8 @@ function checkAsyncApi() {
   }
   // Every subject has an entry in the permissions table, and the table names no subject asyncapi lacks.
   problems.push(...checkAgainstAsyncApi(loadTable(), doc));
+  // k8s renders the same table (users and permissions of its nats.conf files).
+  problems.push(...checkK8s());
   return problems;
 }
 

@@ -3,7 +3,7 @@ import type { AgentRunResponse, ArtifactRef, DbResult, ToolInvocationResult } fr
 import { CoverageReport, requestHashSha256, responseHashSha256, sha256Hex } from '@runledger/governance';
 import { childRunId } from '@runledger/runs';
 import {
-  approvedTicket, childrenOf, eventsOf, logEventsContaining, policyVersionsIn, putArtifact, putTicket, readArtifactJson, runTree, runView, RunView, SHIPPED_POLICY_DIR, startRun, uploadCase, uploader,
+  approvedTicket, childrenOf, recordedCaller, eventsOf, logEventsContaining, policyVersionsIn, putArtifact, putTicket, readArtifactJson, runTree, runView, RunView, SHIPPED_POLICY_DIR, startRun, uploadCase, uploader,
 } from './support/governed-runs';
 import { TestStack } from './support/stack';
 
@@ -55,7 +55,7 @@ describe('Governed agent runs (contract 001) over real NATS', () => {
       expect(run.created).toMatchObject({ root_run_id: workflow.run_id, correlation_id });
       expect(run.events.every((e) => e.metadata.root_run_id === workflow.run_id && e.metadata.correlation_id === correlation_id)).toBe(true);
     }
-    const summary = await readArtifactJson<{ child_run_ids: string[] }>(stack, workflow.output_artifacts[0], uploader(caseA, versions));
+    const summary = await readArtifactJson<{ child_run_ids: string[] }>(stack, workflow.output_artifacts[0], await uploader(stack, caseA, versions));
     expect(summary.child_run_ids).toEqual(workflow.child_run_ids);
     // Each step is checkpointed once, in profile order.
     expect(eventsOf<{ step_id: string }>(orchestrator, 'StepCompleted').map((s) => s.step_id)).toEqual(['intake', 'interview', 'mapping', 'export', 'summary']);
@@ -77,7 +77,7 @@ describe('Governed agent runs (contract 001) over real NATS', () => {
     expect(recorded.map((r) => r.child_run_id).sort()).toEqual(tools.map((t) => t.run_id).sort());
     // The transcript: normalised speaker turns with timestamps.
     const transcriptRef = (await runView(stack, interview.run_id)).events.find((e) => e.type === 'RunCompleted')!.data as { output_artifacts: ArtifactRef[] };
-    const transcript = await readArtifactJson<{ segments: Array<{ speaker: string; start_ms: number; end_ms: number }> }>(stack, transcriptRef.output_artifacts.find((a) => a.kind === 'transcript')!, uploader(caseA, versions));
+    const transcript = await readArtifactJson<{ segments: Array<{ speaker: string; start_ms: number; end_ms: number }> }>(stack, transcriptRef.output_artifacts.find((a) => a.kind === 'transcript')!, await uploader(stack, caseA, versions));
     expect(transcript.segments.map((s) => s.speaker)).toEqual(['interviewer', 'client', 'interviewer', 'client']);
     expect(transcript.segments.every((s, i) => s.end_ms > s.start_ms && (i === 0 || s.start_ms > transcript.segments[i - 1].end_ms))).toBe(true);
 
@@ -149,10 +149,10 @@ describe('Governed agent runs (contract 001) over real NATS', () => {
     const completed = eventsOf<{ output_artifacts: ArtifactRef[]; result: { supported_coas: string[] } }>(mapping, 'RunCompleted')[0];
     expect(kinds(completed.output_artifacts)).toEqual(['coa_map', 'evidence_map', 'facts', 'mapping_summary']);
     expect(completed.result.supported_coas).toEqual(expect.arrayContaining(['BREACH_OF_CONTRACT', 'WRONGFUL_TERMINATION']));
-    const coaMap = await readArtifactJson<{ coa_version: string; coa_map: Array<{ coa_id: string; fact_ids: string[] }> }>(stack, completed.output_artifacts.find((a) => a.kind === 'coa_map')!, uploader(caseA, versions));
+    const coaMap = await readArtifactJson<{ coa_version: string; coa_map: Array<{ coa_id: string; fact_ids: string[] }> }>(stack, completed.output_artifacts.find((a) => a.kind === 'coa_map')!, await uploader(stack, caseA, versions));
     expect(coaMap.coa_version).toBe('coa-2026.1');
     // The interviewer's questions are not facts; the client's statements are.
-    const facts = await readArtifactJson<{ facts: Array<{ text: string }> }>(stack, completed.output_artifacts.find((a) => a.kind === 'facts')!, uploader(caseA, versions));
+    const facts = await readArtifactJson<{ facts: Array<{ text: string }> }>(stack, completed.output_artifacts.find((a) => a.kind === 'facts')!, await uploader(stack, caseA, versions));
     expect(facts.facts.some((f) => /fired me two days after/.test(f.text))).toBe(true);
     expect(facts.facts.some((f) => /what happened/i.test(f.text))).toBe(false);
 
@@ -251,13 +251,15 @@ describe('Governed agent runs (contract 001) over real NATS', () => {
   });
 
   it('INV-DT-002: an agent delegating to itself or an ancestor gets an error outcome', async () => {
-    const intake = agentRun('INTAKE_AGENT');
+    // Open runs (a finished run parents nothing new, Issue 9): an ORCHESTRATOR and its INTAKE_AGENT child.
+    const orchestrator = await recordedCaller(stack, 'ORCHESTRATOR', 'NONE', caseA, versions);
+    const intake = { run_id: (await recordedCaller(stack, 'INTAKE_AGENT', 'WRITE_INTAKE_ARTIFACTS', caseA, versions, orchestrator)).parent_run_id };
     const self = await startRun(stack, { agent_name: 'INTAKE_AGENT', case_id: caseA, parent_run_id: intake.run_id, input_artifacts: [inputs.form], parameters: {} });
     expect(self).toMatchObject({ outcome: 'failure', error: { error_code: 'DELEGATION.CIRCULAR', retryable: false } });
     const ancestor = await startRun(stack, { agent_name: 'ORCHESTRATOR', case_id: caseA, parent_run_id: intake.run_id, input_artifacts: [], parameters: {} });
     expect(ancestor).toMatchObject({ outcome: 'failure', error: { error_code: 'DELEGATION.CIRCULAR' } });
     const run = await runView(stack, ancestor.run_id);
-    expect(run.created).toMatchObject({ parent_run_id: intake.run_id, root_run_id: workflow.run_id });
+    expect(run.created).toMatchObject({ parent_run_id: intake.run_id, root_run_id: orchestrator.root_run_id });
     expect(run.types).toEqual(['RunCreated', 'AuthzDecided', 'RunStarted', 'RunFailed']);
   });
 
@@ -272,7 +274,7 @@ describe('Governed agent runs (contract 001) over real NATS', () => {
   });
 
   it('§7.4 GOVERNANCE_AGENT promotes a sanitised insight and is refused raw case text (8+ words copied from a case document its facts reference)', async () => {
-    const g = uploader(caseA, versions);
+    const g = await uploader(stack, caseA, versions);
     // No source artifact is named: the promotion service finds the case's text through its transcripts, notes and facts records.
     // Tickets are single use: each promotion has its own approval.
     const promote = async (text: string) => {
@@ -303,7 +305,7 @@ describe('Governed agent runs (contract 001) over real NATS', () => {
 
   it('§4.5 a refused candidate and the client identifiers never enter the log: the governance run records references and a digest only', async () => {
     const caseG = `case-${randomUUID().slice(0, 8)}`;
-    const g = uploader(caseG, versions);
+    const g = await uploader(stack, caseG, versions);
     const identifier = 'Ottoline Quaresma-Vantongeren';
     const candidate = { title: `Leak probe ${caseG}`, text: `Clients such as ${identifier} should keep every wage slip before a dispute starts.` };
     const ticket = await putTicket(stack, g, approvedTicket(caseG));
@@ -355,7 +357,7 @@ describe('Governed agent runs (contract 001) over real NATS', () => {
 
   it('§2.1 a parent run of another case is refused (CASE.CROSS_CASE_DENIED); the root is derived from the parent, never taken from the caller', async () => {
     const caseB = `case-${randomUUID().slice(0, 8)}`;
-    const formB = await putArtifact(stack, uploader(caseB, versions), 'client_intake_form', { name: 'Someone', matter_description: 'x' });
+    const formB = await putArtifact(stack, await uploader(stack, caseB, versions), 'client_intake_form', { name: 'Someone', matter_description: 'x' });
     const cross = await startRun(stack, { agent_name: 'MAPPING_AGENT', case_id: caseB, parent_run_id: workflow.run_id, input_artifacts: [formB], parameters: {} });
     expect(cross).toMatchObject({ outcome: 'deny', error: { error_code: 'CASE.CROSS_CASE_DENIED', retryable: false } });
     expect(await stack.runEvents(cross.run_id)).toEqual([]);

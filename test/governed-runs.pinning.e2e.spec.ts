@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import type { AgentRunResponse, ArtifactRef } from '@runledger/contracts';
 import { checkAuditCoverage } from '@runledger/governance';
 import { childRunId } from '@runledger/runs';
-import { childrenOf, eventsOf, policyVersionsIn, runTree, RunView, SHIPPED_POLICY_DIR, startRun, uploadCase } from './support/governed-runs';
+import { childrenOf, eventsOf, policyVersionsIn, recordedCaller, runTree, RunView, SHIPPED_POLICY_DIR, startRun, uploadCase } from './support/governed-runs';
 import { TestStack } from './support/stack';
 
 jest.setTimeout(240_000);
@@ -138,13 +138,17 @@ describe('Governed agent runs in flight: crash resume and pinned policy versions
     // its recorded outcome, and a child of it inherits its pins (stating them is allowed, they are the parent's).
     const retried = await startRun(stack, { ...request, policy_versions: oldVersions });
     expect(retried).toMatchObject({ outcome: 'success', run_id: runId });
-    const child = await startRun(stack, { ...mappingRequest, parent_run_id: runId, policy_versions: oldVersions });
+    // The pinned run has finished, so it parents nothing new (Issue 9); an open run pinned to the old version does.
+    const afterTheEnd = await startRun(stack, { ...mappingRequest, parent_run_id: runId, policy_versions: oldVersions });
+    expect(afterTheEnd).toMatchObject({ outcome: 'deny', error: { error_code: 'RUN.PARENT_TERMINAL' } });
+    const openParent = (await recordedCaller(stack, 'ORCHESTRATOR', 'NONE', caseId, oldVersions)).parent_run_id;
+    const child = await startRun(stack, { ...mappingRequest, parent_run_id: openParent, policy_versions: oldVersions });
     expect(child.outcome).toBe('success');
-    const childTree = await runTree(stack, runId); // a child joins its parent's tree
-    expect(childTree.find((r) => r.run_id === child.run_id)!.created).toMatchObject({ parent_run_id: runId, root_run_id: runId, policy_versions: oldVersions });
+    const childTree = await runTree(stack, openParent); // a child joins its parent's tree
+    expect(childTree.find((r) => r.run_id === child.run_id)!.created).toMatchObject({ parent_run_id: openParent, root_run_id: openParent, policy_versions: oldVersions });
     expect(coaWrite(childTree, child.run_id).authz).toMatchObject({ decision: 'allow', policy_versions: oldVersions });
     // The child of an old-pinned parent may not move to the new version either: its pins are the parent's.
-    const childUpgrade = await startRun(stack, { ...mappingRequest, parent_run_id: runId, policy_versions: newVersions });
+    const childUpgrade = await startRun(stack, { ...mappingRequest, parent_run_id: openParent, policy_versions: newVersions });
     expect(childUpgrade).toMatchObject({ outcome: 'failure', error: { error_code: 'INVALID_INPUT' } });
   });
 });

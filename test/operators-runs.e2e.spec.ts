@@ -33,7 +33,7 @@ describe('Issue 11 operators: runledger runs / deadletters against a running sta
     // Spans are exported to a real OTLP receiver, so runs carry trace ids to show.
     otlp = await startOtlpReceiver();
     stack = await TestStack.start({
-      env: { OTEL_EXPORTER_OTLP_ENDPOINT: otlp.url, OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json', TOOL_TIMEOUT_MS: '60000' },
+      env: { OTEL_EXPORTER_OTLP_ENDPOINT: otlp.url, OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json', OTEL_BSP_SCHEDULE_DELAY: '200', OTEL_BSP_MAX_QUEUE_SIZE: '200000', OTEL_BSP_MAX_EXPORT_BATCH_SIZE: '2048', OTEL_METRIC_EXPORT_INTERVAL: '1000', TOOL_TIMEOUT_MS: '60000' },
       serviceEnv: { 'tool-gateway': { RL_TOOL_FAULTS: 'interview.prompt.next=delay:15000' } },
     });
   });
@@ -195,5 +195,42 @@ describe('Issue 11 operators: runledger runs / deadletters against a running sta
     const missing = await cli('deadletters', 'retry', 'decision-inbox:999999');
     expect(missing.code).toBe(1);
     expect(missing.stderr).toContain('DEADLETTER.NOT_FOUND');
+  });
+
+  it('Issue 11 telemetry: spans follow the OpenTelemetry messaging conventions in full (operation name and type, destination template; batch size only on batches)', async () => {
+    const spans = await stack.waitFor(async () => {
+      const all = otlp.spans();
+      return all.some((s) => s.name === 'process rl.runs.list') && all.some((s) => s.name === 'publish rl.log.run.{id}') ? all : null;
+    }, 30_000);
+    const publishes = spans.filter((s) => s.name === 'publish rl.log.run.{id}');
+    for (const p of publishes) {
+      expect(p).toMatchObject({ kind: 4, attributes: expect.objectContaining({ 'messaging.system': 'nats', 'messaging.operation.name': 'publish', 'messaging.operation.type': 'send', 'messaging.destination.template': 'rl.log.run.{id}' }) });
+      expect(p.attributes['messaging.destination.name']).toMatch(/^rl\.log\.run\.[0-9a-f-]{36}$/);
+      const batch = p.attributes['messaging.batch.message_count'];
+      expect(batch === undefined || Number(batch) > 1).toBe(true);
+    }
+    expect(publishes.some((p) => p.attributes['messaging.batch.message_count'] === undefined)).toBe(true);
+    expect(publishes.some((p) => Number(p.attributes['messaging.batch.message_count']) > 1)).toBe(true);
+    expect(spans.find((s) => s.name === 'process rl.runs.list')).toMatchObject({
+      kind: 5, attributes: expect.objectContaining({ 'messaging.operation.name': 'process', 'messaging.operation.type': 'process', 'messaging.destination.template': 'rl.runs.list', 'messaging.destination.name': 'rl.runs.list' }),
+    });
+    const consumed = spans.find((s) => s.name === 'process rl.log.run.{id}' && s.attributes['messaging.consumer.group.name'] === 'runs-index');
+    expect(consumed?.attributes).toMatchObject({ 'messaging.operation.type': 'process', 'messaging.destination.template': 'rl.log.run.{id}' });
+    expect(spans.find((s) => s.name.startsWith('send '))?.attributes).toMatchObject({ 'messaging.operation.name': 'send', 'messaging.operation.type': 'send' });
+  });
+
+  it('Issue 11 metrics: runs started/ended per agent, request and step latency, and dead letters are exported over OTLP', async () => {
+    const latest = (name: string, where: (a: Record<string, unknown>) => boolean) => otlp.metrics().filter((m) => m.name === name && where(m.attributes)).pop();
+    await stack.waitFor(async () => (latest('runledger.runs.started', (a) => a['runledger.agent'] === 'SEED_AGENT')?.value ?? 0) >= 600 || null, 60_000);
+    const failed = await stack.waitFor(async () => latest('runledger.runs.ended', (a) => a['runledger.agent'] === 'SEED_AGENT' && a['runledger.status'] === 'failed'), 30_000);
+    expect(failed).toMatchObject({ serviceName: 'audit-ledger', kind: 'sum', value: 1 });
+    expect(latest('runledger.runs.ended', (a) => a['runledger.agent'] === 'SEED_AGENT' && a['runledger.status'] === 'completed')?.value).toBe(599);
+    expect(latest('runledger.runs.ended', (a) => a['runledger.agent'] === 'ORCHESTRATOR' && a['runledger.status'] === 'cancelled')?.value).toBeGreaterThanOrEqual(1);
+    const requests = latest('runledger.request.duration', (a) => a['messaging.destination.template'] === 'rl.runs.list' && a['runledger.outcome'] === 'ok');
+    expect(requests).toMatchObject({ kind: 'histogram', serviceName: 'audit-ledger' });
+    expect(requests!.count).toBeGreaterThan(0);
+    const step = latest('runledger.step.duration', (a) => a['runledger.agent'] === 'INTAKE_AGENT');
+    expect(step?.count).toBeGreaterThan(0);
+    expect(latest('runledger.deadletters', (a) => a['messaging.consumer.group.name'] === 'decision-inbox')?.value).toBeGreaterThanOrEqual(2);
   });
 });

@@ -46,7 +46,7 @@ describe('Issue 7 governed runs can think: an LLM reasoner built on agent sessio
   });
 
   it('INTAKE with an LLM reasoner: the assessment comes from a recorded child session of the run, and its entities are written', async () => {
-    const ref = await putArtifact(stack, uploader('case-llm-1', versions), 'client_intake_form', form('Dana Reyes'));
+    const ref = await putArtifact(stack, await uploader(stack, 'case-llm-1', versions), 'client_intake_form', form('Dana Reyes'));
     const run = await startRun(stack, { agent_name: 'INTAKE_AGENT', case_id: 'case-llm-1', input_artifacts: [ref], parameters: {} });
     expect(run).toMatchObject({ outcome: 'success' });
     const tree = await runTree(stack, run.run_id);
@@ -61,7 +61,7 @@ describe('Issue 7 governed runs can think: an LLM reasoner built on agent sessio
   });
 
   it('Model output is validated before any write: an answer outside the schema fails the run with REASONER.INVALID_OUTPUT and nothing is written', async () => {
-    const ref = await putArtifact(stack, uploader('case-llm-2', versions), 'client_intake_form', form('Bad Model'));
+    const ref = await putArtifact(stack, await uploader(stack, 'case-llm-2', versions), 'client_intake_form', form('Bad Model'));
     const run = await startRun(stack, { agent_name: 'INTAKE_AGENT', case_id: 'case-llm-2', input_artifacts: [ref], parameters: {} });
     expect(run).toMatchObject({ outcome: 'failure', error: { error_code: 'REASONER.INVALID_OUTPUT' } });
     const tree = await runTree(stack, run.run_id);

@@ -205,7 +205,10 @@ describe('Issue 7 agent sessions over the bus (agents.session.start)', () => {
   });
 
   it('CLI Exit Codes over the bus: runledger agent --agent runs the session in decision (0), a session failure is 1, an unreachable stack 3, an unknown agent 4', async () => {
+    // The CLI connects as the `caller` identity of the permissions table, with its own inbox prefix.
+    const caller = stack.cliEnv('caller');
     const run = async (args: string[]) => {
+      if (args.includes(stack.url)) args = [...args, '--creds', caller.NATS_CREDS!, '--inbox-prefix', caller.NATS_INBOX_PREFIX!];
       const out: string[] = [];
       const err: string[] = [];
       const code = await agentCli(args, { cwd: process.cwd(), env: {}, stdout: (t) => void out.push(t), stderr: (t) => void err.push(t) });

@@ -11,6 +11,7 @@
  *                                           manifest) also catches a copy whose tail was cut
  *   runledger audit export [--out F.jsonl]  write the chain as JSON lines, one ChainEntry per line (stdout without --out)
  *   runledger audit head [--out H.json]     the signed checkpoint of the chain's head (rl.audit.head), with the key
+ *   runledger audit coverage [--json]       contract 001 §6 over every run, read from the log with a progress bar
  *
  * Exit codes: 0 chain intact, 1 chain broken, 2 usage or unreadable input, 3 the stack cannot be reached.
  * The export reads the log subject rl.log.audit.chain directly (the audit-ledger is its only writer), so a
@@ -19,15 +20,16 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { aggregateRef, EventLog } from '@runledger/event-log';
-import { AnchoredVerification, ChainCheckpoint, ChainEntry, verifyAnchoredChain } from '@runledger/governance';
+import { AnchoredVerification, ChainCheckpoint, ChainEntry, checkAuditCoverage, CoverageEvent, verifyAnchoredChain } from '@runledger/governance';
 // Deep imports on purpose: the packages' indexes also load the DTOs and Nest, which an operator command
 // does not need (they want reflect-metadata and add seconds to every start).
 import { LOG_KINDS, SUBJECTS } from '../../libs/contracts/src/subjects';
 import { auditKeyFile, publicKeyFileOf, trustedKeys } from '../../libs/messaging/src/audit-keys';
 import { decodeReply, encodeJson } from '../../libs/messaging/src/codec';
 import { CliConnectionFlags, connectCli, CONNECTION_USAGE, ConnectionRefused, ConnectionUsageError, parseConnectionFlags } from './connection';
+import { scanLog } from './progress';
 
-const USAGE = `usage: runledger audit verify [--file chain.jsonl [--public-key key.pem] [--head head.json]] | runledger audit export [--out chain.jsonl] | runledger audit head [--out head.json]   ${CONNECTION_USAGE}`;
+const USAGE = `usage: runledger audit verify [--file chain.jsonl [--public-key key.pem] [--head head.json]] | runledger audit export [--out chain.jsonl] | runledger audit head [--out head.json] | runledger audit coverage [--json]   ${CONNECTION_USAGE}`;
 const CHAIN_SUBJECT = aggregateRef(LOG_KINDS.audit, 'chain');
 
 /** What each break means, for the operator reading the report. */
@@ -60,6 +62,7 @@ export async function main(args: string[]): Promise<number> {
       if (err instanceof ConnectionUsageError) throw new CliError(`${err.message}\n${USAGE}`, 2);
       throw err;
     }
+    if (sub === 'coverage') return await coverage(parsed.rest, parsed.flags);
     const opts = parseOptions(parsed.rest);
     if (sub === 'verify') return opts.file ? verifyFile({ ...opts, file: opts.file }) : await verifyLive(parsed.flags);
     if (sub === 'export') return await exportChain(opts.out, parsed.flags);
@@ -124,8 +127,40 @@ async function askLedger(subject: string, flags: CliConnectionFlags, timeout: nu
   }
 }
 
+/** No fixed limit: a long chain takes as long as it takes, and the operator sees the time go by. */
 async function verifyLive(flags: CliConnectionFlags): Promise<number> {
-  return report((await askLedger(SUBJECTS.auditVerify, flags, 120_000)) as AnchoredVerification);
+  const started = Date.now();
+  const ticker = setInterval(() => process.stderr.write(`verifying the audit chain on the audit-ledger… ${Math.round((Date.now() - started) / 1_000)} s\n`), 5_000);
+  try {
+    return report((await askLedger(SUBJECTS.auditVerify, flags, NO_LIMIT_MS)) as AnchoredVerification);
+  } finally {
+    clearInterval(ticker);
+  }
+}
+
+const NO_LIMIT_MS = 24 * 3_600_000;
+
+/** Contract 001 §6 over every run: read from the log here, with a progress bar, so no request can time out. */
+async function coverage(rest: string[], flags: CliConnectionFlags): Promise<number> {
+  const asJson = rest.includes('--json');
+  const unknown = rest.filter((a) => a !== '--json');
+  if (unknown.length) throw new CliError(`unknown option ${unknown[0]}\n${USAGE}`, 2);
+  const nc = await connectCli(flags);
+  const events: CoverageEvent[] = [];
+  try {
+    // Only RunCreated and AuthzDecided need their data; the rest is kept as type and time.
+    await scanLog(nc, 'rl.log.run.*', 'coverage ', (e) => events.push({ run_id: e.metadata.stream_id, type: e.type, recorded_at: e.metadata.recorded_at, ...(e.type === 'RunCreated' || e.type === 'AuthzDecided' ? { data: e.data } : {}) }));
+  } finally {
+    await nc.close();
+  }
+  const result = checkAuditCoverage(events, { allowInProgress: true, staleAfter: { now: new Date().toISOString(), ms: Number(process.env.RL_STALE_RUN_MS ?? 15 * 60_000) } });
+  if (asJson) process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
+  else if (result.ok) process.stdout.write(`audit coverage OK: ${result.runs_checked} runs, each with its authz decision, outcome and effect audit events (${result.in_progress.length} in progress)\n`);
+  else {
+    for (const v of result.violations.slice(0, 50)) process.stdout.write(`MISSING ${v.run_id}: ${v.missing}\n`);
+    process.stdout.write(`audit coverage INCOMPLETE: ${result.violations.length} missing record(s) over ${result.runs_checked} runs\n`);
+  }
+  return result.ok ? 0 : 1;
 }
 
 function readText(file: string): string {

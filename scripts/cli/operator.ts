@@ -56,11 +56,11 @@ export const str = (p: ParsedArgs, name: string): string | undefined => {
   return typeof v === 'string' ? v : undefined;
 };
 
-export function intFlag(p: ParsedArgs, name: string, usage: string): number | undefined {
+export function intFlag(p: ParsedArgs, name: string, usage: string, min = 1): number | undefined {
   const v = str(p, name);
   if (v === undefined) return undefined;
   const n = Number(v);
-  if (!Number.isInteger(n) || n < 1) throw new CliError(`--${name} must be a positive whole number\n${usage}`, 2);
+  if (!Number.isInteger(n) || n < min) throw new CliError(`--${name} must be a whole number of at least ${min}\n${usage}`, 2);
   return n;
 }
 

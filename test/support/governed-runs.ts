@@ -21,29 +21,31 @@ export function policyVersionsIn(dir: string): { lanes: string; roles: string } 
 
 /**
  * A calling agent run recorded in the log (RunCreated, AuthzDecided allow, RunStarted; left open), and its
- * governance scope: choke points that check a caller's claims against the run it names find this one.
+ * governance scope: choke points that check a caller's claims against the run it names find this one. With
+ * `parent`, the run is that run's child (same root).
  */
-export async function recordedCaller(stack: TestStack, agent_name: string, lane: string, case_id: string | undefined, policy_versions: { lanes: string; roles: string }): Promise<GovernanceScope> {
+export async function recordedCaller(stack: TestStack, agent_name: string, lane: string, case_id: string | undefined, policy_versions: { lanes: string; roles: string }, parent?: GovernanceScope): Promise<GovernanceScope> {
   const run_id = randomUUID();
+  const root_run_id = parent?.root_run_id ?? run_id;
+  const tree = { root_run_id, ...(parent ? { parent_run_id: parent.parent_run_id } : {}), ...(case_id ? { case_id } : {}) };
   await new RunRepository(stack.log).append(
-    { run_id, root_run_id: run_id, ...(case_id ? { case_id } : {}) },
+    { run_id, ...tree },
     [
       {
         type: 'RunCreated',
-        data: { run_id, run_kind: 'agent', agent_name, root_run_id: run_id, ...(case_id ? { case_id } : {}), contract_version: 'v1', policy_versions, input_artifacts: [], parameters: {}, request_hash_sha256: createHash('sha256').update(run_id).digest('hex') },
+        data: { run_id, run_kind: 'agent', agent_name, ...tree, contract_version: 'v1', policy_versions, input_artifacts: [], parameters: {}, request_hash_sha256: createHash('sha256').update(run_id).digest('hex') },
       },
       { type: 'AuthzDecided', data: { decision: 'allow', action: 'agent.run.start', policy_versions } },
       { type: 'RunStarted', data: {} },
     ],
     { expectedVersion: 0, commandId: `test-caller:${run_id}` },
   );
-  return { parent_run_id: run_id, root_run_id: run_id, agent_name, lane, ...(case_id ? { case_id } : {}), policy_versions };
+  return { parent_run_id: run_id, root_run_id, agent_name, lane, ...(case_id ? { case_id } : {}), policy_versions };
 }
 
-/** A case worker uploading the case's inputs: the intake lane, a fresh parent run, the given pinned versions. */
-export function uploader(case_id: string, policy_versions: { lanes: string; roles: string }): GovernanceScope {
-  const run = randomUUID();
-  return { parent_run_id: run, root_run_id: run, agent_name: 'INTAKE_AGENT', lane: 'WRITE_INTAKE_ARTIFACTS', case_id, policy_versions };
+/** A case worker uploading the case's inputs: the intake lane, a fresh parent run recorded in the log, the given pinned versions. */
+export function uploader(stack: TestStack, case_id: string, policy_versions: { lanes: string; roles: string }): Promise<GovernanceScope> {
+  return recordedCaller(stack, 'INTAKE_AGENT', 'WRITE_INTAKE_ARTIFACTS', case_id, policy_versions);
 }
 
 export async function putArtifact(stack: TestStack, governance: GovernanceScope, kind: string, content: unknown, media_type = 'application/json'): Promise<ArtifactRef> {
@@ -94,7 +96,7 @@ export const CASE_INPUTS = {
 };
 
 export async function uploadCase(stack: TestStack, case_id: string, versions: { lanes: string; roles: string }): Promise<{ form: ArtifactRef; recording: ArtifactRef; document: ArtifactRef }> {
-  const g = uploader(case_id, versions);
+  const g = await uploader(stack, case_id, versions);
   return {
     form: await putArtifact(stack, g, 'client_intake_form', CASE_INPUTS.form),
     recording: await putArtifact(stack, g, 'interview_recording', CASE_INPUTS.recording, 'text/plain; charset=utf-8'),

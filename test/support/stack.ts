@@ -3,7 +3,7 @@ import type { TestIdentity } from '@runledger/testing';
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import type { ChildProcess } from 'node:child_process';
 import { EventLog, StoredEvent, aggregateRef } from '@runledger/event-log';
-import { decodeReply, encodeJson } from '@runledger/messaging';
+import { decodeReply, encodeJson, provisionBus } from '@runledger/messaging';
 import { startNatsServer, NatsServerHandle, TEST_ADMIN, waitUntil } from '@runledger/testing';
 
 // The same launcher `npm start` uses, so tests run the stack users run.
@@ -11,8 +11,12 @@ import { startNatsServer, NatsServerHandle, TEST_ADMIN, waitUntil } from '@runle
 const launcher = require('../../scripts/lib/stack.js') as {
   SERVICES: string[];
   startService(name: string, opts: { natsUrl: string; creds?: Readonly<Record<string, TestIdentity>>; env?: Record<string, string>; onLine?: (svc: string, line: string) => void }): { name: string; child: ChildProcess; ready: Promise<{ http_port: number }> };
-  runBootstrap(opts: { natsUrl: string; creds: Readonly<Record<string, TestIdentity>> }): Promise<void>;
   stopProcess(child: ChildProcess, signal?: NodeJS.Signals, timeoutMs?: number): Promise<void>;
+};
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const permissions = require('../../scripts/lib/permissions.js') as {
+  loadTable(): { object_stores: Record<string, string[]> };
+  kvBuckets(table: unknown): string[];
 };
 
 export interface StackOptions {
@@ -46,9 +50,11 @@ export class TestStack {
     const nats = await startNatsServer();
     const stack = new TestStack(nats, opts);
     try {
-      await launcher.runBootstrap({ natsUrl: nats.url, creds: nats.creds });
-      await Promise.all((opts.services ?? launcher.SERVICES).map((s) => stack.startService(s)));
       stack.nc = await stack.connectAs(TEST_ADMIN);
+      // The bootstrap step npm start runs (scripts/bootstrap.ts), in-process: one node process fewer per suite.
+      const table = permissions.loadTable();
+      await provisionBus(stack.nc, { kvBuckets: permissions.kvBuckets(table), objectStores: Object.keys(table.object_stores) });
+      await Promise.all((opts.services ?? launcher.SERVICES).map((s) => stack.startService(s)));
       stack.log = new EventLog(jetstream(stack.nc), await jetstreamManager(stack.nc), { producer: 'test', clock: { now: () => new Date() } });
     } catch (err) {
       await stack.stop();

@@ -2,6 +2,7 @@ import { headers as natsHeaders, MsgHdrs } from '@nats-io/transport-node';
 import { JetStreamClient, JetStreamManager, DeliverPolicy, JsMsg } from '@nats-io/jetstream';
 import { context, propagation, SpanKind, trace } from '@opentelemetry/api';
 import { AppError, Clock, deterministicUuid } from '@runledger/kernel';
+import { messagingAttributes } from '@runledger/telemetry';
 import { AggregateRef } from './aggregate-ref';
 import { decodeEnvelope, encodeEnvelope, ENVELOPE_SCHEMA_VERSION, EventEnvelope, NewEvent, StoredEvent } from './envelope';
 import { LOG_STREAM, LOG_SUBJECT_PREFIX } from './stream';
@@ -51,9 +52,10 @@ export class EventLog {
   }
 
   async append(ref: AggregateRef, events: NewEvent[], options: AppendOptions): Promise<AppendResult> {
-    const span = tracer.startSpan(`publish ${LOG_SUBJECT_PREFIX}.${ref.kind}.{id}`, {
+    const template = `${LOG_SUBJECT_PREFIX}.${ref.kind}.{id}`;
+    const span = tracer.startSpan(`publish ${template}`, {
       kind: SpanKind.PRODUCER,
-      attributes: { 'messaging.system': 'nats', 'messaging.destination.name': ref.subject, 'messaging.batch.message_count': events.length },
+      attributes: messagingAttributes({ operation: 'publish', subject: ref.subject, template, batchSize: events.length }),
     });
     try {
       return await context.with(trace.setSpan(context.active(), span), () => this.appendInSpan(ref, events, options));

@@ -4,6 +4,8 @@ export * from './policy/types';
 export { loadPolicy, PolicyError, type PolicySources } from './policy/load-policy';
 export { PolicyRegistry } from './policy/registry';
 export * from './authz/authorize';
+export * from './authz/authz-inputs';
+export * from './authz/what-if';
 export * from './hashing/canonical-json';
 export * from './hashing/hashes';
 export * from './artifacts/artifact-ref';

@@ -12,3 +12,4 @@ export * from './storage';
 export * from './nats-identity';
 export * from './provision';
 export * from './audit-keys';
+export * from './data-keys';

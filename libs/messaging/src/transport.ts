@@ -5,7 +5,7 @@ import { AckPolicy, ConsumerMessages, DeliverPolicy, JetStreamClient, JetStreamM
 import { lastValueFrom, isObservable } from 'rxjs';
 import { AppError, isWireError, jsonShapeProblem, toWireError, WireError } from '@runledger/kernel';
 import { EventLog, LOG_STREAM, aggregateRef, jsErrorCode, toStoredEvent } from '@runledger/event-log';
-import { contextFromTraceparent, extractTraceContext, SpanKind, withSpan } from '@runledger/telemetry';
+import { contextFromTraceparent, extractTraceContext, logSubjectTemplate, messagingAttributes, observeConsumerLag, runledgerMetrics, SpanKind, withSpan } from '@runledger/telemetry';
 import { decodeJson, encodeJson, replyHeaders } from './codec';
 import { HANDLER_KIND, LogConsumerOptions, MALFORMED_PAYLOAD, MAX_REQUEST_BYTES } from './handlers';
 
@@ -95,7 +95,7 @@ export class RunledgerTransport extends Server implements CustomTransportStrateg
   }
 
   private async onRequest(subject: string, handler: MessageHandler, msg: Msg): Promise<void> {
-    await withSpan(`process ${subject}`, { kind: SpanKind.CONSUMER, parent: extractTraceContext(msg.headers), attributes: { 'messaging.destination.name': subject, 'service.handler': this.deps.service } }, async (span) => {
+    await withSpan(`process ${subject}`, { kind: SpanKind.CONSUMER, parent: extractTraceContext(msg.headers), attributes: { ...messagingAttributes({ operation: 'process', subject, consumerGroup: this.deps.service }), 'service.handler': this.deps.service } }, async (span) => {
       const limit = (handler.extras?.maxBytes as number | undefined) ?? MAX_REQUEST_BYTES;
       if (msg.data.length > limit) {
         return this.reply(msg, 'error', new AppError('REQUEST.TOO_LARGE', `The request is ${msg.data.length} bytes; ${subject} accepts at most ${limit}.`).toWire());
@@ -103,13 +103,18 @@ export class RunledgerTransport extends Server implements CustomTransportStrateg
       const decoded = decodeBounded(msg.data);
       if (!decoded.ok && !handler.extras?.acceptMalformed) return this.reply(msg, 'error', new AppError('REQUEST.INVALID', decoded.reason).toWire());
       const payload = decoded.ok ? decoded.value : MALFORMED_PAYLOAD;
+      const started = performance.now();
+      let outcome = 'ok';
       try {
         const result = await this.invoke(handler, payload, { subject, headers: msg.headers });
         this.reply(msg, 'ok', result);
       } catch (err) {
         const wire = this.toWire(err, subject);
+        outcome = wire.code;
         span.setAttribute('rl.error_code', wire.code);
         this.reply(msg, 'error', wire);
+      } finally {
+        runledgerMetrics().requestDuration.record((performance.now() - started) / 1_000, { 'messaging.destination.template': subject, 'runledger.outcome': outcome });
       }
     });
   }
@@ -154,6 +159,10 @@ export class RunledgerTransport extends Server implements CustomTransportStrateg
       // Settings that can change in place follow the code, instead of being frozen at first creation.
       await this.deps.jsm.consumers.update(LOG_STREAM, opts.durable, tunable);
     }
+    observeConsumerLag(opts.durable, async () => {
+      const info = await this.deps.jsm.consumers.info(LOG_STREAM, opts.durable);
+      return info.num_pending + info.num_ack_pending;
+    });
     const consumer = await this.deps.js.consumers.get(LOG_STREAM, opts.durable);
     const messages = await consumer.consume({ max_messages: Math.max(8, (opts.concurrency ?? 1) * 2) });
     this.consumers.push(messages);
@@ -182,10 +191,10 @@ export class RunledgerTransport extends Server implements CustomTransportStrateg
     const heartbeatUntil = Date.now() + MAX_HANDLER_MS;
     const heartbeat = setInterval(() => Date.now() < heartbeatUntil && m.working(), Math.max(1_000, opts.ackWaitMs / 3));
     try {
-      await withSpan(`process ${m.subject.split('.').slice(0, 3).join('.')}.{id}`, {
+      await withSpan(`process ${logSubjectTemplate(m.subject)}`, {
         kind: SpanKind.CONSUMER,
         parent: contextFromTraceparent(event.metadata.traceparent, event.metadata.tracestate),
-        attributes: { 'messaging.destination.name': m.subject, 'messaging.consumer.group.name': opts.durable, 'rl.event.type': event.type },
+        attributes: { ...messagingAttributes({ operation: 'process', subject: m.subject, template: logSubjectTemplate(m.subject), consumerGroup: opts.durable }), 'rl.event.type': event.type },
       }, () => this.invoke(handler, event, { subject: m.subject, deliveryCount: m.info.deliveryCount, streamSequence: m.seq }));
       m.ack();
     } catch (err) {
@@ -206,6 +215,7 @@ export class RunledgerTransport extends Server implements CustomTransportStrateg
         type: 'MessageDeadLettered',
         data: { durable, stream_seq: m.seq, subject: m.subject, deliveries: m.info.deliveryCount, reason, error_code: toWireError(err).code },
       }], { commandId: `deadletter:${durable}:${m.seq}` });
+      runledgerMetrics().deadLetters.add(1, { 'messaging.consumer.group.name': durable });
       // Plain `+TERM`: nats-server 2.9.x ignores a term that carries a reason and redelivers forever.
       // The reason is in the dead-letter record above.
       m.term();

@@ -4,7 +4,7 @@ import { AppError } from '@runledger/kernel';
 import { Bus } from '@runledger/messaging';
 
 /** Codes with which rl.artifacts.get refuses an input for good; the run records them as a denial. */
-export const REFUSED_INPUT_CODES = new Set(['CASE.CROSS_CASE_DENIED', 'ARTIFACT.NOT_FOUND', 'ARTIFACT.HASH_MISMATCH', 'LANE.DENIED']);
+export const REFUSED_INPUT_CODES = new Set(['CASE.CROSS_CASE_DENIED', 'ARTIFACT.NOT_FOUND', 'ARTIFACT.HASH_MISMATCH', 'LANE.DENIED', 'RUN.UNKNOWN_CALLER', 'RUN.CLAIM_MISMATCH']);
 
 export type FetchedArtifact = { ref: ArtifactRef; bytes: Uint8Array };
 export type FetchOutcome = { ok: true; artifacts: FetchedArtifact[] } | { ok: false; code: string; reason: string };

@@ -1,2 +1,4 @@
 export * from './sdk';
 export * from './propagation';
+export * from './messaging-attributes';
+export * from './metrics';

@@ -14,7 +14,8 @@ export function startTelemetry(serviceName: string): void {
   if (sdk) return;
   const endpointConfigured = Boolean(process.env.OTEL_EXPORTER_OTLP_ENDPOINT || process.env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT);
   if (!process.env.OTEL_TRACES_EXPORTER && !endpointConfigured) process.env.OTEL_TRACES_EXPORTER = 'none';
-  process.env.OTEL_METRICS_EXPORTER ??= 'none';
+  // Metrics go where the traces go (OTLP, every OTEL_METRIC_EXPORT_INTERVAL ms); with no endpoint, nowhere.
+  process.env.OTEL_METRICS_EXPORTER ??= endpointConfigured ? 'otlp' : 'none';
   process.env.OTEL_LOGS_EXPORTER ??= 'none';
   sdk = new NodeSDK({
     resource: resourceFromAttributes({ [ATTR_SERVICE_NAME]: process.env.OTEL_SERVICE_NAME ?? serviceName }),

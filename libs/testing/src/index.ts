@@ -13,6 +13,7 @@ export {
   type NatsServerOptions,
 } from './nats-server';
 export { normaliseId, startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from './otlp-receiver';
+export type { ReceivedMetricPoint } from './otlp-metrics';
 export {
   startOpenAiStub,
   type ChatRequestBody,

@@ -11,7 +11,7 @@ import { trackChild } from './reaper';
 export interface NatsServerOptions {
   /** Enable JetStream with a private store directory (default true). */
   jetstream?: boolean;
-  /** How long to wait for the server to accept clients (default 10 000 ms). */
+  /** How long to wait for the server to accept clients (default 30 000 ms: other suites may load the machine). */
   readyTimeoutMs?: number;
   /**
    * Run the configuration `npm start` runs: authentication required, one nkey identity per entry of
@@ -116,7 +116,7 @@ const STDERR_LIMIT = 16 * 1024;
 export async function startNatsServer(opts: NatsServerOptions = {}): Promise<NatsServerHandle> {
   const bin = findNatsServerBinary();
   const jetstream = opts.jetstream ?? true;
-  const readyTimeoutMs = opts.readyTimeoutMs ?? 10_000;
+  const readyTimeoutMs = opts.readyTimeoutMs ?? 30_000;
   const store = await tempDir('runledger-nats-');
   const creds = (opts.secured ?? true) ? natsAuth.ensureCredentials(join(store.path, 'credentials'), [...natsAuth.allIdentities(), TEST_ADMIN]) : {};
   // Another process may grab the probed port before nats-server binds it; retry with a new one.
@@ -207,7 +207,8 @@ class NatsServer implements NatsServerHandle {
         throw this.failure(`exited early (code ${child.exitCode}, signal ${child.signalCode})`);
       }
       try {
-        const nc = await connect({ ...this.connectOptions(), reconnect: false, timeout: 1000 });
+        // An authenticated handshake on a loaded machine can take seconds; a short timeout would never succeed.
+        const nc = await connect({ ...this.connectOptions(), reconnect: false, timeout: Math.max(1000, Math.min(5000, deadline - Date.now())) });
         try {
           // The client port may open before JetStream finished recovering its store.
           if (this.jetstream) await (await jetstreamManager(nc)).getAccountInfo();

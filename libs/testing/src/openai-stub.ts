@@ -23,8 +23,53 @@ export interface RecordedRequest {
   body: ChatRequestBody;
 }
 
+/** One POST /v1/audio/transcriptions as the stub received it (multipart form, parsed). */
+export interface TranscriptionRequest {
+  readonly headers: IncomingHttpHeaders;
+  /** The uploaded file's bytes, name and content type. */
+  readonly file: { readonly bytes: Buffer; readonly filename: string; readonly contentType: string };
+  /** The other form fields (model, language, response_format …). */
+  readonly fields: Readonly<Record<string, string>>;
+}
+
+/** What the stub answers a transcription with (verbose_json shape: seconds, like the real API). */
+export interface StubTranscription {
+  readonly text: string;
+  readonly language?: string;
+  readonly duration?: number;
+  readonly segments?: ReadonlyArray<{ readonly start: number; readonly end: number; readonly text: string }>;
+}
+
+export type TranscriptionHandler = (request: TranscriptionRequest) => StubTranscription;
+
+/** Splits a multipart/form-data body into its parts (enough of RFC 7578 for what the openai client sends). */
+function parseMultipart(body: Buffer, contentType: string): TranscriptionRequest['file'] & { fields: Record<string, string> } {
+  const boundary = /boundary=(?:"([^"]+)"|([^;]+))/.exec(contentType);
+  const fields: Record<string, string> = {};
+  let file = { bytes: Buffer.alloc(0), filename: '', contentType: '' };
+  if (!boundary) return { ...file, fields };
+  const delimiter = Buffer.from(`--${boundary[1] ?? boundary[2]}`);
+  let at = body.indexOf(delimiter);
+  while (at >= 0) {
+    const next = body.indexOf(delimiter, at + delimiter.length);
+    if (next < 0) break;
+    const part = body.subarray(at + delimiter.length + 2, next - 2);
+    const split = part.indexOf('\r\n\r\n');
+    const head = part.subarray(0, split).toString('utf8');
+    const content = part.subarray(split + 4);
+    const name = /name="([^"]*)"/.exec(head)?.[1] ?? '';
+    const filename = /filename="([^"]*)"/.exec(head)?.[1];
+    if (filename !== undefined) file = { bytes: Buffer.from(content), filename, contentType: /content-type:\s*([^\r\n]+)/i.exec(head)?.[1] ?? '' };
+    else fields[name] = content.toString('utf8');
+    at = next;
+  }
+  return { ...file, fields };
+}
+
 /** A running OpenAI-compatible stub server. */
 export interface OpenAiStub {
+  /** Every transcription request received so far. */
+  readonly transcriptions: TranscriptionRequest[];
   /** Pass as `baseURL` to the `openai` client: `http://127.0.0.1:PORT/v1`. */
   readonly baseURL: string;
   /** Every chat completion request received so far, including retried ones. */
@@ -51,15 +96,28 @@ function openAiError(res: ServerResponse, status: number, message: string, type:
 
 /**
  * Starts an OpenAI-compatible HTTP server for POST /v1/chat/completions whose answers
- * come from `handler`, so provider behaviour (tool calls, 429s, slowness) is scripted
+ * come from `handler` (and, given `transcribe`, POST /v1/audio/transcriptions), so provider behaviour (tool calls, 429s, slowness) is scripted
  * per test while the real `openai` client does the HTTP.
  */
-export async function startOpenAiStub(handler: OpenAiStubHandler): Promise<OpenAiStub> {
+export async function startOpenAiStub(handler: OpenAiStubHandler, transcribe?: TranscriptionHandler): Promise<OpenAiStub> {
   const requests: RecordedRequest[] = [];
+  const transcriptions: TranscriptionRequest[] = [];
   const server = await startLoopbackServer(async (req, res) => {
     const path = (req.url ?? '').split('?')[0];
     if (req.method === 'GET' && path === '/v1/models') {
       sendJson(res, 200, { object: 'list', data: [{ id: 'stub-model', object: 'model', created: 0, owned_by: 'runledger-stub' }] });
+      return;
+    }
+    if (req.method === 'POST' && path === '/v1/audio/transcriptions' && transcribe) {
+      const { fields, ...file } = parseMultipart(await readBody(req), String(req.headers['content-type'] ?? ''));
+      const recorded: TranscriptionRequest = { headers: req.headers, file, fields };
+      transcriptions.push(recorded);
+      const answer = transcribe(recorded);
+      if (fields.response_format === 'text') {
+        res.writeHead(200, { 'content-type': 'text/plain' }).end(answer.text);
+        return;
+      }
+      sendJson(res, 200, { task: 'transcribe', language: answer.language ?? fields.language ?? 'en', duration: answer.duration ?? 0, text: answer.text, segments: (answer.segments ?? []).map((s, id) => ({ id, ...s })) });
       return;
     }
     if (req.method !== 'POST' || path !== '/v1/chat/completions') {
@@ -93,5 +151,5 @@ export async function startOpenAiStub(handler: OpenAiStubHandler): Promise<OpenA
     }
     sendJson(res, 200, buildCompletion(reply, body, index));
   });
-  return { baseURL: `http://127.0.0.1:${server.port}/v1`, requests, stop: () => server.stop() };
+  return { baseURL: `http://127.0.0.1:${server.port}/v1`, requests, transcriptions, stop: () => server.stop() };
 }

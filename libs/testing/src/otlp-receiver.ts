@@ -1,5 +1,6 @@
 import { readBody, sendJson, startLoopbackServer } from './http-server';
 import { waitUntil } from './helpers';
+import { parseMetricsExport, ReceivedMetricPoint } from './otlp-metrics';
 
 /** One span as received by {@link startOtlpReceiver}, flattened and normalised. */
 export interface ReceivedSpan {
@@ -29,6 +30,8 @@ export interface OtlpReceiver {
   readonly url: string;
   /** Snapshot of every span received so far, in arrival order. */
   spans(): ReceivedSpan[];
+  /** Every metric data point received so far (POST /v1/metrics), in arrival order: the latest export last. */
+  metrics(): ReceivedMetricPoint[];
   /** Resolves with all spans once `pred(spans)` holds; rejects after `timeoutMs` (default 5000). */
   waitFor(pred: (spans: ReceivedSpan[]) => boolean, timeoutMs?: number): Promise<ReceivedSpan[]>;
   /** Forgets the spans received so far. */
@@ -46,15 +49,16 @@ const SPAN_KINDS: Record<string, number> = {
 };
 
 /**
- * Starts an HTTP server that accepts OTLP/HTTP JSON trace exports on POST /v1/traces,
- * so tests can assert on the spans a real service exported.
+ * Starts an HTTP server that accepts OTLP/HTTP JSON trace exports on POST /v1/traces and metric exports on
+ * POST /v1/metrics, so tests can assert on the spans and metrics a real service exported.
  */
 export async function startOtlpReceiver(): Promise<OtlpReceiver> {
   let received: ReceivedSpan[] = [];
+  let metrics: ReceivedMetricPoint[] = [];
   const server = await startLoopbackServer(async (req, res) => {
     const path = (req.url ?? '').split('?')[0];
-    if (req.method !== 'POST' || path !== '/v1/traces') {
-      sendJson(res, 404, { error: `only POST /v1/traces is served, got ${req.method} ${path}` });
+    if (req.method !== 'POST' || (path !== '/v1/traces' && path !== '/v1/metrics')) {
+      sendJson(res, 404, { error: `only POST /v1/traces and /v1/metrics are served, got ${req.method} ${path}` });
       return;
     }
     const contentType = String(req.headers['content-type'] ?? '');
@@ -75,12 +79,14 @@ export async function startOtlpReceiver(): Promise<OtlpReceiver> {
       sendJson(res, 400, { error: `invalid JSON: ${(err as Error).message}` });
       return;
     }
-    received.push(...parseExport(payload));
+    if (path === '/v1/metrics') metrics.push(...parseMetricsExport(payload, decodeAttributes));
+    else received.push(...parseExport(payload));
     sendJson(res, 200, {});
   });
   return {
     url: `http://127.0.0.1:${server.port}`,
     spans: () => [...received],
+    metrics: () => [...metrics],
     async waitFor(pred, timeoutMs = 5000) {
       try {
         return await waitUntil(() => (pred([...received]) ? [...received] : null), { timeoutMs, intervalMs: 20 });
@@ -91,6 +97,7 @@ export async function startOtlpReceiver(): Promise<OtlpReceiver> {
     },
     clear() {
       received = [];
+      metrics = [];
     },
     stop: () => server.stop(),
   };

@@ -4,9 +4,11 @@ import { AUDIT_SIGNER, AuditChainWriter, CHAIN_ANCHOR } from './app/audit-chain.
 import { AuditLedgerService } from './app/audit-ledger.service';
 import { AuditVerifier } from './app/audit-verifier';
 import { ChainAnchor } from './infra/chain-anchor';
+import { ConsoleService } from './app/console.service';
 import { DeadLettersService } from './app/dead-letters.service';
 import { RunsIndexService } from './app/runs-index.service';
 import { AuditController } from './transport/audit.controller';
+import { ConsoleController } from './transport/console.controller';
 import { OperationsController } from './transport/operations.controller';
 
 @Module({})
@@ -16,9 +18,9 @@ export class AuditLedgerModule {
     return {
       module: AuditLedgerModule,
       imports: [MessagingModule.forRuntime(runtime)],
-      controllers: [AuditController, OperationsController],
+      controllers: [AuditController, OperationsController, ConsoleController],
       providers: [
-        AuditLedgerService, AuditChainWriter, AuditVerifier, RunsIndexService, DeadLettersService, documentStoreProvider(runtime),
+        AuditLedgerService, AuditChainWriter, AuditVerifier, RunsIndexService, DeadLettersService, ConsoleService, documentStoreProvider(runtime),
         // The signing key is read (or generated) once at start: a ledger that cannot sign must not start.
         { provide: AUDIT_SIGNER, useFactory: () => loadOrCreateAuditKey(keyFile) },
         { provide: CHAIN_ANCHOR, useFactory: () => ChainAnchor.open(keyFile, runtime.jsm) },

@@ -1,7 +1,7 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { MessagingModule, ServiceRuntime } from '@runledger/messaging';
 import { PolicyCatalog } from '@runledger/policy-catalog';
-import { RunRepository } from '@runledger/runs';
+import { CallerVerifier, RunRepository } from '@runledger/runs';
 import { ArtifactClient } from '@runledger/service-clients';
 import { ExportService } from './app/export.service';
 import { ExportController } from './transport/export.controller';
@@ -21,6 +21,7 @@ export class ExportModule {
         ArtifactClient,
         { provide: PolicyCatalog, useValue: policies },
         { provide: RunRepository, useValue: new RunRepository(runtime.log) },
+        { provide: CallerVerifier, useFactory: (runs: RunRepository) => new CallerVerifier(runs), inject: [RunRepository] },
       ],
     };
   }

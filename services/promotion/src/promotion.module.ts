@@ -2,7 +2,7 @@ import { DynamicModule, Inject, Module, OnApplicationShutdown } from '@nestjs/co
 import type { DocumentStore } from '@runledger/document-store';
 import { DOCUMENT_STORE, documentStoreProvider, MessagingModule, ServiceRuntime } from '@runledger/messaging';
 import { PolicyCatalog } from '@runledger/policy-catalog';
-import { RunRepository } from '@runledger/runs';
+import { CallerVerifier, RunRepository } from '@runledger/runs';
 import { ArtifactClient } from '@runledger/service-clients';
 import { CaseSourcesReader, SCREEN_LIMITS } from './app/case-sources';
 import { PromotionTickets } from './app/promotion-tickets';
@@ -31,6 +31,7 @@ export class PromotionModule implements OnApplicationShutdown {
         { provide: SCREEN_LIMITS, useValue: screenLimitsFrom(process.env) },
         { provide: PolicyCatalog, useValue: policies },
         { provide: RunRepository, useValue: new RunRepository(runtime.log) },
+        { provide: CallerVerifier, useFactory: (runs: RunRepository) => new CallerVerifier(runs), inject: [RunRepository] },
         documentStoreProvider(runtime),
       ],
     };

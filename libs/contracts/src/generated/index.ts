@@ -115,4 +115,5 @@ export type {
   DecisionContext,
   PendingConfirmation,
   UserIntentReply,
+  IntentModelCall,
 } from './task-assistant.generated';

@@ -90,4 +90,25 @@ export interface UserIntentReply {
    * Which classifier answered (rules, llm).
    */
   classifier?: string;
+  model_call?: IntentModelCall;
+}
+/**
+ * The LLM classifier's model call, as it happened: target, outcome, latency, usage, and whether the answer came from the rules instead (and why).
+ */
+export interface IntentModelCall {
+  provider: string;
+  model: string;
+  status: 'ok' | 'failed';
+  latency_ms: number;
+  tokens?: {
+    inputTokens?: number;
+    outputTokens?: number;
+    totalTokens?: number;
+  };
+  error?: string;
+  /**
+   * True when the rules classified the message because the model failed or answered off-contract.
+   */
+  fell_back: boolean;
+  fallback_reason?: string;
 }

@@ -1,3 +1,4 @@
+import type { AuthzInputs } from '@runledger/governance';
 import { AppError } from '@runledger/kernel';
 import type { AuthzDecidedData, PolicyVersionsPin, RunError } from './run-events';
 import type { RunState } from './run-state';
@@ -6,10 +7,11 @@ import type { RunState } from './run-state';
 export type Decision = { decision: 'allow' } | { decision: 'deny'; code: string; reason: string };
 
 /** The AuthzDecided event every choke point records for a decision at one lane and action. */
-export function authzDecidedOf(decision: Decision, at: { lane: string; action: string; policy_versions: PolicyVersionsPin }): AuthzDecidedData {
+export function authzDecidedOf(decision: Decision, at: { lane: string; action: string; policy_versions: PolicyVersionsPin; inputs?: AuthzInputs }): AuthzDecidedData {
+  const inputs = at.inputs ? { inputs: at.inputs } : {};
   return decision.decision === 'allow'
-    ? { decision: 'allow', lane: at.lane, action: at.action, policy_versions: at.policy_versions }
-    : { decision: 'deny', lane: at.lane, action: at.action, code: decision.code, reason: decision.reason, policy_versions: at.policy_versions };
+    ? { decision: 'allow', lane: at.lane, action: at.action, policy_versions: at.policy_versions, ...inputs }
+    : { decision: 'deny', lane: at.lane, action: at.action, code: decision.code, reason: decision.reason, policy_versions: at.policy_versions, ...inputs };
 }
 
 /** The reply of a recorded child run that did not complete: denied or failed with its error; still open is a conflict to retry. */

@@ -1,4 +1,4 @@
-import type { RunKind } from '@runledger/governance';
+import type { AuthzInputs, RunKind } from '@runledger/governance';
 
 export interface PolicyVersionsPin {
   lanes: string;
@@ -48,6 +48,8 @@ export interface AuthzDecidedData {
   code?: string;
   reason?: string;
   policy_versions: PolicyVersionsPin;
+  /** What the decision was taken on (absent on events recorded before it was kept): what-if replay re-decides it. */
+  inputs?: AuthzInputs;
 }
 
 export type ToolCallStatus = 'ok' | 'failed' | 'timeout' | 'denied';

@@ -1,3 +1,4 @@
+import { isTerminal } from '../domain/run-state';
 import type { RunCreatedData } from '../domain/run-events';
 import { RunRepository } from './run-repository';
 
@@ -12,41 +13,82 @@ export interface CallerClaims {
 }
 
 export interface ClaimMismatch {
-  code: 'RUN.UNKNOWN_CALLER' | 'RUN.CLAIM_MISMATCH';
+  code: 'RUN.UNKNOWN_CALLER' | 'RUN.CLAIM_MISMATCH' | 'RUN.PARENT_TERMINAL';
   reason: string;
+}
+
+/** A choke point's own denial of a caller, in the shape of a policy decision. */
+export type ChildDenial = { decision: 'deny' } & ClaimMismatch;
+
+export interface CheckOptions {
+  /**
+   * Claims that need not equal the record (artifact reads let a case-less shared-plane run name the case it
+   * screens; the choke point decides what that case may see).
+   */
+  ignore?: ReadonlyArray<'case_id'>;
 }
 
 /**
  * Checks a caller's claims (who it is, which case or user, which pinned policy) against the RunCreated of
- * the run it says it acts for, so a choke point decides on what the log pinned, not on what a message says.
- * RunCreated never changes, so it is cached by run id.
+ * the run it says it acts for, so a choke point decides on what the log pinned, not on what a message says,
+ * and (decideChild) refuses a finished (completed, failed, denied, cancelled) run as the parent of a new child run.
+ * RunCreated never changes, so it is cached by run id; so is a run once it is finished.
  */
 export class CallerVerifier {
   private readonly created = new Map<string, RunCreatedData>();
+  private readonly finished = new Map<string, true>();
 
   constructor(private readonly runs: RunRepository, private readonly cacheLimit = 10_000) {}
 
-  async check(claims: CallerClaims): Promise<ClaimMismatch | null> {
-    const run = await this.createdOf(claims.parent_run_id);
+  async check(claims: CallerClaims, opts: CheckOptions = {}): Promise<ClaimMismatch | null> {
+    const run = await this.recorded(claims.parent_run_id);
     if (!run) return { code: 'RUN.UNKNOWN_CALLER', reason: 'The calling run is not in the log.' };
+    const ignored = new Set(opts.ignore ?? []);
     const differs = [
       run.agent_name !== claims.agent_name && 'agent_name',
       run.root_run_id !== claims.root_run_id && 'root_run_id',
-      (run.case_id ?? null) !== (claims.case_id ?? null) && 'case_id',
+      !ignored.has('case_id') && (run.case_id ?? null) !== (claims.case_id ?? null) && 'case_id',
       (run.user_id ?? null) !== (claims.user_id ?? null) && 'user_id',
       (run.policy_versions.lanes !== claims.policy_versions.lanes || run.policy_versions.roles !== claims.policy_versions.roles) && 'policy_versions',
     ].filter(Boolean);
     return differs.length ? { code: 'RUN.CLAIM_MISMATCH', reason: `The call's ${differs.join(', ')} differ from what the calling run pinned.` } : null;
   }
 
-  private async createdOf(runId: string): Promise<RunCreatedData | undefined> {
+  /**
+   * The decision for a call that opens a child run of the caller: its claims first, then the choke point's policy,
+   * then, for an allowed call, that the caller has not finished (a finished run parents nothing new). The policy's
+   * own denials come before the finished check so that a refusal names what the policy says.
+   */
+  async decideChild<D extends { decision: 'allow' | 'deny' }>(claims: CallerClaims, policy: () => D | Promise<D>): Promise<D | ChildDenial> {
+    const mismatch = await this.check(claims);
+    if (mismatch) return { decision: 'deny', ...mismatch };
+    const decided = await policy();
+    if (decided.decision === 'allow' && (await this.isFinished(claims.parent_run_id))) {
+      return { decision: 'deny', code: 'RUN.PARENT_TERMINAL', reason: 'The calling run has finished; it cannot start new child runs.' };
+    }
+    return decided;
+  }
+
+  /** The calling run's creation record (its pinned agent, case, root and policy), or undefined if it is not in the log. */
+  async recorded(runId: string): Promise<RunCreatedData | undefined> {
     const held = this.created.get(runId);
     if (held) return held;
     const first = await this.runs.log.first(RunRepository.ref(runId));
     if (first?.type !== 'RunCreated') return undefined;
     const run = first.data as RunCreatedData;
-    if (this.created.size >= this.cacheLimit) this.created.delete(this.created.keys().next().value as string);
-    this.created.set(runId, run);
+    remember(this.created, runId, run, this.cacheLimit);
     return run;
   }
+
+  private async isFinished(runId: string): Promise<boolean> {
+    if (this.finished.has(runId)) return true;
+    if (!isTerminal((await this.runs.load(runId)).state)) return false;
+    remember(this.finished, runId, true, this.cacheLimit);
+    return true;
+  }
+}
+
+function remember<V>(cache: Map<string, V>, key: string, value: V, limit: number): void {
+  if (cache.size >= limit) cache.delete(cache.keys().next().value as string);
+  cache.set(key, value);
 }

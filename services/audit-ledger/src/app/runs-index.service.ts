@@ -5,6 +5,7 @@ import type { StoredEvent } from '@runledger/event-log';
 import { AppError } from '@runledger/kernel';
 import { DOCUMENT_STORE } from '@runledger/messaging';
 import { evolveRunSummary, initialRunSummary, RunSummary } from '@runledger/runs';
+import { recordRunEvent } from '@runledger/telemetry';
 import { decodeCursor, pageRuns, storeFilter } from '../domain/runs-query';
 
 /** The runs index's collection: one RunSummary per run id. `runledger replay` rebuilds it under the same name. */
@@ -30,6 +31,8 @@ export class RunsIndexService {
     if (next === current?.value) return;
     // One consumer, one event at a time: no other writer of this row, so a plain put is safe.
     await this.rows.put(runId, next);
+    // Counted here, once per event folded: every run kind passes through this one projection.
+    recordRunEvent(event.type, next);
   }
 
   async list(q: RunsListRequest): Promise<RunsListResult> {

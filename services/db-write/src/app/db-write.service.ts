@@ -2,10 +2,11 @@ import { Inject, Injectable } from '@nestjs/common';
 import { DbReadRequestDto, DbResult, DbWriteRequestDto, GovernanceScope } from '@runledger/contracts';
 import type { DocumentStore } from '@runledger/document-store';
 import { DOCUMENT_STORE } from '@runledger/messaging';
-import { authorize, getLane, PolicySet, sha256Hex } from '@runledger/governance';
+import { authorize, AuthzRequest, authzInputsOf, getLane, PolicySet, sha256Hex } from '@runledger/governance';
 import { AppError, deterministicUuid } from '@runledger/kernel';
 import { PolicyCatalog } from '@runledger/policy-catalog';
 import { CallerVerifier, childRequestHash, childRunId as childRunIdOf, RunRepository, runChildOnce, authzDecidedOf } from '@runledger/runs';
+import { idField } from '../domain/documents';
 import { inPartition, Partition, partitionFor, stamp } from './partition';
 
 type Doc = Record<string, unknown>;
@@ -37,7 +38,7 @@ export class DbWriteService {
           input_artifacts: [], parameters: { collection: req.collection, operation: req.operation, document_id: req.document_id ?? null },
           request_hash_sha256: childRequestHash({ collection: req.collection, operation: req.operation, document_id: req.document_id, document: req.document, patch: req.patch }),
         },
-        authz: authzDecidedOf(decision, { lane: g.lane, action: action, policy_versions: g.policy_versions }),
+        authz: authzDecidedOf(decision, { lane: g.lane, action: action, policy_versions: g.policy_versions, inputs: authzInputsOf(authzRequest(g, action, targetCase)) }),
       },
       async () => {
         const applied = await this.apply(req, partition, deterministicUuid(childRunId, 'document'));
@@ -62,7 +63,7 @@ export class DbWriteService {
     const g = req.governance;
     const policy = await this.policies.resolve(g.policy_versions);
     const targetCase = typeof req.filter?.case_id === 'string' ? req.filter.case_id : undefined;
-    const decision = await this.authorize(policy, g, `read:${req.collection}`, targetCase);
+    const decision = await this.authorize(policy, g, `read:${req.collection}`, targetCase, false);
     if (decision.decision === 'deny') return { status: 'denied', error: { error_code: decision.code, message: decision.reason, retryable: false } };
     const partition = partitionFor(getLane(policy, g.lane)?.isolation ?? 'case', g);
     const col = this.store.collection<Doc>(req.collection);
@@ -75,14 +76,12 @@ export class DbWriteService {
     return { status: 'ok', documents: docs.map((d) => strip(d.value)) };
   }
 
-  /** Claims first (against what the calling run pinned), then the lane. */
-  private async authorize(policy: PolicySet, g: GovernanceScope, action: string, targetCase?: string) {
+  /** Claims first (against what the calling run pinned), then the lane; a write opens a child run, so an allowed write of a finished caller is refused. */
+  private async authorize(policy: PolicySet, g: GovernanceScope, action: string, targetCase?: string, opensChild = true) {
+    const byPolicy = () => authorize(policy, authzRequest(g, action, targetCase));
+    if (opensChild) return this.callers.decideChild(g, byPolicy);
     const mismatch = await this.callers.check(g);
-    if (mismatch) return { decision: 'deny' as const, code: mismatch.code, reason: mismatch.reason, policy_versions: g.policy_versions };
-    return authorize(policy, {
-      agent_name: g.agent_name, lane: g.lane, kind: 'db_write', action, run_case_id: g.case_id, target_case_id: targetCase, run_user_id: g.user_id,
-      scope: { run_id: g.parent_run_id, user_id: g.user_id, case_id: g.case_id, ...(g.scope ?? {}) },
-    });
+    return mismatch ? { decision: 'deny' as const, ...mismatch } : byPolicy();
   }
 
   private async apply(req: DbWriteRequestDto, p: Partition, derivedId: string): Promise<{ status: DbResult['status']; document?: Doc; previous?: Doc }> {
@@ -115,9 +114,11 @@ export class DbWriteService {
   }
 }
 
-/** Tasks are identified by `task_id` (contract 000); other collections by `document_id`. */
-function idField(collection: string): string {
-  return collection === 'tasks' ? 'task_id' : 'document_id';
+function authzRequest(g: GovernanceScope, action: string, targetCase?: string): AuthzRequest {
+  return {
+    agent_name: g.agent_name, lane: g.lane, kind: 'db_write', action, run_case_id: g.case_id, target_case_id: targetCase, run_user_id: g.user_id,
+    scope: { run_id: g.parent_run_id, user_id: g.user_id, case_id: g.case_id, ...(g.scope ?? {}) },
+  };
 }
 
 /** The partition owner is ours to enforce, not the caller's to see. */

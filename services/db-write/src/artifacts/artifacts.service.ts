@@ -4,6 +4,7 @@ import { aggregateRef, ConcurrencyError, EventLog } from '@runledger/event-log';
 import { ArtifactRef, getLane, getRole, makeArtifactRef, sha256Hex, validateArtifactRef, verifyArtifactContent } from '@runledger/governance';
 import { AppError } from '@runledger/kernel';
 import { PolicyCatalog } from '@runledger/policy-catalog';
+import { CallerVerifier } from '@runledger/runs';
 import { ARTIFACT_STORE, ArtifactStore } from './artifact-store';
 
 /**
@@ -33,11 +34,16 @@ export const artifactLogRef = (artifactId: string) => aggregateRef('artifact', a
 export class ArtifactsService {
   private readonly logger = new Logger('Artifacts');
 
-  constructor(@Inject(ARTIFACT_STORE) private readonly store: ArtifactStore, private readonly policies: PolicyCatalog, private readonly log: EventLog) {}
+  constructor(
+    @Inject(ARTIFACT_STORE) private readonly store: ArtifactStore,
+    private readonly policies: PolicyCatalog,
+    private readonly log: EventLog,
+    private readonly callers: CallerVerifier,
+  ) {}
 
   async put(req: ArtifactPutRequestDto): Promise<ArtifactRef> {
     const g = req.governance;
-    const lane = await this.admit(g);
+    const lane = await this.admit(g, 'put');
     if (!g.case_id && lane.isolation !== 'shared') {
       throw new AppError('LANE.DENIED', `Artifacts stored from lane ${g.lane} belong to a case: the calling run must be pinned to one.`);
     }
@@ -65,7 +71,7 @@ export class ArtifactsService {
 
   async get(req: ArtifactGetRequestDto): Promise<ArtifactGetResult> {
     const g = req.governance;
-    await this.admit(g);
+    await this.admit(g, 'get');
     const stored = await this.store.get(req.artifact_id);
     if (!stored) throw new AppError('ARTIFACT.NOT_FOUND');
     // Shared-plane artifacts (no case) are readable from any lane; a case's artifacts only from that case.
@@ -86,18 +92,32 @@ export class ArtifactsService {
   }
 
   /**
-   * The caller must be a known role using a lane that admits it (both sides, as in authorize). System
-   * principals (the ORCHESTRATOR) hold no lane by design yet record their outputs as artifacts of their case.
+   * The caller must be the run it names, as the log recorded it (agent, root, case, user, pins), and a known role
+   * using a lane that admits it (both sides, as in authorize). The case that decides what it may touch is then the
+   * recorded one, but for a shared lane (see sharedLaneCase). System principals (the ORCHESTRATOR) hold no lane by design yet record their outputs as artifacts of
+   * their case.
    */
-  private async admit(g: GovernanceScope) {
+  private async admit(g: GovernanceScope, access: 'get' | 'put') {
     const policy = await this.policies.resolve(g.policy_versions);
     const role = getRole(policy, g.agent_name);
     const lane = getLane(policy, g.lane);
+    const mismatch = await this.callers.check(g, { ignore: (await this.sharedLaneCase(g, access, lane?.isolation)) ? ['case_id'] : [] });
+    if (mismatch) throw new AppError(mismatch.code, mismatch.reason);
     if (role?.principal === 'system' && g.case_id) return { isolation: 'case' as const };
     if (!role || !lane || !role.lanes.includes(lane.name) || !lane.allowed_callers.includes(role.name)) {
       throw new AppError('LANE.DENIED', `${label(g.agent_name)} may not use lane ${label(g.lane)}.`);
     }
     return lane;
+  }
+
+  /**
+   * The two ways a shared-lane call may state another case than its run recorded: a case-less run reads the case it
+   * screens (promotion), and any run writes to the shared plane (no case). Never a case it did not record to write.
+   */
+  private async sharedLaneCase(g: GovernanceScope, access: 'get' | 'put', isolation: string | undefined): Promise<boolean> {
+    if (isolation !== 'shared') return false;
+    if (access === 'put') return g.case_id === undefined;
+    return !(await this.callers.recorded(g.parent_run_id))?.case_id;
   }
 
   /** First writer only: expectedVersion 0 makes a repeat (retry, same bytes from another run) a no-op. */

@@ -7,6 +7,7 @@ import { ConcurrencyError, EventLog, NewEvent } from '@runledger/event-log';
 import { ArtifactRef, loadPolicy, sha256Hex } from '@runledger/governance';
 import { AppError } from '@runledger/kernel';
 import { PolicyCatalog } from '@runledger/policy-catalog';
+import type { CallerVerifier } from '@runledger/runs';
 import { ArtifactStore, StoredArtifact } from './artifact-store';
 import { artifactIdFor, ArtifactsService } from './artifacts.service';
 
@@ -71,7 +72,9 @@ describe('ArtifactsService (rl.artifacts.put / get)', () => {
   beforeEach(() => {
     store = new MemoryStore();
     log = new MemoryLog();
-    service = new ArtifactsService(store, { resolve: async () => policy } as unknown as PolicyCatalog, log as unknown as EventLog);
+    // Claims are checked against the log by CallerVerifier (e2e: test/choke-points.e2e.spec.ts); here every caller is its record.
+    const callers = { recorded: async () => undefined, check: async () => null } as unknown as CallerVerifier;
+    service = new ArtifactsService(store, { resolve: async () => policy } as unknown as PolicyCatalog, log as unknown as EventLog, callers);
   });
 
   it('a put returns a content-addressed ref of the caller case, and a retried put the same ref with one provenance record', async () => {

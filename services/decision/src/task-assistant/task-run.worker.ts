@@ -1,5 +1,5 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { SUBJECTS, ToolInvocation, ToolInvocationResult, UserIntentReply } from '@runledger/contracts';
+import { IntentModelCall, SUBJECTS, ToolInvocation, ToolInvocationResult, UserIntentReply } from '@runledger/contracts';
 import { getRole } from '@runledger/governance';
 import { Clock, toWireError } from '@runledger/kernel';
 import { Bus, CLOCK } from '@runledger/messaging';
@@ -11,6 +11,7 @@ import {
 import { ConversationRepository } from '../conversation/conversation.repository';
 import { KeyedLock } from '../shared/keyed-lock';
 import { AgentRequested, ResolvedContext, STEPS, TASK_AGENT, TASK_LANE, TaskRunResult, taskRequestHash } from './task-run.types';
+import { runledgerMetrics } from '@runledger/telemetry';
 
 export const TOOL_CALL_TIMEOUT_MS = Symbol('TOOL_CALL_TIMEOUT_MS');
 /** How long a run keeps retrying an unreachable tool gateway before it records the call as failed. */
@@ -19,7 +20,7 @@ export const TOOL_RETRY_BUDGET_MS = Symbol('TOOL_RETRY_BUDGET_MS');
 export const CLASSIFY_RETRY_BUDGET_MS = Symbol('CLASSIFY_RETRY_BUDGET_MS');
 
 /** The classify step's recorded output: the intent, marked when it is the degraded fallback rather than a classification. */
-type ClassifiedIntent = UserIntent & { degraded?: true };
+type ClassifiedIntent = UserIntent & { degraded?: true; model_call?: IntentModelCall };
 
 /**
  * Carries one task-assistant run from request to outcome. Every step is recorded before the next starts
@@ -99,7 +100,9 @@ export class TaskRunWorker {
   private async step<T>(run: RunSession, id: string, index: number, compute: () => Promise<T>): Promise<T> {
     const outputs = run.state.checkpoint?.stepOutputs ?? {};
     if (Object.hasOwn(outputs, id)) return outputs[id] as T;
+    const started = performance.now();
     const out = await compute();
+    runledgerMetrics().stepDuration.record((performance.now() - started) / 1_000, { 'runledger.agent': TASK_AGENT, 'runledger.step': id });
     await run.append([stepEvent(index, id, out)], id);
     return out;
   }
@@ -124,7 +127,9 @@ export class TaskRunWorker {
         retryDelayMs: (attempt) => Math.min(2_000, 250 * 2 ** attempt),
         signal: AbortSignal.timeout(this.classifyRetryBudgetMs),
       });
-      return { intent_type: reply.intent_type, confidence: reply.confidence, extracted_params: reply.extracted_params };
+      // The classifier's model call (and whether the rules answered instead) is recorded with the classify step.
+      const intent: ClassifiedIntent = { intent_type: reply.intent_type, confidence: reply.confidence, extracted_params: reply.extracted_params };
+      return reply.model_call ? { ...intent, model_call: reply.model_call } : intent;
     } catch (err) {
       this.logger.warn({ msg: 'classification failed within its retry budget; degrading to AMBIGUOUS', error: (err as Error).message });
       return { intent_type: 'AMBIGUOUS', confidence: null, extracted_params: null, degraded: true };

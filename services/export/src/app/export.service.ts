@@ -1,10 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import { ArtifactRef, DbResult, ExportRequestDto, ExportResult, GovernanceScope, SUBJECTS } from '@runledger/contracts';
-import { authorize, type ChainCheckpoint } from '@runledger/governance';
+import { authorize, AuthzRequest, authzInputsOf, type ChainCheckpoint } from '@runledger/governance';
 import { AppError } from '@runledger/kernel';
 import { Bus } from '@runledger/messaging';
 import { PolicyCatalog } from '@runledger/policy-catalog';
-import { AuthzDecidedData, authzDecidedOf, childRequestHash, childRunId as childRunIdOf, EffectOutcome, isTerminal, runChildOnce, RunEvent, RunRepository, RunState, unsuccessfulReply } from '@runledger/runs';
+import { AuthzDecidedData, authzDecidedOf, CallerVerifier, Decision, childRequestHash, childRunId as childRunIdOf, EffectOutcome, isTerminal, runChildOnce, RunEvent, RunRepository, RunState, unsuccessfulReply } from '@runledger/runs';
 import { ArtifactClient, FetchedArtifact } from '@runledger/service-clients';
 import { assembleExport, receiptBytes } from './export-bundle';
 
@@ -31,7 +31,7 @@ interface Exported {
  */
 @Injectable()
 export class ExportService {
-  constructor(private readonly runs: RunRepository, private readonly policies: PolicyCatalog, private readonly artifacts: ArtifactClient, private readonly bus: Bus) {}
+  constructor(private readonly runs: RunRepository, private readonly callers: CallerVerifier, private readonly policies: PolicyCatalog, private readonly artifacts: ArtifactClient, private readonly bus: Bus) {}
 
   async bundle(req: ExportRequestDto): Promise<ExportResult> {
     const g = req.governance;
@@ -41,23 +41,28 @@ export class ExportService {
 
     const policy = await this.policies.resolve(g.policy_versions);
     const scope = { ...(g.scope ?? {}), case_id: req.case_id, run_id: g.parent_run_id };
-    const at = (action: string) => ({ lane: g.lane, action, policy_versions: g.policy_versions });
-    // Every phase must be allowed up front: a denial names the first phase refused.
-    let authz: AuthzDecidedData = authzDecidedOf({ decision: 'allow' }, at(EXPORT_PHASES.join(',')));
-    for (const phase of EXPORT_PHASES) {
-      const d = authorize(policy, { agent_name: g.agent_name, lane: g.lane, kind: 'export', action: phase, run_case_id: g.case_id, target_case_id: req.case_id, run_user_id: g.user_id, scope });
-      if (d.decision === 'deny') {
-        authz = authzDecidedOf(d, at(phase));
-        break;
+    const request = (action: string): AuthzRequest => ({ agent_name: g.agent_name, lane: g.lane, kind: 'export', action, run_case_id: g.case_id, target_case_id: req.case_id, run_user_id: g.user_id, scope });
+    // The inputs name every phase (comma separated), as the allow does: a what-if replay decides each.
+    const at = (action: string) => ({ lane: g.lane, action, policy_versions: g.policy_versions, inputs: authzInputsOf(request(EXPORT_PHASES.join(','))) });
+    // Claims first, against the calling run's record; then every phase must be allowed up front: a denial names the
+    // first phase refused.
+    let denied: { phase: Phase | 'authorize'; decision: Decision } | undefined;
+    const decided = await this.callers.decideChild(g, () => {
+      for (const phase of EXPORT_PHASES) {
+        const d = authorize(policy, request(phase));
+        if (d.decision === 'deny') return (denied = { phase, decision: d }).decision;
       }
-    }
+      return { decision: 'allow' as const };
+    });
+    let authz: AuthzDecidedData = authzDecidedOf(decided, at(decided.decision === 'allow' ? EXPORT_PHASES.join(',') : (denied?.phase ?? 'authorize')));
     // Reading the inputs is part of authorising: another case's artifact, a missing one or tampered bytes
-    // make the export a denial, recorded like any other.
+    // make the export a denial, recorded like any other. They are read as the (verified) calling run: the
+    // export run does not exist yet.
     const asRun: GovernanceScope = { ...g, parent_run_id: childRunId };
     let inputs: FetchedArtifact[] = [];
     let auditHead: ChainCheckpoint | null = null;
     if (authz.decision === 'allow') {
-      const fetched = await this.artifacts.fetchAll(req.artifact_ids, asRun);
+      const fetched = await this.artifacts.fetchAll(req.artifact_ids, g);
       if (fetched.ok) inputs = fetched.artifacts;
       else authz = authzDecidedOf({ decision: 'deny', code: fetched.code, reason: fetched.reason }, at('authorize'));
       // The chain head the export is made under, recorded with the run so a re-run builds the same bytes.

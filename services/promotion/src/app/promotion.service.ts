@@ -1,11 +1,11 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { GovernanceScope, PromotionRequestDto, PromotionResult } from '@runledger/contracts';
 import type { DocumentStore } from '@runledger/document-store';
-import { ArtifactRef, authorize, PromotionFinding, sha256Hex } from '@runledger/governance';
+import { ArtifactRef, authorize, AuthzRequest, authzInputsOf, PromotionFinding, sha256Hex } from '@runledger/governance';
 import { AppError, deterministicUuid } from '@runledger/kernel';
 import { DOCUMENT_STORE } from '@runledger/messaging';
 import { PolicyCatalog } from '@runledger/policy-catalog';
-import { authzDecidedOf, childRequestHash, childRunId as childRunIdOf, EffectOutcome, isTerminal, runChildOnce, RunEvent, RunRepository, RunState, unsuccessfulReply } from '@runledger/runs';
+import { authzDecidedOf, CallerVerifier, childRequestHash, childRunId as childRunIdOf, EffectOutcome, isTerminal, runChildOnce, RunEvent, RunRepository, RunState, unsuccessfulReply } from '@runledger/runs';
 import { ArtifactClient } from '@runledger/service-clients';
 import { CaseSources, CaseSourcesReader } from './case-sources';
 import { PromotionTickets } from './promotion-tickets';
@@ -37,6 +37,7 @@ interface Promoted {
 export class PromotionService {
   constructor(
     private readonly runs: RunRepository,
+    private readonly callers: CallerVerifier,
     private readonly policies: PolicyCatalog,
     private readonly sources: CaseSourcesReader,
     private readonly tickets: PromotionTickets,
@@ -51,15 +52,17 @@ export class PromotionService {
     if (isTerminal(recorded.state)) return this.view(childRunId, recorded.state, true);
 
     const action = `append:${req.target}`;
-    const at = { lane: g.lane, action, policy_versions: g.policy_versions };
-    const policy = await this.policies.resolve(g.policy_versions);
-    let authz = authzDecidedOf(authorize(policy, {
+    const request: AuthzRequest = {
       agent_name: g.agent_name, lane: g.lane, kind: 'promotion', action, run_case_id: g.case_id, target_case_id: req.source_case_id, run_user_id: g.user_id,
       scope: { ...(g.scope ?? {}), run_id: g.parent_run_id, promotion_ticket_id: req.promotion_ticket_id },
-    }), at);
+    };
+    const at = { lane: g.lane, action, policy_versions: g.policy_versions, inputs: authzInputsOf(request) };
+    const policy = await this.policies.resolve(g.policy_versions);
+    // Claims first, against the calling run's record: another agent's identity or a run not in the log is a denial.
+    let authz = authzDecidedOf(await this.callers.decideChild(g, () => authorize(policy, request)), at);
 
     // The ticket is part of authorising: the choke point, not its callers, decides whether a human approved this
-    // promotion. Expiry is judged at the run's creation: recorded for a resumed run, else now (it is created next).
+    // promotion. Until the promotion run is created, artifacts are read as the (verified) calling run. Expiry is judged at the run's creation: recorded for a resumed run, else now (it is created next).
     const asRun: GovernanceScope = { ...g, parent_run_id: childRunId };
     const sourceCase = req.source_case_id ?? g.case_id ?? null;
     let ticket: Authorised['ticket'] | undefined;
@@ -68,7 +71,7 @@ export class PromotionService {
       const checked = await this.tickets.authorise(
         req.promotion_ticket_id,
         { target: req.target, source_case_id: sourceCase, promotion_run_id: childRunId, at: recorded.state.created_at ?? new Date().toISOString() },
-        asRun,
+        g,
       );
       ticketRef = checked.ref;
       if (checked.ok) ticket = { ticket_id: checked.ticket.ticket_id, ref: checked.ref };
@@ -81,7 +84,7 @@ export class PromotionService {
     if (authz.decision === 'allow') {
       const loaded = await this.sources.load(
         { caseId: req.source_case_id ?? g.case_id, artifactIds: req.source_artifact_ids ?? [], suppliedIdentifiers: req.client_identifiers ?? [] },
-        asRun,
+        g,
       );
       if (loaded.ok) sources = loaded.sources;
       else authz = authzDecidedOf({ decision: 'deny', code: loaded.code, reason: loaded.reason }, at);

@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { ToolInvocationDto, ToolInvocationResult } from '@runledger/contracts';
 import { executeTool, ToolExecutionResult, ToolRegistry } from '@runledger/agent-runtime';
-import { authorize, sha256Hex as govSha256 } from '@runledger/governance';
+import { authorize, AuthzRequest, authzInputsOf, sha256Hex as govSha256 } from '@runledger/governance';
 import { AppError, Clock, ERROR_CODES, ErrorCode } from '@runledger/kernel';
 import { Bus, CLOCK } from '@runledger/messaging';
 import { PolicyCatalog } from '@runledger/policy-catalog';
@@ -55,10 +55,8 @@ export class ToolGatewayService {
     const policy = await this.policies.resolve(g.policy_versions);
     const scope = { run_id: g.parent_run_id, user_id: g.user_id, case_id: g.case_id, ...(g.scope ?? {}), ...stringParams(inv.parameters) };
     // Claims are checked against what the calling run pinned before the lane is: a mismatch is a denial too.
-    const mismatch = await this.callers.check(g);
-    const decision = mismatch
-      ? { decision: 'deny' as const, code: mismatch.code, reason: mismatch.reason, policy_versions: g.policy_versions }
-      : authorize(policy, { agent_name: g.agent_name, lane: g.lane, kind: 'tool', action: inv.tool_name, run_case_id: g.case_id, run_user_id: g.user_id, scope });
+    const request: AuthzRequest = { agent_name: g.agent_name, lane: g.lane, kind: 'tool', action: inv.tool_name, run_case_id: g.case_id, run_user_id: g.user_id, scope };
+    const decision = await this.callers.decideChild(g, () => authorize(policy, request));
     const started = Date.now();
     const outcome = await runChildOnce<unknown>(
       this.runs,
@@ -69,7 +67,7 @@ export class ToolGatewayService {
           policy_versions: g.policy_versions, input_artifacts: [], parameters: { tool_name: inv.tool_name, call_id: inv.call_id },
           request_hash_sha256: childRequestHash({ tool_name: inv.tool_name, parameters: inv.parameters, governance: { ...g, parent_run_id: undefined } }),
         },
-        authz: authzDecidedOf(decision, { lane: g.lane, action: inv.tool_name, policy_versions: decision.policy_versions }),
+        authz: authzDecidedOf(decision, { lane: g.lane, action: inv.tool_name, policy_versions: g.policy_versions, inputs: authzInputsOf(request) }),
       },
       () => this.execute(inv, childRunId),
     );

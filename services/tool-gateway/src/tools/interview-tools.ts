@@ -3,6 +3,7 @@ import type { ToolDefinition } from '@runledger/agent-runtime';
 import { sha256Hex } from '@runledger/governance';
 import { AppError, deterministicUuid } from '@runledger/kernel';
 import { TRANSIENT_CODES } from '@runledger/messaging';
+import { transcribeAudio, transcriptionConfigFromEnv } from './audio-transcription';
 import { currentInvocation } from './invocation-context';
 
 /**
@@ -95,6 +96,19 @@ export function parseRecording(content: string, mediaType: string): Utterance[] 
   throw new Error(`recordings of media type ${type} cannot be transcribed locally`);
 }
 
+/**
+ * Audio (`audio/*`) goes to the configured OpenAI-compatible transcription endpoint; a text recording
+ * (`text/*`: `Speaker: words` lines) or JSON utterances are split into speaker turns locally, with timings
+ * estimated from word counts (see README "Transcription").
+ */
+async function segmentsOf(source: { content: string; bytes: Buffer; media_type: string }, language?: string): Promise<TranscriptSegment[]> {
+  if (!source.media_type.startsWith('audio/')) return transcribe(parseRecording(source.content, source.media_type));
+  const config = transcriptionConfigFromEnv();
+  if (!config) throw new Error('audio recordings need a transcription server (TRANSCRIPTION_BASE_URL)');
+  const signal = currentInvocation().signal;
+  return transcribeAudio(config, source.bytes, source.media_type, { ...(language ? { language } : {}), ...(signal ? { signal } : {}), maxSegments: MAX_SEGMENTS, maxSegmentChars: MAX_SEGMENT_CHARS });
+}
+
 /** Pauses between attempts to read a recording while the artifact store does not answer (a restart). */
 const READ_RETRY_DELAYS_MS = [250, 500, 1_000];
 
@@ -103,13 +117,13 @@ const READ_RETRY_DELAYS_MS = [250, 500, 1_000];
  * the bytes are the ones the caller referenced: the id alone names whatever is stored under it, the sha256 the
  * exact recording the run was given.
  */
-async function readArtifact(artifactId: string, expectedSha256: string): Promise<{ content: string; media_type: string; sha256: string }> {
+async function readArtifact(artifactId: string, expectedSha256: string): Promise<{ content: string; bytes: Buffer; media_type: string; sha256: string }> {
   const got = await getArtifact(artifactId);
   const bytes = Buffer.from(got.content_base64, 'base64');
   if (got.artifact_ref.sha256 !== expectedSha256 || sha256Hex(bytes) !== expectedSha256) {
     throw new AppError('ARTIFACT.HASH_MISMATCH', 'The recording does not match the sha256 it was referenced with.');
   }
-  return { content: bytes.toString('utf8'), media_type: got.artifact_ref.media_type, sha256: expectedSha256 };
+  return { content: bytes.toString('utf8'), bytes, media_type: got.artifact_ref.media_type, sha256: expectedSha256 };
 }
 
 async function getArtifact(artifactId: string): Promise<ArtifactGetResult> {
@@ -133,7 +147,7 @@ interface RecordedRun {
 export const INTERVIEW_TOOLS: Record<string, ToolDefinition> = {
   'transcription.run': {
     name: 'transcription.run',
-    description: 'Transcribe a recorded interview (an artifact of utterances, or inline text) into timed speaker turns.',
+    description: 'Transcribe a recorded interview (audio through the configured transcription server, a text or JSON recording of utterances, or inline text) into timed segments.',
     inputSchema: {
       type: 'object',
       additionalProperties: false,
@@ -147,8 +161,8 @@ export const INTERVIEW_TOOLS: Record<string, ToolDefinition> = {
     },
     execute: async (input) => {
       const p = input as { case_id: string; client_session_id: string; audio_artifact_id?: string; audio_sha256?: string; text?: string; language?: string };
-      const source = p.audio_artifact_id ? await readArtifact(p.audio_artifact_id, p.audio_sha256!) : { content: p.text!, media_type: 'text/plain', sha256: null };
-      const segments = transcribe(parseRecording(source.content, source.media_type));
+      const source = p.audio_artifact_id ? await readArtifact(p.audio_artifact_id, p.audio_sha256!) : { content: p.text!, bytes: Buffer.from(p.text!), media_type: 'text/plain', sha256: null };
+      const segments = await segmentsOf(source, p.language);
       const text = segments.map((s) => `${s.speaker}: ${s.text}`).join('\n').slice(0, MAX_TRANSCRIPT_CHARS);
       const result: TranscriptionResult = {
         // The tool_gateway child run *is* the transcription job: its id finds the job's recorded state in the log.

@@ -64,7 +64,10 @@ export class AgentEffects {
       if (err instanceof AppError && err.code === 'ARTIFACT.NOT_FOUND') throw new AgentStepError('INVALID_INPUT', `Input artifact ${ref.artifact_id} does not exist.`);
       throw err;
     }
-    if (got.artifact_ref.sha256 !== ref.sha256) throw new AgentStepError('INVALID_INPUT', `Input artifact ${ref.artifact_id} does not match its sha256.`);
+    // Hash and size both bind a reference to its bytes: a right hash with a wrong size is a reference to nothing.
+    if (got.artifact_ref.sha256 !== ref.sha256 || got.artifact_ref.size_bytes !== ref.size_bytes) {
+      throw new AgentStepError('INVALID_INPUT', `Input artifact ${ref.artifact_id} does not match its sha256 and size_bytes.`);
+    }
     return { ref: got.artifact_ref, text: Buffer.from(got.content_base64, 'base64').toString('utf8') };
   }
 

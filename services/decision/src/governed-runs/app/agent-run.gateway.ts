@@ -80,7 +80,8 @@ export class AgentRunGateway {
     // The pins come from the log (domain/request-pins.ts): a retry keeps its run's, a child inherits its parent's,
     // new top-level work gets the current policy — never an older, looser version the caller picked.
     const existing = plain.run_id ? (await this.runs.load(plain.run_id)).state : undefined;
-    const parent = plain.parent_run_id && !existing?.run ? (await this.runs.load(plain.parent_run_id)).state.run : undefined;
+    const parentState = plain.parent_run_id && !existing?.run ? (await this.runs.load(plain.parent_run_id)).state : undefined;
+    const parent = parentState?.run;
     const pins = resolvePins(
       { case_id: plain.case_id, ...(plain.parent_run_id ? { parent_run_id: plain.parent_run_id } : {}), ...(plain.policy_versions ? { policy_versions: plain.policy_versions } : {}) },
       { ...(existing?.run ? { existing: existing.run } : {}), ...(parent ? { parent } : {}), current: this.policies.currentVersions() },
@@ -112,6 +113,8 @@ export class AgentRunGateway {
     // The root is derived, never taken on trust: a stated root only confirms it (else the run joins another tree).
     const root = pins.root_run_id ?? runId;
     if (plain.root_run_id !== undefined && plain.root_run_id !== root) return reject('root_run_id is not the root this run derives from its parent (or itself).', undefined, runId);
+    // A finished run (completed, failed, denied, cancelled) parents nothing new: its outcome is already recorded.
+    if (parentState && isTerminal(parentState)) return reject('parent_run_id names a finished run; it cannot start new child runs.', 'RUN.PARENT_TERMINAL', runId);
     return {
       ...(existing ? { existing } : {}),
       spec: {

@@ -3,6 +3,7 @@ import { checkpointToEvent, maxDelegationDepthOf, runWorkflow, WorkflowResult } 
 import { ConcurrencyError } from '@runledger/event-log';
 import { Bus } from '@runledger/messaging';
 import { PolicyCatalog } from '@runledger/policy-catalog';
+import { runledgerMetrics } from '@runledger/telemetry';
 import { isTerminal, RunEvent, RunRepository } from '@runledger/runs';
 import { AGENT_MAX_CONCURRENCY, createAgentRegistry, failureStrategyOf, GovernedAgentName, isGovernedAgent, profileOf } from '../domain/agents';
 import { runErrorOf } from '../domain/errors';
@@ -78,7 +79,12 @@ export class AgentRunWorker {
       failureStrategy: failureStrategyOf(spec.parameters),
       runStep: async (step, ctx) => {
         await stopIfCancelRequested(writer);
-        return behaviour.runStep(step.id, stepRuntime(spec, asOfDay, ctx.outputs, deps));
+        const started = performance.now();
+        try {
+          return await behaviour.runStep(step.id, stepRuntime(spec, asOfDay, ctx.outputs, deps));
+        } finally {
+          runledgerMetrics().stepDuration.record((performance.now() - started) / 1_000, { 'runledger.agent': agent, 'runledger.step': step.id });
+        }
       },
       onCheckpoint: (cp) => writer.append([checkpointToEvent(cp)], `step:${cp.completedStepId}`),
       // INV-PE-003 rollback: the log cannot forget an effect, so a compensation is a recorded withdrawal of the step's

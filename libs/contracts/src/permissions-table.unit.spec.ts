@@ -1,0 +1,51 @@
+/* eslint-disable @typescript-eslint/no-require-imports */
+// The permissions table (deploy/nats/permissions.yaml) and its renderers: what contracts:check and the k8s
+// manifests rest on. The servers' refusals themselves are proven in test/authorization*.e2e.spec.ts.
+const permissions = require('../../../scripts/lib/permissions.js');
+const natsAuth = require('../../../scripts/lib/nats-auth.js');
+const k8s = require('../../../scripts/render-k8s-nats.js');
+
+type Perms = { publish: { allow: string[]; deny: string[] }; subscribe: { allow: string[] }; allow_responses?: boolean };
+const table = permissions.loadTable();
+const perms = (id: string): Perms => permissions.permissionsFor(table, id);
+
+describe('Issue 9 permissions table', () => {
+  it('Issue 9 contracts:check: an asyncapi channel with no line in the table fails, and so does a table subject asyncapi lacks', () => {
+    const channels = Object.fromEntries([...Object.keys(table.requests), ...Object.keys(table.log.subjects)].map((a, i) => [`c${i}`, { address: a }]));
+    expect(permissions.checkAgainstAsyncApi(table, { channels })).toEqual([]);
+    const extra = permissions.checkAgainstAsyncApi(table, { channels: { ...channels, x: { address: 'rl.brand.new' } } });
+    expect(extra).toEqual(['asyncapi.yaml channel rl.brand.new has no entry in deploy/nats/permissions.yaml']);
+    const { c0: _dropped, ...fewer } = channels;
+    expect(permissions.checkAgainstAsyncApi(table, { channels: fewer })).toEqual([`permissions.yaml names ${channels.c0.address}, which no channel of asyncapi.yaml has`]);
+  });
+
+  it('Issue 9 inboxes: every identity may subscribe to its own inbox prefix only, never _INBOX.> or another\'s', () => {
+    for (const id of permissions.identities(table)) {
+      const inboxes = perms(id).subscribe.allow.filter((s) => s.startsWith('_INBOX'));
+      expect(inboxes).toEqual([`_INBOX_${id}.>`]);
+    }
+  });
+
+  it('Issue 9 least privilege: the caller may only send agent requests; only audit-ledger appends the audit chain', () => {
+    expect(perms('caller').publish.allow.every((s) => s.startsWith('agents.'))).toBe(true);
+    const chainWriters = permissions.identities(table).filter((id: string) => perms(id).publish.allow.includes('rl.log.audit.chain'));
+    expect(chainWriters).toEqual(['audit-ledger']);
+    for (const id of permissions.identities(table)) {
+      expect(perms(id).publish.allow.some((s) => s.startsWith('$JS.API.STREAM.CREATE') || s.startsWith('$JS.API.STREAM.UPDATE') || s === '>')).toBe(false);
+      expect(perms(id).publish.deny).toEqual(expect.arrayContaining(['$JS.API.STREAM.CREATE.>', '$JS.API.STREAM.UPDATE.>', '$JS.API.CONSUMER.DELETE.>']));
+    }
+  });
+
+  it('Issue 9 k8s: nats.conf, nats-dev.conf and compose.conf carry exactly the permissions the default start renders', () => {
+    expect(k8s.checkK8s()).toEqual([]);
+    const creds = Object.fromEntries(natsAuth.allIdentities(table).map((id: string) => [id, { publicKey: `U-${id}`, file: '', inboxPrefix: `_INBOX_${id}` }]));
+    const local = natsAuth.localServerConfig({ creds, table });
+    const cluster = k8s.k8sBlock(table);
+    for (const id of permissions.identities(table)) {
+      const rendered = natsAuth.render(natsAuth.compact(perms(id)), '        ');
+      expect(local).toContain(rendered);
+      expect(cluster).toContain(`user: "runledger-${id}"`);
+      expect(cluster).toContain(rendered);
+    }
+  });
+});

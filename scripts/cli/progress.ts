@@ -1,0 +1,70 @@
+/**
+ * Long operator reads (replay, audit verify, audit coverage) walk the log with a progress bar and a rate on
+ * stderr, so stdout stays the result. On a terminal the bar redraws in place; otherwise one line a second.
+ * There is no overall time limit: a large log simply takes longer, and the bar says how much longer.
+ */
+import type { NatsConnection } from '@nats-io/transport-node';
+import { DeliverPolicy, jetstream, jetstreamManager } from '@nats-io/jetstream';
+import { LOG_STREAM, StoredEvent, toStoredEvent } from '@runledger/event-log';
+
+export class Progress {
+  private readonly started = Date.now();
+  private lastDraw = 0;
+  private done = 0;
+
+  constructor(private readonly label: string, private readonly total: number, private readonly out: NodeJS.WriteStream = process.stderr) {}
+
+  /** `position` is how far through `total` we are (log sequence), `count` how many items were handled. */
+  update(position: number, count: number, force = false): void {
+    this.done = count;
+    const now = Date.now();
+    if (!force && now - this.lastDraw < (this.out.isTTY ? 100 : 1_000)) return;
+    this.lastDraw = now;
+    const fraction = this.total > 0 ? Math.min(1, position / this.total) : 1;
+    const width = 30;
+    const filled = Math.round(fraction * width);
+    const rate = count / Math.max(0.001, (now - this.started) / 1_000);
+    const line = `${this.label} [${'#'.repeat(filled)}${'-'.repeat(width - filled)}] ${(fraction * 100).toFixed(0).padStart(3)}%  ${count.toLocaleString('en')} events  ${Math.round(rate).toLocaleString('en')} events/s`;
+    this.out.write(this.out.isTTY ? `\r${line}` : `${line}\n`);
+  }
+
+  finish(position: number): void {
+    this.update(position, this.done, true);
+    if (this.out.isTTY) this.out.write('\n');
+  }
+}
+
+/**
+ * Reads every event matching `filter` from the start of the log up to its end as it is now (the horizon),
+ * through an ordered consumer, calling `onEvent` for each and drawing progress. Returns the horizon.
+ */
+export async function scanLog(nc: NatsConnection, filter: string, label: string, onEvent: (e: StoredEvent) => void): Promise<{ horizon: number; count: number }> {
+  const jsm = await jetstreamManager(nc);
+  const info = await jsm.streams.info(LOG_STREAM);
+  const horizon = info.state.last_seq;
+  const progress = new Progress(label, horizon);
+  let count = 0;
+  const first = await jsm.direct.getMessage(LOG_STREAM, { next_by_subj: filter, seq: 1 }).catch(() => null);
+  if (first && first.seq <= horizon) {
+    const consumer = await jetstream(nc).consumers.get(LOG_STREAM, { filter_subjects: filter, deliver_policy: DeliverPolicy.StartSequence, opt_start_seq: first.seq });
+    const messages = await consumer.consume({ max_messages: 2048 });
+    try {
+      for await (const m of messages) {
+        if (m.seq > horizon) break;
+        try {
+          onEvent(toStoredEvent(m));
+          count++;
+        } catch (err) {
+          if (!(err instanceof Error) || !/not a Runledger event envelope|JSON/.test(err.message)) throw err;
+          // not an event (the consumers dead-letter such messages); nothing to fold
+        }
+        progress.update(m.seq, count);
+        if (m.seq >= horizon || m.info.pending === 0) break;
+      }
+    } finally {
+      await messages.close().catch(() => undefined);
+    }
+  }
+  progress.finish(horizon);
+  return { horizon, count };
+}

@@ -1,0 +1,156 @@
+/**
+ * runledger replay — rebuild every projection and read model from the log into a fresh store and compare
+ * with the live one; runledger replay --policy DIR — re-decide recorded authorizations under another policy.
+ *
+ * Exit codes: 0 no differences (or, for --policy, the report was printed), 1 differences, 2 usage, 3 unreachable.
+ */
+import type { NatsConnection } from '@nats-io/transport-node';
+import { jetstreamManager } from '@nats-io/jetstream';
+import { createDocumentStore, DocumentStore, NatsKvDocumentStore } from '@runledger/document-store';
+import { LOG_STREAM } from '@runledger/event-log';
+import type { ChainEntry } from '@runledger/governance';
+import { CONNECTION_USAGE } from './connection';
+import { ask, CliError, intFlag, json, parseArgs, ParsedArgs, runCommand, str, withConnection } from './operator';
+import { Progress, scanLog } from './progress';
+import { compareDocs, Difference, ModelReport, readAll, writeAll } from './replay/compare';
+import { Rebuild } from './replay/rebuild';
+import { whatIf } from './replay/what-if';
+
+const USAGE = `usage: runledger replay [--check-runs N] [--catch-up-timeout SECONDS] [--keep-store] [--json]
+       runledger replay --policy DIR [--since ISO] [--until ISO] [--json]
+       ${CONNECTION_USAGE}`;
+
+/** The durable consumers that keep live read models; the comparison waits until they have caught up. */
+const LIVE_CONSUMERS = ['audit-ledger', 'runs-index'];
+
+export function main(args: string[]): Promise<number> {
+  return runCommand(async () => {
+    const p = parseArgs(args, { valued: ['check-runs', 'catch-up-timeout', 'policy', 'since', 'until'], switches: ['keep-store', 'json'] }, USAGE);
+    if (p.positional.length) throw new CliError(USAGE, 2);
+    if (str(p, 'policy')) return withConnection(p.conn, (nc) => whatIf(nc, p, USAGE));
+    if (str(p, 'since') || str(p, 'until')) throw new CliError(`--since/--until go with --policy\n${USAGE}`, 2);
+    return withConnection(p.conn, (nc) => replay(nc, p));
+  });
+}
+
+async function waitForConsumers(nc: NatsConnection, timeoutS: number): Promise<void> {
+  const jsm = await jetstreamManager(nc);
+  const deadline = Date.now() + timeoutS * 1_000;
+  for (;;) {
+    const behind: string[] = [];
+    for (const durable of LIVE_CONSUMERS) {
+      const info = await jsm.consumers.info(LOG_STREAM, durable).catch(() => null);
+      if (info && info.num_pending + info.num_ack_pending > 0) behind.push(`${durable} ${info.num_pending + info.num_ack_pending}`);
+    }
+    if (!behind.length) return;
+    if (Date.now() > deadline) {
+      process.stderr.write(`live read models still behind after ${timeoutS} s (${behind.join(', ')} events to go); comparing anyway\n`);
+      return;
+    }
+    process.stderr.write(`waiting for live read models to catch up: ${behind.join(', ')} events to go\n`);
+    await new Promise((r) => setTimeout(r, 1_000));
+  }
+}
+
+async function replay(nc: NatsConnection, p: ParsedArgs): Promise<number> {
+  await waitForConsumers(nc, intFlag(p, 'catch-up-timeout', USAGE) ?? 120);
+  const rebuild = new Rebuild();
+  const { horizon, count } = await scanLog(nc, 'rl.log.>', 'replaying', (e) => rebuild.apply(e));
+  const reports: ModelReport[] = [];
+
+  // The rebuilt read models go into a fresh store of the same kind as the live one, and are read back from it.
+  const freshName = `rl_replay_${Date.now().toString(36)}_`;
+  const fresh: DocumentStore = process.env.MONGO_URL
+    ? createDocumentStore({ natsConnection: nc, mongoUrl: process.env.MONGO_URL, mongoDb: freshName.replace(/_$/, '') })
+    : new NatsKvDocumentStore(nc, { bucketPrefix: freshName });
+  const live = createDocumentStore({ natsConnection: nc, mongoUrl: process.env.MONGO_URL });
+  const collections = rebuild.collections();
+  try {
+    const total = [...collections.values()].reduce((n, docs) => n + docs.size, 0);
+    const writing = new Progress('writing  ', total);
+    let written = 0;
+    for (const [name, docs] of collections) await writeAll(fresh, name, docs, () => writing.update(++written, written));
+    writing.finish(total);
+    for (const name of collections.keys()) {
+      // A runs-index row a consumer folded past the horizon (the log moved on during the replay) is not comparable.
+      const skip = name === 'runs_index' ? (doc: Record<string, unknown>) => Number(doc.last_seq) > horizon : undefined;
+      reports.push(compareDocs(name, await readAll(fresh, name), await readAll(live, name), skip));
+    }
+  } finally {
+    await live.close().catch(() => undefined);
+    await fresh.close().catch(() => undefined);
+    if (!p.flags.has('keep-store') && !process.env.MONGO_URL) await dropFresh(nc, freshName, [...collections.keys()]);
+  }
+  reports.push(await compareChain(nc, rebuild, horizon));
+  reports.push(await compareRuns(nc, rebuild, intFlag(p, 'check-runs', USAGE, 0) ?? 200));
+  reports.push({ model: 'conversations (run contexts)', rebuilt: rebuild.conversations.size, live: rebuild.contextChecks, skipped: 0, differences: rebuild.contextMismatches.map((m) => ({ model: 'conversations', id: m.split(':')[0], kind: 'differs' as const, detail: m })) });
+  return report(reports, { horizon, events: count, fresh: p.flags.has('keep-store') ? freshName : null }, p.flags.has('json'));
+}
+
+async function dropFresh(nc: NatsConnection, prefix: string, names: string[]): Promise<void> {
+  const jsm = await jetstreamManager(nc);
+  await Promise.all(names.map((n) => jsm.streams.delete(`KV_${prefix}${n}`).catch(() => undefined)));
+}
+
+/** The audit chain written live against the chain recomputed from the replayed run events. */
+async function compareChain(nc: NatsConnection, rebuild: Rebuild, horizon: number): Promise<ModelReport> {
+  const live: ChainEntry[] = [];
+  await scanLog(nc, 'rl.log.audit.chain', 'chain    ', (e) => live.push(e.data as ChainEntry));
+  const comparable = live.filter((e) => Number(e.body.log_seq) <= horizon);
+  const differences: Difference[] = [];
+  const n = Math.max(comparable.length, rebuild.chain.length);
+  for (let i = 0; i < n && differences.length < 100; i++) {
+    if (comparable[i]?.entry_hash !== rebuild.chain[i]) {
+      differences.push({ model: 'audit chain', id: `entry ${i + 1}`, kind: !comparable[i] ? 'missing in live' : !rebuild.chain[i] ? 'only in live' : 'differs', detail: comparable[i] ? `live ${comparable[i].entry_hash.slice(0, 16)}…, rebuilt ${rebuild.chain[i]?.slice(0, 16) ?? 'none'}…` : undefined });
+    }
+  }
+  return { model: 'audit chain', rebuilt: rebuild.chain.length, live: comparable.length, differences, skipped: live.length - comparable.length };
+}
+
+/** Runs, checkpoints and governed runs: the replayed fold against what decision serves (rl.runs.get) for a spread of runs. */
+async function compareRuns(nc: NatsConnection, rebuild: Rebuild, limit: number): Promise<ModelReport> {
+  const ids = [...rebuild.runs.keys()];
+  const step = limit === 0 || ids.length <= limit ? 1 : ids.length / limit;
+  const chosen: string[] = [];
+  for (let i = 0; i < ids.length && (limit === 0 || chosen.length < limit); i += step) chosen.push(ids[Math.floor(i)]);
+  const differences: Difference[] = [];
+  const progress = new Progress('runs     ', chosen.length);
+  const pick = (s: Record<string, unknown>) => JSON.parse(JSON.stringify({
+    status: s.status, run: s.run, authz: s.authz, checkpoint: s.checkpoint, tool_calls: s.tool_calls, child_run_ids: s.child_run_ids,
+    output_artifacts: s.output_artifacts, result: s.result, error: s.error, created_at: s.created_at,
+  })) as Record<string, unknown>;
+  for (const [i, id] of chosen.entries()) {
+    const state = rebuild.runs.get(id)!;
+    if (state.status === 'none') continue; // events without a RunCreated: rl.runs.get knows no such run either
+    const live = await ask<Record<string, unknown>>(nc, 'rl.runs.get', { run_id: id }).catch((err: Error) => ({ __error: err.message }));
+    if ('__error' in live) differences.push({ model: 'runs', id, kind: 'missing in live', detail: String(live.__error) });
+    else {
+      const r = compareDocs('runs', new Map([[id, pick(state as unknown as Record<string, unknown>)]]), new Map([[id, pick(live)]]), (doc) => doc.status !== state.status && !['completed', 'failed', 'denied', 'cancelled'].includes(state.status));
+      differences.push(...r.differences);
+    }
+    progress.update(i + 1, i + 1);
+  }
+  progress.finish(chosen.length);
+  return { model: `runs (rl.runs.get, ${chosen.length} of ${ids.length})`, rebuilt: chosen.length, live: chosen.length, differences, skipped: 0 };
+}
+
+function report(reports: ModelReport[], meta: { horizon: number; events: number; fresh: string | null }, asJson: boolean): number {
+  const differences = reports.flatMap((r) => r.differences);
+  if (asJson) {
+    json({ ...meta, models: reports, differences: differences.length });
+    return differences.length ? 1 : 0;
+  }
+  process.stdout.write(`replayed ${meta.events} events up to log sequence ${meta.horizon}${meta.fresh ? `; rebuilt store kept as ${meta.fresh}*` : ''}\n`);
+  for (const r of reports) {
+    const verdict = r.differences.length ? `${r.differences.length} difference(s)` : 'same';
+    process.stdout.write(`  ${r.model.padEnd(34)} rebuilt ${String(r.rebuilt).padStart(7)}  live ${String(r.live).padStart(7)}  ${verdict}${r.skipped ? ` (${r.skipped} changed after the horizon, not compared)` : ''}\n`);
+  }
+  if (!differences.length) {
+    process.stdout.write('no differences\n');
+    return 0;
+  }
+  for (const d of differences.slice(0, 50)) process.stdout.write(`DIFFERENCE ${d.model} ${d.id}: ${d.kind}${d.detail ? ` — ${d.detail}` : ''}\n`);
+  if (differences.length > 50) process.stdout.write(`… and ${differences.length - 50} more (use --json for all)\n`);
+  process.stdout.write(`${differences.length} difference(s)\n`);
+  return 1;
+}

@@ -1,0 +1,80 @@
+/**
+ * Every projection and read model, rebuilt from the log by the same folds live processing uses:
+ * runs, checkpoints and governed runs (evolveRun), the runs index (evolveRunSummary), conversations
+ * (evolveConversation), the audit chain and its read models (nextChainEntry, auditEventRow, DecisionRecorded
+ * rows) and db-write's domain documents (evolveDomainDocuments). Fed one event at a time in log order.
+ */
+import type { RecordedEvent, StoredEvent } from '@runledger/event-log';
+import type { ChainEntry } from '@runledger/governance';
+import { deterministicUuid } from '@runledger/kernel';
+import { evolveRun, initialRunState, RunState } from '../../../libs/runs/src/domain/run-state';
+import { evolveRunSummary, initialRunSummary, RunSummary } from '../../../libs/runs/src/domain/run-summary';
+import { auditEventRow, AuditEventRow, nextChainEntry } from '../../../services/audit-ledger/src/domain/audit-chain';
+import { ConversationState, evolveConversation, initialConversation } from '../../../services/decision/src/conversation/conversation';
+import { DomainDocuments, evolveDomainDocuments, initialDomainDocuments } from '../../../services/db-write/src/domain/documents';
+
+type Doc = Record<string, unknown>;
+
+export class Rebuild {
+  readonly runs = new Map<string, RunState>();
+  readonly summaries = new Map<string, RunSummary>();
+  readonly conversations = new Map<string, ConversationState>();
+  readonly chain: string[] = [];
+  readonly auditEvents = new Map<string, AuditEventRow>();
+  readonly decisions = new Map<string, Doc>();
+  readonly documents: DomainDocuments = initialDomainDocuments();
+  /** Runs whose recorded conversation context disagrees with the conversation replayed up to that point. */
+  readonly contextMismatches: string[] = [];
+  /** How many recorded contexts were checked against the replayed conversations. */
+  contextChecks = 0;
+  private lastChainEntry: ChainEntry | null = null;
+
+  apply(e: StoredEvent): void {
+    if (e.subject.startsWith('rl.log.conversation.')) {
+      this.conversations.set(e.metadata.stream_id, evolveConversation(this.conversations.get(e.metadata.stream_id) ?? initialConversation(), e as unknown as RecordedEvent));
+      return;
+    }
+    if (!e.subject.startsWith('rl.log.run.')) return;
+    const runId = e.metadata.stream_id;
+    const run = evolveRun(this.runs.get(runId) ?? initialRunState(), e as unknown as RecordedEvent);
+    this.runs.set(runId, run);
+    this.summaries.set(runId, evolveRunSummary(this.summaries.get(runId) ?? initialRunSummary(runId), e));
+    evolveDomainDocuments(this.documents, e);
+    const entry = nextChainEntry(this.lastChainEntry, e);
+    if (entry) {
+      this.lastChainEntry = entry;
+      this.chain.push(entry.entry_hash);
+      this.auditEvents.set(entry.event_id, auditEventRow(entry, e.data));
+      if (e.type === 'DecisionRecorded') {
+        const record = (e.data as { audit_record: Doc & { run_id: string } }).audit_record;
+        this.decisions.set(record.run_id, record);
+      }
+    }
+    if (e.type === 'StepCompleted') this.checkContext(run, e);
+  }
+
+  /**
+   * A task run records the conversation context it decided on (StepCompleted "context"); the conversation
+   * replayed up to that moment must name the same latest run (history and pending confirmation may be the
+   * caller's own, so only the conversation's position is compared).
+   */
+  private checkContext(run: RunState, e: StoredEvent): void {
+    const d = e.data as { step_id?: string; output?: { based_on_run_id?: string | null } };
+    if (d.step_id !== 'context' || !run.run?.user_id || !run.run.conversation_id || !d.output || !('based_on_run_id' in d.output)) return;
+    this.contextChecks++;
+    const conv = this.conversations.get(deterministicUuid('conversation', run.run.user_id, run.run.conversation_id)) ?? initialConversation();
+    const replayed = conv.recent_run_ids[conv.recent_run_ids.length - 1] ?? null;
+    if ((d.output.based_on_run_id ?? null) !== replayed) this.contextMismatches.push(`${e.metadata.stream_id}: recorded context follows run ${d.output.based_on_run_id ?? 'none'}, the replayed conversation ${replayed ?? 'none'}`);
+  }
+
+  /** The rebuilt read models, by the document-store collection each lives in. */
+  collections(): Map<string, Map<string, Doc | null>> {
+    const out = new Map<string, Map<string, Doc | null>>([
+      ['runs_index', new Map([...this.summaries].map(([id, s]) => [id, s as unknown as Doc]))],
+      ['audit_events', new Map([...this.auditEvents].map(([id, r]) => [id, r as Doc]))],
+      ['audit_decisions', this.decisions as Map<string, Doc | null>],
+    ]);
+    for (const [name, docs] of this.documents.collections) out.set(name, docs);
+    return out;
+  }
+}

@@ -1,0 +1,94 @@
+/**
+ * `runledger replay --policy DIR [--since ISO] [--until ISO]`: every AuthzDecided recorded in the time range,
+ * decided again under the lanes.yaml and roles.yaml in DIR, and the decisions that would change.
+ */
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import type { NatsConnection } from '@nats-io/transport-node';
+import { loadPolicy, PolicyError, PolicySet, RecordedAuthz, redecide } from '@runledger/governance';
+import { table, time } from '../format';
+import { CliError, json, ParsedArgs, str } from '../operator';
+import { scanLog } from '../progress';
+
+interface Change {
+  change: 'allow→deny' | 'deny→allow';
+  run_id: string;
+  root_run_id: string | null;
+  agent_name: string;
+  lane: string;
+  action: string;
+  code?: string;
+  reason?: string;
+  recorded_at: string;
+  reconstructed: boolean;
+}
+
+function readPolicy(dir: string, usage: string): PolicySet {
+  if (!existsSync(dir) || !statSync(dir).isDirectory()) throw new CliError(`--policy ${dir} is not a folder with lanes.yaml and roles.yaml\n${usage}`, 2);
+  try {
+    return loadPolicy({ lanesYaml: readFileSync(join(dir, 'lanes.yaml'), 'utf8'), rolesYaml: readFileSync(join(dir, 'roles.yaml'), 'utf8') });
+  } catch (err) {
+    if (err instanceof PolicyError) throw new CliError(`the policy in ${dir} is not valid:\n  ${err.problems.join('\n  ')}`, 2);
+    throw new CliError(`cannot read the policy in ${dir}: ${(err as Error).message}`, 2);
+  }
+}
+
+function timeBound(p: ParsedArgs, name: string, usage: string): number | null {
+  const v = str(p, name);
+  if (v === undefined) return null;
+  const t = Date.parse(v);
+  if (Number.isNaN(t)) throw new CliError(`--${name} must be a date and time (ISO 8601)\n${usage}`, 2);
+  return t;
+}
+
+export async function whatIf(nc: NatsConnection, p: ParsedArgs, usage: string): Promise<number> {
+  const dir = str(p, 'policy')!;
+  const policy = readPolicy(dir, usage);
+  const since = timeBound(p, 'since', usage);
+  const until = timeBound(p, 'until', usage);
+  const runs = new Map<string, RecordedAuthz['run'] & { root_run_id: string | null }>();
+  const changes: Change[] = [];
+  const counts = { redecided: 0, unchanged: 0, skipped: {} as Record<string, number> };
+  await scanLog(nc, 'rl.log.run.*', 'what-if  ', (e) => {
+    const d = e.data as Record<string, unknown>;
+    if (e.type === 'RunCreated') {
+      runs.set(e.metadata.stream_id, { ...(d as unknown as RecordedAuthz['run']), root_run_id: (d.root_run_id as string) ?? null });
+      return;
+    }
+    if (e.type !== 'AuthzDecided') return;
+    const at = Date.parse(e.metadata.recorded_at);
+    if ((since !== null && at < since) || (until !== null && at >= until)) return;
+    const run = runs.get(e.metadata.stream_id);
+    if (!run) return;
+    const r = redecide(policy, { run_id: e.metadata.stream_id, run, ...(d as Omit<RecordedAuthz, 'run_id' | 'run'>) });
+    if (r.outcome === 'skipped') {
+      counts.skipped[r.why] = (counts.skipped[r.why] ?? 0) + 1;
+      return;
+    }
+    counts.redecided++;
+    if (r.outcome === 'same') {
+      counts.unchanged++;
+      return;
+    }
+    changes.push({
+      change: r.from === 'allow' ? 'allow→deny' : 'deny→allow', run_id: e.metadata.stream_id, root_run_id: run.root_run_id, agent_name: run.agent_name,
+      lane: String(d.lane ?? run.lane ?? ''), action: String(d.action ?? ''), ...(r.code ? { code: r.code, reason: r.reason } : {}),
+      recorded_at: e.metadata.recorded_at, reconstructed: r.reconstructed,
+    });
+  });
+  const summary = {
+    policy: policy.versions, since: str(p, 'since') ?? null, until: str(p, 'until') ?? null, redecided: counts.redecided, unchanged: counts.unchanged,
+    allow_to_deny: changes.filter((c) => c.change === 'allow→deny').length, deny_to_allow: changes.filter((c) => c.change === 'deny→allow').length, skipped: counts.skipped,
+  };
+  if (p.flags.has('json')) return (json({ ...summary, changes }), 0);
+  process.stdout.write(`what-if under ${policy.versions.lanes} / ${policy.versions.roles}: re-decided ${summary.redecided} recorded authorization(s)${summary.since || summary.until ? ` recorded from ${summary.since ?? 'the start'} until ${summary.until ?? 'now'}` : ''}\n`);
+  process.stdout.write(`  ${summary.allow_to_deny} allow→deny, ${summary.deny_to_allow} deny→allow, ${summary.unchanged} unchanged`);
+  const skipped = Object.entries(counts.skipped).map(([why, n]) => `${n} ${why}`).join(', ');
+  process.stdout.write(skipped ? `; not re-decided: ${skipped}\n` : '\n');
+  if (changes.length) {
+    process.stdout.write(table(['CHANGE', 'RUN', 'AGENT', 'LANE', 'ACTION', 'RECORDED (UTC)', 'WHY'], changes.map((c) => [
+      c.change, c.run_id, c.agent_name, c.lane, c.action, time(c.recorded_at), `${c.code ?? ''}${c.reconstructed ? ' (inputs rebuilt from the run)' : ''}`,
+    ])));
+  } else process.stdout.write('no decision would change\n');
+  return 0;
+}
