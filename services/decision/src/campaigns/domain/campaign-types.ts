@@ -134,7 +134,7 @@ export interface CampaignState {
   artifacts: { artifact_type: string; artifact_key: string }[];
   audit: AuditEntry[];
   /** The cycle under way (started, neither completed nor aborted), or null. */
-  open_cycle: { cycle: number; run_id: string; snapshot: unknown; attempts: number; valid_proposal: Record<string, unknown> | null } | null;
+  open_cycle: { cycle: number; run_id: string; snapshot: unknown; attempts: number; valid_proposal: Record<string, unknown> | null; tool_calls: string[] } | null;
   cycles_started: number;
   /** How many proposals the agent has given so far: the scripted agent's position in its script. */
   proposals_asked: number;

@@ -133,6 +133,8 @@ function decideSelect(command: Extract<CampaignCommand, { type: 'SelectTask' }>,
 /** FR-006/FR-007: every tool outcome is recorded; the current task moves only on the controller's verified check. */
 function decideToolOutcome(data: Extract<CampaignEvent, { type: 'ToolExecuted' }>['data'], state: CampaignState): CampaignEvent[] {
   mustBeInCycle(state, data.cycle);
+  // A cycle resumed after a crash asks the gateway again and gets the recorded outcome: record it once.
+  if (state.open_cycle!.tool_calls.includes(data.call_id)) return [];
   const events = [ev('ToolExecuted', data)];
   const task = state.tasks.find((t) => t.id === state.current_task_id);
   if (task && task.status === 'in-progress') {
@@ -194,7 +196,7 @@ export function evolveCampaign(state: CampaignState, event: Ev): CampaignState {
     case 'CampaignCompleted':
       return { ...state, status: 'completed' };
     case 'CycleStarted':
-      return { ...state, cycles_started: e.data.cycle, open_cycle: { cycle: e.data.cycle, run_id: e.data.run_id, snapshot: e.data.snapshot, attempts: 0, valid_proposal: null } };
+      return { ...state, cycles_started: e.data.cycle, open_cycle: { cycle: e.data.cycle, run_id: e.data.run_id, snapshot: e.data.snapshot, attempts: 0, valid_proposal: null, tool_calls: [] } };
     case 'ProposalRecorded': {
       const open = state.open_cycle && { ...state.open_cycle, attempts: state.open_cycle.attempts + 1, valid_proposal: e.data.verdict === 'valid' ? (e.data.raw as Record<string, unknown>) : null };
       return { ...state, proposals_asked: state.proposals_asked + 1, open_cycle: open };
@@ -214,9 +216,10 @@ export function evolveCampaign(state: CampaignState, event: Ev): CampaignState {
     case 'TaskStatusChanged':
       return withTask(state, e.data.task_id, e.data.to);
     case 'ToolExecuted': {
+      const open = state.open_cycle && { ...state.open_cycle, tool_calls: [...state.open_cycle.tool_calls, e.data.call_id] };
       const contacted = e.data.status === 'ok' && e.data.tool_name === 'send_message' && e.data.lead_id;
       const leads = contacted ? state.leads.map((l) => (l.id === e.data.lead_id && l.status === 'pending' ? { ...l, status: 'contacted' as const } : l)) : state.leads;
-      return { ...state, leads };
+      return { ...state, leads, open_cycle: open };
     }
     case 'LeadsAnalyzed':
       return {

@@ -60,6 +60,13 @@ describe('Issue 8 campaign aggregate: tasks (FR-007)', () => {
   });
 });
 
+describe('Issue 8 campaign aggregate: a resumed cycle', () => {
+  it('FR-006: a tool outcome asked for again after a crash is recorded once', () => {
+    const outcome = { cycle: 1, call_id: 'campaign-cycle-1', tool_name: 'send_message', child_run_id: RUN, status: 'ok' as const, verified: true, check: 'outbox' };
+    spec.given([created, started, cycle(1), { type: 'ToolExecuted', data: outcome }]).when({ type: 'RecordToolOutcome', data: outcome }).thenNothing();
+  });
+});
+
 describe('Issue 8 campaign aggregate: approvals', () => {
   const item = { item_id: 'i1', kind: 'generate_message' as const, cycle: 1, proposal: { action_type: 'generate_message' }, expires_at: '2026-01-01T00:01:00.000Z' };
   const given = [created, started, cycle(1), { type: 'ApprovalRequested', data: item } as CampaignEvent];
