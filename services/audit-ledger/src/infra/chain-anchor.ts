@@ -12,6 +12,9 @@ import type { ChainCheckpoint } from '@runledger/governance';
  * One file per log (named after the stream's creation time), so stacks sharing a data folder keep apart.
  */
 export class ChainAnchor {
+  /** The newest head this process wrote or read: the file is read once, not on every chained event. */
+  private newestSeq: number | null = null;
+
   private constructor(private readonly file: string) {}
 
   static async open(keyFile: string, jsm: JetStreamManager): Promise<ChainAnchor> {
@@ -30,11 +33,12 @@ export class ChainAnchor {
 
   /** Written atomically (rename), and only forwards: an older head never replaces a newer one. */
   write(checkpoint: ChainCheckpoint): void {
-    const current = this.read();
-    if (current && current.seq >= checkpoint.seq) return;
+    this.newestSeq ??= this.read()?.seq ?? 0;
+    if (this.newestSeq >= checkpoint.seq) return;
     mkdirSync(dirname(this.file), { recursive: true, mode: 0o700 });
     const tmp = `${this.file}.${process.pid}.tmp`;
     writeFileSync(tmp, JSON.stringify(checkpoint), { mode: 0o600 });
     renameSync(tmp, this.file);
+    this.newestSeq = checkpoint.seq;
   }
 }
