@@ -40,7 +40,8 @@ export const systemClock: Clock = { now: () => new Date() };
 /** `identity` overrides the one the environment names (NATS_CREDS, NATS_USER, …). */
 export async function createRuntime(service: string, opts: { natsUrl?: string; clock?: Clock; identity?: NatsIdentity } = {}): Promise<ServiceRuntime> {
   const nc = await connect({
-    servers: opts.natsUrl ?? process.env.NATS_URL ?? 'nats://127.0.0.1:4222',
+    // A comma-separated list names several nodes of a cluster (the client fails over between them).
+    servers: (opts.natsUrl ?? process.env.NATS_URL ?? 'nats://127.0.0.1:4222').split(','),
     name: `runledger-${service}`,
     maxReconnectAttempts: -1,
     reconnectTimeWait: 500,
