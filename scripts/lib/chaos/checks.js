@@ -20,10 +20,10 @@ async function ask(nc, subject, body, timeoutMs) {
   }
 }
 
-/** Waits until the log's consumers (audit chain, runs index) have everything appended so far. */
+/** Waits until the audit ledger's consumer (the chain and the runs index it feeds) has everything appended so far. */
 async function settle(jsm, progress, timeoutMs = 5 * 60_000) {
   const deadline = Date.now() + timeoutMs;
-  for (const durable of ['audit-ledger', 'runs-index']) {
+  for (const durable of ['audit-ledger']) {
     for (;;) {
       const info = await jsm.consumers.info(LOG_STREAM, durable).catch(() => null);
       if (info && info.num_pending === 0 && info.num_ack_pending === 0) break;

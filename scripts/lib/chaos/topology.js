@@ -84,10 +84,12 @@ class Topology {
     const p = startService(name, { natsUrl, creds: this.creds, env: { ...this.opts.env, RL_LOG_REPLICAS: String(this.replicas) }, onLine: (_s, line) => out.write(`${stamp()} ${line}\n`) });
     p.child.once('exit', (code, signal) => out.write(`${stamp()} exited code=${code} signal=${signal}\n`));
     this.instances.set(instance, p);
+    let timer;
     const ready = await Promise.race([
       p.ready.then(() => true, (err) => (this.opts.progress(`${instance}: ${err.message}`), false)),
-      sleep(this.opts.readyWaitMs).then(() => (this.opts.progress(`${instance} not ready after ${this.opts.readyWaitMs / 1000} s`), false)),
-    ]);
+      new Promise((r) => (timer = setTimeout(() => r(false), this.opts.readyWaitMs))),
+    ]).finally(() => clearTimeout(timer));
+    if (!ready) this.opts.progress(`${instance} not ready (attempt ${attempt}, waited at most ${this.opts.readyWaitMs / 1000} s)`);
     if (ready || attempt >= 3) return;
     await stopProcess(p.child, 'SIGKILL');
     await this.startInstance(instance, attempt + 1);

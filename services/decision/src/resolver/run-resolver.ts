@@ -27,8 +27,8 @@ export function resolverSettingsFrom(env: NodeJS.ProcessEnv): ResolverSettings {
 type SweepResult = RunsResolveResult;
 type ResolvedRun = SweepResult['resolved'][number];
 
-/** Children before parents: a tool call's outcome can rest on its write's, never the other way round. */
-const DEPTH: Record<string, number> = { db_write: 0, tool_gateway: 1 };
+/** Parents before children: a write resolves as completed when its tool did (resolution.ts), so tools go first. */
+const DEPTH: Record<string, number> = { tool_gateway: 1, db_write: 2 };
 const OPEN_STATUSES: RunsListRequest['status'][] = ['created', 'authorized', 'running'];
 
 /**
@@ -72,7 +72,7 @@ export class RunResolver implements OnApplicationBootstrap, OnApplicationShutdow
     const open = (await Promise.all(OPEN_STATUSES.map((status) => this.list({ status, include_children: true })))).flat();
     const now = this.clock.now().getTime();
     const idle = open.filter((r) => now - Date.parse(r.updated_at ?? r.created_at ?? '') >= Math.min(idleMs, this.settings.graceMs));
-    idle.sort((a, b) => (DEPTH[a.run_kind ?? ''] ?? 2) - (DEPTH[b.run_kind ?? ''] ?? 2));
+    idle.sort((a, b) => (DEPTH[a.run_kind ?? ''] ?? 0) - (DEPTH[b.run_kind ?? ''] ?? 0));
     const result: SweepResult = { open: open.length, resolved: [], left_to_worker: 0 };
     for (const row of idle) {
       const done = await this.resolve(row.run_id, idleMs);
@@ -115,7 +115,7 @@ export class RunResolver implements OnApplicationBootstrap, OnApplicationShutdow
     const rows: RunSummary[] = [];
     let cursor: string | null = null;
     do {
-      const page: RunsListResult = await this.bus.request<RunsListResult>(SUBJECTS.runsList, { ...q, limit: 500, ...(cursor ? { cursor } : {}) });
+      const page: RunsListResult = await this.bus.request<RunsListResult>(SUBJECTS.runsList, { ...q, limit: 500, ...(cursor ? { cursor } : {}) }, { timeoutMs: 30_000 });
       rows.push(...page.runs);
       cursor = page.next_cursor;
     } while (cursor);
