@@ -11,6 +11,8 @@
  *   lost          answered requests whose outcome is not in the log (0)
  *   coverage      rl.audit.coverage violations and runs still in progress (0)
  *   chain         the audit chain verifies (rl.audit.verify ok)
+ *   crashed_on_their_own  service processes that exited without being killed (restarted at once; reported, and a
+ *                 finding to fix, but the counts above decide the result)
  * Prints the counts as JSON and exits 0 when all pass, 1 when a check fails, 2 when the suite itself broke.
  * Options: --requests N (200) --kills K (4) --nats-restarts R (1) --concurrency C (8) --seed S
  *          --cluster (three nats-server nodes, log and buckets with 3 replicas, two instances of every service).
@@ -89,6 +91,7 @@ async function main() {
     progress(`the suite broke: ${err.stack ?? err}`);
     counts.error = String(err.message ?? err);
   } finally {
+    counts.crashed_on_their_own = stack.crashed;
     await nc?.close().catch(() => undefined);
     await stack.stop();
   }
@@ -118,7 +121,6 @@ async function load(nc, stack, counts) {
         progress(`fault at ${counts.answered} answered`);
         if (kind === 'nats') await stack.killNats().then(() => counts.nats_restarts++);
         else await stack.killService().then(() => counts.service_kills++);
-        counts.crashed_on_their_own += await stack.reviveCrashed();
       });
     }
   };

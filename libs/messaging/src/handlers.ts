@@ -12,6 +12,11 @@ export interface LogConsumerOptions {
   maxDeliver?: number;
   /** How long the server waits for an ack before redelivering. Default 30 s (heartbeats extend it). */
   ackWaitMs?: number;
+  /**
+   * Strict log order across every instance sharing the durable (one message in flight: max_ack_pending 1), for folds
+   * that must see a run's events in order (the audit chain, the runs index) when two instances run. Implies concurrency 1.
+   */
+  ordered?: boolean;
 }
 
 export interface RequestContext {

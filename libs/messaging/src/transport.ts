@@ -144,7 +144,7 @@ export class RunledgerTransport extends Server implements CustomTransportStrateg
   private async bindLogConsumer(filterSubject: string, handler: MessageHandler, opts: LogConsumerOptions): Promise<void> {
     const ackWaitMs = opts.ackWaitMs ?? 30_000;
     const maxDeliver = opts.maxDeliver ?? 8;
-    const tunable = { ack_wait: ackWaitMs * 1_000_000, max_ack_pending: Math.max(64, (opts.concurrency ?? 1) * 4) };
+    const tunable = { ack_wait: ackWaitMs * 1_000_000, max_ack_pending: opts.ordered ? 1 : Math.max(64, (opts.concurrency ?? 1) * 4) };
     const existing = await this.deps.jsm.consumers.info(LOG_STREAM, opts.durable).catch((err: unknown) => {
       if (jsErrorCode(err) === 10014) return null; // consumer not found
       throw err;
@@ -166,7 +166,7 @@ export class RunledgerTransport extends Server implements CustomTransportStrateg
     const consumer = await this.deps.js.consumers.get(LOG_STREAM, opts.durable);
     const messages = await consumer.consume({ max_messages: Math.max(8, (opts.concurrency ?? 1) * 2) });
     this.consumers.push(messages);
-    const limit = Math.max(1, opts.concurrency ?? 1);
+    const limit = opts.ordered ? 1 : Math.max(1, opts.concurrency ?? 1);
     const inFlight = new Set<Promise<void>>();
     void (async () => {
       for await (const m of messages) {

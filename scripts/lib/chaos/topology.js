@@ -9,7 +9,6 @@ const { freePort, startNats, runBootstrap, startService, stopProcess } = require
 
 const SERVICES = ['intent-classification', 'db-write', 'tool-gateway', 'audit-ledger', 'decision'];
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-const exited = (child) => child.exitCode !== null || child.signalCode !== null;
 
 class Topology {
   /**
@@ -19,6 +18,9 @@ class Topology {
     this.opts = opts;
     this.nodes = [];
     this.instances = new Map();
+    /** Service processes that exited without being killed by the suite. */
+    this.crashed = 0;
+    this.stopping = false;
     this.logsDir = path.join(opts.store, 'logs');
     fs.mkdirSync(this.logsDir, { recursive: true });
   }
@@ -82,7 +84,14 @@ class Topology {
     const urls = this.nodes.map((n) => n.url);
     const natsUrl = [...urls.slice(k % urls.length), ...urls.slice(0, k % urls.length)].join(',');
     const p = startService(name, { natsUrl, creds: this.creds, env: { ...this.opts.env, RL_LOG_REPLICAS: String(this.replicas) }, onLine: (_s, line) => out.write(`${stamp()} ${line}\n`) });
-    p.child.once('exit', (code, signal) => out.write(`${stamp()} exited code=${code} signal=${signal}\n`));
+    p.child.once('exit', (code, signal) => {
+      out.write(`${stamp()} exited code=${code} signal=${signal}\n`);
+      // Not killed by the suite: a crash of its own is a finding (counted); the instance is started again at once.
+      if (p.killedBySuite || this.stopping) return;
+      this.crashed++;
+      this.opts.progress(`${instance} exited on its own (code ${code}, signal ${signal}): starting it again; see ${instance}.log`);
+      void this.startInstance(instance);
+    });
     this.instances.set(instance, p);
     let timer;
     const ready = await Promise.race([
@@ -91,6 +100,7 @@ class Topology {
     ]).finally(() => clearTimeout(timer));
     if (!ready) this.opts.progress(`${instance} not ready (attempt ${attempt}, waited at most ${this.opts.readyWaitMs / 1000} s)`);
     if (ready || attempt >= 3) return;
+    p.killedBySuite = true;
     await stopProcess(p.child, 'SIGKILL');
     await this.startInstance(instance, attempt + 1);
   }
@@ -100,7 +110,9 @@ class Topology {
     const names = [...this.instances.keys()];
     const victim = names[Math.floor(this.opts.random() * names.length)];
     this.opts.progress(`SIGKILL ${victim}`);
-    await stopProcess(this.instances.get(victim).child, 'SIGKILL');
+    const p = this.instances.get(victim);
+    p.killedBySuite = true;
+    await stopProcess(p.child, 'SIGKILL');
     await this.startInstance(victim);
     return victim;
   }
@@ -114,17 +126,8 @@ class Topology {
     return node.name;
   }
 
-  /** Services that died on their own (not by our kill) are a finding: restart them and say so. */
-  async reviveCrashed() {
-    const crashed = [...this.instances.entries()].filter(([, p]) => exited(p.child)).map(([n]) => n);
-    for (const n of crashed) {
-      this.opts.progress(`${n} had exited on its own: restarting it`);
-      await this.startInstance(n);
-    }
-    return crashed.length;
-  }
-
   async stop() {
+    this.stopping = true;
     await Promise.all([...this.instances.values()].map((p) => stopProcess(p.child)));
     await Promise.all(this.nodes.filter((n) => n.handle).map((n) => stopProcess(n.handle.child)));
   }

@@ -10,8 +10,8 @@ import { AuditVerifier, LEDGER_DURABLE } from '../app/audit-verifier';
 export class AuditController {
   constructor(private readonly ledger: AuditLedgerService, private readonly verifier: AuditVerifier) {}
 
-  /** One consumer in log order: the chain's order is the log's order. */
-  @LogConsumer('rl.log.run.*', { durable: LEDGER_DURABLE, concurrency: 1 })
+  /** One consumer in log order: the chain's order is the log's order, also with two instances sharing the durable (ordered). */
+  @LogConsumer('rl.log.run.*', { durable: LEDGER_DURABLE, concurrency: 1, ordered: true })
   onRunEvent(@Payload() event: StoredEvent): Promise<void> {
     return this.ledger.ingest(event);
   }
