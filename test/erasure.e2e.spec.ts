@@ -121,7 +121,7 @@ describe('Issue 9 erasure: erasure works without breaking verification', () => {
     const erased = await cli('admin', 'erase', '--user', aliceConv.user_id);
     expect(erased.stderr).toBe('');
     expect(erased.code).toBe(0);
-    expect(erased.stdout).toMatch(/^erased user u-alice-\S+: data key destroyed; sealed data now reads as erased; 1 stored document\(s\)/);
+    expect(erased.stdout).toMatch(/^erased user u-alice-\S+: data key destroyed; sealed data now reads as erased; 2 stored document\(s\) and 0 artifact\(s\) removed\n$/);
     // Every service dropped its cached key (the watch on the key bucket): rl.runs.get reads the marker.
     const first = await stack.waitFor(async () => {
       const r = await runGet(aliceRuns[0]);
@@ -157,7 +157,7 @@ describe('Issue 9 erasure: erasure works without breaking verification', () => {
   it('Issue 9 erasure: erasing a case — verification holds, the case\'s events, documents and artifacts are gone or read as erased, another case is intact, the case takes no new run', async () => {
     const erased = await cli('admin', 'erase', '--case', caseA);
     expect(erased.code).toBe(0);
-    expect(erased.stdout).toMatch(/^erased case case-a-\S+: .* [1-9]\d* stored document\(s\) and 3 artifact\(s\) removed/);
+    expect(erased.stdout).toMatch(/^erased case case-a-\S+: .* [1-9]\d* stored document\(s\) and [1-9]\d* artifact\(s\) removed\n$/);
     const interview = treeA.find((r) => r.created.agent_name === 'INTERVIEW_AGENT' && r.created.run_kind === 'agent')!;
     const run = await stack.waitFor(async () => {
       const r = await runGet(interview.run_id);
