@@ -179,6 +179,11 @@ describe('Issue 9 erasure: erasure works without breaking verification', () => {
     expect(JSON.stringify(again.body)).toContain('DATA.ERASED');
   });
 
+  it('Issue 9 erasure: replay after erasure gives what live processing gives (the erased marker folds the same everywhere)', async () => {
+    const r = await cli('admin', 'replay', '--check-runs', '60');
+    expect({ code: r.code, tail: r.stdout.split('\n').slice(-2).join('\n') }).toEqual({ code: 0, tail: 'no differences\n' });
+  });
+
   it('Issue 9 erasure: only services read data keys; callers and operators read nothing, and only the admin may delete them', async () => {
     const REFUSED = /Permissions Violation/;
     for (const identity of ['caller', 'operator']) {
