@@ -4,6 +4,7 @@ import { context, propagation, SpanKind, trace } from '@opentelemetry/api';
 import { AppError, Clock, deterministicUuid } from '@runledger/kernel';
 import { messagingAttributes } from '@runledger/telemetry';
 import { AggregateRef } from './aggregate-ref';
+import type { EventCodec } from './codec';
 import { decodeEnvelope, encodeEnvelope, ENVELOPE_SCHEMA_VERSION, EventEnvelope, NewEvent, StoredEvent } from './envelope';
 import { LOG_STREAM, LOG_SUBJECT_PREFIX } from './stream';
 
@@ -34,6 +35,8 @@ export interface AppendResult {
 }
 
 const JS_WRONG_LAST_SEQUENCE = 10071;
+/** How many events `read` fetches by direct gets before it sets up a consumer for the rest. */
+const DIRECT_READ_EVENTS = 16;
 const tracer = trace.getTracer('runledger.event-log');
 
 /**
@@ -44,8 +47,13 @@ export class EventLog {
   constructor(
     private readonly js: JetStreamClient,
     private readonly jsm: JetStreamManager,
-    private readonly opts: { producer: string; clock: Clock; stream?: string },
+    private readonly opts: { producer: string; clock: Clock; stream?: string; codec?: EventCodec },
   ) {}
+
+  /** A read event as producers wrote it (sealed data opened; erased data as the erased marker). */
+  open<E extends EventEnvelope>(event: E): E | Promise<E> {
+    return this.opts.codec ? this.opts.codec.open(event) : event;
+  }
 
   private get stream(): string {
     return this.opts.stream ?? LOG_STREAM;
@@ -97,7 +105,8 @@ export class EventLog {
       hdrs.set('Rl-Event-Type', event.type);
       let ack;
       try {
-        ack = await this.js.publish(ref.subject, encodeEnvelope(envelope), {
+        const written = this.opts.codec ? await this.opts.codec.seal(envelope) : envelope;
+        ack = await this.js.publish(ref.subject, encodeEnvelope(written), {
           msgID: eventId,
           headers: hdrs,
           ...(expected !== undefined ? { expect: { lastSubjectSequence: expected } } : {}),
@@ -119,7 +128,7 @@ export class EventLog {
     // What the log holds, never what this caller sent: a failed read is an error, not a guess.
     const msg = await this.jsm.streams.getMessage(this.stream, { seq }).catch(readFailed);
     if (!msg) return { ...fallback, seq, subject };
-    return { ...decodeEnvelope(msg.data), seq, subject: msg.subject };
+    return this.open({ ...decodeEnvelope(msg.data), seq, subject: msg.subject });
   }
 
   /** The aggregate version: the stream sequence of its last event, 0 if it has none. */
@@ -140,19 +149,38 @@ export class EventLog {
     // null means "no such aggregate" only when the server said so; a read failure is retryable, never "absent".
     const msg = await this.jsm.direct.getMessage(this.stream, { next_by_subj: subject, seq: 1 }).catch(readFailed);
     if (!msg) return null;
+    let event: StoredEvent;
     try {
-      return { ...decodeEnvelope(msg.data), seq: msg.seq, subject: msg.subject };
+      event = { ...decodeEnvelope(msg.data), seq: msg.seq, subject: msg.subject };
     } catch {
       return null;
     }
+    return this.open(event);
   }
 
-  /** Every event of one aggregate, in order (optionally from a sequence: read only the tail after a snapshot). */
+  /**
+   * Every event of one aggregate, in order (optionally from a sequence: read only the tail after a snapshot).
+   * The first DIRECT_READ_EVENTS events come by direct gets, one round trip each and no consumer for the server
+   * to set up and tear down (most aggregates, runs and conversations, are that short); a longer aggregate goes on
+   * through an ordered consumer. Direct gets end at the version the stream leader gave, so a replica that lags
+   * (direct gets may be answered by any replica) is noticed and the consumer reads the rest.
+   */
   async read(ref: AggregateRef | string, fromSeq = 1): Promise<StoredEvent[]> {
     const subject = typeof ref === 'string' ? ref : ref.subject;
     const last = await this.version(subject);
     if (last < fromSeq) return [];
-    return this.collect(subject, fromSeq, last);
+    const out: StoredEvent[] = [];
+    let next = fromSeq;
+    for (let i = 0; i < DIRECT_READ_EVENTS; i++) {
+      const msg = await this.jsm.direct.getMessage(this.stream, { next_by_subj: subject, seq: next }).catch(readFailed);
+      if (!msg || msg.seq > last) break;
+      const event = tryDecode(msg.data, msg.seq, msg.subject);
+      if (event) out.push(event);
+      if (msg.seq === last) return out;
+      next = msg.seq + 1;
+    }
+    await this.scan(subject, next, last, (e) => out.push(e));
+    return out;
   }
 
   /**
@@ -173,12 +201,6 @@ export class EventLog {
     return { state, lastSeq };
   }
 
-  private async collect(subject: string, fromSeq: number, untilSeq: number): Promise<StoredEvent[]> {
-    const out: StoredEvent[] = [];
-    await this.scan(subject, fromSeq, untilSeq, (e) => out.push(e));
-    return out;
-  }
-
   private async scan(filter: string, fromSeq: number, untilSeq: number, onEvent: (e: StoredEvent) => void): Promise<void> {
     // Nothing matches in range: return at once (an ordered consumer would wait for a first message forever).
     const first = await this.jsm.direct.getMessage(this.stream, { next_by_subj: filter, seq: fromSeq }).catch(readFailed);
@@ -194,7 +216,7 @@ export class EventLog {
         const event = tryStoredEvent(m);
         // A message that is not an event (published by mistake; the log cannot delete it) must not make the
         // whole aggregate unreadable: it is skipped, and consumers dead-letter it.
-        if (event) onEvent(event);
+        if (event) onEvent(await this.open(event));
         if (m.seq >= untilSeq) break;
         // The filtered subject may have no more events before untilSeq (another subject holds the tail).
         if (m.info.pending === 0) break;
@@ -211,8 +233,13 @@ export function toStoredEvent(m: JsMsg): StoredEvent {
 }
 
 function tryStoredEvent(m: JsMsg): StoredEvent | null {
+  return tryDecode(m.data, m.seq, m.subject);
+}
+
+/** A message that is not an event (published by mistake; the log cannot delete it) is skipped by readers. */
+function tryDecode(data: Uint8Array, seq: number, subject: string): StoredEvent | null {
   try {
-    return toStoredEvent(m);
+    return { ...decodeEnvelope(data), seq, subject };
   } catch {
     return null;
   }
