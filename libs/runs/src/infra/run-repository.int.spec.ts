@@ -2,7 +2,8 @@ import { connect, NatsConnection } from '@nats-io/transport-node';
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { ensureLogStream, EventLog } from '@runledger/event-log';
 import { startNatsServer, NatsServerHandle } from '@runledger/testing';
-import { ChildRunSpec, RunRepository, runChildOnce } from './run-repository';
+import { ChildRunSpec, runChildOnce } from './child-run';
+import { RunRepository } from './run-repository';
 
 describe('runChildOnce on a real log', () => {
   let server: NatsServerHandle;
