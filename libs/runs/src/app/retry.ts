@@ -8,6 +8,9 @@ export type RetryPolicy = (attempt: number) => number | undefined;
 /** Fixed pauses, one per retry; then give up. */
 export const retryDelays = (delaysMs: readonly number[]): RetryPolicy => (attempt) => delaysMs[attempt];
 
+/** The same pause before each of at most `times` retries. */
+export const retryEvery = (ms: number, times: number): RetryPolicy => (attempt) => (attempt < times ? ms : undefined);
+
 /** Doubling pauses from `baseMs`, capped at `maxMs`, for as long as the caller's budget (its abort signal) allows. */
 export const backoff = (baseMs: number, maxMs: number): RetryPolicy => (attempt) => Math.min(maxMs, baseMs * 2 ** attempt);
 
