@@ -9,7 +9,7 @@
 import type { NatsConnection } from '@nats-io/transport-node';
 import type { SessionReply } from '@runledger/contracts';
 import { decodeReply, encodeJson } from '@runledger/messaging';
-import { connectCli, ConnectionRefused, ConnectionUsageError, parseConnectionFlags } from './connection';
+import { connectCli, ConnectionRefused, ConnectionUsageError, parseConnectionFlags, unansweredRequest } from './connection';
 
 export interface BusIo {
   readonly stdout: (text: string) => void;
@@ -75,7 +75,7 @@ export async function runOverBus(args: string[], io: BusIo): Promise<number> {
     try {
       msg = await nc.request('agents.session.start', encodeJson(request), { timeout: opts.timeoutMs });
     } catch (e) {
-      io.stderr(`runledger agent: the decision service did not answer (${(e as Error).message})\n`);
+      io.stderr(`runledger agent: ${unansweredRequest('agents.session.start', e, 'the decision service')}\n`);
       return 3;
     }
     const decoded = decodeReply(msg.data, msg.headers);

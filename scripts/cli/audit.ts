@@ -26,7 +26,7 @@ import { AnchoredVerification, ChainCheckpoint, ChainEntry, checkAuditCoverage, 
 import { LOG_KINDS, SUBJECTS } from '../../libs/contracts/src/subjects';
 import { auditKeyFile, publicKeyFileOf, trustedKeys } from '../../libs/messaging/src/audit-keys';
 import { decodeReply, encodeJson } from '../../libs/messaging/src/codec';
-import { CliConnectionFlags, connectCli, CONNECTION_USAGE, ConnectionRefused, ConnectionUsageError, parseConnectionFlags } from './connection';
+import { CliConnectionFlags, connectCli, CONNECTION_USAGE, ConnectionRefused, ConnectionUsageError, parseConnectionFlags, unansweredRequest } from './connection';
 import { scanLog } from './progress';
 
 const USAGE = `usage: runledger audit verify [--file chain.jsonl [--public-key key.pem] [--head head.json]] | runledger audit export [--out chain.jsonl] | runledger audit head [--out head.json] | runledger audit coverage [--json]   ${CONNECTION_USAGE}`;
@@ -117,7 +117,7 @@ async function askLedger(subject: string, flags: CliConnectionFlags, timeout: nu
   const nc = await connectCli(flags);
   try {
     const msg = await nc.request(subject, encodeJson({}), { timeout }).catch((err: Error) => {
-      throw new CliError(`${subject} did not answer (${err.message}); is the audit-ledger running?`, 3);
+      throw new CliError(unansweredRequest(subject, err, 'the audit-ledger'), 3);
     });
     const reply = decodeReply(msg.data, msg.headers);
     if (!reply.ok) throw new CliError(`${subject} failed: ${reply.error.code} ${reply.error.message}`, 3);

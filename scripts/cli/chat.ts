@@ -10,7 +10,7 @@ import { NatsConnection, RequestError } from '@nats-io/transport-node';
 // Imported by path, not through @runledger/contracts: the package index loads every DTO and validator,
 // which a terminal client does not need at start-up.
 import { SUBJECTS } from '../../libs/contracts/src/subjects';
-import { CliConnectionFlags, connectCli, CONNECTION_USAGE, ConnectionRefused, ConnectionUsageError, parseConnectionFlags } from './connection';
+import { CliConnectionFlags, connectCli, CONNECTION_USAGE, ConnectionRefused, ConnectionUsageError, parseConnectionFlags, unansweredRequest } from './connection';
 
 const USAGE = `usage: runledger chat --user <id> [--conversation <uuid>] ${CONNECTION_USAGE}\n  (or: npm run chat -- --user <id>)\n`;
 const NOT_RUNNING = 'Runledger is not running: start it with npm start\n';
@@ -35,6 +35,7 @@ interface Decision {
   clarification_question?: string | null;
 }
 
+/** The conversation cannot go on: the stack is down, or this identity may not ask (its message says which). */
 class NotRunning extends Error {}
 
 /** Parses `--user <id>`, `--user=<id>`, `--conversation <uuid>`, `--help`; a string is a usage error. */
@@ -65,8 +66,9 @@ async function ask(nc: NatsConnection, opts: ChatOptions, message: string): Prom
     const body = JSON.stringify({ user_id: opts.user, conversation_id: opts.conversation, message });
     reply = await nc.request(SUBJECTS.taskAssistantProcess, body, { timeout: REQUEST_TIMEOUT_MS });
   } catch (err) {
-    if (err instanceof RequestError && err.isNoResponders()) throw new NotRunning();
-    if (nc.isClosed()) throw new NotRunning();
+    if (err instanceof RequestError && err.isNoResponders()) throw new NotRunning(NOT_RUNNING);
+    if (/permissions violation/i.test((err as Error).message)) throw new NotRunning(`${unansweredRequest(SUBJECTS.taskAssistantProcess, err)}\n`);
+    if (nc.isClosed()) throw new NotRunning(NOT_RUNNING);
     return 'Runledger did not answer in time. Please try again.';
   }
   const body = reply.json<Decision & { message?: string }>();
@@ -131,7 +133,7 @@ export async function main(args: string[]): Promise<number> {
     return await converse(nc, opts);
   } catch (err) {
     if (!(err instanceof NotRunning)) throw err;
-    process.stderr.write(NOT_RUNNING);
+    process.stderr.write(err.message);
     return 3;
   } finally {
     await nc.close().catch(() => undefined);

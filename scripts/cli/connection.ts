@@ -140,3 +140,16 @@ export async function connectCli(flags: CliConnectionFlags, name = 'runledger-cl
     throw new ConnectionRefused(`cannot reach NATS at ${settings.server} (${message}); start the stack or set NATS_URL / --server`);
   }
 }
+
+/**
+ * Why a request on `subject` got no answer, as one sentence for a person: refused by the server's permissions
+ * (this identity may not ask that), nobody serving it (the stack or `service` is not running), or no answer in time.
+ */
+export function unansweredRequest(subject: string, err: unknown, service = 'the stack'): string {
+  const message = (err as Error)?.message ?? String(err);
+  if (/permissions violation/i.test(message)) {
+    return `refused: this identity is not permitted to ask ${subject} (see deploy/nats/permissions.yaml); connect as an identity that may, e.g. --creds with the operator's credentials`;
+  }
+  if (/no responders|503/i.test(message)) return `nobody answers ${subject}: is ${service} running?`;
+  return `${subject} did not answer (${message}); is ${service} running?`;
+}

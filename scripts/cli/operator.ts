@@ -5,7 +5,7 @@
  */
 import type { NatsConnection } from '@nats-io/transport-node';
 import { decodeReply, encodeJson } from '../../libs/messaging/src/codec';
-import { CliConnectionFlags, connectCli, LocalIdentity, ConnectionRefused, ConnectionUsageError, parseConnectionFlags } from './connection';
+import { CliConnectionFlags, connectCli, LocalIdentity, ConnectionRefused, ConnectionUsageError, parseConnectionFlags, unansweredRequest } from './connection';
 
 export class CliError extends Error {
   constructor(message: string, readonly exitCode: number) {
@@ -90,7 +90,7 @@ export async function runCommand(body: () => Promise<number>): Promise<number> {
 /** Request/reply on a documented subject; an error reply becomes a CliError with its stable code. */
 export async function ask<T>(nc: NatsConnection, subject: string, body: unknown, timeoutMs = 30_000): Promise<T> {
   const msg = await nc.request(subject, encodeJson(body), { timeout: timeoutMs }).catch((err: Error) => {
-    throw new CliError(`${subject} did not answer (${err.message}); is the stack running?`, 3);
+    throw new CliError(unansweredRequest(subject, err), 3);
   });
   const reply = decodeReply(msg.data, msg.headers);
   if (!reply.ok) throw new CliError(`${subject}: ${reply.error.code} ${reply.error.message}${reply.error.details ? ` (${reply.error.details.join('; ')})` : ''}`, reply.error.code === 'REQUEST.INVALID' ? 2 : 1);

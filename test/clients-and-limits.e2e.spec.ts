@@ -1,0 +1,65 @@
+import { jetstreamManager } from '@nats-io/jetstream';
+import { LOG_STREAM } from '@runledger/event-log';
+import { runCli } from './support/cli';
+import { TestStack } from './support/stack';
+
+jest.setTimeout(240_000);
+
+/**
+ * Issue 9 "Clients" and "Nobody forges the log": the CLI takes credentials the NATS way and says clearly when it is
+ * refused (exit 3, one sentence, no stack trace); a service refuses to start on a log whose limits were changed.
+ */
+describe('Issue 9 clients and log limits', () => {
+  let stack: TestStack;
+
+  beforeAll(async () => {
+    stack = await TestStack.start({ services: ['audit-ledger'] });
+  });
+  afterAll(() => stack?.stop());
+
+  it('Issue 9 clients: an operator command with no credentials is refused clearly (exit 3, no stack trace)', async () => {
+    const r = await runCli(stack.url, ['runs', 'list'], { NATS_CREDS: '', NATS_USER: '', NATS_CONTEXT: '' });
+    expect(r.code).toBe(3);
+    expect(r.stderr).toMatch(/refused these credentials|needs credentials|--creds/);
+    expect(r.stderr).not.toMatch(/\n\s+at /);
+  });
+
+  it('Issue 9 clients: wrong credentials (an unknown user and password) are refused clearly (exit 3)', async () => {
+    const r = await runCli(stack.url, ['runs', 'list', '--nats-user', 'mallory', '--nats-password', 'guess'], { NATS_CREDS: '' });
+    expect(r.code).toBe(3);
+    expect(r.stderr).toMatch(/refused these credentials/);
+    expect(r.stderr).not.toMatch(/\n\s+at /);
+  });
+
+  it('Issue 9 clients: a caller identity asking for an operator command is refused clearly (exit 3), not left waiting', async () => {
+    const r = await runCli(stack.url, ['runs', 'list'], stack.cliEnv('caller'));
+    expect(r.code).toBe(3);
+    expect(r.stderr).toMatch(/refused: this identity is not permitted to ask rl.runs.list/);
+    expect(r.stderr).not.toMatch(/\n\s+at /);
+  });
+
+  it('Issue 9 clients: the operator identity given with --creds is let in (exit 0)', async () => {
+    const env = stack.cliEnv('operator');
+    const r = await runCli(stack.url, ['runs', 'list', '--creds', env.NATS_CREDS, '--inbox-prefix', env.NATS_INBOX_PREFIX], { NATS_CREDS: '' });
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+  });
+
+  it('Issue 9 chat: `runledger chat` with no credentials says it was refused instead of a bare error', async () => {
+    const r = await runCli(stack.url, ['chat', '--user', 'u-1'], { NATS_CREDS: '', NATS_USER: '', NATS_CONTEXT: '' }, 60_000);
+    expect(r.code).not.toBe(0);
+    expect(r.stderr).toMatch(/refused these credentials|needs credentials|--creds/);
+  });
+
+  it("Issue 9 log limits: a service refuses to start on a log whose limits were changed (max_age), and says why", async () => {
+    const jsm = await jetstreamManager(stack.nc);
+    const { config } = await jsm.streams.info(LOG_STREAM);
+    await jsm.streams.update(LOG_STREAM, { ...config, max_age: 3_600 * 1_000_000_000 });
+    try {
+      await expect(stack.startService('db-write')).rejects.toThrow();
+      expect(stack.logs.join('\n')).toMatch(/not an immutable log: has limits/);
+    } finally {
+      await jsm.streams.update(LOG_STREAM, { ...config, max_age: 0 });
+    }
+  });
+});
