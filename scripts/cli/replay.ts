@@ -23,7 +23,7 @@ const USAGE = `usage: runledger replay [--check-runs N] [--catch-up-timeout SECO
        ${CONNECTION_USAGE}`;
 
 /** The durable consumers that keep live read models; the comparison waits until they have caught up. */
-const LIVE_CONSUMERS = ['audit-ledger', 'runs-index'];
+const LIVE_CONSUMERS = ['audit-ledger'];
 
 export function main(args: string[]): Promise<number> {
   return runCommand(async () => {

@@ -132,7 +132,9 @@ function startService(name, { natsUrl, env = {}, onLine, creds } = {}) {
   ensureBuilt();
   // With `creds` (a secured server started here) the service gets its own identity and nobody else's.
   const identity = creds ? identityEnv(creds, name) : {};
-  const child = spawn(process.execPath, [path.join(ROOT, 'dist', 'services', name, 'src', 'main.js')], {
+  // RL_SERVICE_NODE_ARGS: extra node flags for every service (profiling: `--cpu-prof --cpu-prof-dir=/tmp/prof`).
+  const nodeArgs = (process.env.RL_SERVICE_NODE_ARGS ?? '').split(' ').filter(Boolean);
+  const child = spawn(process.execPath, [...nodeArgs, path.join(ROOT, 'dist', 'services', name, 'src', 'main.js')], {
     cwd: ROOT,
     env: { ...process.env, NATS_URL: natsUrl, HTTP_PORT: env.HTTP_PORT ?? '0', ...identity, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -35,6 +35,8 @@ export interface AppendResult {
 }
 
 const JS_WRONG_LAST_SEQUENCE = 10071;
+/** How many events `read` fetches by direct gets before it sets up a consumer for the rest. */
+const DIRECT_READ_EVENTS = 16;
 const tracer = trace.getTracer('runledger.event-log');
 
 /**
@@ -156,12 +158,29 @@ export class EventLog {
     return this.open(event);
   }
 
-  /** Every event of one aggregate, in order (optionally from a sequence: read only the tail after a snapshot). */
+  /**
+   * Every event of one aggregate, in order (optionally from a sequence: read only the tail after a snapshot).
+   * The first DIRECT_READ_EVENTS events come by direct gets, one round trip each and no consumer for the server
+   * to set up and tear down (most aggregates, runs and conversations, are that short); a longer aggregate goes on
+   * through an ordered consumer. Direct gets end at the version the stream leader gave, so a replica that lags
+   * (direct gets may be answered by any replica) is noticed and the consumer reads the rest.
+   */
   async read(ref: AggregateRef | string, fromSeq = 1): Promise<StoredEvent[]> {
     const subject = typeof ref === 'string' ? ref : ref.subject;
     const last = await this.version(subject);
     if (last < fromSeq) return [];
-    return this.collect(subject, fromSeq, last);
+    const out: StoredEvent[] = [];
+    let next = fromSeq;
+    for (let i = 0; i < DIRECT_READ_EVENTS; i++) {
+      const msg = await this.jsm.direct.getMessage(this.stream, { next_by_subj: subject, seq: next }).catch(readFailed);
+      if (!msg || msg.seq > last) break;
+      const event = tryDecode(msg.data, msg.seq, msg.subject);
+      if (event) out.push(event);
+      if (msg.seq === last) return out;
+      next = msg.seq + 1;
+    }
+    await this.scan(subject, next, last, (e) => out.push(e));
+    return out;
   }
 
   /**
@@ -180,12 +199,6 @@ export class EventLog {
       });
     }
     return { state, lastSeq };
-  }
-
-  private async collect(subject: string, fromSeq: number, untilSeq: number): Promise<StoredEvent[]> {
-    const out: StoredEvent[] = [];
-    await this.scan(subject, fromSeq, untilSeq, (e) => out.push(e));
-    return out;
   }
 
   private async scan(filter: string, fromSeq: number, untilSeq: number, onEvent: (e: StoredEvent) => void): Promise<void> {
@@ -220,8 +233,13 @@ export function toStoredEvent(m: JsMsg): StoredEvent {
 }
 
 function tryStoredEvent(m: JsMsg): StoredEvent | null {
+  return tryDecode(m.data, m.seq, m.subject);
+}
+
+/** A message that is not an event (published by mistake; the log cannot delete it) is skipped by readers. */
+function tryDecode(data: Uint8Array, seq: number, subject: string): StoredEvent | null {
   try {
-    return toStoredEvent(m);
+    return { ...decodeEnvelope(data), seq, subject };
   } catch {
     return null;
   }

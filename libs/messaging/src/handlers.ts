@@ -12,6 +12,13 @@ export interface LogConsumerOptions {
   maxDeliver?: number;
   /** How long the server waits for an ack before redelivering. Default 30 s (heartbeats extend it). */
   ackWaitMs?: number;
+  /**
+   * Batch mode (strict log order, one batch at a time): the handler receives `StoredEvent[]` of up to this many
+   * events, those already delivered while the previous batch was handled, so a batch is one event when the log is
+   * quiet and grows with the rate. All are acked after the handler returns; when it throws, the batch is handled
+   * again one event at a time, so retry, poison and dead-letter work per event as without batches.
+   */
+  batch?: number;
 }
 
 export interface RequestContext {
@@ -59,3 +66,4 @@ export const LogConsumer = (filterSubject: string, options: LogConsumerOptions):
   EventPattern(filterSubject, { kind: HANDLER_KIND.log, ...options }) as MethodDecorator;
 
 export type LogHandler = (event: StoredEvent, ctx: LogContext) => Promise<void>;
+export type LogBatchHandler = (events: StoredEvent[], ctx: { durable: string }) => Promise<void>;

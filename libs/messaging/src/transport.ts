@@ -144,7 +144,7 @@ export class RunledgerTransport extends Server implements CustomTransportStrateg
   private async bindLogConsumer(filterSubject: string, handler: MessageHandler, opts: LogConsumerOptions): Promise<void> {
     const ackWaitMs = opts.ackWaitMs ?? 30_000;
     const maxDeliver = opts.maxDeliver ?? 8;
-    const tunable = { ack_wait: ackWaitMs * 1_000_000, max_ack_pending: Math.max(64, (opts.concurrency ?? 1) * 4) };
+    const tunable = { ack_wait: ackWaitMs * 1_000_000, max_ack_pending: Math.max(64, (opts.concurrency ?? 1) * 4, (opts.batch ?? 0) * 2) };
     const existing = await this.deps.jsm.consumers.info(LOG_STREAM, opts.durable).catch((err: unknown) => {
       if (jsErrorCode(err) === 10014) return null; // consumer not found
       throw err;
@@ -164,8 +164,9 @@ export class RunledgerTransport extends Server implements CustomTransportStrateg
       return info.num_pending + info.num_ack_pending;
     });
     const consumer = await this.deps.js.consumers.get(LOG_STREAM, opts.durable);
-    const messages = await consumer.consume({ max_messages: Math.max(8, (opts.concurrency ?? 1) * 2) });
+    const messages = await consumer.consume({ max_messages: Math.max(8, (opts.concurrency ?? 1) * 2, opts.batch ?? 0) });
     this.consumers.push(messages);
+    if (opts.batch) return this.consumeBatches(messages, handler, { maxDeliver, ackWaitMs, durable: opts.durable, batch: opts.batch });
     const limit = Math.max(1, opts.concurrency ?? 1);
     const inFlight = new Set<Promise<void>>();
     void (async () => {
@@ -176,6 +177,69 @@ export class RunledgerTransport extends Server implements CustomTransportStrateg
         if (inFlight.size >= limit) await Promise.race(inFlight);
       }
     })().catch((err) => this.log.error({ msg: 'consumer loop ended', durable: opts.durable, error: (err as Error).message }));
+  }
+
+  /** Batch mode (see LogConsumerOptions.batch): one reader queues deliveries, one worker hands them over in order. */
+  private consumeBatches(messages: ConsumerMessages, handler: MessageHandler, opts: { maxDeliver: number; ackWaitMs: number; durable: string; batch: number }): void {
+    const queue: JsMsg[] = [];
+    const waiter: { wake?: () => void } = {};
+    let ended = false;
+    void (async () => {
+      for await (const m of messages) {
+        if (this.closing) break;
+        queue.push(m);
+        waiter.wake?.();
+      }
+    })().catch((err) => this.log.error({ msg: 'consumer loop ended', durable: opts.durable, error: (err as Error).message })).finally(() => {
+      ended = true;
+      waiter.wake?.();
+    });
+    void (async () => {
+      for (;;) {
+        if (!queue.length) {
+          if (ended || this.closing) return;
+          await new Promise<void>((resolve) => (waiter.wake = resolve));
+          waiter.wake = undefined;
+          continue;
+        }
+        await this.onLogBatch(handler, queue.splice(0, opts.batch), opts);
+      }
+    })();
+  }
+
+  private async onLogBatch(handler: MessageHandler, batch: JsMsg[], opts: { maxDeliver: number; ackWaitMs: number; durable: string }): Promise<void> {
+    const ready: Array<{ m: JsMsg; event: ReturnType<typeof toStoredEvent> }> = [];
+    for (const m of batch) {
+      let event;
+      try {
+        event = toStoredEvent(m);
+      } catch (err) {
+        await this.poison(m, opts.durable, 'undecodable message', err);
+        continue;
+      }
+      if (m.info.deliveryCount > opts.maxDeliver) await this.poison(m, opts.durable, 'delivery budget exhausted', new AppError('INTERNAL'));
+      else ready.push({ m, event });
+    }
+    if (!ready.length) return;
+    const heartbeatUntil = Date.now() + MAX_HANDLER_MS;
+    const heartbeat = setInterval(() => Date.now() < heartbeatUntil && ready.forEach(({ m }) => m.working()), Math.max(1_000, opts.ackWaitMs / 3));
+    try {
+      await this.invoke(handler, ready.map((r) => r.event), { durable: opts.durable });
+      for (const { m } of ready) m.ack();
+    } catch (err) {
+      if (ready.length === 1) {
+        const { m } = ready[0];
+        const retryable = err instanceof AppError ? err.retryable : true;
+        if (!retryable || m.info.deliveryCount >= opts.maxDeliver) return this.poison(m, opts.durable, 'handler failed', err);
+        this.log.warn({ msg: 'handler failed, will retry', durable: opts.durable, seq: m.seq, delivery: m.info.deliveryCount, error: (err as Error)?.message });
+        m.nak(redeliveryDelayMs(m.info.deliveryCount));
+        return;
+      }
+      // One event at a time, in order: the failing one is retried or dead-lettered on its own.
+      for (const { m } of ready) await this.onLogBatch(handler, [m], opts);
+    } finally {
+      clearInterval(heartbeat);
+    }
   }
 
   private async onLogMessage(handler: MessageHandler, m: JsMsg, opts: { maxDeliver: number; ackWaitMs: number; durable: string }): Promise<void> {

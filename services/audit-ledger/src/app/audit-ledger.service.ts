@@ -5,7 +5,11 @@ import { checkAuditCoverage, CoverageEvent } from '@runledger/governance';
 import { AppError, Clock } from '@runledger/kernel';
 import { CLOCK, DOCUMENT_STORE } from '@runledger/messaging';
 import { AUDIT_DECISIONS, AUDIT_EVENTS, auditEventRow, AuditEventRow } from '../domain/audit-chain';
+import { contextFromTraceparent, logSubjectTemplate, messagingAttributes, SpanKind, withSpan } from '@runledger/telemetry';
 import { AuditChainWriter } from './audit-chain.writer';
+
+/** The durable consumer that feeds the chain and the runs index; its ack floor says how far the ledger has processed the log. */
+export const LEDGER_DURABLE = 'audit-ledger';
 
 interface DecisionRow extends Record<string, unknown> {
   run_id: string;
@@ -24,15 +28,26 @@ export class AuditLedgerService {
     @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
-  /** Projection step for one run event: chain it, then index it (idempotent puts keyed by ids). */
-  async ingest(event: StoredEvent): Promise<void> {
-    const entry = await this.chain.chain(event);
-    if (!entry) return;
-    await this.store.collection<AuditEventRow>(AUDIT_EVENTS).put(entry.event_id, auditEventRow(entry, event.data));
-    if (event.type === 'DecisionRecorded') {
-      const record = (event.data as { audit_record: DecisionRow }).audit_record;
-      await this.store.collection<DecisionRow>(AUDIT_DECISIONS).put(record.run_id, record);
+  /**
+   * Projection step for run events in log order: chain each (one append at a time: the chain's order is the
+   * log's), then write their read-model rows together (idempotent puts keyed by ids, so their order is free).
+   */
+  async ingest(events: StoredEvent[]): Promise<void> {
+    const rows: Array<Promise<unknown>> = [];
+    for (const event of events) {
+      const entry = await withSpan(`process ${logSubjectTemplate(event.subject)}`, {
+        kind: SpanKind.CONSUMER,
+        parent: contextFromTraceparent(event.metadata.traceparent, event.metadata.tracestate),
+        attributes: { ...messagingAttributes({ operation: 'process', subject: event.subject, template: logSubjectTemplate(event.subject), consumerGroup: LEDGER_DURABLE }), 'rl.event.type': event.type },
+      }, () => this.chain.chain(event));
+      if (!entry) continue;
+      rows.push(this.store.collection<AuditEventRow>(AUDIT_EVENTS).put(entry.event_id, auditEventRow(entry, event.data)));
+      if (event.type === 'DecisionRecorded') {
+        const record = (event.data as { audit_record: DecisionRow }).audit_record;
+        rows.push(this.store.collection<DecisionRow>(AUDIT_DECISIONS).put(record.run_id, record));
+      }
     }
+    await Promise.all(rows);
   }
 
   async query(q: { conversation_id?: string; run_id?: string; root_run_id?: string; limit?: number }) {

@@ -5,9 +5,8 @@ import { RUNTIME, ServiceRuntime, trustedKeys, type AuditSigningKey } from '@run
 import { loggedAuditEvent } from '../domain/audit-chain';
 import type { ChainAnchor } from '../infra/chain-anchor';
 import { AUDIT_SIGNER, CHAIN_ANCHOR, CHAIN_REF } from './audit-chain.writer';
+import { LEDGER_DURABLE } from './audit-ledger.service';
 
-/** The durable consumer that feeds the chain; its ack floor says how far the ledger has processed the log. */
-export const LEDGER_DURABLE = 'audit-ledger';
 
 export type VerifyReport = AnchoredVerification & { key_id: string; public_key_pem: string; head_hash?: string | null };
 

@@ -12,7 +12,7 @@ import { decodeCursor, pageRuns, storeFilter } from '../domain/runs-query';
 export const RUNS_INDEX = 'runs_index';
 
 /**
- * The runs index: a read model folded from run events by its own durable consumer, queried by rl.runs.list.
+ * The runs index: a read model folded from run events in the ledger's pass over the log, queried by rl.runs.list.
  * Each event is folded into its run's row; the row remembers the last log sequence it folded, so a
  * redelivered event is a no-op and the row equals a replay of the run's events.
  */
@@ -24,15 +24,30 @@ export class RunsIndexService {
     return this.store.collection<RunSummary>(RUNS_INDEX);
   }
 
-  async ingest(event: StoredEvent): Promise<void> {
-    const runId = event.metadata.stream_id;
-    const current = await this.rows.get(runId);
-    const next = evolveRunSummary(current?.value ?? initialRunSummary(runId), event);
-    if (next === current?.value) return;
-    // One consumer, one event at a time: no other writer of this row, so a plain put is safe.
+  /** Folds events (in log order) into their runs' rows: one read and at most one write per run, runs in parallel. */
+  async ingest(events: StoredEvent[]): Promise<void> {
+    const byRun = new Map<string, StoredEvent[]>();
+    for (const event of events) {
+      const runId = event.metadata.stream_id;
+      byRun.set(runId, [...(byRun.get(runId) ?? []), event]);
+    }
+    await Promise.all([...byRun].map(([runId, runEvents]) => this.fold(runId, runEvents)));
+  }
+
+  private async fold(runId: string, events: StoredEvent[]): Promise<void> {
+    const current = (await this.rows.get(runId))?.value;
+    let next = current ?? initialRunSummary(runId);
+    const folded: Array<[string, RunSummary]> = [];
+    for (const event of events) {
+      const after = evolveRunSummary(next, event);
+      if (after !== next) folded.push([event.type, after]);
+      next = after;
+    }
+    if (!folded.length) return;
+    // One consumer, one batch at a time: no other writer of this row, so a plain put is safe.
     await this.rows.put(runId, next);
     // Counted here, once per event folded: every run kind passes through this one projection.
-    recordRunEvent(event.type, next);
+    for (const [type, summary] of folded) recordRunEvent(type, summary);
   }
 
   async list(q: RunsListRequest): Promise<RunsListResult> {

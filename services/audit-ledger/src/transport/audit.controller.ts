@@ -4,16 +4,30 @@ import { AuditQueryDto, SUBJECTS } from '@runledger/contracts';
 import type { StoredEvent } from '@runledger/event-log';
 import { CachedDataKeys, DATA_KEYS, LogConsumer, openDeep, RequestHandler, validateMessage } from '@runledger/messaging';
 import { AuditLedgerService } from '../app/audit-ledger.service';
-import { AuditVerifier, LEDGER_DURABLE } from '../app/audit-verifier';
+import { LEDGER_DURABLE } from '../app/audit-ledger.service';
+import { AuditVerifier } from '../app/audit-verifier';
+import { RunsIndexService } from '../app/runs-index.service';
+
+/** Largest batch of run events the ledger takes at once (batches grow only when events arrive faster than it chains). */
+const LEDGER_BATCH = 256;
 
 @Controller()
 export class AuditController {
-  constructor(private readonly ledger: AuditLedgerService, private readonly verifier: AuditVerifier, @Inject(DATA_KEYS) private readonly keys: CachedDataKeys) {}
+  constructor(
+    private readonly ledger: AuditLedgerService,
+    private readonly runsIndex: RunsIndexService,
+    private readonly verifier: AuditVerifier,
+    @Inject(DATA_KEYS) private readonly keys: CachedDataKeys,
+  ) {}
 
-  /** One consumer in log order: the chain's order is the log's order. */
-  @LogConsumer('rl.log.run.*', { durable: LEDGER_DURABLE, concurrency: 1 })
-  onRunEvent(@Payload() event: StoredEvent): Promise<void> {
-    return this.ledger.ingest(event);
+  /**
+   * One consumer in log order (the chain's order is the log's order) feeds the chain and the runs index in one
+   * pass, in batches: each run event is delivered and acked once, and a batch's read-model rows are written together.
+   */
+  @LogConsumer('rl.log.run.*', { durable: LEDGER_DURABLE, batch: LEDGER_BATCH })
+  async onRunEvents(@Payload() events: StoredEvent[]): Promise<void> {
+    await this.ledger.ingest(events);
+    await this.runsIndex.ingest(events);
   }
 
   @RequestHandler(SUBJECTS.auditQuery)

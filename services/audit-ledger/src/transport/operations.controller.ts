@@ -1,8 +1,7 @@
 import { Controller } from '@nestjs/common';
 import { Payload } from '@nestjs/microservices';
 import { DeadLetterRetryRequestDto, DeadLettersListRequestDto, RunsListRequestDto, SUBJECTS } from '@runledger/contracts';
-import type { StoredEvent } from '@runledger/event-log';
-import { LogConsumer, RequestHandler, validateMessage } from '@runledger/messaging';
+import { RequestHandler, validateMessage } from '@runledger/messaging';
 import { DeadLettersService } from '../app/dead-letters.service';
 import { RunsIndexService } from '../app/runs-index.service';
 
@@ -10,12 +9,6 @@ import { RunsIndexService } from '../app/runs-index.service';
 @Controller()
 export class OperationsController {
   constructor(private readonly runs: RunsIndexService, private readonly deadLetters: DeadLettersService) {}
-
-  /** Its own durable: the index can be rebuilt or lag without holding up the audit chain. */
-  @LogConsumer('rl.log.run.*', { durable: 'runs-index', concurrency: 1 })
-  onRunEvent(@Payload() event: StoredEvent): Promise<void> {
-    return this.runs.ingest(event);
-  }
 
   @RequestHandler(SUBJECTS.runsList)
   list(@Payload() raw: unknown) {
