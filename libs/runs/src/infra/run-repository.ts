@@ -28,7 +28,7 @@ export class RunRepository {
     return (await this.appendEvents(run, events, opts)).version;
   }
 
-  async appendEvents(run: RunIdentity, events: RunEvent[], opts: { expectedVersion: number; commandId: string }): Promise<{ version: number; events: StoredEvent[] }> {
+  async appendEvents(run: RunIdentity, events: RunEvent[], opts: { expectedVersion: number; commandId: string }): Promise<{ version: number; events: StoredEvent[]; duplicate: boolean }> {
     const metadata = runMetadata(run);
     return this.log.append(RunRepository.ref(run.run_id), events.map((e): NewEvent => ({ type: e.type, data: e.data, metadata })), opts);
   }
@@ -37,6 +37,23 @@ export class RunRepository {
   async session(run: RunIdentity): Promise<RunSession> {
     const loaded = await this.load(run.run_id);
     return new RunSession(this, run, loaded.state, loaded.version);
+  }
+
+  /**
+   * A session for a run believed new, without a lookup: it appends `created` at version 0. The log refuses that
+   * (conflict) or recognises it (duplicate: a retry within the duplicate window) when the run exists; then
+   * null, and the caller loads the run as it is.
+   */
+  async claimNew(run: RunIdentity, created: RunEvent): Promise<RunSession | null> {
+    try {
+      // The label of a run's first opening append (RunSession.open), so a run opened either way deduplicates.
+      const result = await this.appendEvents(run, [created], { expectedVersion: 0, commandId: `${run.run_id}:open@0` });
+      if (result.duplicate) return null;
+      return new RunSession(this, run, foldEvents(evolveRun, initialRunState(), result.events as unknown as RecordedEvent[]), result.version);
+    } catch (err) {
+      if (err instanceof ConcurrencyError) return null;
+      throw err;
+    }
   }
 }
 
@@ -118,7 +135,8 @@ export interface ChildRunOutcome<T> {
 export async function runChildOnce<T>(repo: RunRepository, spec: ChildRunSpec, effect: () => Promise<EffectOutcome<T>>): Promise<ChildRunOutcome<T>> {
   const runId = spec.created.run_id;
   for (let attempt = 1; attempt <= 5; attempt++) {
-    const session = await repo.session(spec.created);
+    // A child run id is new except on a retry: the first attempt claims it at version 0 instead of looking it up.
+    const session = (attempt === 1 && (await repo.claimNew(spec.created, { type: 'RunCreated', data: spec.created }))) || (await repo.session(spec.created));
     // The id derives from (parent, action id): the same id with another request is a caller bug, never a replay.
     if (session.state.run && session.state.run.request_hash_sha256 !== spec.created.request_hash_sha256) {
       throw new AppError('REQUEST.INVALID', 'That action id was already used for a different request.');
