@@ -38,7 +38,7 @@ export class Progress {
  * Reads every event matching `filter` from the start of the log up to its end as it is now (the horizon),
  * through an ordered consumer, calling `onEvent` for each and drawing progress. Returns the horizon.
  */
-export async function scanLog(nc: NatsConnection, filter: string, label: string, onEvent: (e: StoredEvent) => void): Promise<{ horizon: number; count: number }> {
+export async function scanLog(nc: NatsConnection, filter: string, label: string, onEvent: (e: StoredEvent) => unknown): Promise<{ horizon: number; count: number }> {
   const jsm = await jetstreamManager(nc);
   const info = await jsm.streams.info(LOG_STREAM);
   const horizon = info.state.last_seq;
@@ -52,7 +52,8 @@ export async function scanLog(nc: NatsConnection, filter: string, label: string,
       for await (const m of messages) {
         if (m.seq > horizon) break;
         try {
-          onEvent(toStoredEvent(m));
+          // A callback may return a promise (opening sealed data): events are folded one at a time, in order.
+          await onEvent(toStoredEvent(m));
           count++;
         } catch (err) {
           if (!(err instanceof Error) || !/not a Runledger event envelope|JSON/.test(err.message)) throw err;

@@ -8,6 +8,8 @@ import type { NatsConnection } from '@nats-io/transport-node';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { createDocumentStore, DocumentStore, NatsKvDocumentStore } from '@runledger/document-store';
 import { LOG_STREAM } from '@runledger/event-log';
+import { CachedDataKeys, KvDataKeyStore } from '../../libs/messaging/src/data-keys';
+import { SealingCodec } from '../../libs/messaging/src/sealing';
 import type { ChainEntry } from '@runledger/governance';
 import { CONNECTION_USAGE } from './connection';
 import { ask, CliError, intFlag, json, parseArgs, ParsedArgs, runCommand, str, withConnection } from './operator';
@@ -56,7 +58,9 @@ async function waitForConsumers(nc: NatsConnection, timeoutS: number): Promise<v
 async function replay(nc: NatsConnection, p: ParsedArgs): Promise<number> {
   await waitForConsumers(nc, intFlag(p, 'catch-up-timeout', USAGE) ?? 120);
   const rebuild = new Rebuild();
-  const { horizon, count } = await scanLog(nc, 'rl.log.>', 'replaying', (e) => rebuild.apply(e));
+  // Sealed personal and case data is opened as services open it; erased data folds as the erased marker.
+  const codec = new SealingCodec(new CachedDataKeys(new KvDataKeyStore(nc)));
+  const { horizon, count } = await scanLog(nc, 'rl.log.>', 'replaying', async (e) => rebuild.apply(e, await codec.open(e)));
   const reports: ModelReport[] = [];
 
   // The rebuilt read models go into a fresh store of the same kind as the live one, and are read back from it.

@@ -95,6 +95,12 @@ function permissionsFor(table, identity) {
       streamReadApi(`KV_${bucket}`, `$KV.${bucket}.>`).forEach((s) => pub.add(s));
     }
   }
+  const keys = table.data_keys;
+  if (keys && [...keys.seal, ...keys.open].includes(identity)) {
+    // Reading a key is a direct get; the watch that drops destroyed keys is an ordered consumer on the bucket.
+    streamReadApi(`KV_${keys.bucket}`, `$KV.${keys.bucket}.>`).forEach((s) => pub.add(s));
+    if (keys.seal.includes(identity)) pub.add(`$KV.${keys.bucket}.>`);
+  }
   for (const [store, users] of Object.entries(table.object_stores)) {
     if (!users.includes(identity)) continue;
     pub.add(`$O.${store}.>`);

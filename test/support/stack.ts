@@ -3,7 +3,7 @@ import type { TestIdentity } from '@runledger/testing';
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import type { ChildProcess } from 'node:child_process';
 import { EventLog, StoredEvent, aggregateRef } from '@runledger/event-log';
-import { decodeReply, encodeJson, provisionBus } from '@runledger/messaging';
+import { CachedDataKeys, decodeReply, encodeJson, KvDataKeyStore, provisionBus, SealingCodec } from '@runledger/messaging';
 import { startNatsServer, NatsServerHandle, TEST_ADMIN, waitUntil } from '@runledger/testing';
 
 // The same launcher `npm start` uses, so tests run the stack users run.
@@ -55,7 +55,9 @@ export class TestStack {
       const table = permissions.loadTable();
       await provisionBus(stack.nc, { kvBuckets: permissions.kvBuckets(table), objectStores: Object.keys(table.object_stores) });
       await Promise.all((opts.services ?? launcher.SERVICES).map((s) => stack.startService(s)));
-      stack.log = new EventLog(jetstream(stack.nc), await jetstreamManager(stack.nc), { producer: 'test', clock: { now: () => new Date() } });
+      // Tests read events as services do: sealed personal and case data opened (README "Erasure").
+      const codec = new SealingCodec(new CachedDataKeys(new KvDataKeyStore(stack.nc)));
+      stack.log = new EventLog(jetstream(stack.nc), await jetstreamManager(stack.nc), { producer: 'test', clock: { now: () => new Date() }, codec });
     } catch (err) {
       await stack.stop();
       throw new Error(`${(err as Error).message}\n--- service output ---\n${stack.logs.slice(-40).join('\n')}`);

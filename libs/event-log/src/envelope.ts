@@ -10,6 +10,8 @@ export interface EventMetadata {
   parent_run_id?: string;
   root_run_id?: string;
   case_id?: string;
+  /** The user whose personal data the event carries (issue 9 erasure: the user's data key seals it). */
+  user_id?: string;
   correlation_id?: string;
   /** The command that caused this event. */
   causation_id?: string;

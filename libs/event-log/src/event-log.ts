@@ -4,6 +4,7 @@ import { context, propagation, SpanKind, trace } from '@opentelemetry/api';
 import { AppError, Clock, deterministicUuid } from '@runledger/kernel';
 import { messagingAttributes } from '@runledger/telemetry';
 import { AggregateRef } from './aggregate-ref';
+import type { EventCodec } from './codec';
 import { decodeEnvelope, encodeEnvelope, ENVELOPE_SCHEMA_VERSION, EventEnvelope, NewEvent, StoredEvent } from './envelope';
 import { LOG_STREAM, LOG_SUBJECT_PREFIX } from './stream';
 
@@ -46,8 +47,13 @@ export class EventLog {
   constructor(
     private readonly js: JetStreamClient,
     private readonly jsm: JetStreamManager,
-    private readonly opts: { producer: string; clock: Clock; stream?: string },
+    private readonly opts: { producer: string; clock: Clock; stream?: string; codec?: EventCodec },
   ) {}
+
+  /** A read event as producers wrote it (sealed data opened; erased data as the erased marker). */
+  open<E extends EventEnvelope>(event: E): E | Promise<E> {
+    return this.opts.codec ? this.opts.codec.open(event) : event;
+  }
 
   private get stream(): string {
     return this.opts.stream ?? LOG_STREAM;
@@ -99,7 +105,8 @@ export class EventLog {
       hdrs.set('Rl-Event-Type', event.type);
       let ack;
       try {
-        ack = await this.js.publish(ref.subject, encodeEnvelope(envelope), {
+        const written = this.opts.codec ? await this.opts.codec.seal(envelope) : envelope;
+        ack = await this.js.publish(ref.subject, encodeEnvelope(written), {
           msgID: eventId,
           headers: hdrs,
           ...(expected !== undefined ? { expect: { lastSubjectSequence: expected } } : {}),
@@ -121,7 +128,7 @@ export class EventLog {
     // What the log holds, never what this caller sent: a failed read is an error, not a guess.
     const msg = await this.jsm.streams.getMessage(this.stream, { seq }).catch(readFailed);
     if (!msg) return { ...fallback, seq, subject };
-    return { ...decodeEnvelope(msg.data), seq, subject: msg.subject };
+    return this.open({ ...decodeEnvelope(msg.data), seq, subject: msg.subject });
   }
 
   /** The aggregate version: the stream sequence of its last event, 0 if it has none. */
@@ -142,11 +149,13 @@ export class EventLog {
     // null means "no such aggregate" only when the server said so; a read failure is retryable, never "absent".
     const msg = await this.jsm.direct.getMessage(this.stream, { next_by_subj: subject, seq: 1 }).catch(readFailed);
     if (!msg) return null;
+    let event: StoredEvent;
     try {
-      return { ...decodeEnvelope(msg.data), seq: msg.seq, subject: msg.subject };
+      event = { ...decodeEnvelope(msg.data), seq: msg.seq, subject: msg.subject };
     } catch {
       return null;
     }
+    return this.open(event);
   }
 
   /**
@@ -207,7 +216,7 @@ export class EventLog {
         const event = tryStoredEvent(m);
         // A message that is not an event (published by mistake; the log cannot delete it) must not make the
         // whole aggregate unreadable: it is skipped, and consumers dead-letter it.
-        if (event) onEvent(event);
+        if (event) onEvent(await this.open(event));
         if (m.seq >= untilSeq) break;
         // The filtered subject may have no more events before untilSeq (another subject holds the tail).
         if (m.info.pending === 0) break;

@@ -4,3 +4,4 @@ export * from './aggregate-ref';
 export * from './event-log';
 export * from './decider';
 export * from './specification';
+export * from './codec';

@@ -26,6 +26,7 @@ export const ERROR_CODES = {
   'TOOL.FAILED': { retryable: true, message: 'The tool failed.' },
   'ARTIFACT.HASH_MISMATCH': { retryable: false, message: 'The artifact content does not match its hash.' },
   'ARTIFACT.NOT_FOUND': { retryable: false, message: 'No artifact with that id.' },
+  'DATA.ERASED': { retryable: false, message: 'The data of this user or case was erased; nothing more is stored for it.' },
   'PROMOTION.REFUSED': { retryable: false, message: 'The promotion was refused by the sanitiser.' },
   'POLICY.INVALID': { retryable: false, message: 'The policy files are not valid.' },
   'STORE.CONFLICT': { retryable: true, message: 'The document changed concurrently; retry.' },

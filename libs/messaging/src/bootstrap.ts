@@ -19,10 +19,10 @@ export interface ServiceHandle {
  * Starts one Runledger service: telemetry, NATS + log stream, the Nest app with its HTTP health endpoints
  * and the NATS/JetStream transport. `module` receives the runtime so providers can use the log and bus.
  */
-export async function bootstrapService(service: string, module: (runtime: ServiceRuntime) => DynamicModule | Promise<DynamicModule>, opts: { httpPort?: number; natsUrl?: string; identity?: NatsIdentity } = {}): Promise<ServiceHandle> {
+export async function bootstrapService(service: string, module: (runtime: ServiceRuntime) => DynamicModule | Promise<DynamicModule>, opts: { httpPort?: number; natsUrl?: string; identity?: NatsIdentity; rawLog?: boolean } = {}): Promise<ServiceHandle> {
   startTelemetry(service);
   const logger = new JsonLogger(service);
-  const runtime = await createRuntime(service, { natsUrl: opts.natsUrl, identity: opts.identity });
+  const runtime = await createRuntime(service, { natsUrl: opts.natsUrl, identity: opts.identity, rawLog: opts.rawLog });
   const app = await NestFactory.create(await module(runtime), { logger, abortOnError: false });
   app.useGlobalFilters(new RunledgerExceptionFilter(app.get(HttpAdapterHost).httpAdapter));
   app.connectMicroservice({ strategy: new RunledgerTransport(runtime) }, { inheritAppConfig: true });
@@ -43,8 +43,8 @@ export async function bootstrapService(service: string, module: (runtime: Servic
 }
 
 /** `main.ts` of every service: start, print one `ready` line, stop cleanly on SIGTERM/SIGINT. */
-export function runServiceMain(service: string, module: (runtime: ServiceRuntime) => DynamicModule | Promise<DynamicModule>): void {
-  bootstrapService(service, module)
+export function runServiceMain(service: string, module: (runtime: ServiceRuntime) => DynamicModule | Promise<DynamicModule>, opts: { rawLog?: boolean } = {}): void {
+  bootstrapService(service, module, opts)
     .then((handle) => {
       process.stdout.write(JSON.stringify({ level: 'log', service, msg: `${service} ready`, http_port: handle.httpPort, nats: handle.runtime.nc.getServer() }) + '\n');
       const shutdown = () => void handle.stop().finally(() => process.exit(0));

@@ -13,3 +13,4 @@ export * from './nats-identity';
 export * from './provision';
 export * from './audit-keys';
 export * from './data-keys';
+export * from './sealing';

@@ -5,6 +5,8 @@ import { ServiceRuntime } from './runtime';
 
 export const RUNTIME = Symbol('RUNTIME');
 export const CLOCK = Symbol('CLOCK');
+/** The process's data keys (CachedDataKeys): to open sealed values a read model copied from events. */
+export const DATA_KEYS = Symbol('DATA_KEYS');
 
 @Controller('health')
 class HealthController {
@@ -36,8 +38,9 @@ export class MessagingModule {
         { provide: EventLog, useValue: runtime.log },
         { provide: Bus, useValue: runtime.bus },
         { provide: CLOCK, useValue: runtime.clock },
+        { provide: DATA_KEYS, useValue: runtime.dataKeys },
       ],
-      exports: [RUNTIME, EventLog, Bus, CLOCK],
+      exports: [RUNTIME, EventLog, Bus, CLOCK, DATA_KEYS],
     };
   }
 }

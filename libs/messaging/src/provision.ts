@@ -3,6 +3,7 @@ import { jetstreamManager } from '@nats-io/jetstream';
 import { Kvm } from '@nats-io/kv';
 import { Objm, StorageType } from '@nats-io/obj';
 import { ensureLogStream } from '@runledger/event-log';
+import { provisionDataKeys } from './data-keys';
 
 /** What the bootstrap identity creates before any service starts (deploy/nats/permissions.yaml: kv, object_stores). */
 export interface BusLayout {
@@ -21,6 +22,7 @@ export async function provisionBus(nc: NatsConnection, layout: BusLayout): Promi
   const kvm = new Kvm(nc);
   const replicas = layout.replicas ?? Number(process.env.RL_KV_REPLICAS ?? 1);
   for (const bucket of layout.kvBuckets) await kvm.create(bucket, { history: 1, replicas, description: `Runledger document collection "${bucket}"` });
+  await provisionDataKeys(nc, replicas);
   const objm = new Objm(nc);
   for (const store of layout.objectStores) await objm.create(store, { storage: StorageType.File, replicas });
 }

@@ -4,6 +4,8 @@ import { Clock } from '@runledger/kernel';
 import { ensureLogStream, EventLog } from '@runledger/event-log';
 import { Bus } from './bus';
 import { identityFromEnv, identityOptions, NatsIdentity } from './nats-identity';
+import { CachedDataKeys, KvDataKeyStore } from './data-keys';
+import { SealingCodec } from './sealing';
 
 /** Everything a service needs to talk to the bus and the log; built once per process. */
 export interface ServiceRuntime {
@@ -14,6 +16,8 @@ export interface ServiceRuntime {
   log: EventLog;
   bus: Bus;
   clock: Clock;
+  /** Per-user and per-case data keys (issue 9 erasure), cached in process. */
+  dataKeys: CachedDataKeys;
   /** False while the client is disconnected and reconnecting; readiness follows it. */
   isConnected(): boolean;
 }
@@ -37,8 +41,12 @@ async function checkLog(nc: NatsConnection): Promise<JetStreamManager> {
 
 export const systemClock: Clock = { now: () => new Date() };
 
-/** `identity` overrides the one the environment names (NATS_CREDS, NATS_USER, …). */
-export async function createRuntime(service: string, opts: { natsUrl?: string; clock?: Clock; identity?: NatsIdentity } = {}): Promise<ServiceRuntime> {
+/**
+ * `identity` overrides the one the environment names (NATS_CREDS, NATS_USER, …). The log seals personal and case
+ * data at append and opens it at read (README "Erasure"); `rawLog` keeps it sealed on both ways, for the audit
+ * ledger, whose chain hashes what the log holds.
+ */
+export async function createRuntime(service: string, opts: { natsUrl?: string; clock?: Clock; identity?: NatsIdentity; rawLog?: boolean } = {}): Promise<ServiceRuntime> {
   const nc = await connect({
     servers: opts.natsUrl ?? process.env.NATS_URL ?? 'nats://127.0.0.1:4222',
     name: `runledger-${service}`,
@@ -56,6 +64,8 @@ export async function createRuntime(service: string, opts: { natsUrl?: string; c
   const jsm = await checkLog(nc);
   const js = jetstream(nc);
   const clock = opts.clock ?? systemClock;
+  const dataKeys = new CachedDataKeys(new KvDataKeyStore(nc));
+  const codec = opts.rawLog ? undefined : new SealingCodec(dataKeys);
   let connected = true;
   void (async () => {
     for await (const s of nc.status()) {
@@ -64,7 +74,7 @@ export async function createRuntime(service: string, opts: { natsUrl?: string; c
     }
   })();
   return {
-    service, nc, js, jsm, clock, log: new EventLog(js, jsm, { producer: service, clock }), bus: new Bus(nc),
+    service, nc, js, jsm, clock, dataKeys, log: new EventLog(js, jsm, { producer: service, clock, codec }), bus: new Bus(nc),
     isConnected: () => connected && !nc.isClosed() && !nc.isDraining(),
   };
 }

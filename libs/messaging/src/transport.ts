@@ -259,7 +259,8 @@ export class RunledgerTransport extends Server implements CustomTransportStrateg
         kind: SpanKind.CONSUMER,
         parent: contextFromTraceparent(event.metadata.traceparent, event.metadata.tracestate),
         attributes: { ...messagingAttributes({ operation: 'process', subject: m.subject, template: logSubjectTemplate(m.subject), consumerGroup: opts.durable }), 'rl.event.type': event.type },
-      }, () => this.invoke(handler, event, { subject: m.subject, deliveryCount: m.info.deliveryCount, streamSequence: m.seq }));
+        // Handlers see the event as its producer wrote it: sealed data opened by the log's codec (README "Erasure").
+      }, async () => this.invoke(handler, await this.deps.log.open(event), { subject: m.subject, deliveryCount: m.info.deliveryCount, streamSequence: m.seq }));
       m.ack();
     } catch (err) {
       const retryable = err instanceof AppError ? err.retryable : true;

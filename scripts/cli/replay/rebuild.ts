@@ -2,7 +2,8 @@
  * Every projection and read model, rebuilt from the log by the same folds live processing uses:
  * runs, checkpoints and governed runs (evolveRun), the runs index (evolveRunSummary), conversations
  * (evolveConversation), the audit chain and its read models (nextChainEntry, auditEventRow, DecisionRecorded
- * rows) and db-write's domain documents (evolveDomainDocuments). Fed one event at a time in log order.
+ * rows) and db-write's domain documents (evolveDomainDocuments). Fed one event at a time in log order, as the log
+ * holds it (the audit ledger chains and indexes sealed data) and opened (what every other service folds).
  */
 import type { RecordedEvent, StoredEvent } from '@runledger/event-log';
 import type { ChainEntry } from '@runledger/governance';
@@ -29,7 +30,7 @@ export class Rebuild {
   contextChecks = 0;
   private lastChainEntry: ChainEntry | null = null;
 
-  apply(e: StoredEvent): void {
+  apply(raw: StoredEvent, e: StoredEvent = raw): void {
     if (e.subject.startsWith('rl.log.conversation.')) {
       this.conversations.set(e.metadata.stream_id, evolveConversation(this.conversations.get(e.metadata.stream_id) ?? initialConversation(), e as unknown as RecordedEvent));
       return;
@@ -40,13 +41,13 @@ export class Rebuild {
     this.runs.set(runId, run);
     this.summaries.set(runId, evolveRunSummary(this.summaries.get(runId) ?? initialRunSummary(runId), e));
     evolveDomainDocuments(this.documents, e);
-    const entry = nextChainEntry(this.lastChainEntry, e);
+    const entry = nextChainEntry(this.lastChainEntry, raw);
     if (entry) {
       this.lastChainEntry = entry;
       this.chain.push(entry.entry_hash);
-      this.auditEvents.set(entry.event_id, auditEventRow(entry, e.data));
-      if (e.type === 'DecisionRecorded') {
-        const record = (e.data as { audit_record: Doc & { run_id: string } }).audit_record;
+      this.auditEvents.set(entry.event_id, auditEventRow(entry, raw.data));
+      if (raw.type === 'DecisionRecorded') {
+        const record = (raw.data as { audit_record: Doc & { run_id: string } }).audit_record;
         this.decisions.set(record.run_id, record);
       }
     }

@@ -57,7 +57,7 @@ export class RunRepository {
   }
 }
 
-export type RunIdentity = Pick<RunCreatedData, 'run_id' | 'root_run_id' | 'parent_run_id' | 'case_id' | 'correlation_id'>;
+export type RunIdentity = Pick<RunCreatedData, 'run_id' | 'root_run_id' | 'parent_run_id' | 'case_id' | 'correlation_id' | 'user_id'>;
 
 /**
  * One writer's view of a run: state and version advance with each append by folding the appended events
@@ -90,12 +90,14 @@ export class RunSession {
   }
 }
 
-export function runMetadata(run: Pick<RunCreatedData, 'run_id' | 'root_run_id' | 'parent_run_id' | 'case_id' | 'correlation_id'>): NewEvent['metadata'] {
+export function runMetadata(run: RunIdentity): NewEvent['metadata'] {
   return {
     run_id: run.run_id,
     root_run_id: run.root_run_id,
     ...(run.parent_run_id ? { parent_run_id: run.parent_run_id } : {}),
     ...(run.case_id ? { case_id: run.case_id } : {}),
+    // Whose data key seals the run's personal data (issue 9 erasure).
+    ...(run.user_id ? { user_id: run.user_id } : {}),
     ...(run.correlation_id ? { correlation_id: run.correlation_id } : {}),
   };
 }

@@ -1,8 +1,8 @@
-import { Controller } from '@nestjs/common';
+import { Controller, Inject } from '@nestjs/common';
 import { Payload } from '@nestjs/microservices';
 import { AuditQueryDto, SUBJECTS } from '@runledger/contracts';
 import type { StoredEvent } from '@runledger/event-log';
-import { LogConsumer, RequestHandler, validateMessage } from '@runledger/messaging';
+import { CachedDataKeys, DATA_KEYS, LogConsumer, openDeep, RequestHandler, validateMessage } from '@runledger/messaging';
 import { AuditLedgerService } from '../app/audit-ledger.service';
 import { LEDGER_DURABLE } from '../app/audit-ledger.service';
 import { AuditVerifier } from '../app/audit-verifier';
@@ -13,7 +13,12 @@ const LEDGER_BATCH = 256;
 
 @Controller()
 export class AuditController {
-  constructor(private readonly ledger: AuditLedgerService, private readonly runsIndex: RunsIndexService, private readonly verifier: AuditVerifier) {}
+  constructor(
+    private readonly ledger: AuditLedgerService,
+    private readonly runsIndex: RunsIndexService,
+    private readonly verifier: AuditVerifier,
+    @Inject(DATA_KEYS) private readonly keys: CachedDataKeys,
+  ) {}
 
   /**
    * One consumer in log order (the chain's order is the log's order) feeds the chain and the runs index in one
@@ -26,8 +31,9 @@ export class AuditController {
   }
 
   @RequestHandler(SUBJECTS.auditQuery)
-  query(@Payload() raw: unknown) {
-    return this.ledger.query(validateMessage(AuditQueryDto, raw));
+  async query(@Payload() raw: unknown) {
+    // The ledger indexes events as the log holds them (sealed); answers are opened, erased data reads as erased.
+    return openDeep(this.keys, await this.ledger.query(validateMessage(AuditQueryDto, raw)));
   }
 
   @RequestHandler(SUBJECTS.auditVerify)

@@ -21,6 +21,6 @@ export class ConversationRepository {
   }
 
   async record(userId: string, conversationId: string, exchange: MessageExchanged): Promise<void> {
-    await handleCommand(this.log, this.ref(userId, conversationId), conversationDecider, exchange, { commandId: `exchange:${exchange.run_id}` });
+    await handleCommand(this.log, this.ref(userId, conversationId), conversationDecider, exchange, { commandId: `exchange:${exchange.run_id}`, metadata: { user_id: userId } });
   }
 }

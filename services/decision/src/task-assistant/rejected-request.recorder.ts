@@ -63,7 +63,7 @@ export class RejectedRequestRecorder {
       intent: { intent_type: 'AMBIGUOUS', confidence: null, extracted_params: null },
       decision,
     });
-    const run = { run_id: runId, root_run_id: runId };
+    const run = { run_id: runId, root_run_id: runId, ...(user_id ? { user_id } : {}) };
     await this.runs.append(run, [
       {
         type: 'RunCreated',

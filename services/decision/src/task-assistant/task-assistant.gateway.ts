@@ -53,7 +53,7 @@ export class TaskAssistantGateway {
     if (dto.request_id) await this.refuseReuse(runId, requestHash);
     const watch = this.waiter.watch(runId, this.replyTimeoutMs);
     try {
-      const queued = await this.log.append(aggregateRef('inbox', DECISION_INBOX), [{ type: 'AgentRequested', data: command, metadata: { run_id: runId, root_run_id: runId } }], { commandId: `request:${runId}` });
+      const queued = await this.log.append(aggregateRef('inbox', DECISION_INBOX), [{ type: 'AgentRequested', data: command, metadata: { run_id: runId, root_run_id: runId, user_id: context.user_id } }], { commandId: `request:${runId}` });
       // The run may not exist yet while its first request waits in the inbox: the queued command is the record.
       if (queued.duplicate && taskRequestHash((queued.events[0].data as AgentRequested).request) !== requestHash) throw reused();
     } catch (err) {

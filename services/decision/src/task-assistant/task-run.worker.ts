@@ -48,7 +48,7 @@ export class TaskRunWorker {
   }
 
   private async advance(cmd: AgentRequested): Promise<void> {
-    const run = await this.runs.session({ run_id: cmd.run_id, root_run_id: cmd.run_id, correlation_id: cmd.request.conversation_id });
+    const run = await this.runs.session({ run_id: cmd.run_id, root_run_id: cmd.run_id, correlation_id: cmd.request.conversation_id, user_id: cmd.request.user_id });
     if (isTerminal(run.state)) return;
     await run.open(await this.opening(cmd, run.state.run?.policy_versions));
     if (run.state.status !== 'running') return;

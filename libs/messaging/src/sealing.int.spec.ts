@@ -1,0 +1,58 @@
+import { connect, NatsConnection } from '@nats-io/transport-node';
+import type { EventEnvelope } from '@runledger/event-log';
+import { startNatsServer, NatsServerHandle } from '@runledger/testing';
+import { CachedDataKeys, ERASED_TEXT, ERASED_VALUE, KvDataKeyStore, provisionDataKeys } from './data-keys';
+import { SealingCodec, SEALED_FIELDS } from './sealing';
+
+jest.setTimeout(60_000);
+
+const event = (type: string, data: unknown, metadata: Partial<EventEnvelope['metadata']> = {}): EventEnvelope => ({
+  type, data, metadata: { event_id: 'e', stream_id: 's', schema_version: 1, contract_version: 'v1', producer: 'test', recorded_at: '2026-01-01T00:00:00.000Z', ...metadata },
+});
+
+describe('Issue 9 erasure: the sealing codec seals the table\'s fields with the owner\'s key', () => {
+  let server: NatsServerHandle;
+  let nc: NatsConnection;
+  let keys: CachedDataKeys;
+  let codec: SealingCodec;
+
+  beforeAll(async () => {
+    server = await startNatsServer();
+    nc = await connect(server.connectOptions());
+    await provisionDataKeys(nc);
+    keys = new CachedDataKeys(new KvDataKeyStore(nc));
+    codec = new SealingCodec(keys);
+  });
+  afterAll(async () => {
+    await nc?.close();
+    await server?.stop();
+  });
+
+  it('Issue 9 erasure: a user\'s fields are sealed (nested paths too), ids and codes stay, and open gives back the event', async () => {
+    const plain = event('DecisionRecorded', { decision: { response_text: 'added milk' }, intent: { intent_type: 'CREATE_TASK' }, audit_record: { run_id: 'r1', conversation_id: 'c1', user_id: 'u1', input_message: 'add milk', classified_intent: 'CREATE_TASK' } }, { user_id: 'u1' });
+    const sealed = await codec.seal(plain);
+    expect(JSON.stringify(sealed.data)).not.toMatch(/milk/);
+    expect(sealed.data).toMatchObject({ audit_record: { run_id: 'r1', conversation_id: 'c1', user_id: 'u1', classified_intent: 'CREATE_TASK' } });
+    expect(await codec.open(sealed)).toEqual(plain);
+  });
+
+  it('Issue 9 erasure: a case event is sealed with the case key, an event type outside the table and an ownerless event are left as they are', async () => {
+    const step = await codec.seal(event('StepCompleted', { step_id: 'facts', step_index: 1, output: { facts: ['Tom fired Dana'] } }, { case_id: 'k1', user_id: 'u1' }));
+    expect(JSON.stringify(step.data)).toContain('"owner":"case.');
+    const other = event('RunFailed', { error: { error_code: 'X', message: 'm', retryable: false } }, { case_id: 'k1' });
+    expect(await codec.seal(other)).toBe(other);
+    const ownerless = event('StepCompleted', { output: 'campaign text' });
+    expect(await codec.seal(ownerless)).toBe(ownerless);
+    expect(Object.keys(SEALED_FIELDS)).toContain('MessageExchanged');
+  });
+
+  it('Issue 9 erasure: after the key is destroyed, sealed fields read as the erased marker and new data of the owner is refused (DATA.ERASED)', async () => {
+    const sealed = await codec.seal(event('MessageExchanged', { run_id: 'r2', user_message: 'my secret', assistant_message: 'noted', pending_confirmation: { task_id: 't' }, at: 'x' }, { user_id: 'u-gone' }));
+    await keys.destroy({ kind: 'user', id: 'u-gone' });
+    expect((await codec.open(sealed)).data).toEqual({ run_id: 'r2', user_message: ERASED_TEXT, assistant_message: ERASED_TEXT, pending_confirmation: ERASED_VALUE, at: 'x' });
+    await expect(codec.seal(event('MessageExchanged', { run_id: 'r3', user_message: 'again' }, { user_id: 'u-gone' }))).rejects.toMatchObject({ code: 'DATA.ERASED' });
+    // An event of the erased owner that carries none of their data is still accepted (a run's closing event).
+    const closing = event('MessageExchanged', { run_id: 'r4' }, { user_id: 'u-gone' });
+    expect(await codec.seal(closing)).toBe(closing);
+  });
+});

@@ -1,0 +1,102 @@
+import type { EventCodec, EventEnvelope } from '@runledger/event-log';
+import { CachedDataKeys, DataOwner, dataKeyName, isSealed, openWithKey, ownerErased, SealedValue, sealWithKey } from './data-keys';
+
+/**
+ * Issue 9 erasure — the one table of personal and case data in events: per event type, the data fields (dotted
+ * paths) sealed with the owner's data key. The owner is the event's case when it has one (case key), else its user
+ * (user key): see `dataOwnerOf`. Ids, types, hashes, artifact references, statuses and error codes stay readable,
+ * so routing, folds, isolation checks and the audit chain work on sealed events. README "Erasure" lists the same.
+ */
+export const SEALED_FIELDS: Readonly<Record<string, readonly string[]>> = {
+  // The task-assistant request as queued (the message, the history and confirmation a caller may send).
+  AgentRequested: ['request.message', 'request.message_history', 'request.pending_confirmation'],
+  // A governed run request: the caller's free-form parameters.
+  AgentRunRequested: ['spec.parameters'],
+  // Run records: the user's message; step checkpoints (context, classification, case facts, notes);
+  // tool calls and their results (task titles, transcripts); the run's result.
+  RunCreated: ['parameters.message'],
+  StepCompleted: ['output', 'context', 'memory_snapshot'],
+  ToolCallRequested: ['parameters'],
+  ToolCallRecorded: ['result'],
+  RunCompleted: ['result'],
+  // The decision and its audit record's free text (ids and codes stay: the audit ledger indexes them).
+  DecisionRecorded: ['decision', 'intent', 'audit_record.input_message', 'audit_record.tool_calls', 'audit_record.response_preview'],
+  // The conversation history.
+  MessageExchanged: ['user_message', 'assistant_message', 'pending_confirmation'],
+};
+
+/** Whose key seals an event: its case (metadata.case_id), else its user (metadata.user_id, or the user the event names). */
+export function dataOwnerOf(event: EventEnvelope): DataOwner | null {
+  const m = event.metadata;
+  if (m.case_id) return { kind: 'case', id: m.case_id };
+  const data = event.data as { user_id?: unknown; request?: { user_id?: unknown } } | null;
+  const user = m.user_id ?? data?.user_id ?? data?.request?.user_id;
+  return typeof user === 'string' && user !== '' ? { kind: 'user', id: user } : null;
+}
+
+type Json = Record<string, unknown>;
+
+/** Replaces the value at `path` (dotted) with `map(value)` in a copy of `data`, copying only the objects on the path. */
+function mapAt(data: Json, path: readonly string[], map: (value: unknown) => unknown): Json {
+  const [head, ...rest] = path;
+  if (!(head in data) || data[head] === undefined || data[head] === null) return data;
+  if (!rest.length) return { ...data, [head]: map(data[head]) };
+  const inner = data[head];
+  if (typeof inner !== 'object' || Array.isArray(inner)) return data;
+  const next = mapAt(inner as Json, rest, map);
+  return next === inner ? data : { ...data, [head]: next };
+}
+
+const PATHS = new Map(Object.entries(SEALED_FIELDS).map(([type, fields]) => [type, fields.map((f) => f.split('.'))]));
+
+/**
+ * The EventLog codec of every service: seals the table's fields at append with the owner's key and opens them at
+ * read. Keys are cached in process (the watch drops a destroyed one), so a seal costs one AES-GCM pass over the
+ * field. An event of an erased owner is refused (DATA.ERASED): nothing new is stored for them. A destroyed key
+ * opens as the erased marker, the same on every read and every replay (folds stay pure: they see the marker).
+ */
+export class SealingCodec implements EventCodec {
+  constructor(private readonly keys: CachedDataKeys) {}
+
+  async seal(event: EventEnvelope): Promise<EventEnvelope> {
+    const paths = PATHS.get(event.type);
+    if (!paths || typeof event.data !== 'object' || event.data === null) return event;
+    const owner = dataOwnerOf(event);
+    if (!owner) return event; // system data (campaigns, profiles): no owner to erase
+    const name = dataKeyName(owner);
+    let key = this.keys.cached(name);
+    if (key === undefined) key = (await this.keys.keyFor(owner)) ?? 'erased';
+    if (key === 'erased') {
+      if (paths.some((p) => mapAt(event.data as Json, p, () => undefined) !== event.data)) throw ownerErased(owner);
+      return event;
+    }
+    const material = key;
+    let data = event.data as Json;
+    for (const path of paths) data = mapAt(data, path, (v) => (isSealed(v) ? v : sealWithKey(material, name, v)));
+    return data === event.data ? event : { ...event, data };
+  }
+
+  async open<E extends EventEnvelope>(event: E): Promise<E> {
+    const paths = PATHS.get(event.type);
+    if (!paths || typeof event.data !== 'object' || event.data === null) return event;
+    let data = event.data as Json;
+    for (const path of paths) {
+      let sealed: SealedValue | undefined;
+      mapAt(data, path, (v) => (isSealed(v) ? (sealed = v) : v));
+      if (!sealed) continue;
+      const value = openWithKey(this.keys.cached(sealed.owner) ?? (await this.keys.stateOf(sealed.owner)), sealed);
+      data = mapAt(data, path, () => value);
+    }
+    return data === event.data ? event : { ...event, data };
+  }
+}
+
+/** Opens every sealed value anywhere inside `value` (read models that copied sealed fields, such as the audit ledger's). */
+export async function openDeep(keys: CachedDataKeys, value: unknown): Promise<unknown> {
+  if (isSealed(value)) return openWithKey(keys.cached(value.owner) ?? (await keys.stateOf(value.owner)), value);
+  if (Array.isArray(value)) return Promise.all(value.map((v) => openDeep(keys, v)));
+  if (typeof value !== 'object' || value === null) return value;
+  const out: Json = {};
+  for (const [k, v] of Object.entries(value)) out[k] = await openDeep(keys, v);
+  return out;
+}
