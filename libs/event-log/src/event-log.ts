@@ -175,7 +175,8 @@ export class EventLog {
       const msg = await this.jsm.direct.getMessage(this.stream, { next_by_subj: subject, seq: next }).catch(readFailed);
       if (!msg || msg.seq > last) break;
       const event = tryDecode(msg.data, msg.seq, msg.subject);
-      if (event) out.push(event);
+      // Read as the scan reads: sealed data opened by the log's codec.
+      if (event) out.push(await this.open(event));
       if (msg.seq === last) return out;
       next = msg.seq + 1;
     }
