@@ -13,7 +13,7 @@ const { loadTable, kvBuckets } = require('./lib/permissions.js') as {
 };
 
 async function main(): Promise<void> {
-  const nc = await connect({ servers: process.env.NATS_URL ?? 'nats://127.0.0.1:4222', name: 'runledger-bootstrap', ...identityOptions(identityFromEnv()) });
+  const nc = await connect({ servers: (process.env.NATS_URL ?? 'nats://127.0.0.1:4222').split(','), name: 'runledger-bootstrap', ...identityOptions(identityFromEnv()) });
   try {
     const table = loadTable();
     await provisionBus(nc, { kvBuckets: kvBuckets(table), objectStores: Object.keys(table.object_stores) });

@@ -82,7 +82,7 @@ describe('Issue 9 authorization: every identity is held to the permissions table
       expect(String(await subscribeAs('caller', '_INBOX_db-write.>'))).toMatch(REFUSED);
       expect(String(await subscribeAs('caller', '_INBOX_operator.>'))).toMatch(REFUSED);
     });
-    it.each(['rl.db.read', 'rl.db.write', 'rl.tool.invoke', 'rl.artifacts.get', 'rl.artifacts.put', 'rl.runs.get', 'rl.audit.verify'])(
+    it.each(['rl.db.read', 'rl.db.write', 'rl.tool.invoke', 'rl.artifacts.get', 'rl.artifacts.put', 'rl.runs.get', 'rl.runs.resolve', 'rl.audit.verify'])(
       'Issue 9 bypass: caller calls the internal subject %s directly → refused',
       async (subject) => {
         await expect(requestAs('caller', subject, { governance: { user_id: 'someone-else' } })).rejects.toThrow(REFUSED);

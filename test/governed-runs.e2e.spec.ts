@@ -68,7 +68,7 @@ describe('Governed agent runs (contract 001) over real NATS', () => {
     expect(tools.map((t) => t.created.parameters.tool_name).sort()).toEqual(['interview.prompt.next', 'transcription.run', 'transcription.status']);
     for (const t of tools) {
       expect(t.created).toMatchObject({ agent_name: 'INTERVIEW_AGENT', lane: 'TOOL_INTERVIEW_CAPTURE', policy_versions: versions });
-      expect(t.types).toEqual(['RunCreated', 'AuthzDecided', 'RunStarted', 'ToolCallAudited', 'RunCompleted']);
+      expect(t.types).toEqual(['RunCreated', 'AuthzDecided', 'RunStarted', 'EffectClaimed', 'ToolCallAudited', 'RunCompleted']);
       expect(t.authz).toMatchObject({ decision: 'allow', lane: 'TOOL_INTERVIEW_CAPTURE', policy_versions: versions });
     }
     // The agent run records each call before and after it, linked to its tool_gateway child run.

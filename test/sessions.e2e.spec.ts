@@ -17,7 +17,7 @@ const PROFILE = {
 const PLANNER = { id: 'planner', version: '1', role: 'SESSION_AGENT', targets: ['stub/stub-model'], subAgents: ['researcher'], session: { toolTransport: 'native', maxTurns: 4 } };
 const LOOPER = { id: 'looper', version: '1', role: 'SESSION_AGENT', targets: ['stub/stub-model'], subAgents: ['looper'], session: { toolTransport: 'native', maxTurns: 4 } };
 const SPENDER = { ...PROFILE, id: 'spender', budget: { maxTotalTokens: 1 } };
-const LANE_TOOLS = ['web__lookup', 'echo__shout', 'echo__missing', 'echo__big', 'echo__sleep'];
+const LANE_TOOLS = ['web__lookup', 'web__slow', 'echo__shout', 'echo__missing', 'echo__big', 'echo__sleep'];
 
 const promptOf = (body: ChatRequestBody) => String(body.messages.find((m) => m.role === 'user')?.content ?? '');
 const toolMessages = (body: ChatRequestBody) => body.messages.filter((m) => m.role === 'tool');
@@ -89,7 +89,7 @@ describe('Issue 7 agent sessions over the bus (agents.session.start)', () => {
     // Each tool call is a tool_gateway child run of the session, authorised and audited at the gateway.
     for (const callId of ['tool-1', 'tool-2']) {
       const child = await stack.runEvents(childRunId('tool_gateway', body.run_id, callId));
-      expect(child.map((e) => e.type)).toEqual(['RunCreated', 'AuthzDecided', 'RunStarted', 'ToolCallAudited', 'RunCompleted']);
+      expect(child.map((e) => e.type)).toEqual(['RunCreated', 'AuthzDecided', 'RunStarted', 'EffectClaimed', 'ToolCallAudited', 'RunCompleted']);
       expect((child[0]!.data as { lane: string }).lane).toBe('TOOL_SESSION_TEST');
     }
     expect(web.executions).toEqual([{ tool: 'lookup', args: { q: 'nats' } }]);
@@ -172,6 +172,31 @@ describe('Issue 7 agent sessions over the bus (agents.session.start)', () => {
     const sleeps = (await fixtures.stdioExecutions()).filter((e) => e.tool === 'sleep');
     expect(sleeps).toHaveLength(3);
     expect(sleeps.map((e) => (e.args as { most: number }).most)).toEqual([1, 1, 1]);
+  });
+
+  it('Issue 7 in-flight tool call: a second request for a call still executing waits for the first attempt\'s outcome; the tool runs once', async () => {
+    const governance = await directGovernance();
+    const invocation = { call_id: 'in-flight-1', tool_name: 'web__slow', parameters: { key: 'in-flight-1' }, governance };
+    const held = web.hold('in-flight-1');
+    const first = stack.request<ToolInvocationResult>('rl.tool.invoke', invocation, 60_000);
+    await held.reached;
+    // The claim is on the log before the tool runs: the re-ask finds it there, not in the first instance's memory.
+    const child = childRunId('tool_gateway', governance.parent_run_id, 'in-flight-1');
+    expect((await stack.runEvents(child)).map((e) => e.type)).toContain('EffectClaimed');
+    let answered = false;
+    const second = stack.request<ToolInvocationResult>('rl.tool.invoke', invocation, 60_000).finally(() => (answered = true));
+    // Time for the re-ask to reach the gateway; a second execution would show at the MCP server. The counts below decide.
+    await waitUntil(() => web.executions.filter((e) => e.tool === 'slow').length > 1, { timeoutMs: 3_000 }).catch(() => undefined);
+    // The re-ask is answered only with the first attempt's outcome: nothing while the tool is still held.
+    expect(answered).toBe(false);
+    held.release();
+    const [a, b] = await Promise.all([first, second]);
+    expect(a.body).toMatchObject({ status: 'ok', result: 'slow in-flight-1', replayed: false });
+    expect(b.body).toMatchObject({ status: 'ok', result: 'slow in-flight-1', replayed: true, child_run_id: child });
+    expect(web.executions.filter((e) => e.tool === 'slow')).toEqual([{ tool: 'slow', args: { key: 'in-flight-1' } }]);
+    const types = (await stack.runEvents(child)).map((e) => e.type);
+    expect(types.filter((t) => t === 'EffectClaimed')).toHaveLength(1);
+    expect(types.filter((t) => t === 'RunCompleted')).toHaveLength(1);
   });
 
   it('Sub-agents (INV-DT-001/002): a sub-agent tool starts a child session under the parent run; a circular delegation is refused from the recorded ancestry', async () => {

@@ -24,7 +24,7 @@ describe('Spine: an agent request end to end over NATS', () => {
     ]);
     const recorded = runEvents.find((e) => e.type === 'ToolCallRecorded')!.data as { child_run_id: string };
     const toolRun = await stack.runEvents(recorded.child_run_id);
-    expect(toolRun.map((e) => e.type)).toEqual(['RunCreated', 'AuthzDecided', 'RunStarted', 'ToolCallAudited', 'RunCompleted']);
+    expect(toolRun.map((e) => e.type)).toEqual(['RunCreated', 'AuthzDecided', 'RunStarted', 'EffectClaimed', 'ToolCallAudited', 'RunCompleted']);
     expect(toolRun[0].metadata.parent_run_id).toBe(reply.body.run_id);
     const { state: dbRuns } = await stack.log.replay<string[]>((acc, e) => (e.type === 'RunCreated' && (e.data as { run_kind: string; parent_run_id?: string }).run_kind === 'db_write' && (e.data as { parent_run_id?: string }).parent_run_id === recorded.child_run_id ? [...acc, e.metadata.stream_id] : acc), []);
     expect(dbRuns).toHaveLength(1);

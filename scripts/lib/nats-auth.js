@@ -80,12 +80,17 @@ function accountsBlock(table, names, auth, fullRights = [ADMIN]) {
   return { [ACCOUNT]: { jetstream: 'enabled', users } };
 }
 
-/** The configuration of a local nats-server (npm start, test harness): nkey users only, no anonymous access. */
-function localServerConfig({ creds, table = loadTable(), fullRights = [ADMIN] }) {
+/**
+ * The configuration of a local nats-server (npm start, test harness, fault suite): nkey users only, no anonymous
+ * access. With `cluster` it is one node of a JetStream cluster on loopback: every node renders the same accounts
+ * (the same identities and permissions), its own server name, and routes to the others.
+ */
+function localServerConfig({ creds, table = loadTable(), fullRights = [ADMIN], cluster }) {
   const names = Object.keys(creds);
   const accounts = accountsBlock(table, names, (n) => ({ nkey: creds[n].publicKey }), fullRights);
   return [
     '# Rendered from deploy/nats/permissions.yaml by scripts/lib/nats-auth.js; do not edit.',
+    ...(cluster ? clusterLines(cluster) : []),
     '# Artifacts of up to 8 MiB travel base64-encoded: the default 1 MB payload limit is too small.',
     'max_payload: 16MB',
     '# Seven services connect at once on a busy machine: give a client longer than the 2 s default to authenticate.',
@@ -94,6 +99,14 @@ function localServerConfig({ creds, table = loadTable(), fullRights = [ADMIN] })
     `accounts: ${render(accounts)}`,
     '',
   ].join('\n');
+}
+
+/** `server_name` and the `cluster` block of one node: routes are the other nodes' cluster ports on loopback. */
+function clusterLines({ name, serverName, port, routes }) {
+  return [
+    `server_name: ${render(serverName)}`,
+    `cluster: ${render({ name, listen: `127.0.0.1:${port}`, routes: routes.map((p) => `nats-route://127.0.0.1:${p}`) })}`,
+  ];
 }
 
 /** Writes the server configuration with mode 0600 and returns its path. */

@@ -89,24 +89,26 @@ async function waitFor(pred, timeoutMs, what) {
  * Starts a nats-server with JetStream and a store under `storeDir`, on `port`, secured by the permissions
  * table: every identity's nkey seed is generated on first start under `credsDir` (mode 0600) and reused after.
  * `fullRights` names identities besides the admin that may do everything (the test harness's `test-admin`).
+ * `cluster` ({ name, serverName, port, routes }) makes it one node of a JetStream cluster (see localServerConfig).
  */
-async function startNats({ port, storeDir, logFile, credsDir = path.join(storeDir, '..', 'credentials'), fullRights = [] }) {
+async function startNats({ port, storeDir, logFile, credsDir = path.join(storeDir, '..', 'credentials'), fullRights = [], cluster, readyTimeoutMs = 10_000 }) {
   const bin = ensureNatsServerBinary();
   fs.mkdirSync(storeDir, { recursive: true });
   const out = logFile ? fs.openSync(logFile, 'a') : 'ignore';
   const creds = ensureCredentials(credsDir, [...allIdentities(), ...fullRights]);
-  const config = writeServerConfig(path.join(storeDir, 'nats-server.conf'), localServerConfig({ creds, fullRights: [ADMIN, ...fullRights] }));
+  const config = writeServerConfig(path.join(storeDir, 'nats-server.conf'), localServerConfig({ creds, fullRights: [ADMIN, ...fullRights], cluster }));
   const child = spawn(bin, ['-c', config, '-a', '127.0.0.1', '-p', String(port), '-js', '-sd', storeDir], { stdio: ['ignore', out, out] });
-  await waitFor(() => canConnect({ host: '127.0.0.1', port }), 10_000, `nats-server on port ${port}`);
+  if (out !== 'ignore') fs.closeSync(out);
+  await waitFor(() => canConnect({ host: '127.0.0.1', port }), readyTimeoutMs, `nats-server on port ${port}`);
   return { url: `nats://127.0.0.1:${port}`, child, port, creds };
 }
 
 /** Runs the bootstrap step (scripts/bootstrap.ts) as the admin: creates the log, buckets and object stores. */
-function runBootstrap({ natsUrl, creds }) {
+function runBootstrap({ natsUrl, creds, env = {} }) {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, ['-r', '@swc-node/register', path.join(ROOT, 'scripts', 'bootstrap.ts')], {
       cwd: ROOT,
-      env: { ...process.env, NATS_URL: natsUrl, SWC_NODE_PROJECT: path.join(ROOT, 'tsconfig.json'), ...identityEnv(creds, ADMIN) },
+      env: { ...process.env, NATS_URL: natsUrl, SWC_NODE_PROJECT: path.join(ROOT, 'tsconfig.json'), ...identityEnv(creds, ADMIN), ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let output = '';

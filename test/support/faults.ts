@@ -1,7 +1,9 @@
 /**
- * Helpers for fault tests: a caller that asks again with the same request_id until it gets an answer, and the
- * log's view of one scenario's runs (every run, by kind, folded).
+ * Helpers for fault tests: a caller that asks again with the same request_id until it gets an answer, the
+ * log's view of one scenario's runs (every run, by kind, folded), and the fault suite (npm run chaos) as a child process.
  */
+import { spawn } from 'node:child_process';
+import path from 'node:path';
 import { foldEvents, RecordedEvent, StoredEvent } from '@runledger/event-log';
 import { deterministicUuid } from '@runledger/kernel';
 import { evolveRun, initialRunState, RunState } from '@runledger/runs';
@@ -49,3 +51,19 @@ export async function runsUnder(stack: TestStack, roots: Set<string>): Promise<S
     .filter(([, ev]) => ev[0].type === 'RunCreated' && roots.has((ev[0].data as { root_run_id: string }).root_run_id))
     .map(([run_id, events]) => ({ run_id, kind: (events[0].data as { run_kind: string }).run_kind, events, state: foldEvents(evolveRun, initialRunState(), events as unknown as RecordedEvent[]) }));
 }
+
+/** Runs `npm run chaos` with `args`; its exit code, printed counts, and (on failure) the tail of its progress lines. */
+export async function runChaos(args: string[]): Promise<{ code: number | null; counts: Record<string, unknown>; stderr: string }> {
+  const script = path.join(__dirname, '..', '..', 'scripts', 'chaos.js');
+  const child = spawn(process.execPath, [script, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (c) => (stdout += c));
+  child.stderr.on('data', (c) => (stderr += c));
+  const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+  const json = stdout.slice(stdout.indexOf('{'), stdout.lastIndexOf('}') + 1);
+  return { code, counts: json ? (JSON.parse(json) as Record<string, unknown>) : {}, stderr: code === 0 ? '' : stderr.slice(-3000) };
+}
+
+/** Every count of the fault suite that must be zero, and the chain verified. */
+export const CHAOS_CLEAN = { unanswered: 0, wrong_answers: 0, non_terminal: 0, lies: 0, duplicates: 0, lost: 0, coverage_violations: 0, chain_ok: true };

@@ -81,11 +81,12 @@ export class TestStack {
     return { NATS_URL: this.nats.url, NATS_CREDS: id.file, NATS_INBOX_PREFIX: id.inboxPrefix };
   }
 
-  async startService(name: string): Promise<void> {
+  /** `env` goes on top of the stack's environment for this start only (a restart without it returns to the stack's). */
+  async startService(name: string, env: Record<string, string> = {}): Promise<void> {
     const svc = launcher.startService(name, {
       natsUrl: this.nats.url,
       creds: this.nats.creds,
-      env: { LOG_LEVEL: 'warn', ...this.opts.env, ...(this.opts.serviceEnv?.[name] ?? {}) },
+      env: { LOG_LEVEL: 'warn', ...this.opts.env, ...(this.opts.serviceEnv?.[name] ?? {}), ...env },
       onLine: (s, line) => this.logs.push(`[${s}] ${line}`),
     });
     this.procs.set(name, svc.child);

@@ -16,6 +16,7 @@ export const SUBJECTS = {
   runsGet: 'rl.runs.get',
   runsList: 'rl.runs.list',
   runsCancel: 'rl.runs.cancel',
+  runsResolve: 'rl.runs.resolve',
   deadLettersList: 'rl.deadletters.list',
   deadLettersRetry: 'rl.deadletters.retry',
   intentClassify: 'rl.intent.classify',

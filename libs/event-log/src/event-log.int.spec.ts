@@ -2,7 +2,7 @@ import { connect, NatsConnection } from '@nats-io/transport-node';
 import { jetstream, jetstreamManager, JetStreamManager } from '@nats-io/jetstream';
 import { FixedClock } from '@runledger/kernel';
 import { startNatsServer, NatsServerHandle, waitUntil } from '@runledger/testing';
-import { aggregateRef, ConcurrencyError, ensureLogStream, EventLog, LOG_STREAM } from './index';
+import { aggregateRef, ConcurrencyError, ensureLogStream, EventEnvelope, EventLog, LOG_STREAM } from './index';
 
 // Generous: the suite must hold while the machine is busy with other loads (waits are on conditions, not time).
 jest.setTimeout(60_000);
@@ -49,6 +49,25 @@ describe('EventLog on a real nats-server', () => {
     const [e] = await log.read(ref);
     expect(e.metadata).toMatchObject({ stream_id: 'meta-1', run_id: 'meta-1', correlation_id: 'corr', causation_id: 'cmd-m', schema_version: 1, contract_version: 'v1', producer: 'spec', recorded_at: '2026-01-01T00:00:00.000Z' });
     expect(e.metadata.event_id).toMatch(/^[0-9a-f-]{36}$/);
+  });
+
+  it('Codec: every read path (short read by direct gets, long read through a consumer, first, replay) hands back opened events', async () => {
+    // A reversible stand-in for issue 9's sealing codec: what is stored differs from what callers see.
+    const codec = {
+      seal: (e: EventEnvelope) => ({ ...e, data: { sealed: Buffer.from(JSON.stringify(e.data)).toString('base64') } }),
+      open: <E extends EventEnvelope>(e: E): E => ({ ...e, data: JSON.parse(Buffer.from((e.data as { sealed: string }).sealed, 'base64').toString()) }),
+    };
+    const sealedLog = new EventLog(jetstream(nc), jsm, { producer: 'spec', clock: new FixedClock(new Date()), codec });
+    const short = aggregateRef('run', 'codec-short');
+    const long = aggregateRef('run', 'codec-long');
+    await sealedLog.append(short, [{ type: 'A', data: { secret: 'short' } }], { commandId: 'codec-s' });
+    await sealedLog.append(long, Array.from({ length: 40 }, (_, i) => ({ type: 'A', data: { secret: `long-${i}` } })), { commandId: 'codec-l' });
+    expect((await log.read(short))[0].data).not.toEqual({ secret: 'short' }); // stored sealed
+    expect((await sealedLog.read(short)).map((e) => e.data)).toEqual([{ secret: 'short' }]);
+    expect((await sealedLog.read(long)).map((e) => (e.data as { secret: string }).secret)).toEqual(Array.from({ length: 40 }, (_, i) => `long-${i}`));
+    expect((await sealedLog.first(long))?.data).toEqual({ secret: 'long-0' });
+    const { state } = await sealedLog.replay<string[]>((acc, e) => [...acc, (e.data as { secret: string }).secret], [], { filter: short.subject });
+    expect(state).toEqual(['short']);
   });
 
   it('Immutability: the stream refuses message deletes and purges', async () => {

@@ -148,7 +148,12 @@ export class EventLog {
     const subject = typeof ref === 'string' ? ref : ref.subject;
     // null means "no such aggregate" only when the server said so; a read failure is retryable, never "absent".
     const msg = await this.jsm.direct.getMessage(this.stream, { next_by_subj: subject, seq: 1 }).catch(readFailed);
-    if (!msg) return null;
+    if (!msg) {
+      // Any replica may answer a direct get: one that lags says "none" for an aggregate the leader has. Only the
+      // leader's "none" is an answer (a run's caller check would otherwise record a permanent UNKNOWN_CALLER).
+      if ((await this.version(subject)) > 0) throw new AppError('DEPENDENCY.DOWN', 'The event log replica is behind; retry.');
+      return null;
+    }
     let event: StoredEvent;
     try {
       event = { ...decodeEnvelope(msg.data), seq: msg.seq, subject: msg.subject };

@@ -16,6 +16,7 @@ export const ERROR_CODES = {
   'RUN.UNKNOWN_CALLER': { retryable: false, message: 'The calling run is not in the log.' },
   'RUN.CLAIM_MISMATCH': { retryable: false, message: "The call's claims differ from what the calling run recorded." },
   'RUN.PARENT_TERMINAL': { retryable: false, message: 'The calling run has finished.' },
+  'RUN.ABANDONED': { retryable: false, message: 'The run was cut short and nobody carries it any more; the log holds no outcome of its effect.' },
   'DEADLETTER.NOT_FOUND': { retryable: false, message: 'No dead letter with that id.' },
   'DEADLETTER.NOT_RETRYABLE': { retryable: false, message: 'This dead letter cannot be re-published.' },
   'LANE.DENIED': { retryable: false, message: 'The action is not permitted in this lane.' },

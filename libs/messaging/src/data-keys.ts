@@ -35,7 +35,8 @@ export function dataKeyName(owner: DataOwner): string {
 
 /** Creates the data-key bucket (the bootstrap admin does; services may not create streams). History 1: a purge removes the key material. */
 export async function provisionDataKeys(nc: NatsConnection, replicas = 1): Promise<void> {
-  await new Kvm(nc).create(DATA_KEYS_BUCKET, { history: 1, replicas, description: 'Runledger per-user and per-case data keys (erasure)' });
+  // On a cluster every read goes to the bucket's leader (no direct gets from a replica that may lag).
+  await new Kvm(nc).create(DATA_KEYS_BUCKET, { history: 1, replicas, allow_direct: replicas === 1, description: 'Runledger per-user and per-case data keys (erasure)' });
 }
 
 /** Data keys in the NATS KV bucket the bootstrap created (history 1: a purge removes the key material from its stream). */
@@ -185,9 +186,14 @@ export function sealWithKey(key: Buffer, ownerName: string, value: unknown): Sea
   };
 }
 
-/** Opens a sealed value with its key, or the erased marker when the key was destroyed. */
+/**
+ * Opens a sealed value with its key, or the erased marker when the key was destroyed. A sealed value's key was
+ * created before it was sealed, so "absent" is a read that is behind (a replica lagging on a cluster), never
+ * an erasure: it is a retryable error, so no caller takes live data for erased.
+ */
 export function openWithKey(key: Buffer | 'erased' | 'absent', value: SealedValue): unknown {
-  if (key === 'erased' || key === 'absent') return value.text ? ERASED_TEXT : ERASED_VALUE;
+  if (key === 'absent') throw new AppError('DEPENDENCY.DOWN', 'The data key is not readable yet; retry.');
+  if (key === 'erased') return value.text ? ERASED_TEXT : ERASED_VALUE;
   const decipher = createDecipheriv('aes-256-gcm', key, Buffer.from(value.iv, 'base64'));
   decipher.setAAD(Buffer.from(value.owner));
   decipher.setAuthTag(Buffer.from(value.tag, 'base64'));

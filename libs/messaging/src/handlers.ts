@@ -13,6 +13,11 @@ export interface LogConsumerOptions {
   /** How long the server waits for an ack before redelivering. Default 30 s (heartbeats extend it). */
   ackWaitMs?: number;
   /**
+   * One instance at a time consumes (a lease, see ConsumerLease), for handlers that must see the log in order when a
+   * service runs twice (a cluster): the other instances stand by and take over when the holder's lease lapses.
+   */
+  exclusive?: boolean;
+  /**
    * Batch mode (strict log order, one batch at a time): the handler receives `StoredEvent[]` of up to this many
    * events, those already delivered while the previous batch was handled, so a batch is one event when the log is
    * quiet and grows with the rate. All are acked after the handler returns; when it throws, the batch is handled

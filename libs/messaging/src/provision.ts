@@ -21,7 +21,8 @@ export async function provisionBus(nc: NatsConnection, layout: BusLayout): Promi
   await ensureLogStream(await jetstreamManager(nc));
   const kvm = new Kvm(nc);
   const replicas = layout.replicas ?? Number(process.env.RL_KV_REPLICAS ?? 1);
-  for (const bucket of layout.kvBuckets) await kvm.create(bucket, { history: 1, replicas, description: `Runledger document collection "${bucket}"` });
+  // With replicas, reads go to each bucket's leader: a replica that lags must not make a compare-and-set read stale.
+  for (const bucket of layout.kvBuckets) await kvm.create(bucket, { history: 1, replicas, allow_direct: replicas === 1, description: `Runledger document collection "${bucket}"` });
   await provisionDataKeys(nc, replicas);
   const objm = new Objm(nc);
   for (const store of layout.objectStores) await objm.create(store, { storage: StorageType.File, replicas });

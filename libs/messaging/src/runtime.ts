@@ -48,7 +48,8 @@ export const systemClock: Clock = { now: () => new Date() };
  */
 export async function createRuntime(service: string, opts: { natsUrl?: string; clock?: Clock; identity?: NatsIdentity; rawLog?: boolean } = {}): Promise<ServiceRuntime> {
   const nc = await connect({
-    servers: opts.natsUrl ?? process.env.NATS_URL ?? 'nats://127.0.0.1:4222',
+    // A comma-separated list names several nodes of a cluster (the client fails over between them).
+    servers: (opts.natsUrl ?? process.env.NATS_URL ?? 'nats://127.0.0.1:4222').split(','),
     name: `runledger-${service}`,
     maxReconnectAttempts: -1,
     reconnectTimeWait: 500,

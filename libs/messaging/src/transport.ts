@@ -7,6 +7,7 @@ import { AppError, isWireError, jsonShapeProblem, toWireError, WireError } from 
 import { EventLog, LOG_STREAM, aggregateRef, jsErrorCode, toStoredEvent } from '@runledger/event-log';
 import { contextFromTraceparent, extractTraceContext, logSubjectTemplate, messagingAttributes, observeConsumerLag, runledgerMetrics, SpanKind, withSpan } from '@runledger/telemetry';
 import { decodeJson, encodeJson, replyHeaders } from './codec';
+import { ConsumerLease } from './consumer-lease';
 import { HANDLER_KIND, LogConsumerOptions, MALFORMED_PAYLOAD, MAX_REQUEST_BYTES } from './handlers';
 
 export interface TransportDeps {
@@ -163,9 +164,25 @@ export class RunledgerTransport extends Server implements CustomTransportStrateg
       const info = await this.deps.jsm.consumers.info(LOG_STREAM, opts.durable);
       return info.num_pending + info.num_ack_pending;
     });
-    const consumer = await this.deps.js.consumers.get(LOG_STREAM, opts.durable);
-    const messages = await consumer.consume({ max_messages: Math.max(8, (opts.concurrency ?? 1) * 2, opts.batch ?? 0) });
-    this.consumers.push(messages);
+    const consume = async (): Promise<() => Promise<void>> => {
+      const consumer = await this.deps.js.consumers.get(LOG_STREAM, opts.durable);
+      const messages = await consumer.consume({ max_messages: Math.max(8, (opts.concurrency ?? 1) * 2, opts.batch ?? 0) });
+      this.consumers.push(messages);
+      this.startHandling(messages, handler, opts, { maxDeliver, ackWaitMs });
+      return () => messages.close().then(() => undefined, () => undefined);
+    };
+    if (!opts.exclusive) {
+      await consume();
+      return;
+    }
+    // One instance at a time (see ConsumerLease): the others stand by without pulling, so the handler sees log order.
+    void new ConsumerLease(this.deps.nc, opts.durable).hold(async () => {
+      this.log.log({ msg: 'holding the consumer lease: consuming', durable: opts.durable });
+      return consume();
+    }, () => this.closing).catch((err: unknown) => this.log.error({ msg: 'consumer lease loop ended', durable: opts.durable, error: (err as Error).message }));
+  }
+
+  private startHandling(messages: ConsumerMessages, handler: MessageHandler, opts: LogConsumerOptions, { maxDeliver, ackWaitMs }: { maxDeliver: number; ackWaitMs: number }): void {
     if (opts.batch) return this.consumeBatches(messages, handler, { maxDeliver, ackWaitMs, durable: opts.durable, batch: opts.batch });
     const limit = Math.max(1, opts.concurrency ?? 1);
     const inFlight = new Set<Promise<void>>();

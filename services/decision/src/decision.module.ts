@@ -9,6 +9,8 @@ import { InboxDispatcher } from './inbox/inbox.dispatcher';
 import { RunCancellation } from './runs/run-cancellation';
 import { RunWaiter } from './runs/run-waiter';
 import { RunsController } from './runs/runs.controller';
+import { ResolverController } from './resolver/resolver.controller';
+import { RESOLVER_SETTINGS, resolverSettingsFrom, RunResolver } from './resolver/run-resolver';
 import { REJECTED_LIMITS, rejectedLimitsFrom, RejectedRequestRecorder } from './task-assistant/rejected-request.recorder';
 import { REPLY_TIMEOUT_MS, TaskAssistantGateway } from './task-assistant/task-assistant.gateway';
 import { TaskAssistantController } from './task-assistant/task-assistant.controller';
@@ -31,9 +33,10 @@ export class DecisionModule {
     return {
       module: DecisionModule,
       imports: [MessagingModule.forRuntime(runtime)],
-      controllers: [TaskAssistantController, RunsController, SessionsController, ...GOVERNED_RUNS_CONTROLLERS, ...CAMPAIGN_CONTROLLERS],
+      controllers: [TaskAssistantController, RunsController, ResolverController, SessionsController, ...GOVERNED_RUNS_CONTROLLERS, ...CAMPAIGN_CONTROLLERS],
       providers: [
         TaskAssistantGateway, TaskRunWorker, RunWaiter, RunCancellation, RejectedRequestRecorder, ConversationRepository, InboxDispatcher,
+        RunResolver, { provide: RESOLVER_SETTINGS, useValue: resolverSettingsFrom(process.env) },
         ...governedRunsProviders(process.env, toolTimeoutMs),
         ...campaignProviders(process.env),
         { provide: PolicyCatalog, useValue: policies },

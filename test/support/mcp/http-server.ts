@@ -4,11 +4,37 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { z } from 'zod';
 
-/** A real MCP server over Streamable HTTP (stateless), in the test process; it counts executions per tool. */
-export async function startHttpMcpServer(): Promise<{ url: string; executions: Array<{ tool: string; args: unknown }>; stop(): Promise<void> }> {
+/** A held execution of the `slow` tool: `reached` once the tool runs, and it answers when `release` is called. */
+export interface HeldCall {
+  reached: Promise<void>;
+  release(): void;
+}
+
+/**
+ * A real MCP server over Streamable HTTP (stateless), in the test process; it counts executions per tool.
+ * `slow` answers only when the test releases it (`hold(key)`), so a test can keep a call in flight.
+ */
+export async function startHttpMcpServer(): Promise<{ url: string; executions: Array<{ tool: string; args: unknown }>; hold(key: string): HeldCall; stop(): Promise<void> }> {
   const executions: Array<{ tool: string; args: unknown }> = [];
+  const held = new Map<string, { reached: () => void; released: Promise<void> }>();
+  const hold = (key: string): HeldCall => {
+    let reached!: () => void;
+    let release!: () => void;
+    const call = { reached: new Promise<void>((r) => (reached = r)), release: () => release() };
+    held.set(key, { reached, released: new Promise<void>((r) => (release = r)) });
+    return call;
+  };
   const build = () => {
     const server = new McpServer({ name: 'web', version: '1.0.0' });
+    server.registerTool('slow', { description: 'Answers when released.', inputSchema: { key: z.string().min(1) } }, async ({ key }) => {
+      executions.push({ tool: 'slow', args: { key } });
+      const h = held.get(key);
+      if (h) {
+        h.reached();
+        await h.released;
+      }
+      return { content: [{ type: 'text', text: `slow ${key}` }] };
+    });
     server.registerTool('lookup', { description: 'Looks a term up.', inputSchema: { q: z.string().min(1) } }, async ({ q }) => {
       executions.push({ tool: 'lookup', args: { q } });
       return { content: [{ type: 'text', text: `definition of ${q}` }] };
@@ -33,5 +59,5 @@ export async function startHttpMcpServer(): Promise<{ url: string; executions: A
   });
   await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
   const { port } = http.address() as AddressInfo;
-  return { url: `http://127.0.0.1:${port}/mcp`, executions, stop: () => new Promise((resolve) => http.close(() => resolve())) };
+  return { url: `http://127.0.0.1:${port}/mcp`, executions, hold, stop: () => new Promise((resolve) => http.close(() => resolve())) };
 }

@@ -1,5 +1,5 @@
 import { IsBoolean, IsIn, IsInt, IsISO8601, IsOptional, IsString, IsUUID, Matches, Max, MaxLength, Min } from 'class-validator';
-import type { DeadLetterRetryRequest, RunCancelRequest, RunsListRequest } from '../generated';
+import type { DeadLetterRetryRequest, RunCancelRequest, RunsListRequest, RunsResolveRequest } from '../generated';
 
 export const RUN_STATUSES = ['created', 'authorized', 'running', 'completed', 'failed', 'denied', 'cancelled'] as const;
 
@@ -21,6 +21,11 @@ export class RunsListRequestDto implements RunsListRequest {
 export class RunCancelRequestDto implements RunCancelRequest {
   @IsUUID() run_id!: string;
   @IsOptional() @IsString() @MaxLength(500) reason?: string;
+  @IsOptional() @IsString() @MaxLength(256) requested_by?: string;
+}
+
+export class RunsResolveRequestDto implements RunsResolveRequest {
+  @IsOptional() @IsInt() @Min(60_000) @Max(604_800_000) idle_ms?: number;
   @IsOptional() @IsString() @MaxLength(256) requested_by?: string;
 }
 

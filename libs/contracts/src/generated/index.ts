@@ -88,6 +88,8 @@ export type {
   RunSummary,
   RunsListRequest,
   RunsListResult,
+  RunsResolveRequest,
+  RunsResolveResult,
 } from './runs.generated';
 export type {
   DbReadRequest,

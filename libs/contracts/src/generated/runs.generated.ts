@@ -154,3 +154,40 @@ export interface RunsListResult {
 /**
  * One row of the runs index: a pure fold of one run's events (any run kind), kept by audit-ledger.
  */
+
+/**
+ * Sent on rl.runs.resolve: one sweep of the resolver now. Runs left open that nobody carries (no event for idle_ms, or for the grace period once their root run has ended) get the terminal outcome their log supports.
+ */
+export interface RunsResolveRequest {
+  /**
+   * Idle time after which a run counts as abandoned (default RL_RESOLVER_IDLE_MS, 15 min). At least a minute, so no live worker is raced.
+   */
+  idle_ms?: number;
+  /**
+   * Who asks (logged).
+   */
+  requested_by?: string;
+}
+
+/**
+ * Reply of rl.runs.resolve: what the sweep found and closed. Each closed run records RunResolved (resolved_by, reason, basis) before its terminal event.
+ */
+export interface RunsResolveResult {
+  /**
+   * Open runs the runs index listed.
+   */
+  open: number;
+  /**
+   * Runs a worker advanced while the resolver looked (its append lost on the expected version): left to the worker.
+   */
+  left_to_worker: number;
+  resolved: {
+    run_id: string;
+    run_kind: string;
+    outcome: 'completed' | 'failed' | 'denied';
+    /**
+     * The recorded fact the outcome rests on, or 'nothing recorded' (then RUN.ABANDONED).
+     */
+    basis: string;
+  }[];
+}

@@ -52,6 +52,12 @@ export interface AuthzDecidedData {
   inputs?: AuthzInputs;
 }
 
+export interface EffectClaim {
+  owner: string;
+  attempt: number;
+  lease_expires_at: string;
+}
+
 export type ToolCallStatus = 'ok' | 'failed' | 'timeout' | 'denied';
 
 export type RunEvent =
@@ -68,6 +74,14 @@ export type RunEvent =
   | { type: 'RunCancelled'; data: { reason: string } }
   /** An operator's request (rl.runs.cancel); the run's worker answers it with RunCancelled at its next step. */
   | { type: 'RunCancelRequested'; data: { reason: string; requested_by: string } }
+  /**
+   * A child run's effect is being executed by `owner` until `lease_expires_at` (the effect's own timeout plus a
+   * margin): another request for the same run waits for its outcome instead of running the effect again; a
+   * claim whose lease ran out belongs to a crashed owner and may be taken over (the next attempt).
+   */
+  | { type: 'EffectClaimed'; data: EffectClaim }
+  /** The owner gave its claim back without an outcome (the effect threw): the next request runs it at once. */
+  | { type: 'EffectReleased'; data: { owner: string; attempt: number; reason: string } }
   /** Audit and domain events recorded on a run (ToolCallAudited, DbWriteAudited, DecisionRecorded …). */
   | { type: string & {}; data: unknown };
 

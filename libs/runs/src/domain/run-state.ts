@@ -1,7 +1,7 @@
-import { nextRunState, RunLifecycleState, RunStatus } from '@runledger/governance';
+import { nextRunState, RunLifecycleState } from '@runledger/governance';
 import { Checkpoint, evolveCheckpoint } from '@runledger/agent-runtime';
 import type { RecordedEvent } from '@runledger/event-log';
-import type { ArtifactRefLike, AuthzDecidedData, RunCreatedData, RunError, ToolCallStatus } from './run-events';
+import type { ArtifactRefLike, AuthzDecidedData, EffectClaim, RunCreatedData, RunError, ToolCallStatus } from './run-events';
 
 export interface ToolCallView {
   call_id: string;
@@ -14,8 +14,8 @@ export interface ToolCallView {
   error?: RunError;
 }
 
-export interface RunState {
-  status: 'none' | RunStatus;
+/** What every run state carries, whatever its status. */
+interface RunStateCommon {
   run?: RunCreatedData;
   authz?: AuthzDecidedData;
   checkpoint: Checkpoint | null;
@@ -30,20 +30,40 @@ export interface RunState {
   event_count: number;
   /** An operator asked to cancel the run (RunCancelRequested): its worker ends it at the next step. */
   cancel_requested?: { reason: string; requested_by: string };
+  /** A child run's last claim on its effect (EffectClaimed), marked released when its owner gave it back. */
+  effect_claim?: EffectClaim & { released?: true };
   /** Recorded events that broke the lifecycle: a projection reports them instead of throwing on a fact. */
   anomalies: string[];
 }
+
+/**
+ * The run aggregate's state, a union keyed by status (policy/contract-v1/run_lifecycle.md): narrowing on
+ * `status` tells what the log must hold (a created run has its RunCreated pins; a run past authorisation its
+ * AuthzDecided; a failed or denied run its error).
+ */
+export type RunState =
+  | (RunStateCommon & { status: 'none'; run?: undefined })
+  | (RunStateCommon & { status: 'created'; run: RunCreatedData })
+  | (RunStateCommon & { status: 'authorized' | 'running' | 'completed' | 'cancelled'; run: RunCreatedData; authz: AuthzDecidedData })
+  | (RunStateCommon & { status: 'failed'; run: RunCreatedData; authz: AuthzDecidedData; error: RunError })
+  | (RunStateCommon & { status: 'denied'; run: RunCreatedData; authz: AuthzDecidedData; error: RunError });
+
+export type RunStatusOf<S extends RunState['status']> = Extract<RunState, { status: S }>;
 
 export function initialRunState(): RunState {
   return { status: 'none', checkpoint: null, tool_calls: [], child_run_ids: [], output_artifacts: [], event_count: 0, anomalies: [] };
 }
 
-export const isTerminal = (s: RunState): boolean => ['completed', 'failed', 'denied', 'cancelled'].includes(s.status);
+export type TerminalRunState = RunStatusOf<'completed' | 'failed' | 'denied' | 'cancelled'>;
+
+export const isTerminal = (s: RunState): s is TerminalRunState => ['completed', 'failed', 'denied', 'cancelled'].includes(s.status);
 
 /** The run projection: a pure fold over the run's events (live processing and replay use this same function). */
 export function evolveRun(state: RunState, event: RecordedEvent): RunState {
   const lifecycle = nextRunState(state.status === 'none' ? undefined : ({ status: state.status, decision: state.authz?.decision } as RunLifecycleState), event);
-  const next: RunState = {
+  // Built field by field and then typed: a projection never throws, so an anomalous history (a terminal
+  // event on a created run) still folds, and its status stays where the lifecycle left it.
+  const next: LooseRunState = {
     ...state,
     event_count: state.event_count + 1,
     updated_at: event.metadata.recorded_at,
@@ -51,6 +71,13 @@ export function evolveRun(state: RunState, event: RecordedEvent): RunState {
   };
   if (!lifecycle.ok) next.anomalies = [...state.anomalies, lifecycle.reason];
   else if (lifecycle.state) next.status = lifecycle.state.status;
+  return evolveFields(next, state, event) as RunState;
+}
+
+/** The fold's working shape: the status-keyed guarantees of RunState hold of lawful histories, not of every fact. */
+type LooseRunState = RunStateCommon & { status: RunState['status'] };
+
+function evolveFields(next: LooseRunState, state: RunState, event: RecordedEvent): LooseRunState {
   const d = event.data as Record<string, unknown>;
   switch (event.type) {
     case 'RunCreated':
@@ -65,6 +92,10 @@ export function evolveRun(state: RunState, event: RecordedEvent): RunState {
         ...next,
         tool_calls: state.tool_calls.map((c) => (c.call_id === d.call_id ? { ...c, status: d.status as ToolCallStatus, result: d.result, error: d.error as RunError | undefined } : c)),
       };
+    case 'EffectClaimed':
+      return { ...next, effect_claim: d as unknown as EffectClaim };
+    case 'EffectReleased':
+      return state.effect_claim && state.effect_claim.owner === d.owner && state.effect_claim.attempt === d.attempt ? { ...next, effect_claim: { ...state.effect_claim, released: true } } : next;
     case 'RunCancelRequested':
       return state.cancel_requested ? next : { ...next, cancel_requested: { reason: String(d.reason ?? ''), requested_by: String(d.requested_by ?? '') } };
     case 'ChildRunStarted':
@@ -77,6 +108,12 @@ export function evolveRun(state: RunState, event: RecordedEvent): RunState {
     default:
       return next;
   }
+}
+
+/** The claim on a child run's effect that still holds at `now` (its lease has not run out), if any. */
+export function liveClaim(state: RunState, now: Date): EffectClaim | undefined {
+  const claim = state.effect_claim;
+  return claim && !claim.released && Date.parse(claim.lease_expires_at) > now.getTime() ? claim : undefined;
 }
 
 /** Outcome of a recorded tool call, looked up before an effect is retried. */

@@ -2,7 +2,8 @@ import { connect, NatsConnection } from '@nats-io/transport-node';
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { ensureLogStream, EventLog } from '@runledger/event-log';
 import { startNatsServer, NatsServerHandle } from '@runledger/testing';
-import { ChildRunSpec, RunRepository, runChildOnce } from './run-repository';
+import { ChildRunSpec, EffectClaimOptions, runChildOnce } from './child-run';
+import { RunRepository } from './run-repository';
 
 describe('runChildOnce on a real log', () => {
   let server: NatsServerHandle;
@@ -63,5 +64,71 @@ describe('runChildOnce on a real log', () => {
     await runChildOnce(repo, spec('c-hash', 'h1'), effect(calls));
     await expect(runChildOnce(repo, spec('c-hash', 'h2'), effect(calls))).rejects.toMatchObject({ code: 'REQUEST.INVALID' });
     expect(calls.n).toBe(1);
+  });
+
+  describe('Issue 7: a tool call in flight is claimed on the log (owner + lease), never executed twice', () => {
+    const T0 = Date.parse('2026-01-01T00:00:00Z');
+    /** A claim whose clock the test moves; `polls` counts how often the caller looked at the run (once per wait). */
+    const claimOf = (owner: string, clock = { ms: T0, polls: 0 }): EffectClaimOptions & { clock: typeof clock } => ({
+      owner, leaseMs: 5_000, pollMs: 5, clock, now: () => (clock.polls++, new Date(clock.ms)),
+    });
+    const until = async (cond: () => boolean) => {
+      while (!cond()) await new Promise((r) => setTimeout(r, 5));
+    };
+
+    it('a second request while the first attempt executes waits for its outcome; the effect runs once', async () => {
+      const calls = { n: 0 };
+      let release!: () => void;
+      const gate = new Promise<void>((r) => (release = r));
+      const slow = async () => {
+        calls.n++;
+        await gate;
+        return { status: 'completed' as const, result: { ok: true }, audit: [] };
+      };
+      const first = runChildOnce(repo, spec('c-inflight'), slow, claimOf('gateway-a'));
+      await until(() => calls.n === 1);
+      const waiter = claimOf('gateway-b');
+      const second = runChildOnce(repo, spec('c-inflight'), slow, waiter);
+      await until(() => waiter.clock.polls >= 3); // it found the claim held and is waiting, not executing
+      expect(calls.n).toBe(1);
+      release();
+      const [a, b] = await Promise.all([first, second]);
+      expect({ a: a.status, b: b.status, replayed: b.replayed, calls: calls.n }).toEqual({ a: 'completed', b: 'completed', replayed: true, calls: 1 });
+      const claims = (await repo.load('c-inflight')).events.filter((e) => e.type === 'EffectClaimed').map((e) => e.data);
+      expect(claims).toEqual([{ owner: 'gateway-a', attempt: 1, lease_expires_at: '2026-01-01T00:00:05.000Z' }]);
+    });
+
+    it('a claim of a crashed owner holds until its lease runs out; then the call is taken over and resolved', async () => {
+      const s = spec('c-crashed');
+      await repo.append(s.created, [
+        { type: 'RunCreated', data: s.created }, { type: 'AuthzDecided', data: s.authz }, { type: 'RunStarted', data: {} },
+        { type: 'EffectClaimed', data: { owner: 'gateway-crashed', attempt: 1, lease_expires_at: '2026-01-01T00:00:05.000Z' } },
+      ], { expectedVersion: 0, commandId: 'crashed-claim' });
+      const calls = { n: 0 };
+      const taker = claimOf('gateway-b');
+      const out = runChildOnce(repo, s, effect(calls), taker);
+      await until(() => taker.clock.polls >= 3);
+      expect(calls.n).toBe(0); // the lease still holds: the crashed owner might yet record an outcome
+      taker.clock.ms = T0 + 5_001;
+      expect(await out).toMatchObject({ status: 'completed', replayed: false });
+      expect(calls.n).toBe(1);
+      const claims = (await repo.load('c-crashed')).events.filter((e) => e.type === 'EffectClaimed').map((e) => e.data);
+      expect(claims).toEqual([
+        { owner: 'gateway-crashed', attempt: 1, lease_expires_at: '2026-01-01T00:00:05.000Z' },
+        { owner: 'gateway-b', attempt: 2, lease_expires_at: '2026-01-01T00:00:10.001Z' },
+      ]);
+    });
+
+    it('an attempt that throws gives its claim back: the retry runs at once instead of waiting out the lease', async () => {
+      const calls = { n: 0 };
+      const failing = async () => {
+        calls.n++;
+        throw new Error('effect in flight, outcome unknown');
+      };
+      await expect(runChildOnce(repo, spec('c-release'), failing, claimOf('gateway-a'))).rejects.toThrow('outcome unknown');
+      expect(await runChildOnce(repo, spec('c-release'), effect(calls), claimOf('gateway-b'))).toMatchObject({ status: 'completed' });
+      expect(calls.n).toBe(2);
+      expect((await repo.load('c-release')).events.map((e) => e.type)).toEqual(['RunCreated', 'AuthzDecided', 'RunStarted', 'EffectClaimed', 'EffectReleased', 'EffectClaimed', 'ToolCallAudited', 'RunCompleted']);
+    });
   });
 });

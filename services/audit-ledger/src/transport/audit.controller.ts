@@ -23,8 +23,9 @@ export class AuditController {
   /**
    * One consumer in log order (the chain's order is the log's order) feeds the chain and the runs index in one
    * pass, in batches: each run event is delivered and acked once, and a batch's read-model rows are written together.
+   * Exclusive: with two ledger instances (a cluster) one consumes and the other stands by, so the order still holds.
    */
-  @LogConsumer('rl.log.run.*', { durable: LEDGER_DURABLE, batch: LEDGER_BATCH })
+  @LogConsumer('rl.log.run.*', { durable: LEDGER_DURABLE, batch: LEDGER_BATCH, exclusive: true })
   async onRunEvents(@Payload() events: StoredEvent[]): Promise<void> {
     await this.ledger.ingest(events);
     await this.runsIndex.ingest(events);

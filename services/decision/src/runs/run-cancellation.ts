@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type { RunCancelResult } from '@runledger/contracts';
 import { ConcurrencyError } from '@runledger/event-log';
 import { AppError } from '@runledger/kernel';
-import { isTerminal, RunRepository } from '@runledger/runs';
+import { isTerminal, RunRepository, RunSession } from '@runledger/runs';
 
 /**
  * Records an operator's cancel on a run (RunCancelRequested, once per run); the worker carrying the run ends
@@ -19,7 +19,7 @@ export class RunCancellation {
       if (isTerminal(state)) return { run_id: runId, outcome: 'already_ended', status: state.status };
       if (state.cancel_requested) return { run_id: runId, outcome: 'requested', status: state.status };
       try {
-        await this.runs.append(state.run, [{ type: 'RunCancelRequested', data: { reason, requested_by: requestedBy } }], { expectedVersion: version, commandId: `${runId}:cancel-requested` });
+        await new RunSession(this.runs, state.run, state, version).decide({ type: 'RequestCancel', data: { reason, requested_by: requestedBy } }, 'cancel-requested');
         return { run_id: runId, outcome: 'requested', status: state.status };
       } catch (err) {
         // The worker appended meanwhile: look again (it may even have finished).

@@ -32,9 +32,10 @@ export class RunWaiter {
     })();
     const never = new Promise<never>(() => undefined);
     const nextHint = () => hints.next().then((r) => (r.done ? never : ('hint' as const)));
+    // A read that fails while nats-server restarts is "not confirmed yet", never a reason to give up (or to crash).
     const confirmed = async (): Promise<RunState | null> => {
-      const { state } = await this.runs.load(runId);
-      return isTerminal(state) ? state : null;
+      const { state } = await this.runs.load(runId).catch(() => ({ state: null }));
+      return state && isTerminal(state) ? state : null;
     };
     const outcome = (async (): Promise<RunState | 'timeout'> => {
       const timedOut = new Promise<'timeout'>((resolve) => (timer = setTimeout(() => resolve('timeout'), timeoutMs)));
@@ -52,6 +53,8 @@ export class RunWaiter {
         cancel();
       }
     })();
+    // The caller may never await the outcome (its inbox append failed): an outcome that rejects must not go unhandled.
+    outcome.catch(() => undefined);
     return { outcome, cancel };
   }
 }

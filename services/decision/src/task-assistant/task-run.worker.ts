@@ -4,7 +4,7 @@ import { getRole } from '@runledger/governance';
 import { Clock, toWireError } from '@runledger/kernel';
 import { Bus, CLOCK } from '@runledger/messaging';
 import { PolicyCatalog } from '@runledger/policy-catalog';
-import { childOutcomeFromLog, childRequestHash, childRunId, isTerminal, RunEvent, RunRepository, RunSession, RunState, toolCallOutcomeOf } from '@runledger/runs';
+import { backoff, childOutcomeFromLog, childRequestHash, childRunId, isTerminal, RunEngine, RunRepository, RunState, toolCallOutcomeOf } from '@runledger/runs';
 import {
   AgentDecision, buildAuditRecord, createPendingConfirmation, DecisionContext, HistoryMessage, isPendingLive, nextStep, PendingConfirmation, TEMPLATES, ToolOutcome, TurnStep, UserIntent, validateDecision,
 } from '@runledger/task-assistant';
@@ -48,63 +48,45 @@ export class TaskRunWorker {
   }
 
   private async advance(cmd: AgentRequested): Promise<void> {
-    const run = await this.runs.session({ run_id: cmd.run_id, root_run_id: cmd.run_id, correlation_id: cmd.request.conversation_id, user_id: cmd.request.user_id });
+    const run = await RunEngine.load(this.runs, { run_id: cmd.run_id, root_run_id: cmd.run_id, correlation_id: cmd.request.conversation_id, user_id: cmd.request.user_id }, { onStep: observeStep });
     if (isTerminal(run.state)) return;
-    await run.open(await this.opening(cmd, run.state.run?.policy_versions));
-    if (run.state.status !== 'running') return;
+    if (!(await run.open(await this.opening(cmd, run.state.run?.policy_versions)))) return;
     // A cancel recorded while the run was carried made its next append conflict; the redelivery lands here.
-    if (run.state.cancel_requested) return run.append([{ type: 'RunCancelled', data: { reason: run.state.cancel_requested.reason || 'cancelled by an operator' } }], 'finish');
+    if (await run.cancelIfRequested()) return;
     const now = run.state.created_at!;
 
-    const resolved = await this.step<ResolvedContext>(run, 'context', STEPS.context, () => this.resolveContext(cmd));
+    const resolved = await run.step<ResolvedContext>('context', STEPS.context, () => this.resolveContext(cmd));
     const context: DecisionContext = { ...cmd.request, message_history: resolved.history ?? [], pending_confirmation: resolved.pending_confirmation };
-    const { degraded: _degraded, ...intent } = await this.step<ClassifiedIntent>(run, 'classify', STEPS.classify, () => this.classify(context, now));
+    const { degraded: _degraded, ...intent } = await run.step<ClassifiedIntent>('classify', STEPS.classify, () => this.classify(context, now));
 
     let step: TurnStep = nextStep({ context, intent, now }, toolOutcomes(run.state));
     while (step.kind === 'invoke') {
-      const call = step.call;
-      const callId = `call-${call.sequence}`;
-      if (!run.state.tool_calls.some((c) => c.call_id === callId)) {
-        await run.append([{ type: 'ToolCallRequested', data: { call_id: callId, sequence: call.sequence, tool_name: call.tool_name, parameters: call.parameters, child_run_id: childRunId('tool_gateway', cmd.run_id, callId) } }], `request-${callId}`);
-      }
-      const result = await this.invokeTool(cmd, run.state, callId, call.tool_name, call.parameters);
-      await run.append([{ type: 'ToolCallRecorded', data: { call_id: callId, child_run_id: result.child_run_id, status: result.status, ...(result.result !== undefined ? { result: result.result } : {}), ...(result.error ? { error: result.error } : {}) } }], `record-${callId}`);
+      const { sequence, tool_name, parameters } = step.call;
+      const callId = `call-${sequence}`;
+      await run.toolCall({ call_id: callId, sequence, tool_name, parameters }, () => this.invokeTool(cmd, run.state, callId, tool_name, parameters));
       step = nextStep({ context, intent, now }, toolOutcomes(run.state));
     }
-    await this.finish(cmd, step.decision, step.conversation_effect, intent, resolved, now, (events) => run.append(events, 'finish'));
+    await this.finish(cmd, step.decision, step.conversation_effect, intent, resolved, now, run);
   }
 
   /** The run's opening; a run resumed mid-opening keeps the versions its RunCreated pinned. */
-  private async opening(cmd: AgentRequested, pinned?: { lanes: string; roles: string }): Promise<RunEvent[]> {
+  private async opening(cmd: AgentRequested, pinned?: { lanes: string; roles: string }) {
     const versions = pinned ?? this.policies.currentVersions();
     const policy = await this.policies.resolve(versions);
     const allowed = getRole(policy, TASK_AGENT) !== undefined;
     const r = cmd.request;
-    return [
-      {
-        type: 'RunCreated',
-        data: {
-          run_id: cmd.run_id, run_kind: 'agent', agent_name: TASK_AGENT, root_run_id: cmd.run_id, correlation_id: r.conversation_id, lane: TASK_LANE,
-          user_id: r.user_id, conversation_id: r.conversation_id, contract_version: 'v1', policy_versions: versions, input_artifacts: [],
-          parameters: { message: r.message }, request_hash_sha256: taskRequestHash(r),
-        },
+    const reason = 'The task assistant is not a known agent.';
+    return {
+      created: {
+        run_id: cmd.run_id, run_kind: 'agent' as const, agent_name: TASK_AGENT, root_run_id: cmd.run_id, correlation_id: r.conversation_id, lane: TASK_LANE,
+        user_id: r.user_id, conversation_id: r.conversation_id, contract_version: 'v1' as const, policy_versions: versions, input_artifacts: [],
+        parameters: { message: r.message }, request_hash_sha256: taskRequestHash(r),
       },
-      allowed
-        ? { type: 'AuthzDecided', data: { decision: 'allow', lane: TASK_LANE, policy_versions: versions } }
-        : { type: 'AuthzDecided', data: { decision: 'deny', lane: TASK_LANE, code: 'ROLE.UNKNOWN', reason: 'The task assistant is not a known agent.', policy_versions: versions } },
-      allowed ? { type: 'RunStarted', data: {} } : { type: 'RunDenied', data: { error: { error_code: 'ROLE.UNKNOWN', message: 'The task assistant is not a known agent.', retryable: false } } },
-    ];
-  }
-
-  /** A checkpointed step: its recorded output is restored, never recomputed (INV-CP-002). */
-  private async step<T>(run: RunSession, id: string, index: number, compute: () => Promise<T>): Promise<T> {
-    const outputs = run.state.checkpoint?.stepOutputs ?? {};
-    if (Object.hasOwn(outputs, id)) return outputs[id] as T;
-    const started = performance.now();
-    const out = await compute();
-    runledgerMetrics().stepDuration.record((performance.now() - started) / 1_000, { 'runledger.agent': TASK_AGENT, 'runledger.step': id });
-    await run.append([stepEvent(index, id, out)], id);
-    return out;
+      authz: allowed
+        ? { decision: 'allow' as const, lane: TASK_LANE, policy_versions: versions }
+        : { decision: 'deny' as const, lane: TASK_LANE, code: 'ROLE.UNKNOWN', reason, policy_versions: versions },
+      denial: { error_code: 'ROLE.UNKNOWN', message: reason, retryable: false },
+    };
   }
 
   private async resolveContext(cmd: AgentRequested): Promise<ResolvedContext> {
@@ -124,7 +106,7 @@ export class TaskRunWorker {
         message: context.message, history: (context.message_history ?? []).slice(-20).map(boundedHistory), pending_confirmation_active: isPendingLive(context.pending_confirmation, now),
       }, {
         timeoutMs: 8_000, // longer than the LLM classifier's own 5 s, so its rules fallback can still answer
-        retryDelayMs: (attempt) => Math.min(2_000, 250 * 2 ** attempt),
+        retryDelayMs: CLASSIFY_RETRY,
         signal: AbortSignal.timeout(this.classifyRetryBudgetMs),
       });
       // The classifier's model call (and whether the rules answered instead) is recorded with the classify step.
@@ -163,7 +145,7 @@ export class TaskRunWorker {
     });
   }
 
-  private async finish(cmd: AgentRequested, decision: AgentDecision, effect: 'none' | 'set_pending' | 'clear_pending', intent: UserIntent, resolved: ResolvedContext, now: string, append: (events: RunEvent[]) => Promise<void>) {
+  private async finish(cmd: AgentRequested, decision: AgentDecision, effect: 'none' | 'set_pending' | 'clear_pending', intent: UserIntent, resolved: ResolvedContext, now: string, run: RunEngine) {
     const violations = validateDecision(decision);
     if (violations.length) {
       this.logger.error({ msg: 'decision failed output validation', run_id: cmd.run_id, violations });
@@ -181,10 +163,10 @@ export class TaskRunWorker {
     });
     const audit = buildAuditRecord({ timestamp: this.clock.now().toISOString(), context: r, intent, decision });
     const result: TaskRunResult = { decision };
-    await append([
-      { type: 'DecisionRecorded', data: { decision, intent, conversation_effect: effect, audit_record: { ...audit, run_id: cmd.run_id } } },
-      { type: 'RunCompleted', data: { output_artifacts: [], result, response_hash_sha256: childRequestHash(result) } },
-    ]);
+    await run.complete(
+      { output_artifacts: [], result, response_hash_sha256: childRequestHash(result) },
+      [{ type: 'DecisionRecorded', data: { decision, intent, conversation_effect: effect, audit_record: { ...audit, run_id: cmd.run_id } } }],
+    );
   }
 }
 
@@ -200,9 +182,10 @@ function boundedHistory(m: HistoryMessage): HistoryMessage {
   return chars.length <= HISTORY_CONTENT_MAX ? m : { ...m, content: chars.slice(0, HISTORY_CONTENT_MAX).join('') };
 }
 
-function stepEvent(index: number, id: string, output: unknown): RunEvent {
-  return { type: 'StepCompleted', data: { step_index: index, step_id: id, output } };
-}
+/** Classification is asked again while the classifier restarts, within CLASSIFY_RETRY_BUDGET_MS. */
+const CLASSIFY_RETRY = backoff(250, 2_000);
+
+const observeStep = (step: string, seconds: number) => runledgerMetrics().stepDuration.record(seconds, { 'runledger.agent': TASK_AGENT, 'runledger.step': step });
 
 /** Recorded tool outcomes in the shape the pure decision engine folds. */
 function toolOutcomes(state: RunState): ToolOutcome[] {

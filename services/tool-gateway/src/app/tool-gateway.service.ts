@@ -1,3 +1,5 @@
+import { randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { ToolInvocationDto, ToolInvocationResult } from '@runledger/contracts';
 import { executeTool, ToolExecutionResult, ToolRegistry } from '@runledger/agent-runtime';
@@ -11,6 +13,9 @@ import { GatewayLimits, truncateOutput } from './limits';
 
 export const TOOL_REGISTRY = Symbol('TOOL_REGISTRY');
 export const GATEWAY_LIMITS = Symbol('GATEWAY_LIMITS');
+
+/** A claim's lease is the call's timeout plus this: time to record the outcome after the tool answered. */
+const CLAIM_LEASE_MARGIN_MS = 2_000;
 
 /** Tool-level failure codes (agent-runtime's vocabulary) as wire error codes. */
 const TOOL_CODES: Record<string, ErrorCode> = {
@@ -38,6 +43,8 @@ function toolError(code: string): RunError {
 @Injectable()
 export class ToolGatewayService {
   private readonly logger = new Logger('ToolGateway');
+  /** This instance, as the owner of the tool calls it executes (EffectClaimed). */
+  private readonly owner = `tool-gateway:${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
 
   constructor(
     private readonly runs: RunRepository,
@@ -70,6 +77,9 @@ export class ToolGatewayService {
         authz: authzDecidedOf(decision, { lane: g.lane, action: inv.tool_name, policy_versions: g.policy_versions, inputs: authzInputsOf(request) }),
       },
       () => this.execute(inv, childRunId),
+      // The effect is claimed on the log: a retry of this call while it executes (here or on another instance)
+      // waits for this attempt's outcome; the lease outlasts the tool's timeout, so only a crashed owner's runs out.
+      { owner: this.owner, leaseMs: (inv.timeout_ms ?? this.limits.defaultTimeoutMs) + CLAIM_LEASE_MARGIN_MS, now: () => this.clock.now() },
     );
     return {
       child_run_id: childRunId, call_id: inv.call_id, tool_name: inv.tool_name, ...toolCallOutcomeOf(outcome.state),

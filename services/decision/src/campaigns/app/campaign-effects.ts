@@ -3,7 +3,7 @@ import { DbResult, GovernanceScope, SUBJECTS, ToolInvocationResult } from '@runl
 import { getRole } from '@runledger/governance';
 import { Bus } from '@runledger/messaging';
 import { PolicyCatalog } from '@runledger/policy-catalog';
-import { childRequestHash, isTerminal, RunError, RunEvent, RunRepository, RunSession } from '@runledger/runs';
+import { childRequestHash, isTerminal, retryDelays, RunEngine, RunError, RunRepository } from '@runledger/runs';
 import type { CampaignState } from '../domain/campaign-types';
 
 export const CAMPAIGN_AGENT = 'CAMPAIGN_AGENT';
@@ -11,7 +11,7 @@ export const CAMPAIGN_LANE = 'CAMPAIGN_OUTREACH';
 /** Roles that may decide campaign items, if the campaign's pinned roles policy knows them. */
 export const OPERATOR_ROLES = ['CAMPAIGN_OPERATOR'] as const;
 
-const RETRY_DELAYS_MS = [250, 500, 1_000, 2_000, 3_000, 4_000];
+const RETRY = retryDelays([250, 500, 1_000, 2_000, 3_000, 4_000]);
 
 /**
  * One governed run of the controller (a cycle, or an operator's decision on an item): opened with its pins and
@@ -19,33 +19,30 @@ const RETRY_DELAYS_MS = [250, 500, 1_000, 2_000, 3_000, 4_000];
  * the whole of it enters the audit chain. Effects go only through the choke points: tool-gateway and db-write.
  */
 export class CampaignRun {
-  private constructor(private readonly bus: Bus, readonly session: RunSession, private readonly campaign: CampaignState) {}
+  private constructor(private readonly bus: Bus, readonly session: RunEngine, private readonly campaign: CampaignState) {}
 
   static async open(deps: CampaignRuns, campaign: CampaignState, runId: string, parameters: Record<string, unknown>, deny?: RunError): Promise<CampaignRun> {
-    const session = await deps.runs.session({ run_id: runId, root_run_id: runId, case_id: campaign.case_id, correlation_id: campaign.campaign_id });
+    const session = await RunEngine.load(deps.runs, { run_id: runId, root_run_id: runId, case_id: campaign.case_id, correlation_id: campaign.campaign_id });
     const policy = await deps.policies.resolve(campaign.policy_versions);
     const known = getRole(policy, CAMPAIGN_AGENT) !== undefined;
     const refusal = deny ?? (known ? undefined : { error_code: 'ROLE.UNKNOWN', message: `${CAMPAIGN_AGENT} is not in the pinned roles policy.`, retryable: false });
-    const opening: RunEvent[] = [
-      {
-        type: 'RunCreated',
-        data: {
-          run_id: runId, run_kind: 'agent', agent_name: CAMPAIGN_AGENT, root_run_id: runId, correlation_id: campaign.campaign_id, case_id: campaign.case_id,
-          lane: CAMPAIGN_LANE, contract_version: 'v1', policy_versions: campaign.policy_versions, input_artifacts: [], parameters,
-          request_hash_sha256: childRequestHash({ campaign_id: campaign.campaign_id, ...parameters }),
-        },
+    const action = String(parameters['action'] ?? 'campaign');
+    await session.open({
+      created: {
+        run_id: runId, run_kind: 'agent', agent_name: CAMPAIGN_AGENT, root_run_id: runId, correlation_id: campaign.campaign_id, case_id: campaign.case_id,
+        lane: CAMPAIGN_LANE, contract_version: 'v1', policy_versions: campaign.policy_versions, input_artifacts: [], parameters,
+        request_hash_sha256: childRequestHash({ campaign_id: campaign.campaign_id, ...parameters }),
       },
-      refusal
-        ? { type: 'AuthzDecided', data: { decision: 'deny', lane: CAMPAIGN_LANE, action: String(parameters['action'] ?? 'campaign'), code: refusal.error_code, reason: refusal.message, policy_versions: campaign.policy_versions } }
-        : { type: 'AuthzDecided', data: { decision: 'allow', lane: CAMPAIGN_LANE, action: String(parameters['action'] ?? 'campaign'), policy_versions: campaign.policy_versions } },
-      refusal ? { type: 'RunDenied', data: { error: refusal } } : { type: 'RunStarted', data: {} },
-    ];
-    await session.open(opening);
+      authz: refusal
+        ? { decision: 'deny', lane: CAMPAIGN_LANE, action, code: refusal.error_code, reason: refusal.message, policy_versions: campaign.policy_versions }
+        : { decision: 'allow', lane: CAMPAIGN_LANE, action, policy_versions: campaign.policy_versions },
+      ...(refusal ? { denial: refusal } : {}),
+    });
     return new CampaignRun(deps.bus, session, campaign);
   }
 
   get runId(): string {
-    return this.session.run.run_id;
+    return this.session.runId;
   }
 
   governance(): GovernanceScope {
@@ -62,16 +59,16 @@ export class CampaignRun {
   }
 
   async complete(result: Record<string, unknown>): Promise<void> {
-    if (!isTerminal(this.session.state)) await this.session.append([{ type: 'RunCompleted', data: { output_artifacts: [], result } }], 'finish');
+    if (!isTerminal(this.session.state)) await this.session.complete({ output_artifacts: [], result });
   }
 
   async fail(error: RunError): Promise<void> {
-    if (!isTerminal(this.session.state)) await this.session.append([{ type: 'RunFailed', data: { error } }], 'finish');
+    if (!isTerminal(this.session.state)) await this.session.fail(error);
   }
 
   /** Idempotent requests (call and write ids derive from the run): a lost reply or a restarting choke point is retried. */
   private call<T>(subject: string, body: unknown, timeoutMs = 15_000): Promise<T> {
-    return this.bus.requestIdempotent<T>(subject, body, { timeoutMs, retryDelayMs: (attempt) => RETRY_DELAYS_MS[attempt] });
+    return this.bus.requestIdempotent<T>(subject, body, { timeoutMs, retryDelayMs: RETRY });
   }
 }
 

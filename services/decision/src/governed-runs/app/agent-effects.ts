@@ -2,6 +2,7 @@ import { ArtifactGetResult, DbResult, ExportResult, GovernanceScope, PromotionRe
 import type { ArtifactRef } from '@runledger/governance';
 import { AppError } from '@runledger/kernel';
 import { Bus } from '@runledger/messaging';
+import { retryDelays } from '@runledger/runs';
 import { AgentStepError, policyDenied } from '../domain/errors';
 import type { AgentRunSpec } from '../domain/run-spec';
 
@@ -84,6 +85,6 @@ export class AgentEffects {
    * request again lands on the same child run, whose recorded outcome comes back instead of a second effect.
    */
   private call<T>(subject: string, body: unknown, timeoutMs = 15_000): Promise<T> {
-    return this.bus.requestIdempotent<T>(subject, body, { timeoutMs, retryDelayMs: (attempt) => this.limits.retryDelaysMs[attempt] });
+    return this.bus.requestIdempotent<T>(subject, body, { timeoutMs, retryDelayMs: retryDelays(this.limits.retryDelaysMs) });
   }
 }

@@ -4,7 +4,7 @@ import { ConcurrencyError } from '@runledger/event-log';
 import { Bus } from '@runledger/messaging';
 import { PolicyCatalog } from '@runledger/policy-catalog';
 import { runledgerMetrics } from '@runledger/telemetry';
-import { isTerminal, RunEvent, RunRepository } from '@runledger/runs';
+import { CancelRequested, isTerminal, RunEngine, RunError, RunRepository } from '@runledger/runs';
 import { AGENT_MAX_CONCURRENCY, createAgentRegistry, failureStrategyOf, GovernedAgentName, isGovernedAgent, profileOf } from '../domain/agents';
 import { runErrorOf } from '../domain/errors';
 import { payloadHash } from '../domain/response';
@@ -16,8 +16,7 @@ import { AgentEffects, EffectLimits } from './agent-effects';
 import { AGENT_BEHAVIOURS, AgentBehaviour } from './behaviours';
 import { DelegationGuard } from './delegation-guard';
 import { AGENT_REASONER, AgentReasoner, reasonerFor, RunScopedReasoner } from './reasoner';
-import { RunWriter } from './run-writer';
-import { CancelRequested, CarryInterrupted, stepRuntime, stopIfCancelRequested } from './step-runtime';
+import { CarryInterrupted, stepRuntime } from './step-runtime';
 
 /**
  * Carries governed agent runs (contract 001) from request to terminal event. The run is opened with its pins
@@ -49,36 +48,35 @@ export class AgentRunWorker {
   }
 
   private async advance(requested: AgentRunSpec): Promise<void> {
-    const writer = await RunWriter.open(this.runs, requested);
-    if (isTerminal(writer.state)) return;
-    if (writer.state.status === 'none') await writer.append(await this.opening(requested), 'open');
-    if (writer.state.status !== 'running') return;
-    if (writer.state.cancel_requested) return this.cancel(writer);
+    const run = await RunEngine.load(this.runs, requested);
+    if (isTerminal(run.state)) return;
+    if (run.state.status === 'none' && !(await run.open(await this.opening(requested)))) return;
+    if (run.state.status !== 'running') return;
+    if (await run.cancelIfRequested()) return;
 
     // From here on the log is the truth: what was pinned at start, not what a redelivered command says.
-    const spec = specOf(writer.state.run as AgentRunCreatedData);
+    const spec = specOf(run.state.run as AgentRunCreatedData);
     const agent = spec.agent_name as GovernedAgentName;
     const profile = isGovernedAgent(agent) ? profileOf(this.registry, agent) : undefined;
     if (!profile) {
       // Opened under a release that knew this agent; this one does not (removed or disabled since): an outcome, not a retry loop.
-      await writer.append([{ type: 'RunFailed', data: { error: { error_code: 'AGENT.UNKNOWN', message: `${agent} is no longer a registered agent.`, retryable: false } } }], 'finish');
-      return;
+      return run.fail({ error_code: 'AGENT.UNKNOWN', message: `${agent} is no longer a registered agent.`, retryable: false });
     }
     const behaviour = AGENT_BEHAVIOURS[agent];
-    const asOfDay = (writer.state.created_at ?? '').slice(0, 10);
+    const asOfDay = (run.state.created_at ?? '').slice(0, 10);
     const deps = {
-      runs: this.runs, writer, reasoner: reasonerFor(this.reasoner, spec),
+      runs: this.runs, engine: run, reasoner: reasonerFor(this.reasoner, spec),
       effects: new AgentEffects(this.bus, spec, this.limits),
       chain: () => this.delegation.chainOf(spec.run_id, maxDelegationDepthOf(profile)),
       carry: (child: AgentRunSpec) => this.carry(child),
     };
     const result = await runWorkflow({
       steps: profile.workflow,
-      checkpoint: writer.state.checkpoint,
+      checkpoint: run.state.checkpoint,
       maxConcurrency: AGENT_MAX_CONCURRENCY,
       failureStrategy: failureStrategyOf(spec.parameters),
       runStep: async (step, ctx) => {
-        await stopIfCancelRequested(writer);
+        await run.checkCancel();
         const started = performance.now();
         try {
           return await behaviour.runStep(step.id, stepRuntime(spec, asOfDay, ctx.outputs, deps));
@@ -86,47 +84,39 @@ export class AgentRunWorker {
           runledgerMetrics().stepDuration.record((performance.now() - started) / 1_000, { 'runledger.agent': agent, 'runledger.step': step.id });
         }
       },
-      onCheckpoint: (cp) => writer.append([checkpointToEvent(cp)], `step:${cp.completedStepId}`),
+      onCheckpoint: (cp) => run.checkpoint(checkpointToEvent(cp).data),
       // INV-PE-003 rollback: the log cannot forget an effect, so a compensation is a recorded withdrawal of the step's
       // output; dependants of the run read the withdrawal, never the output.
-      compensate: (step, output, { stepIndex }) => writer.append([{ type: 'StepCompensated', data: { step_index: stepIndex, step_id: step.id, output } }], `compensate:${step.id}`),
+      compensate: (step, output, { stepIndex }) => run.record([{ type: 'StepCompensated', data: { step_index: stepIndex, step_id: step.id, output } }], `compensate:${step.id}`),
     });
-    await this.finish(writer, spec, behaviour, result);
-  }
-
-  private async cancel(writer: RunWriter): Promise<void> {
-    await writer.append([{ type: 'RunCancelled', data: { reason: writer.state.cancel_requested?.reason || 'cancelled by an operator' } }], 'finish');
+    await this.finish(run, spec, behaviour, result);
   }
 
   /** RunCreated with every pin, the start authz decision (§1), then RunStarted or RunDenied. */
-  private async opening(spec: AgentRunSpec): Promise<RunEvent[]> {
+  private async opening(spec: AgentRunSpec) {
     const policy = await this.policies.resolve(spec.policy_versions);
     const registered = isGovernedAgent(spec.agent_name) && profileOf(this.registry, spec.agent_name) !== undefined;
     const authz = decideAgentStart(policy, { agent_name: spec.agent_name, registered, case_id: spec.case_id, input_artifacts: spec.input_artifacts });
-    const events: RunEvent[] = [{ type: 'RunCreated', data: runCreatedOf(spec) }, { type: 'AuthzDecided', data: authz }];
-    if (authz.decision === 'deny') {
-      return [...events, { type: 'RunDenied', data: { error: { error_code: authz.code ?? 'POLICY_DENIED', message: authz.reason ?? 'Denied by policy.', retryable: false } } }];
-    }
-    events.push({ type: 'RunStarted', data: {} });
     // A run started under an agent run is a delegation by that agent: a cycle or a chain too deep is the
     // run's error outcome (INV-DT-001/002), recorded like any other.
-    if (spec.parent_run_id && isGovernedAgent(spec.agent_name)) {
+    let refusal: RunError | undefined;
+    if (authz.decision === 'allow' && spec.parent_run_id && isGovernedAgent(spec.agent_name)) {
       const allowed = await this.delegation.check(spec.parent_run_id, spec.agent_name);
-      if (!allowed.ok) events.push({ type: 'RunFailed', data: { error: { error_code: allowed.code, message: allowed.message.slice(0, 500), retryable: false } } });
+      if (!allowed.ok) refusal = { error_code: allowed.code, message: allowed.message.slice(0, 500), retryable: false };
     }
-    return events;
+    return { created: runCreatedOf(spec), authz, ...(refusal ? { refusal } : {}) };
   }
 
-  private async finish(writer: RunWriter, spec: AgentRunSpec, behaviour: AgentBehaviour, result: WorkflowResult): Promise<void> {
+  private async finish(run: RunEngine, spec: AgentRunSpec, behaviour: AgentBehaviour, result: WorkflowResult): Promise<void> {
     if (result.status === 'completed') {
       const { output_artifacts, result: summary } = behaviour.outcome(result.outputs, spec);
       const response_hash_sha256 = payloadHash({ agent_name: spec.agent_name, output_artifacts, result: summary });
-      await writer.append([{ type: 'RunCompleted', data: { output_artifacts, result: summary, response_hash_sha256 } }], 'finish');
-      return;
+      return run.complete({ output_artifacts, result: summary, response_hash_sha256 });
     }
     const failure = result.status === 'rejected' ? undefined : result.failures.find((f) => f.kind !== 'step' || f.cause !== null) ?? result.failures[0];
     const cause = failure?.cause;
-    if (result.status !== 'rejected' && result.failures.some((f) => f.cause instanceof CancelRequested)) return this.cancel(writer);
+    const cancelled = result.status === 'rejected' ? undefined : result.failures.find((f) => f.cause instanceof CancelRequested);
+    if (cancelled) return run.cancel((cancelled.cause as CancelRequested).reason);
     // Not the run's outcome but ours: the checkpoint was not saved, the run moved under us, or a child could
     // not be carried. Give the command back to the inbox; the run resumes from its last checkpoint.
     const ours = result.status === 'rejected' ? undefined : result.failures.find((f) => f.kind === 'checkpoint' || f.cause instanceof ConcurrencyError || f.cause instanceof CarryInterrupted);
@@ -139,6 +129,6 @@ export class AgentRunWorker {
           ? { ...runErrorOf(cause), message: `${result.failures.length} steps failed: ${result.failures.map((f) => f.stepId).join(', ')}.` }
           : runErrorOf(cause);
     if (error.error_code === 'INTERNAL') this.logger.error({ msg: 'agent step failed', run_id: spec.run_id, step: failure?.stepId, error: (cause as Error)?.message, stack: (cause as Error)?.stack });
-    await writer.append([{ type: 'RunFailed', data: { error } }], 'finish');
+    await run.fail(error);
   }
 }

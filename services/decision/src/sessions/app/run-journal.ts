@@ -1,5 +1,5 @@
 import { journalEvent, type JournalEntry, type SessionJournal } from '@runledger/agent-session';
-import type { RunSession } from '@runledger/runs';
+import type { RunEngine } from '@runledger/runs';
 import { journalOf } from '../domain/session-run';
 
 /**
@@ -7,12 +7,12 @@ import { journalOf } from '../domain/session-run';
  * (a second carrier of the same run fails instead of interleaving) with a command id derived from the entry,
  * so a retried append deduplicates.
  */
-export function runJournal(run: RunSession, events: ReadonlyArray<{ type: string; data: unknown }>): SessionJournal {
+export function runJournal(run: RunEngine, events: ReadonlyArray<{ type: string; data: unknown }>): SessionJournal {
   return {
     recorded: journalOf(events),
     async append(entry: JournalEntry) {
       const label = `j:${entry.kind}:${'seq' in entry ? entry.seq : entry.index}`;
-      await run.append([journalEvent(entry)], label);
+      await run.record([journalEvent(entry)], label);
     },
   };
 }

@@ -1,11 +1,14 @@
 import { subAgentToolName, type AgentProfile, type ToolExecution, type ToolExecutor, type ToolSpec } from '@runledger/agent-session';
 import { GovernanceScope, SessionReply, SUBJECTS, ToolInvocationResult, ToolListReply } from '@runledger/contracts';
 import { Bus } from '@runledger/messaging';
-import type { RunCreatedData } from '@runledger/runs';
+import { retryEvery, type RunCreatedData } from '@runledger/runs';
+
+/** A tool call or a child session is asked again (same ids) while the gateway or decision restarts. */
+const CHILD_RETRY = retryEvery(500, 20);
 
 /** Every tool the gateway offers now (rl.tool.list), as the model sees tools. */
 export async function gatewayToolSpecs(bus: Bus): Promise<ToolSpec[]> {
-  const reply = await bus.requestIdempotent<ToolListReply>(SUBJECTS.toolList, {}, { timeoutMs: 5_000, retryDelayMs: (n) => (n < 5 ? 500 : undefined) });
+  const reply = await bus.requestIdempotent<ToolListReply>(SUBJECTS.toolList, {}, { timeoutMs: 5_000, retryDelayMs: retryEvery(500, 5) });
   return reply.tools.map((t) => ({ name: t.name, inputSchema: t.input_schema, mcpServer: t.source, ...(t.description ? { description: t.description } : {}) }));
 }
 
@@ -41,7 +44,7 @@ export function sessionToolExecutor(bus: Bus, run: RunCreatedData, profile: Agen
       const res = await bus.requestIdempotent<ToolInvocationResult>(
         SUBJECTS.toolInvoke,
         { call_id: callId, tool_name: name, parameters: args, timeout_ms: options.timeoutMs, governance },
-        { timeoutMs: options.timeoutMs + 5_000, retryDelayMs: (n) => (n < 20 ? 500 : undefined), signal: options.signal },
+        { timeoutMs: options.timeoutMs + 5_000, retryDelayMs: CHILD_RETRY, signal: options.signal },
       );
       if (res.status === 'ok') return { ok: true, output: res.result };
       return { ok: false, error: res.error ? `${res.error.error_code}: ${res.error.message}` : res.status };
@@ -54,7 +57,7 @@ async function startSubAgent(bus: Bus, run: RunCreatedData, agent: string, callI
   const reply = await bus.requestIdempotent<SessionReply>(
     SUBJECTS.agentSessionStart,
     { agent, prompt: task, request_id: `${run.run_id}:${callId}`, parent_run_id: run.run_id, ...(run.case_id ? { case_id: run.case_id } : {}), ...(run.user_id ? { user_id: run.user_id } : {}) },
-    { timeoutMs: 600_000, retryDelayMs: (n) => (n < 20 ? 500 : undefined), signal },
+    { timeoutMs: 600_000, retryDelayMs: CHILD_RETRY, signal },
   );
   const report = reply.result?.finalReport as { content?: string; content_json?: unknown } | undefined;
   if (reply.status === 'completed' && report) return { ok: true, output: report.content ?? report.content_json ?? null };

@@ -5,7 +5,7 @@ import {
 } from '@runledger/agent-session';
 import { Bus } from '@runledger/messaging';
 import { sha256Hex } from '@runledger/kernel';
-import { isTerminal, RunCreatedData, RunEvent, RunRepository, RunSession } from '@runledger/runs';
+import { isTerminal, RunCreatedData, RunEngine, RunEvent, RunRepository } from '@runledger/runs';
 import { KeyedLock } from '../../shared/keyed-lock';
 import {
   DEFAULT_MAX_DELEGATION_DEPTH, delegationRefusal, maxDepthOf, pinnedOf, SESSION_FINISHED, SESSION_STARTED, sessionParameters, terminalOf,
@@ -40,27 +40,26 @@ export class SessionWorker {
   }
 
   private async advance(spec: SessionSpec): Promise<void> {
-    const loaded = await this.runs.load(spec.run_id);
-    const run = new RunSession(this.runs, spec, loaded.state, loaded.version);
+    const run = await RunEngine.load(this.runs, spec);
     if (isTerminal(run.state)) return;
     if (run.state.status !== 'running') {
-      await run.open(this.opening(spec));
-      if ((run.state.status as string) !== 'running') return;
+      if (!(await run.open(this.opening(spec)))) return;
       const refusal = await this.delegationCheck(spec);
-      if (refusal) return run.append([{ type: 'RunFailed', data: { error: refusal } }], 'finish');
+      if (refusal) return run.fail(refusal);
     }
+    if (await run.cancelIfRequested()) return;
     const created = run.state.run!;
     const pin = pinnedOf(created);
     const pinned = pin && (await this.profiles.pinned(pin.agent, pin.version, pin.profile_sha256));
     if (!pin || !pinned) {
-      return run.append([{ type: 'RunFailed', data: { error: { error_code: 'SESSION.UNKNOWN_AGENT', message: 'The pinned agent profile is not known.', retryable: false } } }], 'finish');
+      return run.fail({ error_code: 'SESSION.UNKNOWN_AGENT', message: 'The pinned agent profile is not known.', retryable: false });
     }
     const profile = pinned.profile;
     const events = (await this.runs.load(spec.run_id)).events;
     let started = events.find((e) => e.type === SESSION_STARTED)?.data as SessionStartedData | undefined;
     if (!started) {
       started = await this.toolSet(profile, spec.run_id);
-      await run.append([{ type: SESSION_STARTED, data: started }], 'session-started');
+      await run.record([{ type: SESSION_STARTED, data: started }], 'session-started');
     }
 
     const input = this.sessionInput(profile, started);
@@ -77,22 +76,23 @@ export class SessionWorker {
     await this.finish(run, { ...result, accounting: journaled.accounting() });
   }
 
-  private async finish(run: RunSession, result: AIAgentResult): Promise<void> {
+  private async finish(run: RunEngine, result: AIAgentResult): Promise<void> {
     const { accounting: _folded, ...finished } = result;
-    await run.append([{ type: SESSION_FINISHED, data: finished satisfies SessionFinishedData }, terminalOf(result)], 'finish');
-    if (!result.success) this.logger.warn({ msg: 'session ended without success', run_id: run.run.run_id, error: result.error?.kind });
+    const audit: RunEvent[] = [{ type: SESSION_FINISHED, data: finished satisfies SessionFinishedData }];
+    const terminal = terminalOf(result);
+    await (terminal.type === 'RunCompleted' ? run.complete(terminal.data, audit) : run.fail(terminal.data.error, audit));
+    if (!result.success) this.logger.warn({ msg: 'session ended without success', run_id: run.runId, error: result.error?.kind });
   }
 
-  private opening(spec: SessionSpec): RunEvent[] {
-    return [
-      { type: 'RunCreated', data: {
-        run_id: spec.run_id, run_kind: 'agent', agent_name: spec.role, root_run_id: spec.root_run_id, correlation_id: spec.correlation_id,
+  private opening(spec: SessionSpec) {
+    return {
+      created: {
+        run_id: spec.run_id, run_kind: 'agent' as const, agent_name: spec.role, root_run_id: spec.root_run_id, correlation_id: spec.correlation_id,
         ...(spec.parent_run_id ? { parent_run_id: spec.parent_run_id } : {}), ...(spec.case_id ? { case_id: spec.case_id } : {}), ...(spec.user_id ? { user_id: spec.user_id } : {}),
-        contract_version: 'v1', policy_versions: spec.policy_versions, input_artifacts: [], parameters: sessionParameters(spec), request_hash_sha256: spec.request_hash_sha256,
-      } },
-      { type: 'AuthzDecided', data: { decision: 'allow', action: `session:${spec.agent}`, policy_versions: spec.policy_versions } },
-      { type: 'RunStarted', data: {} },
-    ];
+        contract_version: 'v1' as const, policy_versions: spec.policy_versions, input_artifacts: [], parameters: sessionParameters(spec), request_hash_sha256: spec.request_hash_sha256,
+      },
+      authz: { decision: 'allow' as const, action: `session:${spec.agent}`, policy_versions: spec.policy_versions },
+    };
   }
 
   /** INV-DT-001/002 across services: the chain is read from the recorded ancestry, not from the request. */

@@ -1,5 +1,5 @@
 import { delegationRefusal, sessionReplyOf, terminalOf } from './session-run';
-import { initialRunState } from '@runledger/runs';
+import { initialRunState, RunState } from '@runledger/runs';
 
 describe('session runs', () => {
   it('INV-DT-002: an agent that is already in its delegation chain is refused as a cycle, with the chain named', () => {
@@ -25,7 +25,7 @@ describe('session runs', () => {
       { type: 'SessionAccounted', data: { index: 0, entry } },
       { type: 'SessionFinished', data: { success: true, conversation: [] } },
     ];
-    const reply = sessionReplyOf('r', { ...initialRunState(), status: 'completed' }, events);
+    const reply = sessionReplyOf('r', { ...initialRunState(), status: 'completed' } as unknown as RunState, events);
     expect(reply.result!.accounting).toEqual([entry]);
     expect(reply.usage).toEqual({ llmRequests: 1, toolCalls: 0, inputTokens: 10, outputTokens: 5, totalTokens: 15, costUsd: 0.5 });
   });

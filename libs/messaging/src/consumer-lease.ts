@@ -1,0 +1,84 @@
+import { randomUUID } from 'node:crypto';
+import type { NatsConnection } from '@nats-io/transport-node';
+import { Kvm, type KV } from '@nats-io/kv';
+
+/** The bucket of consumer leases (the `consumer_leases` collection of deploy/nats/permissions.yaml, created by the bootstrap). */
+export const LEASE_BUCKET = 'rl_doc_consumer_leases';
+
+interface Lease {
+  holder: string;
+  /** Epoch ms after which others may take it. */
+  until: number;
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * One holder at a time for a durable consumer whose handler must see the log in order (the audit chain): with two
+ * instances of a service, the one holding the lease consumes and the other stands by, taking over once the lease
+ * lapses (the holder crashed or lost the bus). The lease is a key of a KV bucket written with compare-and-set, so
+ * two instances can never both believe they hold it; the holder renews it every third of its lifetime and stops
+ * consuming when it cannot renew before it lapses.
+ */
+export class ConsumerLease {
+  private readonly holder = randomUUID();
+
+  constructor(private readonly nc: NatsConnection, private readonly key: string, private readonly ttlMs = 15_000) {}
+
+  /**
+   * Runs `start` whenever this process holds the lease and the function it returned once it loses it; returns when
+   * `closing()` says so. Failures to reach the bucket only delay: they are retried.
+   */
+  async hold(start: () => Promise<() => Promise<void>>, closing: () => boolean): Promise<void> {
+    const kv = await this.bucket(closing);
+    while (kv && !closing()) {
+      const acquired = await this.acquire(kv).catch(() => null);
+      if (acquired === null) {
+        await sleep(this.ttlMs / 3);
+        continue;
+      }
+      const stop = await start().catch(() => null);
+      if (!stop) {
+        await sleep(this.ttlMs / 3); // the bus is away: we still hold the lease, start again on the next try
+        continue;
+      }
+      let { revision, until } = acquired;
+      while (!closing()) {
+        await sleep(this.ttlMs / 3);
+        try {
+          until = Date.now() + this.ttlMs;
+          revision = await kv.update(this.key, this.encode(until), revision);
+        } catch {
+          // Another holder took it, or the bus is away: keep consuming only while our lease has not lapsed.
+          if (Date.now() > until - this.ttlMs / 3) break;
+        }
+      }
+      await stop();
+    }
+  }
+
+  private async bucket(closing: () => boolean): Promise<KV | null> {
+    while (!closing()) {
+      try {
+        return await new Kvm(this.nc).open(LEASE_BUCKET);
+      } catch {
+        await sleep(this.ttlMs / 3);
+      }
+    }
+    return null;
+  }
+
+  /** The lease's revision when this process now holds it; null when another holder's lease is still running. */
+  private async acquire(kv: KV): Promise<{ revision: number; until: number } | null> {
+    const until = Date.now() + this.ttlMs;
+    const current = await kv.get(this.key);
+    if (!current || current.operation !== 'PUT') return { revision: await kv.create(this.key, this.encode(until)), until };
+    const lease = current.json<Lease>();
+    if (lease.holder !== this.holder && lease.until > Date.now()) return null;
+    return { revision: await kv.update(this.key, this.encode(until), current.revision), until };
+  }
+
+  private encode(until: number): string {
+    return JSON.stringify({ holder: this.holder, until } satisfies Lease);
+  }
+}

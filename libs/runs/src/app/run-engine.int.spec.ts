@@ -1,0 +1,76 @@
+import { connect, NatsConnection } from '@nats-io/transport-node';
+import { jetstream, jetstreamManager } from '@nats-io/jetstream';
+import { ensureLogStream, EventLog } from '@runledger/event-log';
+import { startNatsServer, NatsServerHandle } from '@runledger/testing';
+import { RunRepository } from '../infra/run-repository';
+import { CancelRequested, RunEngine } from './run-engine';
+
+describe('The one step runtime (RunEngine) on a real log', () => {
+  let server: NatsServerHandle;
+  let nc: NatsConnection;
+  let repo: RunRepository;
+
+  beforeAll(async () => {
+    server = await startNatsServer();
+    nc = await connect(server.connectOptions());
+    const jsm = await jetstreamManager(nc);
+    await ensureLogStream(jsm);
+    repo = new RunRepository(new EventLog(jetstream(nc), jsm, { producer: 'spec', clock: { now: () => new Date('2026-01-01T00:00:00Z') } }));
+  });
+  afterAll(async () => {
+    await nc?.close();
+    await server?.stop();
+  });
+
+  const versions = { lanes: 'l', roles: 'r' };
+  const opening = (runId: string) => ({
+    created: { run_id: runId, run_kind: 'agent' as const, agent_name: 'TASK_ASSISTANT', root_run_id: runId, contract_version: 'v1' as const, policy_versions: versions, input_artifacts: [], parameters: {}, request_hash_sha256: 'h' },
+    authz: { decision: 'allow' as const, policy_versions: versions },
+  });
+  const load = (runId: string) => RunEngine.load(repo, { run_id: runId, root_run_id: runId });
+
+  it('INV-CP-002: a carrier picked up again restores recorded steps and answers recorded tool calls from the log; nothing runs twice', async () => {
+    const computed: string[] = [];
+    const invoked: string[] = [];
+    const carry = async () => {
+      const run = await load('e-resume');
+      expect(await run.open(opening('e-resume'))).toBe(true);
+      const ctx = await run.step('context', 0, async () => (computed.push('context'), { h: 1 }));
+      const res = await run.toolCall({ call_id: 'call-1', tool_name: 'list_tasks', parameters: {} }, async (child) => (invoked.push('call-1'), { child_run_id: child, status: 'ok', result: ['t'] }));
+      return { ctx, res, run };
+    };
+    const first = await carry();
+    const again = await carry(); // a redelivery after a crash: same run, same steps
+    expect({ computed, invoked }).toEqual({ computed: ['context'], invoked: ['call-1'] });
+    expect(again.ctx).toEqual(first.ctx);
+    expect(again.res).toEqual(first.res);
+    await again.run.complete({ output_artifacts: [], result: 'done' });
+    const types = (await repo.load('e-resume')).events.map((e) => e.type);
+    expect(types).toEqual(['RunCreated', 'AuthzDecided', 'RunStarted', 'StepCompleted', 'ToolCallRequested', 'ToolCallRecorded', 'RunCompleted']);
+  });
+
+  it('INV-CP-002: a tool call requested before a crash but not recorded is asked again under the same call id and child run', async () => {
+    const run = await load('e-requested');
+    await run.open(opening('e-requested'));
+    const children: string[] = [];
+    await expect(run.toolCall({ call_id: 'call-1', tool_name: 't', parameters: {} }, async (child) => {
+      children.push(child);
+      throw new Error('crash before the outcome');
+    })).rejects.toThrow('crash');
+    const resumed = await load('e-requested');
+    const res = await resumed.toolCall({ call_id: 'call-1', tool_name: 't', parameters: {} }, async (child) => (children.push(child), { child_run_id: child, status: 'ok', result: 1 }));
+    expect(res.status).toBe('ok');
+    expect(new Set(children).size).toBe(1);
+    expect(resumed.state.tool_calls).toMatchObject([{ call_id: 'call-1', sequence: 1, status: 'ok' }]);
+  });
+
+  it('rl.runs.cancel: a recorded cancel request stops the carrier at its next check and ends the run cancelled', async () => {
+    const run = await load('e-cancel');
+    await run.open(opening('e-cancel'));
+    const operator = await load('e-cancel');
+    await operator.session.decide({ type: 'RequestCancel', data: { reason: 'stop', requested_by: 'op' } }, 'cancel-requested');
+    await expect(run.checkCancel()).rejects.toBeInstanceOf(CancelRequested);
+    expect(await (await load('e-cancel')).cancelIfRequested()).toBe(true);
+    expect((await repo.load('e-cancel')).state.status).toBe('cancelled');
+  });
+});

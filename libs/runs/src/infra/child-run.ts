@@ -1,0 +1,133 @@
+import { ConcurrencyError } from '@runledger/event-log';
+import { AppError } from '@runledger/kernel';
+import type { ArtifactRefLike, AuthzDecidedData, RunCreatedData, RunError, RunEvent } from '../domain/run-events';
+import { EffectClaimHeld } from '../domain/run.decider';
+import { isTerminal, liveClaim, RunState } from '../domain/run-state';
+import { RunRepository } from './run-repository';
+
+export interface ChildRunSpec {
+  created: RunCreatedData;
+  /** Decided from the policy versions pinned in `created`. */
+  authz: AuthzDecidedData;
+}
+
+/**
+ * Who executes the effect, and for how long its claim holds: a second request for the same child run (a caller's
+ * retry while the first attempt is still executing, on this instance or another) waits for the first attempt's
+ * outcome instead of running the effect again; a claim whose lease ran out is a crashed owner's, and is taken over.
+ * The lease must outlast the effect's own timeout, or a slow but live owner would be overtaken.
+ */
+export interface EffectClaimOptions {
+  owner: string;
+  leaseMs: number;
+  now: () => Date;
+  /** How often a waiting request reads the child run again (default 100 ms, doubling to 1 s). */
+  pollMs?: number;
+}
+
+export interface EffectOutcome<T> {
+  status: 'completed' | 'failed';
+  result?: T;
+  error?: RunError;
+  /** Audit events of the effect (ToolCallAudited, DbWriteAudited …), appended with the terminal event. */
+  audit: RunEvent[];
+  output_artifacts?: ArtifactRefLike[];
+  response_hash_sha256?: string;
+}
+
+export interface ChildRunOutcome<T> {
+  child_run_id: string;
+  status: 'completed' | 'failed' | 'denied';
+  result?: T;
+  error?: RunError;
+  /** The outcome was already in the log: the effect did not run again. */
+  replayed: boolean;
+  state: RunState;
+}
+
+/** How many times a write that lost an optimistic-concurrency race is decided again on fresh state. */
+const CONFLICT_ATTEMPTS = 5;
+
+/**
+ * Runs one governed child run (tool_gateway, db_write, promotion, export) at most once per id:
+ * the recorded outcome is looked up before the effect runs, authorization is recorded before it,
+ * and the audit events and terminal outcome are appended together after it. With `claim`, the effect is
+ * claimed on the log first (EffectClaimed), so a concurrent request waits for the first attempt instead of
+ * executing it again. Without a claim the effect must be idempotent (derived ids): a crash between effect and
+ * append re-runs it; with one, that re-run waits until the crashed owner's lease has run out.
+ */
+export async function runChildOnce<T>(repo: RunRepository, spec: ChildRunSpec, effect: () => Promise<EffectOutcome<T>>, claim?: EffectClaimOptions): Promise<ChildRunOutcome<T>> {
+  const runId = spec.created.run_id;
+  let waited = 0;
+  for (let conflicts = 0; conflicts < CONFLICT_ATTEMPTS;) {
+    const session = await repo.session(spec.created);
+    // The id derives from (parent, action id): the same id with another request is a caller bug, never a replay.
+    if (session.state.run && session.state.run.request_hash_sha256 !== spec.created.request_hash_sha256) {
+      throw new AppError('REQUEST.INVALID', 'That action id was already used for a different request.');
+    }
+    if (isTerminal(session.state)) return outcomeOf<T>(runId, session.state, true);
+    try {
+      const denial = { error_code: spec.authz.code ?? 'LANE.DENIED', message: spec.authz.reason ?? 'Denied by policy.', retryable: false };
+      await session.decide({ type: 'Open', data: { created: spec.created, authz: spec.authz, denial } }, `open@${session.state.event_count}`);
+      if (isTerminal(session.state)) return outcomeOf<T>(runId, session.state, false);
+      // Only a run the log shows as authorised may have its effect run.
+      if (session.state.status !== 'running' || session.state.authz?.decision !== 'allow') {
+        throw new AppError('INTERNAL', 'The child run is not in a state to run its effect.');
+      }
+      if (claim) {
+        const now = claim.now();
+        if (liveClaim(session.state, now)) throw new EffectClaimHeld(session.state.effect_claim!);
+        await session.decide({ type: 'ClaimEffect', data: { owner: claim.owner, now: now.toISOString(), lease_ms: claim.leaseMs } }, `claim@${session.version}`);
+      }
+      const out = await runClaimed(session, effect, claim);
+      const data = out.status === 'completed'
+        ? { type: 'Complete' as const, data: { output_artifacts: out.output_artifacts ?? [], result: out.result, ...(out.response_hash_sha256 ? { response_hash_sha256: out.response_hash_sha256 } : {}) } }
+        : { type: 'Fail' as const, data: { error: out.error ?? { error_code: 'INTERNAL', message: 'The action failed.', retryable: true } } };
+      await session.decide({ ...data, audit: out.audit }, 'close');
+      return outcomeOf<T>(runId, session.state, false);
+    } catch (err) {
+      if (err instanceof EffectClaimHeld) {
+        // Another attempt is executing the effect: its outcome (or its lease running out) is what we wait for.
+        await sleep(Math.min(1_000, (claim?.pollMs ?? 100) * 2 ** Math.min(waited++, 4)));
+        continue;
+      }
+      // Someone else advanced this child run (or claimed its effect first): look again.
+      if (err instanceof ConcurrencyError) {
+        conflicts++;
+        continue;
+      }
+      throw err;
+    }
+  }
+  throw new ConcurrencyError(RunRepository.ref(runId).subject, -1);
+}
+
+/** Runs the effect under the claim; an effect that throws gives the claim back, so a retry need not wait out the lease. */
+async function runClaimed<T>(session: Awaited<ReturnType<RunRepository['session']>>, effect: () => Promise<EffectOutcome<T>>, claim?: EffectClaimOptions): Promise<EffectOutcome<T>> {
+  try {
+    return await effect();
+  } catch (err) {
+    if (claim) {
+      await session.decide({ type: 'ReleaseEffect', data: { owner: claim.owner, reason: (err as Error)?.name ?? 'error' } }, `release@${session.version}`).catch(() => undefined);
+    }
+    throw err;
+  }
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * What the log says about a child run whose reply was lost (a restart, a crash mid-call): its recorded outcome;
+ * `absent` when it never started (so its effect never ran); `open` when it started and has no outcome yet, which
+ * means "unknown", never "failed": the caller asks again (the same id resumes the same run) until it is resolved.
+ */
+export async function childOutcomeFromLog<T>(repo: RunRepository, runId: string): Promise<ChildRunOutcome<T> | 'absent' | 'open'> {
+  const { state } = await repo.load(runId);
+  if (state.status === 'none') return 'absent';
+  return isTerminal(state) ? outcomeOf<T>(runId, state, true) : 'open';
+}
+
+function outcomeOf<T>(runId: string, state: RunState, replayed: boolean): ChildRunOutcome<T> {
+  const status = state.status === 'completed' ? 'completed' : state.status === 'denied' ? 'denied' : 'failed';
+  return { child_run_id: runId, status, result: state.result as T, error: state.error, replayed, state };
+}
