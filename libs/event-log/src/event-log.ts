@@ -186,6 +186,7 @@ export class EventLog {
       }
       if (msg.seq > last) return out;
       const event = tryDecode(msg.data, msg.seq, msg.subject);
+      // Read as the scan reads: sealed data opened by the log's codec.
       if (event) out.push(await this.open(event));
       if (msg.seq === last) return out;
       next = msg.seq + 1;
@@ -254,7 +255,15 @@ export class EventLog {
 }
 
 export function toStoredEvent(m: JsMsg): StoredEvent {
-  return { ...decodeEnvelope(m.data), seq: m.seq, subject: m.subject };
+  return storedEvent(m.data, m.seq, m.subject);
+}
+
+/** The decoded envelope itself gets its position (no copy: replay decodes every event of the log). */
+function storedEvent(data: Uint8Array, seq: number, subject: string): StoredEvent {
+  const event = decodeEnvelope(data) as StoredEvent;
+  event.seq = seq;
+  event.subject = subject;
+  return event;
 }
 
 function tryStoredEvent(m: JsMsg): StoredEvent | null {
@@ -264,7 +273,7 @@ function tryStoredEvent(m: JsMsg): StoredEvent | null {
 /** A message that is not an event (published by mistake; the log cannot delete it) is skipped by readers. */
 function tryDecode(data: Uint8Array, seq: number, subject: string): StoredEvent | null {
   try {
-    return { ...decodeEnvelope(data), seq, subject };
+    return storedEvent(data, seq, subject);
   } catch {
     return null;
   }
