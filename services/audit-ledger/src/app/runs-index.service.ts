@@ -18,6 +18,9 @@ export const RUNS_INDEX = 'runs_index';
  */
 @Injectable()
 export class RunsIndexService {
+  /** The KV read that list calls arriving now will share (see rowsFor); cleared once it starts. */
+  private nextScan?: Promise<RunSummary[]>;
+
   constructor(@Inject(DOCUMENT_STORE) private readonly store: DocumentStore) {}
 
   private get rows() {
@@ -54,7 +57,20 @@ export class RunsIndexService {
     const cursor = q.cursor ? decodeCursor(q.cursor) : null;
     if (q.cursor && !cursor) throw new AppError('REQUEST.INVALID', 'The cursor is not one rl.runs.list returned.');
     if (q.since && q.until && Date.parse(q.since) >= Date.parse(q.until)) throw new AppError('REQUEST.INVALID', 'since must be before until.');
-    const docs = await this.rows.find(storeFilter(q));
-    return pageRuns(docs.map((d) => d.value), q, cursor);
+    return pageRuns(await this.rowsFor(q), q, cursor);
+  }
+
+  /**
+   * The rows a query may match (pageRuns applies the filter). On NATS KV a find reads every row whatever its filter,
+   * so list calls that arrive together (the resolver's sweep asks for three statuses at once) share one read, begun
+   * after each of them arrived: none sees older rows than a read of its own would, and a sweep reads the index once.
+   */
+  private rowsFor(q: RunsListRequest): Promise<RunSummary[]> {
+    if (this.store.kind !== 'nats-kv') return this.rows.find(storeFilter(q)).then((docs) => docs.map((d) => d.value));
+    this.nextScan ??= new Promise<void>((resolve) => setImmediate(resolve)).then(() => {
+      this.nextScan = undefined;
+      return this.rows.find().then((docs) => docs.map((d) => d.value));
+    });
+    return this.nextScan;
   }
 }

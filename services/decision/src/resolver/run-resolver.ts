@@ -16,12 +16,15 @@ export interface ResolverSettings {
    * again (RUN.PARENT_TERMINAL), so only a handler still busy with it (bounded by its timeouts) could advance it.
    */
   graceMs: number;
-  /** How often the resolver sweeps on its own; 0: only on request (rl.runs.resolve). */
+  /**
+   * How often the resolver sweeps on its own; 0: only on request (rl.runs.resolve). A sweep reads the whole runs index
+   * (on NATS KV every row), so it is not frequent: an abandoned run is found within idle time + this.
+   */
   intervalMs: number;
 }
 
 export function resolverSettingsFrom(env: NodeJS.ProcessEnv): ResolverSettings {
-  return { idleMs: Number(env.RL_RESOLVER_IDLE_MS ?? 15 * 60_000), graceMs: Number(env.RL_RESOLVER_GRACE_MS ?? 60_000), intervalMs: Number(env.RL_RESOLVER_INTERVAL_MS ?? 60_000) };
+  return { idleMs: Number(env.RL_RESOLVER_IDLE_MS ?? 15 * 60_000), graceMs: Number(env.RL_RESOLVER_GRACE_MS ?? 60_000), intervalMs: Number(env.RL_RESOLVER_INTERVAL_MS ?? 5 * 60_000) };
 }
 
 type SweepResult = RunsResolveResult;
