@@ -45,11 +45,14 @@ export class ConsumerLease {
       let { revision, until } = acquired;
       while (!closing()) {
         await sleep(this.ttlMs / 3);
+        const renewed = Date.now() + this.ttlMs;
         try {
-          until = Date.now() + this.ttlMs;
-          revision = await kv.update(this.key, this.encode(until), revision);
-        } catch {
-          // Another holder took it, or the bus is away: keep consuming only while our lease has not lapsed.
+          revision = await kv.update(this.key, this.encode(renewed), revision);
+          until = renewed; // only a renewal the bucket accepted extends what we hold
+        } catch (err) {
+          // Another holder took it (the revision moved on): stop at once.
+          if (/wrong last sequence/i.test(String((err as Error)?.message))) break;
+          // The bus is away: keep consuming only while the lease we last got has not (nearly) lapsed.
           if (Date.now() > until - this.ttlMs / 3) break;
         }
       }
