@@ -93,8 +93,9 @@ async function checkLog(log, replies) {
 
 /** rl.audit.coverage (contract 001 §6 over the whole log) and rl.audit.verify (the hash chain). */
 async function checkAudit(nc, progress) {
-  const coverage = await ask(nc, 'rl.audit.coverage', {}, 120_000);
-  const chain = await ask(nc, 'rl.audit.verify', {}, 120_000);
+  // Whole-log passes: on a long run at a busy machine they take minutes.
+  const coverage = await ask(nc, 'rl.audit.coverage', {}, 900_000);
+  const chain = await ask(nc, 'rl.audit.verify', {}, 900_000);
   if (!coverage.ok) progress(`rl.audit.coverage: ${coverage.error}`);
   if (!chain.ok) progress(`rl.audit.verify: ${chain.error}`);
   for (const v of coverage.ok ? coverage.body.violations.slice(0, 10) : []) progress(`coverage: ${v.run_id} lacks ${v.missing}`);
