@@ -52,6 +52,7 @@ describe('Issue 9 erasure: erasure works without breaking verification', () => {
     if (!r.ok) throw new Error(`rl.runs.get ${runId}: ${JSON.stringify(r.body)}`);
     return r.body;
   };
+  const consoleRun = async (runId: string) => (await fetch(`http://127.0.0.1:${stack.httpPorts.get('audit-ledger')}/console/runs/${runId}`)).text();
   const auditRecords = async (conversationId: string) => {
     const r = await stack.request<{ records: AuditRow[] }>(AUDIT_QUERY, { conversation_id: conversationId });
     return r.ok ? r.body.records : [];
@@ -115,6 +116,8 @@ describe('Issue 9 erasure: erasure works without breaking verification', () => {
     expect((await auditRecords(aliceConv.conversation_id)).map((r) => r.input_message)).toContain(`add task ${alice.tasks[1]}`);
     const interview = treeA.find((r) => r.created.agent_name === 'INTERVIEW_AGENT' && r.created.run_kind === 'agent')!;
     expect(JSON.stringify((await runGet(interview.run_id)).events)).toContain('Tom Baker');
+    // The operator console (served by the audit ledger, which reads the log as stored) shows events opened too.
+    expect(await consoleRun(aliceRuns[0])).toContain('zebrafruit');
   });
 
   it('Issue 9 erasure: erasing a user — the log and the audit chain verify, the user\'s text reads as erased everywhere, another user is intact, new requests are refused (DATA.ERASED)', async () => {
@@ -135,6 +138,7 @@ describe('Issue 9 erasure: erasure works without breaking verification', () => {
     const records = await auditRecords(aliceConv.conversation_id);
     expect(records).toHaveLength(aliceRuns.length);
     expect(records.every((r) => r.input_message === ERASED_TEXT && r.classified_intent)).toBe(true);
+    expect(await consoleRun(aliceRuns[0])).not.toMatch(/zebrafruit|quimby|biopsy/);
     // The conversation history, as the assistant folds it from the log.
     const history = await stack.log.read(aggregateRef('conversation', deterministicUuid('conversation', aliceConv.user_id, aliceConv.conversation_id)));
     expect(history.length).toBe(aliceRuns.length);

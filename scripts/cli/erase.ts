@@ -15,7 +15,6 @@ import { createDocumentStore } from '@runledger/document-store';
 import { DataOwner, KvDataKeyStore } from '../../libs/messaging/src/data-keys';
 import { connectCli, CONNECTION_USAGE, ConnectionRefused, ConnectionUsageError, parseConnectionFlags } from './connection';
 
-// eslint-disable-next-line @typescript-eslint/no-require-imports
 const permissions = require('../lib/permissions.js') as { loadTable(): { kv: { collections: string[] }; object_stores: Record<string, string[]> } };
 
 const USAGE = `usage: runledger erase --user ID | --case ID   ${CONNECTION_USAGE}`;

@@ -42,6 +42,8 @@ export class TestStack {
   readonly logs: string[] = [];
   nc!: NatsConnection;
   log!: EventLog;
+  /** The log as stored, sealed data left sealed: what the audit ledger reads and chains. */
+  storedLog!: EventLog;
   httpPorts = new Map<string, number>();
 
   private constructor(readonly nats: NatsServerHandle, private readonly opts: StackOptions) {}
@@ -58,6 +60,7 @@ export class TestStack {
       // Tests read events as services do: sealed personal and case data opened (README "Erasure").
       const codec = new SealingCodec(new CachedDataKeys(new KvDataKeyStore(stack.nc)));
       stack.log = new EventLog(jetstream(stack.nc), await jetstreamManager(stack.nc), { producer: 'test', clock: { now: () => new Date() }, codec });
+      stack.storedLog = new EventLog(jetstream(stack.nc), await jetstreamManager(stack.nc), { producer: 'test', clock: { now: () => new Date() } });
     } catch (err) {
       await stack.stop();
       throw new Error(`${(err as Error).message}\n--- service output ---\n${stack.logs.slice(-40).join('\n')}`);

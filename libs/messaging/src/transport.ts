@@ -245,7 +245,9 @@ export class RunledgerTransport extends Server implements CustomTransportStrateg
     const heartbeatUntil = Date.now() + MAX_HANDLER_MS;
     const heartbeat = setInterval(() => Date.now() < heartbeatUntil && ready.forEach(({ m }) => m.working()), Math.max(1_000, opts.ackWaitMs / 3));
     try {
-      await this.invoke(handler, ready.map((r) => r.event), { durable: opts.durable });
+      // As in onLogMessage: handlers see events as producers wrote them (the log's codec opens sealed data).
+      const events = await Promise.all(ready.map((r) => this.deps.log.open(r.event)));
+      await this.invoke(handler, events, { durable: opts.durable });
       for (const { m } of ready) m.ack();
     } catch (err) {
       if (ready.length === 1) {

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { ConcurrencyError } from '@runledger/event-log';
 import { AppError } from '@runledger/kernel';
 import type { ArtifactRefLike, AuthzDecidedData, RunCreatedData, RunError, RunEvent } from '../domain/run-events';
@@ -74,12 +75,16 @@ export async function runChildOnce<T>(repo: RunRepository, spec: ChildRunSpec, e
       if (session.state.status !== 'running' || session.state.authz?.decision !== 'allow') {
         throw new AppError('INTERNAL', 'The child run is not in a state to run its effect.');
       }
-      if (claim) {
+      // Each attempt claims under its own owner and command id: two attempts that read the same version must not
+      // share a msgID, or the later one is deduplicated into the earlier one's claim and runs the effect too.
+      const attemptOwner = claim && `${claim.owner}/${randomUUID()}`;
+      if (claim && attemptOwner) {
         const now = claim.now();
         if (liveClaim(session.state, now)) throw new EffectClaimHeld(session.state.effect_claim!);
-        await session.decide({ type: 'ClaimEffect', data: { owner: claim.owner, now: now.toISOString(), lease_ms: claim.leaseMs } }, `claim@${session.version}`);
+        await session.decide({ type: 'ClaimEffect', data: { owner: attemptOwner, now: now.toISOString(), lease_ms: claim.leaseMs } }, `claim@${session.version}:${attemptOwner}`);
+        if (session.state.effect_claim?.owner !== attemptOwner) throw new EffectClaimHeld(session.state.effect_claim!);
       }
-      const out = await runClaimed(session, effect, claim);
+      const out = await runClaimed(session, effect, attemptOwner);
       const data = out.status === 'completed'
         ? { type: 'Complete' as const, data: { output_artifacts: out.output_artifacts ?? [], result: out.result, ...(out.response_hash_sha256 ? { response_hash_sha256: out.response_hash_sha256 } : {}) } }
         : { type: 'Fail' as const, data: { error: out.error ?? { error_code: 'INTERNAL', message: 'The action failed.', retryable: true } } };
@@ -103,12 +108,12 @@ export async function runChildOnce<T>(repo: RunRepository, spec: ChildRunSpec, e
 }
 
 /** Runs the effect under the claim; an effect that throws gives the claim back, so a retry need not wait out the lease. */
-async function runClaimed<T>(session: Awaited<ReturnType<RunRepository['session']>>, effect: () => Promise<EffectOutcome<T>>, claim?: EffectClaimOptions): Promise<EffectOutcome<T>> {
+async function runClaimed<T>(session: Awaited<ReturnType<RunRepository['session']>>, effect: () => Promise<EffectOutcome<T>>, owner?: string): Promise<EffectOutcome<T>> {
   try {
     return await effect();
   } catch (err) {
-    if (claim) {
-      await session.decide({ type: 'ReleaseEffect', data: { owner: claim.owner, reason: (err as Error)?.name ?? 'error' } }, `release@${session.version}`).catch(() => undefined);
+    if (owner) {
+      await session.decide({ type: 'ReleaseEffect', data: { owner, reason: (err as Error)?.name ?? 'error' } }, `release@${session.version}`).catch(() => undefined);
     }
     throw err;
   }

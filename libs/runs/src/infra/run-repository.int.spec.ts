@@ -86,7 +86,26 @@ describe('runChildOnce on a real log', () => {
       const [a, b] = await Promise.all([first, second]);
       expect({ a: a.status, b: b.status, replayed: b.replayed, calls: calls.n }).toEqual({ a: 'completed', b: 'completed', replayed: true, calls: 1 });
       const claims = (await repo.load('c-inflight')).events.filter((e) => e.type === 'EffectClaimed').map((e) => e.data);
-      expect(claims).toEqual([{ owner: 'gateway-a', attempt: 1, lease_expires_at: '2026-01-01T00:00:05.000Z' }]);
+      expect(claims).toEqual([{ owner: expect.stringMatching(/^gateway-a\//), attempt: 1, lease_expires_at: '2026-01-01T00:00:05.000Z' }]);
+    });
+
+    it('two requests that claim the same call at the same moment (same version read, same instance): the effect runs once', async () => {
+      const calls = { n: 0 };
+      let release!: () => void;
+      const gate = new Promise<void>((r) => (release = r));
+      const slow = async () => {
+        calls.n++;
+        await gate;
+        return { status: 'completed' as const, result: { ok: true }, audit: [] };
+      };
+      // One clock for both: the same gateway instance (same owner) retrying while its first attempt runs.
+      const clock = { ms: T0, polls: 0 };
+      const both = Promise.all([runChildOnce(repo, spec('c-race'), slow, claimOf('gateway-a', clock)), runChildOnce(repo, spec('c-race'), slow, claimOf('gateway-a', clock))]);
+      await until(() => calls.n >= 2 || clock.polls >= 4); // a second execution, or the second attempt waiting on the claim
+      release();
+      const outcomes = await both;
+      expect({ statuses: outcomes.map((o) => o.status), calls: calls.n }).toEqual({ statuses: ['completed', 'completed'], calls: 1 });
+      expect((await repo.load('c-race')).events.filter((e) => e.type === 'EffectClaimed')).toHaveLength(1);
     });
 
     it('a claim of a crashed owner holds until its lease runs out; then the call is taken over and resolved', async () => {
@@ -106,7 +125,7 @@ describe('runChildOnce on a real log', () => {
       const claims = (await repo.load('c-crashed')).events.filter((e) => e.type === 'EffectClaimed').map((e) => e.data);
       expect(claims).toEqual([
         { owner: 'gateway-crashed', attempt: 1, lease_expires_at: '2026-01-01T00:00:05.000Z' },
-        { owner: 'gateway-b', attempt: 2, lease_expires_at: '2026-01-01T00:00:10.001Z' },
+        { owner: expect.stringMatching(/^gateway-b\//), attempt: 2, lease_expires_at: '2026-01-01T00:00:10.001Z' },
       ]);
     });
 

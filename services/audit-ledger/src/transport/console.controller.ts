@@ -1,7 +1,7 @@
-import { Controller, Get, Header, NotFoundException, Param, Query } from '@nestjs/common';
+import { Controller, Get, Header, Inject, NotFoundException, Param, Query } from '@nestjs/common';
 import { RunsListRequestDto } from '@runledger/contracts';
 import { AppError } from '@runledger/kernel';
-import { validateMessage } from '@runledger/messaging';
+import { CachedDataKeys, DATA_KEYS, openDeep, validateMessage } from '@runledger/messaging';
 import { ConsoleService, RunNode } from '../app/console.service';
 import { duration, esc, jaegerLink, page, table } from '../console/html';
 
@@ -15,7 +15,7 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
  */
 @Controller('console')
 export class ConsoleController {
-  constructor(private readonly console: ConsoleService) {}
+  constructor(private readonly console: ConsoleService, @Inject(DATA_KEYS) private readonly keys: CachedDataKeys) {}
 
   @Get()
   @Header('content-type', HTML)
@@ -54,7 +54,8 @@ export class ConsoleController {
     if (!UUID.test(id)) throw new NotFoundException();
     const tree = await this.console.tree(id);
     if (!tree) return page('Run not found', `<p>No run ${esc(id)} in the log.</p>`);
-    return page(`Run ${id}`, this.node(tree));
+    // The ledger reads the log as stored: events are shown opened, as rl.runs.get shows them (README "Erasure").
+    return page(`Run ${id}`, this.node((await openDeep(this.keys, tree)) as RunNode));
   }
 
   private node(n: RunNode): string {
