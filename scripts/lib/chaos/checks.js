@@ -98,6 +98,7 @@ async function checkAudit(nc, progress) {
   const chain = await ask(nc, 'rl.audit.verify', {}, 900_000);
   if (!coverage.ok) progress(`rl.audit.coverage: ${coverage.error}`);
   if (!chain.ok) progress(`rl.audit.verify: ${chain.error}`);
+  else if (!chain.body.ok) progress(`rl.audit.verify: not ok: ${JSON.stringify(chain.body).slice(0, 500)}`);
   for (const v of coverage.ok ? coverage.body.violations.slice(0, 10) : []) progress(`coverage: ${v.run_id} lacks ${v.missing}`);
   return {
     coverage_violations: coverage.ok ? coverage.body.violations.length + coverage.body.in_progress.length : -1,
