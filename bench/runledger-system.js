@@ -37,6 +37,7 @@ async function startRunledger({ nats, nc, jsm }) {
       return (await jsm.streams.info(LOG_STREAM)).state.messages;
     },
     pids: () => [...procs.map((p) => p.child.pid), nats.child.pid],
+    processNames: () => [...procs.map((p) => p.name), 'nats-server'],
     async stop() {
       await Promise.all(procs.map((p) => stopProcess(p.child)));
     },

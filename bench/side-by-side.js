@@ -49,6 +49,7 @@ async function measureBatch(system, { count, concurrency, prefix }) {
   const latencies = [];
   const pids = system.pids?.() ?? [];
   const cpuBefore = cpuSeconds(pids);
+  const perProcessBefore = pids.map((pid) => cpuSeconds([pid]));
   const t0 = process.hrtime.bigint();
   await inFlight(count, concurrency, async (i) => {
     const s = process.hrtime.bigint();
@@ -63,6 +64,8 @@ async function measureBatch(system, { count, concurrency, prefix }) {
     p50: pct(latencies, 50),
     p99: pct(latencies, 99),
     cpuMsPerRequest: pids.length ? ((cpuSeconds(pids) - cpuBefore) * 1000) / count : null,
+    // Where the CPU went, by process (system.processNames() names the pids in order).
+    cpuMsByProcess: pids.map((pid, i) => ((cpuSeconds([pid]) - perProcessBefore[i]) * 1000) / count),
   };
 }
 
@@ -110,6 +113,8 @@ function report(systems, results, { ours = 'runledger' } = {}) {
     const cpu = median(r.c16.map((x) => x.cpuMsPerRequest));
     const p99 = median(r.c16.map((x) => x.p99));
     lines.push(`Runledger CPU per request at c16, all its processes (services + nats-server): ${cpu.toFixed(1)} ms`);
+    const names = mine.processNames?.() ?? [];
+    if (names.length) lines.push(`Runledger CPU per request at c16 by process (medians): ${names.map((n, i) => `${n} ${median(r.c16.map((x) => x.cpuMsByProcess[i])).toFixed(1)}`).join(', ')} ms`);
     goals.push(`goal: CPU per request ≤ 5 ms: ${cpu <= 5 ? 'met' : `not met (${cpu.toFixed(1)} ms)`}`);
     goals.push(`goal: p99 at c16 ≤ 50 ms: ${p99 <= 50 ? 'met' : `not met (${p99.toFixed(1)} ms)`}`);
   }

@@ -176,15 +176,24 @@ export class EventLog {
     if (last < fromSeq) return [];
     const out: StoredEvent[] = [];
     let next = fromSeq;
+    let lagging = false;
     for (let i = 0; i < DIRECT_READ_EVENTS; i++) {
       const msg = await this.jsm.direct.getMessage(this.stream, { next_by_subj: subject, seq: next }).catch(readFailed);
-      if (!msg || msg.seq > last) break;
+      // No message up to the leader's last: the replica that answered lags; the consumer (the leader) reads on.
+      if (!msg) {
+        lagging = true;
+        break;
+      }
+      if (msg.seq > last) return out;
       const event = tryDecode(msg.data, msg.seq, msg.subject);
+      // Read as the scan reads: sealed data opened by the log's codec.
       if (event) out.push(await this.open(event));
       if (msg.seq === last) return out;
       next = msg.seq + 1;
     }
-    await this.scan(subject, next, last, (e) => out.push(e));
+    const seen = await this.scan(subject, next, last, (e) => out.push(e), lagging);
+    // A run decided on a prefix of itself could repeat an effect or miss a terminal event: short is an error.
+    if (seen < last) throw new AppError('DEPENDENCY.DOWN', 'The event log answered part of an aggregate; retry.');
     return out;
   }
 
@@ -206,35 +215,55 @@ export class EventLog {
     return { state, lastSeq };
   }
 
-  private async scan(filter: string, fromSeq: number, untilSeq: number, onEvent: (e: StoredEvent) => void): Promise<void> {
+  /**
+   * Reads `filter` from `fromSeq` through `untilSeq` with an ordered consumer; returns the last stream sequence seen
+   * (`untilSeq` when the range was read to its end). `known` skips the direct-get probe for an empty range: the caller
+   * knows messages exist there (a lagging replica's probe would wrongly say none).
+   */
+  private async scan(filter: string, fromSeq: number, untilSeq: number, onEvent: (e: StoredEvent) => void, known = false): Promise<number> {
     // Nothing matches in range: return at once (an ordered consumer would wait for a first message forever).
-    const first = await this.jsm.direct.getMessage(this.stream, { next_by_subj: filter, seq: fromSeq }).catch(readFailed);
-    if (!first || first.seq > untilSeq) return;
+    let start = fromSeq;
+    if (!known) {
+      const first = await this.jsm.direct.getMessage(this.stream, { next_by_subj: filter, seq: fromSeq }).catch(readFailed);
+      if (!first || first.seq > untilSeq) return untilSeq;
+      start = first.seq;
+    }
     const consumer = await this.js.consumers.get(this.stream, {
       filter_subjects: filter,
       deliver_policy: DeliverPolicy.StartSequence,
-      opt_start_seq: first.seq,
+      opt_start_seq: start,
     }).catch(readFailed);
     const messages = await consumer.consume({ max_messages: 1024 }).catch(readFailed);
+    let seen = fromSeq - 1;
     try {
       for await (const m of messages) {
         const event = tryStoredEvent(m);
         // A message that is not an event (published by mistake; the log cannot delete it) must not make the
         // whole aggregate unreadable: it is skipped, and consumers dead-letter it.
         if (event) onEvent(await this.open(event));
-        if (m.seq >= untilSeq) break;
-        // The filtered subject may have no more events before untilSeq (another subject holds the tail).
-        if (m.info.pending === 0) break;
+        seen = m.seq;
+        if (m.seq >= untilSeq) return untilSeq;
+        // The filtered subject has no more events before untilSeq (another subject holds the tail): read to its end.
+        if (m.info.pending === 0) return untilSeq;
       }
     } finally {
       await messages.close().catch(() => undefined);
       await consumer.delete?.().catch?.(() => undefined);
     }
+    return seen;
   }
 }
 
 export function toStoredEvent(m: JsMsg): StoredEvent {
-  return { ...decodeEnvelope(m.data), seq: m.seq, subject: m.subject };
+  return storedEvent(m.data, m.seq, m.subject);
+}
+
+/** The decoded envelope itself gets its position (no copy: replay decodes every event of the log). */
+function storedEvent(data: Uint8Array, seq: number, subject: string): StoredEvent {
+  const event = decodeEnvelope(data) as StoredEvent;
+  event.seq = seq;
+  event.subject = subject;
+  return event;
 }
 
 function tryStoredEvent(m: JsMsg): StoredEvent | null {
@@ -244,7 +273,7 @@ function tryStoredEvent(m: JsMsg): StoredEvent | null {
 /** A message that is not an event (published by mistake; the log cannot delete it) is skipped by readers. */
 function tryDecode(data: Uint8Array, seq: number, subject: string): StoredEvent | null {
   try {
-    return { ...decodeEnvelope(data), seq, subject };
+    return storedEvent(data, seq, subject);
   } catch {
     return null;
   }

@@ -65,4 +65,21 @@ describe('Issue 10 beyond one machine: an exclusive consumer is held by one inst
     await waitUntil(() => consuming.has(first === 'a' ? 'b' : 'a'), { timeoutMs: 40_000 });
     stopped.add('a').add('b');
   });
+
+  it('Issue 10 beyond one machine: a live holder whose lease was taken over stops consuming at its next renewal', async () => {
+    const nc = await connect(nats.connectOptions(TEST_ADMIN));
+    conns.push(nc);
+    let consuming = false;
+    let closing = false;
+    void new ConsumerLease(nc, 'taken', 900).hold(async () => {
+      consuming = true;
+      return async () => void (consuming = false);
+    }, () => closing);
+    await waitUntil(() => consuming, { timeoutMs: 10_000 });
+    // Another instance took the lease (its compare-and-set won while this holder was paused): the holder must notice.
+    await (await new Kvm(nc).open(LEASE_BUCKET)).put('taken', JSON.stringify({ holder: 'other-instance', until: Date.now() + 3_600_000 }));
+    await waitUntil(() => !consuming, { timeoutMs: 20_000 });
+    closing = true;
+    expect(consuming).toBe(false);
+  });
 });

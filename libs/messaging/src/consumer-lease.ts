@@ -48,11 +48,14 @@ export class ConsumerLease {
       this.held = { kv, revision: acquired.revision };
       while (!closing()) {
         await sleep(this.ttlMs / 3);
+        const renewed = Date.now() + this.ttlMs;
         try {
-          until = Date.now() + this.ttlMs;
-          this.held.revision = await kv.update(this.key, this.encode(until), this.held.revision);
-        } catch {
-          // Another holder took it, or the bus is away: keep consuming only while our lease has not lapsed.
+          this.held.revision = await kv.update(this.key, this.encode(renewed), this.held.revision);
+          until = renewed; // only a renewal the bucket accepted extends what we hold
+        } catch (err) {
+          // Another holder took it (the revision moved on): stop at once.
+          if (/wrong last sequence/i.test(String((err as Error)?.message))) break;
+          // The bus is away: keep consuming only while the lease we last got has not (nearly) lapsed.
           if (Date.now() > until - this.ttlMs / 3) break;
         }
       }

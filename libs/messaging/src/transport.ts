@@ -249,19 +249,27 @@ export class RunledgerTransport extends Server implements CustomTransportStrateg
       const events = await Promise.all(ready.map((r) => this.deps.log.open(r.event)));
       await this.invoke(handler, events, { durable: opts.durable });
       for (const { m } of ready) m.ack();
-    } catch (err) {
-      if (ready.length === 1) {
-        const { m } = ready[0];
-        const retryable = err instanceof AppError ? err.retryable : true;
-        if (!retryable || m.info.deliveryCount >= opts.maxDeliver) return this.poison(m, opts.durable, 'handler failed', err);
-        this.log.warn({ msg: 'handler failed, will retry', durable: opts.durable, seq: m.seq, delivery: m.info.deliveryCount, error: (err as Error)?.message });
-        m.nak(redeliveryDelayMs(m.info.deliveryCount));
-        return;
-      }
-      // One event at a time, in order: the failing one is retried or dead-lettered on its own.
-      for (const { m } of ready) await this.onLogBatch(handler, [m], opts);
+    } catch {
+      // One event at a time, in order, each retried in place until handled or dead-lettered: a nak'd event would be
+      // redelivered after later ones were handled, and a batch consumer is one whose handler needs log order.
+      for (const r of ready) await this.handleInPlace(handler, r.m, await this.deps.log.open(r.event), opts);
     } finally {
       clearInterval(heartbeat);
+    }
+  }
+
+  private async handleInPlace(handler: MessageHandler, m: JsMsg, event: ReturnType<typeof toStoredEvent>, opts: { maxDeliver: number; durable: string }): Promise<void> {
+    for (let attempt = m.info.deliveryCount; ; attempt++) {
+      try {
+        await this.invoke(handler, [event], { durable: opts.durable });
+        m.ack();
+        return;
+      } catch (err) {
+        const retryable = err instanceof AppError ? err.retryable : true;
+        if (!retryable || attempt >= opts.maxDeliver) return this.poison(m, opts.durable, 'handler failed', err);
+        this.log.warn({ msg: 'handler failed, retrying in order', durable: opts.durable, seq: m.seq, attempt, error: (err as Error)?.message });
+        await new Promise((resolve) => setTimeout(resolve, redeliveryDelayMs(attempt)));
+      }
     }
   }
 

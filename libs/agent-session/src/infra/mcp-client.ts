@@ -1,7 +1,4 @@
 import type { ToolDefinition } from '@runledger/agent-runtime';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 
 /** One MCP server (stdio child process or Streamable HTTP), as the gateway's RL_MCP_SERVERS and the CLI config name it. */
 export type McpServerConfig =
@@ -46,8 +43,13 @@ export interface McpConnection {
   close(): Promise<void>;
 }
 
-function transportOf(config: McpServerConfig) {
-  if (config.type === 'http') return new StreamableHTTPClientTransport(new URL(config.url), config.headers ? { requestInit: { headers: { ...config.headers } } } : undefined);
+/** The SDK is loaded when a server is first connected (~20 MiB resident that a process without MCP servers never needs). */
+async function transportOf(config: McpServerConfig) {
+  if (config.type === 'http') {
+    const { StreamableHTTPClientTransport } = await import('@modelcontextprotocol/sdk/client/streamableHttp.js');
+    return new StreamableHTTPClientTransport(new URL(config.url), config.headers ? { requestInit: { headers: { ...config.headers } } } : undefined);
+  }
+  const { StdioClientTransport } = await import('@modelcontextprotocol/sdk/client/stdio.js');
   return new StdioClientTransport({ command: config.command, args: [...(config.args ?? [])], ...(config.env ? { env: { ...process.env, ...config.env } as Record<string, string> } : {}), stderr: 'pipe' });
 }
 
@@ -64,8 +66,9 @@ function outputOf(result: { content?: unknown; structuredContent?: unknown }): u
  * each call waits for a slot of the server's queue.
  */
 export async function connectMcpServer(server: string, config: McpServerConfig, queue: Queue): Promise<McpConnection> {
+  const { Client } = await import('@modelcontextprotocol/sdk/client/index.js');
   const client = new Client({ name: 'runledger-tool-gateway', version: '0.1.0' });
-  await client.connect(transportOf(config));
+  await client.connect(await transportOf(config));
   const listed = await client.listTools();
   const tools: ToolDefinition[] = listed.tools.map((tool) => ({
     name: mcpToolName(server, tool.name),

@@ -91,7 +91,10 @@ export class RunEngine {
     const output = await compute();
     this.opts.onStep?.(stepId, (performance.now() - started) / 1_000);
     await this.checkpoint({ step_index: stepIndex, step_id: stepId, output });
-    return output;
+    // What the log holds wins: if another carrier recorded this step first (our append was its duplicate), go on
+    // with its output, not with the one computed here, so everything after agrees with a replay.
+    const recorded = this.state.checkpoint?.stepOutputs ?? {};
+    return (Object.hasOwn(recorded, stepId) ? recorded[stepId] : output) as T;
   }
 
   /** Records a step completed elsewhere (a workflow engine's checkpoint). */

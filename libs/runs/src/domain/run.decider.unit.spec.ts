@@ -129,3 +129,30 @@ describe('Run aggregate: cancellation (rl.runs.cancel)', () => {
     spec.given([created, allowed]).when({ type: 'Cancel', data: { reason: 'stop' } }).thenThrows(NOT_ALLOWED);
   });
 });
+
+describe('Run aggregate: an effect in flight is claimed (issue 7: a tool call in flight never runs twice)', () => {
+  const claimed: RunEvent = { type: 'EffectClaimed', data: { owner: 'gw-a', attempt: 1, lease_expires_at: '2026-01-01T00:00:05.000Z' } };
+  const claim = (owner: string, now: string): RunCommand => ({ type: 'ClaimEffect', data: { owner, now, lease_ms: 5_000 } });
+
+  it('the first attempt claims the effect with its owner and a lease; the effect runs only in a started run', () => {
+    spec.given(running).when(claim('gw-a', '2026-01-01T00:00:00.000Z')).then([claimed]);
+    spec.given([created, allowed]).when(claim('gw-a', '2026-01-01T00:00:00.000Z')).thenThrows(NOT_ALLOWED);
+  });
+
+  it('while the lease holds, any other claim is refused (the caller waits for the first attempt\'s outcome)', () => {
+    spec.given([...running, claimed]).when(claim('gw-b', '2026-01-01T00:00:04.999Z')).thenThrows(/claimed by gw-a/);
+  });
+
+  it('a crashed owner\'s claim runs out with its lease and is taken over as the next attempt', () => {
+    spec.given([...running, claimed]).when(claim('gw-b', '2026-01-01T00:00:05.000Z'))
+      .then([{ type: 'EffectClaimed', data: { owner: 'gw-b', attempt: 2, lease_expires_at: '2026-01-01T00:00:10.000Z' } }]);
+  });
+
+  it('only the owner releases its claim; a released claim is taken over at once', () => {
+    const released: RunEvent = { type: 'EffectReleased', data: { owner: 'gw-a', attempt: 1, reason: 'Error' } };
+    spec.given([...running, claimed]).when({ type: 'ReleaseEffect', data: { owner: 'gw-b', reason: 'Error' } }).thenNothing();
+    spec.given([...running, claimed]).when({ type: 'ReleaseEffect', data: { owner: 'gw-a', reason: 'Error' } }).then([released]);
+    spec.given([...running, claimed, released]).when(claim('gw-b', '2026-01-01T00:00:01.000Z'))
+      .then([{ type: 'EffectClaimed', data: { owner: 'gw-b', attempt: 2, lease_expires_at: '2026-01-01T00:00:06.000Z' } }]);
+  });
+});

@@ -2,9 +2,10 @@ import { randomUUID } from 'node:crypto';
 import { ConcurrencyError } from '@runledger/event-log';
 import { AppError } from '@runledger/kernel';
 import type { ArtifactRefLike, AuthzDecidedData, RunCreatedData, RunError, RunEvent } from '../domain/run-events';
-import { EffectClaimHeld } from '../domain/run.decider';
+import { EffectClaimHeld, type RunCommand } from '../domain/run.decider';
 import { isTerminal, liveClaim, RunState } from '../domain/run-state';
 import { RunRepository } from './run-repository';
+import type { RunSession } from './run-session';
 
 export interface ChildRunSpec {
   created: RunCreatedData;
@@ -61,15 +62,14 @@ export async function runChildOnce<T>(repo: RunRepository, spec: ChildRunSpec, e
   const runId = spec.created.run_id;
   let waited = 0;
   for (let conflicts = 0; conflicts < CONFLICT_ATTEMPTS;) {
-    const session = await repo.session(spec.created);
+    const session = (conflicts === 0 && waited === 0 && (await openNewChild(repo, spec))) || (await repo.session(spec.created));
     // The id derives from (parent, action id): the same id with another request is a caller bug, never a replay.
     if (session.state.run && session.state.run.request_hash_sha256 !== spec.created.request_hash_sha256) {
       throw new AppError('REQUEST.INVALID', 'That action id was already used for a different request.');
     }
     if (isTerminal(session.state)) return outcomeOf<T>(runId, session.state, true);
     try {
-      const denial = { error_code: spec.authz.code ?? 'LANE.DENIED', message: spec.authz.reason ?? 'Denied by policy.', retryable: false };
-      await session.decide({ type: 'Open', data: { created: spec.created, authz: spec.authz, denial } }, `open@${session.state.event_count}`);
+      await session.decide(openCommand(spec), `open@${session.state.event_count}`);
       if (isTerminal(session.state)) return outcomeOf<T>(runId, session.state, false);
       // Only a run the log shows as authorised may have its effect run.
       if (session.state.status !== 'running' || session.state.authz?.decision !== 'allow') {
@@ -105,6 +105,27 @@ export async function runChildOnce<T>(repo: RunRepository, spec: ChildRunSpec, e
     }
   }
   throw new ConcurrencyError(RunRepository.ref(runId).subject, -1);
+}
+
+function openCommand(spec: ChildRunSpec): RunCommand {
+  const denial = { error_code: spec.authz.code ?? 'LANE.DENIED', message: spec.authz.reason ?? 'Denied by policy.', retryable: false };
+  return { type: 'Open', data: { created: spec.created, authz: spec.authz, denial } };
+}
+
+/**
+ * A child run id is new except on a retry, so the first pass opens it at version 0 without a lookup. The log
+ * refuses that when the run exists (wrong last sequence) or recognises it (every event a duplicate: a retry within
+ * the duplicate window); then null, and the run is loaded as it is, so a recorded outcome is never run again.
+ */
+async function openNewChild(repo: RunRepository, spec: ChildRunSpec): Promise<RunSession | null> {
+  const session = repo.fresh(spec.created);
+  try {
+    await session.decide(openCommand(spec), 'open@0');
+  } catch (err) {
+    if (err instanceof ConcurrencyError) return null;
+    throw err;
+  }
+  return session.lastAppendDuplicate ? null : session;
 }
 
 /** Runs the effect under the claim; an effect that throws gives the claim back, so a retry need not wait out the lease. */

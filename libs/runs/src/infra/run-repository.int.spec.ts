@@ -50,6 +50,15 @@ describe('runChildOnce on a real log', () => {
     expect((await repo.load('c-partial')).events.map((e) => e.type)).toEqual(['RunCreated', 'AuthzDecided', 'RunStarted', 'ToolCallAudited', 'RunCompleted']);
   });
 
+  it('Effects happen once past the duplicate window: a finished run the claim at version 0 does not recognise is loaded, and its effect not run again', async () => {
+    const s = spec('c-old');
+    // Recorded under other command ids: the log's msgID dedup cannot recognise it, only the version can.
+    await repo.append(s.created, [{ type: 'RunCreated', data: s.created }, { type: 'AuthzDecided', data: s.authz }, { type: 'RunStarted', data: {} }, { type: 'RunCompleted', data: { output_artifacts: [], result: { ok: 'before' } } }], { expectedVersion: 0, commandId: 'long-ago' });
+    const calls = { n: 0 };
+    const out = await runChildOnce(repo, s, effect(calls));
+    expect({ status: out.status, replayed: out.replayed, result: out.result, calls: calls.n }).toEqual({ status: 'completed', replayed: true, result: { ok: 'before' }, calls: 0 });
+  });
+
   it('the same action id with a different request is refused and runs nothing', async () => {
     const calls = { n: 0 };
     await runChildOnce(repo, spec('c-hash', 'h1'), effect(calls));

@@ -28,7 +28,7 @@ export class RunRepository {
     return (await this.appendEvents(run, events, opts)).version;
   }
 
-  async appendEvents(run: RunIdentity, events: RunEvent[], opts: { expectedVersion: number; commandId: string }): Promise<{ version: number; events: StoredEvent[] }> {
+  async appendEvents(run: RunIdentity, events: RunEvent[], opts: { expectedVersion: number; commandId: string }): Promise<{ version: number; events: StoredEvent[]; duplicate: boolean }> {
     const metadata = runMetadata(run);
     return this.log.append(RunRepository.ref(run.run_id), events.map((e): NewEvent => ({ type: e.type, data: e.data, metadata })), opts);
   }
@@ -37,6 +37,11 @@ export class RunRepository {
   async session(run: RunIdentity): Promise<RunSession> {
     const loaded = await this.load(run.run_id);
     return new RunSession(this, run, loaded.state, loaded.version);
+  }
+
+  /** A session for a run believed new, without a lookup: its first append expects version 0 (see openNewChild). */
+  fresh(run: RunIdentity): RunSession {
+    return new RunSession(this, run, initialRunState(), 0);
   }
 }
 

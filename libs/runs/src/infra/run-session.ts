@@ -17,6 +17,8 @@ export type RunCommands = RunCommand | RunCommand[] | ((state: RunState) => RunC
  */
 export class RunSession {
   private tail: Promise<void> = Promise.resolve();
+  /** True when every event of the last append was already in the log (a retried command). */
+  lastAppendDuplicate = false;
 
   constructor(private readonly repo: RunRepository, readonly run: RunIdentity, public state: RunState, public version: number) {}
 
@@ -35,6 +37,7 @@ export class RunSession {
       const result = await this.repo.appendEvents(this.run, events, { expectedVersion: this.version, commandId: `${this.run.run_id}:${label}` });
       this.state = foldEvents(evolveRun, this.state, result.events as unknown as RecordedEvent[]);
       this.version = result.version;
+      this.lastAppendDuplicate = result.duplicate;
     });
   }
 

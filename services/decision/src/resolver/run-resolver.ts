@@ -3,7 +3,7 @@ import { RunsListRequest, RunsListResult, RunsResolveResult, RunSummary, SUBJECT
 import { ConcurrencyError } from '@runledger/event-log';
 import { Clock } from '@runledger/kernel';
 import { Bus, CLOCK } from '@runledger/messaging';
-import { isTerminal, RunRepository } from '@runledger/runs';
+import { isTerminal, liveClaim, RunRepository } from '@runledger/runs';
 import { resolveAbandoned, RunView } from './domain/resolution';
 
 export const RESOLVER_SETTINGS = Symbol('RESOLVER_SETTINGS');
@@ -87,6 +87,8 @@ export class RunResolver implements OnApplicationBootstrap, OnApplicationShutdow
   private async resolve(runId: string, idleMs: number): Promise<ResolvedRun | 'left' | null> {
     const { state, version, events } = await this.runs.load(runId);
     if (!state.run || isTerminal(state)) return null;
+    // An effect whose claim's lease still holds is being executed by a live owner: it is carried, however quiet.
+    if (liveClaim(state, this.clock.now())) return 'left';
     const idleFor = this.clock.now().getTime() - Date.parse(state.updated_at ?? '');
     const parent = state.run.parent_run_id ? await this.view(state.run.parent_run_id) : undefined;
     const rootEnded = state.run.root_run_id !== runId && isTerminal(parent?.run_id === state.run.root_run_id ? parent.state : (await this.runs.load(state.run.root_run_id)).state);

@@ -1,4 +1,4 @@
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 
 /** Debian's Chromium; flags that keep a headless start fast and quiet on a closed network. */
 const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
@@ -35,7 +35,8 @@ export class BrowserSessions {
 
   private launch(): Promise<Browser> {
     if (!this.browser) {
-      this.browser = chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS, headless: true });
+      // Loaded on first use: playwright-core alone is ~70 MiB resident in a gateway that may never browse.
+      this.browser = import('playwright-core').then(({ chromium }) => chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS, headless: true }));
       this.browser.catch(() => (this.browser = undefined));
     }
     return this.browser;
