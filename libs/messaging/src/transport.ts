@@ -46,6 +46,7 @@ function decodeBounded(data: Uint8Array): { ok: true; value: unknown } | { ok: f
 export class RunledgerTransport extends Server implements CustomTransportStrategy {
   private readonly subscriptions: Subscription[] = [];
   private readonly consumers: ConsumerMessages[] = [];
+  private readonly leases: ConsumerLease[] = [];
   private readonly log = new Logger('Transport');
   private closing = false;
 
@@ -79,6 +80,7 @@ export class RunledgerTransport extends Server implements CustomTransportStrateg
     this.closing = true;
     for (const s of this.subscriptions) s.unsubscribe();
     await Promise.all(this.consumers.map((c) => c.close().catch(() => undefined)));
+    await Promise.all(this.leases.map((l) => l.release()));
   }
 
   private answerHealth(m: Msg): void {
@@ -176,7 +178,9 @@ export class RunledgerTransport extends Server implements CustomTransportStrateg
       return;
     }
     // One instance at a time (see ConsumerLease): the others stand by without pulling, so the handler sees log order.
-    void new ConsumerLease(this.deps.nc, opts.durable).hold(async () => {
+    const lease = new ConsumerLease(this.deps.nc, opts.durable);
+    this.leases.push(lease);
+    void lease.hold(async () => {
       this.log.log({ msg: 'holding the consumer lease: consuming', durable: opts.durable });
       return consume();
     }, () => this.closing).catch((err: unknown) => this.log.error({ msg: 'consumer lease loop ended', durable: opts.durable, error: (err as Error).message }));
