@@ -95,11 +95,12 @@ export class KvDataKeyStore implements DataKeyStore {
   }
 
   /** Calls `onErased(name)` for every key destroyed from now on; resolves once the watch is live. */
-  async watchErasures(onErased: (name: string) => void): Promise<void> {
+  /** Calls `onErased` for each key destroyed from now on, and `onEnded` if the watch ever stops (the bus failed under it). */
+  async watchErasures(onErased: (name: string) => void, onEnded: () => void = () => undefined): Promise<void> {
     const updates = await (await this.bucketKv()).watch({ include: 'updates' });
     void (async () => {
       for await (const e of updates) if (e.operation !== 'PUT' || e.string() === ERASED) onErased(e.key);
-    })();
+    })().catch(() => undefined).finally(onEnded);
   }
 }
 
@@ -116,7 +117,12 @@ export class CachedDataKeys implements DataKeyStore {
 
   private ready(): Promise<void> {
     // The watch is live before the first key is cached: no destroy can slip between the read and the watch.
-    this.watching ??= this.store.watchErasures((name) => this.cache.set(name, 'erased')).catch((err: unknown) => {
+    // A watch that ended may have missed a destruction: forget every cached key and watch again on the next use.
+    const watchEnded = () => {
+      this.watching = undefined;
+      this.cache.clear();
+    };
+    this.watching ??= this.store.watchErasures((name) => this.cache.set(name, 'erased'), watchEnded).catch((err: unknown) => {
       this.watching = undefined;
       throw err;
     });

@@ -223,7 +223,14 @@ export class RunledgerTransport extends Server implements CustomTransportStrateg
           waiter.wake = undefined;
           continue;
         }
-        await this.onLogBatch(handler, queue.splice(0, opts.batch), opts);
+        const batch = queue.splice(0, opts.batch);
+        try {
+          await this.onLogBatch(handler, batch, opts);
+        } catch (err) {
+          // The bus failed under an ack or a dead-letter (a nats-server restart): nothing was lost, the unacked
+          // messages come back after ack_wait. The worker must live on: a rejected loop would crash the process.
+          this.log.warn({ msg: 'batch not settled, left to redelivery', durable: opts.durable, size: batch.length, error: (err as Error)?.message });
+        }
       }
     })();
   }
@@ -252,16 +259,16 @@ export class RunledgerTransport extends Server implements CustomTransportStrateg
     } catch {
       // One event at a time, in order, each retried in place until handled or dead-lettered: a nak'd event would be
       // redelivered after later ones were handled, and a batch consumer is one whose handler needs log order.
-      for (const r of ready) await this.handleInPlace(handler, r.m, await this.deps.log.open(r.event), opts);
+      for (const r of ready) await this.handleInPlace(handler, r.m, async () => this.deps.log.open(r.event), opts);
     } finally {
       clearInterval(heartbeat);
     }
   }
 
-  private async handleInPlace(handler: MessageHandler, m: JsMsg, event: ReturnType<typeof toStoredEvent>, opts: { maxDeliver: number; durable: string }): Promise<void> {
+  private async handleInPlace(handler: MessageHandler, m: JsMsg, opened: () => Promise<ReturnType<typeof toStoredEvent>>, opts: { maxDeliver: number; durable: string }): Promise<void> {
     for (let attempt = m.info.deliveryCount; ; attempt++) {
       try {
-        await this.invoke(handler, [event], { durable: opts.durable });
+        await this.invoke(handler, [await opened()], { durable: opts.durable });
         m.ack();
         return;
       } catch (err) {
