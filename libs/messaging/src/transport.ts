@@ -91,7 +91,9 @@ export class RunledgerTransport extends Server implements CustomTransportStrateg
     const sub = this.deps.nc.subscribe(subject, {
       queue: this.deps.service,
       callback: (err, msg) => {
-        if (!err) void this.onRequest(subject, handler, msg);
+        // A failure under the reply itself (the bus went away) must not become an unhandled rejection: the caller's
+        // request times out and is retried; the process lives on.
+        if (!err) this.onRequest(subject, handler, msg).catch((e: unknown) => this.log.warn({ msg: 'request not answered', subject, error: (e as Error)?.message }));
       },
     });
     this.subscriptions.push(sub);
