@@ -90,6 +90,11 @@ describe('Issue 10 resolver (rl.runs.resolve): runs left open that nobody carrie
     expect(coverage.violations.filter((v) => resolved.has(v.run_id))).toEqual([]);
   });
 
+  it('Issue 10 bounded input: rl.runs.resolve refuses an idle_ms under a minute (it could race live workers) with REQUEST.INVALID', async () => {
+    const r = await stack.request<{ code: string }>('rl.runs.resolve', { idle_ms: 1_000 }, 30_000);
+    expect({ ok: r.ok, code: r.body.code }).toEqual({ ok: false, code: 'REQUEST.INVALID' });
+  });
+
   it('Issue 10 resolver: never races a live worker: a worker that advances the run while the resolver decides wins, one terminal event', async () => {
     const root = randomUUID();
     const tg = randomUUID();

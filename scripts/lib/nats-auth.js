@@ -101,11 +101,16 @@ function localServerConfig({ creds, table = loadTable(), fullRights = [ADMIN], c
   ].join('\n');
 }
 
-/** `server_name` and the `cluster` block of one node: routes are the other nodes' cluster ports on loopback. */
-function clusterLines({ name, serverName, port, routes }) {
+/**
+ * `server_name` and the `cluster` block of one node: routes are the other nodes' cluster ports on loopback. With
+ * `syncAlways` (nats-server >= 2.10, as in k8s/) every write is fsynced before it is acknowledged: without it a
+ * SIGKILLed node loses its unsynced tail and can come back with a log that differs from its peers'.
+ */
+function clusterLines({ name, serverName, port, routes, syncAlways = false }) {
   return [
     `server_name: ${render(serverName)}`,
     `cluster: ${render({ name, listen: `127.0.0.1:${port}`, routes: routes.map((p) => `nats-route://127.0.0.1:${p}`) })}`,
+    ...(syncAlways ? ['jetstream: { sync_interval: always }'] : []),
   ];
 }
 

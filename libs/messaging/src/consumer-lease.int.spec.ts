@@ -44,4 +44,42 @@ describe('Issue 10 beyond one machine: an exclusive consumer is held by one inst
     closing = true;
     expect(overlap).toBe(false);
   });
+
+  it('Issue 10 beyond one machine: a holder that stops gracefully releases the lease, and the other takes over without waiting it out', async () => {
+    const nc = await connect(nats.connectOptions(TEST_ADMIN));
+    conns.push(nc);
+    const consuming = new Set<string>();
+    const stopped = new Set<string>();
+    const leases = { a: new ConsumerLease(nc, 'graceful', 60_000), b: new ConsumerLease(nc, 'graceful', 60_000) };
+    for (const [name, lease] of Object.entries(leases)) {
+      void lease.hold(async () => {
+        consuming.add(name);
+        return async () => void consuming.delete(name);
+      }, () => stopped.has(name));
+    }
+    await waitUntil(() => consuming.size === 1, { timeoutMs: 10_000 });
+    const first = [...consuming][0] as 'a' | 'b';
+    stopped.add(first);
+    await leases[first].release();
+    // A 60 s lease: only the release lets the other in within the wait below.
+    await waitUntil(() => consuming.has(first === 'a' ? 'b' : 'a'), { timeoutMs: 40_000 });
+    stopped.add('a').add('b');
+  });
+
+  it('Issue 10 beyond one machine: a live holder whose lease was taken over stops consuming at its next renewal', async () => {
+    const nc = await connect(nats.connectOptions(TEST_ADMIN));
+    conns.push(nc);
+    let consuming = false;
+    let closing = false;
+    void new ConsumerLease(nc, 'taken', 900).hold(async () => {
+      consuming = true;
+      return async () => void (consuming = false);
+    }, () => closing);
+    await waitUntil(() => consuming, { timeoutMs: 10_000 });
+    // Another instance took the lease (its compare-and-set won while this holder was paused): the holder must notice.
+    await (await new Kvm(nc).open(LEASE_BUCKET)).put('taken', JSON.stringify({ holder: 'other-instance', until: Date.now() + 3_600_000 }));
+    await waitUntil(() => !consuming, { timeoutMs: 20_000 });
+    closing = true;
+    expect(consuming).toBe(false);
+  });
 });

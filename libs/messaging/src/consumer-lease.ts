@@ -22,6 +22,8 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
  */
 export class ConsumerLease {
   private readonly holder = randomUUID();
+  /** While held: how to give the lease up at once (a graceful stop need not make the next holder wait it out). */
+  private held?: { kv: KV; revision: number };
 
   constructor(private readonly nc: NatsConnection, private readonly key: string, private readonly ttlMs = 15_000) {}
 
@@ -42,19 +44,31 @@ export class ConsumerLease {
         await sleep(this.ttlMs / 3); // the bus is away: we still hold the lease, start again on the next try
         continue;
       }
-      let { revision, until } = acquired;
+      let { until } = acquired;
+      this.held = { kv, revision: acquired.revision };
       while (!closing()) {
         await sleep(this.ttlMs / 3);
+        const renewed = Date.now() + this.ttlMs;
         try {
-          until = Date.now() + this.ttlMs;
-          revision = await kv.update(this.key, this.encode(until), revision);
-        } catch {
-          // Another holder took it, or the bus is away: keep consuming only while our lease has not lapsed.
+          this.held.revision = await kv.update(this.key, this.encode(renewed), this.held.revision);
+          until = renewed; // only a renewal the bucket accepted extends what we hold
+        } catch (err) {
+          // Another holder took it (the revision moved on): stop at once.
+          if (/wrong last sequence/i.test(String((err as Error)?.message))) break;
+          // The bus is away: keep consuming only while the lease we last got has not (nearly) lapsed.
           if (Date.now() > until - this.ttlMs / 3) break;
         }
       }
+      this.held = undefined;
       await stop();
     }
+  }
+
+  /** Gives the lease up now (a graceful shutdown, after consuming stopped): another instance may take it at once. */
+  async release(): Promise<void> {
+    const held = this.held;
+    this.held = undefined;
+    if (held) await held.kv.update(this.key, this.encode(0), held.revision).catch(() => undefined);
   }
 
   private async bucket(closing: () => boolean): Promise<KV | null> {

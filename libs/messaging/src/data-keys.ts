@@ -1,5 +1,6 @@
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import type { NatsConnection } from '@nats-io/transport-node';
+import { DiscardPolicy, jetstreamManager } from '@nats-io/jetstream';
 import { Kvm, type KV } from '@nats-io/kv';
 import { AppError } from '@runledger/kernel';
 
@@ -33,10 +34,19 @@ export function dataKeyName(owner: DataOwner): string {
   return `${owner.kind}.${Buffer.from(owner.id, 'utf8').toString('base64url')}`;
 }
 
-/** Creates the data-key bucket (the bootstrap admin does; services may not create streams). History 1: a purge removes the key material. */
+/**
+ * Creates the data-key bucket (the bootstrap admin does; services may not create streams). History 1: a purge
+ * removes the key material. Discard-new per subject: the server refuses any write to a key that holds a value, so a
+ * service's publish on `$KV.rl_data_keys.<key>` (its permission cannot say "create only") neither replaces a key nor
+ * overwrites an erasure's tombstone; only the admin's stream purge (JetStream API) clears a key (README "Erasure").
+ */
 export async function provisionDataKeys(nc: NatsConnection, replicas = 1): Promise<void> {
   // On a cluster every read goes to the bucket's leader (no direct gets from a replica that may lag).
   await new Kvm(nc).create(DATA_KEYS_BUCKET, { history: 1, replicas, allow_direct: replicas === 1, description: 'Runledger per-user and per-case data keys (erasure)' });
+  const jsm = await jetstreamManager(nc);
+  const stream = `KV_${DATA_KEYS_BUCKET}`;
+  const { config } = await jsm.streams.info(stream);
+  if (!config.discard_new_per_subject) await jsm.streams.update(stream, { discard: DiscardPolicy.New, discard_new_per_subject: true });
 }
 
 /** Data keys in the NATS KV bucket the bootstrap created (history 1: a purge removes the key material from its stream). */
@@ -75,26 +85,29 @@ export class KvDataKeyStore implements DataKeyStore {
     return created === 'erased' ? null : created;
   }
 
+  /** The admin's act (a stream purge): the bucket refuses every write to a key that holds a value (`provisionDataKeys`). */
   async destroy(owner: DataOwner): Promise<void> {
-    const kv = await this.bucketKv();
     const name = dataKeyName(owner);
-    // Purge drops every stored revision (the key material); the tombstone put after it stops re-creation.
-    await kv.purge(name);
-    await kv.put(name, ERASED);
+    // The purge drops the key material from the stream; the tombstone, created in the emptied key, stops re-creation
+    // and can never be overwritten (create fails on a key that exists, and discard-new refuses a plain put).
+    await (await jetstreamManager(this.nc)).streams.purge(`KV_${this.bucket}`, { filter: `$KV.${this.bucket}.${name}` });
+    await (await this.bucketKv()).create(name, ERASED);
   }
 
   /** Calls `onErased(name)` for every key destroyed from now on; resolves once the watch is live. */
-  async watchErasures(onErased: (name: string) => void): Promise<void> {
+  /** Calls `onErased` for each key destroyed from now on, and `onEnded` if the watch ever stops (the bus failed under it). */
+  async watchErasures(onErased: (name: string) => void, onEnded: () => void = () => undefined): Promise<void> {
     const updates = await (await this.bucketKv()).watch({ include: 'updates' });
     void (async () => {
       for await (const e of updates) if (e.operation !== 'PUT' || e.string() === ERASED) onErased(e.key);
-    })();
+    })().catch(() => undefined).finally(onEnded);
   }
 }
 
 /**
  * Keys cached in process: sealing is on the append hot path, so a known key costs one map lookup. A watch on the
- * bucket drops a key the moment it is destroyed, so after `runledger erase` no service can still open the data.
+ * bucket drops a key once it delivers the destruction (asynchronously: a moment after `runledger erase` returns);
+ * from then on no service can open the data.
  */
 export class CachedDataKeys implements DataKeyStore {
   private readonly cache = new Map<string, Buffer | 'erased'>();
@@ -104,16 +117,16 @@ export class CachedDataKeys implements DataKeyStore {
 
   private ready(): Promise<void> {
     // The watch is live before the first key is cached: no destroy can slip between the read and the watch.
-    this.watching ??= this.store.watchErasures((name) => this.cache.set(name, 'erased')).catch((err: unknown) => {
+    // A watch that ended may have missed a destruction: forget every cached key and watch again on the next use.
+    const watchEnded = () => {
+      this.watching = undefined;
+      this.cache.clear();
+    };
+    this.watching ??= this.store.watchErasures((name) => this.cache.set(name, 'erased'), watchEnded).catch((err: unknown) => {
       this.watching = undefined;
       throw err;
     });
     return this.watching;
-  }
-
-  /** The cached state of a key name, if any (the synchronous fast path). */
-  cached(name: string): Buffer | 'erased' | undefined {
-    return this.cache.get(name);
   }
 
   async keyFor(owner: DataOwner): Promise<Buffer | null> {

@@ -14,7 +14,7 @@ export const SEALED_FIELDS: Readonly<Record<string, readonly string[]>> = {
   AgentRunRequested: ['spec.parameters'],
   // Run records: the user's message; step checkpoints (context, classification, case facts, notes);
   // tool calls and their results (task titles, transcripts); the run's result.
-  RunCreated: ['parameters.message'],
+  RunCreated: ['parameters.message', 'parameters.prompt'],
   StepCompleted: ['output', 'context', 'memory_snapshot'],
   ToolCallRequested: ['parameters'],
   ToolCallRecorded: ['result'],
@@ -23,6 +23,16 @@ export const SEALED_FIELDS: Readonly<Record<string, readonly string[]>> = {
   DecisionRecorded: ['decision', 'intent', 'audit_record.input_message', 'audit_record.tool_calls', 'audit_record.response_preview'],
   // The conversation history.
   MessageExchanged: ['user_message', 'assistant_message', 'pending_confirmation'],
+  // Agent sessions (README "Agent sessions"): the prompt as queued; the journal's model answers, tool arguments
+  // and results, notes and error texts; the final report and conversation. Kinds, seqs, call ids, tool names,
+  // token counts and `ok` flags stay: accounting, resumption and the reply fold read them.
+  SessionRequested: ['spec.prompt'],
+  SessionLlmCompleted: ['result.response', 'result.error.message'],
+  SessionToolRequested: ['args'],
+  SessionToolCompleted: ['execution.output', 'execution.error'],
+  SessionAccounted: ['entry.error'],
+  SessionNoted: ['entry.message', 'entry.data'],
+  SessionFinished: ['finalReport', 'conversation', 'error.message'],
 };
 
 /** Whose key seals an event: its case (metadata.case_id), else its user (metadata.user_id, or the user the event names). */
@@ -64,15 +74,13 @@ export class SealingCodec implements EventCodec {
     const owner = dataOwnerOf(event);
     if (!owner) return event; // system data (campaigns, profiles): no owner to erase
     const name = dataKeyName(owner);
-    let key = this.keys.cached(name);
-    if (key === undefined) key = (await this.keys.keyFor(owner)) ?? 'erased';
-    if (key === 'erased') {
+    const key = await this.keys.keyFor(owner); // the cache first: one map lookup for a known key
+    if (!key) {
       if (paths.some((p) => mapAt(event.data as Json, p, () => undefined) !== event.data)) throw ownerErased(owner);
       return event;
     }
-    const material = key;
     let data = event.data as Json;
-    for (const path of paths) data = mapAt(data, path, (v) => (isSealed(v) ? v : sealWithKey(material, name, v)));
+    for (const path of paths) data = mapAt(data, path, (v) => (isSealed(v) ? v : sealWithKey(key, name, v)));
     return data === event.data ? event : { ...event, data };
   }
 
@@ -84,7 +92,7 @@ export class SealingCodec implements EventCodec {
       let sealed: SealedValue | undefined;
       mapAt(data, path, (v) => (isSealed(v) ? (sealed = v) : v));
       if (!sealed) continue;
-      const value = openWithKey(this.keys.cached(sealed.owner) ?? (await this.keys.stateOf(sealed.owner)), sealed);
+      const value = openWithKey(await this.keys.stateOf(sealed.owner), sealed);
       data = mapAt(data, path, () => value);
     }
     return data === event.data ? event : { ...event, data };
@@ -93,7 +101,7 @@ export class SealingCodec implements EventCodec {
 
 /** Opens every sealed value anywhere inside `value` (read models that copied sealed fields, such as the audit ledger's). */
 export async function openDeep(keys: CachedDataKeys, value: unknown): Promise<unknown> {
-  if (isSealed(value)) return openWithKey(keys.cached(value.owner) ?? (await keys.stateOf(value.owner)), value);
+  if (isSealed(value)) return openWithKey(await keys.stateOf(value.owner), value);
   if (Array.isArray(value)) return Promise.all(value.map((v) => openDeep(keys, v)));
   if (typeof value !== 'object' || value === null) return value;
   const out: Json = {};

@@ -19,6 +19,8 @@ class EchoDto {
 
 const seen: Array<{ type: string; seq: number }> = [];
 let failuresLeft = 2;
+const batchSeen: string[] = [];
+let batchFailuresLeft = 2;
 
 @Controller()
 class ProbeController {
@@ -42,6 +44,13 @@ class ProbeController {
     if (event.type === 'Flaky' && failuresLeft-- > 0) throw new Error('transient');
     if (event.type === 'Poison') throw new AppError('REQUEST.INVALID', 'cannot ever process this');
     seen.push({ type: event.type, seq: event.seq });
+  }
+
+  @LogConsumer('rl.log.ordered.*', { durable: 'ordered-batches', batch: 16, maxDeliver: 6, ackWaitMs: 2_000 })
+  async onBatch(@Payload() events: StoredEvent[]) {
+    // Whole batches fail while a 'Flaky' event is in them: the transport must go on one event at a time, in order.
+    if (events.some((e) => e.type === 'Flaky') && batchFailuresLeft-- > 0) throw new Error('transient');
+    for (const e of events) batchSeen.push((e.data as { n: number }).n.toString());
   }
 }
 
@@ -124,6 +133,13 @@ describe('RunledgerTransport (NestJS custom transport over NATS and JetStream)',
     await waitUntil(() => seen.some((s) => s.type === 'Flaky'), { timeoutMs: 10_000 });
     expect(failuresLeft).toBeLessThan(0);
     expect(seen.filter((s) => s.type === 'Flaky')).toHaveLength(1);
+  });
+
+  it('Batch consumer: a transient failure is retried in place, so events are still handled once each and in log order', async () => {
+    const ref = aggregateRef('ordered', 'a');
+    await service.runtime.log.append(ref, [1, 2, 3, 4, 5].map((n) => ({ type: n === 2 ? 'Flaky' : 'Plain', data: { n } })), { commandId: 'ordered' });
+    await waitUntil(() => batchSeen.length >= 5, { timeoutMs: 30_000 });
+    expect(batchSeen).toEqual(['1', '2', '3', '4', '5']);
   });
 
   it('Issue 10 poison: a poison message is terminated (no redelivery, also on nats-server 2.9.10) with one dead-letter record', async () => {

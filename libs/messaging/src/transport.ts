@@ -46,6 +46,7 @@ function decodeBounded(data: Uint8Array): { ok: true; value: unknown } | { ok: f
 export class RunledgerTransport extends Server implements CustomTransportStrategy {
   private readonly subscriptions: Subscription[] = [];
   private readonly consumers: ConsumerMessages[] = [];
+  private readonly leases: ConsumerLease[] = [];
   private readonly log = new Logger('Transport');
   private closing = false;
 
@@ -79,6 +80,7 @@ export class RunledgerTransport extends Server implements CustomTransportStrateg
     this.closing = true;
     for (const s of this.subscriptions) s.unsubscribe();
     await Promise.all(this.consumers.map((c) => c.close().catch(() => undefined)));
+    await Promise.all(this.leases.map((l) => l.release()));
   }
 
   private answerHealth(m: Msg): void {
@@ -89,7 +91,9 @@ export class RunledgerTransport extends Server implements CustomTransportStrateg
     const sub = this.deps.nc.subscribe(subject, {
       queue: this.deps.service,
       callback: (err, msg) => {
-        if (!err) void this.onRequest(subject, handler, msg);
+        // A failure under the reply itself (the bus went away) must not become an unhandled rejection: the caller's
+        // request times out and is retried; the process lives on.
+        if (!err) this.onRequest(subject, handler, msg).catch((e: unknown) => this.log.warn({ msg: 'request not answered', subject, error: (e as Error)?.message }));
       },
     });
     this.subscriptions.push(sub);
@@ -176,7 +180,9 @@ export class RunledgerTransport extends Server implements CustomTransportStrateg
       return;
     }
     // One instance at a time (see ConsumerLease): the others stand by without pulling, so the handler sees log order.
-    void new ConsumerLease(this.deps.nc, opts.durable).hold(async () => {
+    const lease = new ConsumerLease(this.deps.nc, opts.durable);
+    this.leases.push(lease);
+    void lease.hold(async () => {
       this.log.log({ msg: 'holding the consumer lease: consuming', durable: opts.durable });
       return consume();
     }, () => this.closing).catch((err: unknown) => this.log.error({ msg: 'consumer lease loop ended', durable: opts.durable, error: (err as Error).message }));
@@ -219,7 +225,14 @@ export class RunledgerTransport extends Server implements CustomTransportStrateg
           waiter.wake = undefined;
           continue;
         }
-        await this.onLogBatch(handler, queue.splice(0, opts.batch), opts);
+        const batch = queue.splice(0, opts.batch);
+        try {
+          await this.onLogBatch(handler, batch, opts);
+        } catch (err) {
+          // The bus failed under an ack or a dead-letter (a nats-server restart): nothing was lost, the unacked
+          // messages come back after ack_wait. The worker must live on: a rejected loop would crash the process.
+          this.log.warn({ msg: 'batch not settled, left to redelivery', durable: opts.durable, size: batch.length, error: (err as Error)?.message });
+        }
       }
     })();
   }
@@ -245,19 +258,27 @@ export class RunledgerTransport extends Server implements CustomTransportStrateg
       const events = await Promise.all(ready.map((r) => this.deps.log.open(r.event)));
       await this.invoke(handler, events, { durable: opts.durable });
       for (const { m } of ready) m.ack();
-    } catch (err) {
-      if (ready.length === 1) {
-        const { m } = ready[0];
-        const retryable = err instanceof AppError ? err.retryable : true;
-        if (!retryable || m.info.deliveryCount >= opts.maxDeliver) return this.poison(m, opts.durable, 'handler failed', err);
-        this.log.warn({ msg: 'handler failed, will retry', durable: opts.durable, seq: m.seq, delivery: m.info.deliveryCount, error: (err as Error)?.message });
-        m.nak(redeliveryDelayMs(m.info.deliveryCount));
-        return;
-      }
-      // One event at a time, in order: the failing one is retried or dead-lettered on its own.
-      for (const { m } of ready) await this.onLogBatch(handler, [m], opts);
+    } catch {
+      // One event at a time, in order, each retried in place until handled or dead-lettered: a nak'd event would be
+      // redelivered after later ones were handled, and a batch consumer is one whose handler needs log order.
+      for (const r of ready) await this.handleInPlace(handler, r.m, async () => this.deps.log.open(r.event), opts);
     } finally {
       clearInterval(heartbeat);
+    }
+  }
+
+  private async handleInPlace(handler: MessageHandler, m: JsMsg, opened: () => Promise<ReturnType<typeof toStoredEvent>>, opts: { maxDeliver: number; durable: string }): Promise<void> {
+    for (let attempt = m.info.deliveryCount; ; attempt++) {
+      try {
+        await this.invoke(handler, [await opened()], { durable: opts.durable });
+        m.ack();
+        return;
+      } catch (err) {
+        const retryable = err instanceof AppError ? err.retryable : true;
+        if (!retryable || attempt >= opts.maxDeliver) return this.poison(m, opts.durable, 'handler failed', err);
+        this.log.warn({ msg: 'handler failed, retrying in order', durable: opts.durable, seq: m.seq, attempt, error: (err as Error)?.message });
+        await new Promise((resolve) => setTimeout(resolve, redeliveryDelayMs(attempt)));
+      }
     }
   }
 

@@ -93,10 +93,12 @@ async function checkLog(log, replies) {
 
 /** rl.audit.coverage (contract 001 §6 over the whole log) and rl.audit.verify (the hash chain). */
 async function checkAudit(nc, progress) {
-  const coverage = await ask(nc, 'rl.audit.coverage', {}, 120_000);
-  const chain = await ask(nc, 'rl.audit.verify', {}, 120_000);
+  // Whole-log passes: on a long run at a busy machine they take minutes.
+  const coverage = await ask(nc, 'rl.audit.coverage', {}, 900_000);
+  const chain = await ask(nc, 'rl.audit.verify', {}, 900_000);
   if (!coverage.ok) progress(`rl.audit.coverage: ${coverage.error}`);
   if (!chain.ok) progress(`rl.audit.verify: ${chain.error}`);
+  else if (!chain.body.ok) progress(`rl.audit.verify: not ok: ${JSON.stringify(chain.body).slice(0, 500)}`);
   for (const v of coverage.ok ? coverage.body.violations.slice(0, 10) : []) progress(`coverage: ${v.run_id} lacks ${v.missing}`);
   return {
     coverage_violations: coverage.ok ? coverage.body.violations.length + coverage.body.in_progress.length : -1,

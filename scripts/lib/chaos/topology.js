@@ -5,9 +5,17 @@
  */
 const fs = require('node:fs');
 const path = require('node:path');
-const { freePort, startNats, runBootstrap, startService, stopProcess } = require('../stack');
+const { spawnSync } = require('node:child_process');
+const { ensureNatsServerBinary, freePort, startNats, runBootstrap, startService, stopProcess } = require('../stack');
 
 const SERVICES = ['intent-classification', 'db-write', 'tool-gateway', 'audit-ledger', 'decision'];
+
+/** Whether the nats-server binary is at least major.minor (`nats-server --version`). */
+function serverAtLeast(major, minor) {
+  const out = spawnSync(ensureNatsServerBinary(), ['--version'], { encoding: 'utf8' }).stdout ?? '';
+  const m = /v(\d+)\.(\d+)/.exec(out);
+  return Boolean(m) && (Number(m[1]) > major || (Number(m[1]) === major && Number(m[2]) >= minor));
+}
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 class Topology {
@@ -41,6 +49,10 @@ class Topology {
 
   async start() {
     const count = this.opts.cluster ? 3 : 1;
+    const syncAlways = this.opts.cluster && serverAtLeast(2, 10);
+    if (this.opts.cluster && !syncAlways) {
+      this.opts.progress('nats-server before 2.10 has no sync_interval: a SIGKILLed node loses what it had not fsynced, and its log can then differ from its peers\' (use >= 2.10, as k8s/ does)');
+    }
     const ports = await Promise.all(Array.from({ length: count * 2 }, freePort));
     this.nodes = Array.from({ length: count }, (_, i) => ({
       name: `n${i + 1}`,
@@ -51,7 +63,7 @@ class Topology {
         credsDir: path.join(this.opts.store, 'credentials'),
         logFile: path.join(this.logsDir, `nats-n${i + 1}.log`),
         readyTimeoutMs: 60_000,
-        ...(this.opts.cluster ? { cluster: { name: 'runledger', serverName: `n${i + 1}`, port: ports[count + i], routes: ports.slice(count).filter((_, j) => j !== i) } } : {}),
+        ...(this.opts.cluster ? { cluster: { name: 'runledger', serverName: `n${i + 1}`, port: ports[count + i], routes: ports.slice(count).filter((_, j) => j !== i), syncAlways } } : {}),
       },
     }));
     await Promise.all(this.nodes.map(async (n) => (n.handle = await startNats(n.natsOpts))));

@@ -42,7 +42,7 @@ export class SessionGateway {
     try {
       await this.log.append(aggregateRef('inbox', DECISION_INBOX), [{
         type: SESSION_REQUESTED, data: { spec },
-        metadata: { run_id: spec.run_id, root_run_id: spec.root_run_id, correlation_id: spec.correlation_id, ...(spec.case_id ? { case_id: spec.case_id } : {}), ...(spec.parent_run_id ? { parent_run_id: spec.parent_run_id } : {}) },
+        metadata: { run_id: spec.run_id, root_run_id: spec.root_run_id, correlation_id: spec.correlation_id, ...(spec.case_id ? { case_id: spec.case_id } : {}), ...(spec.user_id ? { user_id: spec.user_id } : {}), ...(spec.parent_run_id ? { parent_run_id: spec.parent_run_id } : {}) },
       }], { commandId: `session:${spec.run_id}` });
     } catch (err) {
       watch.cancel();

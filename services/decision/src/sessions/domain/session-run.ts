@@ -57,7 +57,8 @@ export function journalOf(events: ReadonlyArray<{ type: string; data: unknown }>
 export function terminalOf(result: AIAgentResult): { type: 'RunCompleted'; data: { output_artifacts: []; result: unknown } } | { type: 'RunFailed'; data: { error: RunError } } {
   if (result.success) return { type: 'RunCompleted', data: { output_artifacts: [], result: { success: true, finalReport: result.finalReport } } };
   const code = result.error ? `SESSION.${result.error.kind.toUpperCase()}` : 'SESSION.NO_REPORT';
-  const message = (result.error?.message ?? result.finalReport?.content ?? 'The session ended without a final report.').slice(0, 500);
+  // Not the report's text: RunFailed is not sealed (README "Erasure"); the report stays in SessionFinished, sealed.
+  const message = (result.error?.message ?? (result.finalReport ? 'The session\'s final report says it did not succeed (see its result).' : 'The session ended without a final report.')).slice(0, 500);
   return { type: 'RunFailed', data: { error: { error_code: code, message, retryable: false } } };
 }
 

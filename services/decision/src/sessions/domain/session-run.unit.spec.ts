@@ -18,6 +18,13 @@ describe('session runs', () => {
     expect(terminalOf({ success: true, finalReport: report, conversation: [], accounting: [] })).toMatchObject({ type: 'RunCompleted', data: { result: { success: true, finalReport: report } } });
   });
 
+  it('Issue 9 erasure (review 1): a failed report\'s text is not copied into RunFailed (unsealed); it stays in the sealed SessionFinished', () => {
+    const report = { status: 'failure' as const, format: 'markdown', source: 'tool' as const, ts: 1, content: 'client Dana Reyes could not be reached' };
+    const terminal = terminalOf({ success: false, finalReport: report, conversation: [], accounting: [] });
+    expect(terminal).toMatchObject({ type: 'RunFailed', data: { error: { error_code: 'SESSION.NO_REPORT' } } });
+    expect(JSON.stringify(terminal)).not.toContain('Dana Reyes');
+  });
+
   it('§4 accounting: the reply folds accounting and usage from the recorded events, counting a repeated index once', () => {
     const entry = { type: 'llm', provider: 'p', model: 'm', status: 'ok', latency: 3, tokens: { inputTokens: 10, outputTokens: 5, totalTokens: 15 }, timestamp: 1, costUsd: 0.5 };
     const events = [
