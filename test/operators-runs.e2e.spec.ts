@@ -68,6 +68,11 @@ describe('Issue 11 operators: runledger runs / deadletters against a running sta
     expect(new Set(seen).size).toBe(600);
     expect(new Set(seen)).toEqual(new Set(ids));
 
+    // Queries that arrive together share one read of the index (the resolver's sweep asks three at once): each
+    // still gets the answer it would get alone.
+    const together = await Promise.all([listJson('--agent', agent, '--status', 'completed', '--limit', '1'), listJson('--agent', agent, '--failed'), listJson('--agent', agent, '--limit', '1')]);
+    expect(together.map((r) => r.matched)).toEqual([599, 1, 600]);
+
     const byCase = await listJson('--case', 'case-seed', '--status', 'completed', '--limit', '500');
     expect(byCase.matched).toBe(599);
     const future = await cli('runs', 'list', '--agent', agent, '--since', new Date(Date.now() + 3_600_000).toISOString());
