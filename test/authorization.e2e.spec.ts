@@ -159,6 +159,13 @@ describe('Issue 9 authorization: every identity is held to the permissions table
     it('Issue 9 bypass: a service pulls another service\'s durable consumer (decision pulls audit-ledger) → refused', async () => {
       await expect(requestAs('decision', `$JS.API.CONSUMER.MSG.NEXT.${LOG_STREAM}.audit-ledger`, { batch: 1, no_wait: true })).rejects.toThrow(REFUSED);
     });
+    it.each([
+      ['db-write', 'rl_doc_runs_index', 'a forged row in the runs index operators read'],
+      ['promotion', 'rl_doc_audit_events', 'a forged audit answer'],
+      ['db-write', 'rl_doc_consumer_leases', "the audit ledger's consumer lease (chaining would stall)"],
+    ])('Issue 9 least privilege: %s writes %s (%s), a read model only the audit ledger keeps → refused', async (service, bucket) => {
+      await expect(requestAs(service, `$KV.${bucket}.forged`, { forged: true })).rejects.toThrow(REFUSED);
+    });
     it('Issue 9 bypass: a service calls a choke point it has no business with (promotion → rl.db.write, intent-classification → rl.tool.invoke) → refused', async () => {
       await expect(requestAs('promotion', 'rl.db.write', {})).rejects.toThrow(REFUSED);
       await expect(requestAs('intent-classification', 'rl.tool.invoke', {})).rejects.toThrow(REFUSED);

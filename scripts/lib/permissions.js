@@ -90,7 +90,10 @@ function permissionsFor(table, identity) {
   }
   if (table.kv.users.includes(identity)) {
     // NATS wildcards match whole tokens only: each bucket is named (kv.collections, one line each).
-    for (const bucket of kvBuckets(table)) {
+    const owners = table.kv.owners ?? {};
+    for (const collection of table.kv.collections) {
+      if (owners[collection] && !owners[collection].includes(identity)) continue;
+      const bucket = `${table.kv.prefix}${collection}`;
       pub.add(`$KV.${bucket}.>`);
       streamReadApi(`KV_${bucket}`, `$KV.${bucket}.>`).forEach((s) => pub.add(s));
     }

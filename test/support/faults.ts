@@ -66,4 +66,4 @@ export async function runChaos(args: string[]): Promise<{ code: number | null; c
 }
 
 /** Every count of the fault suite that must be zero, and the chain verified. */
-export const CHAOS_CLEAN = { unanswered: 0, wrong_answers: 0, non_terminal: 0, lies: 0, duplicates: 0, lost: 0, coverage_violations: 0, chain_ok: true };
+export const CHAOS_CLEAN = { unanswered: 0, wrong_answers: 0, non_terminal: 0, lies: 0, duplicates: 0, lost: 0, coverage_violations: 0, crashed_on_their_own: 0, chain_ok: true };
