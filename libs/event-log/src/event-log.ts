@@ -143,6 +143,20 @@ export class EventLog {
     }
   }
 
+  private replicatedLog?: Promise<boolean>;
+
+  /**
+   * Whether the log has replicas (a direct get may then be answered by one that lags); a failed look says yes. Read
+   * once per process: replicas are set when the log is provisioned (RL_LOG_REPLICAS), and services restart with it.
+   */
+  private replicated(): Promise<boolean> {
+    this.replicatedLog ??= this.jsm.streams.info(this.stream).then((i) => (i.config.num_replicas ?? 1) > 1, () => {
+      this.replicatedLog = undefined;
+      return true;
+    });
+    return this.replicatedLog;
+  }
+
   /** The aggregate's first event (its creation record), in one direct get; null if it has none. */
   async first(ref: AggregateRef | string): Promise<StoredEvent | null> {
     const subject = typeof ref === 'string' ? ref : ref.subject;
@@ -151,7 +165,7 @@ export class EventLog {
     if (!msg) {
       // Any replica may answer a direct get: one that lags says "none" for an aggregate the leader has. Only the
       // leader's "none" is an answer (a run's caller check would otherwise record a permanent UNKNOWN_CALLER).
-      if ((await this.version(subject)) > 0) throw new AppError('DEPENDENCY.DOWN', 'The event log replica is behind; retry.');
+      if ((await this.replicated()) && (await this.version(subject)) > 0) throw new AppError('DEPENDENCY.DOWN', 'The event log replica is behind; retry.');
       return null;
     }
     let event: StoredEvent;
