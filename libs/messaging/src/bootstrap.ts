@@ -47,6 +47,7 @@ export function runServiceMain(service: string, module: (runtime: ServiceRuntime
   bootstrapService(service, module, opts)
     .then((handle) => {
       process.stdout.write(JSON.stringify({ level: 'log', service, msg: `${service} ready`, http_port: handle.httpPort, nats: handle.runtime.nc.getServer() }) + '\n');
+      survivesBusTimeouts(service);
       const shutdown = () => void handle.stop().finally(() => process.exit(0));
       process.once('SIGTERM', shutdown);
       process.once('SIGINT', shutdown);
@@ -55,4 +56,22 @@ export function runServiceMain(service: string, module: (runtime: ServiceRuntime
       process.stderr.write(JSON.stringify({ level: 'error', service, msg: 'failed to start', error: (err as Error).message }) + '\n');
       process.exit(3);
     });
+}
+
+/**
+ * A NATS timeout nobody awaited (an operation the client abandoned while nats-server restarted) is a transient bus
+ * fault: every effect and decision is in the log, so the service logs it and lives on rather than crashing into a
+ * restart. Any other unhandled rejection is a defect: logged with its stack, and the process exits (supervisors
+ * restart it; the log resumes it) instead of running on in an unknown state.
+ */
+function survivesBusTimeouts(service: string): void {
+  process.on('unhandledRejection', (reason: unknown) => {
+    const err = reason as Error | undefined;
+    if (err?.name === 'TimeoutError') {
+      process.stderr.write(JSON.stringify({ level: 'warn', service, msg: 'unawaited NATS timeout (bus fault): continuing', error: err.message }) + '\n');
+      return;
+    }
+    process.stderr.write(JSON.stringify({ level: 'error', service, msg: 'unhandled rejection', error: err?.message ?? String(reason), stack: err?.stack }) + '\n');
+    process.exit(1);
+  });
 }
