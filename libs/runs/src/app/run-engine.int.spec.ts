@@ -1,25 +1,12 @@
-import { connect, NatsConnection } from '@nats-io/transport-node';
-import { jetstream, jetstreamManager } from '@nats-io/jetstream';
-import { ensureLogStream, EventLog } from '@runledger/event-log';
-import { startNatsServer, NatsServerHandle } from '@runledger/testing';
-import { RunRepository } from '../infra/run-repository';
+import type { RunRepository } from '../infra/run-repository';
+import { runRepositoryOnRealLog } from '../infra/real-log.fixture';
 import { CancelRequested, RunEngine } from './run-engine';
 
 describe('The one step runtime (RunEngine) on a real log', () => {
-  let server: NatsServerHandle;
-  let nc: NatsConnection;
+  const log = runRepositoryOnRealLog();
   let repo: RunRepository;
-
-  beforeAll(async () => {
-    server = await startNatsServer();
-    nc = await connect(server.connectOptions());
-    const jsm = await jetstreamManager(nc);
-    await ensureLogStream(jsm);
-    repo = new RunRepository(new EventLog(jetstream(nc), jsm, { producer: 'spec', clock: { now: () => new Date('2026-01-01T00:00:00Z') } }));
-  });
-  afterAll(async () => {
-    await nc?.close();
-    await server?.stop();
+  beforeAll(() => {
+    repo = log.repo();
   });
 
   const versions = { lanes: 'l', roles: 'r' };

@@ -1,25 +1,12 @@
-import { connect, NatsConnection } from '@nats-io/transport-node';
-import { jetstream, jetstreamManager } from '@nats-io/jetstream';
-import { ensureLogStream, EventLog } from '@runledger/event-log';
-import { startNatsServer, NatsServerHandle } from '@runledger/testing';
+import type { RunRepository } from './run-repository';
+import { runRepositoryOnRealLog } from './real-log.fixture';
 import { ChildRunSpec, EffectClaimOptions, runChildOnce } from './child-run';
-import { RunRepository } from './run-repository';
 
 describe('runChildOnce on a real log', () => {
-  let server: NatsServerHandle;
-  let nc: NatsConnection;
+  const log = runRepositoryOnRealLog();
   let repo: RunRepository;
-
-  beforeAll(async () => {
-    server = await startNatsServer();
-    nc = await connect(server.connectOptions());
-    const jsm = await jetstreamManager(nc);
-    await ensureLogStream(jsm);
-    repo = new RunRepository(new EventLog(jetstream(nc), jsm, { producer: 'spec', clock: { now: () => new Date('2026-01-01T00:00:00Z') } }));
-  });
-  afterAll(async () => {
-    await nc?.close();
-    await server?.stop();
+  beforeAll(() => {
+    repo = log.repo();
   });
 
   const spec = (runId: string, hash = 'h1'): ChildRunSpec => ({
@@ -72,11 +59,8 @@ describe('runChildOnce on a real log', () => {
     const claimOf = (owner: string, clock = { ms: T0, polls: 0 }): EffectClaimOptions & { clock: typeof clock } => ({
       owner, leaseMs: 5_000, pollMs: 5, clock, now: () => (clock.polls++, new Date(clock.ms)),
     });
-    const until = async (cond: () => boolean) => {
-      while (!cond()) await new Promise((r) => setTimeout(r, 5));
-    };
-
-    it('a second request while the first attempt executes waits for its outcome; the effect runs once', async () => {
+    /** An effect that counts its executions and holds each one until released. */
+    const gatedEffect = () => {
       const calls = { n: 0 };
       let release!: () => void;
       const gate = new Promise<void>((r) => (release = r));
@@ -85,6 +69,14 @@ describe('runChildOnce on a real log', () => {
         await gate;
         return { status: 'completed' as const, result: { ok: true }, audit: [] };
       };
+      return { calls, release: () => release(), slow };
+    };
+    const until = async (cond: () => boolean) => {
+      while (!cond()) await new Promise((r) => setTimeout(r, 5));
+    };
+
+    it('a second request while the first attempt executes waits for its outcome; the effect runs once', async () => {
+      const { calls, release, slow } = gatedEffect();
       const first = runChildOnce(repo, spec('c-inflight'), slow, claimOf('gateway-a'));
       await until(() => calls.n === 1);
       const waiter = claimOf('gateway-b');
@@ -99,14 +91,7 @@ describe('runChildOnce on a real log', () => {
     });
 
     it('two requests that claim the same call at the same moment (same version read, same instance): the effect runs once', async () => {
-      const calls = { n: 0 };
-      let release!: () => void;
-      const gate = new Promise<void>((r) => (release = r));
-      const slow = async () => {
-        calls.n++;
-        await gate;
-        return { status: 'completed' as const, result: { ok: true }, audit: [] };
-      };
+      const { calls, release, slow } = gatedEffect();
       // One clock for both: the same gateway instance (same owner) retrying while its first attempt runs.
       const clock = { ms: T0, polls: 0 };
       const both = Promise.all([runChildOnce(repo, spec('c-race'), slow, claimOf('gateway-a', clock)), runChildOnce(repo, spec('c-race'), slow, claimOf('gateway-a', clock))]);
