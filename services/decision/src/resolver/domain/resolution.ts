@@ -1,5 +1,5 @@
 import { REQUIRED_AUDIT_EVENTS, type RunKind } from '@runledger/governance';
-import type { RunError, RunEvent, RunState } from '@runledger/runs';
+import { isTerminal, type RunError, type RunEvent, type RunState } from '@runledger/runs';
 
 /** Who resolves abandoned runs: recorded in every event the resolver appends. */
 export const RESOLVER = 'decision/run-resolver';
@@ -40,7 +40,7 @@ export interface Resolution {
  */
 export function resolveAbandoned(run: RunView, around: RunNeighbourhood, reason: string): Resolution | null {
   const s = run.state;
-  if (!s.run || ['none', 'completed', 'failed', 'denied', 'cancelled'].includes(s.status)) return null;
+  if (!s.run || isTerminal(s)) return null;
   const kind = s.run.run_kind;
   const resolved = { resolved_by: RESOLVER };
   const note = (outcome: Resolution['outcome'], basis: string): RunEvent => ({ type: 'RunResolved', data: { ...resolved, reason, outcome, basis } });
