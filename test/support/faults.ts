@@ -7,6 +7,7 @@ import path from 'node:path';
 import { foldEvents, RecordedEvent, StoredEvent } from '@runledger/event-log';
 import { deterministicUuid } from '@runledger/kernel';
 import { evolveRun, initialRunState, RunState } from '@runledger/runs';
+import { retryingTransient } from '@runledger/testing';
 import type { TestStack } from './stack';
 
 export interface TaskReply {
@@ -42,9 +43,12 @@ export interface ScenarioRun {
   state: RunState;
 }
 
-/** Every run whose root is one of `roots` (agent runs and all their child runs), folded from the log. */
+/**
+ * Every run whose root is one of `roots` (agent runs and all their child runs), folded from the log. Read as a
+ * client reads right after a nats-server restart: DEPENDENCY.DOWN while the streams recover is retried.
+ */
 export async function runsUnder(stack: TestStack, roots: Set<string>): Promise<ScenarioRun[]> {
-  const { state: all } = await stack.log.replay<StoredEvent[]>((acc, e) => (acc.push(e), acc), [], { filter: 'rl.log.run.*' });
+  const { state: all } = await retryingTransient(() => stack.log.replay<StoredEvent[]>((acc, e) => (acc.push(e), acc), [], { filter: 'rl.log.run.*' }));
   const byRun = new Map<string, StoredEvent[]>();
   for (const e of all) byRun.set(e.metadata.stream_id, [...(byRun.get(e.metadata.stream_id) ?? []), e]);
   return [...byRun.entries()]

@@ -43,6 +43,23 @@ export async function waitUntil<T>(
   throw new Error(`waitUntil timed out after ${timeoutMs} ms${what}${cause}`, { cause: lastError });
 }
 
+/**
+ * Runs `read` as a well-behaved client does: an error the system marks retryable (`retryable: true`, as
+ * DEPENDENCY.DOWN is while a restarted nats-server recovers its streams) is retried until `timeoutMs`;
+ * any other error fails at once.
+ */
+export async function retryingTransient<T>(read: () => Promise<T>, timeoutMs = 60_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      return await read();
+    } catch (err) {
+      if ((err as { retryable?: boolean }).retryable !== true || Date.now() >= deadline) throw err;
+      await sleep(200);
+    }
+  }
+}
+
 /** Resolves after `ms` milliseconds. */
 export function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
