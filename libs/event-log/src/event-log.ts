@@ -302,6 +302,24 @@ export function readFailed(err: unknown): never {
   throw new AppError('DEPENDENCY.DOWN', 'The event log could not be read; retry.');
 }
 
+/** NATS error names that mean the bus did not answer (a server restarting, a cluster electing a leader, a reconnect). */
+const BUS_FAULT_NAMES = new Set(['TimeoutError', 'NoResponders', 'ClosedConnectionError', 'DrainingConnectionError', 'ConnectionError']);
+/** JetStream API "temporarily unavailable" (no stream leader yet). */
+const JS_TEMPORARILY_UNAVAILABLE = 10008;
+
+/**
+ * True for an error that says the bus did not answer, not that the request was wrong: transient, so whoever gets it
+ * retries (a handler answers DEPENDENCY.DOWN, a consumer redelivers) and nothing permanent is decided from it.
+ */
+export function isBusFault(err: unknown): boolean {
+  const e = err as { name?: unknown; cause?: unknown; code?: unknown } | null;
+  if (!e || typeof e !== 'object') return false;
+  if (typeof e.name === 'string' && BUS_FAULT_NAMES.has(e.name)) return true;
+  if (e.name === 'JetStreamStatusError' && e.code === 503) return true;
+  if (jsErrorCode(err) === JS_TEMPORARILY_UNAVAILABLE) return true;
+  return e.name === 'RequestError' && isBusFault(e.cause);
+}
+
 export function jsErrorCode(err: unknown): number | undefined {
   const e = err as { apiError?: () => { err_code?: number }; code?: unknown };
   if (typeof e?.apiError === 'function') return e.apiError()?.err_code;

@@ -1,6 +1,7 @@
 import 'reflect-metadata';
 import { DynamicModule, INestApplication } from '@nestjs/common';
 import { HttpAdapterHost, NestFactory } from '@nestjs/core';
+import { isBusFault } from '@runledger/event-log';
 import { startTelemetry, stopTelemetry } from '@runledger/telemetry';
 import { RunledgerExceptionFilter } from './exception-filter';
 import { JsonLogger } from './logger';
@@ -59,16 +60,16 @@ export function runServiceMain(service: string, module: (runtime: ServiceRuntime
 }
 
 /**
- * A NATS timeout nobody awaited (an operation the client abandoned while nats-server restarted) is a transient bus
- * fault: every effect and decision is in the log, so the service logs it and lives on rather than crashing into a
+ * A NATS fault nobody awaited (an operation the client abandoned while nats-server restarted: a timeout, a closed
+ * connection, no responders) is a transient bus fault: every effect and decision is in the log, so the service logs it and lives on rather than crashing into a
  * restart. Any other unhandled rejection is a defect: logged with its stack, and the process exits (supervisors
  * restart it; the log resumes it) instead of running on in an unknown state.
  */
 function survivesBusTimeouts(service: string): void {
   process.on('unhandledRejection', (reason: unknown) => {
     const err = reason as Error | undefined;
-    if (err?.name === 'TimeoutError') {
-      process.stderr.write(JSON.stringify({ level: 'warn', service, msg: 'unawaited NATS timeout (bus fault): continuing', error: err.message }) + '\n');
+    if (err && isBusFault(err)) {
+      process.stderr.write(JSON.stringify({ level: 'warn', service, msg: 'unawaited NATS fault (bus fault): continuing', error: err.message, name: err.name }) + '\n');
       return;
     }
     process.stderr.write(JSON.stringify({ level: 'error', service, msg: 'unhandled rejection', error: err?.message ?? String(reason), stack: err?.stack }) + '\n');

@@ -1,4 +1,4 @@
-import { Controller, DynamicModule, Module } from '@nestjs/common';
+import { Controller, DynamicModule, Inject, Module } from '@nestjs/common';
 import { Payload } from '@nestjs/microservices';
 import { IsString, Length } from 'class-validator';
 import { connect, NatsConnection } from '@nats-io/transport-node';
@@ -9,7 +9,7 @@ import { startNatsServer, NatsServerHandle, TEST_ADMIN, waitUntil } from '@runle
 import { bootstrapService, ServiceHandle } from './bootstrap';
 import { decodeReply, encodeJson } from './codec';
 import { LogConsumer, MAX_REQUEST_BYTES, RequestHandler } from './handlers';
-import { MessagingModule } from './messaging.module';
+import { MessagingModule, RUNTIME } from './messaging.module';
 import { ServiceRuntime } from './runtime';
 import { validateMessage } from './validation';
 
@@ -24,6 +24,8 @@ let batchFailuresLeft = 2;
 
 @Controller()
 class ProbeController {
+  constructor(@Inject(RUNTIME) private readonly runtime: ServiceRuntime) {}
+
   @RequestHandler('probe.echo')
   echo(@Payload() raw: unknown) {
     return { echoed: validateMessage(EchoDto, raw).word };
@@ -32,6 +34,13 @@ class ProbeController {
   @RequestHandler('probe.crash')
   crash(): never {
     throw new Error('connect ECONNREFUSED 10.1.2.3:27017 SELECT secret FROM users');
+  }
+
+  /** A real bus fault: a request to a subject nobody serves (the client's own NoResponders error, as while a service restarts). */
+  @RequestHandler('probe.bus-fault')
+  async busFault(): Promise<never> {
+    await this.runtime.nc.request('probe.nobody-listens', new Uint8Array(), { timeout: 5_000 });
+    throw new Error('unreachable: nobody answers probe.nobody-listens');
   }
 
   @RequestHandler('probe.denied')
@@ -122,6 +131,10 @@ describe('RunledgerTransport (NestJS custom transport over NATS and JetStream)',
   it('an unexpected error is INTERNAL and leaks nothing of its message', async () => {
     const r = await ask('probe.crash', {});
     expect(r).toEqual({ ok: false, error: { code: 'INTERNAL', message: 'Something went wrong on our side.', retryable: true } });
+  });
+
+  it('Issue 10 transient stays transient: a bus fault inside a handler (no responders, a NATS timeout) is DEPENDENCY.DOWN, retryable, not INTERNAL', async () => {
+    expect(await ask('probe.bus-fault', {})).toEqual({ ok: false, error: { code: 'DEPENDENCY.DOWN', message: 'A dependency is not available; retry later.', retryable: true } });
   });
 
   it('an AppError crosses the wire with its stable code and retryable flag', async () => {

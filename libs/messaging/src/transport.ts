@@ -4,7 +4,7 @@ import { Msg, NatsConnection, Subscription } from '@nats-io/transport-node';
 import { AckPolicy, ConsumerMessages, DeliverPolicy, JetStreamClient, JetStreamManager, JsMsg } from '@nats-io/jetstream';
 import { lastValueFrom, isObservable } from 'rxjs';
 import { AppError, isWireError, jsonShapeProblem, toWireError, WireError } from '@runledger/kernel';
-import { EventLog, LOG_STREAM, aggregateRef, jsErrorCode, toStoredEvent } from '@runledger/event-log';
+import { EventLog, LOG_STREAM, aggregateRef, isBusFault, jsErrorCode, toStoredEvent } from '@runledger/event-log';
 import { contextFromTraceparent, extractTraceContext, logSubjectTemplate, messagingAttributes, observeConsumerLag, runledgerMetrics, SpanKind, withSpan } from '@runledger/telemetry';
 import { decodeJson, encodeJson, replyHeaders } from './codec';
 import { ConsumerLease } from './consumer-lease';
@@ -138,8 +138,15 @@ export class RunledgerTransport extends Server implements CustomTransportStrateg
     return isObservable(out) ? lastValueFrom(out, { defaultValue: undefined }) : out;
   }
 
-  /** Known errors pass through; anything else is logged here and answered as INTERNAL, never with its text. */
+  /**
+   * Known errors pass through; the bus not answering (nats-server restarting, a leader election) is DEPENDENCY.DOWN,
+   * retryable, so the caller asks again; anything else is logged here and answered as INTERNAL, never with its text.
+   */
   private toWire(err: unknown, where: string): WireError {
+    if (isBusFault(err)) {
+      this.log.warn({ msg: 'bus fault: answered as retryable', where, error: (err as Error).message });
+      return new AppError('DEPENDENCY.DOWN').toWire();
+    }
     if (!(err instanceof AppError) && !isWireError(err)) {
       this.log.error({ msg: 'unhandled error', where, error: (err as Error)?.message, stack: (err as Error)?.stack });
     }
