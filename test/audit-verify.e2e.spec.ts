@@ -4,7 +4,7 @@ import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { jetstream } from '@nats-io/jetstream';
 import { aggregateRef, LOG_STREAM } from '@runledger/event-log';
-import { chainEntry, computeEntryHash, type ChainEntry } from '@runledger/governance';
+import { chainEntriesOf, chainEntry, computeEntryHash, type ChainEntry } from '@runledger/governance';
 import { tempDir, type TempDir } from '@runledger/testing';
 import { TestStack } from './support/stack';
 
@@ -89,7 +89,9 @@ describe('Audit ledger: `runledger audit verify` reports the first broken link o
     expect(exportRun.code).toBe(0);
     chain = readFileSync(exported, 'utf8').trim().split('\n').map((line) => JSON.parse(line) as ChainEntry);
     expect(chain.map((e) => e.seq)).toEqual(chain.map((_, i) => i + 1));
-    expect(chain.every((e) => e.checkpoint?.entry_hash === e.entry_hash)).toBe(true);
+    // One signed checkpoint per chain message, on its last entry: every checkpoint names its own entry and the head is signed.
+    expect(chain.filter((e) => e.checkpoint).every((e) => e.checkpoint?.entry_hash === e.entry_hash && e.checkpoint.seq === e.seq)).toBe(true);
+    expect(chain[chain.length - 1].checkpoint?.entry_hash).toBe(chain[chain.length - 1].entry_hash);
     expect(chain.length).toBeGreaterThanOrEqual(Number(liveCount));
     expect(chain[Number(liveCount) - 1].entry_hash).toBe(liveHead);
 
@@ -134,6 +136,10 @@ describe('Audit ledger: `runledger audit verify` reports the first broken link o
 
   it('Issue 9 tamper rehash: an entry edited and every hash recomputed to the end is caught at the edit (signature_invalid)', async () => {
     const entries = clone();
+    // The ledger signs the last entry of each batch: edit the first entry of a batch (one right after a checkpoint),
+    // where the proof of the whole batch starts.
+    const K = entries.findIndex((e, i) => i >= 4 && i < entries.length - 1 && entries[i - 1].checkpoint) + 1;
+    expect(K).toBeGreaterThan(4);
     entries[K - 1].body = { ...entries[K - 1].body, type: 'RunCompleted' };
     for (let i = K - 1; i < entries.length; i++) {
       if (i > 0) entries[i].prev_hash = entries[i - 1].entry_hash;
@@ -191,7 +197,7 @@ describe('Audit ledger: `runledger audit verify` reports the first broken link o
   });
 
   it('Issue 9 tamper append: a correctly hashed entry appended to the live chain by someone without the key is caught (unanchored_tail)', async () => {
-    const tail = (await stack.log.read(aggregateRef('audit', 'chain'))).map((e) => e.data as ChainEntry);
+    const tail = chainEntriesOf(await stack.log.read(aggregateRef('audit', 'chain')));
     const last = tail[tail.length - 1];
     const forged = chainEntry({ ...last, checkpoint: undefined }, { ...last.body, event_id: randomUUID(), type: 'RunCompleted' }, last.seq + 1);
     await stack.log.append(aggregateRef('audit', 'chain'), [{ type: 'AuditChainEntry', data: forged }], { commandId: randomUUID(), expectedVersion: await stack.log.version(aggregateRef('audit', 'chain')) });

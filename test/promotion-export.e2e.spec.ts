@@ -5,7 +5,7 @@ import { Objm } from '@nats-io/obj';
 import type { ArtifactGetResult, ArtifactRef, DbResult, ExportResult, GovernanceScope, PromotionResult } from '@runledger/contracts';
 import { NatsKvDocumentStore } from '@runledger/document-store';
 import { aggregateRef } from '@runledger/event-log';
-import { ChainEntry, checkpointSigned, CoverageReport, loadPolicy, sha256Hex, verifyBundle } from '@runledger/governance';
+import { chainEntriesOf, checkpointSigned, CoverageReport, loadPolicy, sha256Hex, verifyBundle } from '@runledger/governance';
 import { trustedKeys } from '@runledger/messaging';
 import type { WireError } from '@runledger/kernel';
 import { childRunId } from '@runledger/runs';
@@ -277,7 +277,7 @@ describe('Governed runs over the bus: promotion, export and artifacts', () => {
     const head = verified.manifest.audit_head!;
     const ledgerKey = (await stack.request<{ public_key_pem: string }>('rl.audit.head', {})).body.public_key_pem;
     expect(checkpointSigned(head, trustedKeys([ledgerKey]))).toBe(true);
-    const chain = (await stack.log.read(aggregateRef('audit', 'chain'))).map((e) => e.data as ChainEntry);
+    const chain = chainEntriesOf(await stack.log.read(aggregateRef('audit', 'chain')));
     expect(chain[head.seq - 1].entry_hash).toBe(head.entry_hash);
 
     const events = await stack.runEvents(r.body.child_run_id);

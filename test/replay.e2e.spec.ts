@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { ChainEntry } from '@runledger/governance';
+import { ChainEntry, chainEntriesOf } from '@runledger/governance';
 import { foldEvents, RecordedEvent, StoredEvent } from '@runledger/event-log';
 import { childRequestHash, evolveRun, initialRunState, RunState } from '@runledger/runs';
 import { evolveConversation, initialConversation } from '../services/decision/src/conversation/conversation';
@@ -80,7 +80,7 @@ describe('Replay equals live, for every projection', () => {
     const all = (await stack.storedLog.replay<StoredEvent[]>((acc, e) => (acc.push(e), acc), [])).state;
     const recomputed = all.filter((e) => e.subject.startsWith('rl.log.run.')).reduce(evolveChain, [] as ChainEntry[]);
     const live = await stack.waitFor(async () => {
-      const entries = (await stack.log.read('rl.log.audit.chain')).map((e) => e.data as ChainEntry);
+      const entries = chainEntriesOf(await stack.log.read('rl.log.audit.chain'));
       return entries.length === recomputed.length ? entries : undefined;
     });
     expect(live.map((e) => e.entry_hash)).toEqual(recomputed.map((e) => e.entry_hash));

@@ -20,7 +20,7 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { aggregateRef, EventLog } from '@runledger/event-log';
-import { AnchoredVerification, ChainCheckpoint, ChainEntry, checkAuditCoverage, CoverageEvent, verifyAnchoredChain } from '@runledger/governance';
+import { AnchoredVerification, ChainCheckpoint, ChainEntry, chainEntriesOf, checkAuditCoverage, CoverageEvent, verifyAnchoredChain } from '@runledger/governance';
 // Deep imports on purpose: the packages' indexes also load the DTOs and Nest, which an operator command
 // does not need (they want reflect-metadata and add seconds to every start).
 import { LOG_KINDS, SUBJECTS } from '../../libs/contracts/src/subjects';
@@ -239,11 +239,11 @@ async function exportChain(out: string | undefined, flags: CliConnectionFlags): 
   const nc = await connectCli(flags);
   try {
     const log = new EventLog(jetstream(nc), await jetstreamManager(nc), { producer: 'runledger-cli', clock: { now: () => new Date() } });
-    const events = await log.read(CHAIN_SUBJECT);
-    const jsonl = events.map((e) => `${JSON.stringify(e.data as ChainEntry)}\n`).join('');
+    const entries = chainEntriesOf(await log.read(CHAIN_SUBJECT));
+    const jsonl = entries.map((e) => `${JSON.stringify(e)}\n`).join('');
     if (out) {
       writeFileSync(out, jsonl);
-      process.stderr.write(`exported ${events.length} audit chain entries to ${out}\n`);
+      process.stderr.write(`exported ${entries.length} audit chain entries to ${out}\n`);
     } else {
       process.stdout.write(jsonl);
     }

@@ -10,7 +10,7 @@ import { createDocumentStore, DocumentStore, NatsKvDocumentStore } from '@runled
 import { LOG_STREAM } from '@runledger/event-log';
 import { CachedDataKeys, KvDataKeyStore } from '../../libs/messaging/src/data-keys';
 import { SealingCodec } from '../../libs/messaging/src/sealing';
-import type { ChainEntry } from '@runledger/governance';
+import { chainEntriesOf, type ChainEntry } from '@runledger/governance';
 import { CONNECTION_USAGE } from './connection';
 import { ask, CliError, intFlag, json, parseArgs, ParsedArgs, runCommand, str, withConnection } from './operator';
 import { Progress, scanLog } from './progress';
@@ -100,7 +100,7 @@ async function dropFresh(nc: NatsConnection, prefix: string, names: string[]): P
 /** The audit chain written live against the chain recomputed from the replayed run events. */
 async function compareChain(nc: NatsConnection, rebuild: Rebuild, horizon: number): Promise<ModelReport> {
   const live: ChainEntry[] = [];
-  await scanLog(nc, 'rl.log.audit.chain', 'chain    ', (e) => live.push(e.data as ChainEntry));
+  await scanLog(nc, 'rl.log.audit.chain', 'chain    ', (e) => live.push(...chainEntriesOf([e])));
   const comparable = live.filter((e) => Number(e.body.log_seq) <= horizon);
   const differences: Difference[] = [];
   const n = Math.max(comparable.length, rebuild.chain.length);

@@ -55,6 +55,36 @@ export async function withSpan<T>(
   });
 }
 
+export interface SpanSpec {
+  name: string;
+  kind: SpanKind;
+  parent?: Context;
+  attributes?: Record<string, string | number | boolean>;
+}
+
+/**
+ * Runs `fn`, one operation that serves many messages (a batch append), inside one span per message, each a child of
+ * its own message's context, so every request's trace shows the step it took part in. The operation itself runs
+ * under a span of its own, `batchName`, linked to each of them (the OTel convention for batches: it belongs to no
+ * single trace). A failure marks every span.
+ */
+export async function withSpans<T>(batchName: string, specs: readonly SpanSpec[], fn: () => Promise<T>): Promise<T> {
+  const spans = specs.map((o) => tracer.startSpan(o.name, { kind: o.kind, attributes: { 'messaging.system': 'nats', ...o.attributes } }, o.parent ?? context.active()));
+  const batch = tracer.startSpan(batchName, { kind: SpanKind.INTERNAL, root: true, links: spans.map((s) => ({ context: s.spanContext() })), attributes: { 'messaging.batch.message_count': specs.length } });
+  const all = [...spans, batch];
+  try {
+    return await context.with(trace.setSpan(context.active(), batch), fn);
+  } catch (err) {
+    for (const span of all) {
+      span.recordException(err as Error);
+      span.setStatus({ code: SpanStatusCode.ERROR });
+    }
+    throw err;
+  } finally {
+    for (const span of all) span.end();
+  }
+}
+
 /** The current trace id, for structured logs. */
 export function currentTraceId(): string | undefined {
   return trace.getSpan(context.active())?.spanContext().traceId;

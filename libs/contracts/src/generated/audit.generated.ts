@@ -2,7 +2,7 @@
 // Generated from proto-contracts/schemas/audit/ by scripts/generate-contracts.js. Do not edit by hand.
 
 /**
- * A signed checkpoint of the audit chain's head: Ed25519 signature (base64) by the audit-ledger's key (kept outside the log) over canonical JSON {statement: 'runledger.audit.checkpoint.v1', seq, entry_hash, count, key_id}. Carried by every chain entry, answered on rl.audit.head and recorded in export manifests.
+ * A signed checkpoint of the audit chain's head: Ed25519 signature (base64) by the audit-ledger's key (kept outside the log) over canonical JSON {statement: 'runledger.audit.checkpoint.v1', seq, entry_hash, count, key_id}. Carried by the last entry of every chain message (AuditChainBatch), answered on rl.audit.head and recorded in export manifests.
  */
 export interface AuditCheckpoint {
   seq: number;
@@ -24,7 +24,7 @@ export interface AuditHead {
   public_key_pem: string;
 }
 /**
- * A signed checkpoint of the audit chain's head: Ed25519 signature (base64) by the audit-ledger's key (kept outside the log) over canonical JSON {statement: 'runledger.audit.checkpoint.v1', seq, entry_hash, count, key_id}. Carried by every chain entry, answered on rl.audit.head and recorded in export manifests.
+ * A signed checkpoint of the audit chain's head: Ed25519 signature (base64) by the audit-ledger's key (kept outside the log) over canonical JSON {statement: 'runledger.audit.checkpoint.v1', seq, entry_hash, count, key_id}. Carried by the last entry of every chain message (AuditChainBatch), answered on rl.audit.head and recorded in export manifests.
  */
 
 /**
@@ -62,7 +62,7 @@ export interface AuditVerification {
   public_key_pem: string;
 }
 /**
- * A signed checkpoint of the audit chain's head: Ed25519 signature (base64) by the audit-ledger's key (kept outside the log) over canonical JSON {statement: 'runledger.audit.checkpoint.v1', seq, entry_hash, count, key_id}. Carried by every chain entry, answered on rl.audit.head and recorded in export manifests.
+ * A signed checkpoint of the audit chain's head: Ed25519 signature (base64) by the audit-ledger's key (kept outside the log) over canonical JSON {statement: 'runledger.audit.checkpoint.v1', seq, entry_hash, count, key_id}. Carried by the last entry of every chain message (AuditChainBatch), answered on rl.audit.head and recorded in export manifests.
  */
 
 /**

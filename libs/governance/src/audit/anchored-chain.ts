@@ -64,7 +64,8 @@ export interface AnchorOptions {
 /**
  * Verifies links (as {@link verifyChain}), every checkpoint an entry carries, that the last entry is anchored by a
  * valid checkpoint (an appended forgery is an unanchored tail), and that the chain reaches the outside anchor (a cut
- * tail). Reports the first broken entry. An empty chain with no anchor verifies (nothing chained yet).
+ * tail). Reports the first broken entry; for a bad checkpoint that is the first entry after the last valid one (the
+ * ledger signs one checkpoint per batch, so the bad signature leaves its whole batch unproven). An empty chain with no anchor verifies (nothing chained yet).
  */
 export function verifyAnchoredChain(entries: readonly ChainEntry[], opts: AnchorOptions): AnchoredVerification {
   const links = verifyChain(entries);
@@ -75,7 +76,10 @@ export function verifyAnchoredChain(entries: readonly ChainEntry[], opts: Anchor
     const c = entry.checkpoint;
     if (c === undefined) continue;
     if (!checkpointSigned(c, opts.check) || c.seq !== entry.seq || c.count !== entry.seq || c.entry_hash !== entry.entry_hash) {
-      return { ok: false, first_broken_seq: entry.seq, reason: 'signature_invalid', detail: 'its checkpoint is not a valid signature of this entry by a trusted key' };
+      // The checkpoint vouches for every entry since the previous valid one; the first of those is where proof ends.
+      const from = lastAnchored + 1;
+      const span = from === entry.seq ? `entry ${entry.seq}` : `entries ${from}–${entry.seq}`;
+      return { ok: false, first_broken_seq: from, reason: 'signature_invalid', detail: `the checkpoint at entry ${entry.seq} is not a valid signature of it by a trusted key, so ${span} are unproven` };
     }
     lastAnchored = entry.seq;
     latest = c;

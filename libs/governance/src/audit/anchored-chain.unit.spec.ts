@@ -1,6 +1,6 @@
 import { createPublicKey, generateKeyPairSync, sign, verify } from 'node:crypto';
 import {
-  chainEntry, checkCompleteness, computeEntryHash, dataDigest, signCheckpoint, verifyAnchoredChain,
+  CHAIN_BATCH_EVENT, CHAIN_ENTRY_EVENT, chainEntriesOf, chainEntry, checkCompleteness, computeEntryHash, dataDigest, signCheckpoint, verifyAnchoredChain,
   type ChainEntry, type ChainEvent, type ChainSigner, type SignatureCheck,
 } from '../index';
 
@@ -19,7 +19,7 @@ const events: ChainEvent[] = ['RunCreated', 'AuthzDecided', 'DbWriteAudited', 'R
   event_id: `e${i + 1}`, type, run_id: 'r1', log_seq: 10 + i, data_sha256: dataDigest({ i }),
 }));
 
-/** The chain as the ledger writes it: every entry carries its signed checkpoint. */
+/** A chain whose every entry carries its signed checkpoint (as each batch of one entry is). */
 function signedChain(list: readonly ChainEvent[] = events, signer = ledger.signer): ChainEntry[] {
   const out: ChainEntry[] = [];
   for (const event of list) {
@@ -58,6 +58,29 @@ describe('Issue 9 anchored chain: signed checkpoints of the chain head', () => {
       entries[i].entry_hash = computeEntryHash(entries[i]);
     }
     expect(verifyAnchoredChain(entries, opts)).toMatchObject({ ok: false, first_broken_seq: 2, reason: 'signature_invalid' });
+  });
+
+  test('Issue 9 anchored chain in batches: a rehash inside a batch leaves that batch unproven from its first entry', () => {
+    // Batches [1–2] and [3–5]: only each batch's last entry is signed, as the ledger writes them.
+    const entries = clone(signedChain()).map((e, i) => (i === 1 || i === 4 ? e : { ...e, checkpoint: undefined }));
+    expect(verifyAnchoredChain(entries, opts)).toMatchObject({ ok: true, length: 5 });
+    entries[3].body.type = 'RunDenied';
+    for (let i = 3; i < entries.length; i++) {
+      entries[i].prev_hash = entries[i - 1].entry_hash;
+      entries[i].entry_hash = computeEntryHash(entries[i]);
+    }
+    expect(verifyAnchoredChain(entries, opts)).toMatchObject({ ok: false, first_broken_seq: 3, reason: 'signature_invalid', detail: expect.stringContaining('entries 3–5 are unproven') });
+  });
+
+  test('Issue 12 chain messages: batches and single entries read back as one chain in order; anything else is read as an entry', () => {
+    const entries = signedChain();
+    const messages = [
+      { type: CHAIN_ENTRY_EVENT, data: entries[0] },
+      { type: CHAIN_BATCH_EVENT, data: { entries: entries.slice(1, 4) } },
+      { type: 'SomethingForged', data: entries[4] },
+    ];
+    expect(chainEntriesOf(messages)).toEqual(entries);
+    expect(verifyAnchoredChain(chainEntriesOf([{ type: CHAIN_BATCH_EVENT, data: null }]), opts)).toMatchObject({ ok: false, first_broken_seq: 1, reason: 'hash_mismatch' });
   });
 
   test('Issue 9 tamper rehash: rehashing and dropping the checkpoints leaves an unanchored tail from the edit', () => {

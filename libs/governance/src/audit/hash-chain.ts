@@ -26,6 +26,29 @@ export interface ChainEntry {
   checkpoint?: ChainCheckpoint;
 }
 
+/** The log event types of the chain subject: one entry per message (chains written before batching) or a batch. */
+export const CHAIN_ENTRY_EVENT = 'AuditChainEntry';
+export const CHAIN_BATCH_EVENT = 'AuditChainBatch';
+
+/** One chain message: consecutive entries, the last of which carries the signed checkpoint that anchors them all. */
+export interface ChainBatch {
+  entries: ChainEntry[];
+}
+
+/**
+ * The chain's entries in order from the messages of its log subject. A message of any other shape is read as one
+ * entry, so whatever was appended there (a forgery included) is verified, never skipped.
+ */
+export function chainEntriesOf(messages: ReadonlyArray<{ type: string; data: unknown }>): ChainEntry[] {
+  const out: ChainEntry[] = [];
+  for (const m of messages) {
+    const batch = m.type === CHAIN_BATCH_EVENT ? (m.data as Partial<ChainBatch> | null)?.entries : undefined;
+    if (Array.isArray(batch)) out.push(...batch);
+    else out.push(m.data as ChainEntry);
+  }
+  return out;
+}
+
 export type ChainBreak = 'hash_mismatch' | 'prev_link_mismatch' | 'sequence_gap' | 'reordered' | 'duplicate';
 
 /**
@@ -62,6 +85,7 @@ export function verifyChain(entries: readonly ChainEntry[]): ChainVerification {
   for (let i = 0; i < entries.length; i++) {
     const entry = entries[i];
     const broken = (reason: ChainBreak): ChainVerification => ({ ok: false, first_broken_seq: expectedSeq, reason });
+    if (entry === null || typeof entry !== 'object') return broken('hash_mismatch'); // not an entry at all
     if (entry.seq !== expectedSeq) {
       if (seenEventIds.has(entry.event_id)) return broken('duplicate');
       const laterHasExpected = entries.slice(i + 1).some((e) => e.seq === expectedSeq);

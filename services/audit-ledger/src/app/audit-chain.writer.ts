@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger, OnModuleInit } from '@nestjs/common';
 import { aggregateRef, ConcurrencyError, EventLog, StoredEvent } from '@runledger/event-log';
-import { checkpointSigned, signCheckpoint, type ChainEntry } from '@runledger/governance';
+import { CHAIN_BATCH_EVENT, chainEntriesOf, checkpointSigned, signCheckpoint, type ChainBatch, type ChainEntry } from '@runledger/governance';
 import { trustedKeys, type AuditSigningKey } from '@runledger/messaging';
 import { CHAINED_EVENT_TYPES, nextChainEntry } from '../domain/audit-chain';
 import type { ChainAnchor } from '../infra/chain-anchor';
@@ -14,10 +14,21 @@ export const AUDIT_SIGNER = Symbol('AUDIT_SIGNER');
 export const CHAIN_ANCHOR = Symbol('CHAIN_ANCHOR');
 
 /**
- * The single writer of the audit hash chain. Each entry carries the previous entry's hash and a checkpoint of the
- * chain at that entry signed with the ledger's key (kept outside the log); the append expects the chain's current
- * version, so two writers can never fork it, and the entry's msgID derives from the source event, so a redelivered
- * event is chained once. A tail this ledger did not sign is never built upon: that would sign a forgery.
+ * Entries per chain message. An entry holds ids and digests, never event data (about 1 KiB at the request bounds),
+ * so a message stays far below max_payload; the consumer's batch (256 events) fits in one or two messages.
+ */
+export const CHAIN_ENTRIES_PER_MESSAGE = 128;
+
+/** Our view of the chain's tail was stale: what we meant to write is already there (a redelivery after a crash). */
+class StaleTail extends Error {}
+
+/**
+ * The single writer of the audit hash chain. Every auditable event gets its own entry carrying the previous entry's
+ * hash; one log message holds the entries of one batch, and its last entry carries a checkpoint of the chain signed
+ * with the ledger's key (kept outside the log), which vouches for every entry before it. So a batch costs one append
+ * and one signature however many events it chains. The append expects the chain's current version, so two writers
+ * can never fork it, and its msgID derives from the batch's first event, so a redelivered batch is chained once.
+ * A tail this ledger did not sign is never built upon: that would sign a forgery.
  */
 @Injectable()
 export class AuditChainWriter implements OnModuleInit {
@@ -37,8 +48,8 @@ export class AuditChainWriter implements OnModuleInit {
     if (this.version === 0) {
       this.last = null;
     } else {
-      const tail = await this.log.read(CHAIN_REF, this.version);
-      this.last = (tail[tail.length - 1]?.data as ChainEntry) ?? null;
+      const tail = chainEntriesOf(await this.log.read(CHAIN_REF, this.version));
+      this.last = tail[tail.length - 1] ?? null;
       await this.refuseForeignTail();
     }
     this.loaded = true;
@@ -53,36 +64,68 @@ export class AuditChainWriter implements OnModuleInit {
       throw new Error(`audit chain tail (entry ${last.seq}) is not signed by this ledger's key; refusing to chain onto it`);
     }
     // An unsigned tail is acceptable only on a chain from before checkpoints existed (no entry signed at all).
-    const entries = (await this.log.read(CHAIN_REF)).map((e) => e.data as ChainEntry);
+    const entries = chainEntriesOf(await this.log.read(CHAIN_REF));
     if (entries.some((e) => e.checkpoint)) throw new Error(`audit chain tail (entry ${last.seq}) carries no checkpoint; refusing to chain onto it`);
     this.logger.warn({ msg: 'adopting an audit chain written before signed checkpoints', entries: entries.length });
   }
 
-  /** Chains one log event (if it is auditable); returns the entry, or null when not chained. */
-  async chain(event: StoredEvent): Promise<ChainEntry | null> {
-    if (!CHAINED_EVENT_TYPES.has(event.type)) return null;
+  /** The log position of the last chained event: the chain follows the log's order, so everything up to it is chained. */
+  private chainedThrough(): number {
+    return Number(this.last?.body.log_seq ?? 0);
+  }
+
+  /**
+   * Chains the auditable events of one batch (in log order) and returns the entry of each, including events chained
+   * before a crash and delivered again, so their read-model rows can be written again.
+   */
+  async chain(events: readonly StoredEvent[]): Promise<ChainEntry[]> {
+    const auditable = events.filter((e) => CHAINED_EVENT_TYPES.has(e.type));
+    if (auditable.length === 0) return [];
     if (!this.loaded) await this.loadTail();
     for (let attempt = 1; attempt <= 3; attempt++) {
-      const next = nextChainEntry(this.last, event);
-      if (!next) return this.last; // the entry just written: a redelivery
-      const entry: ChainEntry = { ...next, checkpoint: signCheckpoint(next, this.signer) };
+      const through = this.chainedThrough();
+      const redelivered = auditable.filter((e) => e.seq <= through);
       try {
-        const res = await this.log.append(CHAIN_REF, [{ type: 'AuditChainEntry', data: entry }], { commandId: `chain:${entry.event_id}`, expectedVersion: this.version });
-        if (res.duplicate) {
-          await this.loadTail(); // chained before a crash; our view of the tail was stale
-          return this.last;
-        }
-        this.last = entry;
-        this.version = res.version;
-        if (entry.checkpoint) this.anchor.write(entry.checkpoint);
-        return entry;
+        const written = await this.appendInBatches(auditable.filter((e) => e.seq > through));
+        return [...(redelivered.length ? await this.entriesOf(redelivered) : []), ...written];
       } catch (err) {
-        if (!(err instanceof ConcurrencyError)) throw err;
-        this.logger.warn({ msg: 'chain moved under us; reloading tail', event_id: entry.event_id });
+        if (!(err instanceof ConcurrencyError) && !(err instanceof StaleTail)) throw err;
+        this.logger.warn({ msg: 'chain moved under us; reloading tail', through });
         await this.loadTail();
       }
     }
     throw new Error('audit chain append kept conflicting');
+  }
+
+  private async appendInBatches(events: readonly StoredEvent[]): Promise<ChainEntry[]> {
+    const written: ChainEntry[] = [];
+    for (let i = 0; i < events.length; i += CHAIN_ENTRIES_PER_MESSAGE) {
+      const entries: ChainEntry[] = [];
+      for (const event of events.slice(i, i + CHAIN_ENTRIES_PER_MESSAGE)) {
+        const next = nextChainEntry(entries[entries.length - 1] ?? this.last, event);
+        if (next) entries.push(next);
+      }
+      if (entries.length === 0) continue;
+      const head = entries[entries.length - 1];
+      head.checkpoint = signCheckpoint(head, this.signer);
+      const batch: ChainBatch = { entries };
+      const res = await this.log.append(CHAIN_REF, [{ type: CHAIN_BATCH_EVENT, data: batch }], { commandId: `chain:${entries[0].event_id}`, expectedVersion: this.version });
+      if (res.duplicate) throw new StaleTail(`chain batch from ${entries[0].event_id} is already written`);
+      this.last = head;
+      this.version = res.version;
+      this.anchor.write(head.checkpoint);
+      written.push(...entries);
+    }
+    return written;
+  }
+
+  /**
+   * The chain's entries of events chained before (a redelivery): an event's entry was appended after the event itself,
+   * so the chain messages from the oldest event's log position on hold them all.
+   */
+  private async entriesOf(events: readonly StoredEvent[]): Promise<ChainEntry[]> {
+    const wanted = new Set(events.map((e) => e.metadata.event_id));
+    return chainEntriesOf(await this.log.read(CHAIN_REF, events[0].seq)).filter((e) => wanted.has(e.event_id));
   }
 
   /** Records the public key in the log once (idempotent by key id). */

@@ -4,8 +4,8 @@ import { EventLog, StoredEvent } from '@runledger/event-log';
 import { checkAuditCoverage, CoverageEvent } from '@runledger/governance';
 import { AppError, Clock } from '@runledger/kernel';
 import { CLOCK, DOCUMENT_STORE } from '@runledger/messaging';
-import { AUDIT_DECISIONS, AUDIT_EVENTS, auditEventRow, AuditEventRow } from '../domain/audit-chain';
-import { contextFromTraceparent, logSubjectTemplate, messagingAttributes, SpanKind, withSpan } from '@runledger/telemetry';
+import { AUDIT_DECISIONS, AUDIT_EVENTS, auditEventRow, AuditEventRow, CHAINED_EVENT_TYPES } from '../domain/audit-chain';
+import { contextFromTraceparent, logSubjectTemplate, messagingAttributes, SpanKind, SpanSpec, withSpans } from '@runledger/telemetry';
 import { AuditChainWriter } from './audit-chain.writer';
 
 /** The durable consumer that feeds the chain and the runs index; its ack floor says how far the ledger has processed the log. */
@@ -29,18 +29,17 @@ export class AuditLedgerService {
   ) {}
 
   /**
-   * Projection step for run events in log order: chain each (one append at a time: the chain's order is the
-   * log's), then write their read-model rows together (idempotent puts keyed by ids, so their order is free).
+   * Projection step for run events in log order: chain the batch (one append and one signature for all of it: the
+   * chain's order is the log's), then write their read-model rows together (idempotent puts keyed by ids, so their
+   * order is free). Each chained event gets its span in its own request's trace.
    */
   async ingest(events: StoredEvent[]): Promise<void> {
+    const byId = new Map(events.map((e) => [e.metadata.event_id, e]));
+    const entries = await withSpans('chain audit batch', events.filter((e) => CHAINED_EVENT_TYPES.has(e.type)).map(chainingSpan), () => this.chain.chain(events));
     const rows: Array<Promise<unknown>> = [];
-    for (const event of events) {
-      const entry = await withSpan(`process ${logSubjectTemplate(event.subject)}`, {
-        kind: SpanKind.CONSUMER,
-        parent: contextFromTraceparent(event.metadata.traceparent, event.metadata.tracestate),
-        attributes: { ...messagingAttributes({ operation: 'process', subject: event.subject, template: logSubjectTemplate(event.subject), consumerGroup: LEDGER_DURABLE }), 'rl.event.type': event.type },
-      }, () => this.chain.chain(event));
-      if (!entry) continue;
+    for (const entry of entries) {
+      const event = byId.get(entry.event_id);
+      if (!event) continue;
       rows.push(this.store.collection<AuditEventRow>(AUDIT_EVENTS).put(entry.event_id, auditEventRow(entry, event.data)));
       if (event.type === 'DecisionRecorded') {
         const record = (event.data as { audit_record: DecisionRow }).audit_record;
@@ -70,4 +69,15 @@ export class AuditLedgerService {
     // A run with no event for RL_STALE_RUN_MS (default 15 min) is not under way any more: it is reported.
     return checkAuditCoverage(state, { allowInProgress: true, staleAfter: { now: this.clock.now().toISOString(), ms: Number(process.env.RL_STALE_RUN_MS ?? 15 * 60_000) } });
   }
+}
+
+/** The span of one event's chaining, in the trace of the request that produced the event. */
+function chainingSpan(event: StoredEvent): SpanSpec {
+  const template = logSubjectTemplate(event.subject);
+  return {
+    name: `process ${template}`,
+    kind: SpanKind.CONSUMER,
+    parent: contextFromTraceparent(event.metadata.traceparent, event.metadata.tracestate),
+    attributes: { ...messagingAttributes({ operation: 'process', subject: event.subject, template, consumerGroup: LEDGER_DURABLE }), 'rl.event.type': event.type },
+  };
 }

@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { EventLog, LOG_STREAM } from '@runledger/event-log';
-import { AnchoredVerification, ChainEntry, checkCompleteness, LoggedAuditEvent, verifyAnchoredChain } from '@runledger/governance';
+import { AnchoredVerification, ChainEntry, chainEntriesOf, checkCompleteness, LoggedAuditEvent, verifyAnchoredChain } from '@runledger/governance';
 import { RUNTIME, ServiceRuntime, trustedKeys, type AuditSigningKey } from '@runledger/messaging';
 import { loggedAuditEvent } from '../domain/audit-chain';
 import type { ChainAnchor } from '../infra/chain-anchor';
@@ -23,7 +23,7 @@ export class AuditVerifier {
   async verify(): Promise<VerifyReport> {
     // Read how far the ledger got before reading the chain, so everything up to that point is chained by then.
     const processedUpTo = await this.ackFloor();
-    const entries = (await this.log.read(CHAIN_REF)).map((e) => e.data as ChainEntry);
+    const entries = chainEntriesOf(await this.log.read(CHAIN_REF));
     const key = { key_id: this.signer.keyId, public_key_pem: this.signer.publicKeyPem };
     const anchored = verifyAnchoredChain(entries, { check: trustedKeys([this.signer.publicKeyPem]), anchor: this.anchor.read() });
     if (!anchored.ok) return { ...anchored, ...key };
@@ -41,8 +41,8 @@ export class AuditVerifier {
   /** The signed checkpoint at the chain's current head (what export manifests carry), with the key to check it. */
   async head(): Promise<{ checkpoint: ChainEntry['checkpoint'] | null; key_id: string; public_key_pem: string }> {
     const version = await this.log.version(CHAIN_REF);
-    const tail = version ? await this.log.read(CHAIN_REF, version) : [];
-    const last = tail[tail.length - 1]?.data as ChainEntry | undefined;
+    const tail = version ? chainEntriesOf(await this.log.read(CHAIN_REF, version)) : [];
+    const last = tail[tail.length - 1];
     return { checkpoint: last?.checkpoint ?? null, key_id: this.signer.keyId, public_key_pem: this.signer.publicKeyPem };
   }
 
