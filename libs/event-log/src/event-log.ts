@@ -1,5 +1,5 @@
 import { headers as natsHeaders, MsgHdrs } from '@nats-io/transport-node';
-import { JetStreamClient, JetStreamManager, DeliverPolicy, JsMsg } from '@nats-io/jetstream';
+import { JetStreamClient, JetStreamManager, DeliverPolicy, JsMsg, type StoredMsg } from '@nats-io/jetstream';
 import { context, propagation, SpanKind, trace } from '@opentelemetry/api';
 import { AppError, Clock, deterministicUuid } from '@runledger/kernel';
 import { messagingAttributes } from '@runledger/telemetry';
@@ -133,12 +133,22 @@ export class EventLog {
 
   /** The aggregate version: the stream sequence of its last event, 0 if it has none. */
   async version(ref: AggregateRef | string): Promise<number> {
+    return (await this.lastMessage(ref))?.seq ?? 0;
+  }
+
+  /** The aggregate's last event, in the same one get (the leader answers); null if it has none. */
+  async last(ref: AggregateRef | string): Promise<StoredEvent | null> {
+    const msg = await this.lastMessage(ref);
+    const event = msg ? tryDecode(msg.data, msg.seq, msg.subject) : null;
+    return event ? this.open(event) : null;
+  }
+
+  private async lastMessage(ref: AggregateRef | string): Promise<StoredMsg | null> {
     const subject = typeof ref === 'string' ? ref : ref.subject;
     try {
-      const msg = await this.jsm.streams.getMessage(this.stream, { last_by_subj: subject });
-      return msg?.seq ?? 0;
+      return await this.jsm.streams.getMessage(this.stream, { last_by_subj: subject });
     } catch (err) {
-      if (/no message found/i.test(String((err as Error).message)) || jsErrorCode(err) === 10037) return 0;
+      if (/no message found/i.test(String((err as Error).message)) || jsErrorCode(err) === 10037) return null;
       throw readFailed(err);
     }
   }

@@ -6,6 +6,7 @@
 const { LOG_STREAM, foldEvents } = require('../../../libs/event-log/src');
 const { evolveRun, initialRunState, isTerminal } = require('../../../libs/runs/src');
 const { decodeReply } = require('../../../libs/messaging/src/codec');
+const { retryingTransient } = require('../../../libs/testing/src/helpers');
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
@@ -33,9 +34,12 @@ async function settle(jsm, progress, timeoutMs = 5 * 60_000) {
   }
 }
 
-/** Every run of the load (the roots the callers were told, and their children), folded from the log. */
+/**
+ * Every run of the load (the roots the callers were told, and their children), folded from the log. Read as a client
+ * reads right after a node was killed: DEPENDENCY.DOWN while the cluster elects a leader is retried.
+ */
 async function loadRuns(log, roots) {
-  const { state: events } = await log.replay((acc, e) => (acc.push(e), acc), [], { filter: 'rl.log.run.*' });
+  const { state: events } = await retryingTransient(() => log.replay((acc, e) => (acc.push(e), acc), [], { filter: 'rl.log.run.*' }), 3 * 60_000);
   const byRun = new Map();
   for (const e of events) byRun.set(e.metadata.stream_id, [...(byRun.get(e.metadata.stream_id) ?? []), e]);
   return [...byRun.entries()]

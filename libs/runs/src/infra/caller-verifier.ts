@@ -1,4 +1,4 @@
-import { isTerminal } from '../domain/run-state';
+import { TERMINAL_EVENT_TYPES } from '@runledger/governance';
 import type { RunCreatedData } from '../domain/run-events';
 import { RunRepository } from './run-repository';
 
@@ -80,9 +80,14 @@ export class CallerVerifier {
     return run;
   }
 
+  /**
+   * One get of the run's last event, not a fold of the whole run: every run has exactly one terminal event and the
+   * lifecycle admits nothing after it (the decider refuses every later command), so the last event says it.
+   */
   private async isFinished(runId: string): Promise<boolean> {
     if (this.finished.has(runId)) return true;
-    if (!isTerminal((await this.runs.load(runId)).state)) return false;
+    const last = await this.runs.log.last(RunRepository.ref(runId));
+    if (!last || !(TERMINAL_EVENT_TYPES as readonly string[]).includes(last.type)) return false;
     remember(this.finished, runId, true, this.cacheLimit);
     return true;
   }
