@@ -1,20 +1,22 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { decodeEnvelope } from '@runledger/event-log';
+import { decodeEnvelope, type StoredEvent } from '@runledger/event-log';
 import { RUNTIME, ServiceRuntime } from '@runledger/messaging';
-import { RunRepository, RunState, TERMINAL_TYPES, isTerminal } from '@runledger/runs';
+import { RunRepository, TERMINAL_TYPES } from '@runledger/runs';
 
 /**
  * Waits for a run to reach a terminal event. A core subscription on the run's subject hears an append the
  * moment it is published — but also appends the stream refused or has not committed yet — so a terminal event
  * heard there is only a hint: the outcome counts once a read of the log confirms it. The log is also read
- * right after subscribing, so an outcome recorded earlier (a repeated request) is not missed.
+ * right after subscribing, so an outcome recorded earlier (a repeated request) is not missed. A confirmation is
+ * one get of the run's last event (a run's terminal event is its last: the lifecycle admits nothing after it);
+ * the outcome is that event, and a caller that needs the whole run folds it once.
  */
 @Injectable()
 export class RunWaiter {
   constructor(@Inject(RUNTIME) private readonly runtime: ServiceRuntime, private readonly runs: RunRepository) {}
 
   /** Subscribe first, then trigger the run, then await: no outcome can slip between the two. */
-  watch(runId: string, timeoutMs: number): { outcome: Promise<RunState | 'timeout'>; cancel: () => void } {
+  watch(runId: string, timeoutMs: number): { outcome: Promise<StoredEvent | 'timeout'>; cancel: () => void } {
     const sub = this.runtime.nc.subscribe(RunRepository.ref(runId).subject);
     let timer: NodeJS.Timeout | undefined;
     const cancel = () => {
@@ -33,18 +35,18 @@ export class RunWaiter {
     const never = new Promise<never>(() => undefined);
     const nextHint = () => hints.next().then((r) => (r.done ? never : ('hint' as const)));
     // A read that fails while nats-server restarts is "not confirmed yet", never a reason to give up (or to crash).
-    const confirmed = async (): Promise<RunState | null> => {
-      const { state } = await this.runs.load(runId).catch(() => ({ state: null }));
-      return state && isTerminal(state) ? state : null;
+    const confirmed = async (): Promise<StoredEvent | null> => {
+      const last = await this.runs.log.last(RunRepository.ref(runId)).catch(() => null);
+      return last && TERMINAL_TYPES.has(last.type) ? last : null;
     };
-    const outcome = (async (): Promise<RunState | 'timeout'> => {
+    const outcome = (async (): Promise<StoredEvent | 'timeout'> => {
       const timedOut = new Promise<'timeout'>((resolve) => (timer = setTimeout(() => resolve('timeout'), timeoutMs)));
       try {
         let wake: Promise<'hint' | 'timeout' | 'done'> = Promise.race([confirmed().then((s) => (s ? ('done' as const) : never)), nextHint(), timedOut]);
         for (;;) {
           const why = await wake;
-          const state = await confirmed();
-          if (state) return state;
+          const terminal = await confirmed();
+          if (terminal) return terminal;
           if (why === 'timeout') return 'timeout';
           // Heard but not (yet) in the log: look again shortly, or at the next hint.
           wake = Promise.race([nextHint(), timedOut, new Promise<'hint'>((r) => setTimeout(() => r('hint'), 100))]);

@@ -65,8 +65,8 @@ export class TaskAssistantGateway {
       this.logger.warn({ msg: 'reply timeout; run continues', run_id: runId });
       return { run_id: runId, ...respondOnly(TEMPLATES.error.timeout()) };
     }
-    const result = outcome.result as TaskRunResult | undefined;
-    if (outcome.status !== 'completed' || !result?.decision) {
+    const result = (outcome.data as { result?: TaskRunResult }).result;
+    if (outcome.type !== 'RunCompleted' || !result?.decision) {
       return { run_id: runId, ...respondOnly(TEMPLATES.error.invalidInput()) };
     }
     return { run_id: runId, ...result.decision };

@@ -53,8 +53,7 @@ export class AgentRunGateway {
       watch.cancel();
       throw err;
     }
-    const outcome = await watch.outcome;
-    if (outcome !== 'timeout') return outcome;
+    if ((await watch.outcome) !== 'timeout') return (await this.runs.load(spec.run_id)).state;
     this.logger.warn({ msg: 'agent run reply timeout; run continues', run_id: spec.run_id });
     return { status: 'running', output_artifacts: [], child_run_ids: [] };
   }
