@@ -24,6 +24,12 @@ export interface LogConsumerOptions {
    * again one event at a time, so retry, poison and dead-letter work per event as without batches.
    */
   batch?: number;
+  /**
+   * Batch mode only: when fewer than `batch` events are waiting, wait up to this long for more before handing them
+   * over. A projection that does per-batch work (one chain append, one row write per run) then does it once per
+   * request instead of once per event while the log is quiet; the events' own producers never wait for it.
+   */
+  lingerMs?: number;
 }
 
 export interface RequestContext {

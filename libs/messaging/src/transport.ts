@@ -43,6 +43,16 @@ function decodeBounded(data: Uint8Array): { ok: true; value: unknown } | { ok: f
  * group per service; log consumers get durable JetStream pull consumers. This is the only place that sees a
  * raw message, and the only place that owns the ack vocabulary (ack, nak with delay, working, term).
  */
+/** How a batch consumer runs (see LogConsumerOptions.batch); `ackAll`: its durable acks all up to the acked event. */
+interface BatchOptions {
+  maxDeliver: number;
+  ackWaitMs: number;
+  durable: string;
+  batch: number;
+  lingerMs: number;
+  ackAll: boolean;
+}
+
 export class RunledgerTransport extends Server implements CustomTransportStrategy {
   private readonly subscriptions: Subscription[] = [];
   private readonly consumers: ConsumerMessages[] = [];
@@ -161,15 +171,23 @@ export class RunledgerTransport extends Server implements CustomTransportStrateg
       if (jsErrorCode(err) === 10014) return null; // consumer not found
       throw err;
     });
+    // A batch consumer handles in log order, so one ack of a batch's last event settles the batch (AckPolicy.All):
+    // one ack per batch instead of one per event. A consumer created before keeps its policy (it cannot change).
+    let ackAll = !!opts.batch;
     if (!existing) {
       await this.deps.jsm.consumers.add(LOG_STREAM, {
-        durable_name: opts.durable, filter_subject: filterSubject, ack_policy: AckPolicy.Explicit, deliver_policy: DeliverPolicy.All, max_deliver: -1, ...tunable,
+        durable_name: opts.durable, filter_subject: filterSubject, ack_policy: ackAll ? AckPolicy.All : AckPolicy.Explicit, deliver_policy: DeliverPolicy.All, max_deliver: -1, ...tunable,
       });
-    } else if (existing.config.filter_subject !== filterSubject) {
-      throw new Error(`durable consumer ${opts.durable} filters ${existing.config.filter_subject}, not ${filterSubject}: give the new filter a new durable name`);
-    } else if (existing.config.ack_wait !== tunable.ack_wait || existing.config.max_ack_pending !== tunable.max_ack_pending) {
-      // Settings that can change in place follow the code, instead of being frozen at first creation.
-      await this.deps.jsm.consumers.update(LOG_STREAM, opts.durable, tunable);
+    } else {
+      ackAll = existing.config.ack_policy === AckPolicy.All;
+      if (ackAll && !opts.batch) throw new Error(`durable consumer ${opts.durable} acks all, which only a batch consumer (in log order) may: give it a new durable name`);
+      if (existing.config.filter_subject !== filterSubject) {
+        throw new Error(`durable consumer ${opts.durable} filters ${existing.config.filter_subject}, not ${filterSubject}: give the new filter a new durable name`);
+      }
+      if (existing.config.ack_wait !== tunable.ack_wait || existing.config.max_ack_pending !== tunable.max_ack_pending) {
+        // Settings that can change in place follow the code, instead of being frozen at first creation.
+        await this.deps.jsm.consumers.update(LOG_STREAM, opts.durable, tunable);
+      }
     }
     observeConsumerLag(opts.durable, async () => {
       const info = await this.deps.jsm.consumers.info(LOG_STREAM, opts.durable);
@@ -179,7 +197,7 @@ export class RunledgerTransport extends Server implements CustomTransportStrateg
       const consumer = await this.deps.js.consumers.get(LOG_STREAM, opts.durable);
       const messages = await consumer.consume({ max_messages: Math.max(8, (opts.concurrency ?? 1) * 2, opts.batch ?? 0) });
       this.consumers.push(messages);
-      this.startHandling(messages, handler, opts, { maxDeliver, ackWaitMs });
+      this.startHandling(messages, handler, opts, { maxDeliver, ackWaitMs, ackAll });
       return () => messages.close().then(() => undefined, () => undefined);
     };
     if (!opts.exclusive) {
@@ -195,8 +213,8 @@ export class RunledgerTransport extends Server implements CustomTransportStrateg
     }, () => this.closing).catch((err: unknown) => this.log.error({ msg: 'consumer lease loop ended', durable: opts.durable, error: (err as Error).message }));
   }
 
-  private startHandling(messages: ConsumerMessages, handler: MessageHandler, opts: LogConsumerOptions, { maxDeliver, ackWaitMs }: { maxDeliver: number; ackWaitMs: number }): void {
-    if (opts.batch) return this.consumeBatches(messages, handler, { maxDeliver, ackWaitMs, durable: opts.durable, batch: opts.batch });
+  private startHandling(messages: ConsumerMessages, handler: MessageHandler, opts: LogConsumerOptions, { maxDeliver, ackWaitMs, ackAll }: { maxDeliver: number; ackWaitMs: number; ackAll: boolean }): void {
+    if (opts.batch) return this.consumeBatches(messages, handler, { maxDeliver, ackWaitMs, durable: opts.durable, batch: opts.batch, lingerMs: opts.lingerMs ?? 0, ackAll });
     const limit = Math.max(1, opts.concurrency ?? 1);
     const inFlight = new Set<Promise<void>>();
     void (async () => {
@@ -210,7 +228,7 @@ export class RunledgerTransport extends Server implements CustomTransportStrateg
   }
 
   /** Batch mode (see LogConsumerOptions.batch): one reader queues deliveries, one worker hands them over in order. */
-  private consumeBatches(messages: ConsumerMessages, handler: MessageHandler, opts: { maxDeliver: number; ackWaitMs: number; durable: string; batch: number }): void {
+  private consumeBatches(messages: ConsumerMessages, handler: MessageHandler, opts: BatchOptions): void {
     const queue: JsMsg[] = [];
     const waiter: { wake?: () => void } = {};
     let ended = false;
@@ -232,6 +250,7 @@ export class RunledgerTransport extends Server implements CustomTransportStrateg
           waiter.wake = undefined;
           continue;
         }
+        if (opts.lingerMs > 0 && queue.length < opts.batch && !this.closing) await new Promise((resolve) => setTimeout(resolve, opts.lingerMs));
         const batch = queue.splice(0, opts.batch);
         try {
           await this.onLogBatch(handler, batch, opts);
@@ -244,7 +263,7 @@ export class RunledgerTransport extends Server implements CustomTransportStrateg
     })();
   }
 
-  private async onLogBatch(handler: MessageHandler, batch: JsMsg[], opts: { maxDeliver: number; ackWaitMs: number; durable: string }): Promise<void> {
+  private async onLogBatch(handler: MessageHandler, batch: JsMsg[], opts: BatchOptions): Promise<void> {
     const ready: Array<{ m: JsMsg; event: ReturnType<typeof toStoredEvent> }> = [];
     for (const m of batch) {
       let event;
@@ -264,7 +283,8 @@ export class RunledgerTransport extends Server implements CustomTransportStrateg
       // As in onLogMessage: handlers see events as producers wrote them (the log's codec opens sealed data).
       const events = await Promise.all(ready.map((r) => this.deps.log.open(r.event)));
       await this.invoke(handler, events, { durable: opts.durable });
-      for (const { m } of ready) m.ack();
+      if (opts.ackAll) ready[ready.length - 1].m.ack();
+      else for (const { m } of ready) m.ack();
     } catch {
       // One event at a time, in order, each retried in place until handled or dead-lettered: a nak'd event would be
       // redelivered after later ones were handled, and a batch consumer is one whose handler needs log order.
