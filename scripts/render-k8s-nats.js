@@ -52,7 +52,7 @@ function checkK8s() {
 if (require.main === module) {
   if (process.argv.includes('--compose-env')) {
     const ids = [...allIdentities(), 'sys'];
-    process.stdout.write(ids.map((id) => `${passwordKey(id)}=${require('node:crypto').randomBytes(24).toString('hex')}`).join('\n') + '\n');
+    process.stdout.write(ids.map((id) => `${passwordKey(id)}=${natsPassword()}`).join('\n') + '\n');
   } else if (process.argv.includes('--check')) {
     const problems = checkK8s();
     if (problems.length) {
@@ -65,4 +65,13 @@ if (require.main === module) {
   }
 }
 
-module.exports = { k8sBlock, checkK8s, passwordKey, userName, FILES };
+/**
+ * A random password nats-server reads as a string. It parses a $VARIABLE's value as a config token, so a value that
+ * looks like a number (all digits, or hex such as 7e12ab…) is a number or a parse error and the server does not start:
+ * a letter first keeps every value a string.
+ */
+function natsPassword() {
+  return `p${require('node:crypto').randomBytes(24).toString('hex')}`;
+}
+
+module.exports = { k8sBlock, checkK8s, passwordKey, userName, natsPassword, FILES };

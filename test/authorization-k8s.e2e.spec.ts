@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { connect, NatsConnection } from '@nats-io/transport-node';
@@ -9,7 +9,7 @@ import { encodeJson } from '@runledger/messaging';
 import { findNatsServerBinary, freePort, tempDir, waitUntil, type TempDir } from '@runledger/testing';
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
-const k8s = require('../scripts/render-k8s-nats.js') as { k8sBlock(): string; passwordKey(id: string): string; userName(id: string): string };
+const k8s = require('../scripts/render-k8s-nats.js') as { k8sBlock(): string; passwordKey(id: string): string; userName(id: string): string; natsPassword(): string };
 
 jest.setTimeout(180_000);
 
@@ -20,7 +20,7 @@ jest.setTimeout(180_000);
  */
 describe('Issue 9 authorization under the k8s NATS users (user/password, same permissions table)', () => {
   const ids = ['caller', 'operator', 'admin', 'decision', 'tool-gateway', 'db-write', 'audit-ledger'];
-  const passwords = Object.fromEntries(ids.map((id) => [id, randomBytes(12).toString('hex')]));
+  const passwords = Object.fromEntries(ids.map((id) => [id, k8s.natsPassword()]));
   let dir: TempDir;
   let server: ChildProcess;
   let url: string;
@@ -39,8 +39,8 @@ describe('Issue 9 authorization under the k8s NATS users (user/password, same pe
     const conf = join(dir.path, 'nats.conf');
     writeFileSync(conf, `max_payload: 16MB\n${k8s.k8sBlock()}\n`);
     // Every identity of the block needs its variable; the ones this test does not use get throwaway values.
-    const env: Record<string, string> = { ...process.env as Record<string, string>, SYS_PASSWORD: randomBytes(8).toString('hex') };
-    for (const line of k8s.k8sBlock().match(/\$[A-Z_]+_PASSWORD/g) ?? []) env[line.slice(1)] ??= randomBytes(8).toString('hex');
+    const env: Record<string, string> = { ...process.env as Record<string, string>, SYS_PASSWORD: k8s.natsPassword() };
+    for (const line of k8s.k8sBlock().match(/\$[A-Z_]+_PASSWORD/g) ?? []) env[line.slice(1)] ??= k8s.natsPassword();
     for (const id of ids) env[k8s.passwordKey(id)] = passwords[id];
     server = spawn(findNatsServerBinary(), ['-c', conf, '-a', '127.0.0.1', '-p', String(port), '-js', '-sd', dir.path], { env, stdio: ['ignore', 'ignore', 'pipe'] });
     let stderr = '';
