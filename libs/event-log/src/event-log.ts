@@ -244,6 +244,17 @@ export class EventLog {
    * (`untilSeq` when the range was read to its end). `known` skips the direct-get probe for an empty range: the caller
    * knows messages exist there (a lagging replica's probe would wrongly say none).
    */
+  /** The events matching `filter` whose stream sequence is in [fromSeq, toSeq], in log order; never a part of them. */
+  async range(filter: string, fromSeq: number, toSeq: number): Promise<StoredEvent[]> {
+    const out: StoredEvent[] = [];
+    if (toSeq < fromSeq) return out;
+    const seen = await this.scan(filter, fromSeq, toSeq, (e) => {
+      if (e.seq <= toSeq) out.push(e);
+    });
+    if (seen < toSeq) throw new AppError('DEPENDENCY.DOWN', 'The event log answered part of a range; retry.');
+    return out;
+  }
+
   private async scan(filter: string, fromSeq: number, untilSeq: number, onEvent: (e: StoredEvent) => void, known = false): Promise<number> {
     // Nothing matches in range: return at once (an ordered consumer would wait for a first message forever).
     let start = fromSeq;

@@ -51,6 +51,14 @@ interface BatchOptions {
   batch: number;
   lingerMs: number;
   ackAll: boolean;
+  /** Events a previous holder was handed and never settled, handled before any delivery (see unsettled). */
+  catchUp: CatchUp | null;
+}
+
+interface CatchUp {
+  filter: string;
+  from: number;
+  to: number;
 }
 
 export class RunledgerTransport extends Server implements CustomTransportStrategy {
@@ -195,9 +203,11 @@ export class RunledgerTransport extends Server implements CustomTransportStrateg
     });
     const consume = async (): Promise<() => Promise<void>> => {
       const consumer = await this.deps.js.consumers.get(LOG_STREAM, opts.durable);
+      // Read before pulling: what a previous holder took and never settled is ours to handle first (see catchUp).
+      const unsettled = opts.batch ? await this.unsettled(opts.durable) : null;
       const messages = await consumer.consume({ max_messages: Math.max(8, (opts.concurrency ?? 1) * 2, opts.batch ?? 0) });
       this.consumers.push(messages);
-      this.startHandling(messages, handler, opts, { maxDeliver, ackWaitMs, ackAll });
+      this.startHandling(messages, handler, opts, { maxDeliver, ackWaitMs, ackAll, catchUp: unsettled && { filter: filterSubject, ...unsettled } });
       return () => messages.close().then(() => undefined, () => undefined);
     };
     if (!opts.exclusive) {
@@ -213,8 +223,19 @@ export class RunledgerTransport extends Server implements CustomTransportStrateg
     }, () => this.closing).catch((err: unknown) => this.log.error({ msg: 'consumer lease loop ended', durable: opts.durable, error: (err as Error).message }));
   }
 
-  private startHandling(messages: ConsumerMessages, handler: MessageHandler, opts: LogConsumerOptions, { maxDeliver, ackWaitMs, ackAll }: { maxDeliver: number; ackWaitMs: number; ackAll: boolean }): void {
-    if (opts.batch) return this.consumeBatches(messages, handler, { maxDeliver, ackWaitMs, durable: opts.durable, batch: opts.batch, lingerMs: opts.lingerMs ?? 0, ackAll });
+  /**
+   * The stream range a previous holder of a batch consumer was handed and never acked (it died, or lost the lease).
+   * The server gives those events back only after ack_wait, after newer ones, which would break log order; and on an
+   * ack-all consumer, acking a newer event would settle them unhandled. So the new holder reads them first.
+   */
+  private async unsettled(durable: string): Promise<{ from: number; to: number } | null> {
+    const info = await this.deps.jsm.consumers.info(LOG_STREAM, durable);
+    if (info.num_ack_pending === 0 || info.delivered.stream_seq <= info.ack_floor.stream_seq) return null;
+    return { from: info.ack_floor.stream_seq + 1, to: info.delivered.stream_seq };
+  }
+
+  private startHandling(messages: ConsumerMessages, handler: MessageHandler, opts: LogConsumerOptions, { maxDeliver, ackWaitMs, ackAll, catchUp }: { maxDeliver: number; ackWaitMs: number; ackAll: boolean; catchUp: CatchUp | null }): void {
+    if (opts.batch) return this.consumeBatches(messages, handler, { maxDeliver, ackWaitMs, durable: opts.durable, batch: opts.batch, lingerMs: opts.lingerMs ?? 0, ackAll, catchUp });
     const limit = Math.max(1, opts.concurrency ?? 1);
     const inFlight = new Set<Promise<void>>();
     void (async () => {
@@ -243,6 +264,7 @@ export class RunledgerTransport extends Server implements CustomTransportStrateg
       waiter.wake?.();
     });
     void (async () => {
+      if (opts.catchUp) await this.catchUp(handler, opts.catchUp, opts);
       for (;;) {
         if (!queue.length) {
           if (ended || this.closing) return;
@@ -261,6 +283,25 @@ export class RunledgerTransport extends Server implements CustomTransportStrateg
         }
       }
     })();
+  }
+
+  /**
+   * Hands the unsettled range to the handler in log order before any delivery, retrying until it is handled: a
+   * batch handler is idempotent (the server may still redeliver these events later), and going on without them
+   * would break the order it relies on.
+   */
+  private async catchUp(handler: MessageHandler, range: CatchUp, opts: BatchOptions): Promise<void> {
+    this.log.warn({ msg: 'handling what the previous holder left unsettled', durable: opts.durable, from: range.from, to: range.to });
+    for (let attempt = 1; !this.closing; attempt++) {
+      try {
+        const events = await this.deps.log.range(range.filter, range.from, range.to);
+        for (let i = 0; i < events.length; i += opts.batch) await this.invoke(handler, events.slice(i, i + opts.batch), { durable: opts.durable });
+        return;
+      } catch (err) {
+        this.log.warn({ msg: 'unsettled range not handled yet, retrying', durable: opts.durable, attempt, error: (err as Error)?.message });
+        await new Promise((resolve) => setTimeout(resolve, redeliveryDelayMs(attempt)));
+      }
+    }
   }
 
   private async onLogBatch(handler: MessageHandler, batch: JsMsg[], opts: BatchOptions): Promise<void> {

@@ -84,10 +84,15 @@ export class AuditChainWriter implements OnModuleInit {
     if (!this.loaded) await this.loadTail();
     for (let attempt = 1; attempt <= 3; attempt++) {
       const through = this.chainedThrough();
-      const redelivered = auditable.filter((e) => e.seq <= through);
+      // Behind the chain's head: a redelivery, chained before. Whatever is not found there is chained now, even out
+      // of log order: an event missing from the chain would be worse than one chained late.
+      const behind = auditable.filter((e) => e.seq <= through);
+      const earlier = behind.length ? await this.entriesOf(behind) : [];
+      const chained = new Set(earlier.map((e) => e.event_id));
+      const fresh = auditable.filter((e) => !chained.has(e.metadata.event_id));
+      if (fresh.some((e) => e.seq <= through)) this.logger.warn({ msg: 'chaining events behind the chain head (out of log order)', through });
       try {
-        const written = await this.appendInBatches(auditable.filter((e) => e.seq > through));
-        return [...(redelivered.length ? await this.entriesOf(redelivered) : []), ...written];
+        return [...earlier, ...(await this.appendInBatches(fresh))];
       } catch (err) {
         if (!(err instanceof ConcurrencyError) && !(err instanceof StaleTail)) throw err;
         this.logger.warn({ msg: 'chain moved under us; reloading tail', through });

@@ -1,0 +1,73 @@
+import { Controller, DynamicModule, Module } from '@nestjs/common';
+import { Payload } from '@nestjs/microservices';
+import { connect, NatsConnection } from '@nats-io/transport-node';
+import { AckPolicy, DeliverPolicy, jetstream, jetstreamManager } from '@nats-io/jetstream';
+import { aggregateRef, ensureLogStream, EventLog, LOG_STREAM, StoredEvent } from '@runledger/event-log';
+import { startNatsServer, NatsServerHandle, TEST_ADMIN, waitUntil } from '@runledger/testing';
+import { bootstrapService, ServiceHandle } from './bootstrap';
+import { LogConsumer } from './handlers';
+import { MessagingModule } from './messaging.module';
+import { ServiceRuntime } from './runtime';
+
+const seen: number[] = [];
+// Far longer than the test: an event the server redelivered after ack_wait could not explain what the test sees.
+const ACK_WAIT_MS = 10 * 60_000;
+
+@Controller()
+class OrderedProjection {
+  @LogConsumer('rl.log.catchup.*', { durable: 'catch-up', batch: 16, ackWaitMs: ACK_WAIT_MS })
+  async onBatch(@Payload() events: StoredEvent[]) {
+    for (const e of events) if (!seen.includes((e.data as { n: number }).n)) seen.push((e.data as { n: number }).n);
+  }
+}
+
+@Module({})
+class ProjectionModule {
+  static forRuntime(runtime: ServiceRuntime): DynamicModule {
+    return { module: ProjectionModule, imports: [MessagingModule.forRuntime(runtime)], controllers: [OrderedProjection] };
+  }
+}
+
+jest.setTimeout(120_000);
+
+describe('Batch consumer after its holder died (Issue 12 ack-all batches, Issue 10 nothing lost)', () => {
+  let server: NatsServerHandle;
+  let service: ServiceHandle | undefined;
+  let nc: NatsConnection;
+  const start = () => bootstrapService('projection', (rt) => ProjectionModule.forRuntime(rt), { natsUrl: server.url, httpPort: 0, identity: { creds: server.creds[TEST_ADMIN].file } });
+
+  beforeAll(async () => {
+    server = await startNatsServer();
+    nc = await connect(server.connectOptions());
+  });
+  afterAll(async () => {
+    await service?.stop();
+    await nc?.close();
+    await server?.stop();
+  });
+
+  it('events a dead holder was handed and never acked are handled first, in log order, not lost behind newer acks', async () => {
+    const js = jetstream(nc);
+    const jsm = await jetstreamManager(nc);
+    await ensureLogStream(jsm);
+    // The durable as the service makes it (a batch consumer acks all), created before any holder runs.
+    await jsm.consumers.add(LOG_STREAM, {
+      durable_name: 'catch-up', filter_subject: 'rl.log.catchup.*', ack_policy: AckPolicy.All, deliver_policy: DeliverPolicy.All,
+      max_deliver: -1, ack_wait: ACK_WAIT_MS * 1_000_000, max_ack_pending: 64,
+    });
+    const log = new EventLog(js, jsm, { producer: 'test', clock: { now: () => new Date() } });
+    const ref = aggregateRef('catchup', 'a');
+    await log.append(ref, [1, 2, 3].map((n) => ({ type: 'Plain', data: { n } })), { commandId: 'first' });
+    // A holder is handed 1–3 and dies before acking them; then 4–5 arrive.
+    const taken = await (await js.consumers.get(LOG_STREAM, 'catch-up')).fetch({ max_messages: 3, expires: 10_000 });
+    let handed = 0;
+    for await (const m of taken) handed += m.seq > 0 ? 1 : 0;
+    expect(handed).toBe(3);
+    await log.append(ref, [4, 5].map((n) => ({ type: 'Plain', data: { n } })), { commandId: 'second' });
+
+    // The next holder: without reading 1–3 itself, it would get 4–5 first and its ack of 5 would settle 1–3 unhandled.
+    service = await start();
+    await waitUntil(() => seen.length >= 5, { timeoutMs: 90_000, description: 'all five events handled' });
+    expect(seen).toEqual([1, 2, 3, 4, 5]);
+  });
+});
