@@ -270,8 +270,21 @@ export class EventLog {
     }).catch(readFailed);
     const messages = await consumer.consume({ max_messages: 1024 }).catch(readFailed);
     let seen = fromSeq - 1;
+    // A consumer that stops delivering (seen after a nats-server restart) would hold the read forever: give up and
+    // let the caller retry, never return part of the range as if it were all.
+    let stalled = false;
+    let idle: NodeJS.Timeout | undefined;
+    const arm = () => {
+      clearTimeout(idle);
+      idle = setTimeout(() => {
+        stalled = true;
+        void messages.close().catch(() => undefined);
+      }, SCAN_IDLE_MS);
+    };
+    arm();
     try {
       for await (const m of messages) {
+        arm();
         const event = tryStoredEvent(m);
         // A message that is not an event (published by mistake; the log cannot delete it) must not make the
         // whole aggregate unreadable: it is skipped, and consumers dead-letter it.
@@ -282,9 +295,11 @@ export class EventLog {
         if (m.info.pending === 0) return untilSeq;
       }
     } finally {
+      clearTimeout(idle);
       await messages.close().catch(() => undefined);
       await consumer.delete?.().catch?.(() => undefined);
     }
+    if (stalled) throw new AppError('DEPENDENCY.DOWN', 'The event log stopped answering a read; retry.');
     return seen;
   }
 }
@@ -313,6 +328,9 @@ function tryDecode(data: Uint8Array, seq: number, subject: string): StoredEvent 
     return null;
   }
 }
+
+/** How long a log read waits for its next event before it gives up (the caller retries): far above any healthy gap. */
+const SCAN_IDLE_MS = 30_000;
 
 /**
  * A read that did not get an answer from the log (connection lost, timeout, server restarting). It is

@@ -1,9 +1,8 @@
 import { Controller, DynamicModule, Module } from '@nestjs/common';
 import { Payload } from '@nestjs/microservices';
-import { connect, NatsConnection } from '@nats-io/transport-node';
 import { AckPolicy, DeliverPolicy, jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { aggregateRef, ensureLogStream, EventLog, LOG_STREAM, StoredEvent } from '@runledger/event-log';
-import { startNatsServer, NatsServerHandle, TEST_ADMIN, waitUntil } from '@runledger/testing';
+import { TEST_ADMIN, useNatsServer, waitUntil } from '@runledger/testing';
 import { bootstrapService, ServiceHandle } from './bootstrap';
 import { LogConsumer } from './handlers';
 import { MessagingModule } from './messaging.module';
@@ -31,24 +30,12 @@ class ProjectionModule {
 jest.setTimeout(120_000);
 
 describe('Batch consumer after its holder died (Issue 12 ack-all batches, Issue 10 nothing lost)', () => {
-  let server: NatsServerHandle;
-  let service: ServiceHandle | undefined;
-  let nc: NatsConnection;
-  const start = () => bootstrapService('projection', (rt) => ProjectionModule.forRuntime(rt), { natsUrl: server.url, httpPort: 0, identity: { creds: server.creds[TEST_ADMIN].file } });
-
-  beforeAll(async () => {
-    server = await startNatsServer();
-    nc = await connect(server.connectOptions());
-  });
-  afterAll(async () => {
-    await service?.stop();
-    await nc?.close();
-    await server?.stop();
-  });
+  const nats = useNatsServer();
+  const start = (): Promise<ServiceHandle> => bootstrapService('projection', (rt) => ProjectionModule.forRuntime(rt), { natsUrl: nats.server.url, httpPort: 0, identity: { creds: nats.server.creds[TEST_ADMIN].file } });
 
   it('events a dead holder was handed and never acked are handled first, in log order, not lost behind newer acks', async () => {
-    const js = jetstream(nc);
-    const jsm = await jetstreamManager(nc);
+    const js = jetstream(nats.nc);
+    const jsm = await jetstreamManager(nats.nc);
     await ensureLogStream(jsm);
     // The durable as the service makes it (a batch consumer acks all), created before any holder runs.
     await jsm.consumers.add(LOG_STREAM, {
@@ -66,8 +53,12 @@ describe('Batch consumer after its holder died (Issue 12 ack-all batches, Issue 
     await log.append(ref, [4, 5].map((n) => ({ type: 'Plain', data: { n } })), { commandId: 'second' });
 
     // The next holder: without reading 1–3 itself, it would get 4–5 first and its ack of 5 would settle 1–3 unhandled.
-    service = await start();
-    await waitUntil(() => seen.length >= 5, { timeoutMs: 90_000, description: 'all five events handled' });
-    expect(seen).toEqual([1, 2, 3, 4, 5]);
+    const service = await start();
+    try {
+      await waitUntil(() => seen.length >= 5, { timeoutMs: 90_000, description: 'all five events handled' });
+      expect(seen).toEqual([1, 2, 3, 4, 5]);
+    } finally {
+      await service.stop(); // before the server stops (useNatsServer's afterAll)
+    }
   });
 });

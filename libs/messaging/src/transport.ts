@@ -304,7 +304,12 @@ export class RunledgerTransport extends Server implements CustomTransportStrateg
     }
   }
 
-  private async onLogBatch(handler: MessageHandler, batch: JsMsg[], opts: BatchOptions): Promise<void> {
+  private async onLogBatch(handler: MessageHandler, delivered: JsMsg[], opts: BatchOptions): Promise<void> {
+    // A message redelivered while its first delivery still waited here (ack_wait ran out during a bus fault) is one
+    // event: handed over once, in its place, and settled through its latest delivery.
+    const bySeq = new Map<number, JsMsg>();
+    for (const m of delivered) bySeq.set(m.seq, m);
+    const batch = [...bySeq.values()];
     const ready: Array<{ m: JsMsg; event: ReturnType<typeof toStoredEvent> }> = [];
     for (const m of batch) {
       let event;

@@ -7,6 +7,7 @@ export {
   findNatsServerBinary,
   NATS_SERVER_MISSING_MESSAGE,
   startNatsServer,
+  useNatsServer,
   TEST_ADMIN,
   type TestIdentity,
   type NatsServerHandle,

@@ -3,7 +3,7 @@ import { accessSync, constants as fsConstants, readFileSync, statSync, writeFile
 import type { Socket } from 'node:net';
 import { delimiter, join } from 'node:path';
 import { jetstreamManager } from '@nats-io/jetstream';
-import { connect, ConnectionOptions, nkeyAuthenticator } from '@nats-io/transport-node';
+import { connect, ConnectionOptions, nkeyAuthenticator, type NatsConnection } from '@nats-io/transport-node';
 import { freePort, sleep, tempDir, type TempDir } from './helpers';
 import { trackChild } from './reaper';
 
@@ -259,4 +259,30 @@ class NatsServer implements NatsServerHandle {
     await this.terminate();
     await this.store.remove();
   }
+}
+
+/**
+ * A nats-server for the whole suite with an admin connection: started before its tests and stopped after them
+ * (jest's beforeAll/afterAll). Read `server` and `nc` inside tests, once beforeAll has run.
+ */
+export function useNatsServer(opts: NatsServerOptions = {}): { readonly server: NatsServerHandle; readonly nc: NatsConnection } {
+  const held: { server?: NatsServerHandle; nc?: NatsConnection } = {};
+  beforeAll(async () => {
+    held.server = await startNatsServer(opts);
+    held.nc = await connect(held.server.connectOptions());
+  });
+  afterAll(async () => {
+    await held.nc?.close();
+    await held.server?.stop();
+  });
+  return {
+    get server() {
+      if (!held.server) throw new Error('useNatsServer: the server starts in beforeAll');
+      return held.server;
+    },
+    get nc() {
+      if (!held.nc) throw new Error('useNatsServer: the connection opens in beforeAll');
+      return held.nc;
+    },
+  };
 }

@@ -10,7 +10,7 @@ import type { ChainEntry } from '@runledger/governance';
 import { deterministicUuid } from '@runledger/kernel';
 import { evolveRun, initialRunState, RunState } from '../../../libs/runs/src/domain/run-state';
 import { evolveRunSummary, initialRunSummary, RunSummary } from '../../../libs/runs/src/domain/run-summary';
-import { auditEventRow, AuditEventRow, nextChainEntry } from '../../../services/audit-ledger/src/domain/audit-chain';
+import { auditEventRow, nextChainEntry, RunAuditRow, withAuditEvent } from '../../../services/audit-ledger/src/domain/audit-chain';
 import { ConversationState, evolveConversation, initialConversation } from '../../../services/decision/src/conversation/conversation';
 import { DomainDocuments, evolveDomainDocuments, initialDomainDocuments } from '../../../services/db-write/src/domain/documents';
 
@@ -21,7 +21,7 @@ export class Rebuild {
   readonly summaries = new Map<string, RunSummary>();
   readonly conversations = new Map<string, ConversationState>();
   readonly chain: string[] = [];
-  readonly auditEvents = new Map<string, AuditEventRow>();
+  readonly auditEvents = new Map<string, RunAuditRow>();
   readonly decisions = new Map<string, Doc>();
   readonly documents: DomainDocuments = initialDomainDocuments();
   /** Runs whose recorded conversation context disagrees with the conversation replayed up to that point. */
@@ -45,7 +45,8 @@ export class Rebuild {
     if (entry) {
       this.lastChainEntry = entry;
       this.chain.push(entry.entry_hash);
-      this.auditEvents.set(entry.event_id, auditEventRow(entry, raw.data));
+      const row = auditEventRow(entry, raw.data);
+      this.auditEvents.set(row.run_id, withAuditEvent(this.auditEvents.get(row.run_id) ?? null, row));
       if (raw.type === 'DecisionRecorded') {
         const record = (raw.data as { audit_record: Doc & { run_id: string } }).audit_record;
         this.decisions.set(record.run_id, record);

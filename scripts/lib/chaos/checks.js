@@ -95,11 +95,24 @@ async function checkLog(log, replies) {
   };
 }
 
+/**
+ * Asks until an answer that is not "retry" (DEPENDENCY.DOWN while the log recovers), within `timeoutMs` in all;
+ * each attempt may take that long (whole-log passes take minutes on a long run at a busy machine).
+ */
+async function askPatiently(nc, subject, timeoutMs, progress) {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const reply = await ask(nc, subject, {}, Math.max(1_000, deadline - Date.now()));
+    if (reply.ok || reply.error !== 'DEPENDENCY.DOWN' || Date.now() > deadline) return reply;
+    progress(`${subject}: ${reply.error}, asking again`);
+    await sleep(1_000);
+  }
+}
+
 /** rl.audit.coverage (contract 001 §6 over the whole log) and rl.audit.verify (the hash chain). */
 async function checkAudit(nc, progress) {
-  // Whole-log passes: on a long run at a busy machine they take minutes.
-  const coverage = await ask(nc, 'rl.audit.coverage', {}, 900_000);
-  const chain = await ask(nc, 'rl.audit.verify', {}, 900_000);
+  const coverage = await askPatiently(nc, 'rl.audit.coverage', 900_000, progress);
+  const chain = await askPatiently(nc, 'rl.audit.verify', 900_000, progress);
   if (!coverage.ok) progress(`rl.audit.coverage: ${coverage.error}`);
   if (!chain.ok) progress(`rl.audit.verify: ${chain.error}`);
   else if (!chain.body.ok) progress(`rl.audit.verify: not ok: ${JSON.stringify(chain.body).slice(0, 500)}`);

@@ -79,7 +79,8 @@ export class AuditChainWriter implements OnModuleInit {
    * before a crash and delivered again, so their read-model rows can be written again.
    */
   async chain(events: readonly StoredEvent[]): Promise<ChainEntry[]> {
-    const auditable = events.filter((e) => CHAINED_EVENT_TYPES.has(e.type));
+    // Each event once, however often it was handed over: the batch's own entries are not yet behind the head.
+    const auditable = [...new Map(events.filter((e) => CHAINED_EVENT_TYPES.has(e.type)).map((e) => [e.metadata.event_id, e])).values()];
     if (auditable.length === 0) return [];
     if (!this.loaded) await this.loadTail();
     for (let attempt = 1; attempt <= 3; attempt++) {

@@ -4,7 +4,8 @@ import { EventLog, StoredEvent } from '@runledger/event-log';
 import { checkAuditCoverage, CoverageEvent } from '@runledger/governance';
 import { AppError, Clock } from '@runledger/kernel';
 import { CLOCK, DOCUMENT_STORE } from '@runledger/messaging';
-import { AUDIT_DECISIONS, AUDIT_EVENTS, auditEventRow, AuditEventRow, CHAINED_EVENT_TYPES } from '../domain/audit-chain';
+import { AUDIT_DECISIONS, AUDIT_EVENTS, auditEventRow, AuditEventRow, auditRowOpen, CHAINED_EVENT_TYPES, RunAuditRow, withAuditEvent } from '../domain/audit-chain';
+import { FoldedRows } from '../infra/folded-rows';
 import { contextFromTraceparent, logSubjectTemplate, messagingAttributes, SpanKind, SpanSpec, withSpans } from '@runledger/telemetry';
 import { AuditChainWriter } from './audit-chain.writer';
 
@@ -21,12 +22,17 @@ interface DecisionRow extends Record<string, unknown> {
 /** The audit view of the log: the hash chain, its read models, queries, verification and coverage. */
 @Injectable()
 export class AuditLedgerService {
+  /** audit_events: one row per run, written by this consumer only. */
+  private readonly auditRows: FoldedRows<RunAuditRow>;
+
   constructor(
     private readonly log: EventLog,
     private readonly chain: AuditChainWriter,
     @Inject(DOCUMENT_STORE) private readonly store: DocumentStore,
     @Inject(CLOCK) private readonly clock: Clock,
-  ) {}
+  ) {
+    this.auditRows = new FoldedRows(store.collection<RunAuditRow>(AUDIT_EVENTS), auditRowOpen);
+  }
 
   /**
    * Projection step for run events in log order: chain the batch (one append and one signature for all of it: the
@@ -36,16 +42,19 @@ export class AuditLedgerService {
   async ingest(events: StoredEvent[]): Promise<void> {
     const byId = new Map(events.map((e) => [e.metadata.event_id, e]));
     const entries = await withSpans('chain audit batch', events.filter((e) => CHAINED_EVENT_TYPES.has(e.type)).map(chainingSpan), () => this.chain.chain(events));
+    const byRun = new Map<string, AuditEventRow[]>();
     const rows: Array<Promise<unknown>> = [];
     for (const entry of entries) {
       const event = byId.get(entry.event_id);
       if (!event) continue;
-      rows.push(this.store.collection<AuditEventRow>(AUDIT_EVENTS).put(entry.event_id, auditEventRow(entry, event.data)));
+      const row = auditEventRow(entry, event.data);
+      byRun.set(row.run_id, [...(byRun.get(row.run_id) ?? []), row]);
       if (event.type === 'DecisionRecorded') {
         const record = (event.data as { audit_record: DecisionRow }).audit_record;
         rows.push(this.store.collection<DecisionRow>(AUDIT_DECISIONS).put(record.run_id, record));
       }
     }
+    for (const [runId, added] of byRun) rows.push(this.auditRows.fold(runId, (row) => added.reduce(withAuditEvent, row) as RunAuditRow));
     await Promise.all(rows);
   }
 
@@ -56,9 +65,9 @@ export class AuditLedgerService {
       return { records: rows.map((r) => r.value).sort((a, b) => a.timestamp.localeCompare(b.timestamp)).slice(-limit) };
     }
     if (q.run_id || q.root_run_id) {
-      const filter = q.run_id ? { run_id: q.run_id } : { root_run_id: q.root_run_id };
-      const rows = await this.store.collection<AuditEventRow>(AUDIT_EVENTS).find(filter);
-      return { events: rows.map((r) => r.value).sort((a, b) => a.chain_seq - b.chain_seq).slice(0, limit) };
+      const runs = this.store.collection<RunAuditRow>(AUDIT_EVENTS);
+      const rows = q.run_id ? [await runs.get(q.run_id)] : await runs.find({ root_run_id: q.root_run_id });
+      return { events: rows.flatMap((r) => r?.value.events ?? []).sort((a, b) => a.chain_seq - b.chain_seq).slice(0, limit) };
     }
     throw new AppError('REQUEST.INVALID', 'Give conversation_id, run_id or root_run_id.');
   }

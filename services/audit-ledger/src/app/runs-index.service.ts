@@ -1,17 +1,17 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { RunsListRequest, RunsListResult } from '@runledger/contracts';
-import { DocumentConflictError, type DocumentStore, type StoredDocument } from '@runledger/document-store';
+import type { DocumentStore } from '@runledger/document-store';
 import type { StoredEvent } from '@runledger/event-log';
 import { AppError } from '@runledger/kernel';
 import { DOCUMENT_STORE } from '@runledger/messaging';
 import { evolveRunSummary, initialRunSummary, RunSummary } from '@runledger/runs';
 import { recordRunEvent } from '@runledger/telemetry';
 import { decodeCursor, pageRuns, storeFilter } from '../domain/runs-query';
+import { FoldedRows } from '../infra/folded-rows';
 
 /** The runs index's collection: one RunSummary per run id. `runledger replay` rebuilds it under the same name. */
 export const RUNS_INDEX = 'runs_index';
-/** Open runs' rows kept in memory: far more than run at once, so a run's next batch finds its row here. */
-const OPEN_ROWS_KEPT = 10_000;
+const TERMINAL_STATUSES: ReadonlySet<string> = new Set(['completed', 'failed', 'denied', 'cancelled']);
 
 /**
  * The runs index: a read model folded from run events in the ledger's pass over the log, queried by rl.runs.list.
@@ -20,18 +20,20 @@ const OPEN_ROWS_KEPT = 10_000;
  */
 @Injectable()
 export class RunsIndexService {
-  /** Rows of open runs as this instance last wrote them (see fold), oldest first. */
-  private readonly open = new Map<string, StoredDocument<RunSummary>>();
+  /** One row per run, written by this consumer only. */
+  private readonly index: FoldedRows<RunSummary>;
   /** The KV read that list calls arriving now will share (see rowsFor); cleared once it starts. */
   private nextScan?: Promise<RunSummary[]>;
 
-  constructor(@Inject(DOCUMENT_STORE) private readonly store: DocumentStore) {}
+  constructor(@Inject(DOCUMENT_STORE) private readonly store: DocumentStore) {
+    this.index = new FoldedRows(this.rows, (row) => !TERMINAL_STATUSES.has(row.status));
+  }
 
   private get rows() {
     return this.store.collection<RunSummary>(RUNS_INDEX);
   }
 
-  /** Folds events (in log order) into their runs' rows: one read and at most one write per run, runs in parallel. */
+  /** Folds events (in log order) into their runs' rows: at most one read (none for a run kept open) and one write per run, runs in parallel. */
   async ingest(events: StoredEvent[]): Promise<void> {
     const byRun = new Map<string, StoredEvent[]>();
     for (const event of events) {
@@ -41,49 +43,21 @@ export class RunsIndexService {
     await Promise.all([...byRun].map(([runId, runEvents]) => this.fold(runId, runEvents)));
   }
 
-  /**
-   * Folds one run's events into its row. The row last written is kept (with its revision) for runs still open, so
-   * the next batch needs no read; the write expects that revision, so a row another ledger instance wrote meanwhile
-   * (the consumer lease moved and came back) is a conflict: read afresh and folded again.
-   */
+  /** Folds one run's events into its row (kept in memory while the run is open, see FoldedRows). */
   private async fold(runId: string, events: StoredEvent[]): Promise<void> {
-    for (let attempt = 1; ; attempt++) {
-      const current = this.open.get(runId) ?? (await this.rows.get(runId));
-      let next = current?.value ?? initialRunSummary(runId);
-      const folded: Array<[string, RunSummary]> = [];
+    let folded: Array<[string, RunSummary]> = [];
+    await this.index.fold(runId, (current) => {
+      folded = [];
+      let next = current ?? initialRunSummary(runId);
       for (const event of events) {
         const after = evolveRunSummary(next, event);
         if (after !== next) folded.push([event.type, after]);
         next = after;
       }
-      if (!folded.length) return;
-      let written: StoredDocument<RunSummary>;
-      try {
-        written = current ? await this.rows.replace(runId, next, current.revision) : await this.createRow(runId, next);
-      } catch (err) {
-        this.open.delete(runId);
-        if (err instanceof DocumentConflictError && attempt < 3) continue;
-        throw err;
-      }
-      this.remember(written);
-      // Counted here, once per event folded: every run kind passes through this one projection.
-      for (const [type, summary] of folded) recordRunEvent(type, summary);
-      return;
-    }
-  }
-
-  private async createRow(runId: string, row: RunSummary): Promise<StoredDocument<RunSummary>> {
-    const { created, doc } = await this.rows.create(runId, row);
-    if (!created) throw new DocumentConflictError({ collection: RUNS_INDEX, id: runId, expectedRevision: 0, actualRevision: doc.revision });
-    return doc;
-  }
-
-  /** Open runs only (a finished run gets few more events), and at most OPEN_ROWS_KEPT of them. */
-  private remember(doc: StoredDocument<RunSummary>): void {
-    this.open.delete(doc.id);
-    if (['completed', 'failed', 'denied', 'cancelled'].includes(doc.value.status)) return;
-    if (this.open.size >= OPEN_ROWS_KEPT) this.open.delete(this.open.keys().next().value as string);
-    this.open.set(doc.id, doc);
+      return next;
+    });
+    // Counted here, once per event folded: every run kind passes through this one projection.
+    for (const [type, summary] of folded) recordRunEvent(type, summary);
   }
 
   async list(q: RunsListRequest): Promise<RunsListResult> {

@@ -1,5 +1,5 @@
 import type { StoredEvent } from '@runledger/event-log';
-import { ChainEntry, chainEntry, ChainEvent, dataDigest, LoggedAuditEvent } from '@runledger/governance';
+import { ChainEntry, chainEntry, ChainEvent, dataDigest, LoggedAuditEvent, TERMINAL_EVENT_TYPES } from '@runledger/governance';
 
 /** Events that enter the tamper-evident chain: authorisations, outcomes and every audited effect. */
 export const CHAINED_EVENT_TYPES: ReadonlySet<string> = new Set([
@@ -57,7 +57,7 @@ export function loggedAuditEvent(event: StoredEvent): LoggedAuditEvent | null {
 export const AUDIT_EVENTS = 'audit_events';
 export const AUDIT_DECISIONS = 'audit_decisions';
 
-/** The audit_events read-model row of one chain entry (live ingest and replay build it with this). */
+/** One chained event as rl.audit.query answers it. */
 export interface AuditEventRow extends Record<string, unknown> {
   event_id: string;
   run_id: string;
@@ -74,4 +74,25 @@ export function auditEventRow(entry: ChainEntry, data: unknown): AuditEventRow {
     event_id: entry.event_id, run_id: String(entry.body.run_id), root_run_id: (entry.body.root_run_id as string) ?? null,
     type: entry.body.type, chain_seq: entry.seq, recorded_at: entry.body.recorded_at as string, data,
   };
+}
+
+/**
+ * The audit_events read-model row: one per run, its chained events in chain order. A run's audit trail is then one
+ * get (and one write per batch), not a scan of every event row ever written.
+ */
+export interface RunAuditRow extends Record<string, unknown> {
+  run_id: string;
+  root_run_id: string | null;
+  events: AuditEventRow[];
+}
+
+/** A run's row with one more chained event (the same row when it holds the event already): live ingest and replay fold with this. */
+export function withAuditEvent(row: RunAuditRow | null, event: AuditEventRow): RunAuditRow {
+  if (row?.events.some((e) => e.event_id === event.event_id)) return row;
+  return { run_id: event.run_id, root_run_id: row?.root_run_id ?? event.root_run_id, events: [...(row?.events ?? []), event] };
+}
+
+/** Whether more chained events may still come for the run (its terminal event is not in yet). */
+export function auditRowOpen(row: RunAuditRow): boolean {
+  return !row.events.some((e) => TERMINAL_EVENT_TYPES.includes(e.type as (typeof TERMINAL_EVENT_TYPES)[number]));
 }

@@ -1,0 +1,36 @@
+import { NatsKvDocumentStore } from '@runledger/document-store';
+import { useNatsServer } from '@runledger/testing';
+import { FoldedRows } from './folded-rows';
+
+jest.setTimeout(60_000);
+
+interface Row {
+  seen: number[];
+  done?: boolean;
+}
+
+const add = (n: number) => (row: Row | null): Row => (row?.seen.includes(n) ? row : { seen: [...(row?.seen ?? []), n] });
+
+describe('FoldedRows: the ledger read models kept in memory while a run is open', () => {
+  const nats = useNatsServer();
+  const store = () => new NatsKvDocumentStore(nats.nc);
+
+  it('a row another ledger instance wrote meanwhile (the consumer lease moved and came back) is read afresh, never overwritten', async () => {
+    const rows = store().collection<Row>('folded_rows');
+    const first = new FoldedRows(rows, (r) => !r.done);
+    const second = new FoldedRows(rows, (r) => !r.done);
+    await first.fold('run-1', add(1)); // first keeps the row it wrote
+    await second.fold('run-1', add(2)); // the other instance adds to the stored row
+    await first.fold('run-1', add(3)); // first's kept revision is stale: a conflict, folded again on the stored row
+    expect((await rows.get('run-1'))?.value.seen).toEqual([1, 2, 3]);
+  });
+
+  it('an unchanged row is not written again', async () => {
+    const rows = store().collection<Row>('folded_rows');
+    const folded = new FoldedRows(rows, () => true);
+    await folded.fold('run-2', add(1));
+    const revision = (await rows.get('run-2'))?.revision;
+    expect(await folded.fold('run-2', add(1))).toBeNull();
+    expect((await rows.get('run-2'))?.revision).toBe(revision);
+  });
+});

@@ -1,0 +1,55 @@
+import { DocumentConflictError, type DocumentCollection, type StoredDocument } from '@runledger/document-store';
+
+/** Rows of open runs kept in memory: far more than run at once, so a run's next batch finds its row here. */
+const OPEN_ROWS_KEPT = 10_000;
+
+/**
+ * A read model whose rows the ledger folds events into, one row per run. Each write expects the revision the row
+ * was read at, so a row another ledger instance wrote meanwhile (the consumer lease moved and came back) is a
+ * conflict: read afresh and folded again. Rows of runs still open are kept with their revision, so the next batch
+ * of a run needs no read.
+ */
+export class FoldedRows<T extends object> {
+  private readonly open = new Map<string, StoredDocument<T>>();
+
+  constructor(
+    private readonly rows: DocumentCollection<T>,
+    /** Whether more events may still come for this row (a finished run's row is not kept). */
+    private readonly stillOpen: (row: T) => boolean,
+  ) {}
+
+  /**
+   * Folds into the row `id` with `step` (given the stored row or null; returning that same row means no change) and
+   * writes the result. Returns the row written, or null when nothing changed. `step` may run again after a conflict.
+   */
+  async fold(id: string, step: (current: T | null) => T): Promise<T | null> {
+    for (let attempt = 1; ; attempt++) {
+      const current = this.open.get(id) ?? (await this.rows.get(id));
+      const next = step(current?.value ?? null);
+      if (current && next === current.value) return null;
+      let written: StoredDocument<T>;
+      try {
+        written = current ? await this.rows.replace(id, next, current.revision) : await this.create(id, next);
+      } catch (err) {
+        this.open.delete(id);
+        if (err instanceof DocumentConflictError && attempt < 3) continue;
+        throw err;
+      }
+      this.remember(written);
+      return written.value;
+    }
+  }
+
+  private async create(id: string, row: T): Promise<StoredDocument<T>> {
+    const { created, doc } = await this.rows.create(id, row);
+    if (!created) throw new DocumentConflictError({ collection: 'folded rows', id, expectedRevision: 0, actualRevision: doc.revision });
+    return doc;
+  }
+
+  private remember(doc: StoredDocument<T>): void {
+    this.open.delete(doc.id);
+    if (!this.stillOpen(doc.value)) return;
+    if (this.open.size >= OPEN_ROWS_KEPT) this.open.delete(this.open.keys().next().value as string);
+    this.open.set(doc.id, doc);
+  }
+}
