@@ -296,8 +296,10 @@ export class EventLog {
       }
     } finally {
       clearTimeout(idle);
-      await messages.close().catch(() => undefined);
-      await consumer.delete?.().catch?.(() => undefined);
+      // Clean-up is best effort and bounded: the server drops an idle ordered consumer by itself, and a close that
+      // never settles (seen on a connection after several nats-server restarts) must not hold a finished read.
+      await atMost(CLEANUP_MS, messages.close());
+      await atMost(CLEANUP_MS, consumer.delete?.());
     }
     if (stalled) throw new AppError('DEPENDENCY.DOWN', 'The event log stopped answering a read; retry.');
     return seen;
@@ -331,6 +333,15 @@ function tryDecode(data: Uint8Array, seq: number, subject: string): StoredEvent 
 
 /** How long a log read waits for its next event before it gives up (the caller retries): far above any healthy gap. */
 const SCAN_IDLE_MS = 30_000;
+/** How long a finished read waits for its consumer's clean-up. */
+const CLEANUP_MS = 5_000;
+
+/** Waits for `p` (whatever its outcome) but no longer than `ms`. */
+async function atMost(ms: number, p: Promise<unknown> | undefined): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([Promise.resolve(p).catch(() => undefined), new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)))]);
+  clearTimeout(timer);
+}
 
 /**
  * A read that did not get an answer from the log (connection lost, timeout, server restarting). It is
