@@ -1,13 +1,14 @@
 import { Logger } from '@nestjs/common';
 import { CustomTransportStrategy, MessageHandler, Server } from '@nestjs/microservices';
 import { Msg, NatsConnection, Subscription } from '@nats-io/transport-node';
-import { AckPolicy, ConsumerMessages, DeliverPolicy, JetStreamClient, JetStreamManager, JsMsg } from '@nats-io/jetstream';
+import { ConsumerMessages, JetStreamClient, JetStreamManager, JsMsg } from '@nats-io/jetstream';
 import { lastValueFrom, isObservable } from 'rxjs';
 import { AppError, isWireError, jsonShapeProblem, toWireError, WireError } from '@runledger/kernel';
-import { EventLog, LOG_STREAM, aggregateRef, isBusFault, jsErrorCode, toStoredEvent } from '@runledger/event-log';
+import { EventLog, LOG_STREAM, aggregateRef, isBusFault, toStoredEvent } from '@runledger/event-log';
 import { contextFromTraceparent, extractTraceContext, logSubjectTemplate, messagingAttributes, observeConsumerLag, runledgerMetrics, SpanKind, withSpan } from '@runledger/telemetry';
 import { decodeJson, encodeJson, replyHeaders } from './codec';
 import { ConsumerLease } from './consumer-lease';
+import { ensureDurable, unsettledRange } from './durable-consumer';
 import { HANDLER_KIND, LogConsumerOptions, MALFORMED_PAYLOAD, MAX_REQUEST_BYTES } from './handlers';
 
 export interface TransportDeps {
@@ -38,11 +39,6 @@ function decodeBounded(data: Uint8Array): { ok: true; value: unknown } | { ok: f
   return problem ? { ok: false, reason: `The request is not valid: ${problem}.` } : { ok: true, value };
 }
 
-/**
- * The one adapter between NATS and Nest handlers. Request handlers get core NATS request/reply with a queue
- * group per service; log consumers get durable JetStream pull consumers. This is the only place that sees a
- * raw message, and the only place that owns the ack vocabulary (ack, nak with delay, working, term).
- */
 /** How a batch consumer runs (see LogConsumerOptions.batch); `ackAll`: its durable acks all up to the acked event. */
 interface BatchOptions {
   maxDeliver: number;
@@ -61,6 +57,11 @@ interface CatchUp {
   to: number;
 }
 
+/**
+ * The one adapter between NATS and Nest handlers. Request handlers get core NATS request/reply with a queue
+ * group per service; log consumers get durable JetStream pull consumers. This is the only place that sees a
+ * raw message, and the only place that owns the ack vocabulary (ack, nak with delay, working, term).
+ */
 export class RunledgerTransport extends Server implements CustomTransportStrategy {
   private readonly subscriptions: Subscription[] = [];
   private readonly consumers: ConsumerMessages[] = [];
@@ -174,29 +175,7 @@ export class RunledgerTransport extends Server implements CustomTransportStrateg
   private async bindLogConsumer(filterSubject: string, handler: MessageHandler, opts: LogConsumerOptions): Promise<void> {
     const ackWaitMs = opts.ackWaitMs ?? 30_000;
     const maxDeliver = opts.maxDeliver ?? 8;
-    const tunable = { ack_wait: ackWaitMs * 1_000_000, max_ack_pending: Math.max(64, (opts.concurrency ?? 1) * 4, (opts.batch ?? 0) * 2) };
-    const existing = await this.deps.jsm.consumers.info(LOG_STREAM, opts.durable).catch((err: unknown) => {
-      if (jsErrorCode(err) === 10014) return null; // consumer not found
-      throw err;
-    });
-    // A batch consumer handles in log order, so one ack of a batch's last event settles the batch (AckPolicy.All):
-    // one ack per batch instead of one per event. A consumer created before keeps its policy (it cannot change).
-    let ackAll = !!opts.batch;
-    if (!existing) {
-      await this.deps.jsm.consumers.add(LOG_STREAM, {
-        durable_name: opts.durable, filter_subject: filterSubject, ack_policy: ackAll ? AckPolicy.All : AckPolicy.Explicit, deliver_policy: DeliverPolicy.All, max_deliver: -1, ...tunable,
-      });
-    } else {
-      ackAll = existing.config.ack_policy === AckPolicy.All;
-      if (ackAll && !opts.batch) throw new Error(`durable consumer ${opts.durable} acks all, which only a batch consumer (in log order) may: give it a new durable name`);
-      if (existing.config.filter_subject !== filterSubject) {
-        throw new Error(`durable consumer ${opts.durable} filters ${existing.config.filter_subject}, not ${filterSubject}: give the new filter a new durable name`);
-      }
-      if (existing.config.ack_wait !== tunable.ack_wait || existing.config.max_ack_pending !== tunable.max_ack_pending) {
-        // Settings that can change in place follow the code, instead of being frozen at first creation.
-        await this.deps.jsm.consumers.update(LOG_STREAM, opts.durable, tunable);
-      }
-    }
+    const { ackAll } = await ensureDurable(this.deps.jsm, filterSubject, opts, ackWaitMs);
     observeConsumerLag(opts.durable, async () => {
       const info = await this.deps.jsm.consumers.info(LOG_STREAM, opts.durable);
       return info.num_pending + info.num_ack_pending;
@@ -204,7 +183,7 @@ export class RunledgerTransport extends Server implements CustomTransportStrateg
     const consume = async (): Promise<() => Promise<void>> => {
       const consumer = await this.deps.js.consumers.get(LOG_STREAM, opts.durable);
       // Read before pulling: what a previous holder took and never settled is ours to handle first (see catchUp).
-      const unsettled = opts.batch ? await this.unsettled(opts.durable) : null;
+      const unsettled = opts.batch ? await unsettledRange(this.deps.jsm, opts.durable) : null;
       const messages = await consumer.consume({ max_messages: Math.max(8, (opts.concurrency ?? 1) * 2, opts.batch ?? 0) });
       this.consumers.push(messages);
       this.startHandling(messages, handler, opts, { maxDeliver, ackWaitMs, ackAll, catchUp: unsettled && { filter: filterSubject, ...unsettled } });
@@ -221,17 +200,6 @@ export class RunledgerTransport extends Server implements CustomTransportStrateg
       this.log.log({ msg: 'holding the consumer lease: consuming', durable: opts.durable });
       return consume();
     }, () => this.closing).catch((err: unknown) => this.log.error({ msg: 'consumer lease loop ended', durable: opts.durable, error: (err as Error).message }));
-  }
-
-  /**
-   * The stream range a previous holder of a batch consumer was handed and never acked (it died, or lost the lease).
-   * The server gives those events back only after ack_wait, after newer ones, which would break log order; and on an
-   * ack-all consumer, acking a newer event would settle them unhandled. So the new holder reads them first.
-   */
-  private async unsettled(durable: string): Promise<{ from: number; to: number } | null> {
-    const info = await this.deps.jsm.consumers.info(LOG_STREAM, durable);
-    if (info.num_ack_pending === 0 || info.delivered.stream_seq <= info.ack_floor.stream_seq) return null;
-    return { from: info.ack_floor.stream_seq + 1, to: info.delivered.stream_seq };
   }
 
   private startHandling(messages: ConsumerMessages, handler: MessageHandler, opts: LogConsumerOptions, { maxDeliver, ackWaitMs, ackAll, catchUp }: { maxDeliver: number; ackWaitMs: number; ackAll: boolean; catchUp: CatchUp | null }): void {
