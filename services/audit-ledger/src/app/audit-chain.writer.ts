@@ -131,7 +131,8 @@ export class AuditChainWriter implements OnModuleInit {
    */
   private async entriesOf(events: readonly StoredEvent[]): Promise<ChainEntry[]> {
     const wanted = new Set(events.map((e) => e.metadata.event_id));
-    return chainEntriesOf(await this.log.read(CHAIN_REF, events[0].seq)).filter((e) => wanted.has(e.event_id));
+    const oldest = Math.min(...events.map((e) => e.seq));
+    return chainEntriesOf(await this.log.read(CHAIN_REF, oldest)).filter((e) => wanted.has(e.event_id));
   }
 
   /** Records the public key in the log once (idempotent by key id). */
