@@ -1,4 +1,4 @@
-import { nextRunState, RunLifecycleState } from '@runledger/governance';
+import { nextRunState, REQUIRED_AUDIT_EVENTS, RunLifecycleState } from '@runledger/governance';
 import { Checkpoint, evolveCheckpoint } from '@runledger/agent-runtime';
 import type { RecordedEvent } from '@runledger/event-log';
 import type { ArtifactRefLike, AuthzDecidedData, EffectClaim, RunCreatedData, RunError, ToolCallStatus } from './run-events';
@@ -28,6 +28,8 @@ interface RunStateCommon {
   created_at?: string;
   updated_at?: string;
   event_count: number;
+  /** The effect audit events (§6: ToolCallAudited, DbWriteAudited …) the run has recorded, by type. */
+  audited: string[];
   /** An operator asked to cancel the run (RunCancelRequested): its worker ends it at the next step. */
   cancel_requested?: { reason: string; requested_by: string };
   /** A child run's last claim on its effect (EffectClaimed), marked released when its owner gave it back. */
@@ -51,12 +53,15 @@ export type RunState =
 export type RunStatusOf<S extends RunState['status']> = Extract<RunState, { status: S }>;
 
 export function initialRunState(): RunState {
-  return { status: 'none', checkpoint: null, tool_calls: [], child_run_ids: [], output_artifacts: [], event_count: 0, anomalies: [] };
+  return { status: 'none', checkpoint: null, tool_calls: [], child_run_ids: [], output_artifacts: [], event_count: 0, audited: [], anomalies: [] };
 }
 
 export type TerminalRunState = RunStatusOf<'completed' | 'failed' | 'denied' | 'cancelled'>;
 
 export const isTerminal = (s: RunState): s is TerminalRunState => ['completed', 'failed', 'denied', 'cancelled'].includes(s.status);
+
+/** Every effect audit event type of §6 (one per run of its kind). */
+const EFFECT_AUDIT_TYPES: ReadonlySet<string> = new Set(Object.values(REQUIRED_AUDIT_EVENTS).flat());
 
 /** The run projection: a pure fold over the run's events (live processing and replay use this same function). */
 export function evolveRun(state: RunState, event: RecordedEvent): RunState {
@@ -79,6 +84,7 @@ type LooseRunState = RunStateCommon & { status: RunState['status'] };
 
 function evolveFields(next: LooseRunState, state: RunState, event: RecordedEvent): LooseRunState {
   const d = event.data as Record<string, unknown>;
+  if (EFFECT_AUDIT_TYPES.has(event.type) && !state.audited.includes(event.type)) next = { ...next, audited: [...state.audited, event.type] };
   switch (event.type) {
     case 'RunCreated':
       return { ...next, run: d as unknown as RunCreatedData, created_at: event.metadata.recorded_at };

@@ -82,10 +82,10 @@ export function decideRun(command: RunCommand, state: RunState): RunEvent[] {
       return command.events;
     case 'Complete':
       running();
-      return [...(command.audit ?? []), { type: 'RunCompleted', data: command.data }];
+      return [...notYetAudited(state, command.audit), { type: 'RunCompleted', data: command.data }];
     case 'Fail':
       running();
-      return [...(command.audit ?? []), { type: 'RunFailed', data: command.data }];
+      return [...notYetAudited(state, command.audit), { type: 'RunFailed', data: command.data }];
     case 'Deny':
       if (state.status === 'denied') return [];
       return state.status === 'created' && state.authz?.decision === 'deny' ? [{ type: 'RunDenied', data: command.data }] : refuse();
@@ -114,6 +114,14 @@ export function decideRun(command: RunCommand, state: RunState): RunEvent[] {
       return exhaustive;
     }
   }
+}
+
+/**
+ * The audit events of a close that the run does not hold yet: a close cut short between its audit event and its
+ * outcome (a crash, a lost ack) and resumed later must not record the audit twice (each is one per run, §6).
+ */
+function notYetAudited(state: RunState, audit: RunEvent[] | undefined): RunEvent[] {
+  return (audit ?? []).filter((e) => !state.audited.includes(e.type));
 }
 
 /**

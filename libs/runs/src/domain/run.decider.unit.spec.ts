@@ -74,6 +74,12 @@ describe('Run aggregate: work is recorded only while the run is running', () => 
     spec.given(running).when({ type: 'Complete', data: { output_artifacts: [], result: 1 }, audit: [audit] }).then([audit, { type: 'RunCompleted', data: { output_artifacts: [], result: 1 } }]);
     spec.given(running).when({ type: 'Fail', data: { error }, audit: [audit] }).then([audit, { type: 'RunFailed', data: { error } }]);
   });
+
+  it('§6 audit, Issue 10 no duplicates: a close cut short after its audit event was recorded records only the outcome when resumed', () => {
+    const audit: RunEvent = { type: 'ToolCallAudited', data: { tool_name: 't', status: 'ok' } };
+    spec.given([...running, audit]).when({ type: 'Complete', data: { output_artifacts: [], result: 1 }, audit: [audit] }).then([{ type: 'RunCompleted', data: { output_artifacts: [], result: 1 } }]);
+    spec.given([...running, audit]).when({ type: 'Fail', data: { error }, audit: [audit] }).then([{ type: 'RunFailed', data: { error } }]);
+  });
 });
 
 describe('Run aggregate: checkpoints and tool calls (contract 004 INV-CP-*)', () => {
