@@ -272,18 +272,22 @@ export class EventLog {
     let seen = fromSeq - 1;
     // A consumer that stops delivering (seen after a nats-server restart) would hold the read forever: give up and
     // let the caller retry, never return part of the range as if it were all.
+    // The watchdog rejects the read itself: closing the iterator does not always end a stalled for-await, so the
+    // read is raced against it and an abandoned iteration hands nothing more to `onEvent`.
     let stalled = false;
     let idle: NodeJS.Timeout | undefined;
+    let giveUp: (err: AppError) => void = () => undefined;
+    const watchdog = new Promise<never>((_, reject) => (giveUp = reject));
     const arm = () => {
       clearTimeout(idle);
       idle = setTimeout(() => {
         stalled = true;
-        void messages.close().catch(() => undefined);
+        giveUp(new AppError('DEPENDENCY.DOWN', 'The event log stopped answering a read; retry.'));
       }, SCAN_IDLE_MS);
     };
-    arm();
-    try {
+    const read = async (): Promise<number> => {
       for await (const m of messages) {
+        if (stalled) break;
         arm();
         const event = tryStoredEvent(m);
         // A message that is not an event (published by mistake; the log cannot delete it) must not make the
@@ -294,15 +298,22 @@ export class EventLog {
         // The filtered subject has no more events before untilSeq (another subject holds the tail): read to its end.
         if (m.info.pending === 0) return untilSeq;
       }
+      if (stalled) throw new AppError('DEPENDENCY.DOWN', 'The event log stopped answering a read; retry.');
+      return seen;
+    };
+    arm();
+    const reading = read();
+    reading.catch(() => undefined); // once abandoned, its end is nobody's concern
+    try {
+      return await Promise.race([reading, watchdog]);
     } finally {
+      stalled = true; // an iteration still running (abandoned) stops at its next message
       clearTimeout(idle);
       // Clean-up is best effort and bounded: the server drops an idle ordered consumer by itself, and a close that
       // never settles (seen on a connection after several nats-server restarts) must not hold a finished read.
       await atMost(CLEANUP_MS, messages.close());
       await atMost(CLEANUP_MS, consumer.delete?.());
     }
-    if (stalled) throw new AppError('DEPENDENCY.DOWN', 'The event log stopped answering a read; retry.');
-    return seen;
   }
 }
 
