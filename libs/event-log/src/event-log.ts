@@ -282,7 +282,7 @@ export class EventLog {
       clearTimeout(idle);
       idle = setTimeout(() => {
         stalled = true;
-        giveUp(new AppError('DEPENDENCY.DOWN', 'The event log stopped answering a read; retry.'));
+        giveUp(stalledRead());
       }, SCAN_IDLE_MS);
     };
     const read = async (): Promise<number> => {
@@ -298,7 +298,7 @@ export class EventLog {
         // The filtered subject has no more events before untilSeq (another subject holds the tail): read to its end.
         if (m.info.pending === 0) return untilSeq;
       }
-      if (stalled) throw new AppError('DEPENDENCY.DOWN', 'The event log stopped answering a read; retry.');
+      if (stalled) throw stalledRead();
       return seen;
     };
     arm();
@@ -346,6 +346,11 @@ function tryDecode(data: Uint8Array, seq: number, subject: string): StoredEvent 
 const SCAN_IDLE_MS = 30_000;
 /** How long a finished read waits for its consumer's clean-up. */
 const CLEANUP_MS = 5_000;
+
+/** A read whose consumer stopped delivering: retryable, never a partial answer. */
+function stalledRead(): AppError {
+  return new AppError('DEPENDENCY.DOWN', 'The event log stopped answering a read; retry.');
+}
 
 /** Waits for `p` (whatever its outcome) but no longer than `ms`. */
 async function atMost(ms: number, p: Promise<unknown> | undefined): Promise<void> {
