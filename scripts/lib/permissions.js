@@ -72,16 +72,23 @@ function permissionsFor(table, identity) {
   }
   if (table.log.readers.includes(identity)) {
     streamReadApi(stream, 'rl.log.>').forEach((s) => pub.add(s));
-    sub.add('rl.log.>'); // following a run live: core subscriptions to its subject
+    // Following a run live: the log's republished copies of stored run events (LIVE_RUN_PREFIX), never a core
+    // subscription to the log's own subjects: that would hand a responder each appender's acknowledgement inbox,
+    // which its response permission would let it answer (a forged "stored" for an append the log refused).
+    sub.add(toWildcard(table.log.live));
   }
   const deny = new Set();
+  let respondsToDeliveries = false;
   for (const [durable, d] of Object.entries(table.log.durables)) {
     if (d.owner === identity) {
       // The owner may create it or tune it, but only with its filter (the filter is part of the subject).
       pub.add(`$JS.API.CONSUMER.CREATE.${stream}.${durable}.${d.filter}`);
       pub.add(`$JS.API.CONSUMER.INFO.${stream}.${durable}`);
       pub.add(`$JS.API.CONSUMER.MSG.NEXT.${stream}.${durable}`);
-      pub.add(`$JS.ACK.${stream}.${durable}.>`);
+      // `acks: responses`: the owner settles each delivery through its response permission (one publish per
+      // delivery it was handed), not a standing allow; see the table.
+      if (d.acks === 'responses') respondsToDeliveries = true;
+      else pub.add(`$JS.ACK.${stream}.${durable}.>`);
     } else {
       deny.add(`$JS.API.CONSUMER.CREATE.${stream}.${durable}.>`);
       deny.add(`$JS.API.CONSUMER.MSG.NEXT.${stream}.${durable}`);
@@ -116,13 +123,13 @@ function permissionsFor(table, identity) {
   return {
     publish: { allow: [...pub].sort(), deny: [...deny].sort() },
     subscribe: { allow: [...sub].sort(), deny: [] },
-    ...(serves ? { allow_responses: true } : {}),
+    ...(serves || respondsToDeliveries ? { allow_responses: true } : {}),
   };
 }
 
 /** Subjects of the table that must be asyncapi channel addresses, and the other way round. */
 function checkAgainstAsyncApi(table, asyncapiDoc) {
-  const tableSubjects = new Set([...Object.keys(table.requests), ...Object.keys(table.log.subjects)]);
+  const tableSubjects = new Set([...Object.keys(table.requests), ...Object.keys(table.log.subjects), table.log.live]);
   const channels = new Set(Object.values(asyncapiDoc.channels ?? {}).map((c) => c.address));
   const problems = [];
   for (const s of tableSubjects) if (!channels.has(s)) problems.push(`permissions.yaml names ${s}, which no channel of asyncapi.yaml has`);

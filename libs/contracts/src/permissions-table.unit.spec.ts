@@ -11,12 +11,26 @@ const perms = (id: string): Perms => permissions.permissionsFor(table, id);
 
 describe('Issue 9 permissions table', () => {
   it('Issue 9 contracts:check: an asyncapi channel with no line in the table fails, and so does a table subject asyncapi lacks', () => {
-    const channels = Object.fromEntries([...Object.keys(table.requests), ...Object.keys(table.log.subjects)].map((a, i) => [`c${i}`, { address: a }]));
+    const channels = Object.fromEntries([...Object.keys(table.requests), ...Object.keys(table.log.subjects), table.log.live].map((a, i) => [`c${i}`, { address: a }]));
     expect(permissions.checkAgainstAsyncApi(table, { channels })).toEqual([]);
     const extra = permissions.checkAgainstAsyncApi(table, { channels: { ...channels, x: { address: 'rl.brand.new' } } });
     expect(extra).toEqual(['asyncapi.yaml channel rl.brand.new has no entry in deploy/nats/permissions.yaml']);
     const { c0: _dropped, ...fewer } = channels;
     expect(permissions.checkAgainstAsyncApi(table, { channels: fewer })).toEqual([`permissions.yaml names ${channels.c0.address}, which no channel of asyncapi.yaml has`]);
+  });
+
+  it('Issue 9 acks as responses: the audit ledger settles its deliveries through its response permission (no standing ack allow), decision keeps its standing allow for heartbeats', () => {
+    const ledger = perms('audit-ledger');
+    expect(ledger.publish.allow).not.toContain('$JS.ACK.RUNLEDGER_LOG.audit-ledger.>');
+    expect(ledger.allow_responses).toBe(true);
+    expect(perms('decision').publish.allow).toContain('$JS.ACK.RUNLEDGER_LOG.decision-inbox.>');
+  });
+
+  it('Issue 9 live feed: readers follow runs on rl.live.run.*, never by a core subscription on the log\'s own subjects', () => {
+    for (const id of table.log.readers) {
+      expect(perms(id).subscribe.allow).toContain('rl.live.run.*');
+      expect(perms(id).subscribe.allow.filter((s: string) => s.startsWith('rl.log'))).toEqual([]);
+    }
   });
 
   it('Issue 9 inboxes: every identity may subscribe to its own inbox prefix only, never _INBOX.> or another\'s', () => {

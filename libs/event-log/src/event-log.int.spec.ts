@@ -2,7 +2,7 @@ import { connect, NatsConnection } from '@nats-io/transport-node';
 import { jetstream, jetstreamManager, JetStreamManager } from '@nats-io/jetstream';
 import { FixedClock } from '@runledger/kernel';
 import { startNatsServer, NatsServerHandle, waitUntil } from '@runledger/testing';
-import { aggregateRef, ConcurrencyError, ensureLogStream, EventEnvelope, EventLog, LOG_STREAM } from './index';
+import { aggregateRef, ConcurrencyError, Decider, ensureLogStream, EventEnvelope, EventLog, handleCommand, LOG_STREAM } from './index';
 
 // Generous: the suite must hold while the machine is busy with other loads (waits are on conditions, not time).
 jest.setTimeout(60_000);
@@ -122,6 +122,31 @@ describe('EventLog on a real nats-server', () => {
     await log.append(ref, [{ type: 'RunCreated', data: { n: 1 } }, { type: 'Next', data: {} }], { commandId: 'f1' });
     expect((await log.first(ref))?.type).toBe('RunCreated');
     expect(await log.first(aggregateRef('run', 'first-none'))).toBeNull();
+  });
+
+  describe('handleCommand with a state the caller folded earlier (known): decided without a read, never on a stale state', () => {
+    // Adds a number once: a number the state holds already is nothing to do.
+    const adder: Decider<number, { type: 'Added'; data: { n: number } }, number[]> = {
+      initialState: () => [],
+      evolve: (state, e) => [...state, e.data.n],
+      decide: (n, state) => (state.includes(n) ? [] : [{ type: 'Added', data: { n } }]),
+    };
+
+    it('a known state another writer moved on meanwhile conflicts, and the command is decided again on the log', async () => {
+      const ref = aggregateRef('conversation', 'known-1');
+      const first = await handleCommand(log, ref, adder, 1, { commandId: 'add-1' });
+      await handleCommand(log, ref, adder, 2, { commandId: 'add-2' }); // another writer, after `first` was folded
+      const result = await handleCommand(log, ref, adder, 3, { commandId: 'add-3', known: { state: first.state, version: first.version } });
+      expect(result.state).toEqual([1, 2, 3]);
+      expect((await log.read(ref)).map((e) => (e.data as { n: number }).n)).toEqual([1, 2, 3]);
+    });
+
+    it('a known state that finds nothing to do is not trusted for it: the log is read and the command decided on it', async () => {
+      const ref = aggregateRef('conversation', 'known-2');
+      const result = await handleCommand(log, ref, adder, 5, { commandId: 'add-5', known: { state: [5], version: 0 } });
+      expect(result.appended.map((e) => e.type)).toEqual(['Added']);
+      expect((await log.read(ref)).map((e) => (e.data as { n: number }).n)).toEqual([5]);
+    });
   });
 
   // Last: it stops and restarts the server under the other tests' feet.

@@ -6,7 +6,7 @@ import { messagingAttributes } from '@runledger/telemetry';
 import { AggregateRef } from './aggregate-ref';
 import type { EventCodec } from './codec';
 import { decodeEnvelope, encodeEnvelope, ENVELOPE_SCHEMA_VERSION, EventEnvelope, NewEvent, StoredEvent } from './envelope';
-import { LOG_STREAM, LOG_SUBJECT_PREFIX } from './stream';
+import { LIVE_RUN_PREFIX, LOG_STREAM, LOG_SUBJECT_PREFIX } from './stream';
 
 /** Another writer appended to the aggregate since the caller read it: reload, decide again. */
 export class ConcurrencyError extends Error {
@@ -33,6 +33,9 @@ export interface AppendResult {
   /** True when every event was already in the log (a retried command). */
   duplicate: boolean;
 }
+
+/** The header every appended event carries its type in: a live follower can tell an event without decoding it. */
+export const EVENT_TYPE_HEADER = 'Rl-Event-Type';
 
 const JS_WRONG_LAST_SEQUENCE = 10071;
 /** How many events `read` fetches by direct gets before it sets up a consumer for the rest. */
@@ -102,7 +105,7 @@ export class EventLog {
       };
       const hdrs = natsHeaders();
       for (const [k, v] of Object.entries(carrier)) hdrs.set(k, v);
-      hdrs.set('Rl-Event-Type', event.type);
+      hdrs.set(EVENT_TYPE_HEADER, event.type);
       let ack;
       try {
         const written = this.opts.codec ? await this.opts.codec.seal(envelope) : envelope;
@@ -145,6 +148,9 @@ export class EventLog {
 
   private async lastMessage(ref: AggregateRef | string): Promise<StoredMsg | null> {
     const subject = typeof ref === 'string' ? ref : ref.subject;
+    // A single-copy log answers a direct get itself: no API request, no advisory, no leader to ask. With replicas,
+    // only the leader's answer is the aggregate's version (a lagging replica's would let a stale decision through).
+    if (!(await this.replicated())) return this.jsm.direct.getMessage(this.stream, { last_by_subj: subject }).catch(readFailed);
     try {
       return await this.jsm.streams.getMessage(this.stream, { last_by_subj: subject });
     } catch (err) {
@@ -154,6 +160,19 @@ export class EventLog {
   }
 
   private replicatedLog?: Promise<boolean>;
+  private republishing?: Promise<boolean>;
+
+  /**
+   * The subject the server republishes a run's stored events on (headers only), or null when this log was created
+   * without it (before it existed: nats-server 2.9 cannot add it later); a follower then polls. Read once per process.
+   */
+  async liveRunSubject(runId: string): Promise<string | null> {
+    this.republishing ??= this.jsm.streams.info(this.stream).then((i) => i.config.republish?.dest === `${LIVE_RUN_PREFIX}.>`, () => {
+      this.republishing = undefined;
+      return false;
+    });
+    return (await this.republishing) ? `${LIVE_RUN_PREFIX}.${runId}` : null;
+  }
 
   /**
    * Whether the log has replicas (a direct get may then be answered by one that lags); a failed look says yes. Read
@@ -239,11 +258,6 @@ export class EventLog {
     return { state, lastSeq };
   }
 
-  /**
-   * Reads `filter` from `fromSeq` through `untilSeq` with an ordered consumer; returns the last stream sequence seen
-   * (`untilSeq` when the range was read to its end). `known` skips the direct-get probe for an empty range: the caller
-   * knows messages exist there (a lagging replica's probe would wrongly say none).
-   */
   /** The events matching `filter` whose stream sequence is in [fromSeq, toSeq], in log order; never a part of them. */
   async range(filter: string, fromSeq: number, toSeq: number): Promise<StoredEvent[]> {
     const out: StoredEvent[] = [];
@@ -255,6 +269,11 @@ export class EventLog {
     return out;
   }
 
+  /**
+   * Reads `filter` from `fromSeq` through `untilSeq` with an ordered consumer; returns the last stream sequence seen
+   * (`untilSeq` when the range was read to its end). `known` skips the direct-get probe for an empty range: the caller
+   * knows messages exist there (a lagging replica's probe would wrongly say none).
+   */
   private async scan(filter: string, fromSeq: number, untilSeq: number, onEvent: (e: StoredEvent) => void, known = false): Promise<number> {
     // Nothing matches in range: return at once (an ordered consumer would wait for a first message forever).
     let start = fromSeq;
@@ -319,6 +338,16 @@ export class EventLog {
 
 export function toStoredEvent(m: JsMsg): StoredEvent {
   return storedEvent(m.data, m.seq, m.subject);
+}
+
+/**
+ * A run event as the log republished it once stored (LIVE_RUN_PREFIX): its body, and its stream sequence and
+ * subject from the server's headers; null when the message is not such an event.
+ */
+export function liveEvent(m: { data: Uint8Array; headers?: MsgHdrs }): StoredEvent | null {
+  const seq = Number(m.headers?.get('Nats-Sequence'));
+  const subject = m.headers?.get('Nats-Subject');
+  return Number.isSafeInteger(seq) && seq > 0 && subject ? tryDecode(m.data, seq, subject) : null;
 }
 
 /** The decoded envelope itself gets its position (no copy: replay decodes every event of the log). */

@@ -3,6 +3,13 @@ import { DiscardPolicy, JetStreamManager, RetentionPolicy, StorageType, StreamCo
 /** Every log subject lives under this prefix, so one stream holds the whole log. */
 export const LOG_SUBJECT_PREFIX = 'rl.log';
 export const LOG_STREAM = 'RUNLEDGER_LOG';
+/**
+ * Where the log republishes each run event it has stored (its stream sequence and subject in headers): the live feed
+ * a waiter follows a run on. A copy comes from the server after the event is committed and carries no reply subject,
+ * so a follower hears no refused append and is handed no appender's acknowledgement inbox to answer. Nobody but the
+ * server publishes there (no identity is allowed to).
+ */
+export const LIVE_RUN_PREFIX = 'rl.live.run';
 
 /**
  * The log's stream settings. Immutability: deny_delete and deny_purge, no rollups, discard new, no limits.
@@ -25,6 +32,8 @@ export function logStreamConfig(overrides: Partial<StreamConfig> = {}): Partial<
     allow_rollup_hdrs: false,
     allow_direct: true,
     duplicate_window: 5 * 60 * 1_000_000_000,
+    // Set when the log is created: nats-server 2.9 cannot add it to an existing stream (see LIVE_RUN_PREFIX).
+    republish: { src: `${LOG_SUBJECT_PREFIX}.run.>`, dest: `${LIVE_RUN_PREFIX}.>` },
     // Three replicas in production (RL_LOG_REPLICAS); a single test or dev server has one.
     num_replicas: Number(process.env.RL_LOG_REPLICAS ?? 1),
     ...overrides,

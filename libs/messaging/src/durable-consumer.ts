@@ -4,32 +4,29 @@ import type { LogConsumerOptions } from './handlers';
 
 /**
  * Makes sure the durable consumer of a log handler exists with the settings its code asks for. A batch consumer
- * handles in log order, so one ack of a batch's last event settles the whole batch (AckPolicy.All: one ack per batch
- * instead of one per event); a consumer created before keeps its ack policy (the server cannot change it). Settings
+ * handles in log order, so an ack settles every event before it too (AckPolicy.All: a batch acked in order is settled
+ * up to its last ack that arrived); a consumer created before keeps its ack policy (the server cannot change it). Settings
  * that can change in place (ack wait, max ack pending) follow the code instead of being frozen at first creation.
  */
-export async function ensureDurable(jsm: JetStreamManager, filterSubject: string, opts: LogConsumerOptions, ackWaitMs: number): Promise<{ ackAll: boolean }> {
+export async function ensureDurable(jsm: JetStreamManager, filterSubject: string, opts: LogConsumerOptions, ackWaitMs: number): Promise<void> {
   const tunable = { ack_wait: ackWaitMs * 1_000_000, max_ack_pending: Math.max(64, (opts.concurrency ?? 1) * 4, (opts.batch ?? 0) * 2) };
   const existing = await jsm.consumers.info(LOG_STREAM, opts.durable).catch((err: unknown) => {
     if (jsErrorCode(err) === 10014) return null; // consumer not found
     throw err;
   });
   if (!existing) {
-    const ackAll = !!opts.batch;
     await jsm.consumers.add(LOG_STREAM, {
-      durable_name: opts.durable, filter_subject: filterSubject, ack_policy: ackAll ? AckPolicy.All : AckPolicy.Explicit, deliver_policy: DeliverPolicy.All, max_deliver: -1, ...tunable,
+      durable_name: opts.durable, filter_subject: filterSubject, ack_policy: opts.batch ? AckPolicy.All : AckPolicy.Explicit, deliver_policy: DeliverPolicy.All, max_deliver: -1, ...tunable,
     });
-    return { ackAll };
+    return;
   }
-  const ackAll = existing.config.ack_policy === AckPolicy.All;
-  if (ackAll && !opts.batch) throw new Error(`durable consumer ${opts.durable} acks all, which only a batch consumer (in log order) may: give it a new durable name`);
+  if (existing.config.ack_policy === AckPolicy.All && !opts.batch) throw new Error(`durable consumer ${opts.durable} acks all, which only a batch consumer (in log order) may: give it a new durable name`);
   if (existing.config.filter_subject !== filterSubject) {
     throw new Error(`durable consumer ${opts.durable} filters ${existing.config.filter_subject}, not ${filterSubject}: give the new filter a new durable name`);
   }
   if (existing.config.ack_wait !== tunable.ack_wait || existing.config.max_ack_pending !== tunable.max_ack_pending) {
     await jsm.consumers.update(LOG_STREAM, opts.durable, tunable);
   }
-  return { ackAll };
 }
 
 /**

@@ -39,14 +39,12 @@ function decodeBounded(data: Uint8Array): { ok: true; value: unknown } | { ok: f
   return problem ? { ok: false, reason: `The request is not valid: ${problem}.` } : { ok: true, value };
 }
 
-/** How a batch consumer runs (see LogConsumerOptions.batch); `ackAll`: its durable acks all up to the acked event. */
+/** How a batch consumer runs (see LogConsumerOptions.batch). */
 interface BatchOptions {
   maxDeliver: number;
-  ackWaitMs: number;
   durable: string;
   batch: number;
   lingerMs: number;
-  ackAll: boolean;
   /** Events a previous holder was handed and never settled, handled before any delivery (see unsettled). */
   catchUp: CatchUp | null;
 }
@@ -175,7 +173,7 @@ export class RunledgerTransport extends Server implements CustomTransportStrateg
   private async bindLogConsumer(filterSubject: string, handler: MessageHandler, opts: LogConsumerOptions): Promise<void> {
     const ackWaitMs = opts.ackWaitMs ?? 30_000;
     const maxDeliver = opts.maxDeliver ?? 8;
-    const { ackAll } = await ensureDurable(this.deps.jsm, filterSubject, opts, ackWaitMs);
+    await ensureDurable(this.deps.jsm, filterSubject, opts, ackWaitMs);
     observeConsumerLag(opts.durable, async () => {
       const info = await this.deps.jsm.consumers.info(LOG_STREAM, opts.durable);
       return info.num_pending + info.num_ack_pending;
@@ -186,7 +184,7 @@ export class RunledgerTransport extends Server implements CustomTransportStrateg
       const unsettled = opts.batch ? await unsettledRange(this.deps.jsm, opts.durable) : null;
       const messages = await consumer.consume({ max_messages: Math.max(8, (opts.concurrency ?? 1) * 2, opts.batch ?? 0) });
       this.consumers.push(messages);
-      this.startHandling(messages, handler, opts, { maxDeliver, ackWaitMs, ackAll, catchUp: unsettled && { filter: filterSubject, ...unsettled } });
+      this.startHandling(messages, handler, opts, { maxDeliver, ackWaitMs, catchUp: unsettled && { filter: filterSubject, ...unsettled } });
       return () => messages.close().then(() => undefined, () => undefined);
     };
     if (!opts.exclusive) {
@@ -202,8 +200,8 @@ export class RunledgerTransport extends Server implements CustomTransportStrateg
     }, () => this.closing).catch((err: unknown) => this.log.error({ msg: 'consumer lease loop ended', durable: opts.durable, error: (err as Error).message }));
   }
 
-  private startHandling(messages: ConsumerMessages, handler: MessageHandler, opts: LogConsumerOptions, { maxDeliver, ackWaitMs, ackAll, catchUp }: { maxDeliver: number; ackWaitMs: number; ackAll: boolean; catchUp: CatchUp | null }): void {
-    if (opts.batch) return this.consumeBatches(messages, handler, { maxDeliver, ackWaitMs, durable: opts.durable, batch: opts.batch, lingerMs: opts.lingerMs ?? 0, ackAll, catchUp });
+  private startHandling(messages: ConsumerMessages, handler: MessageHandler, opts: LogConsumerOptions, { maxDeliver, ackWaitMs, catchUp }: { maxDeliver: number; ackWaitMs: number; catchUp: CatchUp | null }): void {
+    if (opts.batch) return this.consumeBatches(messages, handler, { maxDeliver, durable: opts.durable, batch: opts.batch, lingerMs: opts.lingerMs ?? 0, catchUp });
     const limit = Math.max(1, opts.concurrency ?? 1);
     const inFlight = new Set<Promise<void>>();
     void (async () => {
@@ -291,21 +289,22 @@ export class RunledgerTransport extends Server implements CustomTransportStrateg
       else ready.push({ m, event });
     }
     if (!ready.length) return;
-    const heartbeatUntil = Date.now() + MAX_HANDLER_MS;
-    const heartbeat = setInterval(() => Date.now() < heartbeatUntil && ready.forEach(({ m }) => m.working()), Math.max(1_000, opts.ackWaitMs / 3));
+    // Every delivery is settled by exactly one publish to its reply subject, and none is sent before it: a batch
+    // consumer's owner may ack through its response permission (permissions.yaml `acks: responses`), which allows
+    // one publish per delivery and lets nats-server drop the delivery from its bookkeeping. So no progress
+    // heartbeats: a batch handler is idempotent, and one that outlives ack_wait sees the batch again.
     try {
       // As in onLogMessage: handlers see events as producers wrote them (the log's codec opens sealed data).
       const events = await Promise.all(ready.map((r) => this.deps.log.open(r.event)));
       await this.invoke(handler, events, { durable: opts.durable });
-      if (opts.ackAll) ready[ready.length - 1].m.ack();
-      else for (const { m } of ready) m.ack();
     } catch {
       // One event at a time, in order, each retried in place until handled or dead-lettered: a nak'd event would be
       // redelivered after later ones were handled, and a batch consumer is one whose handler needs log order.
       for (const r of ready) await this.handleInPlace(handler, r.m, async () => this.deps.log.open(r.event), opts);
-    } finally {
-      clearInterval(heartbeat);
+      return;
     }
+    // In log order: with ack-all each ack also settles the ones before it.
+    for (const { m } of ready) m.ack();
   }
 
   private async handleInPlace(handler: MessageHandler, m: JsMsg, opened: () => Promise<ReturnType<typeof toStoredEvent>>, opts: { maxDeliver: number; durable: string }): Promise<void> {

@@ -5,7 +5,7 @@ import { checkAuditCoverage, CoverageEvent } from '@runledger/governance';
 import { AppError, Clock } from '@runledger/kernel';
 import { CLOCK, DOCUMENT_STORE } from '@runledger/messaging';
 import { AUDIT_DECISIONS, AUDIT_EVENTS, auditEventRow, AuditEventRow, auditRowOpen, CHAINED_EVENT_TYPES, RunAuditRow, withAuditEvent } from '../domain/audit-chain';
-import { FoldedRows } from '../infra/folded-rows';
+import { FoldedRows, runsCreatedIn } from '../infra/folded-rows';
 import { contextFromTraceparent, logSubjectTemplate, messagingAttributes, SpanKind, SpanSpec, withSpans } from '@runledger/telemetry';
 import { AuditChainWriter } from './audit-chain.writer';
 
@@ -54,7 +54,8 @@ export class AuditLedgerService {
         rows.push(this.store.collection<DecisionRow>(AUDIT_DECISIONS).put(record.run_id, record));
       }
     }
-    for (const [runId, added] of byRun) rows.push(this.auditRows.fold(runId, (row) => added.reduce(withAuditEvent, row) as RunAuditRow));
+    const created = runsCreatedIn(events);
+    for (const [runId, added] of byRun) rows.push(this.auditRows.fold(runId, (row) => added.reduce(withAuditEvent, row) as RunAuditRow, { fresh: created.has(runId) }));
     await Promise.all(rows);
   }
 

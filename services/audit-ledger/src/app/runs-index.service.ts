@@ -7,7 +7,7 @@ import { DOCUMENT_STORE } from '@runledger/messaging';
 import { evolveRunSummary, initialRunSummary, RunSummary } from '@runledger/runs';
 import { recordRunEvent } from '@runledger/telemetry';
 import { decodeCursor, pageRuns, storeFilter } from '../domain/runs-query';
-import { FoldedRows } from '../infra/folded-rows';
+import { FoldedRows, runsCreatedIn } from '../infra/folded-rows';
 
 /** The runs index's collection: one RunSummary per run id. `runledger replay` rebuilds it under the same name. */
 export const RUNS_INDEX = 'runs_index';
@@ -33,18 +33,19 @@ export class RunsIndexService {
     return this.store.collection<RunSummary>(RUNS_INDEX);
   }
 
-  /** Folds events (in log order) into their runs' rows: at most one read (none for a run kept open) and one write per run, runs in parallel. */
+  /** Folds events (in log order) into their runs' rows: at most one read (none for a run kept open or created in this batch) and one write per run, runs in parallel. */
   async ingest(events: StoredEvent[]): Promise<void> {
     const byRun = new Map<string, StoredEvent[]>();
     for (const event of events) {
       const runId = event.metadata.stream_id;
       byRun.set(runId, [...(byRun.get(runId) ?? []), event]);
     }
-    await Promise.all([...byRun].map(([runId, runEvents]) => this.fold(runId, runEvents)));
+    const created = runsCreatedIn(events);
+    await Promise.all([...byRun].map(([runId, runEvents]) => this.fold(runId, runEvents, created.has(runId))));
   }
 
   /** Folds one run's events into its row (kept in memory while the run is open, see FoldedRows). */
-  private async fold(runId: string, events: StoredEvent[]): Promise<void> {
+  private async fold(runId: string, events: StoredEvent[], fresh: boolean): Promise<void> {
     let folded: Array<[string, RunSummary]> = [];
     await this.index.fold(runId, (current) => {
       folded = [];
@@ -55,7 +56,7 @@ export class RunsIndexService {
         next = after;
       }
       return next;
-    });
+    }, { fresh });
     // Counted here, once per event folded: every run kind passes through this one projection.
     for (const [type, summary] of folded) recordRunEvent(type, summary);
   }

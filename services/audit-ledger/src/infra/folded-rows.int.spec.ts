@@ -33,4 +33,14 @@ describe('FoldedRows: the ledger read models kept in memory while a run is open'
     expect(await folded.fold('run-2', add(1))).toBeNull();
     expect((await rows.get('run-2'))?.revision).toBe(revision);
   });
+
+  it("a run's creation folded again after a restart (fresh: no read first) keeps the stored row: the create conflicts and the row is folded on what is stored", async () => {
+    const rows = store().collection<Row>('folded_rows');
+    await new FoldedRows(rows, () => true).fold('run-3', add(1), { fresh: true });
+    await new FoldedRows(rows, () => true).fold('run-3', add(2));
+    // A new ledger instance gets the creation batch again (its events redelivered) and is told the row is fresh.
+    const restarted = new FoldedRows(rows, () => true);
+    await restarted.fold('run-3', (row) => add(3)(add(1)(row)), { fresh: true });
+    expect((await rows.get('run-3'))?.value.seen).toEqual([1, 2, 3]);
+  });
 });

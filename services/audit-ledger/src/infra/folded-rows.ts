@@ -1,4 +1,5 @@
 import { DocumentConflictError, type DocumentCollection, type StoredDocument } from '@runledger/document-store';
+import type { StoredEvent } from '@runledger/event-log';
 
 /** Rows of open runs kept in memory: far more than run at once, so a run's next batch finds its row here. */
 const OPEN_ROWS_KEPT = 10_000;
@@ -21,10 +22,12 @@ export class FoldedRows<T extends object> {
   /**
    * Folds into the row `id` with `step` (given the stored row or null; returning that same row means no change) and
    * writes the result. Returns the row written, or null when nothing changed. `step` may run again after a conflict.
+   * `opts.fresh`: the events hold the row's first one (its run's creation), so the row is created without a read; if
+   * it exists after all (the events are redelivered), the create is a conflict and the row is read and folded again.
    */
-  async fold(id: string, step: (current: T | null) => T): Promise<T | null> {
+  async fold(id: string, step: (current: T | null) => T, opts: { fresh?: boolean } = {}): Promise<T | null> {
     for (let attempt = 1; ; attempt++) {
-      const current = this.open.get(id) ?? (await this.rows.get(id));
+      const current = this.open.get(id) ?? (opts.fresh && attempt === 1 ? null : await this.rows.get(id));
       const next = step(current?.value ?? null);
       if (current && next === current.value) return null;
       let written: StoredDocument<T>;
@@ -52,4 +55,9 @@ export class FoldedRows<T extends object> {
     if (this.open.size >= OPEN_ROWS_KEPT) this.open.delete(this.open.keys().next().value as string);
     this.open.set(doc.id, doc);
   }
+}
+
+/** The runs whose creation (their first event) is among `events`: their rows are folded `fresh`. */
+export function runsCreatedIn(events: readonly StoredEvent[]): Set<string> {
+  return new Set(events.filter((e) => e.type === 'RunCreated').map((e) => e.metadata.stream_id));
 }

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { aggregateRef, EventLog, foldEvents, handleCommand, RecordedEvent } from '@runledger/event-log';
+import { aggregateRef, EventLog, foldEvents, handleCommand, KnownState, RecordedEvent } from '@runledger/event-log';
 import { deterministicUuid } from '@runledger/kernel';
 import { conversationDecider, ConversationState, evolveConversation, initialConversation, MessageExchanged } from './conversation';
 
@@ -15,12 +15,21 @@ export class ConversationRepository {
     return aggregateRef('conversation', deterministicUuid('conversation', userId, conversationId));
   }
 
-  async load(userId: string, conversationId: string): Promise<ConversationState> {
+  /** The conversation and the version it was folded at (hand it to `record` in the same turn: no second read). */
+  async load(userId: string, conversationId: string): Promise<KnownState<ConversationState>> {
     const events = await this.log.read(this.ref(userId, conversationId));
-    return foldEvents(evolveConversation, initialConversation(), events as unknown as RecordedEvent[]);
+    return {
+      state: foldEvents(evolveConversation, initialConversation(), events as unknown as RecordedEvent[]),
+      version: events.length ? events[events.length - 1].seq : 0,
+    };
   }
 
-  async record(userId: string, conversationId: string, exchange: MessageExchanged): Promise<void> {
-    await handleCommand(this.log, this.ref(userId, conversationId), conversationDecider, exchange, { commandId: `exchange:${exchange.run_id}`, metadata: { user_id: userId } });
+  /**
+   * Records a turn's exchange. `loaded`: what `load` gave earlier in this turn, if it ran in this process; it is
+   * decided on without a read (the append expects its version). Nothing is held between turns: a conversation's
+   * opened data lives no longer than the turn that needs it (an erasure is not outlived by a cache).
+   */
+  async record(userId: string, conversationId: string, exchange: MessageExchanged, loaded?: KnownState<ConversationState>): Promise<void> {
+    await handleCommand(this.log, this.ref(userId, conversationId), conversationDecider, exchange, { commandId: `exchange:${exchange.run_id}`, metadata: { user_id: userId }, known: loaded });
   }
 }

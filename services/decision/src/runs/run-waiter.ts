@@ -1,55 +1,58 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { decodeEnvelope, type StoredEvent } from '@runledger/event-log';
+import { EVENT_TYPE_HEADER, liveEvent, type StoredEvent } from '@runledger/event-log';
 import { RUNTIME, ServiceRuntime } from '@runledger/messaging';
 import { RunRepository, TERMINAL_TYPES } from '@runledger/runs';
 
+/** How often a run is looked at when the log has no live feed (a log created before it; see LIVE_RUN_PREFIX). */
+const POLL_WITHOUT_FEED_MS = 250;
+
 /**
- * Waits for a run to reach a terminal event. A core subscription on the run's subject hears an append the
- * moment it is published — but also appends the stream refused or has not committed yet — so a terminal event
- * heard there is only a hint: the outcome counts once a read of the log confirms it. The log is also read
- * right after subscribing, so an outcome recorded earlier (a repeated request) is not missed. A confirmation is
- * one get of the run's last event (a run's terminal event is its last: the lifecycle admits nothing after it);
- * the outcome is that event, and a caller that needs the whole run folds it once.
+ * Waits for a run to reach a terminal event. The log republishes every run event it has stored on the run's live
+ * subject (LIVE_RUN_PREFIX): a terminal event heard there is committed, so it is the outcome, with no read. The
+ * log is also read right after subscribing, so an outcome recorded earlier (a repeated request) is not missed;
+ * the caller gets that read too (`lastAtStart`: a request checks its id against it). A run whose id is new (drawn
+ * at random for this request) cannot have been recorded earlier: no read. On a log without the live feed the run's
+ * last event is looked at every POLL_WITHOUT_FEED_MS instead (a run's terminal event is its last: the lifecycle
+ * admits nothing after it).
  */
 @Injectable()
 export class RunWaiter {
   constructor(@Inject(RUNTIME) private readonly runtime: ServiceRuntime, private readonly runs: RunRepository) {}
 
   /** Subscribe first, then trigger the run, then await: no outcome can slip between the two. */
-  watch(runId: string, timeoutMs: number): { outcome: Promise<StoredEvent | 'timeout'>; cancel: () => void } {
-    const sub = this.runtime.nc.subscribe(RunRepository.ref(runId).subject);
+  async watch(runId: string, timeoutMs: number, opts: { newRun?: boolean } = {}): Promise<RunWatch> {
+    const log = this.runs.log;
+    const ref = RunRepository.ref(runId);
+    const live = await log.liveRunSubject(runId);
+    const sub = live ? this.runtime.nc.subscribe(live) : null;
     let timer: NodeJS.Timeout | undefined;
     const cancel = () => {
       if (timer) clearTimeout(timer);
-      sub.unsubscribe();
+      sub?.unsubscribe();
     };
-    const hints = (async function* () {
-      for await (const m of sub) {
-        try {
-          if (TERMINAL_TYPES.has(decodeEnvelope(m.data).type)) yield true;
-        } catch {
-          // not an event envelope; ignore
-        }
-      }
-    })();
+    const terminal = (last: StoredEvent | null) => (last && TERMINAL_TYPES.has(last.type) ? last : null);
+    // A read that fails while nats-server restarts is "not there yet", never a reason to give up (or to crash).
+    const lookedUp = async (): Promise<StoredEvent | null> => terminal(await log.last(ref).catch(() => null));
+    const heard = sub
+      ? (async function* () {
+        for await (const m of sub) if (TERMINAL_TYPES.has(m.headers?.get(EVENT_TYPE_HEADER) ?? '')) yield liveEvent(m);
+      })()
+      : null;
     const never = new Promise<never>(() => undefined);
-    const nextHint = () => hints.next().then((r) => (r.done ? never : ('hint' as const)));
-    // A read that fails while nats-server restarts is "not confirmed yet", never a reason to give up (or to crash).
-    const confirmed = async (): Promise<StoredEvent | null> => {
-      const last = await this.runs.log.last(RunRepository.ref(runId)).catch(() => null);
-      return last && TERMINAL_TYPES.has(last.type) ? last : null;
-    };
+    // The next terminal event the feed carries (null: heard, but its body did not decode: look it up instead).
+    const next = (): Promise<StoredEvent | null> => (heard ? heard.next().then((r) => (r.done ? never : r.value)) : new Promise((r) => setTimeout(() => r(null), POLL_WITHOUT_FEED_MS)));
+    const lastAtStart = opts.newRun ? Promise.resolve(null) : log.last(ref);
     const outcome = (async (): Promise<StoredEvent | 'timeout'> => {
       const timedOut = new Promise<'timeout'>((resolve) => (timer = setTimeout(() => resolve('timeout'), timeoutMs)));
       try {
-        let wake: Promise<'hint' | 'timeout' | 'done'> = Promise.race([confirmed().then((s) => (s ? ('done' as const) : never)), nextHint(), timedOut]);
+        const earlier = terminal(await lastAtStart.catch(() => null));
+        if (earlier) return earlier;
         for (;;) {
-          const why = await wake;
-          const terminal = await confirmed();
-          if (terminal) return terminal;
-          if (why === 'timeout') return 'timeout';
-          // Heard but not (yet) in the log: look again shortly, or at the next hint.
-          wake = Promise.race([nextHint(), timedOut, new Promise<'hint'>((r) => setTimeout(() => r('hint'), 100))]);
+          const woke = await Promise.race([next(), timedOut]);
+          if (woke !== null && woke !== 'timeout') return log.open(woke);
+          const last = await lookedUp();
+          if (last) return last;
+          if (woke === 'timeout') return 'timeout';
         }
       } finally {
         cancel();
@@ -57,6 +60,14 @@ export class RunWaiter {
     })();
     // The caller may never await the outcome (its inbox append failed): an outcome that rejects must not go unhandled.
     outcome.catch(() => undefined);
-    return { outcome, cancel };
+    return { outcome, cancel, lastAtStart };
   }
+}
+
+export interface RunWatch {
+  /** The run's terminal event once the log holds it, or 'timeout'. */
+  outcome: Promise<StoredEvent | 'timeout'>;
+  cancel: () => void;
+  /** The run's last event as the log held it just after subscribing (null for a new run); rejects if the read failed. */
+  lastAtStart: Promise<StoredEvent | null>;
 }

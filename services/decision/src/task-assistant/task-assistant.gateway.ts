@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { AgentDecisionReply, DecisionContextDto } from '@runledger/contracts';
-import { aggregateRef, EventLog } from '@runledger/event-log';
+import { aggregateRef, EventLog, type StoredEvent } from '@runledger/event-log';
 import { AppError, deterministicUuid } from '@runledger/kernel';
 import { MALFORMED_PAYLOAD, validateMessage } from '@runledger/messaging';
 import { RunRepository } from '@runledger/runs';
@@ -49,10 +49,11 @@ export class TaskAssistantGateway {
       caller_context: dto.message_history !== undefined || dto.pending_confirmation !== undefined,
     };
     const requestHash = taskRequestHash(context);
-    // A request_id names one request: reused for another, it is refused instead of answering the old one.
-    if (dto.request_id) await this.refuseReuse(runId, requestHash);
-    const watch = this.waiter.watch(runId, this.replyTimeoutMs);
+    // Without a request_id the run id is drawn at random: no run can have it yet, so nothing is read for it.
+    const watch = await this.waiter.watch(runId, this.replyTimeoutMs, { newRun: !dto.request_id });
     try {
+      // A request_id names one request: reused for another, it is refused instead of answering the old one.
+      await this.refuseReuse(runId, requestHash, await watch.lastAtStart);
       const queued = await this.log.append(aggregateRef('inbox', DECISION_INBOX), [{ type: 'AgentRequested', data: command, metadata: { run_id: runId, root_run_id: runId, user_id: context.user_id } }], { commandId: `request:${runId}` });
       // The run may not exist yet while its first request waits in the inbox: the queued command is the record.
       if (queued.duplicate && taskRequestHash((queued.events[0].data as AgentRequested).request) !== requestHash) throw reused();
@@ -72,8 +73,10 @@ export class TaskAssistantGateway {
     return { run_id: runId, ...result.decision };
   }
 
-  private async refuseReuse(runId: string, requestHash: string): Promise<void> {
-    const created = await this.log.first(RunRepository.ref(runId));
+  /** `last`: the run's last event as the waiter read it (null: no run yet, nothing to compare). */
+  private async refuseReuse(runId: string, requestHash: string, last: StoredEvent | null): Promise<void> {
+    if (!last) return;
+    const created = last.type === 'RunCreated' ? last : await this.log.first(RunRepository.ref(runId));
     if (created?.type === 'RunCreated' && (created.data as { request_hash_sha256?: string }).request_hash_sha256 !== requestHash) throw reused();
   }
 }

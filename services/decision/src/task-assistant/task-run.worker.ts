@@ -8,6 +8,8 @@ import { backoff, childOutcomeFromLog, childRequestHash, childRunId, isTerminal,
 import {
   AgentDecision, buildAuditRecord, createPendingConfirmation, DecisionContext, HistoryMessage, isPendingLive, nextStep, PendingConfirmation, TEMPLATES, ToolOutcome, TurnStep, UserIntent, validateDecision,
 } from '@runledger/task-assistant';
+import type { KnownState } from '@runledger/event-log';
+import type { ConversationState } from '../conversation/conversation';
 import { ConversationRepository } from '../conversation/conversation.repository';
 import { KeyedLock } from '../shared/keyed-lock';
 import { AgentRequested, ResolvedContext, STEPS, TASK_AGENT, TASK_LANE, TaskRunResult, taskRequestHash } from './task-run.types';
@@ -55,7 +57,13 @@ export class TaskRunWorker {
     if (await run.cancelIfRequested()) return;
     const now = run.state.created_at!;
 
-    const resolved = await run.step<ResolvedContext>('context', STEPS.context, () => this.resolveContext(cmd));
+    // The conversation as this turn loaded it, when the context step ran here (not resumed from the log): the
+    // exchange is recorded on it without reading the conversation again.
+    let conversation: KnownState<ConversationState> | undefined;
+    const resolved = await run.step<ResolvedContext>('context', STEPS.context, async () => {
+      conversation = await this.conversations.load(cmd.request.user_id, cmd.request.conversation_id);
+      return resolveContext(cmd, conversation.state);
+    });
     const context: DecisionContext = { ...cmd.request, message_history: resolved.history ?? [], pending_confirmation: resolved.pending_confirmation };
     const { degraded: _degraded, ...intent } = await run.step<ClassifiedIntent>('classify', STEPS.classify, () => this.classify(context, now));
 
@@ -66,7 +74,7 @@ export class TaskRunWorker {
       await run.toolCall({ call_id: callId, sequence, tool_name, parameters }, () => this.invokeTool(cmd, run.state, callId, tool_name, parameters));
       step = nextStep({ context, intent, now }, toolOutcomes(run.state));
     }
-    await this.finish(cmd, step.decision, step.conversation_effect, intent, resolved, now, run);
+    await this.finish(cmd, step.decision, step.conversation_effect, intent, resolved, now, run, conversation);
   }
 
   /** The run's opening; a run resumed mid-opening keeps the versions its RunCreated pinned. */
@@ -87,13 +95,6 @@ export class TaskRunWorker {
         : { decision: 'deny' as const, lane: TASK_LANE, code: 'ROLE.UNKNOWN', reason, policy_versions: versions },
       denial: { error_code: 'ROLE.UNKNOWN', message: reason, retryable: false },
     };
-  }
-
-  private async resolveContext(cmd: AgentRequested): Promise<ResolvedContext> {
-    const conv = await this.conversations.load(cmd.request.user_id, cmd.request.conversation_id);
-    const based_on_run_id = conv.recent_run_ids[conv.recent_run_ids.length - 1] ?? null;
-    if (cmd.caller_context) return { history: cmd.request.message_history ?? [], pending_confirmation: cmd.request.pending_confirmation ?? null, based_on_run_id };
-    return { history: conv.history, pending_confirmation: conv.pending_confirmation, based_on_run_id };
   }
 
   /**
@@ -145,7 +146,10 @@ export class TaskRunWorker {
     });
   }
 
-  private async finish(cmd: AgentRequested, decision: AgentDecision, effect: 'none' | 'set_pending' | 'clear_pending', intent: UserIntent, resolved: ResolvedContext, now: string, run: RunEngine) {
+  private async finish(
+    cmd: AgentRequested, decision: AgentDecision, effect: 'none' | 'set_pending' | 'clear_pending', intent: UserIntent, resolved: ResolvedContext, now: string, run: RunEngine,
+    conversation: KnownState<ConversationState> | undefined,
+  ) {
     const violations = validateDecision(decision);
     if (violations.length) {
       this.logger.error({ msg: 'decision failed output validation', run_id: cmd.run_id, violations });
@@ -160,7 +164,7 @@ export class TaskRunWorker {
       run_id: cmd.run_id, user_message: r.message, assistant_message: decision.response_text ?? decision.clarification_question ?? '', at: now, pending_confirmation: pending,
       // Runs checkpointed before this field existed carry no base: they are recorded as before.
       ...(resolved.based_on_run_id !== undefined ? { based_on_run_id: resolved.based_on_run_id } : {}),
-    });
+    }, conversation);
     const audit = buildAuditRecord({ timestamp: this.clock.now().toISOString(), context: r, intent, decision });
     const result: TaskRunResult = { decision };
     await run.complete(
@@ -168,6 +172,13 @@ export class TaskRunWorker {
       [{ type: 'DecisionRecorded', data: { decision, intent, conversation_effect: effect, audit_record: { ...audit, run_id: cmd.run_id } } }],
     );
   }
+}
+
+/** The turn's context: the caller's own history when it brings one, else the conversation's; the run it follows on. */
+function resolveContext(cmd: AgentRequested, conv: ConversationState): ResolvedContext {
+  const based_on_run_id = conv.recent_run_ids[conv.recent_run_ids.length - 1] ?? null;
+  if (cmd.caller_context) return { history: cmd.request.message_history ?? [], pending_confirmation: cmd.request.pending_confirmation ?? null, based_on_run_id };
+  return { history: conv.history, pending_confirmation: conv.pending_confirmation, based_on_run_id };
 }
 
 /** The classify request accepts history messages of at most this many characters (ClassifyIntentRequest schema). */

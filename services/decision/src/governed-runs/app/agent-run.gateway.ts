@@ -42,7 +42,7 @@ export class AgentRunGateway {
   }
 
   private async enqueueAndWait(spec: AgentRunSpec): Promise<RunState | Pick<RunState, 'status' | 'output_artifacts' | 'child_run_ids'>> {
-    const watch = this.waiter.watch(spec.run_id, this.replyTimeoutMs);
+    const watch = await this.waiter.watch(spec.run_id, this.replyTimeoutMs);
     try {
       const command: AgentRunRequested = { spec };
       await this.log.append(aggregateRef('inbox', DECISION_INBOX), [{

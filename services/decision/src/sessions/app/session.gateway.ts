@@ -38,7 +38,7 @@ export class SessionGateway {
       throw new AppError('REQUEST.INVALID', 'run_id (or request_id) already names a session of a different request.');
     }
     if (isTerminal(existing.state)) return sessionReplyOf(spec.run_id, existing.state, existing.events);
-    const watch = this.waiter.watch(spec.run_id, this.replyTimeoutMs);
+    const watch = await this.waiter.watch(spec.run_id, this.replyTimeoutMs);
     try {
       await this.log.append(aggregateRef('inbox', DECISION_INBOX), [{
         type: SESSION_REQUESTED, data: { spec },
