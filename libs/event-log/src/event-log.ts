@@ -1,5 +1,5 @@
 import { headers as natsHeaders, MsgHdrs } from '@nats-io/transport-node';
-import { JetStreamClient, JetStreamManager, DeliverPolicy, JsMsg, type StoredMsg } from '@nats-io/jetstream';
+import { JetStreamClient, JetStreamManager, DeliverPolicy, type StoredMsg } from '@nats-io/jetstream';
 import { context, propagation, SpanKind, trace } from '@opentelemetry/api';
 import { AppError, Clock, deterministicUuid } from '@runledger/kernel';
 import { messagingAttributes } from '@runledger/telemetry';
@@ -7,6 +7,7 @@ import { AggregateRef } from './aggregate-ref';
 import type { EventCodec } from './codec';
 import { decodeEnvelope, encodeEnvelope, ENVELOPE_SCHEMA_VERSION, EventEnvelope, NewEvent, StoredEvent } from './envelope';
 import { LIVE_RUN_PREFIX, LOG_STREAM, LOG_SUBJECT_PREFIX } from './stream';
+import { tryDecode, tryStoredEvent } from './stored-event';
 
 /** Another writer appended to the aggregate since the caller read it: reload, decide again. */
 export class ConcurrencyError extends Error {
@@ -333,41 +334,6 @@ export class EventLog {
       await atMost(CLEANUP_MS, messages.close());
       await atMost(CLEANUP_MS, consumer.delete?.());
     }
-  }
-}
-
-export function toStoredEvent(m: JsMsg): StoredEvent {
-  return storedEvent(m.data, m.seq, m.subject);
-}
-
-/**
- * A run event as the log republished it once stored (LIVE_RUN_PREFIX): its body, and its stream sequence and
- * subject from the server's headers; null when the message is not such an event.
- */
-export function liveEvent(m: { data: Uint8Array; headers?: MsgHdrs }): StoredEvent | null {
-  const seq = Number(m.headers?.get('Nats-Sequence'));
-  const subject = m.headers?.get('Nats-Subject');
-  return Number.isSafeInteger(seq) && seq > 0 && subject ? tryDecode(m.data, seq, subject) : null;
-}
-
-/** The decoded envelope itself gets its position (no copy: replay decodes every event of the log). */
-function storedEvent(data: Uint8Array, seq: number, subject: string): StoredEvent {
-  const event = decodeEnvelope(data) as StoredEvent;
-  event.seq = seq;
-  event.subject = subject;
-  return event;
-}
-
-function tryStoredEvent(m: JsMsg): StoredEvent | null {
-  return tryDecode(m.data, m.seq, m.subject);
-}
-
-/** A message that is not an event (published by mistake; the log cannot delete it) is skipped by readers. */
-function tryDecode(data: Uint8Array, seq: number, subject: string): StoredEvent | null {
-  try {
-    return storedEvent(data, seq, subject);
-  } catch {
-    return null;
   }
 }
 

@@ -5,3 +5,4 @@ export * from './event-log';
 export * from './decider';
 export * from './specification';
 export * from './codec';
+export * from './stored-event';
