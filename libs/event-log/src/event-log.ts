@@ -1,5 +1,5 @@
 import { headers as natsHeaders, MsgHdrs } from '@nats-io/transport-node';
-import { JetStreamClient, JetStreamManager, DeliverPolicy, type StoredMsg } from '@nats-io/jetstream';
+import { JetStreamClient, JetStreamManager, DeliverPolicy, type StoredMsg, type StreamConfig } from '@nats-io/jetstream';
 import { context, propagation, SpanKind, trace } from '@opentelemetry/api';
 import { AppError, Clock, deterministicUuid } from '@runledger/kernel';
 import { messagingAttributes } from '@runledger/telemetry';
@@ -160,31 +160,32 @@ export class EventLog {
     }
   }
 
-  private replicatedLog?: Promise<boolean>;
-  private republishing?: Promise<boolean>;
+  private logConfig?: Promise<StreamConfig | null>;
 
   /**
-   * The subject the server republishes a run's stored events on (headers only), or null when this log was created
-   * without it (before it existed: nats-server 2.9 cannot add it later); a follower then polls. Read once per process.
+   * The log's settings as provisioned, read once per process (replicas and the live feed are set when the log is
+   * created, and services restart with it); null while the read fails (asked again next time).
    */
-  async liveRunSubject(runId: string): Promise<string | null> {
-    this.republishing ??= this.jsm.streams.info(this.stream).then((i) => i.config.republish?.dest === `${LIVE_RUN_PREFIX}.>`, () => {
-      this.republishing = undefined;
-      return false;
+  private config(): Promise<StreamConfig | null> {
+    this.logConfig ??= this.jsm.streams.info(this.stream).then((i) => i.config, () => {
+      this.logConfig = undefined;
+      return null;
     });
-    return (await this.republishing) ? `${LIVE_RUN_PREFIX}.${runId}` : null;
+    return this.logConfig;
   }
 
   /**
-   * Whether the log has replicas (a direct get may then be answered by one that lags); a failed look says yes. Read
-   * once per process: replicas are set when the log is provisioned (RL_LOG_REPLICAS), and services restart with it.
+   * The subject the server republishes a run's stored events on, or null when this log was created without it
+   * (before it existed: nats-server 2.9 cannot add it later); a follower then polls.
    */
-  private replicated(): Promise<boolean> {
-    this.replicatedLog ??= this.jsm.streams.info(this.stream).then((i) => (i.config.num_replicas ?? 1) > 1, () => {
-      this.replicatedLog = undefined;
-      return true;
-    });
-    return this.replicatedLog;
+  async liveRunSubject(runId: string): Promise<string | null> {
+    return (await this.config())?.republish?.dest === `${LIVE_RUN_PREFIX}.>` ? `${LIVE_RUN_PREFIX}.${runId}` : null;
+  }
+
+  /** Whether the log has replicas (a direct get may then be answered by one that lags); a failed look says yes. */
+  private async replicated(): Promise<boolean> {
+    const config = await this.config();
+    return config ? (config.num_replicas ?? 1) > 1 : true;
   }
 
   /** The aggregate's first event (its creation record), in one direct get; null if it has none. */

@@ -6,8 +6,8 @@ export const LOG_STREAM = 'RUNLEDGER_LOG';
 /**
  * Where the log republishes each run event it has stored (its stream sequence and subject in headers): the live feed
  * a waiter follows a run on. A copy comes from the server after the event is committed and carries no reply subject,
- * so a follower hears no refused append and is handed no appender's acknowledgement inbox to answer. Nobody but the
- * server publishes there (no identity is allowed to).
+ * so a follower hears no refused append and is handed no appender's acknowledgement inbox to answer. No service or client
+ * identity may publish there; only the server does.
  */
 export const LIVE_RUN_PREFIX = 'rl.live.run';
 
