@@ -43,6 +43,51 @@ describe('EventLog on a real nats-server', () => {
     expect((await log.read(ref)).map((e) => e.type)).toEqual(['A', 'B']);
   });
 
+  describe('Serialised per aggregate with pipelined appends: each event is stored only directly after the one before it', () => {
+    it('an append of several events is stored in order, with its version the last event\'s sequence', async () => {
+      const ref = aggregateRef('run', 'pipe-1');
+      const result = await log.append(ref, ['A', 'B', 'C', 'D'].map((type) => ({ type, data: {} })), { commandId: 'pipe-1', expectedVersion: 0 });
+      expect((await log.read(ref)).map((e) => [e.type, e.seq])).toEqual(result.events.map((e) => [e.type, e.seq]));
+      expect(result.events.map((e) => e.type)).toEqual(['A', 'B', 'C', 'D']);
+      expect(result.version).toBe(result.events[3].seq);
+    });
+
+    it('a retry after a crash mid-append (a prefix stored, then other aggregates written) stores the rest once, in order', async () => {
+      const ref = aggregateRef('run', 'pipe-partial');
+      const events = ['A', 'B', 'C'].map((type) => ({ type, data: {} }));
+      // The crashed attempt stored only the first event; since then the log's last message is another aggregate's,
+      // so the retry's second event finds a last message that is not its predecessor and the rest goes one at a time.
+      const prefix = await log.append(ref, events.slice(0, 1), { commandId: 'pipe-partial', expectedVersion: 0 });
+      await log.append(aggregateRef('run', 'pipe-other'), [{ type: 'X', data: {} }], { commandId: 'pipe-other', expectedVersion: 0 });
+      const retry = await log.append(ref, events, { commandId: 'pipe-partial', expectedVersion: 0 });
+      expect(retry.duplicate).toBe(false);
+      expect(retry.events[0].seq).toBe(prefix.events[0].seq);
+      expect((await log.read(ref)).map((e) => e.type)).toEqual(['A', 'B', 'C']);
+    });
+
+    it('a retry whose aggregate another writer extended after the stored prefix is refused (ConcurrencyError), nothing appended', async () => {
+      const ref = aggregateRef('run', 'pipe-raced');
+      const events = ['A', 'B'].map((type) => ({ type, data: {} }));
+      const prefix = await log.append(ref, events.slice(0, 1), { commandId: 'pipe-raced', expectedVersion: 0 });
+      await log.append(ref, [{ type: 'Other', data: {} }], { commandId: 'pipe-raced-other', expectedVersion: prefix.version });
+      await expect(log.append(ref, events, { commandId: 'pipe-raced', expectedVersion: 0 })).rejects.toBeInstanceOf(ConcurrencyError);
+      expect((await log.read(ref)).map((e) => e.type)).toEqual(['A', 'Other']);
+    });
+
+    it('appends racing on one aggregate: every event of the winner is contiguous, the losers conflict and append nothing', async () => {
+      const ref = aggregateRef('run', 'pipe-race');
+      const writers = [jetstream(nc), jetstream(await connect(server.connectOptions())), jetstream(await connect(server.connectOptions()))];
+      const logs = writers.map((js) => new EventLog(js, jsm, { producer: 'spec', clock: new FixedClock(new Date()) }));
+      const outcomes = await Promise.allSettled(logs.map((l, w) => l.append(ref, [1, 2, 3].map((n) => ({ type: `W${w}`, data: { n } })), { commandId: `race-${w}`, expectedVersion: 0 })));
+      const winners = outcomes.filter((o) => o.status === 'fulfilled');
+      expect(winners).toHaveLength(1);
+      expect(outcomes.filter((o) => o.status === 'rejected').every((o) => (o as PromiseRejectedResult).reason instanceof ConcurrencyError)).toBe(true);
+      const types = (await log.read(ref)).map((e) => e.type);
+      expect(types).toHaveLength(3);
+      expect(new Set(types).size).toBe(1);
+    });
+  });
+
   it('Envelope: metadata carries event id, stream id, causation, versions, producer and the time as data', async () => {
     const ref = aggregateRef('run', 'meta-1');
     await log.append(ref, [{ type: 'A', data: { x: 1 }, metadata: { run_id: 'meta-1', correlation_id: 'corr' } }], { commandId: 'cmd-m' });

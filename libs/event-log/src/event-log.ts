@@ -1,5 +1,5 @@
 import { headers as natsHeaders, MsgHdrs } from '@nats-io/transport-node';
-import { JetStreamClient, JetStreamManager, DeliverPolicy, type StoredMsg, type StreamConfig } from '@nats-io/jetstream';
+import { JetStreamClient, JetStreamManager, DeliverPolicy, type PubAck, type StoredMsg, type StreamConfig } from '@nats-io/jetstream';
 import { context, propagation, SpanKind, trace } from '@opentelemetry/api';
 import { AppError, Clock, deterministicUuid } from '@runledger/kernel';
 import { messagingAttributes } from '@runledger/telemetry';
@@ -35,10 +35,22 @@ export interface AppendResult {
   duplicate: boolean;
 }
 
+/** One event of an append as it goes to the log. */
+interface OutgoingEvent {
+  eventId: string;
+  /** The event as the caller sees it (data not sealed). */
+  envelope: EventEnvelope;
+  /** The event as stored (sealed by the log's codec). */
+  body: Uint8Array;
+  /** Trace context and the event type. */
+  headers: Record<string, string>;
+}
+
 /** The header every appended event carries its type in: a live follower can tell an event without decoding it. */
 export const EVENT_TYPE_HEADER = 'Rl-Event-Type';
 
 const JS_WRONG_LAST_SEQUENCE = 10071;
+const JS_WRONG_LAST_MSG_ID = 10070;
 /** How many events `read` fetches by direct gets before it sets up a consumer for the rest. */
 const DIRECT_READ_EVENTS = 16;
 const tracer = trace.getTracer('runledger.event-log');
@@ -79,53 +91,82 @@ export class EventLog {
     }
   }
 
+  /**
+   * The events of one append go out pipelined, not one awaited round trip each: the first states the aggregate's
+   * version (`expect.lastSubjectSequence`), each next one that the log's last stored message is the event before it
+   * (`expect.lastMsgID`; nats-server checks it after deduplication, in the order one connection published). So each
+   * event is stored only directly after its predecessor, and the aggregate stays serialised with no wait between
+   * them. When another writer's message lands in between, the rest is refused (wrong last msg id) and goes again one
+   * at a time, each expecting the sequence of the event before it: the outcome is exactly a serial append's.
+   */
   private async appendInSpan(ref: AggregateRef, events: NewEvent[], options: AppendOptions): Promise<AppendResult> {
     const carrier: Record<string, string> = {};
     propagation.inject(context.active(), carrier);
     const recordedAt = this.opts.clock.now().toISOString();
+    const outgoing = await Promise.all(events.map((event, index) => this.outgoing(ref, event, index, options.commandId, recordedAt, carrier)));
+    const ordered = options.expectedVersion !== undefined;
+    const pipelined = outgoing.map((out, i) => {
+      const expect = !ordered ? undefined : i === 0 ? { lastSubjectSequence: options.expectedVersion } : { lastMsgID: outgoing[i - 1].eventId };
+      const ack = this.publish(ref, out, expect);
+      ack.catch(() => undefined); // settled below, in order; a failure after an earlier one is expected
+      return ack;
+    });
     const stored: StoredEvent[] = [];
-    let expected = options.expectedVersion;
     let allDuplicates = true;
-    for (const [index, event] of events.entries()) {
-      const eventId = deterministicUuid(options.commandId, ref.subject, index);
-      const envelope: EventEnvelope = {
-        type: event.type,
-        data: event.data,
-        metadata: {
-          ...event.metadata,
-          event_id: eventId,
-          stream_id: ref.id,
-          causation_id: event.metadata?.causation_id ?? options.commandId,
-          schema_version: ENVELOPE_SCHEMA_VERSION,
-          contract_version: 'v1',
-          producer: this.opts.producer,
-          recorded_at: recordedAt,
-          ...(carrier.traceparent ? { traceparent: carrier.traceparent } : {}),
-          ...(carrier.tracestate ? { tracestate: carrier.tracestate } : {}),
-        },
-      };
-      const hdrs = natsHeaders();
-      for (const [k, v] of Object.entries(carrier)) hdrs.set(k, v);
-      hdrs.set(EVENT_TYPE_HEADER, event.type);
-      let ack;
-      try {
-        const written = this.opts.codec ? await this.opts.codec.seal(envelope) : envelope;
-        ack = await this.js.publish(ref.subject, encodeEnvelope(written), {
-          msgID: eventId,
-          headers: hdrs,
-          ...(expected !== undefined ? { expect: { lastSubjectSequence: expected } } : {}),
-        });
-      } catch (err) {
-        if (jsErrorCode(err) === JS_WRONG_LAST_SEQUENCE) throw new ConcurrencyError(ref.subject, expected ?? -1);
-        throw err;
-      }
+    let serial = false;
+    for (const [i, out] of outgoing.entries()) {
+      const oneAtATime = () => this.publish(ref, out, { lastSubjectSequence: stored[i - 1].seq });
+      const ack = serial
+        ? await oneAtATime()
+        : await pipelined[i].catch((err) => {
+            // Another writer's message came between this event and the one before it: the rest goes one at a time.
+            if (i === 0 || jsErrorCode(err) !== JS_WRONG_LAST_MSG_ID) throw err;
+            serial = true;
+            return oneAtATime();
+          });
       allDuplicates &&= ack.duplicate;
       // A duplicate is whatever the log already holds under that id, not what this caller sent now.
-      stored.push(ack.duplicate ? await this.storedAt(ack.seq, envelope, ref.subject) : { ...envelope, seq: ack.seq, subject: ref.subject });
-      if (expected !== undefined) expected = ack.seq;
+      stored.push(ack.duplicate ? await this.storedAt(ack.seq, out.envelope, ref.subject) : { ...out.envelope, seq: ack.seq, subject: ref.subject });
     }
     const version = stored.length ? stored[stored.length - 1].seq : (options.expectedVersion ?? (await this.version(ref)));
     return { version, events: stored, duplicate: events.length > 0 && allDuplicates };
+  }
+
+  /** One event as it goes to the log: its envelope (as the caller sees it), the body as stored (sealed), its headers. */
+  private async outgoing(ref: AggregateRef, event: NewEvent, index: number, commandId: string, recordedAt: string, carrier: Record<string, string>): Promise<OutgoingEvent> {
+    const eventId = deterministicUuid(commandId, ref.subject, index);
+    const envelope: EventEnvelope = {
+      type: event.type,
+      data: event.data,
+      metadata: {
+        ...event.metadata,
+        event_id: eventId,
+        stream_id: ref.id,
+        causation_id: event.metadata?.causation_id ?? commandId,
+        schema_version: ENVELOPE_SCHEMA_VERSION,
+        contract_version: 'v1',
+        producer: this.opts.producer,
+        recorded_at: recordedAt,
+        ...(carrier.traceparent ? { traceparent: carrier.traceparent } : {}),
+        ...(carrier.tracestate ? { tracestate: carrier.tracestate } : {}),
+      },
+    };
+    const headers: Record<string, string> = { ...carrier, [EVENT_TYPE_HEADER]: event.type };
+    const written = this.opts.codec ? await this.opts.codec.seal(envelope) : envelope;
+    return { eventId, envelope, body: encodeEnvelope(written), headers };
+  }
+
+  /** Publishes one event; a refused `lastSubjectSequence` is a ConcurrencyError (reload, decide again). */
+  private async publish(ref: AggregateRef, out: OutgoingEvent, expect?: { lastSubjectSequence?: number; lastMsgID?: string }): Promise<PubAck> {
+    try {
+      // Fresh headers each time: the client adds the expectations to the headers it is given.
+      const headers = natsHeaders();
+      for (const [k, v] of Object.entries(out.headers)) headers.set(k, v);
+      return await this.js.publish(ref.subject, out.body, { msgID: out.eventId, headers, ...(expect ? { expect } : {}) });
+    } catch (err) {
+      if (jsErrorCode(err) === JS_WRONG_LAST_SEQUENCE) throw new ConcurrencyError(ref.subject, expect?.lastSubjectSequence ?? -1);
+      throw err;
+    }
   }
 
   private async storedAt(seq: number, fallback: EventEnvelope, subject: string): Promise<StoredEvent> {
