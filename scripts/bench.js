@@ -151,10 +151,22 @@ async function main() {
     process.stdout.write(`${lines.join('\n')}\n`);
     fs.writeFileSync(path.join(__dirname, '..', 'bench', 'results.md'), `# Benchmark results\n\nProduced by \`npm run bench\` (one run; every system on this machine, side by side).\n\n\`\`\`\n${lines.join('\n')}\n\`\`\`\n`);
   } finally {
-    for (const fn of cleanup.reverse()) await Promise.resolve().then(fn).catch(() => undefined);
+    // Each stop is bounded: a peer whose client pool never drains (seen once with a PostgreSQL peer) must not keep
+    // the bench, the services and the servers after it running.
+    for (const fn of cleanup.reverse()) await atMost(STOP_MS, Promise.resolve().then(fn));
     await stopProcess(nats.child);
     fs.rmSync(store, { recursive: true, force: true });
   }
+}
+
+/** How long one clean-up step may take before the bench moves on to the next. */
+const STOP_MS = 20_000;
+
+/** Waits for `p` (whatever its outcome) but no longer than `ms`. */
+async function atMost(ms, p) {
+  let timer;
+  await Promise.race([p.catch(() => undefined), new Promise((resolve) => (timer = setTimeout(resolve, ms)))]);
+  clearTimeout(timer);
 }
 
 main().then(

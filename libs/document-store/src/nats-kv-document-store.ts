@@ -11,7 +11,7 @@ import {
   type FindOptions,
   type StoredDocument,
 } from './types';
-import { normaliseValue, validateCollectionName, validateFind, validateId, validateRevision } from './validation';
+import { normalised, validateCollectionName, validateFind, validateId, validateRevision } from './validation';
 
 /** Options for {@link NatsKvDocumentStore}. */
 export interface NatsKvDocumentStoreOptions {
@@ -114,14 +114,13 @@ class NatsKvCollection<T extends object> implements DocumentCollection<T> {
 
   async create(id: string, value: T): Promise<{ created: boolean; doc: StoredDocument<T> }> {
     validateId(id);
-    const normalised = normaliseValue(value);
+    const { value: normal, json: data } = normalised(value);
     const kv = await this.store.bucket(this.name);
-    const data = JSON.stringify(normalised);
     for (let attempt = 0; attempt < MAX_RACE_RETRIES; attempt++) {
       try {
         // kv.create only succeeds when the key is absent or a tombstone, atomically on the server.
         const revision = await kv.create(idToKey(id), data);
-        return { created: true, doc: { id, revision, value: normalised } };
+        return { created: true, doc: { id, revision, value: normal } };
       } catch (err) {
         if (!isWrongLastSequence(err)) throw err;
       }
@@ -135,13 +134,13 @@ class NatsKvCollection<T extends object> implements DocumentCollection<T> {
   async replace(id: string, value: T, expectedRevision: number): Promise<StoredDocument<T>> {
     validateId(id);
     validateRevision(expectedRevision);
-    const normalised = normaliseValue(value);
+    const { value: normal, json } = normalised(value);
     const kv = await this.store.bucket(this.name);
     try {
       // The server checks the key's last sequence atomically. (A caller could only pass a
       // tombstone's revision by guessing it, since get() never returns deleted documents.)
-      const revision = await kv.update(idToKey(id), JSON.stringify(normalised), expectedRevision);
-      return { id, revision, value: normalised };
+      const revision = await kv.update(idToKey(id), json, expectedRevision);
+      return { id, revision, value: normal };
     } catch (err) {
       if (!isWrongLastSequence(err)) throw err;
       const current = await this.read(kv, id);
@@ -151,10 +150,10 @@ class NatsKvCollection<T extends object> implements DocumentCollection<T> {
 
   async put(id: string, value: T): Promise<StoredDocument<T>> {
     validateId(id);
-    const normalised = normaliseValue(value);
+    const { value: normal, json } = normalised(value);
     const kv = await this.store.bucket(this.name);
-    const revision = await kv.put(idToKey(id), JSON.stringify(normalised));
-    return { id, revision, value: normalised };
+    const revision = await kv.put(idToKey(id), json);
+    return { id, revision, value: normal };
   }
 
   async delete(id: string, expectedRevision?: number): Promise<boolean> {

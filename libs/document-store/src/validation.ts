@@ -49,6 +49,11 @@ export function validateRevision(revision: unknown, what = 'expectedRevision'): 
 
 /** Returns the JSON-normalised copy that every adapter stores and returns. */
 export function normaliseValue<T extends object>(value: T): T {
+  return normalised(value).value;
+}
+
+/** The JSON-normalised copy and its JSON text (an adapter that stores text needs no second stringify). */
+export function normalised<T extends object>(value: T): { value: T; json: string } {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) {
     throw new DocumentStoreError(`invalid document value: expected a JSON object, got ${Array.isArray(value) ? 'an array' : String(value)}`);
   }
@@ -58,7 +63,7 @@ export function normaliseValue<T extends object>(value: T): T {
   } catch (err) {
     throw new DocumentStoreError(`invalid document value: not JSON-serialisable (${(err as Error).message})`);
   }
-  return JSON.parse(json) as T;
+  return { value: JSON.parse(json) as T, json };
 }
 
 /** Validated find arguments, shared by the adapters. */

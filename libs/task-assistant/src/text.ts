@@ -76,6 +76,14 @@ export interface PhraseSpan<T> {
   tag: T;
 }
 
+/** The compiled matchers of a phrase table, built once per table (the tables are constants; a request classifies on them). */
+const MATCHERS = new WeakMap<ReadonlyArray<{ phrase: string }>, RegExp[]>();
+function matchersOf(entries: ReadonlyArray<{ phrase: string }>): RegExp[] {
+  let matchers = MATCHERS.get(entries);
+  if (!matchers) MATCHERS.set(entries, (matchers = entries.map((e) => phraseRegExp(e.phrase))));
+  return matchers;
+}
+
 /**
  * Finds every listed phrase in `text`; where occurrences overlap the longest wins,
  * so "don't forget to" hides "forget" and "mark as done" hides "done".
@@ -83,8 +91,9 @@ export interface PhraseSpan<T> {
  */
 export function findPhrases<T>(text: string, entries: ReadonlyArray<{ phrase: string; tag: T }>): PhraseSpan<T>[] {
   const all: PhraseSpan<T>[] = [];
-  for (const { phrase, tag } of entries) {
-    for (const m of text.matchAll(phraseRegExp(phrase))) {
+  const matchers = matchersOf(entries);
+  for (const [i, { tag }] of entries.entries()) {
+    for (const m of text.matchAll(matchers[i])) {
       const start = m.index ?? 0;
       all.push({ start, end: start + m[0].length, tag });
     }
