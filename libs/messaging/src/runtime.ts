@@ -1,3 +1,4 @@
+import './nats-request-patch';
 import { connect, NatsConnection } from '@nats-io/transport-node';
 import { jetstream, jetstreamManager, JetStreamClient, JetStreamManager } from '@nats-io/jetstream';
 import { Clock } from '@runledger/kernel';

@@ -60,10 +60,14 @@ export class CallerVerifier {
    * own denials come before the finished check so that a refusal names what the policy says.
    */
   async decideChild<D extends { decision: 'allow' | 'deny' }>(claims: CallerClaims, policy: () => D | Promise<D>): Promise<D | ChildDenial> {
+    // The caller's last event is read alongside its creation record (two reads in one round trip's time); it is
+    // looked at only where it decides, so which refusal is named does not change.
+    const finished = this.isFinished(claims.parent_run_id);
+    finished.catch(() => undefined); // looked at below only for an allowed call
     const mismatch = await this.check(claims);
     if (mismatch) return { decision: 'deny', ...mismatch };
     const decided = await policy();
-    if (decided.decision === 'allow' && (await this.isFinished(claims.parent_run_id))) {
+    if (decided.decision === 'allow' && (await finished)) {
       return { decision: 'deny', code: 'RUN.PARENT_TERMINAL', reason: 'The calling run has finished; it cannot start new child runs.' };
     }
     return decided;
