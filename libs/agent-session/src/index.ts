@@ -74,6 +74,7 @@ export { CONFIG_FILE, ENV_FILE, layerSources, loadAgentConfig, loadConfigLayers,
 // Adapters
 export { OpenAiChatModel, type OpenAiChatModelOptions } from './infra/openai-chat-model';
 export { classifyOpenAiError } from './infra/classify-openai-error';
+export { openaiModule } from './infra/openai-module';
 export { modelsFromConfig } from './infra/models-from-config';
 export { systemClock, timerSleeper } from './infra/system-time';
 export { randomNonce } from './infra/random-nonce';

@@ -1,4 +1,5 @@
-import OpenAI from 'openai';
+import type OpenAI from 'openai';
+import { openaiModule } from './openai-module';
 import { parseRetryAfter } from '../domain/retry-after';
 import type { ModelError } from '../domain/types';
 
@@ -15,6 +16,7 @@ function errorCode(e: InstanceType<typeof OpenAI.APIError>): string {
  */
 export function classifyOpenAiError(e: unknown, nowMs: number): ModelError {
   const message = e instanceof Error ? e.message : String(e);
+  const { default: OpenAI } = openaiModule();
   if (e instanceof OpenAI.APIConnectionTimeoutError) return { kind: 'timeout', message };
   if (e instanceof OpenAI.APIUserAbortError) return { kind: 'timeout', message: `request aborted: ${message}` };
   if (e instanceof OpenAI.APIConnectionError) return { kind: 'network', message };

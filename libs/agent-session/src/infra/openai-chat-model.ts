@@ -1,4 +1,5 @@
-import OpenAI from 'openai';
+import type OpenAI from 'openai';
+import { openaiModule } from './openai-module';
 import type {
   ChatCompletion,
   ChatCompletionCreateParamsNonStreaming,
@@ -83,20 +84,25 @@ function toResponse(completion: ChatCompletion): AssistantResponse | undefined {
 
 /** The `Model` port over the `openai` v6 client's Chat Completions API. Never rejects: errors are classified. */
 export class OpenAiChatModel implements Model {
-  private readonly client: OpenAI;
+  private client?: OpenAI;
   private readonly clock: Clock;
 
   constructor(private readonly options: OpenAiChatModelOptions) {
     this.clock = options.clock ?? systemClock;
-    this.client =
-      options.client ??
-      new OpenAI({
-        apiKey: options.apiKey,
-        ...(options.baseURL ? { baseURL: options.baseURL } : {}),
-        // The session does retries, provider cycling and backoff itself (§3).
-        maxRetries: 0,
-        ...(options.timeoutMs ? { timeout: options.timeoutMs } : {}),
-      });
+    this.client = options.client;
+  }
+
+  /** The client, made at the first call (the `openai` module is loaded only then). */
+  private openai(): OpenAI {
+    const o = this.options;
+    this.client ??= new (openaiModule().default)({
+      apiKey: o.apiKey,
+      ...(o.baseURL ? { baseURL: o.baseURL } : {}),
+      // The session does retries, provider cycling and backoff itself (§3).
+      maxRetries: 0,
+      ...(o.timeoutMs ? { timeout: o.timeoutMs } : {}),
+    });
+    return this.client;
   }
 
   /** The request body for a session request; exposed for tests of parameter passing. */
@@ -134,7 +140,7 @@ export class OpenAiChatModel implements Model {
     const forward = () => controller.abort();
     request.signal?.addEventListener('abort', forward, { once: true });
     try {
-      const completion = await this.client.chat.completions.create(this.buildBody(request), { signal: controller.signal });
+      const completion = await this.openai().chat.completions.create(this.buildBody(request), { signal: controller.signal });
       const response = toResponse(completion);
       if (!response) return { ok: false, error: { kind: 'invalid_response', message: 'the completion has no message' } };
       return { ok: true, response };

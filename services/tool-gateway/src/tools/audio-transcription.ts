@@ -1,4 +1,4 @@
-import OpenAI, { toFile } from 'openai';
+import { openaiModule } from '@runledger/agent-session';
 import type { TranscriptSegment } from '@runledger/contracts';
 
 /** The OpenAI-compatible server audio recordings are transcribed by (TRANSCRIPTION_BASE_URL, …). */
@@ -22,6 +22,7 @@ const EXTENSIONS: Record<string, string> = { 'audio/mpeg': 'mp3', 'audio/mp3': '
  */
 export async function transcribeAudio(config: TranscriptionConfig, bytes: Buffer, mediaType: string, opts: { language?: string; signal?: AbortSignal; maxSegments: number; maxSegmentChars: number }): Promise<TranscriptSegment[]> {
   const type = mediaType.split(';')[0]!.trim();
+  const { default: OpenAI, toFile } = openaiModule();
   const client = new OpenAI({ apiKey: config.apiKey, baseURL: config.baseURL, maxRetries: 0 });
   const file = await toFile(bytes, `recording.${EXTENSIONS[type] ?? 'bin'}`, { type });
   const res = await client.audio.transcriptions.create(

@@ -1,4 +1,5 @@
-import OpenAI from 'openai';
+import type OpenAI from 'openai';
+import { openaiModule } from '@runledger/agent-session';
 import { preparePrompt, selectAgents } from '@runledger/agent-runtime';
 import { AppError, sha256Hex } from '@runledger/kernel';
 import type { Bus } from '@runledger/messaging';
@@ -66,7 +67,7 @@ export class CampaignProposalAgent implements ProposalAgent {
   }
 
   private openai(): OpenAI {
-    this.client ??= new OpenAI({ apiKey: this.endpoint.apiKey ?? 'unset', baseURL: this.endpoint.baseURL, timeout: this.endpoint.timeoutMs, maxRetries: 1 });
+    this.client ??= new (openaiModule().default)({ apiKey: this.endpoint.apiKey ?? 'unset', baseURL: this.endpoint.baseURL, timeout: this.endpoint.timeoutMs, maxRetries: 1 });
     return this.client;
   }
 }
