@@ -1,6 +1,7 @@
 import { AggregateRef } from './aggregate-ref';
 import { NewEvent, StoredEvent } from './envelope';
-import { ConcurrencyError, EventLog } from './event-log';
+import { EventLog } from './event-log';
+import { ConcurrencyError } from './log-errors';
 
 /** An event as a fold sees it: type, data and the metadata the log recorded (time is data). */
 export interface RecordedEvent<TType extends string = string, TData = unknown> {

@@ -8,14 +8,7 @@ import type { EventCodec } from './codec';
 import { decodeEnvelope, encodeEnvelope, ENVELOPE_SCHEMA_VERSION, EventEnvelope, NewEvent, StoredEvent } from './envelope';
 import { LIVE_RUN_PREFIX, LOG_STREAM, LOG_SUBJECT_PREFIX } from './stream';
 import { tryDecode, tryStoredEvent } from './stored-event';
-
-/** Another writer appended to the aggregate since the caller read it: reload, decide again. */
-export class ConcurrencyError extends Error {
-  readonly code = 'RUN.CONFLICT';
-  constructor(readonly subject: string, readonly expectedVersion: number) {
-    super(`concurrent append to ${subject} (expected version ${expectedVersion})`);
-  }
-}
+import { ConcurrencyError, jsErrorCode, JS_WRONG_LAST_MSG_ID, JS_WRONG_LAST_SEQUENCE, readFailed, stalledRead } from './log-errors';
 
 export interface AppendOptions {
   /**
@@ -49,8 +42,6 @@ interface OutgoingEvent {
 /** The header every appended event carries its type in: a live follower can tell an event without decoding it. */
 export const EVENT_TYPE_HEADER = 'Rl-Event-Type';
 
-const JS_WRONG_LAST_SEQUENCE = 10071;
-const JS_WRONG_LAST_MSG_ID = 10070;
 /** How many events `read` fetches by direct gets before it sets up a consumer for the rest. */
 const DIRECT_READ_EVENTS = 16;
 const tracer = trace.getTracer('runledger.event-log');
@@ -384,49 +375,11 @@ const SCAN_IDLE_MS = 30_000;
 /** How long a finished read waits for its consumer's clean-up. */
 const CLEANUP_MS = 5_000;
 
-/** A read whose consumer stopped delivering: retryable, never a partial answer. */
-function stalledRead(): AppError {
-  return new AppError('DEPENDENCY.DOWN', 'The event log stopped answering a read; retry.');
-}
-
 /** Waits for `p` (whatever its outcome) but no longer than `ms`. */
 async function atMost(ms: number, p: Promise<unknown> | undefined): Promise<void> {
   let timer: NodeJS.Timeout | undefined;
   await Promise.race([Promise.resolve(p).catch(() => undefined), new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)))]);
   clearTimeout(timer);
-}
-
-/**
- * A read that did not get an answer from the log (connection lost, timeout, server restarting). It is
- * retryable and must never be read as "not there": a decision taken on it would be permanent and wrong.
- */
-export function readFailed(err: unknown): never {
-  if (err instanceof AppError) throw err;
-  throw new AppError('DEPENDENCY.DOWN', 'The event log could not be read; retry.');
-}
-
-/** NATS error names that mean the bus did not answer (a server restarting, a cluster electing a leader, a reconnect). */
-const BUS_FAULT_NAMES = new Set(['TimeoutError', 'NoResponders', 'ClosedConnectionError', 'DrainingConnectionError', 'ConnectionError']);
-/** JetStream API "temporarily unavailable" (no stream leader yet). */
-const JS_TEMPORARILY_UNAVAILABLE = 10008;
-
-/**
- * True for an error that says the bus did not answer, not that the request was wrong: transient, so whoever gets it
- * retries (a handler answers DEPENDENCY.DOWN, a consumer redelivers) and nothing permanent is decided from it.
- */
-export function isBusFault(err: unknown): boolean {
-  const e = err as { name?: unknown; cause?: unknown; code?: unknown } | null;
-  if (!e || typeof e !== 'object') return false;
-  if (typeof e.name === 'string' && BUS_FAULT_NAMES.has(e.name)) return true;
-  if (e.name === 'JetStreamStatusError' && e.code === 503) return true;
-  if (jsErrorCode(err) === JS_TEMPORARILY_UNAVAILABLE) return true;
-  return e.name === 'RequestError' && isBusFault(e.cause);
-}
-
-export function jsErrorCode(err: unknown): number | undefined {
-  const e = err as { apiError?: () => { err_code?: number }; code?: unknown };
-  if (typeof e?.apiError === 'function') return e.apiError()?.err_code;
-  return undefined;
 }
 
 export type { MsgHdrs };

@@ -2,6 +2,7 @@ export * from './envelope';
 export * from './stream';
 export * from './aggregate-ref';
 export * from './event-log';
+export * from './log-errors';
 export * from './decider';
 export * from './specification';
 export * from './codec';

@@ -1,0 +1,52 @@
+import { AppError } from '@runledger/kernel';
+
+/** JetStream API error codes the log acts on. */
+export const JS_WRONG_LAST_SEQUENCE = 10071;
+export const JS_WRONG_LAST_MSG_ID = 10070;
+/** JetStream API "temporarily unavailable" (no stream leader yet). */
+const JS_TEMPORARILY_UNAVAILABLE = 10008;
+
+/** Another writer appended to the aggregate since the caller read it: reload, decide again. */
+export class ConcurrencyError extends Error {
+  readonly code = 'RUN.CONFLICT';
+  constructor(readonly subject: string, readonly expectedVersion: number) {
+    super(`concurrent append to ${subject} (expected version ${expectedVersion})`);
+  }
+}
+
+/** A read whose consumer stopped delivering: retryable, never a partial answer. */
+export function stalledRead(): AppError {
+  return new AppError('DEPENDENCY.DOWN', 'The event log stopped answering a read; retry.');
+}
+
+/**
+ * A read that did not get an answer from the log (connection lost, timeout, server restarting). It is
+ * retryable and must never be read as "not there": a decision taken on it would be permanent and wrong.
+ */
+export function readFailed(err: unknown): never {
+  if (err instanceof AppError) throw err;
+  throw new AppError('DEPENDENCY.DOWN', 'The event log could not be read; retry.');
+}
+
+/** NATS error names that mean the bus did not answer (a server restarting, a cluster electing a leader, a reconnect). */
+const BUS_FAULT_NAMES = new Set(['TimeoutError', 'NoResponders', 'ClosedConnectionError', 'DrainingConnectionError', 'ConnectionError']);
+
+/**
+ * True for an error that says the bus did not answer, not that the request was wrong: transient, so whoever gets it
+ * retries (a handler answers DEPENDENCY.DOWN, a consumer redelivers) and nothing permanent is decided from it.
+ */
+export function isBusFault(err: unknown): boolean {
+  const e = err as { name?: unknown; cause?: unknown; code?: unknown } | null;
+  if (!e || typeof e !== 'object') return false;
+  if (typeof e.name === 'string' && BUS_FAULT_NAMES.has(e.name)) return true;
+  if (e.name === 'JetStreamStatusError' && e.code === 503) return true;
+  if (jsErrorCode(err) === JS_TEMPORARILY_UNAVAILABLE) return true;
+  return e.name === 'RequestError' && isBusFault(e.cause);
+}
+
+export function jsErrorCode(err: unknown): number | undefined {
+  const e = err as { apiError?: () => { err_code?: number }; code?: unknown };
+  if (typeof e?.apiError === 'function') return e.apiError()?.err_code;
+  return undefined;
+}
+
