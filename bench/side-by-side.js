@@ -114,7 +114,11 @@ function report(systems, results, { ours = 'runledger' } = {}) {
     const p99 = median(r.c16.map((x) => x.p99));
     lines.push(`Runledger CPU per request at c16, all its processes (services + nats-server): ${cpu.toFixed(1)} ms`);
     const names = mine.processNames?.() ?? [];
-    if (names.length) lines.push(`Runledger CPU per request at c16 by process (medians): ${names.map((n, i) => `${n} ${median(r.c16.map((x) => x.cpuMsByProcess[i])).toFixed(1)}`).join(', ')} ms`);
+    // Sequential too: one request at a time nothing is batched, so each message costs its own write and wake-up.
+    for (const mode of ['c16', 'seq']) {
+      if (mode === 'seq') lines.push(`Runledger CPU per request sequential, all its processes: ${median(r.seq.map((x) => x.cpuMsPerRequest)).toFixed(1)} ms`);
+      if (names.length) lines.push(`Runledger CPU per request ${mode === 'c16' ? 'at c16' : 'sequential'} by process (medians): ${names.map((n, i) => `${n} ${median(r[mode].map((x) => x.cpuMsByProcess[i])).toFixed(1)}`).join(', ')} ms`);
+    }
     goals.push(`goal: CPU per request ≤ 5 ms: ${cpu <= 5 ? 'met' : `not met (${cpu.toFixed(1)} ms)`}`);
     goals.push(`goal: p99 at c16 ≤ 50 ms: ${p99 <= 50 ? 'met' : `not met (${p99.toFixed(1)} ms)`}`);
   }
