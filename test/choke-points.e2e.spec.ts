@@ -54,6 +54,22 @@ describe('Issue 9 choke points trust only the log', () => {
     expect(await runTypes(after.body.child_run_id!)).toEqual(['RunCreated', 'AuthzDecided', 'RunDenied']);
   });
 
+  it('Isolation at db-write: an append on a document id another case holds is not_found and discloses nothing; a retry in its own case gets its document back', async () => {
+    const document_id = `doc-${randomUUID()}`;
+    const doc = (caseId: string) => ({ case_id: caseId, client_session_id: 's1', source_run_id: randomUUID(), transcription_id: randomUUID(), artifact_id: 'art-x', sha256: 'b'.repeat(64), segment_count: 1, word_count: 3 });
+    const append = (g: GovernanceScope, d: Record<string, unknown>) =>
+      stack.request<DbResult>('rl.db.write', { write_id: `w-${randomUUID()}`, collection: 'transcripts', operation: 'append', document_id, document: d, governance: g });
+    const ownerDoc = doc(caseA);
+    const owner = await append(await as('INTERVIEW_AGENT', 'WRITE_INTAKE_ARTIFACTS', caseA), ownerDoc);
+    expect(owner.body).toMatchObject({ status: 'ok' });
+    const other = await append(await as('INTERVIEW_AGENT', 'WRITE_INTAKE_ARTIFACTS', caseB), doc(caseB));
+    expect(other.body.status).toBe('not_found');
+    expect(JSON.stringify(other.body)).not.toContain(ownerDoc.transcription_id);
+    const again = await append(await as('INTERVIEW_AGENT', 'WRITE_INTAKE_ARTIFACTS', caseA), doc(caseA));
+    expect(again.body).toMatchObject({ status: 'ok' });
+    expect(JSON.stringify(again.body)).toContain(ownerDoc.transcription_id); // the stored document, not the retry's
+  });
+
   it('Issue 9 terminal parent: tool-gateway refuses a completed run as the parent of a new tool call (RUN.PARENT_TERMINAL)', async () => {
     const reply = await stack.request<{ run_id: string }>('agents.task-assistant.process', { user_id: 'u-choke', conversation_id: randomUUID(), message: 'add task file the form' });
     const created = (await stack.runEvents(reply.body.run_id))[0].data as { policy_versions: { lanes: string; roles: string } };

@@ -87,14 +87,16 @@ export class DbWriteService {
   private async apply(req: DbWriteRequestDto, p: Partition, derivedId: string): Promise<{ status: DbResult['status']; document?: Doc; previous?: Doc }> {
     const col = this.store.collection<Doc>(req.collection);
     const id = req.document_id ?? derivedId;
+    if (req.operation === 'append') {
+      // Created atomically, no read first (one round trip fewer on the write path); a document already there is
+      // this write's retry when it is in the caller's partition, and is not the caller's to see when it is not.
+      const { created, doc } = await col.create(id, stamp({ ...(req.document ?? {}), [idField(req.collection)]: id }, p));
+      if (!created && !inPartition(doc.value, p)) return { status: 'not_found' };
+      return { status: 'ok', document: doc.value };
+    }
     const existing = await col.get(id);
     const mine = existing && inPartition(existing.value, p) ? existing : null;
     switch (req.operation) {
-      case 'append': {
-        if (existing && !mine) return { status: 'not_found' };
-        const { doc } = await col.create(id, stamp({ ...(req.document ?? {}), [idField(req.collection)]: id }, p));
-        return { status: 'ok', document: doc.value };
-      }
       case 'upsert': {
         if (existing && !mine) return { status: 'not_found' };
         const doc = await col.put(id, stamp({ ...(mine?.value ?? {}), ...(req.document ?? {}), [idField(req.collection)]: id }, p));
