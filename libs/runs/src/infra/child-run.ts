@@ -62,7 +62,11 @@ export async function runChildOnce<T>(repo: RunRepository, spec: ChildRunSpec, e
   const runId = spec.created.run_id;
   let waited = 0;
   for (let conflicts = 0; conflicts < CONFLICT_ATTEMPTS;) {
-    const session = (conflicts === 0 && waited === 0 && (await openNewChild(repo, spec))) || (await repo.session(spec.created));
+    // Each attempt claims under its own owner and command id: two attempts that read the same version must not
+    // share a msgID, or the later one is deduplicated into the earlier one's claim and runs the effect too.
+    const attemptOwner = claim && `${claim.owner}/${randomUUID()}`;
+    const firstClaim = claim && attemptOwner ? claimCommand(claim, attemptOwner) : undefined;
+    const session = (conflicts === 0 && waited === 0 && (await openNewChild(repo, spec, firstClaim))) || (await repo.session(spec.created));
     // The id derives from (parent, action id): the same id with another request is a caller bug, never a replay.
     if (session.state.run && session.state.run.request_hash_sha256 !== spec.created.request_hash_sha256) {
       throw new AppError('REQUEST.INVALID', 'That action id was already used for a different request.');
@@ -75,13 +79,11 @@ export async function runChildOnce<T>(repo: RunRepository, spec: ChildRunSpec, e
       if (session.state.status !== 'running' || session.state.authz?.decision !== 'allow') {
         throw new AppError('INTERNAL', 'The child run is not in a state to run its effect.');
       }
-      // Each attempt claims under its own owner and command id: two attempts that read the same version must not
-      // share a msgID, or the later one is deduplicated into the earlier one's claim and runs the effect too.
-      const attemptOwner = claim && `${claim.owner}/${randomUUID()}`;
-      if (claim && attemptOwner) {
+      // A new child run was claimed with its opening (same append); any other claims now.
+      if (claim && attemptOwner && session.state.effect_claim?.owner !== attemptOwner) {
         const now = claim.now();
         if (liveClaim(session.state, now)) throw new EffectClaimHeld(session.state.effect_claim!);
-        await session.decide({ type: 'ClaimEffect', data: { owner: attemptOwner, now: now.toISOString(), lease_ms: claim.leaseMs } }, `claim@${session.version}:${attemptOwner}`);
+        await session.decide(claimCommand(claim, attemptOwner, now), `claim@${session.version}:${attemptOwner}`);
         if (session.state.effect_claim?.owner !== attemptOwner) throw new EffectClaimHeld(session.state.effect_claim!);
       }
       const out = await runClaimed(session, effect, attemptOwner);
@@ -112,15 +114,21 @@ function openCommand(spec: ChildRunSpec): RunCommand {
   return { type: 'Open', data: { created: spec.created, authz: spec.authz, denial } };
 }
 
+function claimCommand(claim: EffectClaimOptions, owner: string, now = claim.now()): RunCommand {
+  return { type: 'ClaimEffect', data: { owner, now: now.toISOString(), lease_ms: claim.leaseMs } };
+}
+
 /**
- * A child run id is new except on a retry, so the first pass opens it at version 0 without a lookup. The log
- * refuses that when the run exists (wrong last sequence) or recognises it (every event a duplicate: a retry within
- * the duplicate window); then null, and the run is loaded as it is, so a recorded outcome is never run again.
+ * A child run id is new except on a retry, so the first pass opens it at version 0 without a lookup, and an allowed
+ * one with an effect to claim is claimed in the same append (no round trip between them). The log refuses that when
+ * the run exists (wrong last sequence) or recognises it (every event a duplicate: a retry within the duplicate
+ * window, whose claim is the earlier attempt's); then null, and the run is loaded as it is, so a recorded outcome is
+ * never run again and a claim held by another attempt is waited for.
  */
-async function openNewChild(repo: RunRepository, spec: ChildRunSpec): Promise<RunSession | null> {
+async function openNewChild(repo: RunRepository, spec: ChildRunSpec, claim?: RunCommand): Promise<RunSession | null> {
   const session = repo.fresh(spec.created);
   try {
-    await session.decide(openCommand(spec), 'open@0');
+    await session.decide(claim && spec.authz.decision === 'allow' ? [openCommand(spec), claim] : openCommand(spec), 'open@0');
   } catch (err) {
     if (err instanceof ConcurrencyError) return null;
     throw err;
