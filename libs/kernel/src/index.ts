@@ -3,3 +3,4 @@ export * from './errors';
 export * from './clock';
 export * from './json-bounds';
 export * from './rate-limit';
+export * from './lru-map';

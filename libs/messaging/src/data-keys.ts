@@ -2,7 +2,7 @@ import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { DiscardPolicy, jetstreamManager } from '@nats-io/jetstream';
 import { Kvm, type KV } from '@nats-io/kv';
-import { AppError } from '@runledger/kernel';
+import { AppError, LruMap } from '@runledger/kernel';
 
 /** Whose personal or case data a key protects: one key per user and one per case. */
 export interface DataOwner {
@@ -104,13 +104,17 @@ export class KvDataKeyStore implements DataKeyStore {
   }
 }
 
+/** How many owners' keys a process keeps (least recently used go first; the bucket still has them). */
+const KEYS_KEPT = 50_000;
+
 /**
  * Keys cached in process: sealing is on the append hot path, so a known key costs one map lookup. A watch on the
  * bucket drops a key once it delivers the destruction (asynchronously: a moment after `runledger erase` returns);
- * from then on no service can open the data.
+ * from then on no service can open the data. The cache is bounded (a service lives through millions of users):
+ * a key it let go of is read from the bucket again, which answers for erased owners too.
  */
 export class CachedDataKeys implements DataKeyStore {
-  private readonly cache = new Map<string, Buffer | 'erased'>();
+  private readonly cache = new LruMap<string, Buffer | 'erased'>(KEYS_KEPT);
   private watching?: Promise<void>;
 
   constructor(private readonly store: KvDataKeyStore) {}

@@ -1,3 +1,4 @@
+import { LruMap } from '@runledger/kernel';
 import { TERMINAL_EVENT_TYPES } from '@runledger/governance';
 import type { RunCreatedData } from '../domain/run-events';
 import { RunRepository } from './run-repository';
@@ -35,10 +36,13 @@ export interface CheckOptions {
  * RunCreated never changes, so it is cached by run id; so is a run once it is finished.
  */
 export class CallerVerifier {
-  private readonly created = new Map<string, RunCreatedData>();
-  private readonly finished = new Map<string, true>();
+  private readonly created: LruMap<string, RunCreatedData>;
+  private readonly finished: LruMap<string, true>;
 
-  constructor(private readonly runs: RunRepository, private readonly cacheLimit = 10_000) {}
+  constructor(private readonly runs: RunRepository, cacheLimit = 10_000) {
+    this.created = new LruMap(cacheLimit);
+    this.finished = new LruMap(cacheLimit);
+  }
 
   async check(claims: CallerClaims, opts: CheckOptions = {}): Promise<ClaimMismatch | null> {
     const run = await this.recorded(claims.parent_run_id);
@@ -80,7 +84,7 @@ export class CallerVerifier {
     const first = await this.runs.log.first(RunRepository.ref(runId));
     if (first?.type !== 'RunCreated') return undefined;
     const run = first.data as RunCreatedData;
-    remember(this.created, runId, run, this.cacheLimit);
+    this.created.set(runId, run);
     return run;
   }
 
@@ -92,12 +96,8 @@ export class CallerVerifier {
     if (this.finished.has(runId)) return true;
     const last = await this.runs.log.last(RunRepository.ref(runId));
     if (!last || !(TERMINAL_EVENT_TYPES as readonly string[]).includes(last.type)) return false;
-    remember(this.finished, runId, true, this.cacheLimit);
+    this.finished.set(runId, true);
     return true;
   }
 }
 
-function remember<V>(cache: Map<string, V>, key: string, value: V, limit: number): void {
-  if (cache.size >= limit) cache.delete(cache.keys().next().value as string);
-  cache.set(key, value);
-}

@@ -1,5 +1,6 @@
 import { DocumentConflictError, type DocumentCollection, type StoredDocument } from '@runledger/document-store';
 import type { StoredEvent } from '@runledger/event-log';
+import { LruMap } from '@runledger/kernel';
 
 /** Rows of open runs kept in memory: far more than run at once, so a run's next batch finds its row here. */
 const OPEN_ROWS_KEPT = 10_000;
@@ -11,7 +12,7 @@ const OPEN_ROWS_KEPT = 10_000;
  * of a run needs no read.
  */
 export class FoldedRows<T extends object> {
-  private readonly open = new Map<string, StoredDocument<T>>();
+  private readonly open = new LruMap<string, StoredDocument<T>>(OPEN_ROWS_KEPT);
 
   constructor(
     private readonly rows: DocumentCollection<T>,
@@ -50,10 +51,8 @@ export class FoldedRows<T extends object> {
   }
 
   private remember(doc: StoredDocument<T>): void {
-    this.open.delete(doc.id);
-    if (!this.stillOpen(doc.value)) return;
-    if (this.open.size >= OPEN_ROWS_KEPT) this.open.delete(this.open.keys().next().value as string);
-    this.open.set(doc.id, doc);
+    if (this.stillOpen(doc.value)) this.open.set(doc.id, doc);
+    else this.open.delete(doc.id);
   }
 }
 
