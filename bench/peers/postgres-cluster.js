@@ -71,7 +71,13 @@ async function startPostgresCluster(port) {
       if (child.exitCode === null) {
         await new Promise((resolve) => {
           child.once('exit', resolve);
-          child.kill('SIGINT'); // fast shutdown
+          // Fast shutdown, sent to the server itself: `runuser` (when we are root) does not pass SIGINT on, and the
+          // server outlived the bench.
+          try {
+            process.kill(Number(fs.readFileSync(path.join(data, 'postmaster.pid'), 'utf8').split('\n')[0]), 'SIGINT');
+          } catch {
+            child.kill('SIGINT');
+          }
         });
       }
       fs.rmSync(dir, { recursive: true, force: true });
