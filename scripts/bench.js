@@ -91,11 +91,11 @@ async function startPeers(cleanup) {
   const { startRestate } = require('../bench/peers/restate');
   const { startDbos } = require('../bench/peers/dbos');
   const pg = await startPostgresCluster(await freePort());
-  cleanup.push(() => pg.stop());
+  cleanup.push(Object.assign(() => pg.stop(), { label: 'PostgreSQL' }));
   const peers = [];
   const add = async (key, name, durable, start) => {
     const system = await start(await pg.createDatabase(`bench_${key}`));
-    cleanup.push(() => system.stop());
+    cleanup.push(Object.assign(() => system.stop(), { label: name }));
     peers.push({ key, name, durable, ...system, run: system.run, settle: undefined, pids: undefined });
   };
   await add('langgraph_pg', 'LangGraph.js + PostgresSaver', true, (url) => startLangGraph({ mode: 'postgres', databaseUrl: url }));
@@ -164,21 +164,33 @@ async function main() {
     fs.writeFileSync(path.join(__dirname, '..', 'bench', 'results.md'), `# Benchmark results\n\nProduced by \`npm run bench\` (one run; every system on this machine, side by side).\n\n\`\`\`\n${lines.join('\n')}\n\`\`\`\n`);
   } finally {
     // Each stop is bounded: a peer whose client pool never drains (seen once with a PostgreSQL peer) must not keep
-    // the bench, the services and the servers after it running.
-    for (const fn of cleanup.reverse()) await atMost(STOP_MS, Promise.resolve().then(fn));
+    // the bench, the services and the servers after it running. Stopping the peers' PostgreSQL then ends the
+    // connections such a pool still holds, and pg reports that on the client as an error nobody listens to.
+    process.on('uncaughtException', ignorePostgresShutdown);
+    for (const fn of cleanup.reverse()) {
+      if (!(await atMost(STOP_MS, Promise.resolve().then(fn)))) process.stderr.write(`a clean-up step (${fn.label ?? 'unnamed'}) did not finish in ${STOP_MS / 1000} s; going on\n`);
+    }
     await stopProcess(nats.child);
     fs.rmSync(store, { recursive: true, force: true });
   }
 }
 
+/** PostgreSQL's "terminating connection due to administrator command" (57P01) is expected while the bench stops it. */
+function ignorePostgresShutdown(err) {
+  if (err?.code === '57P01') return;
+  process.stderr.write(`bench failed while stopping: ${err?.stack || err}\n`);
+  process.exit(1);
+}
+
 /** How long one clean-up step may take before the bench moves on to the next. */
 const STOP_MS = 20_000;
 
-/** Waits for `p` (whatever its outcome) but no longer than `ms`. */
+/** Waits for `p` (whatever its outcome) but no longer than `ms`; true when it settled in time. */
 async function atMost(ms, p) {
   let timer;
-  await Promise.race([p.catch(() => undefined), new Promise((resolve) => (timer = setTimeout(resolve, ms)))]);
+  const settled = await Promise.race([p.then(() => true, () => true), new Promise((resolve) => (timer = setTimeout(() => resolve(false), ms)))]);
   clearTimeout(timer);
+  return settled;
 }
 
 main().then(
