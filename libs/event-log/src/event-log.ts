@@ -48,7 +48,8 @@ const tracer = trace.getTracer('runledger.event-log');
 
 /**
  * The append-only log on JetStream. Appends are idempotent (msgID) and serialised per aggregate
- * with `expect.lastSubjectSequence`; reads and replays go through ordered consumers.
+ * with `expect.lastSubjectSequence` (the events of one append pipelined behind it, see appendInSpan); reads and
+ * replays go through direct gets and ordered consumers.
  */
 export class EventLog {
   constructor(
