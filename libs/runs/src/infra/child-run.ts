@@ -62,8 +62,9 @@ export async function runChildOnce<T>(repo: RunRepository, spec: ChildRunSpec, e
   const runId = spec.created.run_id;
   let waited = 0;
   for (let conflicts = 0; conflicts < CONFLICT_ATTEMPTS;) {
-    // Each attempt claims under its own owner and command id: two attempts that read the same version must not
-    // share a msgID, or the later one is deduplicated into the earlier one's claim and runs the effect too.
+    // Each attempt claims under its own owner. A claim made with the opening has the same msgID for every attempt
+    // (`open@0`), and a later claim's id names the version it was decided on: an attempt whose claim turns out to be
+    // a duplicate of another attempt's sees that attempt's owner in the log (below) and waits instead of running.
     const attemptOwner = claim && `${claim.owner}/${randomUUID()}`;
     const firstClaim = claim && attemptOwner ? claimCommand(claim, attemptOwner) : undefined;
     const session = (conflicts === 0 && waited === 0 && (await openNewChild(repo, spec, firstClaim))) || (await repo.session(spec.created));
@@ -87,11 +88,7 @@ export async function runChildOnce<T>(repo: RunRepository, spec: ChildRunSpec, e
         if (session.state.effect_claim?.owner !== attemptOwner) throw new EffectClaimHeld(session.state.effect_claim!);
       }
       const out = await runClaimed(session, effect, attemptOwner);
-      const data = out.status === 'completed'
-        ? { type: 'Complete' as const, data: { output_artifacts: out.output_artifacts ?? [], result: out.result, ...(out.response_hash_sha256 ? { response_hash_sha256: out.response_hash_sha256 } : {}) } }
-        : { type: 'Fail' as const, data: { error: out.error ?? { error_code: 'INTERNAL', message: 'The action failed.', retryable: true } } };
-      await session.decide({ ...data, audit: out.audit }, 'close');
-      return outcomeOf<T>(runId, session.state, false);
+      return await closeChild<T>(repo, spec, session, out);
     } catch (err) {
       if (err instanceof EffectClaimHeld) {
         // Another attempt is executing the effect: its outcome (or its lease running out) is what we wait for.
@@ -107,6 +104,28 @@ export async function runChildOnce<T>(repo: RunRepository, spec: ChildRunSpec, e
     }
   }
   throw new ConcurrencyError(RunRepository.ref(runId).subject, -1);
+}
+
+/**
+ * Records the outcome of an effect that has run: its audit events and terminal event. The effect never runs again
+ * from here: a close that loses a race (an operator's cancel request landed while the effect ran) is decided again
+ * on the run as the log holds it, and a run someone else ended meanwhile is answered as it ended.
+ */
+async function closeChild<T>(repo: RunRepository, spec: ChildRunSpec, session: RunSession, out: EffectOutcome<T>): Promise<ChildRunOutcome<T>> {
+  const runId = spec.created.run_id;
+  const close: RunCommand = out.status === 'completed'
+    ? { type: 'Complete', data: { output_artifacts: out.output_artifacts ?? [], result: out.result, ...(out.response_hash_sha256 ? { response_hash_sha256: out.response_hash_sha256 } : {}) }, audit: out.audit }
+    : { type: 'Fail', data: { error: out.error ?? { error_code: 'INTERNAL', message: 'The action failed.', retryable: true } }, audit: out.audit };
+  for (let conflicts = 0; ; conflicts++) {
+    try {
+      await session.decide(close, 'close');
+      return outcomeOf<T>(runId, session.state, false);
+    } catch (err) {
+      if (!(err instanceof ConcurrencyError) || conflicts + 1 >= CONFLICT_ATTEMPTS) throw err;
+      session = await repo.session(spec.created);
+      if (isTerminal(session.state)) return outcomeOf<T>(runId, session.state, false);
+    }
+  }
 }
 
 function openCommand(spec: ChildRunSpec): RunCommand {

@@ -123,6 +123,23 @@ describe('runChildOnce on a real log', () => {
       ]);
     });
 
+    it('an operator\'s cancel request landing while the effect runs: the effect runs once and its outcome is recorded on the run as the log then holds it', async () => {
+      const s = spec('c-cancel-midway');
+      const clock = { ms: T0, polls: 0 };
+      const calls = { n: 0 };
+      const cancelledMidway = async () => {
+        calls.n++;
+        const { version } = await repo.load(s.created.run_id);
+        await repo.append(s.created, [{ type: 'RunCancelRequested', data: { reason: 'operator', requested_by: 'operator' } }], { expectedVersion: version, commandId: `cancel-${calls.n}` });
+        clock.ms = T0 + 60_000; // long past the lease: a second attempt could take the claim over
+        return { status: 'completed' as const, result: { ok: true }, audit: [{ type: 'ToolCallAudited', data: { status: 'ok' } }] };
+      };
+      expect(await runChildOnce(repo, s, cancelledMidway, claimOf('gateway-a', clock))).toMatchObject({ status: 'completed', replayed: false });
+      expect(calls.n).toBe(1);
+      const types = (await repo.load(s.created.run_id)).events.map((e) => e.type);
+      expect(types).toEqual(['RunCreated', 'AuthzDecided', 'RunStarted', 'EffectClaimed', 'RunCancelRequested', 'ToolCallAudited', 'RunCompleted']);
+    });
+
     it('an attempt that throws gives its claim back: the retry runs at once instead of waiting out the lease', async () => {
       const calls = { n: 0 };
       const failing = async () => {
