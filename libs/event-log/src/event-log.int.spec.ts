@@ -74,6 +74,16 @@ describe('EventLog on a real nats-server', () => {
       expect((await log.read(ref)).map((e) => e.type)).toEqual(['A', 'Other']);
     });
 
+    it('an append without a version (an inbox of independent commands) keeps its own order, and another writer in between does not refuse it', async () => {
+      const ref = aggregateRef('inbox', 'pipe-unordered');
+      const events = ['A', 'B', 'C'].map((type) => ({ type, data: {} }));
+      await log.append(ref, events.slice(0, 1), { commandId: 'pipe-unordered' });
+      await log.append(ref, [{ type: 'X', data: {} }], { commandId: 'pipe-unordered-other' }); // another writer
+      const retry = await log.append(ref, events, { commandId: 'pipe-unordered' });
+      expect(retry.events.map((e) => e.type)).toEqual(['A', 'B', 'C']);
+      expect((await log.read(ref)).map((e) => e.type)).toEqual(['A', 'X', 'B', 'C']);
+    });
+
     it('appends racing on one aggregate: every event of the winner is contiguous, the losers conflict and append nothing', async () => {
       const ref = aggregateRef('run', 'pipe-race');
       const writers = [jetstream(nc), jetstream(await connect(server.connectOptions())), jetstream(await connect(server.connectOptions()))];

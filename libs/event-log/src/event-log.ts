@@ -89,7 +89,9 @@ export class EventLog {
    * (`expect.lastMsgID`; nats-server checks it after deduplication, in the order one connection published). So each
    * event is stored only directly after its predecessor, and the aggregate stays serialised with no wait between
    * them. When another writer's message lands in between, the rest is refused (wrong last msg id) and goes again one
-   * at a time, each expecting the sequence of the event before it: the outcome is exactly a serial append's.
+   * at a time, each expecting the sequence of the event before it (an append without a version: each sent only once
+   * the one before it is stored), so the outcome is a serial append's. An append without a version chains its events
+   * the same way: one of them refused (a reconnect, a leader election) is never overtaken by the next.
    */
   private async appendInSpan(ref: AggregateRef, events: NewEvent[], options: AppendOptions): Promise<AppendResult> {
     const carrier: Record<string, string> = {};
@@ -98,7 +100,7 @@ export class EventLog {
     const outgoing = await Promise.all(events.map((event, index) => this.outgoing(ref, event, index, options.commandId, recordedAt, carrier)));
     const ordered = options.expectedVersion !== undefined;
     const pipelined = outgoing.map((out, i) => {
-      const expect = !ordered ? undefined : i === 0 ? { lastSubjectSequence: options.expectedVersion } : { lastMsgID: outgoing[i - 1].eventId };
+      const expect = i > 0 ? { lastMsgID: outgoing[i - 1].eventId } : ordered ? { lastSubjectSequence: options.expectedVersion } : undefined;
       const ack = this.publish(ref, out, expect);
       ack.catch(() => undefined); // settled below, in order; a failure after an earlier one is expected
       return ack;
@@ -107,7 +109,7 @@ export class EventLog {
     let allDuplicates = true;
     let serial = false;
     for (const [i, out] of outgoing.entries()) {
-      const oneAtATime = () => this.publish(ref, out, { lastSubjectSequence: stored[i - 1].seq });
+      const oneAtATime = () => this.publish(ref, out, ordered ? { lastSubjectSequence: stored[i - 1].seq } : undefined);
       const ack = serial
         ? await oneAtATime()
         : await pipelined[i].catch((err) => {
