@@ -57,6 +57,13 @@ function mapAt(data: Json, path: readonly string[], map: (value: unknown) => unk
   return next === inner ? data : { ...data, [head]: next };
 }
 
+/** The sealed value at `path` (dotted, split) in `data`, if there is one. */
+function sealedValueAt(data: Json, path: readonly string[]): SealedValue | undefined {
+  let sealed: SealedValue | undefined;
+  mapAt(data, path, (v) => (isSealed(v) ? (sealed = v) : v));
+  return sealed;
+}
+
 const PATHS = new Map(Object.entries(SEALED_FIELDS).map(([type, fields]) => [type, fields.map((f) => f.split('.'))]));
 
 /**
@@ -84,18 +91,21 @@ export class SealingCodec implements EventCodec {
     return data === event.data ? event : { ...event, data };
   }
 
-  async open<E extends EventEnvelope>(event: E): Promise<E> {
+  /** The event with its sealed fields opened; one with none is handed back at once (no promise: replays read millions). */
+  open<E extends EventEnvelope>(event: E): E | Promise<E> {
     const paths = PATHS.get(event.type);
     if (!paths || typeof event.data !== 'object' || event.data === null) return event;
+    const sealedAt = paths.map((path) => [path, sealedValueAt(event.data as Json, path)] as const).filter((p): p is readonly [string[], SealedValue] => p[1] !== undefined);
+    return sealedAt.length ? this.openFields(event, sealedAt) : event;
+  }
+
+  private async openFields<E extends EventEnvelope>(event: E, sealedAt: ReadonlyArray<readonly [string[], SealedValue]>): Promise<E> {
     let data = event.data as Json;
-    for (const path of paths) {
-      let sealed: SealedValue | undefined;
-      mapAt(data, path, (v) => (isSealed(v) ? (sealed = v) : v));
-      if (!sealed) continue;
+    for (const [path, sealed] of sealedAt) {
       const value = openWithKey(await this.keys.stateOf(sealed.owner), sealed);
       data = mapAt(data, path, () => value);
     }
-    return data === event.data ? event : { ...event, data };
+    return { ...event, data };
   }
 }
 
