@@ -48,7 +48,7 @@ const tracer = trace.getTracer('runledger.event-log');
 
 /**
  * The append-only log on JetStream. Appends are idempotent (msgID) and serialised per aggregate
- * with `expect.lastSubjectSequence` (the events of one append pipelined behind it, see appendInSpan); reads and
+ * with `expect.lastSubjectSequence` (on a single-copy log the events of one append pipelined behind it, see appendInSpan); reads and
  * replays go through direct gets and ordered consumers.
  */
 export class EventLog {
@@ -99,17 +99,22 @@ export class EventLog {
     const recordedAt = this.opts.clock.now().toISOString();
     const outgoing = await Promise.all(events.map((event, index) => this.outgoing(ref, event, index, options.commandId, recordedAt, carrier)));
     const ordered = options.expectedVersion !== undefined;
-    const pipelined = outgoing.map((out, i) => {
-      const expect = i > 0 ? { lastMsgID: outgoing[i - 1].eventId } : ordered ? { lastSubjectSequence: options.expectedVersion } : undefined;
-      const ack = this.publish(ref, out, expect);
+    const first = ordered ? { lastSubjectSequence: options.expectedVersion } : undefined;
+    // Not on a replicated log: there each replica checks `lastMsgID` against its own record of the last message as it
+    // applies the message (nats-server 2.9), and a replica that restarted need not share the leader's record, so the
+    // replicas could store different messages. There the events go one at a time, each expecting the sequence of the
+    // one before it (a check the leader makes before it proposes), as before appends were pipelined.
+    const pipelining = outgoing.length > 1 && !(await this.replicated());
+    const pipelined = !pipelining ? [] : outgoing.map((out, i) => {
+      const ack = this.publish(ref, out, i > 0 ? { lastMsgID: outgoing[i - 1].eventId } : first);
       ack.catch(() => undefined); // settled below, in order; a failure after an earlier one is expected
       return ack;
     });
     const stored: StoredEvent[] = [];
     let allDuplicates = true;
-    let serial = false;
+    let serial = !pipelining;
     for (const [i, out] of outgoing.entries()) {
-      const oneAtATime = () => this.publish(ref, out, ordered ? { lastSubjectSequence: stored[i - 1].seq } : undefined);
+      const oneAtATime = () => this.publish(ref, out, i === 0 ? first : ordered ? { lastSubjectSequence: stored[i - 1].seq } : undefined);
       const ack = serial
         ? await oneAtATime()
         : await pipelined[i].catch((err) => {
