@@ -47,9 +47,9 @@ const DIRECT_READ_EVENTS = 16;
 const tracer = trace.getTracer('runledger.event-log');
 
 /**
- * The append-only log on JetStream. Appends are idempotent (msgID) and serialised per aggregate
- * with `expect.lastSubjectSequence` (on a single-copy log the events of one append pipelined behind it, see appendInSpan); reads and
- * replays go through direct gets and ordered consumers.
+ * The append-only log on JetStream. Appends are idempotent (msgID) and serialised per aggregate with
+ * `expect.lastSubjectSequence` (on a single-copy log the events of one append pipelined behind it, see appendInSpan);
+ * reads and replays go through direct gets and ordered consumers.
  */
 export class EventLog {
   constructor(
