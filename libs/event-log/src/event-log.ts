@@ -84,14 +84,14 @@ export class EventLog {
   }
 
   /**
-   * The events of one append go out pipelined, not one awaited round trip each: the first states the aggregate's
-   * version (`expect.lastSubjectSequence`), each next one that the log's last stored message is the event before it
-   * (`expect.lastMsgID`; nats-server checks it after deduplication, in the order one connection published). So each
-   * event is stored only directly after its predecessor, and the aggregate stays serialised with no wait between
-   * them. When another writer's message lands in between, the rest is refused (wrong last msg id) and goes again one
-   * at a time, each expecting the sequence of the event before it (an append without a version: each sent only once
-   * the one before it is stored), so the outcome is a serial append's. An append without a version chains its events
-   * the same way: one of them refused (a reconnect, a leader election) is never overtaken by the next.
+   * On a single-copy log the events of one append go out pipelined, not one awaited round trip each: the first states
+   * the aggregate's version (`expect.lastSubjectSequence`; none for an append without a version), each next one that
+   * the log's last stored message is the event before it (`expect.lastMsgID`; nats-server checks it after
+   * deduplication, in the order one connection published). So each event is stored only directly after its
+   * predecessor, with no wait between them, and a refused one (a reconnect) is never overtaken by the next. When
+   * another writer's message lands in between, the rest is refused (wrong last msg id) and goes again one at a time,
+   * each expecting the sequence of the event before it (without a version: each sent once the one before is stored),
+   * so the outcome is a serial append's. A replicated log appends one at a time throughout (see below).
    */
   private async appendInSpan(ref: AggregateRef, events: NewEvent[], options: AppendOptions): Promise<AppendResult> {
     const carrier: Record<string, string> = {};

@@ -66,8 +66,8 @@ export async function runChildOnce<T>(repo: RunRepository, spec: ChildRunSpec, e
     // (`open@0`), and a later claim's id names the version it was decided on: an attempt whose claim turns out to be
     // a duplicate of another attempt's sees that attempt's owner in the log (below) and waits instead of running.
     const attemptOwner = claim && `${claim.owner}/${randomUUID()}`;
-    const firstClaim = claim && attemptOwner ? claimCommand(claim, attemptOwner) : undefined;
-    const session = (conflicts === 0 && waited === 0 && (await openNewChild(repo, spec, firstClaim))) || (await repo.session(spec.created));
+    const firstPass = conflicts === 0 && waited === 0;
+    const session = (firstPass && (await openNewChild(repo, spec, claim && attemptOwner ? claimCommand(claim, attemptOwner) : undefined))) || (await repo.session(spec.created));
     // The id derives from (parent, action id): the same id with another request is a caller bug, never a replay.
     if (session.state.run && session.state.run.request_hash_sha256 !== spec.created.request_hash_sha256) {
       throw new AppError('REQUEST.INVALID', 'That action id was already used for a different request.');
