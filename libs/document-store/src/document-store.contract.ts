@@ -122,6 +122,8 @@ export function describeDocumentStoreContract(name: string, factory: () => Promi
       const value = { nested: { list: [1, 'two', { three: true }], empty: {} }, text: 'ünï 🚀', big: 2 ** 40, neg: -1.5, at, gone: undefined };
       const expected = { nested: { list: [1, 'two', { three: true }], empty: {} }, text: 'ünï 🚀', big: 2 ** 40, neg: -1.5, at: at.toISOString() };
       const put = await col.put('v', value);
+      // The written document is the stored copy: changing the caller's object afterwards does not change it.
+      value.nested.list.push(4);
       expect(put.value).toEqual(expected);
       expect((await col.get('v'))!.value).toEqual(expected);
     });

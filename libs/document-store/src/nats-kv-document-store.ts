@@ -11,7 +11,7 @@ import {
   type FindOptions,
   type StoredDocument,
 } from './types';
-import { normalised, validateCollectionName, validateFind, validateId, validateRevision } from './validation';
+import { serialised, validateCollectionName, validateFind, validateId, validateRevision } from './validation';
 
 /** Options for {@link NatsKvDocumentStore}. */
 export interface NatsKvDocumentStoreOptions {
@@ -25,6 +25,24 @@ export interface NatsKvDocumentStoreOptions {
 
 /** How many times a write that raced with a concurrent delete is retried before giving up. */
 const MAX_RACE_RETRIES = 5;
+
+/**
+ * A document as written: its value is the stored JSON parsed again (the same normalised copy a read returns), made
+ * only when a caller reads it — most writers (projections, the ledger's rows) never do.
+ */
+function writtenDoc<T>(id: string, revision: number, json: string): StoredDocument<T> {
+  let value: T | undefined;
+  return {
+    id,
+    revision,
+    get value(): T {
+      return (value ??= JSON.parse(json) as T);
+    },
+    set value(v: T) {
+      value = v;
+    },
+  };
+}
 
 function isWrongLastSequence(err: unknown): boolean {
   if (err instanceof JetStreamApiError) {
@@ -114,13 +132,13 @@ class NatsKvCollection<T extends object> implements DocumentCollection<T> {
 
   async create(id: string, value: T): Promise<{ created: boolean; doc: StoredDocument<T> }> {
     validateId(id);
-    const { value: normal, json: data } = normalised(value);
+    const json = serialised(value);
     const kv = await this.store.bucket(this.name);
     for (let attempt = 0; attempt < MAX_RACE_RETRIES; attempt++) {
       try {
         // kv.create only succeeds when the key is absent or a tombstone, atomically on the server.
-        const revision = await kv.create(idToKey(id), data);
-        return { created: true, doc: { id, revision, value: normal } };
+        const revision = await kv.create(idToKey(id), json);
+        return { created: true, doc: writtenDoc(id, revision, json) };
       } catch (err) {
         if (!isWrongLastSequence(err)) throw err;
       }
@@ -134,13 +152,13 @@ class NatsKvCollection<T extends object> implements DocumentCollection<T> {
   async replace(id: string, value: T, expectedRevision: number): Promise<StoredDocument<T>> {
     validateId(id);
     validateRevision(expectedRevision);
-    const { value: normal, json } = normalised(value);
+    const json = serialised(value);
     const kv = await this.store.bucket(this.name);
     try {
       // The server checks the key's last sequence atomically. (A caller could only pass a
       // tombstone's revision by guessing it, since get() never returns deleted documents.)
       const revision = await kv.update(idToKey(id), json, expectedRevision);
-      return { id, revision, value: normal };
+      return writtenDoc(id, revision, json);
     } catch (err) {
       if (!isWrongLastSequence(err)) throw err;
       const current = await this.read(kv, id);
@@ -150,10 +168,10 @@ class NatsKvCollection<T extends object> implements DocumentCollection<T> {
 
   async put(id: string, value: T): Promise<StoredDocument<T>> {
     validateId(id);
-    const { value: normal, json } = normalised(value);
+    const json = serialised(value);
     const kv = await this.store.bucket(this.name);
     const revision = await kv.put(idToKey(id), json);
-    return { id, revision, value: normal };
+    return writtenDoc(id, revision, json);
   }
 
   async delete(id: string, expectedRevision?: number): Promise<boolean> {

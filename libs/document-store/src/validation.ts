@@ -49,21 +49,19 @@ export function validateRevision(revision: unknown, what = 'expectedRevision'): 
 
 /** Returns the JSON-normalised copy that every adapter stores and returns. */
 export function normaliseValue<T extends object>(value: T): T {
-  return normalised(value).value;
+  return JSON.parse(serialised(value)) as T;
 }
 
-/** The JSON-normalised copy and its JSON text (an adapter that stores text needs no second stringify). */
-export function normalised<T extends object>(value: T): { value: T; json: string } {
+/** The document's JSON text, after checking it is a JSON object (an adapter that stores text needs no second stringify). */
+export function serialised<T extends object>(value: T): string {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) {
     throw new DocumentStoreError(`invalid document value: expected a JSON object, got ${Array.isArray(value) ? 'an array' : String(value)}`);
   }
-  let json: string;
   try {
-    json = JSON.stringify(value);
+    return JSON.stringify(value);
   } catch (err) {
     throw new DocumentStoreError(`invalid document value: not JSON-serialisable (${(err as Error).message})`);
   }
-  return { value: JSON.parse(json) as T, json };
 }
 
 /** Validated find arguments, shared by the adapters. */
