@@ -78,10 +78,15 @@ describe('Issue 10 faults never lie (task assistant under crashes and nats-serve
   it('Issue 10 transient stays transient: classification is retried while the classifier restarts, not degraded', async () => {
     await stack.kill('intent-classification', 'SIGKILL');
     const body = { user_id: `cls-${randomUUID()}`, conversation_id: randomUUID(), request_id: 'cls-1', message: 'add task ride out the restart' };
+    // The harness hears the run's first classification request, sent while no classifier is there (it answers
+    // nothing: that attempt waits out its timeout, then the run asks again), and only then starts the classifier.
+    const asked = stack.nc.subscribe('rl.intent.classify', { max: 1 });
+    const heard = (async () => {
+      for await (const m of asked) return m;
+    })();
     const reply = askUntilAnswered(stack, body);
-    // The run has recorded its context and is now classifying against a classifier that is not there.
     const runId = deterministicUuid('task-assistant', body.user_id, body.request_id);
-    await waitUntil(async () => (await stack.runEvents(runId)).some((e) => e.type === 'StepCompleted' && (e.data as { step_id: string }).step_id === 'context'), { timeoutMs: 30_000, intervalMs: 50 });
+    await heard;
     await stack.startService('intent-classification');
     expect((await reply).response_text).toBe("I've added 'ride out the restart' to your tasks.");
     const classify = (await stack.runEvents(runId)).find((e) => e.type === 'StepCompleted' && (e.data as { step_id: string }).step_id === 'classify');

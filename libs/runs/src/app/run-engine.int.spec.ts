@@ -1,5 +1,6 @@
 import type { RunRepository } from '../infra/run-repository';
 import { runRepositoryOnRealLog } from '../infra/real-log.fixture';
+import { ConcurrencyError } from '@runledger/event-log';
 import { CancelRequested, RunEngine } from './run-engine';
 
 describe('The one step runtime (RunEngine) on a real log', () => {
@@ -49,6 +50,49 @@ describe('The one step runtime (RunEngine) on a real log', () => {
     expect(res.status).toBe('ok');
     expect(new Set(children).size).toBe(1);
     expect(resumed.state.tool_calls).toMatchObject([{ call_id: 'call-1', sequence: 1, status: 'ok' }]);
+  });
+
+  it('INV-CP-002: a with-next checkpoint goes out in the run\'s next append and is restored from it; one never appended is computed again', async () => {
+    const computed: string[] = [];
+    const carry = async (then: (run: RunEngine) => Promise<unknown>) => {
+      const run = await load('e-with-next');
+      await run.open(opening('e-with-next'));
+      const ctx = await run.step('context', 0, async () => (computed.push('context'), { h: computed.length }), 'with-next');
+      await then(run);
+      return { ctx, run };
+    };
+    // First carrier: computed, then it stops (a crash) before any other append: nothing of the step is in the log.
+    await carry(async () => undefined);
+    expect((await repo.load('e-with-next')).events.map((e) => e.type)).toEqual(['RunCreated', 'AuthzDecided', 'RunStarted']);
+    // Second: computed again, and its checkpoint goes out with the tool call's request, before the call is made.
+    const second = await carry((run) => run.toolCall({ call_id: 'call-1', tool_name: 't', parameters: {} }, async (child) => {
+      expect((await repo.load('e-with-next')).events.map((e) => e.type).slice(3)).toEqual(['StepCompleted', 'ToolCallRequested']);
+      return { child_run_id: child, status: 'ok', result: 1 };
+    }));
+    // Third: restored from the log, not computed.
+    const third = await carry(async () => undefined);
+    expect(computed).toEqual(['context', 'context']);
+    expect(third.ctx).toEqual(second.ctx);
+    expect(second.ctx).toEqual({ h: 2 });
+  });
+
+  it('INV-CP-002: two carriers whose with-next steps computed different outputs: the second appends nothing and calls nothing (ConcurrencyError; it resumes from the log)', async () => {
+    const a = await load('e-with-next-race');
+    await a.open(opening('e-with-next-race'));
+    const b = await load('e-with-next-race');
+    await a.step('classify', 0, async () => ({ intent: 'ADD_TASK' }), 'with-next');
+    await b.step('classify', 0, async () => ({ intent: 'LIST_TASKS' }), 'with-next');
+    const invoked: string[] = [];
+    const call = (run: RunEngine, tool: string) => run.toolCall({ call_id: 'call-1', tool_name: tool, parameters: {} }, async (child) => (invoked.push(tool), { child_run_id: child, status: 'ok', result: tool }));
+    await call(a, 'add_task');
+    await expect(call(b, 'list_tasks')).rejects.toBeInstanceOf(ConcurrencyError);
+    expect(invoked).toEqual(['add_task']);
+    const { events, state } = await repo.load('e-with-next-race');
+    expect(events.map((e) => e.type).slice(3)).toEqual(['StepCompleted', 'ToolCallRequested', 'ToolCallRecorded']);
+    expect(state.checkpoint?.stepOutputs).toEqual({ classify: { intent: 'ADD_TASK' } });
+    // Resumed from the log, the second carrier goes on with what the log holds.
+    const resumed = await load('e-with-next-race');
+    expect(await resumed.step('classify', 0, async () => ({ intent: 'LIST_TASKS' }), 'with-next')).toEqual({ intent: 'ADD_TASK' });
   });
 
   it('rl.runs.cancel: a recorded cancel request stops the carrier at its next check and ends the run cancelled', async () => {

@@ -59,13 +59,16 @@ export class TaskRunWorker {
 
     // The conversation as this turn loaded it, when the context step ran here (not resumed from the log): the
     // exchange is recorded on it without reading the conversation again.
+    // The context and classify checkpoints go out with the run's next append (the tool call's request, or before the
+    // conversation is written in finish): nothing outside the run depends on them before that. A crash in between
+    // computes both again on resume.
     let conversation: KnownState<ConversationState> | undefined;
     const resolved = await run.step<ResolvedContext>('context', STEPS.context, async () => {
       conversation = await this.conversations.load(cmd.request.user_id, cmd.request.conversation_id);
       return resolveContext(cmd, conversation.state);
-    });
+    }, 'with-next');
     const context: DecisionContext = { ...cmd.request, message_history: resolved.history ?? [], pending_confirmation: resolved.pending_confirmation };
-    const { degraded: _degraded, ...intent } = await run.step<ClassifiedIntent>('classify', STEPS.classify, () => this.classify(context, now));
+    const { degraded: _degraded, ...intent } = await run.step<ClassifiedIntent>('classify', STEPS.classify, () => this.classify(context, now), 'with-next');
 
     let step: TurnStep = nextStep({ context, intent, now }, toolOutcomes(run.state));
     while (step.kind === 'invoke') {
@@ -160,6 +163,9 @@ export class TaskRunWorker {
         : effect === 'clear_pending' ? null
           : isPendingLive(resolved.pending_confirmation, now) ? resolved.pending_confirmation : null;
     const r = cmd.request;
+    // The conversation is written only once the context it was resolved from is in the log: a resumed run must find
+    // the context of this turn, not the conversation with this turn's exchange already in it.
+    await run.flushCheckpoints();
     await this.conversations.record(r.user_id, r.conversation_id, {
       run_id: cmd.run_id, user_message: r.message, assistant_message: decision.response_text ?? decision.clarification_question ?? '', at: now, pending_confirmation: pending,
       // Runs checkpointed before this field existed carry no base: they are recorded as before.
