@@ -2,7 +2,8 @@
  * `npm run bench -- --scale`: does a request stay as fast when the log holds millions of events, and how fast does
  * the whole log replay into projections?
  *  - The log is grown to each level (BENCH_SCALE_LEVELS, default 10000,100000,1000000 events) with copies of a real
- *    request's events (same types, sizes and headers, new ids) on `rl.log.bench.<run>` subjects of the same stream:
+ *    request's events (same types, sizes and headers, new ids; each run copied to a run of its own) on
+ *    `rl.log.bench.<run>` subjects of the same stream:
  *    the stream's size and subject count grow as with real traffic, without making the audit ledger chain a
  *    million synthetic events first. At each level, BENCH_SCALE_REQUESTS sequential requests measure p50/p99.
  *  - Replay: the whole log folded through the run projection (evolveRun, per subject), in events/s.
@@ -34,7 +35,10 @@ async function growTo(level, { js, jsm, template }) {
   let run = randomUUID();
   await inFlight(missing, 256, async (i) => {
     const source = template[i % template.length];
-    if (i % template.length === 0) run = randomUUID();
+    const previous = template[(i + template.length - 1) % template.length];
+    // Each run of the template becomes a run of its own, a lawful history as in the real log (copying all of the
+    // template's runs onto one subject made every copy a run of anomalies, which the fold then recorded).
+    if (i % template.length === 0 || source.subject !== previous.subject) run = randomUUID();
     const envelope = { type: source.type, data: source.data, metadata: { ...source.metadata, event_id: randomUUID(), stream_id: run } };
     const hdrs = natsHeaders();
     hdrs.set('Rl-Event-Type', source.type);
