@@ -118,7 +118,12 @@ async function closeChild<T>(repo: RunRepository, spec: ChildRunSpec, session: R
     : { type: 'Fail', data: { error: out.error ?? { error_code: 'INTERNAL', message: 'The action failed.', retryable: true } }, audit: out.audit };
   for (let conflicts = 0; ; conflicts++) {
     try {
-      await session.decide(close, 'close');
+      // The label names the version the close is decided on: a close that an earlier attempt cut short after its
+      // audit event is decided again without that event (the decider drops an audit the run holds), and under the
+      // same label its RunCompleted would get the stored audit event's id and be taken for its duplicate.
+      await session.decide(close, `close@${session.version}`);
+      // Never answer a run that is still open as failed: its outcome is unknown (the caller asks again).
+      if (!isTerminal(session.state)) throw new AppError('DEPENDENCY.DOWN', 'The action\'s outcome could not be recorded yet; retry.');
       return outcomeOf<T>(runId, session.state, false);
     } catch (err) {
       if (!(err instanceof ConcurrencyError) || conflicts + 1 >= CONFLICT_ATTEMPTS) throw err;

@@ -37,6 +37,23 @@ describe('runChildOnce on a real log', () => {
     expect((await repo.load('c-partial')).events.map((e) => e.type)).toEqual(['RunCreated', 'AuthzDecided', 'RunStarted', 'ToolCallAudited', 'RunCompleted']);
   });
 
+  it('Crash safety: a close cut short after its audit event (the rest never stored) is completed by the next attempt, not answered as failed', async () => {
+    const s = spec('c-half-closed');
+    // The first attempt's process dies between the close's events (a replicated log stores them one at a time):
+    // its audit event is in the log under the close's command id, its RunCompleted never is.
+    const dying = Object.create(repo) as RunRepository;
+    dying.appendEvents = async (run, events, opts) => {
+      if (!events.some((e) => e.type === 'RunCompleted')) return repo.appendEvents(run, events, opts);
+      await repo.appendEvents(run, events.slice(0, 1), opts);
+      throw new Error('process died mid-close');
+    };
+    const calls = { n: 0 };
+    await expect(runChildOnce(dying, s, effect(calls))).rejects.toThrow('process died mid-close');
+    const out = await runChildOnce(repo, s, effect(calls));
+    expect({ status: out.status, result: out.result, calls: calls.n }).toEqual({ status: 'completed', result: { ok: true }, calls: 2 });
+    expect((await repo.load('c-half-closed')).events.map((e) => e.type)).toEqual(['RunCreated', 'AuthzDecided', 'RunStarted', 'ToolCallAudited', 'RunCompleted']);
+  });
+
   it('Effects happen once past the duplicate window: a finished run the claim at version 0 does not recognise is loaded, and its effect not run again', async () => {
     const s = spec('c-old');
     // Recorded under other command ids: the log's msgID dedup cannot recognise it, only the version can.

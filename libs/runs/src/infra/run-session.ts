@@ -1,4 +1,4 @@
-import { foldEvents, RecordedEvent } from '@runledger/event-log';
+import { aggregateRef, ConcurrencyError, foldEvents, RecordedEvent } from '@runledger/event-log';
 import { decideRun, RunCommand } from '../domain/run.decider';
 import type { RunEvent } from '../domain/run-events';
 import { evolveRun, RunState } from '../domain/run-state';
@@ -35,6 +35,9 @@ export class RunSession {
       }
       if (events.length === 0) return;
       const result = await this.repo.appendEvents(this.run, events, { expectedVersion: this.version, commandId: `${this.run.run_id}:${label}` });
+      // A duplicate is what the log holds under our ids; one of another type is not a retry of this decision
+      // (an earlier attempt decided otherwise under the same label): a conflict to decide again on, never our outcome.
+      if (result.events.some((stored, i) => stored.type !== events[i]?.type)) throw new ConcurrencyError(aggregateRef('run', this.run.run_id).subject, this.version);
       this.state = foldEvents(evolveRun, this.state, result.events as unknown as RecordedEvent[]);
       this.version = result.version;
       this.lastAppendDuplicate = result.duplicate;
