@@ -4,7 +4,7 @@ import { ConcurrencyError } from '@runledger/event-log';
 import { Clock } from '@runledger/kernel';
 import { Bus, CLOCK } from '@runledger/messaging';
 import { isTerminal, liveClaim, RunRepository } from '@runledger/runs';
-import { resolveAbandoned, RunView } from './domain/resolution';
+import { resolveAbandoned, runView, RunView } from './domain/resolution';
 
 export const RESOLVER_SETTINGS = Symbol('RESOLVER_SETTINGS');
 
@@ -96,7 +96,7 @@ export class RunResolver implements OnApplicationBootstrap, OnApplicationShutdow
     const parent = state.run.parent_run_id ? await this.view(state.run.parent_run_id) : undefined;
     const rootEnded = state.run.root_run_id !== runId && isTerminal(parent?.run_id === state.run.root_run_id ? parent.state : (await this.runs.load(state.run.root_run_id)).state);
     if (idleFor < (rootEnded ? Math.min(idleMs, this.settings.graceMs) : idleMs)) return 'left';
-    const view: RunView = { run_id: runId, state, types: events.map((e) => e.type) };
+    const view = runView(runId, state, events);
     const childIds = (await this.list({ root_run_id: state.run.root_run_id })).filter((r) => r.parent_run_id === runId).map((r) => r.run_id);
     const children = await Promise.all([...new Set([...childIds, ...state.child_run_ids])].map((id) => this.view(id)));
     const why = rootEnded ? 'its root run has ended and nobody carries it' : 'nobody has carried it';
@@ -113,7 +113,7 @@ export class RunResolver implements OnApplicationBootstrap, OnApplicationShutdow
 
   private async view(runId: string): Promise<RunView> {
     const { state, events } = await this.runs.load(runId);
-    return { run_id: runId, state, types: events.map((e) => e.type) };
+    return runView(runId, state, events);
   }
 
   private async list(q: RunsListRequest): Promise<RunSummary[]> {

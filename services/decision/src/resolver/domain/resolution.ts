@@ -15,6 +15,14 @@ export interface RunView {
   state: RunState;
   /** The types of the run's recorded events, in order. */
   types: readonly string[];
+  /** The run's own effect audit events (ToolCallAudited, DbWriteAudited …) as recorded, with their data. */
+  audits: ReadonlyArray<{ type: string; data: unknown }>;
+}
+
+/** A run as the resolver looks at it, from its folded state and its recorded events. */
+export function runView(run_id: string, state: RunState, events: ReadonlyArray<{ type: string; data: unknown }>): RunView {
+  const required = new Set(state.run ? (REQUIRED_AUDIT_EVENTS[state.run.run_kind] ?? []) : []);
+  return { run_id, state, types: events.map((e) => e.type), audits: events.filter((e) => required.has(e.type)).map(({ type, data }) => ({ type, data })) };
 }
 
 /** What the log says around an abandoned run: its parent and its child runs, folded. */
@@ -34,6 +42,7 @@ export interface Resolution {
  * The terminal outcome of a run left open that no worker carries any more, decided from the log alone:
  * - a tool_gateway run whose caller recorded the call's outcome (ToolCallRecorded) ends with that outcome;
  * - a tool_gateway run whose write (a db_write child) completed, or a db_write run whose tool completed, ends completed;
+ * - a run whose own effect audit says `ok` (a close cut short after it) ends completed: the audit is written after the effect;
  * - anything else ends failed with RUN.ABANDONED (or denied, when only a deny was recorded).
  * The run's lifecycle is respected (an opening cut short is finished first: a run never started ran no effect),
  * the audit events its kind requires are added (marked as resolved), and a RunResolved event says who decided.
@@ -80,6 +89,9 @@ function recordedOutcome(run: RunView, kind: RunKind, around: RunNeighbourhood):
   if (kind === 'db_write' && around.parent?.state.run?.run_kind === 'tool_gateway' && around.parent.state.status === 'completed') {
     return { basis: `tool_gateway ${around.parent.run_id} completed` };
   }
+  // A close appends the effect's audit first and its outcome after it; cut short in between, the audit is the outcome.
+  const own = run.audits.find((a) => (a.data as { status?: unknown; resolved_by?: unknown }).status === 'ok' && !(a.data as { resolved_by?: unknown }).resolved_by);
+  if (own) return { basis: `${own.type} ok recorded` };
   return null;
 }
 

@@ -1,7 +1,7 @@
 import { foldEvents, recorded } from '@runledger/event-log';
 import { checkAuditCoverage } from '@runledger/governance';
 import { evolveRun, initialRunState, RunEvent } from '@runledger/runs';
-import { ABANDONED, RESOLVER, resolveAbandoned, RunView } from './resolution';
+import { ABANDONED, RESOLVER, resolveAbandoned, runView, RunView } from './resolution';
 
 const pin = { lanes: 'l1', roles: 'r1' };
 const created = (run_id: string, run_kind: string, parent?: string, parameters: Record<string, unknown> = {}): RunEvent => ({
@@ -10,7 +10,7 @@ const created = (run_id: string, run_kind: string, parent?: string, parameters: 
 });
 const allow: RunEvent = { type: 'AuthzDecided', data: { decision: 'allow', policy_versions: pin } };
 const started: RunEvent = { type: 'RunStarted', data: {} };
-const view = (run_id: string, events: RunEvent[]): RunView => ({ run_id, state: foldEvents(evolveRun, initialRunState(), recorded(events)), types: events.map((e) => e.type) });
+const view = (run_id: string, events: RunEvent[]): RunView => runView(run_id, foldEvents(evolveRun, initialRunState(), recorded(events)), events);
 
 const gatewayOpen = [created('tg', 'tool_gateway', 'root', { tool_name: 'add_task', call_id: 'call-1' }), allow, started];
 const writeOpen = [created('dw', 'db_write', 'tg', { collection: 'tasks', operation: 'append', document_id: null }), allow, started];
@@ -31,6 +31,16 @@ describe('Issue 10 resolver: every child run reaches a terminal event (decided f
     expect(coverage.violations).toEqual([]);
     expect(all.find((e) => e.type === 'RunResolved')?.data).toMatchObject({ resolved_by: RESOLVER, reason: 'idle', outcome: 'failed' });
     expect(all.find((e) => e.type === 'DbWriteAudited')?.data).toMatchObject({ collection: 'tasks', status: 'failed', error_code: 'RUN.ABANDONED', resolved_by: RESOLVER });
+  });
+
+  it('Issue 10 resolver: a db_write run whose close was cut short after its audit (DbWriteAudited ok) ends completed, not abandoned', () => {
+    const halfClosed = [...writeOpen, { type: 'DbWriteAudited', data: { collection: 'tasks', operation: 'append', document_id: 'd1', status: 'ok', case_id: null, document_sha256: 'x' } }] as RunEvent[];
+    const r = resolveAbandoned(view('dw', halfClosed), { children: [] }, 'idle');
+    expect(r).toMatchObject({ outcome: 'completed', basis: 'DbWriteAudited ok recorded' });
+    const { all, coverage, state } = afterResolution(halfClosed, r);
+    expect(state).toMatchObject({ status: 'completed', anomalies: [] });
+    expect(coverage.violations).toEqual([]);
+    expect(all.filter((e) => e.type === 'DbWriteAudited')).toHaveLength(1);
   });
 
   it('Issue 10 resolver: a tool_gateway run whose caller recorded the call ends with that recorded outcome', () => {
