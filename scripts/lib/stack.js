@@ -134,7 +134,7 @@ function ensureBuilt() {
  * V8 heap sizing of every service process (the image's CMD passes the same flags; keep the two alike). Measured
  * with `npm run bench` (bench/results.md): by default the young generation grows to 32 MiB during start-up and stays
  * committed, and the old generation is collected only once it holds ~4× its live data (a service lives on 25–31
- * MiB; it sat at 80 MiB used, the rest garbage). With these a service holds 56–73 MiB (PSS) at rest and after load
+ * MiB; it sat at 80 MiB used, the rest garbage). With these a service holds 50–75 MiB (PSS) at rest and after load
  * instead of 80–150, for 10–15 % more CPU per request (more frequent scavenges and marking). 384 MiB is over ten
  * times any service's live heap and under the pods' 512 MiB limit, so V8 collects before the container is killed.
  */

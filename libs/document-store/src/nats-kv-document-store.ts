@@ -38,6 +38,7 @@ function writtenDoc<T>(id: string, revision: number, json: string): StoredDocume
     get value(): T {
       return (value ??= JSON.parse(json) as T);
     },
+    // Assignable, as the plain document a read returns.
     set value(v: T) {
       value = v;
     },

@@ -34,9 +34,10 @@ type RecordStepData = Extract<RunCommand, { type: 'RecordStep' }>['data'];
 
 /**
  * When a step's checkpoint is appended: `now` (its own append), or `with-next`: with the run's next append (a tool
- * call's request, the run's end, or flushCheckpoints()), one round trip fewer. Only for a step after which nothing
- * outside the run depends on its output before that next append: a crash in between loses the checkpoint, and the
- * step is computed again on resume, as if the crash had come just before it.
+ * call's request, the run's end, or flushCheckpoints()), one round trip fewer. Only for a step whose output no
+ * effect or other record depends on before that next append (it may be sent to a service that records nothing, as
+ * the classifier): a crash in between loses the checkpoint, and the step is computed again on resume, as if the
+ * crash had come just before it.
  */
 export type CheckpointTiming = 'now' | 'with-next';
 
@@ -179,7 +180,7 @@ export class RunEngine {
   private async decide(command: RunCommand | RunCommand[], label: string): Promise<void> {
     const commands = Array.isArray(command) ? command : [command];
     if (this.pendingSteps.length === 0) {
-      if (commands.length) await this.session.decide(commands.length === 1 ? commands[0] : commands, label);
+      if (commands.length) await this.session.decide(commands, label);
       return;
     }
     const steps = this.pendingSteps;

@@ -37,7 +37,7 @@ export class RunSession {
       const result = await this.repo.appendEvents(this.run, events, { expectedVersion: this.version, commandId: `${this.run.run_id}:${label}` });
       // A duplicate is what the log holds under our ids; one of another type is not a retry of this decision
       // (an earlier attempt decided otherwise under the same label): a conflict to decide again on, never our outcome.
-      if (result.events.some((stored, i) => stored.type !== events[i]?.type)) throw new ConcurrencyError(aggregateRef('run', this.run.run_id).subject, this.version);
+      if (result.events.some((stored, i) => stored.type !== events[i]?.type)) throw new ConcurrencyError(aggregateRef('run', this.run.run_id).subject, this.version); // RunRepository.ref's subject (not imported: it imports this file)
       this.state = foldEvents(evolveRun, this.state, result.events as unknown as RecordedEvent[]);
       this.version = result.version;
       this.lastAppendDuplicate = result.duplicate;

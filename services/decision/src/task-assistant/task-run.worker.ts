@@ -60,8 +60,8 @@ export class TaskRunWorker {
     // The conversation as this turn loaded it, when the context step ran here (not resumed from the log): the
     // exchange is recorded on it without reading the conversation again.
     // The context and classify checkpoints go out with the run's next append (the tool call's request, or before the
-    // conversation is written in finish): nothing outside the run depends on them before that. A crash in between
-    // computes both again on resume.
+    // conversation is written in finish): no effect or record depends on them before that (the classifier is asked
+    // with the context, but records nothing). A crash in between computes both again on resume.
     let conversation: KnownState<ConversationState> | undefined;
     const resolved = await run.step<ResolvedContext>('context', STEPS.context, async () => {
       conversation = await this.conversations.load(cmd.request.user_id, cmd.request.conversation_id);

@@ -90,7 +90,10 @@ function recordedOutcome(run: RunView, kind: RunKind, around: RunNeighbourhood):
     return { basis: `tool_gateway ${around.parent.run_id} completed` };
   }
   // A close appends the effect's audit first and its outcome after it; cut short in between, the audit is the outcome.
-  const own = run.audits.find((a) => (a.data as { status?: unknown; resolved_by?: unknown }).status === 'ok' && !(a.data as { resolved_by?: unknown }).resolved_by);
+  const own = run.audits.find((a) => {
+    const { status, resolved_by } = a.data as { status?: unknown; resolved_by?: unknown };
+    return status === 'ok' && !resolved_by; // one the resolver added is not a fact about the effect
+  });
   if (own) return { basis: `${own.type} ok recorded` };
   return null;
 }
