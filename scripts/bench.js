@@ -23,6 +23,7 @@ const { freePort, startNats, stopProcess } = require('./lib/stack');
 const { identityOptions } = require('../libs/messaging/src/nats-identity');
 const { ensurePeersInstalled, runRounds, report, inFlight } = require('../bench/side-by-side');
 const { startRunledger } = require('../bench/runledger-system');
+const { startFloor } = require('../bench/floor');
 const { runScale } = require('../bench/scale');
 
 const RAW = Number(process.env.BENCH_RAW ?? 20000);
@@ -136,7 +137,12 @@ async function main() {
     await runledger.settle();
     const eventsPerRequest = ((await runledger.logMessages()) - before) / 100;
 
-    const systems = [{ key: 'runledger', name: 'Runledger (sustained)', durable: true, ...runledger }];
+    const floor = await startFloor({ nats, nc, jsm });
+    cleanup.push(() => floor.stop());
+    const systems = [
+      { key: 'runledger', name: 'Runledger (sustained)', durable: true, ...runledger },
+      { key: 'floor', name: 'Transport floor (sustained)', reference: 'floor', durable: false, ...floor },
+    ];
     let durability = 'JetStream file store, default flush';
     if (WITH_PEERS) {
       const started = await startPeers(cleanup);
@@ -145,6 +151,7 @@ async function main() {
     }
     const results = await runRounds(systems, { rounds: ROUNDS, seqCount: SEQ, c16Count: C16, onProgress: progress });
     const after = Object.fromEntries(runledger.procs.map((p) => [p.name, memoryMiB(p.child.pid)]));
+    const floorAfter = Object.fromEntries(floor.procs.map((p) => [p.name, memoryMiB(p.child.pid)]));
     const largest = (measure) => Math.max(...[...Object.values(atRest), ...Object.values(after)].map((m) => m[measure]));
 
     const lines = [
@@ -158,6 +165,7 @@ async function main() {
       `memory at rest (proportional, PSS: shared pages such as node's executable split among the processes mapping them): ${memoryLine(atRest, 'pss')}`,
       `memory after the load (RSS): ${memoryLine(after, 'rss')}; nats-server ${memoryMiB(nats.child.pid).rss.toFixed(0)} MiB`,
       `memory after the load (PSS): ${memoryLine(after, 'pss')}`,
+      `memory of the transport floor's bare processes (node + the NATS client, the same heap flags) after the load: RSS ${memoryLine(floorAfter, 'rss')}; PSS ${memoryLine(floorAfter, 'pss')}`,
       `goal: each service ≤ 80 MiB resident: ${largest('rss') <= 80 ? 'met' : `not met as RSS (largest ${largest('rss').toFixed(0)} MiB)`}; as PSS ${largest('pss') <= 80 ? 'met' : 'not met'} (largest ${largest('pss').toFixed(0)} MiB)`,
     ];
     process.stdout.write(`${lines.join('\n')}\n`);

@@ -181,4 +181,4 @@ function stopProcess(child, signal = 'SIGTERM', timeoutMs = 5000) {
   });
 }
 
-module.exports = { ROOT, SERVICES, LOCAL_NATS_URL, findNatsServer, ensureNatsServerBinary, ensureChromium, parseNatsUrl, canConnect, freePort, startNats, runBootstrap, startService, stopProcess, waitFor };
+module.exports = { ROOT, SERVICES, SERVICE_HEAP_FLAGS, LOCAL_NATS_URL, findNatsServer, ensureNatsServerBinary, ensureChromium, parseNatsUrl, canConnect, freePort, startNats, runBootstrap, startService, stopProcess, waitFor };

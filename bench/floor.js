@@ -1,0 +1,256 @@
+/**
+ * The transport floor: Runledger's request with its messages and nothing else. Five bare Node processes (no NestJS,
+ * no validation, no folds, no JSON beyond a request id, no policy, no sealing, no chain hashing) send through the
+ * bench's nats-server exactly the messages one Runledger task-assistant request sends, in the same order and with
+ * the same waits, as counted on the bus with a `>` subscription (issue 12, bench/results.md):
+ *
+ *   request (agents.task-assistant.process) → decision: 3 direct gets, the inbox event (awaited), its delivery and ack;
+ *   the task run opened (3 events, pipelined, msgID + expected version), classify (request/reply to a classifier),
+ *   2 checkpoints + the tool call's request (3), the tool call (request/reply) → gateway: 2 direct gets, its child
+ *   run opened and claimed (4), the write (request/reply) → writer: 2 direct gets, its child run (3), the document
+ *   (KV put), audit + close (2); gateway: audit + close (2); decision: the tool call recorded (1), the conversation
+ *   (1), decision + close (2), whose republished copy on the live feed answers the caller. A ledger process holds a
+ *   durable batch consumer on the run events (one ack per delivery) and per batch writes a document per run to two
+ *   buckets, one per decision record, and appends one chain event: ~22 events and ~150 messages per request.
+ *
+ * So `npm run bench` can say what the messages alone cost on this machine: CPU per request, rate sequential and at
+ * c16. Whatever Runledger spends above the floor is its own logic; a goal the floor itself misses cannot be met by
+ * any logic that keeps these messages (the contracts' events, the choke points as separate identities).
+ *
+ * Run as a process: `node bench/floor.js <role> <nats url> <creds file> <stream>`; the bench starts it through
+ * startFloor().
+ */
+const { randomUUID } = require('node:crypto');
+const { spawn } = require('node:child_process');
+
+const STREAM = 'FLOOR_LOG';
+const PREFIX = 'floor.log';
+const LIVE = 'floor.live.run';
+const BUCKETS = ['floor_tasks', 'floor_audit_events', 'floor_runs_index', 'floor_audit_decisions'];
+const ROLES = ['decision', 'intent', 'tool', 'db', 'ledger'];
+const SUBJECTS = { request: 'floor.agents.process', classify: 'floor.intent.classify', tool: 'floor.tool.invoke', write: 'floor.db.write' };
+const LEDGER = 'floor-ledger';
+const INBOX_DURABLE = 'floor-decision-inbox';
+/** A stored event is ~600–2,200 bytes of JSON in Runledger's log (~900 typical): the floor sends 900 opaque bytes. */
+const EVENT_BYTES = 900;
+const TRACEPARENT = '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01';
+
+async function role(name, url, credsFile) {
+  const { connect, headers } = require('@nats-io/transport-node');
+  const { jetstream, jetstreamManager } = require('@nats-io/jetstream');
+  const { Kvm } = require('@nats-io/kv');
+  // The compiled module (dist/, brought up to date by startFloor): a floor process runs no TypeScript compiler.
+  const { identityOptions } = require('../dist/libs/messaging/src/nats-identity');
+  const nc = await connect({ servers: url, ...identityOptions({ creds: credsFile }), noAsyncTraces: true });
+  const js = jetstream(nc);
+  const jsm = await jetstreamManager(nc);
+  const kvm = new Kvm(nc);
+  const body = new Uint8Array(EVENT_BYTES).fill(0x61);
+  const enc = new TextEncoder();
+  const dec = new TextDecoder();
+  const traced = (type) => {
+    const h = headers();
+    h.set('traceparent', TRACEPARENT);
+    if (type) h.set('Rl-Event-Type', type);
+    return h;
+  };
+  /**
+   * One append as Runledger's EventLog makes it on a single-copy log: pipelined, the first with the expected version,
+   * each next one expecting the event before it as the log's last message; when another writer's message came in
+   * between (wrong last msg id), the rest goes one at a time, each expecting the subject's sequence before it.
+   */
+  const append = async (subject, types, expected, commandId, data = body) => {
+    const ids = types.map((_, i) => `${commandId}:${subject}:${i}`);
+    const send = (i, expect) => js.publish(subject, data, { msgID: ids[i], headers: traced(types[i]), ...(expect ? { expect } : {}) });
+    const first = expected === undefined ? undefined : { lastSubjectSequence: expected };
+    const pipelined = types.map((_, i) => {
+      const ack = send(i, i === 0 ? first : { lastMsgID: ids[i - 1] });
+      ack.catch(() => undefined);
+      return ack;
+    });
+    let serial = false;
+    let seq = 0;
+    for (let i = 0; i < types.length; i++) {
+      const oneAtATime = () => send(i, i === 0 ? first : { lastSubjectSequence: seq });
+      const ack = serial ? await oneAtATime() : await pipelined[i].catch((err) => {
+        if (i === 0 || err?.apiError?.()?.err_code !== 10070) throw err;
+        serial = true;
+        return oneAtATime();
+      });
+      seq = ack.seq;
+    }
+    return seq;
+  };
+  const lookups = (subjects) => Promise.all(subjects.map((s) => jsm.direct.getMessage(STREAM, { last_by_subj: s }).catch(() => null)));
+  const request = (subject, payload) => nc.request(subject, enc.encode(JSON.stringify(payload)), { timeout: 30_000, headers: traced() });
+  const serve = (subject, handler) => nc.subscribe(subject, {
+    queue: name,
+    callback: (_err, m) => {
+      handler(JSON.parse(dec.decode(m.data))).then((reply) => m.respond(enc.encode(JSON.stringify(reply)), { headers: traced() }), (err) => {
+        process.stderr.write(`floor ${name}: ${err.message}\n`);
+        m.respond(enc.encode('{"ok":false}'));
+      });
+    },
+  });
+
+  if (name === 'intent') serve(SUBJECTS.classify, async () => ({ ok: true, intent: 'ADD_TASK' }));
+
+  if (name === 'db') {
+    const tasks = await kvm.open('floor_tasks');
+    serve(SUBJECTS.write, async ({ run_id: parent }) => {
+      const child = `${PREFIX}.run.${randomUUID()}`;
+      await lookups([child, `${PREFIX}.run.${parent}`]);
+      const v = await append(child, ['RunCreated', 'AuthzDecided', 'RunStarted'], 0, parent);
+      await tasks.put(randomUUID(), enc.encode(JSON.stringify({ task_id: parent, description: 'x'.repeat(200) })));
+      await append(child, ['DbWriteAudited', 'RunCompleted'], v, `${parent}:close`);
+      return { ok: true };
+    });
+  }
+
+  if (name === 'tool') {
+    serve(SUBJECTS.tool, async ({ run_id: parent }) => {
+      const child = `${PREFIX}.run.${randomUUID()}`;
+      await lookups([child, `${PREFIX}.run.${parent}`]);
+      const v = await append(child, ['RunCreated', 'AuthzDecided', 'RunStarted', 'EffectClaimed'], 0, parent);
+      await request(SUBJECTS.write, { run_id: parent });
+      await append(child, ['ToolCallAudited', 'RunCompleted'], v, `${parent}:close`);
+      return { ok: true };
+    });
+  }
+
+  if (name === 'decision') {
+    const inbox = `${PREFIX}.inbox.decision`;
+    // The front: the caller's request becomes an inbox event; the run's close, republished by the log, answers it.
+    serve(SUBJECTS.request, (req) => new Promise((resolve, reject) => {
+      const runId = randomUUID();
+      const live = nc.subscribe(`${LIVE}.${runId}`, {
+        callback: (_e, m) => {
+          if (m.headers?.get('Rl-Event-Type') !== 'RunCompleted') return;
+          live.unsubscribe();
+          resolve({ ok: true, decision_type: 'INVOKE_TOOL' });
+        },
+      });
+      const event = enc.encode(JSON.stringify({ run_id: runId, request_id: req.request_id, pad: 'x'.repeat(EVENT_BYTES) }));
+      nc.flush().then(() => append(inbox, ['AgentRequested'], undefined, req.request_id, event)).catch(reject);
+    }));
+    // The worker: the inbox's durable consumer carries the run.
+    const messages = await (await js.consumers.get(STREAM, INBOX_DURABLE)).consume({ max_messages: 64 });
+    (async () => {
+      for await (const m of messages) {
+        const { run_id: runId } = JSON.parse(dec.decode(m.data));
+        const run = `${PREFIX}.run.${runId}`;
+        const conversation = `${PREFIX}.conversation.${randomUUID()}`;
+        (async () => {
+          await lookups([run, conversation, `${PREFIX}.run.${m.seq}`]);
+          let v = await append(run, ['RunCreated', 'AuthzDecided', 'RunStarted'], 0, runId);
+          await request(SUBJECTS.classify, { run_id: runId });
+          v = await append(run, ['StepCompleted', 'StepCompleted', 'ToolCallRequested'], v, `${runId}:steps`);
+          await request(SUBJECTS.tool, { run_id: runId });
+          v = await append(run, ['ToolCallRecorded'], v, `${runId}:recorded`);
+          await append(conversation, ['MessageExchanged'], 0, runId);
+          await append(run, ['DecisionRecorded', 'RunCompleted'], v, `${runId}:close`);
+          m.ack();
+        })().catch((err) => {
+          process.stderr.write(`floor decision: ${err.message}\n`);
+          m.nak();
+        });
+      }
+    })();
+  }
+
+  if (name !== 'ledger') {
+    await nc.flush();
+    process.stdout.write('ready\n');
+    return;
+  }
+  {
+    const [events, index, decisions] = await Promise.all(['floor_audit_events', 'floor_runs_index', 'floor_audit_decisions'].map((b) => kvm.open(b)));
+    const consumer = await js.consumers.get(STREAM, LEDGER);
+    const messages = await consumer.consume({ max_messages: 256 });
+    const queue = [];
+    let wake;
+    (async () => {
+      for await (const m of messages) {
+        queue.push(m);
+        wake?.();
+      }
+    })();
+    let chainVersion = 0;
+    process.stdout.write('ready\n');
+    for (;;) {
+      if (!queue.length) await new Promise((r) => (wake = r));
+      wake = undefined;
+      // As the ledger: a part-filled batch waits 25 ms for more (one chain append per request or so, not per event).
+      if (queue.length < 256) await new Promise((r) => setTimeout(r, 25));
+      const batch = queue.splice(0, 256);
+      const runs = new Set(batch.map((m) => m.subject));
+      const doc = enc.encode(JSON.stringify({ n: batch.length, pad: 'x'.repeat(400) }));
+      await Promise.all([...runs].flatMap((s) => [events.put(s.slice(PREFIX.length + 5), doc), index.put(s.slice(PREFIX.length + 5), doc)]));
+      await Promise.all(batch.filter((m) => m.headers?.get('Rl-Event-Type') === 'DecisionRecorded').map((m) => decisions.put(String(m.seq), doc)));
+      chainVersion = await append(`${PREFIX}.audit.chain`, ['AuditChainBatch'], chainVersion, `chain:${batch[0].seq}`);
+      for (const m of batch) m.ack();
+    }
+  }
+}
+
+/** Creates the floor's log (Runledger's stream settings, its own name and subjects), buckets and consumers. */
+async function provisionFloor(jsm, nc) {
+  const { logStreamConfig } = require('../libs/event-log/src');
+  const { AckPolicy, DeliverPolicy } = require('@nats-io/jetstream');
+  const { Kvm } = require('@nats-io/kv');
+  await jsm.streams.add(logStreamConfig({ name: STREAM, subjects: [`${PREFIX}.>`], republish: { src: `${PREFIX}.run.>`, dest: `${LIVE}.>` } }));
+  const kvm = new Kvm(nc);
+  for (const b of BUCKETS) await kvm.create(b, { history: 1, allow_direct: true });
+  // The ledger's consumer as Runledger's batch consumers are: ack-all, one ack per delivery, in log order.
+  await jsm.consumers.add(STREAM, { durable_name: INBOX_DURABLE, filter_subject: `${PREFIX}.inbox.decision`, ack_policy: AckPolicy.Explicit, deliver_policy: DeliverPolicy.All, max_ack_pending: 256 });
+  await jsm.consumers.add(STREAM, { durable_name: LEDGER, filter_subject: `${PREFIX}.run.>`, ack_policy: AckPolicy.All, deliver_policy: DeliverPolicy.All, max_ack_pending: 512, ack_wait: 30_000_000_000 });
+}
+
+/** The floor as a system of the side-by-side bench (the same interface as bench/runledger-system.js). */
+async function startFloor({ nats, nc, jsm }) {
+  const { SERVICE_HEAP_FLAGS } = require('../scripts/lib/stack');
+  require('../scripts/build').build();
+  await provisionFloor(jsm, nc);
+  const procs = ROLES.map((name) => {
+    const child = spawn(process.execPath, [...SERVICE_HEAP_FLAGS, __filename, name, nats.url, nats.creds.admin.file], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const ready = new Promise((resolve, reject) => {
+      child.stdout.on('data', (chunk) => String(chunk).includes('ready') && resolve());
+      child.once('exit', (code) => reject(new Error(`floor ${name} exited (code ${code})`)));
+    });
+    return { name: `floor-${name}`, child, ready };
+  });
+  await Promise.all(procs.map((p) => p.ready));
+  const encoder = new TextEncoder();
+  const run = async (req) => {
+    const msg = await nc.request(SUBJECTS.request, encoder.encode(JSON.stringify({ request_id: req.request_id, user_id: req.user_id, message: req.message })), { timeout: 60_000 });
+    const reply = JSON.parse(new TextDecoder().decode(msg.data));
+    if (!reply.ok) throw new Error('floor: request failed');
+  };
+  await run({ request_id: `floor-ready-${randomUUID()}` });
+  return {
+    procs,
+    run,
+    async settle() {
+      for (;;) {
+        const info = await jsm.consumers.info(STREAM, LEDGER);
+        if (info.num_pending === 0 && info.num_ack_pending === 0) return;
+        await new Promise((r) => setTimeout(r, 20));
+      }
+    },
+    pids: () => [...procs.map((p) => p.child.pid), nats.child.pid],
+    processNames: () => [...procs.map((p) => p.name), 'nats-server'],
+    async stop() {
+      for (const p of procs) p.child.kill('SIGKILL');
+    },
+  };
+}
+
+if (require.main === module) {
+  const [name, url, creds] = process.argv.slice(2);
+  role(name, url, creds).catch((err) => {
+    process.stderr.write(`floor ${name}: ${err.stack || err}\n`);
+    process.exit(1);
+  });
+}
+
+module.exports = { startFloor };
