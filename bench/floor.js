@@ -17,25 +17,40 @@
  * c16. Whatever Runledger spends above the floor is its own logic; a goal the floor itself misses cannot be met by
  * any logic that keeps these messages (the contracts' events, the choke points as separate identities).
  *
- * Run as a process: `node bench/floor.js <role> <nats url> <creds file> <stream>`; the bench starts it through
+ * The `commits` variant stores each append as one message holding all its events (a log format Runledger does not
+ * have: one event per message is what its sequences, versions, chain and consumers rest on): the same hops and
+ * waits, 11 messages per request in the log instead of 22. It says what that format change could buy at most.
+ *
+ * Run as a process: `node bench/floor.js <role> <variant> <nats url> <creds file>`; the bench starts it through
  * startFloor().
  */
 const { randomUUID } = require('node:crypto');
 const { spawn } = require('node:child_process');
 
-const STREAM = 'FLOOR_LOG';
-const PREFIX = 'floor.log';
-const LIVE = 'floor.live.run';
-const BUCKETS = ['floor_tasks', 'floor_audit_events', 'floor_runs_index', 'floor_audit_decisions'];
 const ROLES = ['decision', 'intent', 'tool', 'db', 'ledger'];
-const SUBJECTS = { request: 'floor.agents.process', classify: 'floor.intent.classify', tool: 'floor.tool.invoke', write: 'floor.db.write' };
-const LEDGER = 'floor-ledger';
-const INBOX_DURABLE = 'floor-decision-inbox';
+const VARIANTS = { messages: 'floor', commits: 'floorc' };
+
+/** Each variant's own stream, subjects, buckets and consumers on the bench's server. */
+function layout(variant) {
+  const base = VARIANTS[variant];
+  if (!base) throw new Error(`unknown floor variant ${variant}`);
+  return {
+    stream: `${base.toUpperCase()}_LOG`,
+    prefix: `${base}.log`,
+    live: `${base}.live.run`,
+    buckets: { tasks: `${base}_tasks`, events: `${base}_audit_events`, index: `${base}_runs_index`, decisions: `${base}_audit_decisions` },
+    subjects: { request: `${base}.agents.process`, classify: `${base}.intent.classify`, tool: `${base}.tool.invoke`, write: `${base}.db.write` },
+    ledger: `${base}-ledger`,
+    inboxDurable: `${base}-decision-inbox`,
+  };
+}
 /** A stored event is ~600–2,200 bytes of JSON in Runledger's log (~900 typical): the floor sends 900 opaque bytes. */
 const EVENT_BYTES = 900;
 const TRACEPARENT = '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01';
 
-async function role(name, url, credsFile) {
+async function role(name, variant, url, credsFile) {
+  const { stream, prefix, live: liveFeed, buckets, subjects: on, ledger: ledgerDurable, inboxDurable } = layout(variant);
+  const commits = variant === 'commits';
   const { connect, headers } = require('@nats-io/transport-node');
   const { jetstream, jetstreamManager } = require('@nats-io/jetstream');
   const { Kvm } = require('@nats-io/kv');
@@ -63,6 +78,11 @@ async function role(name, url, credsFile) {
     const ids = types.map((_, i) => `${commandId}:${subject}:${i}`);
     const send = (i, expect) => js.publish(subject, data, { msgID: ids[i], headers: traced(types[i]), ...(expect ? { expect } : {}) });
     const first = expected === undefined ? undefined : { lastSubjectSequence: expected };
+    if (commits) {
+      const all = types.length === 1 ? data : new Uint8Array(data.length * types.length).fill(0x61);
+      const ack = await js.publish(subject, all, { msgID: ids[0], headers: traced(types.join(',')), ...(first ? { expect: first } : {}) });
+      return ack.seq;
+    }
     const pipelined = types.map((_, i) => {
       const ack = send(i, i === 0 ? first : { lastMsgID: ids[i - 1] });
       ack.catch(() => undefined);
@@ -81,7 +101,7 @@ async function role(name, url, credsFile) {
     }
     return seq;
   };
-  const lookups = (subjects) => Promise.all(subjects.map((s) => jsm.direct.getMessage(STREAM, { last_by_subj: s }).catch(() => null)));
+  const lookups = (aggregates) => Promise.all(aggregates.map((s) => jsm.direct.getMessage(stream, { last_by_subj: s }).catch(() => null)));
   const request = (subject, payload) => nc.request(subject, enc.encode(JSON.stringify(payload)), { timeout: 30_000, headers: traced() });
   const serve = (subject, handler) => nc.subscribe(subject, {
     queue: name,
@@ -93,13 +113,13 @@ async function role(name, url, credsFile) {
     },
   });
 
-  if (name === 'intent') serve(SUBJECTS.classify, async () => ({ ok: true, intent: 'ADD_TASK' }));
+  if (name === 'intent') serve(on.classify, async () => ({ ok: true, intent: 'ADD_TASK' }));
 
   if (name === 'db') {
-    const tasks = await kvm.open('floor_tasks');
-    serve(SUBJECTS.write, async ({ run_id: parent }) => {
-      const child = `${PREFIX}.run.${randomUUID()}`;
-      await lookups([child, `${PREFIX}.run.${parent}`]);
+    const tasks = await kvm.open(buckets.tasks);
+    serve(on.write, async ({ run_id: parent }) => {
+      const child = `${prefix}.run.${randomUUID()}`;
+      await lookups([child, `${prefix}.run.${parent}`]);
       const v = await append(child, ['RunCreated', 'AuthzDecided', 'RunStarted'], 0, parent);
       await tasks.put(randomUUID(), enc.encode(JSON.stringify({ task_id: parent, description: 'x'.repeat(200) })));
       await append(child, ['DbWriteAudited', 'RunCompleted'], v, `${parent}:close`);
@@ -108,24 +128,24 @@ async function role(name, url, credsFile) {
   }
 
   if (name === 'tool') {
-    serve(SUBJECTS.tool, async ({ run_id: parent }) => {
-      const child = `${PREFIX}.run.${randomUUID()}`;
-      await lookups([child, `${PREFIX}.run.${parent}`]);
+    serve(on.tool, async ({ run_id: parent }) => {
+      const child = `${prefix}.run.${randomUUID()}`;
+      await lookups([child, `${prefix}.run.${parent}`]);
       const v = await append(child, ['RunCreated', 'AuthzDecided', 'RunStarted', 'EffectClaimed'], 0, parent);
-      await request(SUBJECTS.write, { run_id: parent });
+      await request(on.write, { run_id: parent });
       await append(child, ['ToolCallAudited', 'RunCompleted'], v, `${parent}:close`);
       return { ok: true };
     });
   }
 
   if (name === 'decision') {
-    const inbox = `${PREFIX}.inbox.decision`;
+    const inbox = `${prefix}.inbox.decision`;
     // The front: the caller's request becomes an inbox event; the run's close, republished by the log, answers it.
-    serve(SUBJECTS.request, (req) => new Promise((resolve, reject) => {
+    serve(on.request, (req) => new Promise((resolve, reject) => {
       const runId = randomUUID();
-      const live = nc.subscribe(`${LIVE}.${runId}`, {
+      const live = nc.subscribe(`${liveFeed}.${runId}`, {
         callback: (_e, m) => {
-          if (m.headers?.get('Rl-Event-Type') !== 'RunCompleted') return;
+          if (!m.headers?.get('Rl-Event-Type')?.includes('RunCompleted')) return;
           live.unsubscribe();
           resolve({ ok: true, decision_type: 'INVOKE_TOOL' });
         },
@@ -134,18 +154,18 @@ async function role(name, url, credsFile) {
       nc.flush().then(() => append(inbox, ['AgentRequested'], undefined, req.request_id, event)).catch(reject);
     }));
     // The worker: the inbox's durable consumer carries the run.
-    const messages = await (await js.consumers.get(STREAM, INBOX_DURABLE)).consume({ max_messages: 64 });
+    const messages = await (await js.consumers.get(stream, inboxDurable)).consume({ max_messages: 64 });
     (async () => {
       for await (const m of messages) {
         const { run_id: runId } = JSON.parse(dec.decode(m.data));
-        const run = `${PREFIX}.run.${runId}`;
-        const conversation = `${PREFIX}.conversation.${randomUUID()}`;
+        const run = `${prefix}.run.${runId}`;
+        const conversation = `${prefix}.conversation.${randomUUID()}`;
         (async () => {
-          await lookups([run, conversation, `${PREFIX}.run.${m.seq}`]);
+          await lookups([run, conversation, `${prefix}.run.${m.seq}`]);
           let v = await append(run, ['RunCreated', 'AuthzDecided', 'RunStarted'], 0, runId);
-          await request(SUBJECTS.classify, { run_id: runId });
+          await request(on.classify, { run_id: runId });
           v = await append(run, ['StepCompleted', 'StepCompleted', 'ToolCallRequested'], v, `${runId}:steps`);
-          await request(SUBJECTS.tool, { run_id: runId });
+          await request(on.tool, { run_id: runId });
           v = await append(run, ['ToolCallRecorded'], v, `${runId}:recorded`);
           await append(conversation, ['MessageExchanged'], 0, runId);
           await append(run, ['DecisionRecorded', 'RunCompleted'], v, `${runId}:close`);
@@ -164,8 +184,8 @@ async function role(name, url, credsFile) {
     return;
   }
   {
-    const [events, index, decisions] = await Promise.all(['floor_audit_events', 'floor_runs_index', 'floor_audit_decisions'].map((b) => kvm.open(b)));
-    const consumer = await js.consumers.get(STREAM, LEDGER);
+    const [events, index, decisions] = await Promise.all([buckets.events, buckets.index, buckets.decisions].map((b) => kvm.open(b)));
+    const consumer = await js.consumers.get(stream, ledgerDurable);
     const messages = await consumer.consume({ max_messages: 256 });
     const queue = [];
     let wake;
@@ -185,44 +205,46 @@ async function role(name, url, credsFile) {
       const batch = queue.splice(0, 256);
       const runs = new Set(batch.map((m) => m.subject));
       const doc = enc.encode(JSON.stringify({ n: batch.length, pad: 'x'.repeat(400) }));
-      await Promise.all([...runs].flatMap((s) => [events.put(s.slice(PREFIX.length + 5), doc), index.put(s.slice(PREFIX.length + 5), doc)]));
-      await Promise.all(batch.filter((m) => m.headers?.get('Rl-Event-Type') === 'DecisionRecorded').map((m) => decisions.put(String(m.seq), doc)));
-      chainVersion = await append(`${PREFIX}.audit.chain`, ['AuditChainBatch'], chainVersion, `chain:${batch[0].seq}`);
+      await Promise.all([...runs].flatMap((s) => [events.put(s.slice(prefix.length + 5), doc), index.put(s.slice(prefix.length + 5), doc)]));
+      await Promise.all(batch.filter((m) => m.headers?.get('Rl-Event-Type')?.includes('DecisionRecorded')).map((m) => decisions.put(String(m.seq), doc)));
+      chainVersion = await append(`${prefix}.audit.chain`, ['AuditChainBatch'], chainVersion, `chain:${batch[0].seq}`);
       for (const m of batch) m.ack();
     }
   }
 }
 
 /** Creates the floor's log (Runledger's stream settings, its own name and subjects), buckets and consumers. */
-async function provisionFloor(jsm, nc) {
+async function provisionFloor(jsm, nc, variant) {
+  const { stream, prefix, live, buckets, ledger, inboxDurable } = layout(variant);
   const { logStreamConfig } = require('../libs/event-log/src');
   const { AckPolicy, DeliverPolicy } = require('@nats-io/jetstream');
   const { Kvm } = require('@nats-io/kv');
-  await jsm.streams.add(logStreamConfig({ name: STREAM, subjects: [`${PREFIX}.>`], republish: { src: `${PREFIX}.run.>`, dest: `${LIVE}.>` } }));
+  await jsm.streams.add(logStreamConfig({ name: stream, subjects: [`${prefix}.>`], republish: { src: `${prefix}.run.>`, dest: `${live}.>` } }));
   const kvm = new Kvm(nc);
-  for (const b of BUCKETS) await kvm.create(b, { history: 1, allow_direct: true });
+  for (const b of Object.values(buckets)) await kvm.create(b, { history: 1, allow_direct: true });
+  await jsm.consumers.add(stream, { durable_name: inboxDurable, filter_subject: `${prefix}.inbox.decision`, ack_policy: AckPolicy.Explicit, deliver_policy: DeliverPolicy.All, max_ack_pending: 256 });
   // The ledger's consumer as Runledger's batch consumers are: ack-all, one ack per delivery, in log order.
-  await jsm.consumers.add(STREAM, { durable_name: INBOX_DURABLE, filter_subject: `${PREFIX}.inbox.decision`, ack_policy: AckPolicy.Explicit, deliver_policy: DeliverPolicy.All, max_ack_pending: 256 });
-  await jsm.consumers.add(STREAM, { durable_name: LEDGER, filter_subject: `${PREFIX}.run.>`, ack_policy: AckPolicy.All, deliver_policy: DeliverPolicy.All, max_ack_pending: 512, ack_wait: 30_000_000_000 });
+  await jsm.consumers.add(stream, { durable_name: ledger, filter_subject: `${prefix}.run.>`, ack_policy: AckPolicy.All, deliver_policy: DeliverPolicy.All, max_ack_pending: 512, ack_wait: 30_000_000_000 });
 }
 
 /** The floor as a system of the side-by-side bench (the same interface as bench/runledger-system.js). */
-async function startFloor({ nats, nc, jsm }) {
+async function startFloor({ nats, nc, jsm }, variant = 'messages') {
   const { SERVICE_HEAP_FLAGS } = require('../scripts/lib/stack');
+  const { stream, subjects, ledger } = layout(variant);
   require('../scripts/build').build();
-  await provisionFloor(jsm, nc);
+  await provisionFloor(jsm, nc, variant);
   const procs = ROLES.map((name) => {
-    const child = spawn(process.execPath, [...SERVICE_HEAP_FLAGS, __filename, name, nats.url, nats.creds.admin.file], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(process.execPath, [...SERVICE_HEAP_FLAGS, __filename, name, variant, nats.url, nats.creds.admin.file], { stdio: ['ignore', 'pipe', 'inherit'] });
     const ready = new Promise((resolve, reject) => {
       child.stdout.on('data', (chunk) => String(chunk).includes('ready') && resolve());
       child.once('exit', (code) => reject(new Error(`floor ${name} exited (code ${code})`)));
     });
-    return { name: `floor-${name}`, child, ready };
+    return { name: `${VARIANTS[variant]}-${name}`, child, ready };
   });
   await Promise.all(procs.map((p) => p.ready));
   const encoder = new TextEncoder();
   const run = async (req) => {
-    const msg = await nc.request(SUBJECTS.request, encoder.encode(JSON.stringify({ request_id: req.request_id, user_id: req.user_id, message: req.message })), { timeout: 60_000 });
+    const msg = await nc.request(subjects.request, encoder.encode(JSON.stringify({ request_id: req.request_id, user_id: req.user_id, message: req.message })), { timeout: 60_000 });
     const reply = JSON.parse(new TextDecoder().decode(msg.data));
     if (!reply.ok) throw new Error('floor: request failed');
   };
@@ -232,7 +254,7 @@ async function startFloor({ nats, nc, jsm }) {
     run,
     async settle() {
       for (;;) {
-        const info = await jsm.consumers.info(STREAM, LEDGER);
+        const info = await jsm.consumers.info(stream, ledger);
         if (info.num_pending === 0 && info.num_ack_pending === 0) return;
         await new Promise((r) => setTimeout(r, 20));
       }
@@ -246,8 +268,8 @@ async function startFloor({ nats, nc, jsm }) {
 }
 
 if (require.main === module) {
-  const [name, url, creds] = process.argv.slice(2);
-  role(name, url, creds).catch((err) => {
+  const [name, variant, url, creds] = process.argv.slice(2);
+  role(name, variant, url, creds).catch((err) => {
     process.stderr.write(`floor ${name}: ${err.stack || err}\n`);
     process.exit(1);
   });

@@ -98,13 +98,13 @@ function report(systems, results, { ours = 'runledger' } = {}) {
     lines.push(`${s.name} | ${spread(r.seq.map((x) => x.rate))} | ${spread(r.c16.map((x) => x.rate))} | ${median(r.c16.map((x) => x.p50)).toFixed(1)} / ${median(r.c16.map((x) => x.p99)).toFixed(1)} | ${median(r.load).toFixed(2)}`);
   }
   const mine = systems.find((s) => s.key === ours);
-  // The transport floor (bench/floor.js) is no peer: it is Runledger's messages without Runledger, the part of the
+  // The transport floors (bench/floor.js) are no peers: Runledger's messages without Runledger, the part of the
   // cost that no change to our code can remove while a request keeps them.
-  const floor = systems.find((s) => s.reference === 'floor');
+  const references = systems.filter((s) => s.reference);
   const rate = (s, mode) => median(results.get(s.name)[mode].map((x) => x.rate));
   const goals = [];
   if (mine) {
-    for (const peer of systems.filter((s) => s !== mine && s !== floor)) {
+    for (const peer of systems.filter((s) => s !== mine && !s.reference)) {
       for (const mode of ['seq', 'c16']) {
         const ratio = rate(mine, mode) / rate(peer, mode);
         lines.push(`ratio: Runledger / ${peer.name} ${mode} = ${ratio.toFixed(2)}`);
@@ -122,7 +122,7 @@ function report(systems, results, { ours = 'runledger' } = {}) {
       if (mode === 'seq') lines.push(`Runledger CPU per request sequential, all its processes: ${median(r.seq.map((x) => x.cpuMsPerRequest)).toFixed(1)} ms`);
       if (names.length) lines.push(`Runledger CPU per request ${mode === 'c16' ? 'at c16' : 'sequential'} by process (medians): ${names.map((n, i) => `${n} ${median(r[mode].map((x) => x.cpuMsByProcess[i])).toFixed(1)}`).join(', ')} ms`);
     }
-    if (floor) lines.push(...floorLines(mine, floor, systems, results, rate));
+    for (const reference of references) lines.push(...floorLines(mine, reference, systems, results, rate));
     goals.push(`goal: CPU per request ≤ 5 ms: ${cpu <= 5 ? 'met' : `not met (${cpu.toFixed(1)} ms)`}`);
     goals.push(`goal: p99 at c16 ≤ 50 ms: ${p99 <= 50 ? 'met' : `not met (${p99.toFixed(1)} ms)`}`);
   }

@@ -137,11 +137,14 @@ async function main() {
     await runledger.settle();
     const eventsPerRequest = ((await runledger.logMessages()) - before) / 100;
 
-    const floor = await startFloor({ nats, nc, jsm });
+    const floor = await startFloor({ nats, nc, jsm }, 'messages');
     cleanup.push(() => floor.stop());
+    const floorCommits = await startFloor({ nats, nc, jsm }, 'commits');
+    cleanup.push(() => floorCommits.stop());
     const systems = [
       { key: 'runledger', name: 'Runledger (sustained)', durable: true, ...runledger },
       { key: 'floor', name: 'Transport floor (sustained)', reference: 'floor', durable: false, ...floor },
+      { key: 'floor_commits', name: 'Transport floor, one message per append', reference: 'floor-commits', durable: false, ...floorCommits },
     ];
     let durability = 'JetStream file store, default flush';
     if (WITH_PEERS) {
