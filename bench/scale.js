@@ -11,6 +11,7 @@
 const { randomUUID } = require('node:crypto');
 const { headers: natsHeaders } = require('@nats-io/transport-node');
 const { EventLog, LOG_STREAM, encodeEnvelope } = require('../libs/event-log/src');
+const { tryDecode } = require('../libs/event-log/src/stored-event');
 const { evolveRun, initialRunState } = require('../libs/runs/src/domain/run-state');
 const { inFlight } = require('./side-by-side');
 
@@ -91,6 +92,11 @@ async function runScale({ system, js, jsm }) {
   const replayRate = rates[Math.floor(rates.length / 2)];
   const fmt = (r) => Math.round(r).toLocaleString('en-US');
   lines.push(`scale: replay of the whole log (${total.toLocaleString('en-US')} events, ${replayed.size.toLocaleString('en-US')} aggregates) through the run projection: ${fmt(replayRate)} events/s median of ${rates.length} (${fmt(rates[0])}–${fmt(rates.at(-1))})`);
+  // The replay's own floors, on the same log and the same kind of consumer: reading alone, and reading + decoding.
+  for (const [label, decode] of [['read only (an ordered consumer, nothing decoded)', false], ['read + decode (every envelope parsed, no fold)', true]]) {
+    const { count, seconds } = await readWholeLog(js, decode);
+    lines.push(`scale: replay floor, ${label}: ${fmt(count / seconds)} events/s (${count.toLocaleString('en-US')} messages)`);
+  }
   lines.push(`goal: replay ≥ 100k events/s: ${replayRate >= 100_000 ? 'met' : `not met (${Math.round(replayRate).toLocaleString('en-US')} events/s)`}`);
   const first = byLevel[0];
   const last = byLevel.at(-1);
@@ -99,6 +105,28 @@ async function runScale({ system, js, jsm }) {
     lines.push(`goal: latency at ${last.level.toLocaleString('en-US')} events within 20 % of ${first.level.toLocaleString('en-US')}: ${growth <= 0.2 ? 'met' : 'not met'} (p50 ${(growth * 100).toFixed(0)} %)`);
   }
   return lines;
+}
+
+/**
+ * Reads the whole log once through an ordered consumer as EventLog's scan does (1,024 messages per pull), optionally
+ * decoding each envelope, and folds nothing: what a replay costs before any projection.
+ */
+async function readWholeLog(js, decode) {
+  const { DeliverPolicy } = require('@nats-io/jetstream');
+  const t0 = process.hrtime.bigint();
+  const consumer = await js.consumers.get(LOG_STREAM, { filter_subjects: 'rl.log.>', deliver_policy: DeliverPolicy.All });
+  const messages = await consumer.consume({ max_messages: 1024 });
+  let count = 0;
+  let decoded = 0;
+  for await (const m of messages) {
+    count++;
+    if (decode && tryDecode(m.data, m.seq, m.subject)) decoded++;
+    if (m.info.pending === 0) break;
+  }
+  const seconds = Number(process.hrtime.bigint() - t0) / 1e9;
+  await messages.close();
+  if (decode && decoded === 0) throw new Error('scale: nothing decoded');
+  return { count, seconds };
 }
 
 module.exports = { runScale };
