@@ -59,6 +59,7 @@ async function role(name, variant, url, credsFile) {
   // services' fix of the NATS client (no Error built per answered request) applies to the floor as to them.
   require('../dist/libs/messaging/src/nats-request-patch');
   const { identityOptions } = require('../dist/libs/messaging/src/nats-identity');
+  const { jsErrorCode, JS_WRONG_LAST_MSG_ID } = require('../dist/libs/event-log/src/log-errors');
   const nc = await connect({ servers: url, ...identityOptions({ creds: credsFile }), noAsyncTraces: true });
   const js = jetstream(nc);
   const jsm = await jetstreamManager(nc);
@@ -77,7 +78,7 @@ async function role(name, variant, url, credsFile) {
    * each next one expecting the event before it as the log's last message; when another writer's message came in
    * between (wrong last msg id), the rest goes one at a time, each expecting the subject's sequence before it.
    */
-  const append = async (subject, types, expected, commandId, data = body) => {
+  const append = async (subject, types, expected, data = body) => {
     // UUIDs as Runledger's event ids (it derives them from the command; the floor spends nothing on that).
     const ids = types.map(() => randomUUID());
     const send = (i, expect) => js.publish(subject, data, { msgID: ids[i], headers: traced(types[i]), ...(expect ? { expect } : {}) });
@@ -97,7 +98,7 @@ async function role(name, variant, url, credsFile) {
     for (let i = 0; i < types.length; i++) {
       const oneAtATime = () => send(i, i === 0 ? first : { lastSubjectSequence: seq });
       const ack = serial ? await oneAtATime() : await pipelined[i].catch((err) => {
-        if (i === 0 || err?.apiError?.()?.err_code !== 10070) throw err;
+        if (i === 0 || jsErrorCode(err) !== JS_WRONG_LAST_MSG_ID) throw err;
         serial = true;
         return oneAtATime();
       });
@@ -124,9 +125,9 @@ async function role(name, variant, url, credsFile) {
     serve(on.write, async ({ run_id: parent }) => {
       const child = `${prefix}.run.${randomUUID()}`;
       await lookups([child, `${prefix}.run.${parent}`]);
-      const v = await append(child, ['RunCreated', 'AuthzDecided', 'RunStarted'], 0, parent);
+      const v = await append(child, ['RunCreated', 'AuthzDecided', 'RunStarted'], 0);
       await tasks.put(randomUUID(), enc.encode(JSON.stringify({ task_id: parent, description: 'x'.repeat(200) })));
-      await append(child, ['DbWriteAudited', 'RunCompleted'], v, `${parent}:close`);
+      await append(child, ['DbWriteAudited', 'RunCompleted'], v);
       return { ok: true };
     });
   }
@@ -135,9 +136,9 @@ async function role(name, variant, url, credsFile) {
     serve(on.tool, async ({ run_id: parent }) => {
       const child = `${prefix}.run.${randomUUID()}`;
       await lookups([child, `${prefix}.run.${parent}`]);
-      const v = await append(child, ['RunCreated', 'AuthzDecided', 'RunStarted', 'EffectClaimed'], 0, parent);
+      const v = await append(child, ['RunCreated', 'AuthzDecided', 'RunStarted', 'EffectClaimed'], 0);
       await request(on.write, { run_id: parent });
-      await append(child, ['ToolCallAudited', 'RunCompleted'], v, `${parent}:close`);
+      await append(child, ['ToolCallAudited', 'RunCompleted'], v);
       return { ok: true };
     });
   }
@@ -156,7 +157,7 @@ async function role(name, variant, url, credsFile) {
       });
       const event = enc.encode(JSON.stringify({ run_id: runId, request_id: req.request_id, pad: 'x'.repeat(EVENT_BYTES) }));
       // As the run waiter: a look at the run (after which the live subscription is in place), then the inbox event.
-      lookups([`${prefix}.run.${runId}`]).then(() => append(inbox, ['AgentRequested'], undefined, req.request_id, event)).catch(reject);
+      lookups([`${prefix}.run.${runId}`]).then(() => append(inbox, ['AgentRequested'], undefined, event)).catch(reject);
     }));
     // The worker: the inbox's durable consumer carries the run.
     const messages = await (await js.consumers.get(stream, inboxDurable)).consume({ max_messages: 64 });
@@ -167,14 +168,14 @@ async function role(name, variant, url, credsFile) {
         const conversation = `${prefix}.conversation.${randomUUID()}`;
         (async () => {
           await lookups([run]);
-          let v = await append(run, ['RunCreated', 'AuthzDecided', 'RunStarted'], 0, runId);
+          let v = await append(run, ['RunCreated', 'AuthzDecided', 'RunStarted'], 0);
           await lookups([conversation]);
           await request(on.classify, { run_id: runId });
-          v = await append(run, ['StepCompleted', 'StepCompleted', 'ToolCallRequested'], v, `${runId}:steps`);
+          v = await append(run, ['StepCompleted', 'StepCompleted', 'ToolCallRequested'], v);
           await request(on.tool, { run_id: runId });
-          v = await append(run, ['ToolCallRecorded'], v, `${runId}:recorded`);
-          await append(conversation, ['MessageExchanged'], 0, runId);
-          await append(run, ['DecisionRecorded', 'RunCompleted'], v, `${runId}:close`);
+          v = await append(run, ['ToolCallRecorded'], v);
+          await append(conversation, ['MessageExchanged'], 0);
+          await append(run, ['DecisionRecorded', 'RunCompleted'], v);
           m.ack();
         })().catch((err) => {
           process.stderr.write(`floor decision: ${err.message}\n`);
@@ -213,7 +214,7 @@ async function role(name, variant, url, credsFile) {
       const doc = enc.encode(JSON.stringify({ n: batch.length, pad: 'x'.repeat(400) }));
       await Promise.all([...runs].flatMap((s) => [events.put(s.slice(prefix.length + 5), doc), index.put(s.slice(prefix.length + 5), doc)]));
       await Promise.all(batch.filter((m) => m.headers?.get('Rl-Event-Type')?.includes('DecisionRecorded')).map((m) => decisions.put(String(m.seq), doc)));
-      chainVersion = await append(`${prefix}.audit.chain`, ['AuditChainBatch'], chainVersion, `chain:${batch[0].seq}`);
+      chainVersion = await append(`${prefix}.audit.chain`, ['AuditChainBatch'], chainVersion);
       for (const m of batch) m.ack();
     }
   }
