@@ -88,6 +88,9 @@ async function runRounds(systems, { rounds, seqCount, c16Count, onProgress }) {
   return results;
 }
 
+/** CPU per request of each of a system's processes, medians of one mode's batches: "name 1.2, name 0.4, …". */
+const cpuByProcess = (r, mode, names) => names.map((n, i) => `${n} ${median(r[mode].map((x) => x.cpuMsByProcess[i])).toFixed(1)}`).join(', ');
+
 const spread = (xs, digits = 1) => `${median(xs).toFixed(digits)} (${Math.min(...xs).toFixed(digits)}–${Math.max(...xs).toFixed(digits)})`;
 
 /** The table, the ratio lines and the goal lines of issue 12, from the rounds' results. */
@@ -116,14 +119,14 @@ function report(systems, results, { ours = 'runledger' } = {}) {
       }
     }
     const r = results.get(mine.name);
-    const cpu = median(r.c16.map((x) => x.cpuMsPerRequest));
-    const p99 = median(r.c16.map((x) => x.p99));
+    const cpu = c16Median(mine, 'cpuMsPerRequest');
+    const p99 = c16Median(mine, 'p99');
     lines.push(`Runledger CPU per request at c16, all its processes (services + nats-server): ${cpu.toFixed(1)} ms`);
     const names = mine.processNames?.() ?? [];
     // Sequential too: one request at a time nothing is batched, so each message costs its own write and wake-up.
     for (const mode of ['c16', 'seq']) {
       if (mode === 'seq') lines.push(`Runledger CPU per request sequential, all its processes: ${median(r.seq.map((x) => x.cpuMsPerRequest)).toFixed(1)} ms`);
-      if (names.length) lines.push(`Runledger CPU per request ${mode === 'c16' ? 'at c16' : 'sequential'} by process (medians): ${names.map((n, i) => `${n} ${median(r[mode].map((x) => x.cpuMsByProcess[i])).toFixed(1)}`).join(', ')} ms`);
+      if (names.length) lines.push(`Runledger CPU per request ${mode === 'c16' ? 'at c16' : 'sequential'} by process (medians): ${cpuByProcess(r, mode, names)} ms`);
     }
     for (const reference of references) lines.push(...floorLines(mine, reference, systems, results, rate));
     goals.push(`goal: CPU per request ≤ 5 ms: ${cpu <= 5 ? 'met' : `not met (${cpu.toFixed(1)} ms${atFloors((f) => `${c16Median(f, 'cpuMsPerRequest').toFixed(1)} ms`)})`}`);
@@ -140,7 +143,7 @@ function floorLines(mine, floor, systems, results, rate) {
   const names = floor.processNames?.() ?? [];
   for (const mode of ['c16', 'seq']) {
     const label = mode === 'c16' ? 'at c16' : 'sequential';
-    lines.push(`${floor.name} CPU per request ${label}, all its processes: ${median(f[mode].map((x) => x.cpuMsPerRequest)).toFixed(1)} ms (${names.map((n, i) => `${n} ${median(f[mode].map((x) => x.cpuMsByProcess[i])).toFixed(1)}`).join(', ')})`);
+    lines.push(`${floor.name} CPU per request ${label}, all its processes: ${median(f[mode].map((x) => x.cpuMsPerRequest)).toFixed(1)} ms (${cpuByProcess(f, mode, names)})`);
   }
   for (const peer of systems.filter((s) => s.durable && s !== mine)) {
     for (const mode of ['seq', 'c16']) lines.push(`floor: ${floor.name} / ${peer.name} ${mode} = ${(rate(floor, mode) / rate(peer, mode)).toFixed(2)} (the messages alone, against the goal's 2)`);

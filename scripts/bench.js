@@ -143,8 +143,8 @@ async function main() {
     cleanup.push(() => floorCommits.stop());
     const systems = [
       { key: 'runledger', name: 'Runledger (sustained)', durable: true, ...runledger },
-      { key: 'floor', name: 'Transport floor (sustained)', reference: 'floor', durable: false, ...floor },
-      { key: 'floor_commits', name: 'Transport floor, one message per append', reference: 'floor-commits', durable: false, ...floorCommits },
+      { key: 'floor', name: 'Transport floor (sustained)', reference: true, durable: false, ...floor },
+      { key: 'floor_commits', name: 'Transport floor, one message per append', reference: true, durable: false, ...floorCommits },
     ];
     let durability = 'JetStream file store, default flush';
     if (WITH_PEERS) {
