@@ -1,6 +1,6 @@
 /**
  * The transport floor: Runledger's request with its messages and nothing else. Five bare Node processes (no NestJS,
- * no validation, no folds, no JSON beyond a request id, no policy, no sealing, no chain hashing) send through the
+ * no validation, no folds, no policy, no sealing, no chain hashing; JSON only for tiny hop bodies) send through the
  * bench's nats-server exactly the messages one Runledger task-assistant request sends, in the same order and with
  * the same waits, as counted on the bus with a `>` subscription (issue 12, bench/results.md):
  *
@@ -237,6 +237,7 @@ async function provisionFloor(jsm, nc, variant) {
 /** The floor as a system of the side-by-side bench (the same interface as bench/runledger-system.js). */
 async function startFloor({ nats, nc, jsm }, variant = 'messages') {
   const { SERVICE_HEAP_FLAGS } = require('../scripts/lib/stack');
+  const { inFlight } = require('./side-by-side');
   const { stream, subjects, ledger } = layout(variant);
   require('../scripts/build').build();
   await provisionFloor(jsm, nc, variant);
@@ -257,7 +258,7 @@ async function startFloor({ nats, nc, jsm }, variant = 'messages') {
   };
   // Warmed up as Runledger is before its rounds (bench.js: 20 requests, then 100 at c16).
   for (let i = 0; i < 20; i++) await run({ request_id: `floor-warm-${randomUUID()}` });
-  await Promise.all(Array.from({ length: 100 }, () => run({ request_id: `floor-warm-${randomUUID()}` })));
+  await inFlight(100, 16, () => run({ request_id: `floor-warm-${randomUUID()}` }));
   return {
     procs,
     run,
