@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { jetstreamManager } from '@nats-io/jetstream';
-import { decodeEnvelope, LOG_STREAM } from '@runledger/event-log';
+import { decodeMessage, LOG_STREAM } from '@runledger/event-log';
 import { TestStack } from './support/stack';
 
 jest.setTimeout(120_000);
@@ -39,7 +39,7 @@ describe('Spine: an agent request end to end over NATS', () => {
 
   it('Agent-request API: a caller can follow a run live by subscribing to its events', async () => {
     const seen: Array<{ subject: string; type: string }> = [];
-    const sub = stack.nc.subscribe('rl.log.run.*', { callback: (_err, m) => void seen.push({ subject: m.subject, type: decodeEnvelope(m.data).type }) });
+    const sub = stack.nc.subscribe('rl.log.run.*', { callback: (_err, m) => void seen.push(...decodeMessage(m.data).map((e) => ({ subject: m.subject, type: e.type }))) });
     const reply = await stack.request<{ run_id: string }>('agents.task-assistant.process', { user_id: 'u-follow', conversation_id: randomUUID(), message: 'show tasks' });
     await stack.waitFor(async () => seen.some((e) => e.subject === `rl.log.run.${reply.body.run_id}` && e.type === 'RunCompleted'));
     sub.unsubscribe();

@@ -5,7 +5,7 @@
  */
 import type { NatsConnection } from '@nats-io/transport-node';
 import { DeliverPolicy, jetstream, jetstreamManager } from '@nats-io/jetstream';
-import { LOG_STREAM, StoredEvent, toStoredEvent } from '@runledger/event-log';
+import { LOG_STREAM, messageEvents, StoredEvent } from '@runledger/event-log';
 
 export class Progress {
   private readonly started = Date.now();
@@ -53,8 +53,10 @@ export async function scanLog(nc: NatsConnection, filter: string, label: string,
         if (m.seq > horizon) break;
         try {
           // A callback may return a promise (opening sealed data): events are folded one at a time, in order.
-          await onEvent(toStoredEvent(m));
-          count++;
+          for (const event of messageEvents(m)) {
+            await onEvent(event);
+            count++;
+          }
         } catch (err) {
           if (!(err instanceof Error) || !/not a Runledger event envelope|JSON/.test(err.message)) throw err;
           // not an event (the consumers dead-letter such messages); nothing to fold

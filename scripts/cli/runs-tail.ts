@@ -5,7 +5,7 @@
  */
 import type { NatsConnection } from '@nats-io/transport-node';
 import { DeliverPolicy, jetstream, jetstreamManager } from '@nats-io/jetstream';
-import { EventLog, LOG_STREAM, StoredEvent, toStoredEvent } from '@runledger/event-log';
+import { EventLog, LOG_STREAM, messageEvents, StoredEvent } from '@runledger/event-log';
 import { evolveRunSummary, initialRunSummary, RunSummary } from '../../libs/runs/src/domain/run-summary';
 import { eventDetail, time } from './format';
 
@@ -41,25 +41,27 @@ export async function tailRuns(nc: NatsConnection, o: TailOptions): Promise<numb
   process.once('SIGTERM', stop);
   if (!o.json) process.stderr.write('following runs (Ctrl-C to stop)\n');
   for await (const m of messages) {
-    let event: StoredEvent;
+    let events: StoredEvent[];
     try {
-      event = toStoredEvent(m);
+      events = messageEvents(m);
     } catch {
-      continue; // not an event envelope; the consumers dead-letter it
+      continue; // not a commit of events; the consumers dead-letter it
     }
-    const runId = event.metadata.stream_id;
-    let summary = runs.get(runId);
-    if (!summary) {
-      summary = initialRunSummary(runId);
-      // A run created before the tail started: its RunCreated carries the agent, case and user.
-      const first = event.type === 'RunCreated' ? null : await log.first(event.subject);
-      if (first) summary = evolveRunSummary(summary, first);
+    for (const event of events) {
+      const runId = event.metadata.stream_id;
+      let summary = runs.get(runId);
+      if (!summary) {
+        summary = initialRunSummary(runId);
+        // A run created before the tail started: its RunCreated carries the agent, case and user.
+        const first = event.type === 'RunCreated' ? null : await log.first(event.subject);
+        if (first) summary = evolveRunSummary(summary, first);
+      }
+      summary = evolveRunSummary(summary, event);
+      runs.set(runId, summary);
+      if (!tailMatches(summary, event, o)) continue;
+      if (o.json) process.stdout.write(`${JSON.stringify({ run_id: runId, seq: event.seq, index: event.index, type: event.type, recorded_at: event.metadata.recorded_at, data: event.data, run: summary })}\n`);
+      else process.stdout.write(`${time(event.metadata.recorded_at)}  ${runId}  ${summary.agent_name ?? '-'}  ${event.type}${eventDetail(event)}\n`);
     }
-    summary = evolveRunSummary(summary, event);
-    runs.set(runId, summary);
-    if (!tailMatches(summary, event, o)) continue;
-    if (o.json) process.stdout.write(`${JSON.stringify({ run_id: runId, seq: event.seq, type: event.type, recorded_at: event.metadata.recorded_at, data: event.data, run: summary })}\n`);
-    else process.stdout.write(`${time(event.metadata.recorded_at)}  ${runId}  ${summary.agent_name ?? '-'}  ${event.type}${eventDetail(event)}\n`);
   }
   return 0;
 }

@@ -30,10 +30,15 @@ export interface EventEnvelope<TType extends string = string, TData = unknown> {
   metadata: EventMetadata;
 }
 
-/** An event read back from the log, with its position. */
+/**
+ * An event read back from the log, with its position: the stream sequence of the message (the commit) that holds it
+ * and its index in that commit. Log order is (seq, index); every event of one commit shares its seq.
+ */
 export interface StoredEvent<TType extends string = string, TData = unknown> extends EventEnvelope<TType, TData> {
-  /** Stream sequence: global order. */
+  /** Stream sequence of the commit: global order, and the aggregate's version once it is stored. */
   seq: number;
+  /** Index of the event in its commit (0 for the only event of a format-1 message). */
+  index: number;
   subject: string;
 }
 
@@ -49,14 +54,84 @@ export const ENVELOPE_SCHEMA_VERSION = 1;
 const textEncoder = new TextEncoder();
 const textDecoder = new TextDecoder();
 
+/**
+ * The log's message formats. Format 1 (releases up to c732176): one message per event, `{ event: envelope }`.
+ * Format 2: one message per append, a commit of the events one decider command produced,
+ * `{ commit: { format: 2, metadata, events: [{ id, type, data, metadata? }] } }`: the metadata every event of the
+ * commit shares is written once, and an event carries only its id and what differs. Both read forever: a data
+ * directory written before commits starts, verifies and replays unchanged (test/recorded-history.e2e.spec.ts).
+ */
+export const LOG_FORMAT = 2;
+
+interface CommittedEvent {
+  id: string;
+  type: string;
+  data: unknown;
+  /** Only the metadata that differs from the commit's. */
+  metadata?: Partial<EventMetadata>;
+}
+
+interface CommitBody {
+  format: number;
+  metadata: Omit<EventMetadata, 'event_id'>;
+  events: CommittedEvent[];
+}
+
+/** The events of one append as one message. Every event belongs to the same aggregate and append. */
+export function encodeCommit(events: readonly EventEnvelope[]): Uint8Array {
+  if (!events.length) throw new RangeError('a commit holds at least one event');
+  const { event_id: _firstId, ...shared } = events[0].metadata;
+  const committed = events.map((e): CommittedEvent => {
+    const { event_id, ...metadata } = e.metadata;
+    const own = differing(metadata as Record<string, unknown>, shared as Record<string, unknown>);
+    return own ? { id: event_id, type: e.type, data: e.data, metadata: own } : { id: event_id, type: e.type, data: e.data };
+  });
+  const commit: CommitBody = { format: LOG_FORMAT, metadata: shared, events: committed };
+  return textEncoder.encode(JSON.stringify({ commit }));
+}
+
+/** The keys of `own` whose values differ from `shared`'s (metadata values are strings and numbers), or none. */
+function differing(own: Record<string, unknown>, shared: Record<string, unknown>): Partial<EventMetadata> | undefined {
+  let out: Record<string, unknown> | undefined;
+  for (const key of new Set([...Object.keys(own), ...Object.keys(shared)])) {
+    if (own[key] !== shared[key]) (out ??= {})[key] = own[key] ?? null;
+  }
+  return out as Partial<EventMetadata> | undefined;
+}
+
+/** A format-1 message (one event): what releases before commits wrote. Kept for tests of recorded histories. */
 export function encodeEnvelope(envelope: EventEnvelope): Uint8Array {
   return textEncoder.encode(JSON.stringify({ event: envelope }));
 }
 
-export function decodeEnvelope(bytes: Uint8Array): EventEnvelope {
-  const parsed = JSON.parse(textDecoder.decode(bytes)) as { event?: EventEnvelope };
-  if (!parsed || typeof parsed !== 'object' || !parsed.event || typeof parsed.event.type !== 'string') {
+/** The events one log message holds, in commit order, whatever its format; throws on anything else. */
+export function decodeMessage(bytes: Uint8Array): EventEnvelope[] {
+  const parsed = JSON.parse(textDecoder.decode(bytes)) as { event?: EventEnvelope; commit?: CommitBody };
+  if (parsed && typeof parsed === 'object') {
+    if (parsed.commit) return eventsOfCommit(parsed.commit);
+    if (parsed.event && typeof parsed.event.type === 'string') return [parsed.event];
+  }
+  throw new Error('not a Runledger event envelope');
+}
+
+function eventsOfCommit(commit: CommitBody): EventEnvelope[] {
+  if (commit.format !== LOG_FORMAT || !Array.isArray(commit.events) || !commit.events.length || !commit.metadata || typeof commit.metadata !== 'object') {
     throw new Error('not a Runledger event envelope');
   }
-  return parsed.event;
+  return commit.events.map((e) => {
+    if (!e || typeof e.type !== 'string' || typeof e.id !== 'string') throw new Error('not a Runledger event envelope');
+    const metadata = (e.metadata ? withOwn(commit.metadata, e.metadata) : { ...commit.metadata }) as unknown as EventMetadata;
+    metadata.event_id = e.id;
+    return { type: e.type, data: e.data, metadata };
+  });
+}
+
+/** The shared metadata with an event's own on top (a null there: the key is absent for that event). */
+function withOwn(shared: Omit<EventMetadata, 'event_id'>, own: Partial<EventMetadata>): Record<string, unknown> {
+  const out: Record<string, unknown> = { ...shared };
+  for (const [key, value] of Object.entries(own)) {
+    if (value === null) delete out[key];
+    else out[key] = value;
+  }
+  return out;
 }

@@ -2,7 +2,7 @@ import { connect, NatsConnection } from '@nats-io/transport-node';
 import { jetstream, jetstreamManager, JetStreamManager } from '@nats-io/jetstream';
 import { FixedClock } from '@runledger/kernel';
 import { startNatsServer, NatsServerHandle, waitUntil } from '@runledger/testing';
-import { aggregateRef, ConcurrencyError, Decider, ensureLogStream, EventEnvelope, EventLog, handleCommand, LOG_STREAM } from './index';
+import { aggregateRef, ConcurrencyError, Decider, encodeEnvelope, ensureLogStream, EventEnvelope, EventLog, handleCommand, LOG_STREAM } from './index';
 
 // Generous: the suite must hold while the machine is busy with other loads (waits are on conditions, not time).
 jest.setTimeout(60_000);
@@ -43,45 +43,43 @@ describe('EventLog on a real nats-server', () => {
     expect((await log.read(ref)).map((e) => e.type)).toEqual(['A', 'B']);
   });
 
-  describe('Serialised per aggregate with pipelined appends: each event is stored only directly after the one before it', () => {
-    it('an append of several events is stored in order, with its version the last event\'s sequence', async () => {
-      const ref = aggregateRef('run', 'pipe-1');
-      const result = await log.append(ref, ['A', 'B', 'C', 'D'].map((type) => ({ type, data: {} })), { commandId: 'pipe-1', expectedVersion: 0 });
-      expect((await log.read(ref)).map((e) => [e.type, e.seq])).toEqual(result.events.map((e) => [e.type, e.seq]));
-      expect(result.events.map((e) => e.type)).toEqual(['A', 'B', 'C', 'D']);
-      expect(result.version).toBe(result.events[3].seq);
+  describe('One commit per append: the events of one command are one message, stored whole or not at all', () => {
+    it('an append of several events is one message; each event is at (stream sequence, index in the commit) and the version is that sequence', async () => {
+      const ref = aggregateRef('run', 'commit-1');
+      const before = (await jsm.streams.info(LOG_STREAM)).state.messages;
+      const result = await log.append(ref, ['A', 'B', 'C', 'D'].map((type) => ({ type, data: {} })), { commandId: 'commit-1', expectedVersion: 0 });
+      expect((await jsm.streams.info(LOG_STREAM)).state.messages).toBe(before + 1);
+      expect(result.events.map((e) => [e.type, e.seq, e.index])).toEqual(['A', 'B', 'C', 'D'].map((type, index) => [type, result.version, index]));
+      expect((await log.read(ref)).map((e) => [e.type, e.seq, e.index])).toEqual(result.events.map((e) => [e.type, e.seq, e.index]));
+      expect((await log.last(ref))?.type).toBe('D');
+      expect((await log.first(ref))?.type).toBe('A');
     });
 
-    it('a retry after a crash mid-append (a prefix stored, then other aggregates written) stores the rest once, in order', async () => {
-      const ref = aggregateRef('run', 'pipe-partial');
-      const events = ['A', 'B', 'C'].map((type) => ({ type, data: {} }));
-      // The crashed attempt stored only the first event; since then the log's last message is another aggregate's,
-      // so the retry's second event finds a last message that is not its predecessor and the rest goes one at a time.
-      const prefix = await log.append(ref, events.slice(0, 1), { commandId: 'pipe-partial', expectedVersion: 0 });
-      await log.append(aggregateRef('run', 'pipe-other'), [{ type: 'X', data: {} }], { commandId: 'pipe-other', expectedVersion: 0 });
-      const retry = await log.append(ref, events, { commandId: 'pipe-partial', expectedVersion: 0 });
-      expect(retry.duplicate).toBe(false);
-      expect(retry.events[0].seq).toBe(prefix.events[0].seq);
-      expect((await log.read(ref)).map((e) => e.type)).toEqual(['A', 'B', 'C']);
+    it('metadata an event does not share with the commit round-trips, including a key only some events have', async () => {
+      const ref = aggregateRef('run', 'commit-meta');
+      await log.append(ref, [
+        { type: 'A', data: { n: 1 }, metadata: { run_id: 'commit-meta', case_id: 'case-1' } },
+        { type: 'B', data: { n: 2 }, metadata: { run_id: 'commit-meta', causation_id: 'other-cause' } },
+      ], { commandId: 'commit-meta', expectedVersion: 0 });
+      const [a, b] = await log.read(ref);
+      expect(a.metadata).toMatchObject({ run_id: 'commit-meta', case_id: 'case-1', causation_id: 'commit-meta' });
+      expect(b.metadata).toMatchObject({ run_id: 'commit-meta', causation_id: 'other-cause' });
+      expect(b.metadata).not.toHaveProperty('case_id');
+      expect(a.metadata.event_id).not.toBe(b.metadata.event_id);
     });
 
-    it('a retry whose aggregate another writer extended after the stored prefix is refused (ConcurrencyError), nothing appended', async () => {
-      const ref = aggregateRef('run', 'pipe-raced');
-      const events = ['A', 'B'].map((type) => ({ type, data: {} }));
-      const prefix = await log.append(ref, events.slice(0, 1), { commandId: 'pipe-raced', expectedVersion: 0 });
-      await log.append(ref, [{ type: 'Other', data: {} }], { commandId: 'pipe-raced-other', expectedVersion: prefix.version });
-      await expect(log.append(ref, events, { commandId: 'pipe-raced', expectedVersion: 0 })).rejects.toBeInstanceOf(ConcurrencyError);
-      expect((await log.read(ref)).map((e) => e.type)).toEqual(['A', 'Other']);
-    });
-
-    it('an append without a version (an inbox of independent commands) keeps its own order, and another writer in between does not refuse it', async () => {
-      const ref = aggregateRef('inbox', 'pipe-unordered');
-      const events = ['A', 'B', 'C'].map((type) => ({ type, data: {} }));
-      await log.append(ref, events.slice(0, 1), { commandId: 'pipe-unordered' });
-      await log.append(ref, [{ type: 'X', data: {} }], { commandId: 'pipe-unordered-other' }); // another writer
-      const retry = await log.append(ref, events, { commandId: 'pipe-unordered' });
-      expect(retry.events.map((e) => e.type)).toEqual(['A', 'B', 'C']);
-      expect((await log.read(ref)).map((e) => e.type)).toEqual(['A', 'X', 'B', 'C']);
+    it('messages of log format 1 (one event each, written before commits) and commits read as one aggregate, in order', async () => {
+      const ref = aggregateRef('run', 'mixed-formats');
+      const legacy = (type: string, n: number): EventEnvelope => ({ type, data: { n }, metadata: { event_id: `00000000-0000-4000-8000-00000000000${n}`, stream_id: 'mixed-formats', schema_version: 1, contract_version: 'v1', producer: 'release-c732176', recorded_at: '2026-11-26T00:00:00.000Z' } });
+      const js = jetstream(nc);
+      await js.publish(ref.subject, encodeEnvelope(legacy('Old1', 1)));
+      const v = (await js.publish(ref.subject, encodeEnvelope(legacy('Old2', 2)))).seq;
+      await log.append(ref, [{ type: 'New1', data: {} }, { type: 'New2', data: {} }], { commandId: 'mixed', expectedVersion: v });
+      const events = await log.read(ref);
+      expect(events.map((e) => [e.type, e.index])).toEqual([['Old1', 0], ['Old2', 0], ['New1', 0], ['New2', 1]]);
+      expect(events[1].metadata.producer).toBe('release-c732176');
+      const { state } = await log.replay<string[]>((acc, e) => (acc.push(e.type), acc), [], { filter: ref.subject });
+      expect(state).toEqual(['Old1', 'Old2', 'New1', 'New2']);
     });
 
     it('appends racing on one aggregate: every event of the winner is contiguous, the losers conflict and append nothing', async () => {
@@ -138,9 +136,11 @@ describe('EventLog on a real nats-server', () => {
 
   it('Replay: folding the whole log from a sequence sees every event once, in order', async () => {
     const ref = aggregateRef('run', 'replay-1');
-    await log.append(ref, [1, 2, 3].map((n) => ({ type: 'N', data: { n } })), { commandId: 'r' });
+    const first = await log.append(ref, [{ type: 'N', data: { n: 1 } }], { commandId: 'r1', expectedVersion: 0 });
+    await log.append(ref, [2, 3].map((n) => ({ type: 'N', data: { n } })), { commandId: 'r2', expectedVersion: first.version });
     const { state } = await log.replay((acc: number[], e) => (e.subject === ref.subject ? [...acc, (e.data as { n: number }).n] : acc), []);
     expect(state).toEqual([1, 2, 3]);
+    // From a sequence: every event of the commits from there on (a commit is read whole).
     const tail = await log.read(ref, (await log.read(ref))[1].seq);
     expect(tail.map((e) => (e.data as { n: number }).n)).toEqual([2, 3]);
   });

@@ -5,10 +5,10 @@ import { AppError, Clock, deterministicUuid } from '@runledger/kernel';
 import { messagingAttributes } from '@runledger/telemetry';
 import { AggregateRef } from './aggregate-ref';
 import type { EventCodec } from './codec';
-import { decodeEnvelope, encodeEnvelope, ENVELOPE_SCHEMA_VERSION, EventEnvelope, NewEvent, StoredEvent } from './envelope';
+import { encodeCommit, ENVELOPE_SCHEMA_VERSION, EventEnvelope, NewEvent, StoredEvent } from './envelope';
 import { LIVE_RUN_PREFIX, LOG_STREAM, LOG_SUBJECT_PREFIX } from './stream';
-import { tryDecode, tryStoredEvent } from './stored-event';
-import { ConcurrencyError, jsErrorCode, JS_WRONG_LAST_MSG_ID, JS_WRONG_LAST_SEQUENCE, readFailed, stalledRead } from './log-errors';
+import { EVENT_TYPE_HEADER, storedEvents, tryStoredEvents } from './stored-event';
+import { ConcurrencyError, jsErrorCode, JS_WRONG_LAST_SEQUENCE, readFailed, stalledRead } from './log-errors';
 
 export interface AppendOptions {
   /**
@@ -28,28 +28,14 @@ export interface AppendResult {
   duplicate: boolean;
 }
 
-/** One event of an append as it goes to the log. */
-interface OutgoingEvent {
-  eventId: string;
-  /** The event as the caller sees it (data not sealed). */
-  envelope: EventEnvelope;
-  /** The event as stored (sealed by the log's codec). */
-  body: Uint8Array;
-  /** Trace context and the event type. */
-  headers: Record<string, string>;
-}
-
-/** The header every appended event carries its type in: a live follower can tell an event without decoding it. */
-export const EVENT_TYPE_HEADER = 'Rl-Event-Type';
-
-/** How many events `read` fetches by direct gets before it sets up a consumer for the rest. */
-const DIRECT_READ_EVENTS = 16;
+/** How many messages (commits) `read` fetches by direct gets before it sets up a consumer for the rest. */
+const DIRECT_READ_MESSAGES = 16;
 const tracer = trace.getTracer('runledger.event-log');
 
 /**
- * The append-only log on JetStream. Appends are idempotent (msgID) and serialised per aggregate with
- * `expect.lastSubjectSequence` (on a single-copy log the events of one append pipelined behind it, see appendInSpan);
- * reads and replays go through direct gets and ordered consumers.
+ * The append-only log on JetStream. An append is one message, a commit of its events (see appendInSpan), idempotent
+ * (msgID) and serialised per aggregate with `expect.lastSubjectSequence`; reads and replays go through direct gets and
+ * ordered consumers and hand out events, each at its position (stream sequence, index in the commit).
  */
 export class EventLog {
   constructor(
@@ -84,62 +70,44 @@ export class EventLog {
   }
 
   /**
-   * On a single-copy log the events of one append go out pipelined, not one awaited round trip each: the first states
-   * the aggregate's version (`expect.lastSubjectSequence`; none for an append without a version), each next one that
-   * the log's last stored message is the event before it (`expect.lastMsgID`; nats-server checks it after
-   * deduplication, in the order one connection published). So each event is stored only directly after its
-   * predecessor, with no wait between them, and a refused one (a reconnect) is never overtaken by the next. When
-   * another writer's message lands in between, the rest is refused (wrong last msg id) and goes again one at a time,
-   * each expecting the sequence of the event before it (without a version: each sent once the one before is stored),
-   * so the outcome is a serial append's. A replicated log appends one at a time throughout (see below).
+   * One append is one message, a commit of all its events (LOG_FORMAT): stored whole or not at all, under the
+   * aggregate's expected version (`expect.lastSubjectSequence`) and a msgID derived from the command, so a retried
+   * command is recognised as a duplicate and answered with what the log holds.
    */
   private async appendInSpan(ref: AggregateRef, events: NewEvent[], options: AppendOptions): Promise<AppendResult> {
+    if (!events.length) return { version: options.expectedVersion ?? (await this.version(ref)), events: [], duplicate: false };
     const carrier: Record<string, string> = {};
     propagation.inject(context.active(), carrier);
     const recordedAt = this.opts.clock.now().toISOString();
-    const outgoing = await Promise.all(events.map((event, index) => this.outgoing(ref, event, index, options.commandId, recordedAt, carrier)));
-    const ordered = options.expectedVersion !== undefined;
-    const first = ordered ? { lastSubjectSequence: options.expectedVersion } : undefined;
-    // Not on a replicated log: there each replica checks `lastMsgID` against its own record of the last message as it
-    // applies the message (nats-server 2.9), and a replica that restarted need not share the leader's record, so the
-    // replicas could store different messages. There the events go one at a time, each expecting the sequence of the
-    // one before it (a check the leader makes before it proposes), as before appends were pipelined.
-    const pipelining = outgoing.length > 1 && !(await this.replicated());
-    const pipelined = !pipelining ? [] : outgoing.map((out, i) => {
-      const ack = this.publish(ref, out, i > 0 ? { lastMsgID: outgoing[i - 1].eventId } : first);
-      ack.catch(() => undefined); // settled below, in order; a failure after an earlier one is expected
-      return ack;
-    });
-    const stored: StoredEvent[] = [];
-    let allDuplicates = true;
-    let serial = !pipelining;
-    for (const [i, out] of outgoing.entries()) {
-      const oneAtATime = () => this.publish(ref, out, i === 0 ? first : ordered ? { lastSubjectSequence: stored[i - 1].seq } : undefined);
-      const ack = serial
-        ? await oneAtATime()
-        : await pipelined[i].catch((err) => {
-            // Another writer's message came between this event and the one before it: the rest goes one at a time.
-            if (i === 0 || jsErrorCode(err) !== JS_WRONG_LAST_MSG_ID) throw err;
-            serial = true;
-            return oneAtATime();
-          });
-      allDuplicates &&= ack.duplicate;
-      // A duplicate is whatever the log already holds under that id, not what this caller sent now.
-      stored.push(ack.duplicate ? await this.storedAt(ack.seq, out.envelope, ref.subject) : { ...out.envelope, seq: ack.seq, subject: ref.subject });
+    const envelopes = events.map((event, index) => this.envelope(ref, event, index, options.commandId, recordedAt, carrier));
+    const codec = this.opts.codec;
+    const written = codec ? await Promise.all(envelopes.map((e) => codec.seal(e))) : envelopes;
+    const headers = natsHeaders();
+    for (const [k, v] of Object.entries(carrier)) headers.set(k, v);
+    headers.set(EVENT_TYPE_HEADER, envelopes.map((e) => e.type).join(','));
+    const expect = options.expectedVersion !== undefined ? { lastSubjectSequence: options.expectedVersion } : undefined;
+    let ack: PubAck;
+    try {
+      ack = await this.js.publish(ref.subject, encodeCommit(written), { msgID: envelopes[0].metadata.event_id, headers, ...(expect ? { expect } : {}) });
+    } catch (err) {
+      if (jsErrorCode(err) === JS_WRONG_LAST_SEQUENCE) throw new ConcurrencyError(ref.subject, options.expectedVersion ?? -1);
+      throw err;
     }
-    const version = stored.length ? stored[stored.length - 1].seq : (options.expectedVersion ?? (await this.version(ref)));
-    return { version, events: stored, duplicate: events.length > 0 && allDuplicates };
+    // A duplicate is whatever the log already holds under that id, not what this caller sent now.
+    const stored = ack.duplicate
+      ? await this.commitAt(ack.seq)
+      : envelopes.map((envelope, index): StoredEvent => ({ ...envelope, seq: ack.seq, index, subject: ref.subject }));
+    return { version: ack.seq, events: stored, duplicate: ack.duplicate };
   }
 
-  /** One event as it goes to the log: its envelope (as the caller sees it), the body as stored (sealed), its headers. */
-  private async outgoing(ref: AggregateRef, event: NewEvent, index: number, commandId: string, recordedAt: string, carrier: Record<string, string>): Promise<OutgoingEvent> {
-    const eventId = deterministicUuid(commandId, ref.subject, index);
-    const envelope: EventEnvelope = {
+  /** One event as the caller sees it (data not sealed): ids derive from the command, so a retry makes the same ones. */
+  private envelope(ref: AggregateRef, event: NewEvent, index: number, commandId: string, recordedAt: string, carrier: Record<string, string>): EventEnvelope {
+    return {
       type: event.type,
       data: event.data,
       metadata: {
         ...event.metadata,
-        event_id: eventId,
+        event_id: deterministicUuid(commandId, ref.subject, index),
         stream_id: ref.id,
         causation_id: event.metadata?.causation_id ?? commandId,
         schema_version: ENVELOPE_SCHEMA_VERSION,
@@ -150,29 +118,19 @@ export class EventLog {
         ...(carrier.tracestate ? { tracestate: carrier.tracestate } : {}),
       },
     };
-    const headers: Record<string, string> = { ...carrier, [EVENT_TYPE_HEADER]: event.type };
-    const written = this.opts.codec ? await this.opts.codec.seal(envelope) : envelope;
-    return { eventId, envelope, body: encodeEnvelope(written), headers };
   }
 
-  /** Publishes one event; a refused `lastSubjectSequence` is a ConcurrencyError (reload, decide again). */
-  private async publish(ref: AggregateRef, out: OutgoingEvent, expect?: { lastSubjectSequence?: number; lastMsgID?: string }): Promise<PubAck> {
-    try {
-      // Fresh headers each time: the client adds the expectations to the headers it is given.
-      const headers = natsHeaders();
-      for (const [k, v] of Object.entries(out.headers)) headers.set(k, v);
-      return await this.js.publish(ref.subject, out.body, { msgID: out.eventId, headers, ...(expect ? { expect } : {}) });
-    } catch (err) {
-      if (jsErrorCode(err) === JS_WRONG_LAST_SEQUENCE) throw new ConcurrencyError(ref.subject, expect?.lastSubjectSequence ?? -1);
-      throw err;
-    }
-  }
-
-  private async storedAt(seq: number, fallback: EventEnvelope, subject: string): Promise<StoredEvent> {
-    // What the log holds, never what this caller sent: a failed read is an error, not a guess.
+  /** The events of the message at `seq` as the log holds them (sealed data opened); a failed read is an error, never a guess. */
+  private async commitAt(seq: number): Promise<StoredEvent[]> {
     const msg = await this.jsm.streams.getMessage(this.stream, { seq }).catch(readFailed);
-    if (!msg) return { ...fallback, seq, subject };
-    return this.open({ ...decodeEnvelope(msg.data), seq, subject: msg.subject });
+    if (!msg) throw new AppError('DEPENDENCY.DOWN', 'The event log did not answer with a stored commit; retry.');
+    return this.openAll(storedEvents(msg.data, msg.seq, msg.subject));
+  }
+
+  /** Events as producers wrote them; no microtask per event when nothing is sealed. */
+  private async openAll(events: StoredEvent[]): Promise<StoredEvent[]> {
+    if (!this.opts.codec) return events;
+    return Promise.all(events.map((e) => this.open(e)));
   }
 
   /** The aggregate version: the stream sequence of its last event, 0 if it has none. */
@@ -180,10 +138,10 @@ export class EventLog {
     return (await this.lastMessage(ref))?.seq ?? 0;
   }
 
-  /** The aggregate's last event, in the same one get (the leader answers); null if it has none. */
+  /** The aggregate's last event (the last of its last commit), in the same one get (the leader answers); null if it has none. */
   async last(ref: AggregateRef | string): Promise<StoredEvent | null> {
     const msg = await this.lastMessage(ref);
-    const event = msg ? tryDecode(msg.data, msg.seq, msg.subject) : null;
+    const event = msg ? tryStoredEvents(msg.data, msg.seq, msg.subject).pop() : undefined;
     return event ? this.open(event) : null;
   }
 
@@ -239,18 +197,13 @@ export class EventLog {
       if ((await this.replicated()) && (await this.version(subject)) > 0) throw new AppError('DEPENDENCY.DOWN', 'The event log replica is behind; retry.');
       return null;
     }
-    let event: StoredEvent;
-    try {
-      event = { ...decodeEnvelope(msg.data), seq: msg.seq, subject: msg.subject };
-    } catch {
-      return null;
-    }
-    return this.open(event);
+    const [event] = tryStoredEvents(msg.data, msg.seq, msg.subject);
+    return event ? this.open(event) : null;
   }
 
   /**
    * Every event of one aggregate, in order (optionally from a sequence: read only the tail after a snapshot).
-   * The first DIRECT_READ_EVENTS events come by direct gets, one round trip each and no consumer for the server
+   * The first DIRECT_READ_MESSAGES commits come by direct gets, one round trip each and no consumer for the server
    * to set up and tear down (most aggregates, runs and conversations, are that short); a longer aggregate goes on
    * through an ordered consumer. Direct gets end at the version the stream leader gave, so a replica that lags
    * (direct gets may be answered by any replica) is noticed and the consumer reads the rest.
@@ -262,7 +215,7 @@ export class EventLog {
     const out: StoredEvent[] = [];
     let next = fromSeq;
     let lagging = false;
-    for (let i = 0; i < DIRECT_READ_EVENTS; i++) {
+    for (let i = 0; i < DIRECT_READ_MESSAGES; i++) {
       const msg = await this.jsm.direct.getMessage(this.stream, { next_by_subj: subject, seq: next }).catch(readFailed);
       // No message up to the leader's last: the replica that answered lags; the consumer (the leader) reads on.
       if (!msg) {
@@ -270,9 +223,8 @@ export class EventLog {
         break;
       }
       if (msg.seq > last) return out;
-      const event = tryDecode(msg.data, msg.seq, msg.subject);
       // Read as the scan reads: sealed data opened by the log's codec.
-      if (event) out.push(await this.open(event));
+      for (const event of await this.openAll(tryStoredEvents(msg.data, msg.seq, msg.subject))) out.push(event);
       if (msg.seq === last) return out;
       next = msg.seq + 1;
     }
@@ -354,10 +306,9 @@ export class EventLog {
       for await (const m of messages) {
         if (stalled) break;
         delivered++;
-        const event = tryStoredEvent(m);
-        // A message that is not an event (published by mistake; the log cannot delete it) must not make the
+        // A message that is not events (published by mistake; the log cannot delete it) must not make the
         // whole aggregate unreadable: it is skipped, and consumers dead-letter it.
-        if (event) {
+        for (const event of tryStoredEvents(m.data, m.seq, m.subject)) {
           const opened = this.open(event); // without sealed fields nothing to wait for (no microtask per event)
           onEvent(opened instanceof Promise ? await opened : opened);
         }

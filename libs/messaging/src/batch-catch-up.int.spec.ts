@@ -44,8 +44,8 @@ describe('Batch consumer after its holder died (Issue 12 ack-all batches, Issue 
     });
     const log = new EventLog(js, jsm, { producer: 'test', clock: { now: () => new Date() } });
     const ref = aggregateRef('catchup', 'a');
-    await log.append(ref, [1, 2, 3].map((n) => ({ type: 'Plain', data: { n } })), { commandId: 'first' });
-    // A holder is handed 1–3 and dies before acking them; then 4–5 arrive.
+    for (const n of [1, 2, 3]) await log.append(ref, [{ type: 'Plain', data: { n } }], { commandId: `first-${n}` });
+    // A holder is handed the commits of 1–3 and dies before acking them; then 4–5 arrive, one commit of two events.
     const taken = await (await js.consumers.get(LOG_STREAM, 'catch-up')).fetch({ max_messages: 3, expires: 10_000 });
     let handed = 0;
     for await (const m of taken) handed += m.seq > 0 ? 1 : 0;

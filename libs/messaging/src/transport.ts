@@ -4,7 +4,7 @@ import { Msg, NatsConnection, Subscription } from '@nats-io/transport-node';
 import { ConsumerMessages, JetStreamClient, JetStreamManager, JsMsg } from '@nats-io/jetstream';
 import { lastValueFrom, isObservable } from 'rxjs';
 import { AppError, isWireError, jsonShapeProblem, toWireError, WireError } from '@runledger/kernel';
-import { EventLog, LOG_STREAM, aggregateRef, isBusFault, toStoredEvent } from '@runledger/event-log';
+import { EventLog, LOG_STREAM, aggregateRef, isBusFault, messageEvents, type StoredEvent } from '@runledger/event-log';
 import { contextFromTraceparent, extractTraceContext, logSubjectTemplate, messagingAttributes, observeConsumerLag, runledgerMetrics, SpanKind, withSpan } from '@runledger/telemetry';
 import { decodeJson, encodeJson, replyHeaders } from './codec';
 import { ConsumerLease } from './consumer-lease';
@@ -276,17 +276,17 @@ export class RunledgerTransport extends Server implements CustomTransportStrateg
     const bySeq = new Map<number, JsMsg>();
     for (const m of delivered) bySeq.set(m.seq, m);
     const batch = [...bySeq.values()];
-    const ready: Array<{ m: JsMsg; event: ReturnType<typeof toStoredEvent> }> = [];
+    const ready: Array<{ m: JsMsg; events: StoredEvent[] }> = [];
     for (const m of batch) {
-      let event;
+      let events;
       try {
-        event = toStoredEvent(m);
+        events = messageEvents(m);
       } catch (err) {
         await this.poison(m, opts.durable, 'undecodable message', err);
         continue;
       }
       if (m.info.deliveryCount > opts.maxDeliver) await this.poison(m, opts.durable, 'delivery budget exhausted', new AppError('INTERNAL'));
-      else ready.push({ m, event });
+      else ready.push({ m, events });
     }
     if (!ready.length) return;
     // Every delivery is settled by exactly one publish to its reply subject, and none is sent before it: a batch
@@ -295,22 +295,22 @@ export class RunledgerTransport extends Server implements CustomTransportStrateg
     // heartbeats: a batch handler is idempotent, and one that outlives ack_wait sees the batch again.
     try {
       // As in onLogMessage: handlers see events as producers wrote them (the log's codec opens sealed data).
-      const events = await Promise.all(ready.map((r) => this.deps.log.open(r.event)));
+      const events = await Promise.all(ready.flatMap((r) => r.events.map((e) => this.deps.log.open(e))));
       await this.invoke(handler, events, { durable: opts.durable });
     } catch {
-      // One event at a time, in order, each retried in place until handled or dead-lettered: a nak'd event would be
+      // One commit at a time, in order, each retried in place until handled or dead-lettered: a nak'd commit would be
       // redelivered after later ones were handled, and a batch consumer is one whose handler needs log order.
-      for (const r of ready) await this.handleInPlace(handler, r.m, async () => this.deps.log.open(r.event), opts);
+      for (const r of ready) await this.handleInPlace(handler, r.m, () => Promise.all(r.events.map((e) => this.deps.log.open(e))), opts);
       return;
     }
     // In log order: with ack-all each ack also settles the ones before it.
     for (const { m } of ready) m.ack();
   }
 
-  private async handleInPlace(handler: MessageHandler, m: JsMsg, opened: () => Promise<ReturnType<typeof toStoredEvent>>, opts: { maxDeliver: number; durable: string }): Promise<void> {
+  private async handleInPlace(handler: MessageHandler, m: JsMsg, opened: () => Promise<StoredEvent[]>, opts: { maxDeliver: number; durable: string }): Promise<void> {
     for (let attempt = m.info.deliveryCount; ; attempt++) {
       try {
-        await this.invoke(handler, [await opened()], { durable: opts.durable });
+        await this.invoke(handler, await opened(), { durable: opts.durable });
         m.ack();
         return;
       } catch (err) {
@@ -323,9 +323,9 @@ export class RunledgerTransport extends Server implements CustomTransportStrateg
   }
 
   private async onLogMessage(handler: MessageHandler, m: JsMsg, opts: { maxDeliver: number; ackWaitMs: number; durable: string }): Promise<void> {
-    let event;
+    let events: StoredEvent[];
     try {
-      event = toStoredEvent(m);
+      events = messageEvents(m);
     } catch (err) {
       return this.poison(m, opts.durable, 'undecodable message', err);
     }
@@ -337,10 +337,13 @@ export class RunledgerTransport extends Server implements CustomTransportStrateg
     try {
       await withSpan(`process ${logSubjectTemplate(m.subject)}`, {
         kind: SpanKind.CONSUMER,
-        parent: contextFromTraceparent(event.metadata.traceparent, event.metadata.tracestate),
-        attributes: { ...messagingAttributes({ operation: 'process', subject: m.subject, template: logSubjectTemplate(m.subject), consumerGroup: opts.durable }), 'rl.event.type': event.type },
-        // Handlers see the event as its producer wrote it: sealed data opened by the log's codec (README "Erasure").
-      }, async () => this.invoke(handler, await this.deps.log.open(event), { subject: m.subject, deliveryCount: m.info.deliveryCount, streamSequence: m.seq }));
+        parent: contextFromTraceparent(events[0].metadata.traceparent, events[0].metadata.tracestate),
+        attributes: { ...messagingAttributes({ operation: 'process', subject: m.subject, template: logSubjectTemplate(m.subject), consumerGroup: opts.durable }), 'rl.event.type': events.map((e) => e.type).join(',') },
+      }, async () => {
+        // The events of one commit, in order. Handlers see each as its producer wrote it: sealed data opened by the
+        // log's codec (README "Erasure"). A failure redelivers the whole commit: handlers are idempotent per event.
+        for (const event of events) await this.invoke(handler, await this.deps.log.open(event), { subject: m.subject, deliveryCount: m.info.deliveryCount, streamSequence: m.seq });
+      });
       m.ack();
     } catch (err) {
       const retryable = err instanceof AppError ? err.retryable : true;

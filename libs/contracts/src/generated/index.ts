@@ -80,8 +80,13 @@ export type {
 } from './proposals.generated';
 export type {
   LogRecord,
-  LogEvent,
   LogEventMetadata,
+  LogCommitRecord,
+  LogCommit,
+  LogCommitMetadata,
+  LogCommitEvent,
+  LogEventRecord,
+  LogEvent,
   RunCancelRequest,
   RunCancelResult,
   RunQuery,

@@ -2,23 +2,34 @@
 // Generated from proto-contracts/schemas/runs/ by scripts/generate-contracts.js. Do not edit by hand.
 
 /**
- * Every message of the log stream (rl.log.>): the envelope wrapped under `event`.
+ * Every message of the log stream (rl.log.>). Log format 2: one message per append, a commit of the events one decider command produced, under `commit`; the metadata every event of the commit shares is written once, and an event carries its id and only the metadata that differs (null: absent for that event). An event's position is (stream sequence, index in the commit). Format 1 (written before commits, read forever): one event per message, under `event`. The header Rl-Event-Type lists the commit's event types, comma-separated, in order.
  */
-export interface LogRecord {
-  event: LogEvent;
-}
-export interface LogEvent {
-  type: string;
-  data: unknown;
-  metadata: LogEventMetadata;
-}
-export interface LogEventMetadata {
+export type LogRecord = LogCommitRecord | LogEventRecord;
+/**
+ * The metadata of one event: the commit metadata's fields and its event_id.
+ */
+export type LogEventMetadata = LogCommitMetadata & {
   event_id: string;
+};
+
+export interface LogCommitRecord {
+  commit: LogCommit;
+}
+export interface LogCommit {
+  format: 2;
+  metadata: LogCommitMetadata;
+  /**
+   * @minItems 1
+   */
+  events: [LogCommitEvent, ...LogCommitEvent[]];
+}
+export interface LogCommitMetadata {
   stream_id: string;
   run_id?: string;
   parent_run_id?: string;
   root_run_id?: string;
   case_id?: string;
+  user_id?: string;
   correlation_id?: string;
   causation_id?: string;
   schema_version: number;
@@ -27,6 +38,26 @@ export interface LogEventMetadata {
   tracestate?: string;
   producer: string;
   recorded_at: string;
+}
+export interface LogCommitEvent {
+  /**
+   * The event's event_id.
+   */
+  id: string;
+  type: string;
+  data: unknown;
+  /**
+   * Metadata of this event that differs from the commit's (null: absent for this event).
+   */
+  metadata?: {};
+}
+export interface LogEventRecord {
+  event: LogEvent;
+}
+export interface LogEvent {
+  type: string;
+  data: unknown;
+  metadata: LogEventMetadata;
 }
 
 /**

@@ -1,8 +1,8 @@
 import { Inject, Injectable, Logger, OnModuleInit } from '@nestjs/common';
-import { aggregateRef, ConcurrencyError, EventLog, StoredEvent } from '@runledger/event-log';
+import { aggregateRef, ConcurrencyError, EventLog, positionBefore, StoredEvent } from '@runledger/event-log';
 import { CHAIN_BATCH_EVENT, chainEntriesOf, checkpointSigned, signCheckpoint, type ChainBatch, type ChainEntry } from '@runledger/governance';
 import { trustedKeys, type AuditSigningKey } from '@runledger/messaging';
-import { CHAINED_EVENT_TYPES, nextChainEntry } from '../domain/audit-chain';
+import { CHAINED_EVENT_TYPES, chainedPosition, nextChainEntry } from '../domain/audit-chain';
 import type { ChainAnchor } from '../infra/chain-anchor';
 
 export { CHAINED_EVENT_TYPES };
@@ -69,10 +69,6 @@ export class AuditChainWriter implements OnModuleInit {
     this.logger.warn({ msg: 'adopting an audit chain written before signed checkpoints', entries: entries.length });
   }
 
-  /** The log position of the last chained event: the chain follows the log's order, so everything up to it is chained. */
-  private chainedThrough(): number {
-    return Number(this.last?.body.log_seq ?? 0);
-  }
 
   /**
    * Chains the auditable events of one batch (in log order) and returns the entry of each, including events chained
@@ -84,14 +80,16 @@ export class AuditChainWriter implements OnModuleInit {
     if (auditable.length === 0) return [];
     if (!this.loaded) await this.loadTail();
     for (let attempt = 1; attempt <= 3; attempt++) {
-      const through = this.chainedThrough();
+      // The chain follows the log's order: everything up to the position of its last entry is chained.
+      const through = chainedPosition(this.last);
+      const atOrBehind = (e: StoredEvent) => !positionBefore(through, e);
       // Behind the chain's head: a redelivery, chained before. Whatever is not found there is chained now, even out
       // of log order: an event missing from the chain would be worse than one chained late.
-      const behind = auditable.filter((e) => e.seq <= through);
+      const behind = auditable.filter(atOrBehind);
       const earlier = behind.length ? await this.entriesOf(behind) : [];
       const chained = new Set(earlier.map((e) => e.event_id));
       const fresh = auditable.filter((e) => !chained.has(e.metadata.event_id));
-      if (fresh.some((e) => e.seq <= through)) this.logger.warn({ msg: 'chaining events behind the chain head (out of log order)', through });
+      if (fresh.some(atOrBehind)) this.logger.warn({ msg: 'chaining events behind the chain head (out of log order)', through });
       try {
         return [...earlier, ...(await this.appendInBatches(fresh))];
       } catch (err) {

@@ -24,8 +24,16 @@ export function chainBodyOf(event: StoredEvent): ChainEvent {
     producer: event.metadata.producer,
     recorded_at: event.metadata.recorded_at,
     log_seq: event.seq,
+    // The event's place in its commit; absent for the first (and for every event of a format-1 message), so an
+    // entry of a one-event commit is the entry the same event had before commits.
+    ...(event.index > 0 ? { log_index: event.index } : {}),
     data_sha256: dataDigest(event.data),
   };
+}
+
+/** The log position a chain entry records of its event. */
+export function chainedPosition(entry: ChainEntry | null): { seq: number; index: number } {
+  return { seq: Number(entry?.body.log_seq ?? 0), index: Number(entry?.body.log_index ?? 0) };
 }
 
 /**

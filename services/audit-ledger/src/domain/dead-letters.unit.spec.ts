@@ -2,7 +2,7 @@ import type { StoredEvent } from '@runledger/event-log';
 import { evolveDeadLetters } from './dead-letters';
 
 const ev = (type: string, data: Record<string, unknown>, seq: number): StoredEvent => ({
-  type, data, seq, subject: 'rl.log.deadletter.x',
+  type, data, seq, index: 0, subject: 'rl.log.deadletter.x',
   metadata: { event_id: `e${seq}`, stream_id: 'x', schema_version: 1, contract_version: 'v1', producer: 't', recorded_at: `2026-11-24T00:00:0${seq}.000Z` },
 });
 

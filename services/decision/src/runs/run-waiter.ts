@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { EVENT_TYPE_HEADER, liveEvent, type StoredEvent } from '@runledger/event-log';
+import { eventTypesOf, liveEvents, type StoredEvent } from '@runledger/event-log';
 import { RUNTIME, ServiceRuntime } from '@runledger/messaging';
 import { RunRepository, TERMINAL_TYPES } from '@runledger/runs';
 
@@ -35,7 +35,9 @@ export class RunWaiter {
     const lookedUp = async (): Promise<StoredEvent | null> => terminal(await log.last(ref).catch(() => null));
     const heard = sub
       ? (async function* () {
-        for await (const m of sub) if (TERMINAL_TYPES.has(m.headers?.get(EVENT_TYPE_HEADER) ?? '')) yield liveEvent(m);
+        for await (const m of sub) {
+          if (eventTypesOf(m.headers).some((t) => TERMINAL_TYPES.has(t))) yield liveEvents(m).find((e) => TERMINAL_TYPES.has(e.type)) ?? null;
+        }
       })()
       : null;
     const never = new Promise<never>(() => undefined);

@@ -1,0 +1,114 @@
+/**
+ * Recorded history: the data directory `npm start` wrote under release c732176, the last release of log format 1
+ * (one message per event), kept as test/fixtures/data-dir-c732176.tgz: its nats-server store (the log, buckets and
+ * object store), its credentials and the audit ledger's signing key and signed head. Recorded with six task-assistant
+ * requests, an ORCHESTRATOR run with its whole tree of child runs and an export, and a denied run.
+ * test/fixtures/data-dir-c732176.expected.json holds what that release folded from it: every run's state and version.
+ * The stack of this release must start on it, verify it, replay it and go on writing commits (format 2) after it.
+ */
+import { execFileSync, type ChildProcess } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import path from 'node:path';
+import { connect, NatsConnection } from '@nats-io/transport-node';
+import { jetstream, jetstreamManager } from '@nats-io/jetstream';
+import { EventLog, LOG_STREAM, decodeMessage } from '@runledger/event-log';
+import { decodeReply, encodeJson, identityOptions } from '@runledger/messaging';
+import { RunRepository } from '@runledger/runs';
+import { freePort, tempDir, type TempDir } from '@runledger/testing';
+import { runCli } from './support/cli';
+import expected from './fixtures/data-dir-c732176.expected.json';
+
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const launcher = require('../scripts/lib/stack.js') as {
+  SERVICES: string[];
+  startNats(o: { port: number; storeDir: string; credsDir: string }): Promise<{ url: string; child: ChildProcess; creds: Record<string, { file: string; inboxPrefix: string }> }>;
+  runBootstrap(o: { natsUrl: string; creds: unknown }): Promise<void>;
+  startService(name: string, o: { natsUrl: string; creds: unknown; env: Record<string, string> }): { child: ChildProcess; ready: Promise<unknown> };
+  stopProcess(child: ChildProcess, signal?: NodeJS.Signals, timeoutMs?: number): Promise<void>;
+};
+
+const FIXTURE = path.join(__dirname, 'fixtures', 'data-dir-c732176.tgz');
+const RECORDED_CHAIN_ENTRIES = 130;
+
+jest.setTimeout(240_000);
+
+describe('Recorded history: a data directory of log format 1 (release c732176) under this release', () => {
+  let dir: TempDir;
+  let nats: Awaited<ReturnType<typeof launcher.startNats>>;
+  const services: ChildProcess[] = [];
+  let admin: NatsConnection;
+  let log: EventLog;
+  const cliEnv = (identity: string) => ({ NATS_CREDS: nats.creds[identity].file, NATS_INBOX_PREFIX: nats.creds[identity].inboxPrefix });
+
+  beforeAll(async () => {
+    dir = await tempDir('rl-recorded-');
+    execFileSync('tar', ['xzf', FIXTURE, '-C', dir.path]);
+    nats = await launcher.startNats({ port: await freePort(), storeDir: path.join(dir.path, 'nats'), credsDir: path.join(dir.path, 'credentials') });
+    await launcher.runBootstrap({ natsUrl: nats.url, creds: nats.creds });
+    const started = launcher.SERVICES.map((name) => launcher.startService(name, { natsUrl: nats.url, creds: nats.creds, env: { RL_DATA_DIR: dir.path } }));
+    services.push(...started.map((s) => s.child));
+    await Promise.all(started.map((s) => s.ready));
+    admin = await connect({ servers: nats.url, ...identityOptions({ creds: nats.creds.admin.file, inboxPrefix: nats.creds.admin.inboxPrefix }) });
+    // The log as stored (sealed data left sealed): what the recording folded.
+    log = new EventLog(jetstream(admin), await jetstreamManager(admin), { producer: 'test', clock: { now: () => new Date() } });
+  });
+
+  afterAll(async () => {
+    await admin?.close().catch(() => undefined);
+    await Promise.all(services.map((c) => launcher.stopProcess(c, 'SIGTERM', 3_000)));
+    if (nats) await launcher.stopProcess(nats.child);
+    await dir?.remove();
+  });
+
+  it('Recorded history: every run of the format-1 log folds to the state and version the release that wrote it folded', async () => {
+    const repo = new RunRepository(log);
+    const runs = Object.entries(expected.runs);
+    expect(runs.length).toBeGreaterThan(20);
+    for (const [runId, recorded] of runs) {
+      const loaded = await repo.load(runId);
+      expect({ run: runId, version: loaded.version, types: loaded.events.map((e) => e.type), state: JSON.parse(JSON.stringify(loaded.state)) }).toEqual({ run: runId, version: recorded.version, types: recorded.types, state: recorded.state });
+      expect(loaded.events.every((e) => e.index === 0)).toBe(true);
+    }
+  });
+
+  it('Recorded history: the audit chain written before commits verifies, and goes on across the commits written after it', async () => {
+    const before = await runCli(nats.url, ['audit', 'verify'], cliEnv('operator'));
+    expect(before.stdout).toContain(`audit chain OK: ${RECORDED_CHAIN_ENTRIES} entries`);
+    expect(before.code).toBe(0);
+
+    // A new request, as the caller: its appends are commits (format 2) on the same log.
+    const caller = await connect({ servers: nats.url, ...identityOptions({ creds: nats.creds.caller.file, inboxPrefix: nats.creds.caller.inboxPrefix }) });
+    let runId: string;
+    try {
+      const msg = await caller.request('agents.task-assistant.process', encodeJson({ user_id: 'alice', conversation_id: randomUUID(), message: 'add task water the plants' }), { timeout: 60_000 });
+      const reply = decodeReply(msg.data, msg.headers);
+      if (!reply.ok) throw new Error(`the request was refused: ${JSON.stringify(reply.error)}`);
+      runId = (reply.body as { run_id: string }).run_id;
+    } finally {
+      await caller.close();
+    }
+    const events = await log.read(RunRepository.ref(runId));
+    expect(events.map((e) => e.type)).toContain('RunCompleted');
+    const commits = new Set(events.map((e) => e.seq));
+    expect(commits.size).toBeLessThan(events.length); // at least one append carried several events as one message
+    const stored = await (await jetstreamManager(admin)).streams.getMessage(LOG_STREAM, { seq: events[0].seq });
+    expect(new TextDecoder().decode(stored!.data)).toMatch(/^\{"commit":\{"format":2,/);
+    expect(decodeMessage(stored!.data).map((e) => e.type)).toEqual(events.filter((e) => e.seq === events[0].seq).map((e) => e.type));
+
+    let after = await runCli(nats.url, ['audit', 'verify'], cliEnv('operator'));
+    // The ledger chains asynchronously: the new run's entries are there once verify counts more than were recorded.
+    for (let i = 0; i < 50 && !new RegExp(`OK: (?!${RECORDED_CHAIN_ENTRIES} )\\d+ entries`).test(after.stdout); i++) {
+      await new Promise((r) => setTimeout(r, 200));
+      after = await runCli(nats.url, ['audit', 'verify'], cliEnv('operator'));
+    }
+    expect(after.code).toBe(0);
+    const entries = Number(/OK: (\d+) entries/.exec(after.stdout)?.[1]);
+    expect(entries).toBeGreaterThan(RECORDED_CHAIN_ENTRIES);
+  });
+
+  it('Recorded history: replaying the log of both formats rebuilds every read model with no differences', async () => {
+    const replay = await runCli(nats.url, ['replay'], cliEnv('admin'), 180_000);
+    expect(replay.stdout).toMatch(/no differences/i);
+    expect(replay.code).toBe(0);
+  });
+});
