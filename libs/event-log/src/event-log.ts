@@ -18,6 +18,11 @@ export interface AppendOptions {
   expectedVersion?: number;
   /** The command that produced these events: event ids and msgIDs derive from it, so a retried command deduplicates. */
   commandId: string;
+  /**
+   * The commit's time (recorded_at), when its writer decided and folded the events at a time of its own (deferred
+   * decisions, see RunSession); by default the log's clock at the append.
+   */
+  recordedAt?: string;
 }
 
 export interface AppendResult {
@@ -43,6 +48,11 @@ export class EventLog {
     private readonly jsm: JetStreamManager,
     private readonly opts: { producer: string; clock: Clock; stream?: string; codec?: EventCodec },
   ) {}
+
+  /** The clock the log stamps commits with (time is data: folds read it from recorded_at, never from a clock). */
+  get clock(): Clock {
+    return this.opts.clock;
+  }
 
   /** A read event as producers wrote it (sealed data opened; erased data as the erased marker). */
   open<E extends EventEnvelope>(event: E): E | Promise<E> {
@@ -78,7 +88,7 @@ export class EventLog {
     if (!events.length) return { version: options.expectedVersion ?? (await this.version(ref)), events: [], duplicate: false };
     const carrier: Record<string, string> = {};
     propagation.inject(context.active(), carrier);
-    const recordedAt = this.opts.clock.now().toISOString();
+    const recordedAt = options.recordedAt ?? this.opts.clock.now().toISOString();
     const envelopes = events.map((event, index) => this.envelope(ref, event, index, options.commandId, recordedAt, carrier));
     const codec = this.opts.codec;
     const written = codec ? await Promise.all(envelopes.map((e) => codec.seal(e))) : envelopes;
@@ -143,6 +153,12 @@ export class EventLog {
     const msg = await this.lastMessage(ref);
     const event = msg ? tryStoredEvents(msg.data, msg.seq, msg.subject).pop() : undefined;
     return event ? this.open(event) : null;
+  }
+
+  /** Every event of the aggregate's last commit, in one get (the leader answers); none if it has no events. */
+  async lastCommit(ref: AggregateRef | string): Promise<StoredEvent[]> {
+    const msg = await this.lastMessage(ref);
+    return msg ? this.openAll(tryStoredEvents(msg.data, msg.seq, msg.subject)) : [];
   }
 
   private async lastMessage(ref: AggregateRef | string): Promise<StoredMsg | null> {

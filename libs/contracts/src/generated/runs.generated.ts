@@ -126,9 +126,13 @@ export interface RunSummary {
   cancel_requested: boolean;
   event_count: number;
   /**
-   * Log sequence of the last event folded in.
+   * Log sequence of the commit of the last event folded in.
    */
   last_seq: number;
+  /**
+   * Index of the last event folded in within its commit; absent when it is the commit's first (log format 1 has only those).
+   */
+  last_index?: number;
   anomalies: number;
 }
 

@@ -4,7 +4,6 @@ import { isTerminal, RunState } from '../domain/run-state';
 import { childRunId } from '../domain/run-events';
 import type { RunIdentity, RunRepository } from '../infra/run-repository';
 import type { RunSession } from '../infra/run-session';
-import { sha256Hex } from '@runledger/kernel';
 
 /** Thrown at a cancel check when the run has a RunCancelRequested: its carrier records RunCancelled instead of going on. */
 export class CancelRequested extends Error {
@@ -30,14 +29,13 @@ export interface ToolCallRequest {
   sequence?: number;
 }
 
-type RecordStepData = Extract<RunCommand, { type: 'RecordStep' }>['data'];
-
 /**
- * When a step's checkpoint is appended: `now` (its own append), or `with-next`: with the run's next append (a tool
- * call's request, the run's end, or flushCheckpoints()), one round trip fewer. Only for a step whose output no
- * effect or other record depends on before that next append (it may be sent to a service that records nothing, as
- * the classifier): a crash in between loses the checkpoint, and the step is computed again on resume, as if the
- * crash had come just before it.
+ * When a record is appended: `now` (its own append), or `with-next`: in the same commit as the run's next append (a
+ * tool call's request, the run's end, or flushCheckpoints()), one message fewer (RunSession's deferred decisions).
+ * Only for a record no effect outside the run depends on before that next append: an opening before the run's first
+ * effect, a step's checkpoint (its output may be sent to a service that records nothing, as the classifier), a tool
+ * call's outcome (asked again under the same call id, the gateway answers it from its child run). A crash in between
+ * loses the record, and the carrier that resumes decides it again, as if the crash had come just before it.
  */
 export type CheckpointTiming = 'now' | 'with-next';
 
@@ -57,13 +55,19 @@ export interface RunEngineOptions {
  * - an operator's cancel is read from the log at each check and ends the run with RunCancelled.
  */
 export class RunEngine {
-  /** Steps computed with `with-next` checkpoints, not yet appended (they go first in the run's next append). */
-  private pendingSteps: RecordStepData[] = [];
-
   constructor(readonly session: RunSession, private readonly opts: RunEngineOptions = {}) {}
 
   static async load(repo: RunRepository, run: RunIdentity, opts?: RunEngineOptions): Promise<RunEngine> {
     return new RunEngine(await repo.session(run), opts);
+  }
+
+  /**
+   * An engine for a run believed new (its id drawn for this request), without reading the log: its first append
+   * expects version 0. A run that exists after all makes that append conflict (ConcurrencyError), and its carrier
+   * loads it instead (see TaskRunWorker).
+   */
+  static fresh(repo: RunRepository, run: RunIdentity, opts?: RunEngineOptions): RunEngine {
+    return new RunEngine(repo.fresh(run), opts);
   }
 
   get state(): RunState {
@@ -78,8 +82,12 @@ export class RunEngine {
    * Opens the run, or completes an opening a crash cut short; true when the run is running afterwards.
    * A run already past its opening (running or ended) is left as it is.
    */
-  async open(data: { created: RunCreatedData; authz: AuthzDecidedData; denial?: RunError; refusal?: RunError }): Promise<boolean> {
-    if (this.state.status !== 'running' && !isTerminal(this.state)) await this.session.decide({ type: 'Open', data }, `open@${this.state.event_count}`);
+  async open(data: { created: RunCreatedData; authz: AuthzDecidedData; denial?: RunError; refusal?: RunError }, timing: CheckpointTiming = 'now'): Promise<boolean> {
+    if (this.state.status !== 'running' && !isTerminal(this.state)) {
+      await this.session.decide({ type: 'Open', data }, `open@${this.state.event_count}`, { defer: timing === 'with-next' });
+      // A denied or refused opening is the run's outcome: recorded now, whatever the timing.
+      if (isTerminal(this.state)) await this.session.flush('open');
+    }
     return this.state.status === 'running';
   }
 
@@ -102,25 +110,28 @@ export class RunEngine {
   async step<T>(stepId: string, stepIndex: number, compute: () => Promise<T>, timing: CheckpointTiming = 'now'): Promise<T> {
     const outputs = this.state.checkpoint?.stepOutputs ?? {};
     if (Object.hasOwn(outputs, stepId)) return outputs[stepId] as T;
-    const pending = this.pendingSteps.find((p) => p.step_id === stepId);
-    if (pending) return pending.output as T;
     const started = performance.now();
     const output = await compute();
     this.opts.onStep?.(stepId, (performance.now() - started) / 1_000);
+    const data = { step_index: stepIndex, step_id: stepId, output };
     if (timing === 'with-next') {
-      this.pendingSteps.push({ step_index: stepIndex, step_id: stepId, output });
+      await this.session.decide({ type: 'RecordStep', data }, `step:${stepId}`, { defer: true });
       return output;
     }
-    await this.checkpoint({ step_index: stepIndex, step_id: stepId, output });
+    await this.checkpoint(data);
     // What the log holds wins: if another carrier recorded this step first (our append was its duplicate), go on
     // with its output, not with the one computed here, so everything after agrees with a replay.
     const recorded = this.state.checkpoint?.stepOutputs ?? {};
     return (Object.hasOwn(recorded, stepId) ? recorded[stepId] : output) as T;
   }
 
-  /** Appends the checkpoints of `with-next` steps now (before an effect outside the run that depends on them). */
-  flushCheckpoints(): Promise<void> {
-    return this.decide([], 'steps');
+  /**
+   * Appends the `with-next` records now (before an effect outside the run that depends on them); with `stepId`, only
+   * when that step's checkpoint is among them (otherwise they keep waiting for the run's next append).
+   */
+  async flushCheckpoints(stepId?: string): Promise<void> {
+    if (stepId !== undefined && !this.session.pendingEvents.some((e) => e.type === 'StepCompleted' && (e.data as { step_id?: string }).step_id === stepId)) return;
+    await this.session.flush('steps');
   }
 
   /** Records a step completed elsewhere (a workflow engine's checkpoint). */
@@ -133,17 +144,17 @@ export class RunEngine {
    * requested before a crash is asked again under the same call id (the gateway answers its child run's outcome,
    * or waits for the attempt still executing it).
    */
-  async toolCall(call: ToolCallRequest, invoke: (childRunId: string) => Promise<ToolCallResult>): Promise<ToolCallResult> {
+  async toolCall(call: ToolCallRequest, invoke: (childRunId: string) => Promise<ToolCallResult>, opts: { record?: CheckpointTiming } = {}): Promise<ToolCallResult> {
     const recorded = this.recordedCall(call.call_id);
     if (recorded) return recorded;
     const child_run_id = childRunId('tool_gateway', this.runId, call.call_id);
     await this.decide({ type: 'RequestToolCall', data: { ...call, child_run_id } }, `tool:${call.call_id}:requested`);
     const res = await invoke(child_run_id);
     const { status, result, error } = res;
-    await this.decide({
+    await this.session.decide({
       type: 'RecordToolCall',
       data: { call_id: call.call_id, child_run_id: res.child_run_id, status, ...(result !== undefined ? { result } : {}), ...(error ? { error } : {}) },
-    }, `tool:${call.call_id}:recorded`);
+    }, `tool:${call.call_id}:recorded`, { defer: opts.record === 'with-next' });
     return res;
   }
 
@@ -170,24 +181,9 @@ export class RunEngine {
     return this.decide({ type: 'Cancel', data: { reason: reason || 'cancelled by an operator' } }, 'finish');
   }
 
-  /**
-   * Every write of the run: pending `with-next` checkpoints go first, in the same append. Their label then carries
-   * a digest of their outputs, so the append's event ids are those of this content: a retry of the same append
-   * deduplicates, while another carrier that computed the steps differently writes other ids on the same version and
-   * gets a ConcurrencyError (nothing of it appended; its redelivery resumes from what the log holds) instead of being
-   * handed our events as duplicates of its own and going on with its own outputs.
-   */
-  private async decide(command: RunCommand | RunCommand[], label: string): Promise<void> {
-    const commands = Array.isArray(command) ? command : [command];
-    if (this.pendingSteps.length === 0) {
-      if (commands.length) await this.session.decide(commands, label);
-      return;
-    }
-    const steps = this.pendingSteps;
-    // Any text that is the same for the same outputs serves: a digest that differs only makes a carrier resume from the log.
-    const digest = sha256Hex(JSON.stringify(steps)).slice(0, 16);
-    await this.session.decide([...steps.map((data): RunCommand => ({ type: 'RecordStep', data })), ...commands], `${label}+steps:${digest}`);
-    this.pendingSteps = [];
+  /** Every write of the run: deferred (`with-next`) records go first, in the same commit (RunSession). */
+  private decide(command: RunCommand | RunCommand[], label: string): Promise<void> {
+    return this.session.decide(command, label);
   }
 
   private recordedCall(callId: string): ToolCallResult | undefined {

@@ -1,16 +1,17 @@
 import { nextRunState, RunLifecycleState } from '@runledger/governance';
 import type { RunSummary } from '@runledger/contracts';
-import type { StoredEvent } from '@runledger/event-log';
+import { positionBefore, type StoredEvent } from '@runledger/event-log';
 
 /**
  * One row of the runs index (the wire type RunSummary of proto-contracts/schemas/runs/run-summary.schema.json):
  * what an operator filters and pages on, folded from the run's events alone. Generic over run kinds: every
  * field comes from the envelope's metadata or from RunCreated's data, so a run kind added later is indexed
- * without a change here. `last_seq` makes a redelivered event a no-op.
+ * without a change here. The position of the last event folded in (`last_seq`, `last_index`) makes a redelivered
+ * event a no-op.
  */
 export type { RunSummary };
 
-type SummaryEvent = Pick<StoredEvent, 'type' | 'data' | 'metadata' | 'seq'>;
+type SummaryEvent = Pick<StoredEvent, 'type' | 'data' | 'metadata' | 'seq' | 'index'>;
 
 const TERMINAL: Record<string, true> = { RunCompleted: true, RunFailed: true, RunDenied: true, RunCancelled: true };
 
@@ -30,14 +31,17 @@ export function traceIdOf(traceparent: string | undefined): string | null {
 
 /** The runs-index projection: a pure fold over one run's events (live indexing and replay use this function). */
 export function evolveRunSummary(summary: RunSummary, event: SummaryEvent): RunSummary {
-  if (event.seq <= summary.last_seq) return summary;
+  if (!positionBefore({ seq: summary.last_seq, index: summary.last_index ?? 0 }, event)) return summary;
   const md = event.metadata;
   const d = (event.data ?? {}) as Record<string, unknown>;
   const lifecycle = nextRunState(summary.status === 'none' ? undefined : ({ status: summary.status, decision: summary.authz_decision ?? undefined } as RunLifecycleState), event);
+  const { last_index: _previous, ...rest } = summary;
   const next: RunSummary = {
-    ...summary,
+    ...rest,
     event_count: summary.event_count + 1,
     last_seq: event.seq,
+    // Only past a commit's first event: a row of format-1 events stays the row it was.
+    ...(event.index > 0 ? { last_index: event.index } : {}),
     updated_at: md.recorded_at,
     parent_run_id: summary.parent_run_id ?? md.parent_run_id ?? null,
     root_run_id: summary.root_run_id ?? md.root_run_id ?? null,

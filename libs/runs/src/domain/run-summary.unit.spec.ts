@@ -2,11 +2,11 @@ import type { StoredEvent } from '@runledger/event-log';
 import { evolveRunSummary, initialRunSummary, RunSummary, traceIdOf } from './run-summary';
 import fixture from './fixtures/task-run-v1.json';
 
-type Ev = Pick<StoredEvent, 'type' | 'data' | 'metadata' | 'seq'>;
+type Ev = Pick<StoredEvent, 'type' | 'data' | 'metadata' | 'seq' | 'index'>;
 const RUN = 'r1';
 let seq = 0;
 const ev = (type: string, data: unknown = {}, at = '2026-11-24T10:00:00.000Z', extra: Record<string, unknown> = {}): Ev => ({
-  type, data, seq: ++seq,
+  type, data, seq: ++seq, index: 0,
   metadata: { event_id: `e${seq}`, stream_id: RUN, run_id: RUN, root_run_id: RUN, schema_version: 1, contract_version: 'v1', producer: 't', recorded_at: at, ...extra },
 });
 const fold = (events: Ev[]): RunSummary => events.reduce(evolveRunSummary, initialRunSummary(RUN));
@@ -54,5 +54,14 @@ describe('Issue 11 runs index: the run summary is a pure fold over run events', 
   it('Issue 11 runs index: only a well-formed traceparent gives a trace id', () => {
     expect(traceIdOf('garbage')).toBeNull();
     expect(traceIdOf(undefined)).toBeNull();
+  });
+  it('Log format 2: the events of one commit (one sequence) are each folded once, and a redelivered commit is a no-op', () => {
+    const commit = [created(), ev('AuthzDecided', { decision: 'allow' }), ev('RunStarted')].map((e, index) => ({ ...e, seq: 1000, index }));
+    const opened = fold(commit);
+    expect(opened).toMatchObject({ status: 'running', event_count: 3, last_seq: 1000, last_index: 2 });
+    expect(fold([...commit, ...commit])).toEqual(opened);
+    const ended = evolveRunSummary(opened, { ...ev('RunCompleted', { output_artifacts: [] }), seq: 1001, index: 0 });
+    expect(ended).toMatchObject({ status: 'completed', event_count: 4, last_seq: 1001 });
+    expect(ended).not.toHaveProperty('last_index');
   });
 });

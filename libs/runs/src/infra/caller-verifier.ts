@@ -45,33 +45,30 @@ export class CallerVerifier {
   }
 
   async check(claims: CallerClaims, opts: CheckOptions = {}): Promise<ClaimMismatch | null> {
-    const run = await this.recorded(claims.parent_run_id);
-    if (!run) return { code: 'RUN.UNKNOWN_CALLER', reason: 'The calling run is not in the log.' };
-    const ignored = new Set(opts.ignore ?? []);
-    const differs = [
-      run.agent_name !== claims.agent_name && 'agent_name',
-      run.root_run_id !== claims.root_run_id && 'root_run_id',
-      !ignored.has('case_id') && (run.case_id ?? null) !== (claims.case_id ?? null) && 'case_id',
-      (run.user_id ?? null) !== (claims.user_id ?? null) && 'user_id',
-      (run.policy_versions.lanes !== claims.policy_versions.lanes || run.policy_versions.roles !== claims.policy_versions.roles) && 'policy_versions',
-    ].filter(Boolean);
-    return differs.length ? { code: 'RUN.CLAIM_MISMATCH', reason: `The call's ${differs.join(', ')} differ from what the calling run pinned.` } : null;
+    return mismatchOf(await this.recorded(claims.parent_run_id), claims, opts);
   }
 
   /**
    * The decision for a call that opens a child run of the caller: its claims first, then the choke point's policy,
    * then, for an allowed call, that the caller has not finished (a finished run parents nothing new). The policy's
    * own denials come before the finished check so that a refusal names what the policy says.
+   *
+   * One read of the caller: its last commit. A caller asks for its child in the commit that records the request
+   * (ToolCallRequested, ChildRunStarted …), and a run's first such commit also opens it, so that commit holds its
+   * RunCreated too (otherwise it is cached from an earlier call, or read once) and says whether it has finished.
    */
   async decideChild<D extends { decision: 'allow' | 'deny' }>(claims: CallerClaims, policy: () => D | Promise<D>): Promise<D | ChildDenial> {
-    // The caller's last event is read alongside its creation record (two reads in one round trip's time); it is
-    // looked at only where it decides, so which refusal is named does not change.
-    const finished = this.isFinished(claims.parent_run_id);
-    finished.catch(() => undefined); // looked at below only for an allowed call
-    const mismatch = await this.check(claims);
+    const runId = claims.parent_run_id;
+    const lastCommit = this.finished.has(runId) ? null : await this.runs.log.lastCommit(RunRepository.ref(runId));
+    const opened = lastCommit?.find((e) => e.type === 'RunCreated');
+    if (opened) this.created.set(runId, opened.data as RunCreatedData);
+    const mismatch = mismatchOf(await this.recorded(runId), claims);
     if (mismatch) return { decision: 'deny', ...mismatch };
     const decided = await policy();
-    if (decided.decision === 'allow' && (await finished)) {
+    // Every run has exactly one terminal event and the lifecycle admits nothing after it, so its last commit says it.
+    const finished = lastCommit === null || lastCommit.some((e) => (TERMINAL_EVENT_TYPES as readonly string[]).includes(e.type));
+    if (finished) this.finished.set(runId, true);
+    if (decided.decision === 'allow' && finished) {
       return { decision: 'deny', code: 'RUN.PARENT_TERMINAL', reason: 'The calling run has finished; it cannot start new child runs.' };
     }
     return decided;
@@ -87,17 +84,18 @@ export class CallerVerifier {
     this.created.set(runId, run);
     return run;
   }
-
-  /**
-   * One get of the run's last event, not a fold of the whole run: every run has exactly one terminal event and the
-   * lifecycle admits nothing after it (the decider refuses every later command), so the last event says it.
-   */
-  private async isFinished(runId: string): Promise<boolean> {
-    if (this.finished.has(runId)) return true;
-    const last = await this.runs.log.last(RunRepository.ref(runId));
-    if (!last || !(TERMINAL_EVENT_TYPES as readonly string[]).includes(last.type)) return false;
-    this.finished.set(runId, true);
-    return true;
-  }
 }
 
+/** What of the claims differs from the run's record (none recorded: an unknown caller), or null when they agree. */
+function mismatchOf(run: RunCreatedData | undefined, claims: CallerClaims, opts: CheckOptions = {}): ClaimMismatch | null {
+  if (!run) return { code: 'RUN.UNKNOWN_CALLER', reason: 'The calling run is not in the log.' };
+  const ignored = new Set(opts.ignore ?? []);
+  const differs = [
+    run.agent_name !== claims.agent_name && 'agent_name',
+    run.root_run_id !== claims.root_run_id && 'root_run_id',
+    !ignored.has('case_id') && (run.case_id ?? null) !== (claims.case_id ?? null) && 'case_id',
+    (run.user_id ?? null) !== (claims.user_id ?? null) && 'user_id',
+    (run.policy_versions.lanes !== claims.policy_versions.lanes || run.policy_versions.roles !== claims.policy_versions.roles) && 'policy_versions',
+  ].filter(Boolean);
+  return differs.length ? { code: 'RUN.CLAIM_MISMATCH', reason: `The call's ${differs.join(', ')} differ from what the calling run pinned.` } : null;
+}

@@ -28,7 +28,7 @@ export class RunRepository {
     return (await this.appendEvents(run, events, opts)).version;
   }
 
-  async appendEvents(run: RunIdentity, events: RunEvent[], opts: { expectedVersion: number; commandId: string }): Promise<{ version: number; events: StoredEvent[]; duplicate: boolean }> {
+  async appendEvents(run: RunIdentity, events: RunEvent[], opts: { expectedVersion: number; commandId: string; recordedAt?: string }): Promise<{ version: number; events: StoredEvent[]; duplicate: boolean }> {
     const metadata = runMetadata(run);
     return this.log.append(RunRepository.ref(run.run_id), events.map((e): NewEvent => ({ type: e.type, data: e.data, metadata })), opts);
   }

@@ -1,4 +1,5 @@
 import { aggregateRef, ConcurrencyError, foldEvents, RecordedEvent } from '@runledger/event-log';
+import { sha256Hex } from '@runledger/kernel';
 import { decideRun, RunCommand } from '../domain/run.decider';
 import type { RunEvent } from '../domain/run-events';
 import { evolveRun, RunState } from '../domain/run-state';
@@ -7,6 +8,15 @@ import type { RunIdentity, RunRepository } from './run-repository';
 /** A command, or commands decided on the run's state at the moment the append gets its turn. */
 export type RunCommands = RunCommand | RunCommand[] | ((state: RunState) => RunCommand | RunCommand[]);
 
+/** Decided events not yet appended: they go first in the run's next append, one commit with it. */
+interface Pending {
+  /** The state before them (what the log holds): the append's events are folded onto it. */
+  base: RunState;
+  events: RunEvent[];
+  /** The time the first of them was decided: the commit's recorded_at, so the state folded here is the log's. */
+  recordedAt: string;
+}
+
 /**
  * The single writer of one run while a carrier holds it. Every write is a command decided by the run decider
  * on the state this writer last saw, and appended on that version (optimistic concurrency: a second carrier of
@@ -14,42 +24,80 @@ export type RunCommands = RunCommand | RunCommand[] | ((state: RunState) => RunC
  * and a label, so a retried append deduplicates. Parallel steps of one run write through this one session:
  * writes queue, each decided on the state the last one left. State advances by folding the appended events
  * (the fold a replay uses), so a step never re-reads what it just wrote.
+ *
+ * A deferred decision (`{ defer: true }`) is folded into the state at once but appended with the run's next write, in
+ * the same commit: one message fewer, for decisions no effect outside the run depends on before that write (an
+ * opening before the run's first effect, a checkpoint, a tool call's recorded outcome). A crash before that write
+ * loses them, and the carrier that resumes decides them again from what the log holds.
  */
 export class RunSession {
   private tail: Promise<void> = Promise.resolve();
+  private pending: Pending | undefined;
   /** True when every event of the last append was already in the log (a retried command). */
   lastAppendDuplicate = false;
 
   constructor(private readonly repo: RunRepository, readonly run: RunIdentity, public state: RunState, public version: number) {}
 
-  /** Decides the command(s) and appends what they decide (nothing decided: no append). */
-  decide(commands: RunCommands, label: string): Promise<void> {
+  /** Decides the command(s) and appends what they decide, after any deferred events (nothing decided: no append). */
+  decide(commands: RunCommands, label: string, opts: { defer?: boolean } = {}): Promise<void> {
     return this.queue(async () => {
       const decided = typeof commands === 'function' ? commands(this.state) : commands;
+      // Deferred events carry the time they were decided at; others are re-folded from what the log stores.
+      const at = this.pending?.recordedAt ?? (opts.defer ? this.repo.log.clock.now().toISOString() : (this.state.updated_at ?? ''));
       let state = this.state;
       const events: RunEvent[] = [];
       for (const command of Array.isArray(decided) ? decided : [decided]) {
         const next = decideRun(command, state);
-        state = foldEvents(evolveRun, state, next.map((e) => ({ ...e, metadata: { recorded_at: this.state.updated_at ?? '' } })) as RecordedEvent[]);
+        state = foldEvents(evolveRun, state, next.map((e) => ({ ...e, metadata: { recorded_at: at } })) as RecordedEvent[]);
         events.push(...next);
       }
-      if (events.length === 0) return;
-      const result = await this.repo.appendEvents(this.run, events, { expectedVersion: this.version, commandId: `${this.run.run_id}:${label}` });
-      // A duplicate is what the log holds under our ids; one of another type is not a retry of this decision
-      // (an earlier attempt decided otherwise under the same label): a conflict to decide again on, never our outcome.
-      if (result.events.some((stored, i) => stored.type !== events[i]?.type)) throw new ConcurrencyError(aggregateRef('run', this.run.run_id).subject, this.version); // RunRepository.ref's subject (not imported: it imports this file)
-      this.state = foldEvents(evolveRun, this.state, result.events as unknown as RecordedEvent[]);
-      this.version = result.version;
-      this.lastAppendDuplicate = result.duplicate;
+      if (opts.defer) {
+        if (!events.length) return;
+        this.pending ??= { base: this.state, events: [], recordedAt: at };
+        this.pending.events.push(...events);
+        this.state = state;
+        return;
+      }
+      await this.append(events, label);
     });
   }
 
-  /** Reads the run again (another writer may have recorded a cancel request); queued like writes. */
+  /** Appends the deferred events now (before an effect outside the run that depends on them). */
+  flush(label: string): Promise<void> {
+    return this.queue(() => this.append([], label));
+  }
+
+  /** The decided events that wait for the next append. */
+  get pendingEvents(): readonly RunEvent[] {
+    return this.pending?.events ?? [];
+  }
+
+  private async append(events: RunEvent[], label: string): Promise<void> {
+    const pending = this.pending;
+    const all = pending ? [...pending.events, ...events] : events;
+    if (all.length === 0) return;
+    // With deferred events the label carries a digest of them, so the append's event ids are those of this content:
+    // a retry of the same append deduplicates, while another carrier that decided them differently writes other ids
+    // on the same version and gets a ConcurrencyError (nothing of it appended) instead of being handed our events as
+    // duplicates of its own.
+    const commandLabel = pending ? `${label}+${sha256Hex(JSON.stringify(pending.events)).slice(0, 16)}` : label;
+    const result = await this.repo.appendEvents(this.run, all, { expectedVersion: this.version, commandId: `${this.run.run_id}:${commandLabel}`, ...(pending ? { recordedAt: pending.recordedAt } : {}) });
+    // A duplicate is what the log holds under our ids; one of another type is not a retry of this decision
+    // (an earlier attempt decided otherwise under the same label): a conflict to decide again on, never our outcome.
+    if (result.events.some((stored, i) => stored.type !== all[i]?.type)) throw new ConcurrencyError(aggregateRef('run', this.run.run_id).subject, this.version); // RunRepository.ref's subject (not imported: it imports this file)
+    this.state = foldEvents(evolveRun, pending?.base ?? this.state, result.events as unknown as RecordedEvent[]);
+    this.version = result.version;
+    this.pending = undefined;
+    this.lastAppendDuplicate = result.duplicate;
+  }
+
+  /** Reads the run again (another writer may have recorded a cancel request); queued like writes. Deferred events are dropped. */
   reload(): Promise<void> {
     return this.queue(async () => {
       const loaded = await this.repo.load(this.run.run_id);
       this.state = loaded.state;
       this.version = loaded.version;
+      this.pending = undefined;
     });
   }
 

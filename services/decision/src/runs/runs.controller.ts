@@ -20,7 +20,7 @@ export class RunsController {
       run_id: q.run_id, version, status: state.status, run: state.run, authz: state.authz, checkpoint: state.checkpoint,
       tool_calls: state.tool_calls, child_run_ids: state.child_run_ids, output_artifacts: state.output_artifacts,
       result: state.result, error: state.error, created_at: state.created_at, updated_at: state.updated_at,
-      ...(q.include_events ? { events: events.map((e) => ({ seq: e.seq, type: e.type, data: e.data, recorded_at: e.metadata.recorded_at })) } : {}),
+      ...(q.include_events ? { events: events.map((e) => ({ seq: e.seq, index: e.index, type: e.type, data: e.data, recorded_at: e.metadata.recorded_at })) } : {}),
     };
   }
 

@@ -8,7 +8,7 @@ import { backoff, childOutcomeFromLog, childRequestHash, childRunId, isTerminal,
 import {
   AgentDecision, buildAuditRecord, createPendingConfirmation, DecisionContext, HistoryMessage, isPendingLive, nextStep, PendingConfirmation, TEMPLATES, ToolOutcome, TurnStep, UserIntent, validateDecision,
 } from '@runledger/task-assistant';
-import type { KnownState } from '@runledger/event-log';
+import { ConcurrencyError, type KnownState } from '@runledger/event-log';
 import type { ConversationState } from '../conversation/conversation';
 import { ConversationRepository } from '../conversation/conversation.repository';
 import { KeyedLock } from '../shared/keyed-lock';
@@ -49,10 +49,25 @@ export class TaskRunWorker {
     return this.locks.run(`${cmd.request.user_id}\u0000${cmd.request.conversation_id}`, () => this.advance(cmd));
   }
 
+  /**
+   * A run's id is drawn for its request, so the worker starts it without reading the log; a run that exists after all
+   * (a redelivery, a repeated request) makes its first append conflict, and it is carried again from what the log holds.
+   */
   private async advance(cmd: AgentRequested): Promise<void> {
-    const run = await RunEngine.load(this.runs, { run_id: cmd.run_id, root_run_id: cmd.run_id, correlation_id: cmd.request.conversation_id, user_id: cmd.request.user_id }, { onStep: observeStep });
+    const identity = { run_id: cmd.run_id, root_run_id: cmd.run_id, correlation_id: cmd.request.conversation_id, user_id: cmd.request.user_id };
+    try {
+      return await this.carry(cmd, RunEngine.fresh(this.runs, identity, { onStep: observeStep }));
+    } catch (err) {
+      if (!(err instanceof ConcurrencyError)) throw err;
+    }
+    await this.carry(cmd, await RunEngine.load(this.runs, identity, { onStep: observeStep }));
+  }
+
+  private async carry(cmd: AgentRequested, run: RunEngine): Promise<void> {
     if (isTerminal(run.state)) return;
-    if (!(await run.open(await this.opening(cmd, run.state.run?.policy_versions)))) return;
+    // The opening goes out with the run's first append (its first tool call's request, or its end): one commit opens
+    // the run and asks for its first effect, and the gateway verifies the caller from that one commit.
+    if (!(await run.open(await this.opening(cmd, run.state.run?.policy_versions), 'with-next'))) return;
     // A cancel recorded while the run was carried made its next append conflict; the redelivery lands here.
     if (await run.cancelIfRequested()) return;
     const now = run.state.created_at!;
@@ -74,7 +89,9 @@ export class TaskRunWorker {
     while (step.kind === 'invoke') {
       const { sequence, tool_name, parameters } = step.call;
       const callId = `call-${sequence}`;
-      await run.toolCall({ call_id: callId, sequence, tool_name, parameters }, () => this.invokeTool(cmd, run.state, callId, tool_name, parameters));
+      // The outcome goes out with the run's next append (the next call's request, or its end): asked again after a
+      // crash, the gateway answers it from the call's child run.
+      await run.toolCall({ call_id: callId, sequence, tool_name, parameters }, () => this.invokeTool(cmd, run.state, callId, tool_name, parameters), { record: 'with-next' });
       step = nextStep({ context, intent, now }, toolOutcomes(run.state));
     }
     await this.finish(cmd, step.decision, step.conversation_effect, intent, resolved, now, run, conversation);
@@ -165,7 +182,7 @@ export class TaskRunWorker {
     const r = cmd.request;
     // The conversation is written only once the context it was resolved from is in the log: a resumed run must find
     // the context of this turn, not the conversation with this turn's exchange already in it.
-    await run.flushCheckpoints();
+    await run.flushCheckpoints('context');
     await this.conversations.record(r.user_id, r.conversation_id, {
       run_id: cmd.run_id, user_message: r.message, assistant_message: decision.response_text ?? decision.clarification_question ?? '', at: now, pending_confirmation: pending,
       // Runs checkpointed before this field existed carry no base: they are recorded as before.
