@@ -1,6 +1,6 @@
 import { nextRunState, RunLifecycleState } from '@runledger/governance';
 import type { RunSummary } from '@runledger/contracts';
-import { positionBefore, type StoredEvent } from '@runledger/event-log';
+import type { StoredEvent } from '@runledger/event-log';
 
 /**
  * One row of the runs index (the wire type RunSummary of proto-contracts/schemas/runs/run-summary.schema.json):
@@ -31,7 +31,9 @@ export function traceIdOf(traceparent: string | undefined): string | null {
 
 /** The runs-index projection: a pure fold over one run's events (live indexing and replay use this function). */
 export function evolveRunSummary(summary: RunSummary, event: SummaryEvent): RunSummary {
-  if (!positionBefore({ seq: summary.last_seq, index: summary.last_index ?? 0 }, event)) return summary;
+  // Folded already when its position (seq, index in the commit) is not after the last one folded.
+  const lastIndex = summary.last_index ?? 0;
+  if (event.seq < summary.last_seq || (event.seq === summary.last_seq && event.index <= lastIndex)) return summary;
   const md = event.metadata;
   const d = (event.data ?? {}) as Record<string, unknown>;
   const lifecycle = nextRunState(summary.status === 'none' ? undefined : ({ status: summary.status, decision: summary.authz_decision ?? undefined } as RunLifecycleState), event);
