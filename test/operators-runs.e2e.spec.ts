@@ -202,7 +202,7 @@ describe('Issue 11 operators: runledger runs / deadletters against a running sta
     expect(missing.stderr).toContain('DEADLETTER.NOT_FOUND');
   });
 
-  it('Issue 11 telemetry: spans follow the OpenTelemetry messaging conventions in full (operation name and type, destination template; batch size only on batches)', async () => {
+  it('Issue 11 telemetry: spans follow the OpenTelemetry messaging conventions in full (operation name and type, destination template; an append is one message, its commit\'s event count an attribute of its own)', async () => {
     const spans = await stack.waitFor(async () => {
       const all = otlp.spans();
       return all.some((s) => s.name === 'process rl.runs.list') && all.some((s) => s.name === 'publish rl.log.run.{id}') ? all : null;
@@ -211,11 +211,11 @@ describe('Issue 11 operators: runledger runs / deadletters against a running sta
     for (const p of publishes) {
       expect(p).toMatchObject({ kind: 4, attributes: expect.objectContaining({ 'messaging.system': 'nats', 'messaging.operation.name': 'publish', 'messaging.operation.type': 'send', 'messaging.destination.template': 'rl.log.run.{id}' }) });
       expect(p.attributes['messaging.destination.name']).toMatch(/^rl\.log\.run\.[0-9a-f-]{36}$/);
-      const batch = p.attributes['messaging.batch.message_count'];
-      expect(batch === undefined || Number(batch) > 1).toBe(true);
+      // One message per append (a commit): no batch of messages, however many events it holds.
+      expect(p.attributes['messaging.batch.message_count']).toBeUndefined();
+      expect(Number(p.attributes['rl.commit.event_count'])).toBeGreaterThanOrEqual(1);
     }
-    expect(publishes.some((p) => p.attributes['messaging.batch.message_count'] === undefined)).toBe(true);
-    expect(publishes.some((p) => Number(p.attributes['messaging.batch.message_count']) > 1)).toBe(true);
+    expect(publishes.some((p) => Number(p.attributes['rl.commit.event_count']) > 1)).toBe(true);
     expect(spans.find((s) => s.name === 'process rl.runs.list')).toMatchObject({
       kind: 5, attributes: expect.objectContaining({ 'messaging.operation.name': 'process', 'messaging.operation.type': 'process', 'messaging.destination.template': 'rl.runs.list', 'messaging.destination.name': 'rl.runs.list' }),
     });

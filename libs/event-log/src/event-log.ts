@@ -67,7 +67,8 @@ export class EventLog {
     const template = `${LOG_SUBJECT_PREFIX}.${ref.kind}.{id}`;
     const span = tracer.startSpan(`publish ${template}`, {
       kind: SpanKind.PRODUCER,
-      attributes: messagingAttributes({ operation: 'publish', subject: ref.subject, template, batchSize: events.length }),
+      // One message whatever the number of events (no messaging batch): the commit's size is an attribute of its own.
+      attributes: { ...messagingAttributes({ operation: 'publish', subject: ref.subject, template }), 'rl.commit.event_count': events.length },
     });
     try {
       return await context.with(trace.setSpan(context.active(), span), () => this.appendInSpan(ref, events, options));
