@@ -2,56 +2,63 @@
  * The transport floor: Runledger's request with its messages and nothing else. Five bare Node processes (no NestJS,
  * no validation, no folds, no policy, no sealing, no chain hashing; JSON only for tiny hop bodies) send through the
  * bench's nats-server exactly the messages one Runledger task-assistant request sends, in the same order and with
- * the same waits, as counted on the bus with a `>` subscription (issue 12, bench/results.md):
+ * the same waits, as counted on the bus with a `>` subscription. The log is in Runledger's format 2
+ * (libs/event-log/src/envelope.ts encodeCommit): an append, the events one decider command produces, is ONE message,
+ * a commit, published with a msgID and (but for the inbox) the expected version; its `Rl-Event-Type` header lists
+ * the commit's types comma-separated.
  *
- *   request (agents.task-assistant.process) → decision: a direct get, the inbox event (awaited), its delivery and ack;
- *   a direct get, the task run opened (3 events, pipelined, msgID + expected version), a direct get (the
- *   conversation), classify (request/reply to a classifier),
- *   2 checkpoints + the tool call's request (3), the tool call (request/reply) → gateway: 2 direct gets, its child
- *   run opened and claimed (4), the write (request/reply) → writer: 2 direct gets, its child run (3), the document
- *   (KV put), audit + close (2); gateway: audit + close (2); decision: the tool call recorded (1), the conversation
- *   (1), decision + close (2), whose republished copy on the live feed answers the caller. A ledger process holds a
- *   durable batch consumer on the run events (one ack per delivery) and per batch writes a document per run to two
- *   buckets, one per decision record, and appends one chain event: ~22 events and ~150 messages per request.
+ *   request (agents.task-assistant.process) → decision, the front: a direct get of the run's last message (the reply
+ *   waiter's look), the run's live feed subscribed, the inbox commit [AgentRequested] (no expected version, awaited);
+ *   decision, the worker (the inbox's durable consumer, ack after the run; no read of the run, its id is new): a
+ *   direct get of the conversation, classify (request/reply to a classifier), the run commit [RunCreated,
+ *   AuthzDecided, RunStarted, StepCompleted, StepCompleted, ToolCallRequested] v0, the tool call (request/reply) →
+ *   gateway: one direct get (the caller run's last message), its child run commit [RunCreated, AuthzDecided,
+ *   RunStarted, EffectClaimed] v0, the write (request/reply) → writer: one direct get (the caller's last message),
+ *   its child run commit [RunCreated, AuthzDecided, RunStarted] v0, the document (KV put), [DbWriteAudited,
+ *   RunCompleted]; gateway: [ToolCallAudited, RunCompleted]; decision: the conversation commit [MessageExchanged]
+ *   v0, then the run commit [ToolCallRecorded, DecisionRecorded, RunCompleted], whose copy republished on the live
+ *   feed answers the caller. A ledger process holds a durable batch consumer on the run messages (one ack per
+ *   delivery) and per batch writes a document per run to two buckets, one per decision record, and appends one
+ *   chain commit.
+ *
+ * Per request: 22 events in 8 commits (6 run commits, the inbox's, the conversation's) plus a share of a chain
+ * commit, 4 direct gets, 4 request/replies (caller, classify, tool, write), 1 KV put; ~75 messages through
+ * nats-server in all (`npm run bench` counts both Runledger's and the floor's).
  *
  * So `npm run bench` can say what the messages alone cost on this machine: CPU per request, rate sequential and at
  * c16. Whatever Runledger spends above the floor is its own logic; a goal the floor itself misses cannot be met by
  * any logic that keeps these messages (the contracts' events, the choke points as separate identities).
  *
- * The `commits` variant stores each append as one message holding all its events (a log format Runledger does not
- * have: one event per message is what its sequences, versions, chain and consumers rest on): the same hops and
- * waits, 11 messages per request in the log instead of 22. It says what that format change could buy at most.
- *
- * Run as a process: `node bench/floor.js <role> <variant> <nats url> <creds file>`; the bench starts it through
- * startFloor().
+ * Run as a process: `node bench/floor.js <role> <nats url> <creds file>`; the bench starts it through startFloor().
  */
 const { randomUUID } = require('node:crypto');
 const { spawn } = require('node:child_process');
 
 const ROLES = ['decision', 'intent', 'tool', 'db', 'ledger'];
-const VARIANTS = { messages: 'floor', commits: 'floorc' };
-
-/** Each variant's own stream, subjects, buckets and consumers on the bench's server. */
-function layout(variant) {
-  const base = VARIANTS[variant];
-  if (!base) throw new Error(`unknown floor variant ${variant}`);
-  return {
-    stream: `${base.toUpperCase()}_LOG`,
-    prefix: `${base}.log`,
-    live: `${base}.live.run`,
-    buckets: { tasks: `${base}_tasks`, events: `${base}_audit_events`, index: `${base}_runs_index`, decisions: `${base}_audit_decisions` },
-    subjects: { request: `${base}.agents.process`, classify: `${base}.intent.classify`, tool: `${base}.tool.invoke`, write: `${base}.db.write` },
-    ledger: `${base}-ledger`,
-    inboxDurable: `${base}-decision-inbox`,
-  };
-}
-/** A stored event is ~600–2,200 bytes of JSON in Runledger's log (~900 typical): the floor sends 900 opaque bytes. */
-const EVENT_BYTES = 900;
+/** The floor's own stream, subjects, buckets and consumers on the bench's server. */
+const BASE = 'floor';
+const LAYOUT = {
+  stream: `${BASE.toUpperCase()}_LOG`,
+  prefix: `${BASE}.log`,
+  live: `${BASE}.live.run`,
+  buckets: { tasks: `${BASE}_tasks`, events: `${BASE}_audit_events`, index: `${BASE}_runs_index`, decisions: `${BASE}_audit_decisions` },
+  subjects: { request: `${BASE}.agents.process`, classify: `${BASE}.intent.classify`, tool: `${BASE}.tool.invoke`, write: `${BASE}.db.write` },
+  ledger: `${BASE}-ledger`,
+  inboxDurable: `${BASE}-decision-inbox`,
+};
+/**
+ * A commit's body, sized like Runledger's: an event stored as its own message was ~600–2,200 bytes of JSON (~900
+ * typical), about 500 of them the envelope's metadata, which a commit writes once for all its events (each event
+ * keeps its id, type, data and only the metadata that differs). So the floor sends 500 + 400 × (events) opaque bytes
+ * per commit: 900 for one event, 2,900 for the run's opening of six.
+ */
+const COMMIT_BYTES = 500;
+const EVENT_BYTES = 400;
+const commitBytes = (events) => COMMIT_BYTES + EVENT_BYTES * events;
 const TRACEPARENT = '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01';
 
-async function role(name, variant, url, credsFile) {
-  const { stream, prefix, live: liveFeed, buckets, subjects: on, ledger: ledgerDurable, inboxDurable } = layout(variant);
-  const commits = variant === 'commits';
+async function role(name, url, credsFile) {
+  const { stream, prefix, live: liveFeed, buckets, subjects: on, ledger: ledgerDurable, inboxDurable } = LAYOUT;
   const { connect, headers } = require('@nats-io/transport-node');
   const { jetstream, jetstreamManager } = require('@nats-io/jetstream');
   const { Kvm } = require('@nats-io/kv');
@@ -59,12 +66,15 @@ async function role(name, variant, url, credsFile) {
   // services' fix of the NATS client (no Error built per answered request) applies to the floor as to them.
   require('../dist/libs/messaging/src/nats-request-patch');
   const { identityOptions } = require('../dist/libs/messaging/src/nats-identity');
-  const { jsErrorCode, JS_WRONG_LAST_MSG_ID } = require('../dist/libs/event-log/src/log-errors');
   const nc = await connect({ servers: url, ...identityOptions({ creds: credsFile }), noAsyncTraces: true });
   const js = jetstream(nc);
   const jsm = await jetstreamManager(nc);
   const kvm = new Kvm(nc);
-  const body = new Uint8Array(EVENT_BYTES).fill(0x61);
+  const bodies = new Map();
+  const bodyOf = (events) => {
+    if (!bodies.has(events)) bodies.set(events, new Uint8Array(commitBytes(events)).fill(0x61));
+    return bodies.get(events);
+  };
   const enc = new TextEncoder();
   const dec = new TextDecoder();
   const traced = (type) => {
@@ -74,39 +84,20 @@ async function role(name, variant, url, credsFile) {
     return h;
   };
   /**
-   * One append as Runledger's EventLog makes it on a single-copy log: pipelined, the first with the expected version,
-   * each next one expecting the event before it as the log's last message; when another writer's message came in
-   * between (wrong last msg id), the rest goes one at a time, each expecting the subject's sequence before it.
+   * One append as Runledger's EventLog makes it: one publish holding the commit's events, with a msgID (a UUID, as
+   * Runledger's commit ids; the floor spends nothing on deriving them) and, when given, the expected version (the
+   * subject's last sequence). Returns the commit's sequence: the aggregate's version after it.
    */
-  const append = async (subject, types, expected, data = body) => {
-    // UUIDs as Runledger's event ids (it derives them from the command; the floor spends nothing on that).
-    const ids = types.map(() => randomUUID());
-    const send = (i, expect) => js.publish(subject, data, { msgID: ids[i], headers: traced(types[i]), ...(expect ? { expect } : {}) });
-    const first = expected === undefined ? undefined : { lastSubjectSequence: expected };
-    if (commits) {
-      const all = types.length === 1 ? data : new Uint8Array(data.length * types.length).fill(0x61);
-      const ack = await js.publish(subject, all, { msgID: ids[0], headers: traced(types.join(',')), ...(first ? { expect: first } : {}) });
-      return ack.seq;
-    }
-    const pipelined = types.map((_, i) => {
-      const ack = send(i, i === 0 ? first : { lastMsgID: ids[i - 1] });
-      ack.catch(() => undefined);
-      return ack;
+  const append = async (subject, types, expected, data = bodyOf(types.length)) => {
+    const ack = await js.publish(subject, data, {
+      msgID: randomUUID(),
+      headers: traced(types.join(',')),
+      ...(expected === undefined ? {} : { expect: { lastSubjectSequence: expected } }),
     });
-    let serial = false;
-    let seq = 0;
-    for (let i = 0; i < types.length; i++) {
-      const oneAtATime = () => send(i, i === 0 ? first : { lastSubjectSequence: seq });
-      const ack = serial ? await oneAtATime() : await pipelined[i].catch((err) => {
-        if (i === 0 || jsErrorCode(err) !== JS_WRONG_LAST_MSG_ID) throw err;
-        serial = true;
-        return oneAtATime();
-      });
-      seq = ack.seq;
-    }
-    return seq;
+    return ack.seq;
   };
-  const lookups = (aggregates) => Promise.all(aggregates.map((s) => jsm.direct.getMessage(stream, { last_by_subj: s }).catch(() => null)));
+  /** The last message of an aggregate (a direct get), or null when it has none. */
+  const lookup = (subject) => jsm.direct.getMessage(stream, { last_by_subj: subject }).catch(() => null);
   const request = (subject, payload) => nc.request(subject, enc.encode(JSON.stringify(payload)), { timeout: 30_000, headers: traced() });
   const serve = (subject, handler) => nc.subscribe(subject, {
     queue: name,
@@ -124,7 +115,7 @@ async function role(name, variant, url, credsFile) {
     const tasks = await kvm.open(buckets.tasks);
     serve(on.write, async ({ run_id: parent }) => {
       const child = `${prefix}.run.${randomUUID()}`;
-      await lookups([child, `${prefix}.run.${parent}`]);
+      await lookup(`${prefix}.run.${parent}`);
       const v = await append(child, ['RunCreated', 'AuthzDecided', 'RunStarted'], 0);
       await tasks.put(randomUUID(), enc.encode(JSON.stringify({ task_id: parent, description: 'x'.repeat(200) })));
       await append(child, ['DbWriteAudited', 'RunCompleted'], v);
@@ -135,7 +126,7 @@ async function role(name, variant, url, credsFile) {
   if (name === 'tool') {
     serve(on.tool, async ({ run_id: parent }) => {
       const child = `${prefix}.run.${randomUUID()}`;
-      await lookups([child, `${prefix}.run.${parent}`]);
+      await lookup(`${prefix}.run.${parent}`);
       const v = await append(child, ['RunCreated', 'AuthzDecided', 'RunStarted', 'EffectClaimed'], 0);
       await request(on.write, { run_id: parent });
       await append(child, ['ToolCallAudited', 'RunCompleted'], v);
@@ -145,21 +136,33 @@ async function role(name, variant, url, credsFile) {
 
   if (name === 'decision') {
     const inbox = `${prefix}.inbox.decision`;
+    // The inbox commit carries the run id to the worker: JSON padded to a one-event commit's size.
+    const inboxPad = 'x'.repeat(commitBytes(1) - 100);
     // The front: the caller's request becomes an inbox event; the run's close, republished by the log, answers it.
-    serve(on.request, (req) => new Promise((resolve, reject) => {
+    serve(on.request, async (req) => {
       const runId = randomUUID();
-      const live = nc.subscribe(`${liveFeed}.${runId}`, {
-        callback: (_e, m) => {
-          if (!m.headers?.get('Rl-Event-Type')?.includes('RunCompleted')) return;
-          live.unsubscribe();
-          resolve({ ok: true, decision_type: 'INVOKE_TOOL' });
-        },
+      // As the run waiter: a look at the run's last message, then the live feed subscribed, then the inbox commit.
+      await lookup(`${prefix}.run.${runId}`);
+      let live;
+      const closed = new Promise((resolve) => {
+        live = nc.subscribe(`${liveFeed}.${runId}`, {
+          callback: (_e, m) => {
+            if (!m.headers?.get('Rl-Event-Type')?.includes('RunCompleted')) return;
+            live.unsubscribe();
+            resolve({ ok: true, decision_type: 'INVOKE_TOOL' });
+          },
+        });
       });
-      const event = enc.encode(JSON.stringify({ run_id: runId, request_id: req.request_id, pad: 'x'.repeat(EVENT_BYTES) }));
-      // As the run waiter: a look at the run (after which the live subscription is in place), then the inbox event.
-      lookups([`${prefix}.run.${runId}`]).then(() => append(inbox, ['AgentRequested'], undefined, event)).catch(reject);
-    }));
-    // The worker: the inbox's durable consumer carries the run.
+      const event = enc.encode(JSON.stringify({ run_id: runId, request_id: req.request_id, pad: inboxPad }));
+      try {
+        await append(inbox, ['AgentRequested'], undefined, event);
+      } catch (err) {
+        live.unsubscribe();
+        throw err;
+      }
+      return closed;
+    });
+    // The worker: the inbox's durable consumer carries the run (a new run: nothing of it to read).
     const messages = await (await js.consumers.get(stream, inboxDurable)).consume({ max_messages: 64 });
     (async () => {
       for await (const m of messages) {
@@ -167,15 +170,12 @@ async function role(name, variant, url, credsFile) {
         const run = `${prefix}.run.${runId}`;
         const conversation = `${prefix}.conversation.${randomUUID()}`;
         (async () => {
-          await lookups([run]);
-          let v = await append(run, ['RunCreated', 'AuthzDecided', 'RunStarted'], 0);
-          await lookups([conversation]);
+          await lookup(conversation);
           await request(on.classify, { run_id: runId });
-          v = await append(run, ['StepCompleted', 'StepCompleted', 'ToolCallRequested'], v);
+          const v = await append(run, ['RunCreated', 'AuthzDecided', 'RunStarted', 'StepCompleted', 'StepCompleted', 'ToolCallRequested'], 0);
           await request(on.tool, { run_id: runId });
-          v = await append(run, ['ToolCallRecorded'], v);
           await append(conversation, ['MessageExchanged'], 0);
-          await append(run, ['DecisionRecorded', 'RunCompleted'], v);
+          await append(run, ['ToolCallRecorded', 'DecisionRecorded', 'RunCompleted'], v);
           m.ack();
         })().catch((err) => {
           process.stderr.write(`floor decision: ${err.message}\n`);
@@ -221,8 +221,8 @@ async function role(name, variant, url, credsFile) {
 }
 
 /** Creates the floor's log (Runledger's stream settings, its own name and subjects), buckets and consumers. */
-async function provisionFloor(jsm, nc, variant) {
-  const { stream, prefix, live, buckets, ledger, inboxDurable } = layout(variant);
+async function provisionFloor(jsm, nc) {
+  const { stream, prefix, live, buckets, ledger, inboxDurable } = LAYOUT;
   const { logStreamConfig } = require('../libs/event-log/src');
   const { AckPolicy, DeliverPolicy } = require('@nats-io/jetstream');
   const { Kvm } = require('@nats-io/kv');
@@ -235,19 +235,19 @@ async function provisionFloor(jsm, nc, variant) {
 }
 
 /** The floor as a system of the side-by-side bench (the same interface as bench/runledger-system.js). */
-async function startFloor({ nats, nc, jsm }, variant = 'messages') {
+async function startFloor({ nats, nc, jsm }) {
   const { SERVICE_HEAP_FLAGS } = require('../scripts/lib/stack');
   const { inFlight } = require('./side-by-side');
-  const { stream, subjects, ledger } = layout(variant);
+  const { stream, subjects, ledger } = LAYOUT;
   require('../scripts/build').build();
-  await provisionFloor(jsm, nc, variant);
+  await provisionFloor(jsm, nc);
   const procs = ROLES.map((name) => {
-    const child = spawn(process.execPath, [...SERVICE_HEAP_FLAGS, __filename, name, variant, nats.url, nats.creds.admin.file], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(process.execPath, [...SERVICE_HEAP_FLAGS, __filename, name, nats.url, nats.creds.admin.file], { stdio: ['ignore', 'pipe', 'inherit'] });
     const ready = new Promise((resolve, reject) => {
       child.stdout.on('data', (chunk) => String(chunk).includes('ready') && resolve());
       child.once('exit', (code) => reject(new Error(`floor ${name} exited (code ${code})`)));
     });
-    return { name: `${VARIANTS[variant]}-${name}`, child, ready };
+    return { name: `${BASE}-${name}`, child, ready };
   });
   await Promise.all(procs.map((p) => p.ready));
   const encoder = new TextEncoder();
@@ -256,7 +256,8 @@ async function startFloor({ nats, nc, jsm }, variant = 'messages') {
     const reply = JSON.parse(new TextDecoder().decode(msg.data));
     if (!reply.ok) throw new Error('floor: request failed');
   };
-  // Warmed up as Runledger is before its rounds (bench.js: 20 requests, then 100 at c16).
+  // Warmed up as Runledger is before its rounds (bench.js: 20 requests, then at c16 its 50 users' first requests and
+  // the 100 of its steady-state count; the floor's own steady-state count follows this).
   for (let i = 0; i < 20; i++) await run({ request_id: `floor-warm-${randomUUID()}` });
   await inFlight(100, 16, () => run({ request_id: `floor-warm-${randomUUID()}` }));
   return {
@@ -278,8 +279,8 @@ async function startFloor({ nats, nc, jsm }, variant = 'messages') {
 }
 
 if (require.main === module) {
-  const [name, variant, url, creds] = process.argv.slice(2);
-  role(name, variant, url, creds).catch((err) => {
+  const [name, url, creds] = process.argv.slice(2);
+  role(name, url, creds).catch((err) => {
     process.stderr.write(`floor ${name}: ${err.stack || err}\n`);
     process.exit(1);
   });

@@ -5,7 +5,8 @@
  *   2. the same durable 5-step workload (bench/peers/workload.js) on Runledger's request path and on the peers a
  *      user would pick instead — LangGraph.js + PostgresSaver, Restate, DBOS (durable), LangGraph.js + MemorySaver
  *      (in-memory reference) — sequential and at c16, interleaved in rounds, Runledger measured sustained;
- *   3. resident memory per service at rest and after the load, events per request at steady state.
+ *   3. resident memory per service at rest and after the load; log messages (commits) and messages through
+ *      nats-server per request at steady state, Runledger's and its transport floor's (bench/floor.js).
  * Prints ratio lines and the issue's goals (met or by how much not), and writes bench/results.md.
  * Sizes: BENCH_RAW, BENCH_ROUNDS (3), BENCH_SEQ (60), BENCH_C16 (320); BENCH_PEERS=0 measures Runledger alone.
  * `--scale` measures instead request latency as the log grows to millions of events and the replay rate (bench/scale.js).
@@ -59,6 +60,39 @@ function memoryMiB(pid) {
 
 /** `memory` per service as "name N MiB" for one of its measures. */
 const memoryLine = (memory, measure) => Object.entries(memory).map(([n, m]) => `${n} ${m[measure].toFixed(0)} MiB`).join(', ');
+
+/**
+ * Counts every message through nats-server while `fn` runs: a `>` subscription of the admin's own (a connection of
+ * its own; every identity is in the one application account, so it sees them all: requests and replies, appends and
+ * their acks, consumers' deliveries and acks, republished copies, KV puts, direct gets, consumers' pull requests).
+ * Left out: the bench's own settle probes (consumer info requests and their replies), and JetStream's advisories
+ * (`$JS.EVENT.>`), which nats-server publishes only when someone listens: here only because this subscription does.
+ */
+async function countMessages(nats, fn) {
+  const admin = await connect({ servers: nats.url, ...identityOptions({ creds: nats.creds.admin.file }), name: 'bench-message-count' });
+  let count = 0;
+  const probes = new Set();
+  admin.subscribe('>', {
+    callback: (_err, m) => {
+      if (m.subject.startsWith('$JS.EVENT.')) return;
+      if (m.subject.startsWith('$JS.API.CONSUMER.INFO.')) {
+        if (m.reply) probes.add(m.reply);
+        return;
+      }
+      if (probes.delete(m.subject)) return;
+      count++;
+    },
+  });
+  try {
+    await admin.flush();
+    await fn();
+    // Whatever was published before this round trip has reached the subscription.
+    await admin.flush();
+    return count;
+  } finally {
+    await admin.close();
+  }
+}
 
 async function measureLog(js, jsm) {
   await jsm.streams.add({ name: 'BENCH_RAW', subjects: ['bench.raw.>'], storage: 'file' });
@@ -131,20 +165,26 @@ async function main() {
     cleanup.push(() => runledger.stop());
     const atRest = Object.fromEntries(runledger.procs.map((p) => [p.name, memoryMiB(p.child.pid)]));
     for (let i = 0; i < 20; i++) await runledger.run({ request_id: `warm-${i}`, user_id: 'bench-warm', message: `add task warm up ${i}` });
+    // The 50 users the measured requests come from, each seen once: a user's first request creates and spreads their
+    // data key (~9 more messages per request while users are new), which is no steady state.
+    await inFlight(50, 16, (i) => runledger.run({ request_id: `warm-user-${i}`, user_id: `bench-user-${i}`, message: `add task warm up user ${i}` }));
     await runledger.settle();
     const before = await runledger.logMessages();
-    await inFlight(100, 16, (i) => runledger.run({ request_id: `steady-${i}`, user_id: `bench-user-${i % 50}`, message: `add task steady ${i}` }));
-    await runledger.settle();
-    const eventsPerRequest = ((await runledger.logMessages()) - before) / 100;
+    // 100 requests at c16 after the warm-up, counted until the ledger has chained them (steady state).
+    const steady = (system, prefix) => countMessages(nats, async () => {
+      await inFlight(100, 16, (i) => system.run({ request_id: `${prefix}-${i}`, user_id: `bench-user-${i % 50}`, message: `add task steady ${i}` }));
+      await system.settle();
+    });
+    const messagesPerRequest = { runledger: (await steady(runledger, 'steady')) / 100 };
+    const commitsPerRequest = ((await runledger.logMessages()) - before) / 100;
 
-    const floor = await startFloor({ nats, nc, jsm }, 'messages');
+    const floor = await startFloor({ nats, nc, jsm });
     cleanup.push(() => floor.stop());
-    const floorCommits = await startFloor({ nats, nc, jsm }, 'commits');
-    cleanup.push(() => floorCommits.stop());
+    await floor.settle();
+    messagesPerRequest.floor = (await steady(floor, 'floor-steady')) / 100;
     const systems = [
       { key: 'runledger', name: 'Runledger (sustained)', durable: true, ...runledger },
       { key: 'floor', name: 'Transport floor (sustained)', reference: true, durable: false, ...floor },
-      { key: 'floor_commits', name: 'Transport floor, one message per append', reference: true, durable: false, ...floorCommits },
     ];
     let durability = 'JetStream file store, default flush';
     if (WITH_PEERS) {
@@ -162,8 +202,9 @@ async function main() {
       ...logLines,
       `workload on every system: classify (deterministic fake model) → decide → tool call → governed write → audit; ${ROUNDS} interleaved rounds of ${SEQ} sequential and ${C16} at c16`,
       `durability: ${durability}`,
-      ...report(systems, results),
-      `events appended per request at steady state (run, child runs, conversation, audit chain): ${eventsPerRequest.toFixed(1)}`,
+      ...report(systems, results, { messagesPerRequest }),
+      `log messages (commits) appended per request at steady state: ${commitsPerRequest.toFixed(1)}`,
+      `messages through nats-server per request at steady state: ${messagesPerRequest.runledger.toFixed(1)} (Runledger), ${messagesPerRequest.floor.toFixed(1)} (Transport floor)`,
       `memory at rest (resident, RSS): ${memoryLine(atRest, 'rss')}`,
       `memory at rest (proportional, PSS: shared pages such as node's executable split among the processes mapping them): ${memoryLine(atRest, 'pss')}`,
       `memory after the load (RSS): ${memoryLine(after, 'rss')}; nats-server ${memoryMiB(nats.child.pid).rss.toFixed(0)} MiB`,
