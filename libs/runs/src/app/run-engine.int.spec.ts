@@ -104,4 +104,60 @@ describe('The one step runtime (RunEngine) on a real log', () => {
     expect(await (await load('e-cancel')).cancelIfRequested()).toBe(true);
     expect((await repo.load('e-cancel')).state.status).toBe('cancelled');
   });
+
+  describe('One commit per decision: deferred (with-next) records go out in the run\'s next append', () => {
+    const commits = async (runId: string) => {
+      const events = (await repo.load(runId)).events;
+      return [...new Set(events.map((e) => e.seq))].map((seq) => events.filter((e) => e.seq === seq).map((e) => e.type));
+    };
+
+    it('a run opened with-next is opened, checkpointed and asks for its first effect in one commit; the effect\'s outcome goes out with the close', async () => {
+      const run = RunEngine.fresh(repo, { run_id: 'e-commit', root_run_id: 'e-commit' });
+      expect(await run.open(opening('e-commit'), 'with-next')).toBe(true);
+      expect(run.state.created_at).toBeTruthy(); // the opening's time is decided with it, and is the commit's
+      await run.step('context', 0, async () => ({ h: 1 }), 'with-next');
+      expect(await repo.load('e-commit')).toMatchObject({ version: 0 }); // nothing appended yet
+      await run.toolCall({ call_id: 'call-1', tool_name: 't', parameters: {} }, async (child) => ({ child_run_id: child, status: 'ok', result: 1 }), { record: 'with-next' });
+      expect(run.state.tool_calls).toMatchObject([{ call_id: 'call-1', status: 'ok' }]); // folded before it is appended
+      await run.complete({ output_artifacts: [], result: 'done' });
+      expect(await commits('e-commit')).toEqual([
+        ['RunCreated', 'AuthzDecided', 'RunStarted', 'StepCompleted', 'ToolCallRequested'],
+        ['ToolCallRecorded', 'RunCompleted'],
+      ]);
+      // What the carrier folded is what the log folds (the deferred events were stamped with the commit's time).
+      expect((await repo.load('e-commit')).state).toEqual(run.state);
+    });
+
+    it('a tool outcome deferred and lost in a crash is asked again under the same call id and child run, and recorded once', async () => {
+      const children: string[] = [];
+      const first = RunEngine.fresh(repo, { run_id: 'e-lost', root_run_id: 'e-lost' });
+      await first.open(opening('e-lost'), 'with-next');
+      await first.toolCall({ call_id: 'call-1', tool_name: 't', parameters: {} }, async (child) => (children.push(child), { child_run_id: child, status: 'ok', result: 1 }), { record: 'with-next' });
+      // The carrier dies here: its recorded outcome never reached the log.
+      const resumed = await load('e-lost');
+      expect(resumed.state.tool_calls).toMatchObject([{ call_id: 'call-1', status: 'requested' }]);
+      await resumed.toolCall({ call_id: 'call-1', tool_name: 't', parameters: {} }, async (child) => (children.push(child), { child_run_id: child, status: 'ok', result: 1 }), { record: 'with-next' });
+      await resumed.complete({ output_artifacts: [], result: 'done' });
+      expect(new Set(children).size).toBe(1);
+      expect((await repo.load('e-lost')).events.filter((e) => e.type === 'ToolCallRecorded')).toHaveLength(1);
+    });
+
+    it('a fresh engine for a run that exists after all conflicts at its first append and appends nothing', async () => {
+      const existing = await load('e-exists');
+      await existing.open(opening('e-exists'));
+      const fresh = RunEngine.fresh(repo, { run_id: 'e-exists', root_run_id: 'e-exists' });
+      await fresh.open(opening('e-exists'), 'with-next');
+      await expect(fresh.toolCall({ call_id: 'call-1', tool_name: 't', parameters: {} }, async () => {
+        throw new Error('no effect may run');
+      })).rejects.toBeInstanceOf(ConcurrencyError);
+      expect((await repo.load('e-exists')).events.map((e) => e.type)).toEqual(['RunCreated', 'AuthzDecided', 'RunStarted']);
+    });
+
+    it('a denied opening is recorded at once, whatever its timing', async () => {
+      const run = RunEngine.fresh(repo, { run_id: 'e-denied', root_run_id: 'e-denied' });
+      const denied = { ...opening('e-denied'), authz: { decision: 'deny' as const, code: 'ROLE.UNKNOWN', reason: 'no', policy_versions: versions }, denial: { error_code: 'ROLE.UNKNOWN', message: 'no', retryable: false } };
+      expect(await run.open(denied, 'with-next')).toBe(false);
+      expect(await commits('e-denied')).toEqual([['RunCreated', 'AuthzDecided', 'RunDenied']]);
+    });
+  });
 });
