@@ -2,7 +2,6 @@ import { AppError } from '@runledger/kernel';
 
 /** JetStream API error codes the log acts on. */
 export const JS_WRONG_LAST_SEQUENCE = 10071;
-export const JS_WRONG_LAST_MSG_ID = 10070;
 /** JetStream API "temporarily unavailable" (no stream leader yet). */
 const JS_TEMPORARILY_UNAVAILABLE = 10008;
 
