@@ -46,7 +46,8 @@ export interface StoredEvent<TType extends string = string, TData = unknown> ext
 export interface NewEvent<TType extends string = string, TData = unknown> {
   type: TType;
   data: TData;
-  metadata?: Partial<Omit<EventMetadata, 'event_id' | 'recorded_at' | 'schema_version' | 'contract_version' | 'producer' | 'stream_id'>>;
+  /** `recorded_at` only for an event decided before its append (the log stamps the others with its clock). */
+  metadata?: Partial<Omit<EventMetadata, 'event_id' | 'schema_version' | 'contract_version' | 'producer' | 'stream_id'>>;
 }
 
 export const ENVELOPE_SCHEMA_VERSION = 1;

@@ -68,6 +68,15 @@ describe('EventLog on a real nats-server', () => {
       expect(a.metadata.event_id).not.toBe(b.metadata.event_id);
     });
 
+    it('a retry whose first event id finds a format-1 prefix of itself (one event per message) conflicts: the prefix is never taken for the whole commit', async () => {
+      const ref = aggregateRef('run', 'format1-prefix');
+      // What a format-1 release stored of a 3-event append before it crashed: its first event, under the same id.
+      const first = await log.append(ref, [{ type: 'Alpha', data: {} }], { commandId: 'prefixed', expectedVersion: 0 });
+      await expect(log.append(ref, ['Alpha', 'Beta', 'Gamma'].map((type) => ({ type, data: {} })), { commandId: 'prefixed', expectedVersion: 0 })).rejects.toBeInstanceOf(ConcurrencyError);
+      expect((await log.read(ref)).map((e) => e.type)).toEqual(['Alpha']);
+      expect(first.events[0].metadata.event_id).toBeTruthy();
+    });
+
     it('messages of log format 1 (one event each, written before commits) and commits read as one aggregate, in order', async () => {
       const ref = aggregateRef('run', 'mixed-formats');
       const legacy = (type: string, n: number): EventEnvelope => ({ type, data: { n }, metadata: { event_id: `00000000-0000-4000-8000-00000000000${n}`, stream_id: 'mixed-formats', schema_version: 1, contract_version: 'v1', producer: 'release-c732176', recorded_at: '2026-11-26T00:00:00.000Z' } });

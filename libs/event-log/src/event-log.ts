@@ -18,11 +18,6 @@ export interface AppendOptions {
   expectedVersion?: number;
   /** The command that produced these events: event ids and msgIDs derive from it, so a retried command deduplicates. */
   commandId: string;
-  /**
-   * The commit's time (recorded_at), when its writer decided and folded the events at a time of its own (deferred
-   * decisions, see RunSession); by default the log's clock at the append.
-   */
-  recordedAt?: string;
 }
 
 export interface AppendResult {
@@ -89,7 +84,7 @@ export class EventLog {
     if (!events.length) return { version: options.expectedVersion ?? (await this.version(ref)), events: [], duplicate: false };
     const carrier: Record<string, string> = {};
     propagation.inject(context.active(), carrier);
-    const recordedAt = options.recordedAt ?? this.opts.clock.now().toISOString();
+    const recordedAt = this.opts.clock.now().toISOString();
     const envelopes = events.map((event, index) => this.envelope(ref, event, index, options.commandId, recordedAt, carrier));
     const codec = this.opts.codec;
     const written = codec ? await Promise.all(envelopes.map((e) => codec.seal(e))) : envelopes;
@@ -104,11 +99,15 @@ export class EventLog {
       if (jsErrorCode(err) === JS_WRONG_LAST_SEQUENCE) throw new ConcurrencyError(ref.subject, options.expectedVersion ?? -1);
       throw err;
     }
-    // A duplicate is whatever the log already holds under that id, not what this caller sent now.
-    const stored = ack.duplicate
-      ? await this.commitAt(ack.seq)
-      : envelopes.map((envelope, index): StoredEvent => ({ ...envelope, seq: ack.seq, index, subject: ref.subject }));
-    return { version: ack.seq, events: stored, duplicate: ack.duplicate };
+    if (!ack.duplicate) return { version: ack.seq, events: envelopes.map((envelope, index): StoredEvent => ({ ...envelope, seq: ack.seq, index, subject: ref.subject })), duplicate: false };
+    // A duplicate is whatever the log already holds under that id, not what this caller sent now. It must be this
+    // command's commit, event for event: a message that holds other events under the first one's id (a prefix stored
+    // by a format-1 release, one event per message) is a conflict to decide again on, never this append's outcome.
+    const stored = await this.commitAt(ack.seq);
+    if (stored.length !== envelopes.length || stored.some((e, i) => e.metadata.event_id !== envelopes[i].metadata.event_id)) {
+      throw new ConcurrencyError(ref.subject, options.expectedVersion ?? -1);
+    }
+    return { version: ack.seq, events: stored, duplicate: true };
   }
 
   /** One event as the caller sees it (data not sealed): ids derive from the command, so a retry makes the same ones. */
@@ -124,7 +123,8 @@ export class EventLog {
         schema_version: ENVELOPE_SCHEMA_VERSION,
         contract_version: 'v1',
         producer: this.opts.producer,
-        recorded_at: recordedAt,
+        // An event decided earlier than its append (a deferred decision, see RunSession) keeps the time it was decided.
+        recorded_at: event.metadata?.recorded_at ?? recordedAt,
         ...(carrier.traceparent ? { traceparent: carrier.traceparent } : {}),
         ...(carrier.tracestate ? { tracestate: carrier.tracestate } : {}),
       },

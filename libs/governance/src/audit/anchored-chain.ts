@@ -102,6 +102,8 @@ export function verifyAnchoredChain(entries: readonly ChainEntry[], opts: Anchor
 export interface LoggedAuditEvent {
   event_id: string;
   log_seq: number;
+  /** Its index in its commit (log format 2); absent for a commit's first event. */
+  log_index?: number;
   data_sha256: string;
 }
 
@@ -119,7 +121,11 @@ export function checkCompleteness(entries: readonly ChainEntry[], logged: readon
   for (const event of logged) {
     const entry = byId.get(event.event_id);
     if (!entry) {
-      const before = entries.filter((e) => Number(e.body.log_seq) < event.log_seq).length;
+      // Entries of events before it in log order (seq, then index in the commit).
+      const before = entries.filter((e) => {
+        const seq = Number(e.body.log_seq);
+        return seq < event.log_seq || (seq === event.log_seq && Number(e.body.log_index ?? 0) < (event.log_index ?? 0));
+      }).length;
       return { ok: false, first_broken_seq: before + 1, reason: 'missing_event', detail: `log event ${event.event_id} (stream seq ${event.log_seq}) is not in the chain` };
     }
     if (bodyDigest(entry) !== event.data_sha256) {

@@ -124,8 +124,12 @@ describe('The one step runtime (RunEngine) on a real log', () => {
         ['RunCreated', 'AuthzDecided', 'RunStarted', 'StepCompleted', 'ToolCallRequested'],
         ['ToolCallRecorded', 'RunCompleted'],
       ]);
-      // What the carrier folded is what the log folds (the deferred events were stamped with the commit's time).
-      expect((await repo.load('e-commit')).state).toEqual(run.state);
+      // What the carrier folded is what the log folds (each deferred event stamped with the time it was decided).
+      const stored = await repo.load('e-commit');
+      expect(stored.state).toEqual(run.state);
+      const at = (type: string) => Date.parse(stored.events.find((e) => e.type === type)!.metadata.recorded_at);
+      expect(at('RunCreated')).toBeLessThanOrEqual(at('ToolCallRequested'));
+      expect(at('ToolCallRecorded')).toBeLessThanOrEqual(at('RunCompleted'));
     });
 
     it('a tool outcome deferred and lost in a crash is asked again under the same call id and child run, and recorded once', async () => {

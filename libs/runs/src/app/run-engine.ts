@@ -144,7 +144,7 @@ export class RunEngine {
    * requested before a crash is asked again under the same call id (the gateway answers its child run's outcome,
    * or waits for the attempt still executing it).
    */
-  async toolCall(call: ToolCallRequest, invoke: (childRunId: string) => Promise<ToolCallResult>, opts: { record?: CheckpointTiming } = {}): Promise<ToolCallResult> {
+  async toolCall(call: ToolCallRequest, invoke: (childRunId: string) => Promise<ToolCallResult>, opts: { record?: CheckpointTiming | ((res: ToolCallResult) => CheckpointTiming) } = {}): Promise<ToolCallResult> {
     const recorded = this.recordedCall(call.call_id);
     if (recorded) return recorded;
     const child_run_id = childRunId('tool_gateway', this.runId, call.call_id);
@@ -154,7 +154,7 @@ export class RunEngine {
     await this.session.decide({
       type: 'RecordToolCall',
       data: { call_id: call.call_id, child_run_id: res.child_run_id, status, ...(result !== undefined ? { result } : {}), ...(error ? { error } : {}) },
-    }, `tool:${call.call_id}:recorded`, { defer: opts.record === 'with-next' });
+    }, `tool:${call.call_id}:recorded`, { defer: (typeof opts.record === 'function' ? opts.record(res) : opts.record) === 'with-next' });
     return res;
   }
 

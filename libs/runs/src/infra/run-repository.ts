@@ -28,9 +28,11 @@ export class RunRepository {
     return (await this.appendEvents(run, events, opts)).version;
   }
 
-  async appendEvents(run: RunIdentity, events: RunEvent[], opts: { expectedVersion: number; commandId: string; recordedAt?: string }): Promise<{ version: number; events: StoredEvent[]; duplicate: boolean }> {
+  /** `decidedAt`: for events decided before this append (RunSession's deferred ones), the time each was decided. */
+  async appendEvents(run: RunIdentity, events: RunEvent[], opts: { expectedVersion: number; commandId: string; decidedAt?: readonly string[] }): Promise<{ version: number; events: StoredEvent[]; duplicate: boolean }> {
     const metadata = runMetadata(run);
-    return this.log.append(RunRepository.ref(run.run_id), events.map((e): NewEvent => ({ type: e.type, data: e.data, metadata })), opts);
+    const { decidedAt, ...append } = opts;
+    return this.log.append(RunRepository.ref(run.run_id), events.map((e, i): NewEvent => ({ type: e.type, data: e.data, metadata: decidedAt?.[i] ? { ...metadata, recorded_at: decidedAt[i] } : metadata })), append);
   }
 
   /** Loads a run into a session that folds its own appends, so a step never re-reads what it just wrote. */

@@ -13,8 +13,8 @@ interface Pending {
   /** The state before them (what the log holds): the append's events are folded onto it. */
   base: RunState;
   events: RunEvent[];
-  /** The time the first of them was decided: the commit's recorded_at, so the state folded here is the log's. */
-  recordedAt: string;
+  /** When each was decided: its recorded_at in the log, so the state folded here is the log's. */
+  decidedAt: string[];
 }
 
 /**
@@ -43,7 +43,7 @@ export class RunSession {
     return this.queue(async () => {
       const decided = typeof commands === 'function' ? commands(this.state) : commands;
       // Deferred events carry the time they were decided at; others are re-folded from what the log stores.
-      const at = this.pending?.recordedAt ?? (opts.defer ? this.repo.log.clock.now().toISOString() : (this.state.updated_at ?? ''));
+      const at = opts.defer ? this.repo.log.clock.now().toISOString() : (this.state.updated_at ?? '');
       let state = this.state;
       const events: RunEvent[] = [];
       for (const command of Array.isArray(decided) ? decided : [decided]) {
@@ -53,8 +53,9 @@ export class RunSession {
       }
       if (opts.defer) {
         if (!events.length) return;
-        this.pending ??= { base: this.state, events: [], recordedAt: at };
+        this.pending ??= { base: this.state, events: [], decidedAt: [] };
         this.pending.events.push(...events);
+        this.pending.decidedAt.push(...events.map(() => at));
         this.state = state;
         return;
       }
@@ -81,19 +82,23 @@ export class RunSession {
     // on the same version and gets a ConcurrencyError (nothing of it appended) instead of being handed our events as
     // duplicates of its own.
     const commandLabel = pending ? `${label}+${sha256Hex(JSON.stringify(pending.events)).slice(0, 16)}` : label;
-    const result = await this.repo.appendEvents(this.run, all, { expectedVersion: this.version, commandId: `${this.run.run_id}:${commandLabel}`, ...(pending ? { recordedAt: pending.recordedAt } : {}) });
+    const result = await this.repo.appendEvents(this.run, all, { expectedVersion: this.version, commandId: `${this.run.run_id}:${commandLabel}`, ...(pending ? { decidedAt: pending.decidedAt } : {}) });
     // A duplicate is what the log holds under our ids; one of another type is not a retry of this decision
     // (an earlier attempt decided otherwise under the same label): a conflict to decide again on, never our outcome.
-    if (result.events.some((stored, i) => stored.type !== all[i]?.type)) throw new ConcurrencyError(aggregateRef('run', this.run.run_id).subject, this.version); // RunRepository.ref's subject (not imported: it imports this file)
+    if (result.events.length !== all.length || result.events.some((stored, i) => stored.type !== all[i]?.type)) throw new ConcurrencyError(aggregateRef('run', this.run.run_id).subject, this.version); // RunRepository.ref's subject (not imported: it imports this file)
     this.state = foldEvents(evolveRun, pending?.base ?? this.state, result.events as unknown as RecordedEvent[]);
     this.version = result.version;
     this.pending = undefined;
     this.lastAppendDuplicate = result.duplicate;
   }
 
-  /** Reads the run again (another writer may have recorded a cancel request); queued like writes. Deferred events are dropped. */
+  /**
+   * Reads the run again (another writer may have recorded a cancel request); queued like writes. Deferred events are
+   * appended first (an effect may already depend on one, such as a tool call's outcome): a reload never drops them.
+   */
   reload(): Promise<void> {
     return this.queue(async () => {
+      if (this.pending) await this.append([], 'reload');
       const loaded = await this.repo.load(this.run.run_id);
       this.state = loaded.state;
       this.version = loaded.version;

@@ -1,8 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { EventLog, LOG_STREAM } from '@runledger/event-log';
+import { EventLog, LOG_STREAM, positionBefore } from '@runledger/event-log';
 import { AnchoredVerification, ChainEntry, chainEntriesOf, checkCompleteness, LoggedAuditEvent, verifyAnchoredChain } from '@runledger/governance';
 import { RUNTIME, ServiceRuntime, trustedKeys, type AuditSigningKey } from '@runledger/messaging';
-import { loggedAuditEvent } from '../domain/audit-chain';
+import { chainedPosition, loggedAuditEvent } from '../domain/audit-chain';
 import type { ChainAnchor } from '../infra/chain-anchor';
 import { AUDIT_SIGNER, CHAIN_ANCHOR, CHAIN_REF } from './audit-chain.writer';
 import { LEDGER_DURABLE } from './audit-ledger.service';
@@ -27,10 +27,11 @@ export class AuditVerifier {
     const key = { key_id: this.signer.keyId, public_key_pem: this.signer.publicKeyPem };
     const anchored = verifyAnchoredChain(entries, { check: trustedKeys([this.signer.publicKeyPem]), anchor: this.anchor.read() });
     if (!anchored.ok) return { ...anchored, ...key };
-    const lastChained = Number(entries[entries.length - 1]?.body.log_seq ?? 0);
-    const bound = Math.max(processedUpTo, lastChained);
+    // Chained by now: every event of a commit the ledger acked, and every event up to the chain head's position (a
+    // commit's events may be chained in two chain messages, the second not written yet: those after the head are not).
+    const head = chainedPosition(entries[entries.length - 1] ?? null);
     const { state: logged } = await this.log.replay<LoggedAuditEvent[]>((acc, e) => {
-      const audit = e.seq <= bound ? loggedAuditEvent(e) : null;
+      const audit = e.seq <= processedUpTo || !positionBefore(head, e) ? loggedAuditEvent(e) : null;
       if (audit) acc.push(audit);
       return acc;
     }, [], { filter: 'rl.log.run.*' });

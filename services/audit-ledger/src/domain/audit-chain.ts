@@ -58,7 +58,7 @@ export function evolveChain(chain: ChainEntry[], event: StoredEvent): ChainEntry
 /** The completeness view of a log event the chain must hold, or null when it is not audit-relevant. */
 export function loggedAuditEvent(event: StoredEvent): LoggedAuditEvent | null {
   if (!CHAINED_EVENT_TYPES.has(event.type)) return null;
-  return { event_id: event.metadata.event_id, log_seq: event.seq, data_sha256: dataDigest(event.data) };
+  return { event_id: event.metadata.event_id, log_seq: event.seq, ...(event.index > 0 ? { log_index: event.index } : {}), data_sha256: dataDigest(event.data) };
 }
 
 /** The ledger's read models in the document store (`runledger replay` rebuilds them under the same names). */

@@ -33,6 +33,8 @@ type ClassifiedIntent = UserIntent & { degraded?: true; model_call?: IntentModel
 export class TaskRunWorker {
   private readonly logger = new Logger('TaskRunWorker');
   private readonly locks = new KeyedLock();
+  /** Tool outcomes this worker recorded itself (the gateway unreachable past the retry budget), not the gateway. */
+  private readonly givenUp = new WeakSet<object>();
 
   constructor(
     private readonly runs: RunRepository,
@@ -90,8 +92,11 @@ export class TaskRunWorker {
       const { sequence, tool_name, parameters } = step.call;
       const callId = `call-${sequence}`;
       // The outcome goes out with the run's next append (the next call's request, or its end): asked again after a
-      // crash, the gateway answers it from the call's child run.
-      await run.toolCall({ call_id: callId, sequence, tool_name, parameters }, () => this.invokeTool(cmd, run.state, callId, tool_name, parameters), { record: 'with-next' });
+      // crash, the gateway answers it from the call's child run. An outcome the gateway never gave (recorded as failed
+      // past the retry budget) has no child run to answer it again: it is recorded now.
+      await run.toolCall({ call_id: callId, sequence, tool_name, parameters }, () => this.invokeTool(cmd, run.state, callId, tool_name, parameters), {
+        record: (res) => (this.givenUp.has(res) ? 'now' : 'with-next'),
+      });
       step = nextStep({ context, intent, now }, toolOutcomes(run.state));
     }
     await this.finish(cmd, step.decision, step.conversation_effect, intent, resolved, now, run, conversation);
@@ -162,7 +167,9 @@ export class TaskRunWorker {
       if (logged !== 'absent') return { child_run_id: childId, call_id: callId, tool_name: toolName, ...toolCallOutcomeOf(logged.state), replayed: true };
       const wire = toWireError(err);
       this.logger.warn({ msg: 'tool gateway unreachable past the retry budget; recording the call as failed', run_id: cmd.run_id, call_id: callId, code: wire.code });
-      return { child_run_id: childId, call_id: callId, tool_name: toolName, status: 'failed', error: { error_code: wire.code, message: wire.message, retryable: wire.retryable } };
+      const failed: ToolInvocationResult = { child_run_id: childId, call_id: callId, tool_name: toolName, status: 'failed', error: { error_code: wire.code, message: wire.message, retryable: wire.retryable } };
+      this.givenUp.add(failed);
+      return failed;
     });
   }
 
