@@ -157,6 +157,19 @@ describe('The one step runtime (RunEngine) on a real log', () => {
       expect((await repo.load('e-exists')).events.map((e) => e.type)).toEqual(['RunCreated', 'AuthzDecided', 'RunStarted']);
     });
 
+    it('carryNew: a run that exists after all is carried again from the log, its recorded call answered, not repeated', async () => {
+      const invoked: string[] = [];
+      const carry = async (run: RunEngine) => {
+        if (!(await run.open(opening('e-carry'), 'with-next'))) return;
+        await run.toolCall({ call_id: 'call-1', tool_name: 't', parameters: {} }, async (child) => (invoked.push(child), { child_run_id: child, status: 'ok', result: 1 }));
+        await run.complete({ output_artifacts: [], result: 'done' });
+      };
+      await RunEngine.carryNew(repo, { run_id: 'e-carry', root_run_id: 'e-carry' }, carry);
+      await RunEngine.carryNew(repo, { run_id: 'e-carry', root_run_id: 'e-carry' }, carry); // a redelivery
+      expect(invoked).toHaveLength(1);
+      expect((await repo.load('e-carry')).state.status).toBe('completed');
+    });
+
     it('a denied opening is recorded at once, whatever its timing', async () => {
       const run = RunEngine.fresh(repo, { run_id: 'e-denied', root_run_id: 'e-denied' });
       const denied = { ...opening('e-denied'), authz: { decision: 'deny' as const, code: 'ROLE.UNKNOWN', reason: 'no', policy_versions: versions }, denial: { error_code: 'ROLE.UNKNOWN', message: 'no', retryable: false } };

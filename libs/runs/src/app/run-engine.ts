@@ -1,3 +1,4 @@
+import { ConcurrencyError } from '@runledger/event-log';
 import type { RunCommand } from '../domain/run.decider';
 import type { AuthzDecidedData, RunCreatedData, RunError, RunEvent, ToolCallStatus } from '../domain/run-events';
 import { isTerminal, RunState } from '../domain/run-state';
@@ -63,11 +64,24 @@ export class RunEngine {
 
   /**
    * An engine for a run believed new (its id drawn for this request), without reading the log: its first append
-   * expects version 0. A run that exists after all makes that append conflict (ConcurrencyError), and its carrier
-   * loads it instead (see TaskRunWorker).
+   * expects version 0. A run that exists after all makes that append conflict (ConcurrencyError); see carryNew.
    */
   static fresh(repo: RunRepository, run: RunIdentity, opts?: RunEngineOptions): RunEngine {
     return new RunEngine(repo.fresh(run), opts);
+  }
+
+  /**
+   * Carries a run believed new without reading the log first; when its first append finds the run there after all (a
+   * redelivery, a repeated request) or a later one conflicts, carries it again once from what the log holds. A
+   * conflict in that second carry is the caller's (its command is redelivered).
+   */
+  static async carryNew(repo: RunRepository, run: RunIdentity, carry: (engine: RunEngine) => Promise<void>, opts?: RunEngineOptions): Promise<void> {
+    try {
+      return await carry(RunEngine.fresh(repo, run, opts));
+    } catch (err) {
+      if (!(err instanceof ConcurrencyError)) throw err;
+    }
+    await carry(await RunEngine.load(repo, run, opts));
   }
 
   get state(): RunState {

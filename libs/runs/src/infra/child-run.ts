@@ -157,7 +157,7 @@ async function openNewChild(repo: RunRepository, spec: ChildRunSpec, claim?: Run
     if (err instanceof ConcurrencyError) return null;
     throw err;
   }
-  return session.lastAppendDuplicate ? null : session;
+  return session;
 }
 
 /** Runs the effect under the claim; an effect that throws gives the claim back, so a retry need not wait out the lease. */

@@ -43,7 +43,7 @@ export class RunRepository {
 
   /** A session for a run believed new, without a lookup: its first append expects version 0 (see openNewChild). */
   fresh(run: RunIdentity): RunSession {
-    return new RunSession(this, run, initialRunState(), 0);
+    return new RunSession(this, run, initialRunState(), 0, true);
   }
 }
 

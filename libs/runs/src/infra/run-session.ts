@@ -33,10 +33,13 @@ interface Pending {
 export class RunSession {
   private tail: Promise<void> = Promise.resolve();
   private pending: Pending | undefined;
-  /** True when every event of the last append was already in the log (a retried command). */
-  lastAppendDuplicate = false;
 
-  constructor(private readonly repo: RunRepository, readonly run: RunIdentity, public state: RunState, public version: number) {}
+  /**
+   * `believedNew`: a session started without reading the log (RunRepository.fresh). Until its first append lands, a
+   * duplicate answer means the run exists after all (an earlier carrier wrote the same opening): a conflict, so its
+   * carrier loads the run instead of going on from an opening it did not write.
+   */
+  constructor(private readonly repo: RunRepository, readonly run: RunIdentity, public state: RunState, public version: number, private believedNew = false) {}
 
   /** Decides the command(s) and appends what they decide, after any deferred events (nothing decided: no append). */
   decide(commands: RunCommands, label: string, opts: { defer?: boolean } = {}): Promise<void> {
@@ -85,11 +88,11 @@ export class RunSession {
     const result = await this.repo.appendEvents(this.run, all, { expectedVersion: this.version, commandId: `${this.run.run_id}:${commandLabel}`, ...(pending ? { decidedAt: pending.decidedAt } : {}) });
     // A duplicate is what the log holds under our ids; one of another type is not a retry of this decision
     // (an earlier attempt decided otherwise under the same label): a conflict to decide again on, never our outcome.
-    if (result.events.length !== all.length || result.events.some((stored, i) => stored.type !== all[i]?.type)) throw new ConcurrencyError(aggregateRef('run', this.run.run_id).subject, this.version); // RunRepository.ref's subject (not imported: it imports this file)
+    if (result.events.length !== all.length || result.events.some((stored, i) => stored.type !== all[i]?.type) || (this.believedNew && result.duplicate)) throw new ConcurrencyError(aggregateRef('run', this.run.run_id).subject, this.version); // RunRepository.ref's subject (not imported: it imports this file)
     this.state = foldEvents(evolveRun, pending?.base ?? this.state, result.events as unknown as RecordedEvent[]);
     this.version = result.version;
     this.pending = undefined;
-    this.lastAppendDuplicate = result.duplicate;
+    this.believedNew = false;
   }
 
   /**

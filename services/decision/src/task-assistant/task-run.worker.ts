@@ -8,7 +8,7 @@ import { backoff, childOutcomeFromLog, childRequestHash, childRunId, isTerminal,
 import {
   AgentDecision, buildAuditRecord, createPendingConfirmation, DecisionContext, HistoryMessage, isPendingLive, nextStep, PendingConfirmation, TEMPLATES, ToolOutcome, TurnStep, UserIntent, validateDecision,
 } from '@runledger/task-assistant';
-import { ConcurrencyError, type KnownState } from '@runledger/event-log';
+import type { KnownState } from '@runledger/event-log';
 import type { ConversationState } from '../conversation/conversation';
 import { ConversationRepository } from '../conversation/conversation.repository';
 import { KeyedLock } from '../shared/keyed-lock';
@@ -55,14 +55,9 @@ export class TaskRunWorker {
    * A run's id is drawn for its request, so the worker starts it without reading the log; a run that exists after all
    * (a redelivery, a repeated request) makes its first append conflict, and it is carried again from what the log holds.
    */
-  private async advance(cmd: AgentRequested): Promise<void> {
+  private advance(cmd: AgentRequested): Promise<void> {
     const identity = { run_id: cmd.run_id, root_run_id: cmd.run_id, correlation_id: cmd.request.conversation_id, user_id: cmd.request.user_id };
-    try {
-      return await this.carry(cmd, RunEngine.fresh(this.runs, identity, { onStep: observeStep }));
-    } catch (err) {
-      if (!(err instanceof ConcurrencyError)) throw err;
-    }
-    await this.carry(cmd, await RunEngine.load(this.runs, identity, { onStep: observeStep }));
+    return RunEngine.carryNew(this.runs, identity, (run) => this.carry(cmd, run), { onStep: observeStep });
   }
 
   private async carry(cmd: AgentRequested, run: RunEngine): Promise<void> {
