@@ -18,7 +18,8 @@ describe('Issue 8: the contract-003 controller runs campaigns over the bus', () 
 
   beforeAll(async () => {
     site = await startLoopbackSite();
-    stack = await TestStack.start({ services: CAMPAIGN_SERVICES });
+    // A short ack wait: a cycle request whose carrier died is redelivered within seconds, not half a minute.
+    stack = await TestStack.start({ services: CAMPAIGN_SERVICES, env: { RL_INBOX_ACK_WAIT_MS: '2000' } });
   });
   afterAll(async () => {
     await stack?.stop();
@@ -170,6 +171,38 @@ describe('Issue 8: the contract-003 controller runs campaigns over the bus', () 
     await stack.kill('decision');
     await stack.startService('decision');
     const approved: CampaignView = await call(stack, 'answer', { campaign_id: campaign, item_id: itemIdOf(campaign, 1), decision: 'approved', approver: OPERATOR });
+    expect(approved.pending_items[0]).toMatchObject({ status: 'approved', executed: { status: 'ok' } });
+  });
+
+  it('Issue 21 a campaign cycle crashed mid-call, an approval pending: SIGKILL decision while the cycle\'s tool call runs; the cycle resumes from the inbox without anyone asking again and the page is visited once', async () => {
+    const campaign = await scriptedCampaign(stack, [
+      { action_type: 'generate_message', message: MESSAGE },
+      { action_type: 'execute_tool', tool_name: 'browser_navigate', parameters: { url: `${site.url}/held` } },
+    ]);
+    const first = await call(stack, 'cycle', { campaign_id: campaign });
+    expect(first.pending_items).toEqual([expect.objectContaining({ status: 'pending' })]);
+    // The second cycle's navigation is held by the page; its caller's reply is lost with decision.
+    const asked = stack.request('agents.campaign.cycle', { campaign_id: campaign }, 5_000).catch(() => undefined);
+    await waitUntil(() => site.heldVisits > 0, { timeoutMs: 60_000, description: 'the held navigation' });
+    const cycleRun = cycleRunOf(campaign, 2);
+    expect((await stack.runEvents(cycleRun)).map((e) => e.type)).toContain('ToolCallRequested');
+    await stack.kill('decision', 'SIGKILL');
+    site.release();
+    await asked;
+    await stack.startService('decision');
+
+    // Nobody asks again: the inbox redelivers the cycle request to the restarted decision, which finishes the cycle.
+    const ended = await stack.waitFor(async () => (await stack.runEvents(cycleRun)).find((e) => e.type === 'RunCompleted'), 90_000);
+    expect(ended.data).toMatchObject({ result: { action_type: 'execute_tool', success: true } });
+    expect(site.heldVisits).toBe(1);
+    const types = (await stack.runEvents(cycleRun)).map((e) => e.type);
+    expect(types.filter((t) => t === 'ToolCallRequested')).toHaveLength(1);
+    expect(types.filter((t) => t === 'ToolCallRecorded')).toHaveLength(1);
+    expect(types.indexOf('ToolCallRequested')).toBeLessThan(types.indexOf('ToolCallRecorded'));
+    expect(ofType(await campaignEvents(stack, campaign), 'ToolExecuted')).toEqual([expect.objectContaining({ tool_name: 'browser_navigate', status: 'ok' })]);
+
+    // The approval pending before the crash is still pending, and executes once when approved.
+    const approved = await call(stack, 'answer', { campaign_id: campaign, item_id: itemIdOf(campaign, 1), decision: 'approved', approver: OPERATOR });
     expect(approved.pending_items[0]).toMatchObject({ status: 'approved', executed: { status: 'ok' } });
   });
 });

@@ -57,14 +57,27 @@ export interface LoopbackSite {
   url: string;
   /** Every form submission the page received, in order. */
   submissions: URLSearchParams[];
+  /** How many times /held was asked for: it answers only once release() is called (a tool call caught mid-flight). */
+  readonly heldVisits: number;
+  release(): void;
   stop(): Promise<void>;
 }
 
 /** A profile page with a form, served on 127.0.0.1: what the browser tools act on. */
 export async function startLoopbackSite(): Promise<LoopbackSite> {
   const submissions: URLSearchParams[] = [];
+  let heldVisits = 0;
+  let released = false;
+  const waiting: (() => void)[] = [];
   const server: Server = createServer((req, res) => {
     const url = new URL(req.url ?? '/', 'http://127.0.0.1');
+    if (url.pathname === '/held') {
+      heldVisits++;
+      const answer = () => res.writeHead(200, { 'content-type': 'text/html' }).end('<html><head><title>Held page</title></head><body>held</body></html>');
+      if (released) answer();
+      else waiting.push(answer);
+      return;
+    }
     if (url.pathname === '/submit') {
       submissions.push(url.searchParams);
       res.writeHead(200, { 'content-type': 'text/html' }).end('<html><head><title>Thanks</title></head><body>sent</body></html>');
@@ -77,5 +90,19 @@ export async function startLoopbackSite(): Promise<LoopbackSite> {
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
-  return { url: `http://127.0.0.1:${port}`, submissions, stop: () => new Promise((resolve) => server.close(() => resolve())) };
+  return {
+    url: `http://127.0.0.1:${port}`,
+    submissions,
+    get heldVisits() {
+      return heldVisits;
+    },
+    release() {
+      released = true;
+      waiting.splice(0).forEach((answer) => answer());
+    },
+    stop: () => new Promise((resolve) => {
+      server.closeAllConnections();
+      server.close(() => resolve());
+    }),
+  };
 }

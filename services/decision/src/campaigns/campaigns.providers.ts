@@ -1,10 +1,11 @@
 import type { Provider, Type } from '@nestjs/common';
 import { Bus } from '@runledger/messaging';
 import { Approvals } from './app/approvals';
-import { CampaignService } from './app/campaign.service';
+import { CAMPAIGN_REPLY_TIMEOUT_MS, CampaignService } from './app/campaign.service';
 import { CampaignRuns } from './app/campaign-effects';
 import { CampaignStore } from './app/campaign-store';
 import { CAMPAIGN_TOOL_TIMEOUT_MS, CycleRunner } from './app/cycle-runner';
+import { CampaignCycleWorker } from './app/cycle-worker';
 import { PROPOSAL_AGENT } from './app/proposal-agent';
 import { CampaignProposalAgent } from './infra/openai-proposal-agent';
 import { CampaignsController } from './transport/campaigns.controller';
@@ -17,7 +18,7 @@ export const CAMPAIGN_CONTROLLERS: Type[] = [CampaignsController];
  */
 export function campaignProviders(env: NodeJS.ProcessEnv): Provider[] {
   return [
-    CampaignStore, CampaignRuns, CycleRunner, Approvals, CampaignService,
+    CampaignStore, CampaignRuns, CycleRunner, CampaignCycleWorker, Approvals, CampaignService,
     {
       provide: PROPOSAL_AGENT,
       inject: [Bus],
@@ -27,5 +28,7 @@ export function campaignProviders(env: NodeJS.ProcessEnv): Provider[] {
     },
     // Browser tools start a real Chromium on first use: allow more than the task tools' default.
     { provide: CAMPAIGN_TOOL_TIMEOUT_MS, useValue: Number(env.CAMPAIGN_TOOL_TIMEOUT_MS ?? 20_000) },
+    // How long agents.campaign.cycle/run wait for their cycles before answering with those recorded so far.
+    { provide: CAMPAIGN_REPLY_TIMEOUT_MS, useValue: Number(env.CAMPAIGN_REPLY_TIMEOUT_MS ?? 600_000) },
   ];
 }

@@ -1,5 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 import type { StoredEvent } from '@runledger/event-log';
+import { CAMPAIGN_CYCLES_REQUESTED, CampaignCycleWorker, type CampaignCyclesRequested } from '../campaigns/app/cycle-worker';
 import { AgentRunWorker } from '../governed-runs/app/agent-run.worker';
 import { AGENT_RUN_REQUESTED, AgentRunRequested } from '../governed-runs/governed-runs.types';
 import { SessionWorker } from '../sessions/app/session.worker';
@@ -9,14 +10,14 @@ import { TaskRunWorker } from '../task-assistant/task-run.worker';
 
 /**
  * Routes the commands of the one durable decision inbox (`rl.log.inbox.decision`) to the worker that
- * carries them: task-assistant turns, governed agent runs and agent sessions. Unknown commands are acknowledged and
+ * carries them: task-assistant turns, governed agent runs, agent sessions and campaign cycles. Unknown commands are acknowledged and
  * logged, never retried: redelivering them could not make them known.
  */
 @Injectable()
 export class InboxDispatcher {
   private readonly logger = new Logger('DecisionInbox');
 
-  constructor(private readonly taskRuns: TaskRunWorker, private readonly agentRuns: AgentRunWorker, private readonly sessions: SessionWorker) {}
+  constructor(private readonly taskRuns: TaskRunWorker, private readonly agentRuns: AgentRunWorker, private readonly sessions: SessionWorker, private readonly campaignCycles: CampaignCycleWorker) {}
 
   async dispatch(event: StoredEvent): Promise<void> {
     if (event.type === 'AgentRequested' && (event.data as AgentRequested).agent_name === TASK_AGENT) {
@@ -24,6 +25,7 @@ export class InboxDispatcher {
     }
     if (event.type === AGENT_RUN_REQUESTED) return this.agentRuns.carry((event.data as AgentRunRequested).spec);
     if (event.type === SESSION_REQUESTED) return this.sessions.carry((event.data as { spec: SessionSpec }).spec);
+    if (event.type === CAMPAIGN_CYCLES_REQUESTED) return this.campaignCycles.carry(event.data as CampaignCyclesRequested);
     this.logger.warn({ msg: 'unknown inbox command ignored', type: event.type, seq: event.seq });
   }
 }

@@ -1,29 +1,47 @@
-import { Injectable } from '@nestjs/common';
+import { randomUUID } from 'node:crypto';
+import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { CampaignAnswerRequest, CampaignCommandRequest, CampaignCreateRequest, CampaignLeadsImportRequest, CampaignView } from '@runledger/contracts';
-import { AppError, deterministicUuid } from '@runledger/kernel';
+import { aggregateRef, EventLog } from '@runledger/event-log';
+import { AppError, deterministicUuid, ERROR_CODES, type ErrorCode } from '@runledger/kernel';
 import { PolicyCatalog } from '@runledger/policy-catalog';
-import { KeyedLock } from '../../shared/keyed-lock';
-import type { AgentSpec, CampaignState } from '../domain/campaign-types';
+import { RunError, RunRepository } from '@runledger/runs';
+import { RunWaiter } from '../../runs/run-waiter';
+import { DECISION_INBOX } from '../../task-assistant/task-run.types';
+import type { AgentSpec } from '../domain/campaign-types';
 import { viewOf } from '../domain/campaign-view';
 import { Approvals } from './approvals';
 import { CampaignStore } from './campaign-store';
-import { CycleOutcome, CycleRunner } from './cycle-runner';
+import type { CycleOutcome } from './cycle-runner';
+import { CAMPAIGN_CYCLES_REQUESTED, CampaignCycleWorker, CampaignCyclesRequested, notActive } from './cycle-worker';
+
+export const CAMPAIGN_REPLY_TIMEOUT_MS = Symbol('CAMPAIGN_REPLY_TIMEOUT_MS');
 
 const DEFAULT_MAX_CYCLES = 20;
 
 /**
- * The campaign API of the controller. Work on one campaign is serialised in this process (cycles and answers
- * never interleave); across instances the campaign's optimistic concurrency decides.
+ * The campaign API of the controller. Commands on the campaign aggregate are decided here; cycles are queued in the
+ * durable decision inbox and carried by CampaignCycleWorker (a crash mid-cycle resumes without anyone asking again),
+ * and answered once their request run has ended. Work on one campaign is serialised in this process (answers here,
+ * cycles in the worker, under one lock); across instances the campaign's optimistic concurrency decides.
  */
 @Injectable()
 export class CampaignService {
-  private readonly locks = new KeyedLock();
+  private readonly logger = new Logger('Campaigns');
 
-  constructor(private readonly store: CampaignStore, private readonly cycles: CycleRunner, private readonly approvals: Approvals, private readonly policies: PolicyCatalog) {}
+  constructor(
+    private readonly store: CampaignStore,
+    private readonly worker: CampaignCycleWorker,
+    private readonly approvals: Approvals,
+    private readonly policies: PolicyCatalog,
+    private readonly log: EventLog,
+    private readonly runs: RunRepository,
+    private readonly waiter: RunWaiter,
+    @Inject(CAMPAIGN_REPLY_TIMEOUT_MS) private readonly replyTimeoutMs: number,
+  ) {}
 
   async create(req: CampaignCreateRequest): Promise<CampaignView> {
     const id = req.campaign_id;
-    return this.locks.run(id, async () => {
+    return this.worker.serialised(id, async () => {
       const settings = { on_invalid: req.settings?.on_invalid ?? 'retry', max_attempts: req.settings?.max_attempts ?? 2, approval_ttl_seconds: req.settings?.approval_ttl_seconds ?? 86_400 } as const;
       const existing = await this.store.load(id);
       // A new campaign pins the current policy; a retried create keeps what was pinned.
@@ -34,55 +52,68 @@ export class CampaignService {
   }
 
   async importLeads(req: CampaignLeadsImportRequest): Promise<CampaignView> {
-    return this.locks.run(req.campaign_id, async () => {
+    return this.worker.serialised(req.campaign_id, async () => {
       const leads = req.leads.map((l, i) => ({ id: deterministicUuid('campaign-lead', req.campaign_id, req.import_id, i), ...l }));
       return viewOf((await this.store.handle(req.campaign_id, { type: 'ImportLeads', data: { import_id: req.import_id, leads } }, `import:${req.import_id}`)).state);
     });
   }
 
   start(req: CampaignCommandRequest): Promise<CampaignView> {
-    return this.locks.run(req.campaign_id, async () => viewOf((await this.store.handle(req.campaign_id, { type: 'StartCampaign' }, `start`)).state));
+    return this.worker.serialised(req.campaign_id, async () => viewOf((await this.store.handle(req.campaign_id, { type: 'StartCampaign' }, `start`)).state));
   }
 
   pause(req: CampaignCommandRequest): Promise<CampaignView> {
-    return this.locks.run(req.campaign_id, async () => viewOf((await this.store.handle(req.campaign_id, { type: 'PauseCampaign', reason: req.reason ?? 'paused by operator' }, `pause`)).state));
+    return this.worker.serialised(req.campaign_id, async () => viewOf((await this.store.handle(req.campaign_id, { type: 'PauseCampaign', reason: req.reason ?? 'paused by operator' }, `pause`)).state));
   }
 
   get(req: CampaignCommandRequest): Promise<CampaignView> {
-    return this.locks.run(req.campaign_id, async () => viewOf(await this.settle(await this.store.loadExisting(req.campaign_id))));
+    return this.worker.serialised(req.campaign_id, async () => viewOf(await this.worker.settle(await this.store.loadExisting(req.campaign_id))));
   }
 
+  /** One cycle. */
   cycle(req: CampaignCommandRequest): Promise<CampaignView> {
-    return this.locks.run(req.campaign_id, async () => {
-      const outcome = await this.cycles.runCycle(await this.settle(await this.store.loadExisting(req.campaign_id)));
-      return { ...viewOf(await this.store.load(req.campaign_id)), ran: [outcome] };
-    });
+    return this.queueCycles(req.campaign_id, 1);
   }
 
   /** Cycles until the campaign is not active, a cycle ends in no_op, waits for a human, or aborts — or max_cycles. */
   run(req: CampaignCommandRequest): Promise<CampaignView> {
-    return this.locks.run(req.campaign_id, async () => {
-      const ran: CycleOutcome[] = [];
-      let state = await this.store.loadExisting(req.campaign_id);
-      if (state.status !== 'active') throw new AppError('CAMPAIGN.STATE', `The campaign is ${state.status}; cycles run only while it is active.`);
-      while (ran.length < (req.max_cycles ?? DEFAULT_MAX_CYCLES)) {
-        state = await this.settle(state);
-        if (state.status !== 'active') break;
-        const outcome = await this.cycles.runCycle(state);
-        ran.push(outcome);
-        state = await this.store.load(req.campaign_id);
-        if (outcome.outcome !== 'executed' || outcome.action_type === 'no_op') break;
-      }
-      return { ...viewOf(state), ran };
-    });
+    return this.queueCycles(req.campaign_id, req.max_cycles ?? DEFAULT_MAX_CYCLES);
   }
 
   answer(req: CampaignAnswerRequest): Promise<CampaignView> {
-    return this.locks.run(req.campaign_id, async () => viewOf(await this.approvals.answer(req)));
+    return this.worker.serialised(req.campaign_id, async () => viewOf(await this.approvals.answer(req)));
   }
 
-  /** Expire what is overdue and finish approved effects a crash left owed, before anything else reads the state. */
-  private async settle(state: CampaignState): Promise<CampaignState> {
-    return this.approvals.finishOwed(await this.approvals.expireDue(state));
+  /**
+   * Queues the cycles in the durable inbox under a run of their own and answers with their outcomes once that run has
+   * ended. Past the reply timeout the cycles go on; the caller is told the ones recorded so far.
+   */
+  private async queueCycles(campaignId: string, maxCycles: number): Promise<CampaignView> {
+    const campaign = await this.store.loadExisting(campaignId);
+    if (campaign.status !== 'active') throw new AppError('CAMPAIGN.STATE', notActive(campaign).message);
+    const command: CampaignCyclesRequested = { campaign_id: campaignId, run_id: randomUUID(), max_cycles: maxCycles };
+    const watch = await this.waiter.watch(command.run_id, this.replyTimeoutMs, { newRun: true });
+    try {
+      await this.log.append(aggregateRef('inbox', DECISION_INBOX), [{
+        type: CAMPAIGN_CYCLES_REQUESTED, data: command, metadata: { run_id: command.run_id, root_run_id: command.run_id, correlation_id: campaignId, case_id: campaign.case_id },
+      }], { commandId: `campaign-cycles:${command.run_id}` });
+    } catch (err) {
+      watch.cancel();
+      throw err;
+    }
+    const ended = await watch.outcome;
+    if (ended === 'timeout') this.logger.warn({ msg: 'campaign cycles reply timeout; the cycles go on', campaign_id: campaignId, run_id: command.run_id });
+    const { state } = await this.runs.load(command.run_id);
+    if (state.status === 'failed' || state.status === 'denied') throw refusalOf(state.error);
+    const ran = state.status === 'completed'
+      ? (state.result as { ran: CycleOutcome[] }).ran
+      : Object.values(state.checkpoint?.stepOutputs ?? {}).filter((o): o is CycleOutcome => o !== null);
+    return { ...viewOf(await this.store.load(campaignId)), ran };
   }
+}
+
+/** A request run's failure as the caller's error: its recorded code when it is one of ours, never an internal message. */
+function refusalOf(error: RunError | undefined): AppError {
+  const code = error?.error_code;
+  return code && code in ERROR_CODES ? new AppError(code as ErrorCode, error.message) : new AppError('INTERNAL');
 }

@@ -71,7 +71,9 @@ async function executeTool(ctx: ExecutionContext, proposal: Proposal): Promise<E
   const tool_name = String(proposal['tool_name']);
   const parameters = (proposal['parameters'] as Record<string, unknown>) ?? {};
   const call_id = `campaign-cycle-${cycle}`;
-  const result = await run.invokeTool(call_id, tool_name, parameters, ctx.toolTimeoutMs);
+  // Recorded on the cycle's run before it is made and after (the engine's tool call): a resumed cycle asks the
+  // same tool_gateway child run again, which answers its recorded outcome instead of acting twice.
+  const result = await run.session.toolCall({ call_id, tool_name, parameters }, () => run.invokeTool(call_id, tool_name, parameters, ctx.toolTimeoutMs));
   const { verified, check } = verifyToolOutcome(tool_name, parameters, result.status, result.result);
   const lead_id = typeof parameters['lead_id'] === 'string' ? parameters['lead_id'] : undefined;
   await store.handle(state.campaign_id, {

@@ -1,0 +1,80 @@
+import { Injectable } from '@nestjs/common';
+import { AppError } from '@runledger/kernel';
+import { isTerminal } from '@runledger/runs';
+import { KeyedLock } from '../../shared/keyed-lock';
+import type { CampaignState } from '../domain/campaign-types';
+import { Approvals } from './approvals';
+import { CampaignRuns } from './campaign-effects';
+import { CampaignStore } from './campaign-store';
+import { CycleOutcome, CycleRunner } from './cycle-runner';
+
+/** Inbox command of agents.campaign.cycle and agents.campaign.run: cycles of one campaign, carried by a run. */
+export const CAMPAIGN_CYCLES_REQUESTED = 'CampaignCyclesRequested';
+
+export interface CampaignCyclesRequested {
+  campaign_id: string;
+  /** The run that carries this request; its steps are the cycles it ran, its result their outcomes. */
+  run_id: string;
+  max_cycles: number;
+}
+
+/** What a request run recorded for one of its cycles: the cycle's outcome, or null when the campaign was no longer active. */
+type CycleStep = CycleOutcome | null;
+
+/**
+ * Carries a cycle request from the durable decision inbox (a crash mid-cycle is picked up on redelivery, without
+ * anyone asking again). The request is a run of its own, on the one run engine: each cycle it runs is a journaled
+ * step whose output is the cycle's outcome, so a resumed request goes on after the cycles it recorded and a cycle
+ * cut short is resumed where the campaign's events end (CycleRunner). The run's result is what the caller is told.
+ * Work on one campaign is serialised in this process; across instances the campaign's optimistic concurrency decides.
+ */
+@Injectable()
+export class CampaignCycleWorker {
+  private readonly locks = new KeyedLock();
+
+  constructor(private readonly store: CampaignStore, private readonly runs: CampaignRuns, private readonly cycles: CycleRunner, private readonly approvals: Approvals) {}
+
+  /** Work on one campaign in this process, one piece at a time: cycles here, and the API's commands and answers. */
+  serialised<T>(campaignId: string, work: () => Promise<T>): Promise<T> {
+    return this.locks.run(campaignId, work);
+  }
+
+  carry(cmd: CampaignCyclesRequested): Promise<void> {
+    return this.serialised(cmd.campaign_id, async () => {
+      const campaign = await this.store.loadExisting(cmd.campaign_id);
+      const run = await this.runs.open(campaign, cmd.run_id, { action: 'campaign.cycles', campaign_id: cmd.campaign_id, max_cycles: cmd.max_cycles });
+      const engine = run.session;
+      if (isTerminal(engine.state)) return;
+      const ran: CycleOutcome[] = [];
+      try {
+        for (let i = 0; i < cmd.max_cycles; i++) {
+          const outcome = await engine.step<CycleStep>(`cycle-${i + 1}`, i, () => this.nextCycle(cmd.campaign_id));
+          if (!outcome) break;
+          ran.push(outcome);
+          if (outcome.outcome !== 'executed' || outcome.action_type === 'no_op') break;
+        }
+      } catch (err) {
+        // A refusal is the request's outcome; anything else (a bus fault) redelivers the command and resumes here.
+        if (!(err instanceof AppError) || err.retryable) throw err;
+        return run.fail({ error_code: err.code, message: err.message, retryable: false });
+      }
+      if (ran.length === 0) return run.fail(notActive(await this.store.load(cmd.campaign_id)));
+      await run.complete({ campaign_id: cmd.campaign_id, ran });
+    });
+  }
+
+  /** Expires what is overdue and finishes approved effects a crash left owed, then runs one cycle if the campaign is active. */
+  private async nextCycle(campaignId: string): Promise<CycleStep> {
+    const state = await this.settle(await this.store.loadExisting(campaignId));
+    return state.status === 'active' ? this.cycles.runCycle(state) : null;
+  }
+
+  /** Expire what is overdue and finish approved effects a crash left owed, before anything else reads the state. */
+  settle(state: CampaignState): Promise<CampaignState> {
+    return this.approvals.expireDue(state).then((s) => this.approvals.finishOwed(s));
+  }
+}
+
+export function notActive(state: CampaignState): { error_code: 'CAMPAIGN.STATE'; message: string; retryable: false } {
+  return { error_code: 'CAMPAIGN.STATE', message: `The campaign is ${state.status}; cycles run only while it is active.`, retryable: false };
+}
