@@ -143,6 +143,34 @@ describe('Issue 9 choke points trust only the log', () => {
     expect((await exportBundle(exporter, [form.artifact_id])).body.status).toBe('exported');
   });
 
+  it("Issue 26 refusal order (contract 001 case isolation, README choke points): exporting a case-B artifact from a finished case-A run is CASE.CROSS_CASE_DENIED, not RUN.PARENT_TERMINAL", async () => {
+    const foreign = await putArtifact(stack, await as('INTAKE_AGENT', 'WRITE_INTAKE_ARTIFACTS', caseB), 'client_intake_form', { name: 'Kim', matter_description: 'case B only' });
+    const own = await putArtifact(stack, await as('INTAKE_AGENT', 'WRITE_INTAKE_ARTIFACTS', caseA), 'client_intake_form', { name: 'Pat', matter_description: 'case A' });
+    const exporter = await as('EXPORT_AGENT', 'EXPORT', caseA);
+    await finish(exporter);
+    const cross = await exportBundle(exporter, [own.artifact_id, foreign.artifact_id]);
+    expect(cross.body).toMatchObject({ status: 'denied', error: { error_code: 'CASE.CROSS_CASE_DENIED', retryable: false } });
+    const events = await stack.runEvents(cross.body.child_run_id);
+    expect(events.map((e) => e.type)).toEqual(['RunCreated', 'AuthzDecided', 'RunDenied']);
+    expect(events[1].data).toMatchObject({ decision: 'deny', code: 'CASE.CROSS_CASE_DENIED' });
+    // Everything the export authorises allowed, the finished caller is what is refused.
+    const ownOnly = await exportBundle(exporter, [own.artifact_id]);
+    expect(ownOnly.body).toMatchObject({ status: 'denied', error: { error_code: 'RUN.PARENT_TERMINAL' } });
+  });
+
+  it('Issue 26 refusal order: promoting from a case-B source artifact as a finished run is CASE.CROSS_CASE_DENIED, not RUN.PARENT_TERMINAL', async () => {
+    const foreign = await putArtifact(stack, await as('INTAKE_AGENT', 'WRITE_INTAKE_ARTIFACTS', caseB), 'client_intake_form', { name: 'Kim', matter_description: 'case B only' });
+    const governance = await as('GOVERNANCE_AGENT', 'PROMOTE_SHARED_KNOWLEDGE', caseA);
+    const ticket = (await putTicket(stack, governance, approvedTicket(caseA))).artifact_id;
+    await finish(governance);
+    const r = await stack.request<PromotionResult>('rl.promotion.promote', {
+      promotion_id: `promo-${randomUUID()}`, target: 'shared_playbooks', source_case_id: caseA, source_artifact_ids: [foreign.artifact_id],
+      candidate: { title: 'Keep a timeline', text: 'Collect the dates of each complaint early.' }, promotion_ticket_id: ticket, governance,
+    });
+    expect(r.body).toMatchObject({ status: 'denied', error: { error_code: 'CASE.CROSS_CASE_DENIED', retryable: false } });
+    expect(await runTypes(r.body.child_run_id)).toEqual(['RunCreated', 'AuthzDecided', 'RunDenied']);
+  });
+
   it('Issue 9 size_bytes: an input artifact reference with the right sha256 but a wrong size_bytes is refused', async () => {
     const intake = await as('INTAKE_AGENT', 'WRITE_INTAKE_ARTIFACTS', caseA);
     const form = await putArtifact(stack, intake, 'client_intake_form', { name: 'Sam Lee', contact: { email: 'sam@example.com' }, matter_description: 'Unpaid wages after dismissal.', incident_date: '2026-03-02', opposing_party: 'Acme' });

@@ -51,7 +51,9 @@ export class CallerVerifier {
   /**
    * The decision for a call that opens a child run of the caller: its claims first, then the choke point's policy,
    * then, for an allowed call, that the caller has not finished (a finished run parents nothing new). The policy's
-   * own denials come before the finished check so that a refusal names what the policy says.
+   * own denials come before the finished check so that a refusal names what the policy says: `policy` is all of the
+   * choke point's authorising (lanes and roles, and any reads it decides on: export inputs, a promotion's ticket and
+   * sources), so a case denial is never masked by RUN.PARENT_TERMINAL.
    *
    * One read of the caller: its last commit. A caller asks for its child in the commit that records the request
    * (ToolCallRequested, ChildRunStarted …), and a run's first such commit also opens it, so that commit holds its

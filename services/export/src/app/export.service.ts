@@ -44,30 +44,31 @@ export class ExportService {
     const request = (action: string): AuthzRequest => ({ agent_name: g.agent_name, lane: g.lane, kind: 'export', action, run_case_id: g.case_id, target_case_id: req.case_id, run_user_id: g.user_id, scope });
     // The inputs name every phase (comma separated), as the allow does: a what-if replay decides each.
     const at = (action: string) => ({ lane: g.lane, action, policy_versions: g.policy_versions, inputs: authzInputsOf(request(EXPORT_PHASES.join(','))) });
-    // Claims first, against the calling run's record; then every phase must be allowed up front: a denial names the
-    // first phase refused.
-    let denied: { phase: Phase | 'authorize'; decision: Decision } | undefined;
-    const decided = await this.callers.decideChild(g, () => {
+    // Claims first, against the calling run's record; then every phase must be allowed up front (a denial names the
+    // first phase refused); then the inputs are read: another case's artifact, a missing one or tampered bytes make
+    // the export a denial, recorded like any other. They are read as the (verified) calling run: the export run does
+    // not exist yet. All of that is authorising, so it runs inside decideChild, which refuses a finished caller only
+    // after it (the documented order: a case denial is named before RUN.PARENT_TERMINAL).
+    let deniedAt: Phase = 'authorize';
+    let inputs: FetchedArtifact[] = [];
+    const decided = await this.callers.decideChild(g, async (): Promise<Decision> => {
       for (const phase of EXPORT_PHASES) {
         const d = authorize(policy, request(phase));
-        if (d.decision === 'deny') return (denied = { phase, decision: d }).decision;
+        if (d.decision === 'deny') {
+          deniedAt = phase;
+          return d;
+        }
       }
-      return { decision: 'allow' as const };
-    });
-    let authz: AuthzDecidedData = authzDecidedOf(decided, at(decided.decision === 'allow' ? EXPORT_PHASES.join(',') : (denied?.phase ?? 'authorize')));
-    // Reading the inputs is part of authorising: another case's artifact, a missing one or tampered bytes
-    // make the export a denial, recorded like any other. They are read as the (verified) calling run: the
-    // export run does not exist yet.
-    const asRun: GovernanceScope = { ...g, parent_run_id: childRunId };
-    let inputs: FetchedArtifact[] = [];
-    let auditHead: ChainCheckpoint | null = null;
-    if (authz.decision === 'allow') {
       const fetched = await this.artifacts.fetchAll(req.artifact_ids, g);
-      if (fetched.ok) inputs = fetched.artifacts;
-      else authz = authzDecidedOf({ decision: 'deny', code: fetched.code, reason: fetched.reason }, at('authorize'));
-      // The chain head the export is made under, recorded with the run so a re-run builds the same bytes.
-      if (authz.decision === 'allow') auditHead = (await this.bus.request<{ checkpoint: ChainCheckpoint | null }>(SUBJECTS.auditHead, {}, { timeoutMs: 10_000 })).checkpoint;
-    }
+      if (!fetched.ok) return { decision: 'deny', code: fetched.code, reason: fetched.reason };
+      inputs = fetched.artifacts;
+      return { decision: 'allow' };
+    });
+    if (decided.decision !== 'allow') inputs = [];
+    const authz: AuthzDecidedData = authzDecidedOf(decided, at(decided.decision === 'allow' ? EXPORT_PHASES.join(',') : deniedAt));
+    const asRun: GovernanceScope = { ...g, parent_run_id: childRunId };
+    // The chain head the export is made under, recorded with the run so a re-run builds the same bytes.
+    const auditHead = authz.decision === 'allow' ? (await this.bus.request<{ checkpoint: ChainCheckpoint | null }>(SUBJECTS.auditHead, {}, { timeoutMs: 10_000 })).checkpoint : null;
 
     const outcome = await runChildOnce<Exported>(
       this.runs,

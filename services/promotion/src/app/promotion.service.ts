@@ -5,7 +5,7 @@ import { ArtifactRef, authorize, AuthzRequest, authzInputsOf, PromotionFinding, 
 import { AppError, deterministicUuid } from '@runledger/kernel';
 import { DOCUMENT_STORE } from '@runledger/messaging';
 import { PolicyCatalog } from '@runledger/policy-catalog';
-import { authzDecidedOf, CallerVerifier, childRequestHash, childRunId as childRunIdOf, EffectOutcome, isTerminal, runChildOnce, RunEvent, RunRepository, RunState, unsuccessfulReply } from '@runledger/runs';
+import { authzDecidedOf, CallerVerifier, Decision, childRequestHash, childRunId as childRunIdOf, EffectOutcome, isTerminal, runChildOnce, RunEvent, RunRepository, RunState, unsuccessfulReply } from '@runledger/runs';
 import { ArtifactClient } from '@runledger/service-clients';
 import { CaseSources, CaseSourcesReader } from './case-sources';
 import { PromotionTickets } from './promotion-tickets';
@@ -59,36 +59,38 @@ export class PromotionService {
     const at = { lane: g.lane, action, policy_versions: g.policy_versions, inputs: authzInputsOf(request) };
     const policy = await this.policies.resolve(g.policy_versions);
     // Claims first, against the calling run's record: another agent's identity or a run not in the log is a denial.
-    let authz = authzDecidedOf(await this.callers.decideChild(g, () => authorize(policy, request)), at);
-
-    // The ticket is part of authorising: the choke point, not its callers, decides whether a human approved this
-    // promotion. Until the promotion run is created, artifacts are read as the (verified) calling run. Expiry is judged at the run's creation: recorded for a resumed run, else now (it is created next).
+    // Then the lane; then the ticket: the choke point, not its callers, decides whether a human approved this
+    // promotion; then the sources: one the caller may not read (another case, missing, tampered), or more than the
+    // screen can read completely, makes the promotion a denial, recorded like any other. All of that is authorising,
+    // so it runs inside decideChild, which refuses a finished caller only after it (a case denial comes first).
+    // Until the promotion run is created, artifacts are read as the (verified) calling run. Expiry is judged at the
+    // run's creation: recorded for a resumed run, else now (it is created next).
     const asRun: GovernanceScope = { ...g, parent_run_id: childRunId };
     const sourceCase = req.source_case_id ?? g.case_id ?? null;
     let ticket: Authorised['ticket'] | undefined;
     let ticketRef: ArtifactRef | undefined;
-    if (authz.decision === 'allow') {
+    let sources: CaseSources | undefined;
+    const decided = await this.callers.decideChild(g, async (): Promise<Decision> => {
+      const byPolicy = authorize(policy, request);
+      if (byPolicy.decision === 'deny') return byPolicy;
       const checked = await this.tickets.authorise(
         req.promotion_ticket_id,
         { target: req.target, source_case_id: sourceCase, promotion_run_id: childRunId, at: recorded.state.created_at ?? new Date().toISOString() },
         g,
       );
       ticketRef = checked.ref;
-      if (checked.ok) ticket = { ticket_id: checked.ticket.ticket_id, ref: checked.ref };
-      else authz = authzDecidedOf({ decision: 'deny', code: checked.code, reason: checked.reason }, at);
-    }
-
-    // Reading the sources is part of authorising: a source the caller may not read (another case, missing,
-    // tampered), or more than the screen can read completely, makes the promotion a denial, recorded like any other.
-    let sources: CaseSources | undefined;
-    if (authz.decision === 'allow') {
+      if (!checked.ok) return { decision: 'deny', code: checked.code, reason: checked.reason };
+      ticket = { ticket_id: checked.ticket.ticket_id, ref: checked.ref };
       const loaded = await this.sources.load(
         { caseId: req.source_case_id ?? g.case_id, artifactIds: req.source_artifact_ids ?? [], suppliedIdentifiers: req.client_identifiers ?? [] },
         g,
       );
-      if (loaded.ok) sources = loaded.sources;
-      else authz = authzDecidedOf({ decision: 'deny', code: loaded.code, reason: loaded.reason }, at);
-    }
+      if (!loaded.ok) return { decision: 'deny', code: loaded.code, reason: loaded.reason };
+      sources = loaded.sources;
+      return { decision: 'allow' };
+    });
+    if (decided.decision !== 'allow') sources = undefined;
+    const authz = authzDecidedOf(decided, at);
 
     const outcome = await runChildOnce<Promoted>(
       this.runs,
