@@ -2,6 +2,7 @@ export * from './domain/run-events';
 export * from './domain/run-state';
 export * from './domain/run.decider';
 export * from './domain/authz';
+export * from './domain/governance-scope';
 export * from './domain/tool-outcome';
 export * from './infra/run-repository';
 export * from './infra/run-session';

@@ -14,6 +14,30 @@ export const retryEvery = (ms: number, times: number): RetryPolicy => (attempt) 
 /** Doubling pauses from `baseMs`, capped at `maxMs`, for as long as the caller's budget (its abort signal) allows. */
 export const backoff = (baseMs: number, maxMs: number): RetryPolicy => (attempt) => Math.min(maxMs, baseMs * 2 ** attempt);
 
+/** Never retried: the call site handles the failure itself (records it, or leaves it to a redelivery). */
+export const noRetry: RetryPolicy = () => undefined;
+
+/**
+ * The named policies of every call a run carrier or a choke point retries, in one place. A bus call is retried only
+ * on the transient codes (no responder, timeout, DEPENDENCY.DOWN: Bus.requestIdempotent) and only when it is
+ * idempotent (its ids derive from the run), so a retry lands on the same child run, never a second effect.
+ */
+export const RETRY = {
+  /** A request to a choke point (tool-gateway, db-write, artifacts, promotion, export) whose answer got lost or whose service restarts: about 11 s. */
+  chokePoint: retryDelays([250, 500, 1_000, 2_000, 3_000, 4_000]),
+  /** A child run carried by another worker (a sub-agent session): it may outlive that worker's restart, 10 s. */
+  childRun: retryEvery(500, 20),
+  /** A catalog read at the start of a session (the tool list). */
+  catalog: retryEvery(500, 5),
+  /** A read or write of the store from inside a tool: as often as the tool's own deadline (its abort signal) allows. */
+  withinDeadline: (() => 200) as RetryPolicy,
+  /** The classifier, doubling pauses within the caller's budget (its abort signal). */
+  classify: backoff(250, 2_000),
+  /** A tool call that failed retryably, asked again as a new call by a governed run's workflow step. */
+  toolAttempt: retryDelays([1_000, 3_000]),
+  none: noRetry,
+} as const satisfies Record<string, RetryPolicy>;
+
 /**
  * Runs `attempt` until `settled` accepts its result or the policy gives up (then the last result is returned:
  * a failure the caller records, not an exception). Retryability is a field of the result, never a guess.

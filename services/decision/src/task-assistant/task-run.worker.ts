@@ -1,10 +1,11 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { IntentModelCall, SUBJECTS, ToolInvocation, ToolInvocationResult, UserIntentReply } from '@runledger/contracts';
+import { IntentModelCall, SUBJECTS, ToolInvocationResult, UserIntentReply } from '@runledger/contracts';
 import { getRole } from '@runledger/governance';
 import { Clock, toWireError } from '@runledger/kernel';
 import { Bus, CLOCK } from '@runledger/messaging';
 import { PolicyCatalog } from '@runledger/policy-catalog';
-import { backoff, childOutcomeFromLog, childRequestHash, childRunId, isTerminal, RunEngine, RunRepository, RunState, toolCallOutcomeOf } from '@runledger/runs';
+import { childOutcomeFromLog, childRequestHash, childRunId, governanceScopeOf, isTerminal, RETRY, RunEngine, RunRepository, RunState, toolCallOutcomeOf } from '@runledger/runs';
+import { ToolGatewayClient } from '@runledger/service-clients';
 import {
   AgentDecision, buildAuditRecord, createPendingConfirmation, DecisionContext, HistoryMessage, isPendingLive, nextStep, PendingConfirmation, TEMPLATES, ToolOutcome, TurnStep, UserIntent, validateDecision,
 } from '@runledger/task-assistant';
@@ -35,6 +36,7 @@ export class TaskRunWorker {
   private readonly locks = new KeyedLock();
   /** Tool outcomes this worker recorded itself (the gateway unreachable past the retry budget), not the gateway. */
   private readonly givenUp = new WeakSet<object>();
+  private readonly tools: ToolGatewayClient;
 
   constructor(
     private readonly runs: RunRepository,
@@ -45,7 +47,9 @@ export class TaskRunWorker {
     @Inject(TOOL_CALL_TIMEOUT_MS) private readonly toolTimeoutMs: number,
     @Inject(TOOL_RETRY_BUDGET_MS) private readonly toolRetryBudgetMs: number,
     @Inject(CLASSIFY_RETRY_BUDGET_MS) private readonly classifyRetryBudgetMs: number,
-  ) {}
+  ) {
+    this.tools = new ToolGatewayClient(bus);
+  }
 
   handle(cmd: AgentRequested): Promise<void> {
     return this.locks.run(`${cmd.request.user_id}\u0000${cmd.request.conversation_id}`, () => this.advance(cmd));
@@ -127,7 +131,7 @@ export class TaskRunWorker {
         message: context.message, history: (context.message_history ?? []).slice(-20).map(boundedHistory), pending_confirmation_active: isPendingLive(context.pending_confirmation, now),
       }, {
         timeoutMs: 8_000, // longer than the LLM classifier's own 5 s, so its rules fallback can still answer
-        retryDelayMs: CLASSIFY_RETRY,
+        retryDelayMs: RETRY.classify,
         signal: AbortSignal.timeout(this.classifyRetryBudgetMs),
       });
       // The classifier's model call (and whether the rules answered instead) is recorded with the classify step.
@@ -140,18 +144,12 @@ export class TaskRunWorker {
   }
 
   private invokeTool(cmd: AgentRequested, state: RunState, callId: string, toolName: string, parameters: Record<string, unknown>): Promise<ToolInvocationResult> {
-    const invocation: ToolInvocation = {
-      call_id: callId, tool_name: toolName, parameters, timeout_ms: this.toolTimeoutMs,
-      governance: {
-        parent_run_id: cmd.run_id, root_run_id: cmd.run_id, correlation_id: cmd.request.conversation_id, agent_name: TASK_AGENT, lane: TASK_LANE,
-        user_id: cmd.request.user_id, policy_versions: state.run!.policy_versions,
-      },
-    };
+    const governance = governanceScopeOf({ ...state.run!, correlation_id: cmd.request.conversation_id, user_id: cmd.request.user_id }, TASK_LANE);
     // The gateway answers within the tool timeout; the margin covers the bus. A gateway that does not answer
     // at all throws here, the message is redelivered, and the recorded call is asked again (at most once effect).
     // Past the retry budget the call is recorded as failed, so the run ends with the contract's failure reply
     // instead of waiting forever (its child run, if any, keeps its own record).
-    return this.bus.request<ToolInvocationResult>(SUBJECTS.toolInvoke, invocation, { timeoutMs: this.toolTimeoutMs + 5_000 }).catch(async (err: unknown) => {
+    return this.tools.invoke({ call_id: callId, tool_name: toolName, parameters, timeout_ms: this.toolTimeoutMs, governance }, { retry: RETRY.none }).catch(async (err: unknown) => {
       const waitedMs = this.clock.now().getTime() - Date.parse(state.created_at ?? '');
       if (!(waitedMs > this.toolRetryBudgetMs)) throw err;
       // Only a call that never started may be recorded as failed: one the log shows done is answered as done,
@@ -217,9 +215,6 @@ function boundedHistory(m: HistoryMessage): HistoryMessage {
   const chars = Array.from(m.content);
   return chars.length <= HISTORY_CONTENT_MAX ? m : { ...m, content: chars.slice(0, HISTORY_CONTENT_MAX).join('') };
 }
-
-/** Classification is asked again while the classifier restarts, within CLASSIFY_RETRY_BUDGET_MS. */
-const CLASSIFY_RETRY = backoff(250, 2_000);
 
 const observeStep = (step: string, seconds: number) => runledgerMetrics().stepDuration.record(seconds, { 'runledger.agent': TASK_AGENT, 'runledger.step': step });
 

@@ -3,6 +3,7 @@ import type { ToolDefinition } from '@runledger/agent-runtime';
 import { sha256Hex } from '@runledger/governance';
 import { AppError, deterministicUuid } from '@runledger/kernel';
 import { TRANSIENT_CODES } from '@runledger/messaging';
+import { RETRY } from '@runledger/runs';
 import { transcribeAudio, transcriptionConfigFromEnv } from './audio-transcription';
 import { currentInvocation } from './invocation-context';
 
@@ -109,9 +110,6 @@ async function segmentsOf(source: { content: string; bytes: Buffer; media_type: 
   return transcribeAudio(config, source.bytes, source.media_type, { ...(language ? { language } : {}), ...(signal ? { signal } : {}), maxSegments: MAX_SEGMENTS, maxSegmentChars: MAX_SEGMENT_CHARS });
 }
 
-/** Pauses between attempts to read a recording while the artifact store does not answer (a restart). */
-const READ_RETRY_DELAYS_MS = [250, 500, 1_000];
-
 /**
  * Reads an artifact of the caller's case through db-write (which refuses another case's artifact) and checks
  * the bytes are the ones the caller referenced: the id alone names whatever is stored under it, the sha256 the
@@ -130,7 +128,7 @@ async function getArtifact(artifactId: string): Promise<ArtifactGetResult> {
   const ctx = currentInvocation();
   const request = { artifact_id: artifactId, governance: { ...ctx.governance, parent_run_id: ctx.child_run_id } };
   try {
-    return await ctx.bus.requestIdempotent<ArtifactGetResult>(SUBJECTS.artifactsGet, request, { timeoutMs: 10_000, retryDelayMs: (a) => READ_RETRY_DELAYS_MS[a], signal: ctx.signal });
+    return await ctx.bus.requestIdempotent<ArtifactGetResult>(SUBJECTS.artifactsGet, request, { timeoutMs: 10_000, retryDelayMs: RETRY.chokePoint, signal: ctx.signal });
   } catch (err) {
     // Still down: a plain error is a (retryable) execution failure at the gateway; the dependency's own code
     // would be recorded as a permanent tool failure. A refusal (another case, not found) keeps its code.

@@ -1,6 +1,7 @@
 import { DbResult, SUBJECTS } from '@runledger/contracts';
 import { deterministicUuid, sha256Hex } from '@runledger/kernel';
 import type { ToolDefinition } from '@runledger/agent-runtime';
+import { RETRY } from '@runledger/runs';
 import { BROWSER_SESSIONS } from './browser-sessions';
 import { currentInvocation } from './invocation-context';
 
@@ -73,7 +74,7 @@ export const OUTREACH_TOOLS: Record<string, ToolDefinition> = {
       const result = await ctx.bus.requestIdempotent<DbResult>(SUBJECTS.dbWrite, {
         write_id: `${ctx.child_run_id}:outbox`, collection: 'campaign_outbox', operation: 'append', document_id: outbox_id,
         document: { to, content, content_sha256, ...(lead_id ? { lead_id } : {}) }, governance,
-      }, { timeoutMs: 3_000, retryDelayMs: () => 200, signal: ctx.signal });
+      }, { timeoutMs: 3_000, retryDelayMs: RETRY.withinDeadline, signal: ctx.signal });
       if (result.status !== 'ok') throw new Error(`db ${result.status}: ${result.error?.error_code ?? 'unknown'}`);
       return { outbox_id, content_sha256, to };
     },

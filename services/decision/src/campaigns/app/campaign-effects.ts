@@ -3,15 +3,14 @@ import { DbResult, GovernanceScope, SUBJECTS, ToolInvocationResult } from '@runl
 import { getRole } from '@runledger/governance';
 import { Bus } from '@runledger/messaging';
 import { PolicyCatalog } from '@runledger/policy-catalog';
-import { childRequestHash, isTerminal, retryDelays, RunEngine, RunError, RunRepository } from '@runledger/runs';
+import { childRequestHash, governanceScopeOf, isTerminal, RETRY, RunEngine, RunError, RunRepository } from '@runledger/runs';
+import { ToolGatewayClient } from '@runledger/service-clients';
 import type { CampaignState } from '../domain/campaign-types';
 
 export const CAMPAIGN_AGENT = 'CAMPAIGN_AGENT';
 export const CAMPAIGN_LANE = 'CAMPAIGN_OUTREACH';
 /** Roles that may decide campaign items, if the campaign's pinned roles policy knows them. */
 export const OPERATOR_ROLES = ['CAMPAIGN_OPERATOR'] as const;
-
-const RETRY = retryDelays([250, 500, 1_000, 2_000, 3_000, 4_000]);
 
 /**
  * One governed run of the controller (a cycle, or an operator's decision on an item): opened with its pins and
@@ -20,6 +19,7 @@ const RETRY = retryDelays([250, 500, 1_000, 2_000, 3_000, 4_000]);
  */
 export class CampaignRun {
   private constructor(private readonly bus: Bus, readonly session: RunEngine, private readonly campaign: CampaignState) {}
+
 
   static async open(deps: CampaignRuns, campaign: CampaignState, runId: string, parameters: Record<string, unknown>, deny?: RunError): Promise<CampaignRun> {
     const session = await RunEngine.load(deps.runs, { run_id: runId, root_run_id: runId, case_id: campaign.case_id, correlation_id: campaign.campaign_id });
@@ -47,11 +47,11 @@ export class CampaignRun {
 
   governance(): GovernanceScope {
     const c = this.campaign;
-    return { parent_run_id: this.runId, root_run_id: this.runId, correlation_id: c.campaign_id, agent_name: CAMPAIGN_AGENT, lane: CAMPAIGN_LANE, case_id: c.case_id, policy_versions: c.policy_versions };
+    return governanceScopeOf({ run_id: this.runId, root_run_id: this.runId, correlation_id: c.campaign_id, agent_name: CAMPAIGN_AGENT, case_id: c.case_id, policy_versions: c.policy_versions }, CAMPAIGN_LANE);
   }
 
   invokeTool(callId: string, toolName: string, parameters: Record<string, unknown>, timeoutMs: number): Promise<ToolInvocationResult> {
-    return this.call<ToolInvocationResult>(SUBJECTS.toolInvoke, { call_id: callId, tool_name: toolName, parameters, timeout_ms: timeoutMs, governance: this.governance() }, timeoutMs + 5_000);
+    return new ToolGatewayClient(this.bus).invoke({ call_id: callId, tool_name: toolName, parameters, timeout_ms: timeoutMs, governance: this.governance() }, { retry: RETRY.chokePoint });
   }
 
   write(writeId: string, collection: string, operation: 'append' | 'upsert', documentId: string, document: Record<string, unknown>): Promise<DbResult> {
@@ -68,7 +68,7 @@ export class CampaignRun {
 
   /** Idempotent requests (call and write ids derive from the run): a lost reply or a restarting choke point is retried. */
   private call<T>(subject: string, body: unknown, timeoutMs = 15_000): Promise<T> {
-    return this.bus.requestIdempotent<T>(subject, body, { timeoutMs, retryDelayMs: RETRY });
+    return this.bus.requestIdempotent<T>(subject, body, { timeoutMs, retryDelayMs: RETRY.chokePoint });
   }
 }
 

@@ -1,8 +1,9 @@
 import { ArtifactGetResult, DbResult, ExportResult, GovernanceScope, PromotionResult, SUBJECTS, ToolInvocationResult } from '@runledger/contracts';
+import { ToolGatewayClient } from '@runledger/service-clients';
 import type { ArtifactRef } from '@runledger/governance';
 import { AppError } from '@runledger/kernel';
 import { Bus } from '@runledger/messaging';
-import { retryDelays } from '@runledger/runs';
+import { governanceScopeOf, retryDelays } from '@runledger/runs';
 import { AgentStepError, policyDenied } from '../domain/errors';
 import type { AgentRunSpec } from '../domain/run-spec';
 
@@ -28,18 +29,18 @@ export interface DbWrite {
  * ids derived from the run), which is what makes retrying a call that got no answer safe.
  */
 export class AgentEffects {
-  constructor(private readonly bus: Bus, private readonly spec: AgentRunSpec, private readonly limits: EffectLimits) {}
+  private readonly tools: ToolGatewayClient;
+
+  constructor(private readonly bus: Bus, private readonly spec: AgentRunSpec, private readonly limits: EffectLimits) {
+    this.tools = new ToolGatewayClient(bus);
+  }
 
   governance(lane: string, scope: Record<string, string> = {}): GovernanceScope {
-    const s = this.spec;
-    return {
-      parent_run_id: s.run_id, root_run_id: s.root_run_id, correlation_id: s.correlation_id, agent_name: s.agent_name, lane,
-      case_id: s.case_id, ...(Object.keys(scope).length ? { scope } : {}), policy_versions: s.policy_versions,
-    };
+    return governanceScopeOf(this.spec, lane, scope);
   }
 
   async invokeTool(lane: string, callId: string, toolName: string, parameters: Record<string, unknown>): Promise<ToolInvocationResult> {
-    return this.call<ToolInvocationResult>(SUBJECTS.toolInvoke, { call_id: callId, tool_name: toolName, parameters, timeout_ms: this.limits.toolTimeoutMs, governance: this.governance(lane) }, this.limits.toolTimeoutMs + 5_000);
+    return this.tools.invoke({ call_id: callId, tool_name: toolName, parameters, timeout_ms: this.limits.toolTimeoutMs, governance: this.governance(lane) }, { retry: retryDelays(this.limits.retryDelaysMs) });
   }
 
   /** A db_write child run; a denial is the run's POLICY_DENIED, any other refusal a failure. */

@@ -1,6 +1,6 @@
 import { SessionReply, SUBJECTS } from '@runledger/contracts';
 import { Bus } from '@runledger/messaging';
-import { retryEvery } from '@runledger/runs';
+import { RETRY } from '@runledger/runs';
 import { AgentStepError } from '../domain/errors';
 import type { IntakeAssessment } from '../domain/intake';
 import type { InterviewNotes, InterviewPrompt, TranscriptSegment } from '../domain/interview';
@@ -35,7 +35,7 @@ export class SessionReasoner implements AgentReasoner {
     const reply = await this.bus.requestIdempotent<SessionReply>(
       SUBJECTS.agentSessionStart,
       { agent: this.profile, prompt, request_id: `${this.spec.run_id}:reason:${task}`, parent_run_id: this.spec.run_id, ...(this.spec.case_id ? { case_id: this.spec.case_id } : {}) },
-      { timeoutMs: 600_000, retryDelayMs: retryEvery(500, 20) },
+      { timeoutMs: 600_000, retryDelayMs: RETRY.childRun },
     );
     const report = reply.result?.finalReport as { content?: string; content_json?: unknown } | undefined;
     if (reply.status !== 'completed' || !report) {

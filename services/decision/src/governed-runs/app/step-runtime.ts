@@ -1,6 +1,6 @@
 import { DelegationChain } from '@runledger/agent-runtime';
 import type { ArtifactRef } from '@runledger/governance';
-import { retrying, retryDelays, RunEngine, RunRepository, ToolCallResult } from '@runledger/runs';
+import { retrying, RETRY, RunEngine, RunRepository, ToolCallResult } from '@runledger/runs';
 import type { GovernedAgentName } from '../domain/agents';
 import { AgentStepError, policyDenied } from '../domain/errors';
 import type { DelegationOutput } from '../domain/orchestration';
@@ -20,9 +20,6 @@ export class CarryInterrupted extends Error {
     this.name = 'CarryInterrupted';
   }
 }
-
-/** Pauses before the 2nd and 3rd attempt of a tool call that failed retryably. */
-const TOOL_RETRY = retryDelays([1_000, 3_000]);
 
 export interface RuntimeDeps {
   runs: RunRepository;
@@ -53,7 +50,7 @@ export function stepRuntime(spec: AgentRunSpec, asOfDay: string, outputs: Readon
       // tool_gateway run: a call's recorded outcome is final, so a retry cannot reuse its call id.
       let attempts = 0;
       const res = await retrying(
-        TOOL_RETRY,
+        RETRY.toolAttempt,
         (n) => (attempts++, call(n === 0 ? callId : `${callId}#${n + 1}`, toolName, parameters, lane)),
         (r) => r.status === 'ok' || r.status === 'denied' || !(r.error?.retryable ?? true),
       );

@@ -1,0 +1,21 @@
+import type { GovernanceScope } from '@runledger/contracts';
+import type { RunCreatedData } from './run-events';
+
+/** What a run's recorded opening says about who it is: all a choke point needs to know about its caller. */
+export type ScopeOwner = Pick<RunCreatedData, 'run_id' | 'root_run_id' | 'agent_name' | 'policy_versions'> & Partial<Pick<RunCreatedData, 'correlation_id' | 'case_id' | 'user_id'>>;
+
+/**
+ * The GovernanceScope of every call a run makes into a choke point, built from the run's identity: the run is the
+ * parent of the child run the call opens, under the lane the call acts in and the policy versions the run pinned (the
+ * choke point checks it against exactly those), with the case and user it works for. One builder, so no carrier can
+ * name another run, case or policy than its own by hand.
+ */
+export function governanceScopeOf(run: ScopeOwner, lane: string, scope: Readonly<Record<string, string>> = {}): GovernanceScope {
+  return {
+    parent_run_id: run.run_id, root_run_id: run.root_run_id, agent_name: run.agent_name, lane, policy_versions: run.policy_versions,
+    ...(run.correlation_id ? { correlation_id: run.correlation_id } : {}),
+    ...(run.case_id ? { case_id: run.case_id } : {}),
+    ...(run.user_id ? { user_id: run.user_id } : {}),
+    ...(Object.keys(scope).length ? { scope: { ...scope } } : {}),
+  };
+}
