@@ -149,8 +149,10 @@ describe('Issue 8: every contract-003 schema and rule, through the bus', () => {
     expect(JSON.stringify(invalid)).not.toMatch(/at \w+ \(|node_modules/);
   });
 
+  /** The campaign profiles' one core ability, in tokens (~4 characters each). */
+  const coreTokens = Math.ceil(`Answer with exactly one JSON object: a proposal whose action_type is one of create_task, select_next_task, execute_tool, generate_message, analyze_leads, request_user_input, persist_artifact, no_op, following contract 003. You hold no memory between cycles: decide only from the state snapshot.`.length / 4);
+
   it('INV-AGT-SEL-004 / INV-AGT-ABL-001..003 in the controller: a model campaign naming no profile gets the selected one; abilities go into the system prompt before the call, core first, within budget', async () => {
-    const coreTokens = Math.ceil(`Answer with exactly one JSON object: a proposal whose action_type is one of create_task, select_next_task, execute_tool, generate_message, analyze_leads, request_user_input, persist_artifact, no_op, following contract 003. You hold no memory between cycles: decide only from the state snapshot.`.length / 4);
     const results: AgentInfo[] = [];
     for (const [name, limit] of [['Quarterly planning', coreTokens], ['Prioritize leads for Q1', 400]] as const) {
       const campaign_id = randomUUID();
@@ -171,5 +173,21 @@ describe('Issue 8: every contract-003 schema and rule, through the bus', () => {
     expect(results[0]).toMatchObject({ kind: 'llm', model: 'stub-model', profile_id: 'standard', selection: { agent_id: 'standard', fallback: true, confidence: 0.5 } });
     expect(results[1]).toMatchObject({ profile_id: 'lead-researcher', selection: { agent_id: 'lead-researcher', fallback: false } });
     expect(results[1]!.abilities.included).toEqual(expect.arrayContaining(['proposal-contract', 'lead-scoring']));
+  });
+
+  it('Issue 26 / INV-AGT-ABL-002 at create: a token_limit below the core abilities is refused with REQUEST.INVALID naming both numbers, and no campaign is recorded', async () => {
+    for (const agent of [{ kind: 'llm', model: 'stub-model', token_limit: coreTokens - 1 }, { kind: 'llm', model: 'stub-model', profile: 'outreach-writer', token_limit: 1 }]) {
+      const campaign_id = randomUUID();
+      const refused = await callError(stack, 'create', { campaign_id, name: 'Too small a budget', agent });
+      expect(refused.code).toBe('REQUEST.INVALID');
+      expect((refused as { retryable?: boolean }).retryable).toBe(false);
+      expect(refused.message).toContain(`token_limit ${agent.token_limit} `);
+      expect(refused.message).toContain(` ${coreTokens} tokens`);
+      expect((await callError(stack, 'get', { campaign_id })).code).toBe('CAMPAIGN.NOT_FOUND');
+    }
+    const unknown = await callError(stack, 'create', { campaign_id: randomUUID(), name: 'No such profile', agent: { kind: 'llm', model: 'stub-model', profile: 'no-such-profile' } });
+    expect(unknown).toMatchObject({ code: 'REQUEST.INVALID', message: expect.stringContaining('no-such-profile') });
+    // The least budget that holds the core abilities is accepted.
+    await call(stack, 'create', { campaign_id: randomUUID(), name: 'Exactly enough', agent: { kind: 'llm', model: 'stub-model', token_limit: coreTokens } });
   });
 });

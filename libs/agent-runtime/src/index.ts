@@ -87,6 +87,7 @@ export { executeTool } from './tools/execute-tool';
 // Abilities (INV-AGT-ABL-001..003)
 export {
   ABILITY_SEPARATOR,
+  coreAbilityTokens,
   defaultEstimateTokens,
   injectAbilities,
   type Ability,

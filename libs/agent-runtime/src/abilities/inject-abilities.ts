@@ -59,16 +59,10 @@ export function injectAbilities(input: InjectAbilitiesInput): AbilityInjection |
   const catalogue = new Map(input.abilities.map((a) => [a.id, a]));
   const warnings: string[] = [];
 
-  const core: Ability[] = [];
-  for (const id of profile.coreAbilities) {
-    const ability = catalogue.get(id);
-    if (ability === undefined) {
-      return { ok: false, code: 'ABILITY.CORE_MISSING', message: `core ability '${id}' of agent '${profile.id}' is not in the ability catalogue` };
-    }
-    if (!core.includes(ability)) core.push(ability);
-  }
+  const coreSet = coreAbilitiesOf(profile, catalogue, estimate);
+  if (!coreSet.ok) return coreSet;
+  const { core, tokens: coreTokens } = coreSet;
   const chunks = core.map((a) => a.content);
-  const coreTokens = chunks.length === 0 ? 0 : estimate(chunks.join(ABILITY_SEPARATOR));
   if (coreTokens > tokenLimit) {
     return {
       ok: false,
@@ -100,6 +94,36 @@ export function injectAbilities(input: InjectAbilitiesInput): AbilityInjection |
 
   const systemPrompt = chunks.length === 0 ? profile.systemPrompt : [...chunks, profile.systemPrompt].join(ABILITY_SEPARATOR);
   return { ok: true, systemPrompt, included, truncated: omitted.length > 0, omitted, tokensUsed, warnings };
+}
+
+/**
+ * The tokens a profile's core abilities take when injected: the least budget any prompt of that profile needs,
+ * since core abilities are never dropped (INV-AGT-ABL-002). A caller that accepts a budget checks it against this
+ * up front instead of failing every later injection.
+ */
+export function coreAbilityTokens(
+  profile: Pick<AgentProfile, 'id' | 'coreAbilities'>,
+  abilities: readonly Ability[],
+  estimateTokens: (text: string) => number = defaultEstimateTokens,
+): { ok: true; tokens: number } | AbilityInjectionError {
+  const coreSet = coreAbilitiesOf(profile, new Map(abilities.map((a) => [a.id, a])), estimateTokens);
+  return coreSet.ok ? { ok: true, tokens: coreSet.tokens } : coreSet;
+}
+
+function coreAbilitiesOf(
+  profile: Pick<AgentProfile, 'id' | 'coreAbilities'>,
+  catalogue: ReadonlyMap<string, Ability>,
+  estimate: (text: string) => number,
+): { ok: true; core: Ability[]; tokens: number } | AbilityInjectionError {
+  const core: Ability[] = [];
+  for (const id of profile.coreAbilities) {
+    const ability = catalogue.get(id);
+    if (ability === undefined) {
+      return { ok: false, code: 'ABILITY.CORE_MISSING', message: `core ability '${id}' of agent '${profile.id}' is not in the ability catalogue` };
+    }
+    if (!core.includes(ability)) core.push(ability);
+  }
+  return { ok: true, core, tokens: core.length === 0 ? 0 : estimate(core.map((a) => a.content).join(ABILITY_SEPARATOR)) };
 }
 
 /** The profile's non-core abilities that match the task, most relevant first, ties in profile order. */

@@ -11,6 +11,7 @@ import type { AgentSpec } from '../domain/campaign-types';
 import { viewOf } from '../domain/campaign-view';
 import { Approvals } from './approvals';
 import { CampaignStore } from './campaign-store';
+import { PROPOSAL_AGENT, type ProposalAgent } from './proposal-agent';
 import type { CycleOutcome } from './cycle-runner';
 import { CAMPAIGN_CYCLES_REQUESTED, CampaignCycleWorker, CampaignCyclesRequested, notActive } from './cycle-worker';
 
@@ -37,10 +38,13 @@ export class CampaignService {
     private readonly runs: RunRepository,
     private readonly waiter: RunWaiter,
     @Inject(CAMPAIGN_REPLY_TIMEOUT_MS) private readonly replyTimeoutMs: number,
+    @Inject(PROPOSAL_AGENT) private readonly agent: ProposalAgent,
   ) {}
 
   async create(req: CampaignCreateRequest): Promise<CampaignView> {
     const id = req.campaign_id;
+    const problem = this.agent.specProblem(req.agent as AgentSpec);
+    if (problem) throw new AppError('REQUEST.INVALID', problem);
     return this.worker.serialised(id, async () => {
       const settings = { on_invalid: req.settings?.on_invalid ?? 'retry', max_attempts: req.settings?.max_attempts ?? 2, approval_ttl_seconds: req.settings?.approval_ttl_seconds ?? 86_400 } as const;
       const existing = await this.store.load(id);

@@ -27,6 +27,11 @@ export interface ProposalAnswer {
  */
 export interface ProposalAgent {
   propose(spec: AgentSpec, request: ProposalRequest): Promise<ProposalAnswer>;
+  /**
+   * Why a spec can never give a proposal (a profile it does not know, a token limit below what every prompt needs),
+   * or null. Asked at create, so such a campaign is refused there instead of failing every cycle.
+   */
+  specProblem(spec: AgentSpec): string | null;
 }
 
 export const PROPOSAL_AGENT = Symbol('PROPOSAL_AGENT');

@@ -1,6 +1,6 @@
 import type OpenAI from 'openai';
 import { openaiModule } from '@runledger/agent-session';
-import { preparePrompt, selectAgents } from '@runledger/agent-runtime';
+import { coreAbilityTokens, preparePrompt, selectAgents } from '@runledger/agent-runtime';
 import { AppError, sha256Hex } from '@runledger/kernel';
 import type { Bus } from '@runledger/messaging';
 import type { AgentSpec } from '../domain/campaign-types';
@@ -64,6 +64,26 @@ export class CampaignProposalAgent implements ProposalAgent {
         ...(completion.usage ? { usage: { prompt_tokens: completion.usage.prompt_tokens, completion_tokens: completion.usage.completion_tokens } } : {}),
       },
     };
+  }
+
+  /**
+   * Contract 004: core abilities cannot be filtered out and injection must not exceed the limit, so a token_limit
+   * below the core abilities of a profile the campaign can run as (the named one, else any selection may pick)
+   * could never make a prompt.
+   */
+  specProblem(spec: AgentSpec): string | null {
+    if (spec.kind !== 'llm') return null;
+    const named = spec.profile === undefined ? undefined : this.registry.get(spec.profile);
+    if (spec.profile !== undefined && !named) return `No agent profile ${spec.profile}.`;
+    const limit = spec.token_limit ?? DEFAULT_TOKEN_LIMIT;
+    for (const profile of named ? [named] : this.registry.list()) {
+      const core = coreAbilityTokens(profile, CAMPAIGN_ABILITIES);
+      if (!core.ok) return core.message;
+      if (core.tokens > limit) {
+        return `token_limit ${limit} is below the ${core.tokens} tokens the core abilities of profile ${profile.id} need (core abilities are never left out).`;
+      }
+    }
+    return null;
   }
 
   private openai(): OpenAI {
