@@ -1,4 +1,4 @@
-import type { Decider } from '@runledger/event-log';
+import { foldEvents, type Decider, type RecordedEvent } from '@runledger/event-log';
 import { LIFECYCLE_EVENT_TYPES } from '@runledger/governance';
 import { AppError } from '@runledger/kernel';
 import type { ArtifactRefLike, AuthzDecidedData, EffectClaim, RunCreatedData, RunError, RunEvent, ToolCallStatus } from './run-events';
@@ -26,7 +26,12 @@ export type RunCommand =
   | { type: 'ClaimEffect'; data: { owner: string; now: string; lease_ms: number } }
   | { type: 'ReleaseEffect'; data: { owner: string; reason: string } }
   | { type: 'RequestCancel'; data: { reason: string; requested_by: string } }
-  | { type: 'Cancel'; data: { reason: string } };
+  | { type: 'Cancel'; data: { reason: string } }
+  /**
+   * An abandoned run ended by the resolver: RunResolved with its basis, and whatever the lifecycle needs to reach the
+   * outcome the run's log supports (a deny, a start, missing audit events, the terminal event).
+   */
+  | { type: 'Resolve'; events: RunEvent[] };
 
 /** A command the run's lifecycle does not allow: a bug in the carrier, never a business outcome (those are events). */
 export class RunLifecycleViolation extends Error {
@@ -109,6 +114,14 @@ export function decideRun(command: RunCommand, state: RunState): RunEvent[] {
       if (state.status === 'cancelled') return [];
       running();
       return [{ type: 'RunCancelled', data: command.data }];
+    case 'Resolve': {
+      if (state.status === 'none') return refuse();
+      if (isTerminal(state)) return [];
+      // Accepted only if the events move the lifecycle along its rules to an end, and say they are the resolver's.
+      const after = foldEvents(evolveRun, state, command.events.map((e) => ({ ...e, metadata: { recorded_at: state.updated_at ?? '' } })) as unknown as RecordedEvent[]);
+      const lawful = after.anomalies.length === state.anomalies.length && isTerminal(after) && command.events.some((e) => e.type === 'RunResolved');
+      return lawful ? command.events : refuse();
+    }
     default: {
       const exhaustive: never = command;
       return exhaustive;

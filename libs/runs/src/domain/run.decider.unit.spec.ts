@@ -162,3 +162,24 @@ describe('Run aggregate: an effect in flight is claimed (issue 7: a tool call in
       .then([{ type: 'EffectClaimed', data: { owner: 'gw-b', attempt: 2, lease_expires_at: '2026-01-01T00:00:06.000Z' } }]);
   });
 });
+
+describe('Run aggregate: the resolver ends abandoned runs through the decider (issue 10, issue 21)', () => {
+  const resolved: RunEvent = { type: 'RunResolved', data: { resolved_by: 'resolver', reason: 'idle', outcome: 'failed', basis: 'nothing recorded' } };
+  const failed: RunEvent = { type: 'RunFailed', data: { error } };
+
+  it('Issue 21 resolver: a running run is ended with RunResolved and the outcome its log supports', () => {
+    spec.given(running).when({ type: 'Resolve', events: [resolved, failed] }).then([resolved, failed]);
+    spec.given([created, allowed]).when({ type: 'Resolve', events: [started, resolved, failed] }).then([started, resolved, failed]);
+  });
+
+  it('Issue 21 resolver: a run that ended meanwhile is left as it is', () => {
+    spec.given([...running, failed]).when({ type: 'Resolve', events: [resolved, failed] }).thenNothing();
+  });
+
+  it('Issue 21 resolver: events that break the lifecycle, do not end the run, or are not marked as the resolver\'s are refused', () => {
+    spec.given([created, allowed]).when({ type: 'Resolve', events: [resolved, failed] }).thenThrows(NOT_ALLOWED);
+    spec.given(running).when({ type: 'Resolve', events: [resolved] }).thenThrows(NOT_ALLOWED);
+    spec.given(running).when({ type: 'Resolve', events: [failed] }).thenThrows(NOT_ALLOWED);
+    spec.given([]).when({ type: 'Resolve', events: [created, resolved, failed] }).thenThrows(NOT_ALLOWED);
+  });
+});

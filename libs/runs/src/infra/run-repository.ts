@@ -1,6 +1,7 @@
-import { aggregateRef, AggregateRef, EventLog, foldEvents, NewEvent, RecordedEvent, StoredEvent } from '@runledger/event-log';
+import { aggregateRef, AggregateRef, ConcurrencyError, EventLog, foldEvents, NewEvent, RecordedEvent, StoredEvent } from '@runledger/event-log';
+import { AppError } from '@runledger/kernel';
 import { evolveRun, initialRunState, RunState } from '../domain/run-state';
-import { RunSession } from './run-session';
+import { RunCommands, RunSession } from './run-session';
 import type { RunCreatedData, RunEvent } from '../domain/run-events';
 
 export interface LoadedRun {
@@ -39,6 +40,25 @@ export class RunRepository {
   async session(run: RunIdentity): Promise<RunSession> {
     const loaded = await this.load(run.run_id);
     return new RunSession(this, run, loaded.state, loaded.version);
+  }
+
+  /**
+   * One command on an existing run by id, for a writer that does not carry the run (an operator's cancel): decided on
+   * what the log holds and appended on that version; when the run's carrier appended meanwhile, decided again on the
+   * new state, at most `attempts` times. Returns the state after it.
+   */
+  async handle(runId: string, commands: RunCommands, label: string, attempts = 5): Promise<RunState> {
+    for (let attempt = 1; ; attempt++) {
+      const { state, version } = await this.load(runId);
+      if (!state.run) throw new AppError('RUN.NOT_FOUND');
+      const session = new RunSession(this, state.run, state, version);
+      try {
+        await session.decide(commands, label);
+        return session.state;
+      } catch (err) {
+        if (!(err instanceof ConcurrencyError) || attempt >= attempts) throw err;
+      }
+    }
   }
 
   /** A session for a run believed new, without a lookup: its first append expects version 0 (see openNewChild). */

@@ -3,7 +3,7 @@ import { RunsListRequest, RunsListResult, RunsResolveResult, RunSummary, SUBJECT
 import { ConcurrencyError } from '@runledger/event-log';
 import { Clock } from '@runledger/kernel';
 import { Bus, CLOCK } from '@runledger/messaging';
-import { isTerminal, liveClaim, RunRepository } from '@runledger/runs';
+import { isTerminal, liveClaim, RunRepository, RunSession } from '@runledger/runs';
 import { resolveAbandoned, runView, RunView } from './domain/resolution';
 
 export const RESOLVER_SETTINGS = Symbol('RESOLVER_SETTINGS');
@@ -103,7 +103,7 @@ export class RunResolver implements OnApplicationBootstrap, OnApplicationShutdow
     const resolution = resolveAbandoned(view, { parent, children }, `no event for ${Math.round(idleFor / 1000)} s; ${why}`);
     if (!resolution) return null;
     try {
-      await this.runs.appendEvents(state.run, resolution.events, { expectedVersion: version, commandId: `${runId}:resolved` });
+      await new RunSession(this.runs, state.run, state, version).decide({ type: 'Resolve', events: resolution.events }, 'resolved');
     } catch (err) {
       if (err instanceof ConcurrencyError) return 'left'; // a worker advanced the run: it is not abandoned
       throw err;
