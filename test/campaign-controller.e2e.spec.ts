@@ -2,7 +2,7 @@ import type { CampaignView } from '@runledger/contracts';
 import { canonicalJson } from '@runledger/governance';
 import { sha256Hex } from '@runledger/kernel';
 import type { CoverageReport } from '@runledger/governance';
-import { waitUntil } from '@runledger/testing';
+import { freePort, waitUntil } from '@runledger/testing';
 import {
   call, callError, CAMPAIGN_SERVICES, campaignEvents, cycleRunOf, itemIdOf, leadIdOf, LoopbackSite, ofType, OPERATOR, scriptedCampaign, startLoopbackSite, taskIdOf,
 } from './support/campaigns';
@@ -107,6 +107,20 @@ describe('Issue 8: the contract-003 controller runs campaigns over the bus', () 
     const verify = await stack.request<{ ok: boolean }>('rl.audit.verify', {});
     expect(verify.body.ok).toBe(true);
     expect((await childRun(cycleRunOf(campaign, 4), 'RunCompleted'))[0]!.data).toMatchObject({ result: { action_type: 'execute_tool', success: true } });
+  });
+
+  it('Issue 26 a failed navigation leaves the browser session usable: after browser_navigate to an unreachable address, the same campaign\'s next navigations succeed', async () => {
+    // A loopback port nothing listens on: the connection is refused at once, no network needed.
+    const unreachable = `http://127.0.0.1:${await freePort()}/in/nobody`;
+    const navigate = (url: string) => ({ action_type: 'execute_tool', tool_name: 'browser_navigate', parameters: { url } });
+    const campaign = await scriptedCampaign(stack, [navigate(unreachable), navigate(`${site.url}/in/jane`), navigate(`${site.url}/in/jane?again=1`)]);
+    for (let i = 0; i < 3; i++) await call(stack, 'cycle', { campaign_id: campaign });
+    const tools = ofType<{ tool_name: string; status: string; child_run_id: string }>(await campaignEvents(stack, campaign), 'ToolExecuted');
+    expect(tools.map((t) => [t.tool_name, t.status])).toEqual([['browser_navigate', 'failed'], ['browser_navigate', 'ok'], ['browser_navigate', 'ok']]);
+    // What the gateway's runs recorded: the pages really loaded.
+    const resultOf = async (runId: string) => (await childRun(runId, 'RunCompleted'))[0]?.data as { result?: unknown } | undefined;
+    expect((await resultOf(tools[1]!.child_run_id))?.result).toMatchObject({ output: { url: `${site.url}/in/jane`, title: 'Jane Doe - Senior Engineer', status: 200 } });
+    expect((await resultOf(tools[2]!.child_run_id))?.result).toMatchObject({ output: { url: `${site.url}/in/jane?again=1`, status: 200 } });
   });
 
   it('Issue 8 approvals: a rejected message is never executed', async () => {

@@ -26,6 +26,24 @@ export class BrowserSessions {
     return entry.then((e) => e.page);
   }
 
+  /**
+   * Gives the session a fresh page in its context (cookies kept) in place of `stale`. A navigation that failed
+   * (unreachable host, refused connection, timeout) has Chromium commit its error page, chrome-error://chromewebdata/,
+   * after goto has already rejected; that late commit, and each navigation it interrupts in turn, would break the
+   * session's next navigations one after another. A new page has nothing pending. Nothing happens if the session
+   * already moved on from `stale` (another call renewed it).
+   */
+  async renew(key: string, stale: Page): Promise<void> {
+    const entry = this.pages.get(key);
+    const current = await entry?.catch(() => undefined);
+    if (!entry || current?.page !== stale || this.pages.get(key) !== entry) return;
+    const next = current.context.newPage().then((page) => ({ context: current.context, page }));
+    next.catch(() => this.pages.delete(key));
+    this.pages.set(key, next);
+    await stale.close().catch(() => undefined);
+    await next.catch(() => undefined);
+  }
+
   async close(): Promise<void> {
     const browser = this.browser;
     this.browser = undefined;

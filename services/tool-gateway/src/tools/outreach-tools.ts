@@ -10,10 +10,14 @@ const NAVIGATION_GRACE_MS = 1_000;
 const leadId = { type: 'string', format: 'uuid' } as const;
 
 /** The session a call acts in: its campaign (case); a call with no case gets a page of its own run. */
-async function pageOfCall() {
+function sessionOfCall(): string {
   const ctx = currentInvocation();
   if (ctx.signal?.aborted) throw new Error('invocation abandoned after timeout');
-  return BROWSER_SESSIONS.page(ctx.governance.case_id ?? ctx.governance.root_run_id);
+  return ctx.governance.case_id ?? ctx.governance.root_run_id;
+}
+
+function pageOfCall() {
+  return BROWSER_SESSIONS.page(sessionOfCall());
 }
 
 /**
@@ -28,9 +32,16 @@ export const OUTREACH_TOOLS: Record<string, ToolDefinition> = {
     inputSchema: { type: 'object', required: ['url'], additionalProperties: false, properties: { url: { type: 'string', format: 'uri', pattern: '^https?://', maxLength: 2048 }, lead_id: leadId } },
     execute: async (input) => {
       const { url } = input as { url: string };
-      const page = await pageOfCall();
-      const response = await page.goto(url, { waitUntil: 'load', timeout: ACTION_TIMEOUT_MS });
-      return { url: page.url(), status: response?.status() ?? 0, title: await page.title() };
+      const session = sessionOfCall();
+      const page = await BROWSER_SESSIONS.page(session);
+      try {
+        const response = await page.goto(url, { waitUntil: 'load', timeout: ACTION_TIMEOUT_MS });
+        return { url: page.url(), status: response?.status() ?? 0, title: await page.title() };
+      } catch (err) {
+        // The failure is this call's answer; the session's next navigation gets a page with nothing pending.
+        await BROWSER_SESSIONS.renew(session, page);
+        throw err;
+      }
     },
   },
   browser_click: {
