@@ -57,11 +57,15 @@ describe('Replay equals live, for every projection', () => {
     const replayed = foldEvents(evolveConversation, initialConversation(), convEvents as unknown as RecordedEvent[]);
     expect(replayed.history.map((m) => m.content)).toContain("'book flights' has been deleted.");
     expect(replayed.pending_confirmation).toBeNull();
-    // Live: each run recorded the context it decided on; replaying the conversation up to that run gives the same.
+    // Live: each run recorded the context it decided on by reference (issue 21: the conversation's version, not a copy
+    // of its history); that version is the conversation just before the run, and replaying up to it gives its context.
     for (const [i, runId] of runIds.entries()) {
-      const live = (await stack.request<{ checkpoint: { stepOutputs: { context: { history: unknown[]; pending_confirmation: unknown } } } }>('rl.runs.get', { run_id: runId })).body;
+      const live = (await stack.request<{ checkpoint: { stepOutputs: { context: { conversation_version: number } } } }>('rl.runs.get', { run_id: runId })).body;
       const before = foldEvents(evolveConversation, initialConversation(), convEvents.slice(0, i) as unknown as RecordedEvent[]);
-      expect(live.checkpoint.stepOutputs.context).toEqual({ history: before.history, pending_confirmation: before.pending_confirmation, based_on_run_id: before.recent_run_ids[before.recent_run_ids.length - 1] ?? null });
+      const version = i === 0 ? 0 : convEvents[i - 1]!.seq;
+      expect(live.checkpoint.stepOutputs.context).toEqual({ conversation_version: version, based_on_run_id: before.recent_run_ids[before.recent_run_ids.length - 1] ?? null });
+      const atVersion = foldEvents(evolveConversation, initialConversation(), convEvents.filter((e) => e.seq <= version) as unknown as RecordedEvent[]);
+      expect({ history: atVersion.history, pending: atVersion.pending_confirmation }).toEqual({ history: before.history, pending: before.pending_confirmation });
     }
   });
 

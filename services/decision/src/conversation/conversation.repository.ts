@@ -15,9 +15,13 @@ export class ConversationRepository {
     return aggregateRef('conversation', deterministicUuid('conversation', userId, conversationId));
   }
 
-  /** The conversation and the version it was folded at (hand it to `record` in the same turn: no second read). */
-  async load(userId: string, conversationId: string): Promise<KnownState<ConversationState>> {
-    const events = await this.log.read(this.ref(userId, conversationId));
+  /**
+   * The conversation and the version it was folded at (hand it to `record` in the same turn: no second read); with
+   * `atVersion`, the conversation as it was at that version (what a turn that recorded it as its context saw).
+   */
+  async load(userId: string, conversationId: string, atVersion?: number): Promise<KnownState<ConversationState>> {
+    const all = await this.log.read(this.ref(userId, conversationId));
+    const events = atVersion === undefined ? all : all.filter((e) => e.seq <= atVersion);
     return {
       state: foldEvents(evolveConversation, initialConversation(), events as unknown as RecordedEvent[]),
       version: events.length ? events[events.length - 1].seq : 0,

@@ -28,9 +28,25 @@ export interface TaskRunResult {
 /** Checkpointed steps of a task-assistant run (INV-AGT-003 order; INV-CP-002 resume after the last). */
 export const STEPS = { context: 0, classify: 1 } as const;
 
+/**
+ * The context step's checkpoint: where the turn's history and pending confirmation come from, by reference — the
+ * conversation at the version this turn read, or the caller's own (in the request, which the log holds in the inbox
+ * command). Runs checkpointed before the reference carry a copy instead (`history`, `pending_confirmation`).
+ */
+export interface ContextCheckpoint {
+  /** The conversation's version (its last event's sequence) when this turn read it. */
+  conversation_version?: number;
+  /** The conversation's last recorded turn when this one read it (staleness check when it is recorded). */
+  based_on_run_id?: string | null;
+  /** A copy of the history, in runs checkpointed before the reference. */
+  history?: DecisionContext['message_history'];
+  /** A copy of the pending confirmation, in runs checkpointed before the reference. */
+  pending_confirmation?: PendingConfirmation | null;
+}
+
+/** The turn's context as the decision uses it (in memory; the log holds its ContextCheckpoint). */
 export interface ResolvedContext {
   history: DecisionContext['message_history'];
   pending_confirmation: PendingConfirmation | null;
-  /** The conversation's last recorded turn when this one read it (staleness check when it is recorded). */
   based_on_run_id?: string | null;
 }

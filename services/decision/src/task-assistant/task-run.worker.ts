@@ -13,7 +13,7 @@ import type { KnownState } from '@runledger/event-log';
 import type { ConversationState } from '../conversation/conversation';
 import { ConversationRepository } from '../conversation/conversation.repository';
 import { KeyedLock } from '../shared/keyed-lock';
-import { AgentRequested, ResolvedContext, STEPS, TASK_AGENT, TASK_LANE, TaskRunResult, taskRequestHash } from './task-run.types';
+import { AgentRequested, ContextCheckpoint, ResolvedContext, STEPS, TASK_AGENT, TASK_LANE, TaskRunResult, taskRequestHash } from './task-run.types';
 import { runledgerMetrics } from '@runledger/telemetry';
 
 export const TOOL_CALL_TIMEOUT_MS = Symbol('TOOL_CALL_TIMEOUT_MS');
@@ -78,11 +78,14 @@ export class TaskRunWorker {
     // The context and classify checkpoints go out with the run's next append (the tool call's request, or before the
     // conversation is written in finish): no effect or record depends on them before that (the classifier is asked
     // with the context, but records nothing). A crash in between computes both again on resume.
+    // The checkpoint names the conversation's version, not a copy of its history: the log holds the history once.
     let conversation: KnownState<ConversationState> | undefined;
-    const resolved = await run.step<ResolvedContext>('context', STEPS.context, async () => {
+    const checkpoint = await run.step<ContextCheckpoint>('context', STEPS.context, async () => {
       conversation = await this.conversations.load(cmd.request.user_id, cmd.request.conversation_id);
-      return resolveContext(cmd, conversation.state);
+      const runs = conversation.state.recent_run_ids;
+      return { conversation_version: conversation.version, based_on_run_id: runs[runs.length - 1] ?? null };
     }, 'with-next');
+    const resolved = await this.resolveContext(cmd, checkpoint, conversation);
     const context: DecisionContext = { ...cmd.request, message_history: resolved.history ?? [], pending_confirmation: resolved.pending_confirmation };
     const { degraded: _degraded, ...intent } = await run.step<ClassifiedIntent>('classify', STEPS.classify, () => this.classify(context, now), 'with-next');
 
@@ -166,6 +169,20 @@ export class TaskRunWorker {
     });
   }
 
+  /**
+   * The turn's context from its checkpoint: the caller's own history when it brought one, else the conversation as this
+   * turn read it (`loaded` when the step ran here; read at the recorded version when the run resumed), or the copy a
+   * run checkpointed before the reference holds.
+   */
+  private async resolveContext(cmd: AgentRequested, checkpoint: ContextCheckpoint, loaded?: KnownState<ConversationState>): Promise<ResolvedContext> {
+    const based_on_run_id = checkpoint.based_on_run_id;
+    if (checkpoint.history !== undefined) return { history: checkpoint.history, pending_confirmation: checkpoint.pending_confirmation ?? null, based_on_run_id };
+    if (cmd.caller_context) return { history: cmd.request.message_history ?? [], pending_confirmation: cmd.request.pending_confirmation ?? null, based_on_run_id };
+    const r = cmd.request;
+    const { state } = loaded ?? (await this.conversations.load(r.user_id, r.conversation_id, checkpoint.conversation_version ?? 0));
+    return { history: state.history, pending_confirmation: state.pending_confirmation, based_on_run_id };
+  }
+
   private async finish(
     cmd: AgentRequested, decision: AgentDecision, effect: 'none' | 'set_pending' | 'clear_pending', intent: UserIntent, resolved: ResolvedContext, now: string, run: RunEngine,
     conversation: KnownState<ConversationState> | undefined,
@@ -195,13 +212,6 @@ export class TaskRunWorker {
       [{ type: 'DecisionRecorded', data: { decision, intent, conversation_effect: effect, audit_record: { ...audit, run_id: cmd.run_id } } }],
     );
   }
-}
-
-/** The turn's context: the caller's own history when it brings one, else the conversation's; the run it follows on. */
-function resolveContext(cmd: AgentRequested, conv: ConversationState): ResolvedContext {
-  const based_on_run_id = conv.recent_run_ids[conv.recent_run_ids.length - 1] ?? null;
-  if (cmd.caller_context) return { history: cmd.request.message_history ?? [], pending_confirmation: cmd.request.pending_confirmation ?? null, based_on_run_id };
-  return { history: conv.history, pending_confirmation: conv.pending_confirmation, based_on_run_id };
 }
 
 /** The classify request accepts history messages of at most this many characters (ClassifyIntentRequest schema). */
