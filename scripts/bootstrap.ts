@@ -1,22 +1,21 @@
 /**
- * The bootstrap step: as the admin identity (NATS_CREDS), create the log stream, the document-store buckets and
+ * The bootstrap step: as the admin identity (NATS_CREDS), create the log stream, its durable consumers, the document-store buckets and
  * the object stores named in deploy/nats/permissions.yaml, or check the existing log is still immutable.
  * Run by the launcher (scripts/lib/stack.js) before the services start; they may not create any of these.
  */
 import { connect } from '@nats-io/transport-node';
 import { identityFromEnv, identityOptions } from '../libs/messaging/src/nats-identity';
-import { provisionBus } from '../libs/messaging/src/provision';
+import { BusLayout, provisionBus } from '../libs/messaging/src/provision';
 
-const { loadTable, kvBuckets } = require('./lib/permissions.js') as {
-  loadTable(): { object_stores: Record<string, string[]> };
-  kvBuckets(table: unknown): string[];
+const { loadTable, busLayout } = require('./lib/permissions.js') as {
+  loadTable(): unknown;
+  busLayout(table: unknown): BusLayout;
 };
 
 async function main(): Promise<void> {
   const nc = await connect({ servers: (process.env.NATS_URL ?? 'nats://127.0.0.1:4222').split(','), name: 'runledger-bootstrap', ...identityOptions(identityFromEnv()) });
   try {
-    const table = loadTable();
-    await provisionBus(nc, { kvBuckets: kvBuckets(table), objectStores: Object.keys(table.object_stores) });
+    await provisionBus(nc, busLayout(loadTable()));
   } finally {
     await nc.close();
   }

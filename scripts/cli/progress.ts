@@ -4,8 +4,8 @@
  * There is no overall time limit: a large log simply takes longer, and the bar says how much longer.
  */
 import type { NatsConnection } from '@nats-io/transport-node';
-import { DeliverPolicy, jetstream, jetstreamManager } from '@nats-io/jetstream';
-import { LOG_STREAM, messageEvents, StoredEvent } from '@runledger/event-log';
+import { jetstream, jetstreamManager } from '@nats-io/jetstream';
+import { EventLog, LOG_STREAM, StoredEvent, storedEvents } from '@runledger/event-log';
 
 export class Progress {
   private readonly started = Date.now();
@@ -35,38 +35,32 @@ export class Progress {
 }
 
 /**
- * Reads every event matching `filter` from the start of the log up to its end as it is now (the horizon),
- * through an ordered consumer, calling `onEvent` for each and drawing progress. Returns the horizon.
+ * Reads every event matching `filter` from the start of the log up to its end as it is now (the horizon), by
+ * direct gets (an operator creates no consumer), calling `onEvent` for each and drawing progress. Returns the
+ * horizon. A stored message the log cannot hand out is UnreadableMessageError (LOG.UNREADABLE), with its sequence.
  */
 export async function scanLog(nc: NatsConnection, filter: string, label: string, onEvent: (e: StoredEvent) => unknown): Promise<{ horizon: number; count: number }> {
   const jsm = await jetstreamManager(nc);
   const info = await jsm.streams.info(LOG_STREAM);
   const horizon = info.state.last_seq;
   const progress = new Progress(label, horizon);
+  const log = new EventLog(jetstream(nc), jsm, { producer: 'runledger-cli', clock: { now: () => new Date() } });
   let count = 0;
-  const first = await jsm.direct.getMessage(LOG_STREAM, { next_by_subj: filter, seq: 1 }).catch(() => null);
-  if (first && first.seq <= horizon) {
-    const consumer = await jetstream(nc).consumers.get(LOG_STREAM, { filter_subjects: filter, deliver_policy: DeliverPolicy.StartSequence, opt_start_seq: first.seq });
-    const messages = await consumer.consume({ max_messages: 2048 });
-    try {
-      for await (const m of messages) {
-        if (m.seq > horizon) break;
-        try {
-          // A callback may return a promise (opening sealed data): events are folded one at a time, in order.
-          for (const event of messageEvents(m)) {
-            await onEvent(event);
-            count++;
-          }
-        } catch (err) {
-          if (!(err instanceof Error) || !/not a Runledger event envelope|JSON/.test(err.message)) throw err;
-          // not an event (the consumers dead-letter such messages); nothing to fold
-        }
-        progress.update(m.seq, count);
-        if (m.seq >= horizon || m.info.pending === 0) break;
+  if (info.state.messages > 0) {
+    await log.messages(filter, info.state.first_seq, horizon, async (m) => {
+      let events: StoredEvent[] = [];
+      try {
+        events = storedEvents(m.data, m.seq, m.subject);
+      } catch {
+        // not an event (the consumers dead-letter such messages); nothing to fold
       }
-    } finally {
-      await messages.close().catch(() => undefined);
-    }
+      // A callback may return a promise (opening sealed data): events are folded one at a time, in order.
+      for (const event of events) {
+        await onEvent(event);
+        count++;
+      }
+      progress.update(m.seq, count);
+    });
   }
   progress.finish(horizon);
   return { horizon, count };

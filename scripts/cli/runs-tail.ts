@@ -1,11 +1,11 @@
 /**
- * `runledger runs tail`: follows new run events live through an ordered consumer on rl.log.run.* that starts
- * at the end of the log. Each run's summary is folded as its events arrive (the runs-index fold), so the
+ * `runledger runs tail`: follows new run events live on the log's live feed (rl.live.run.*: the server republishes
+ * each stored run event there; an operator creates no consumer). Each run's summary is folded as its events arrive (the runs-index fold), so the
  * filters see the agent, case and user of runs created before the tail started too (their first event is read once).
  */
 import type { NatsConnection } from '@nats-io/transport-node';
-import { DeliverPolicy, jetstream, jetstreamManager } from '@nats-io/jetstream';
-import { EventLog, LOG_STREAM, messageEvents, StoredEvent } from '@runledger/event-log';
+import { jetstream, jetstreamManager } from '@nats-io/jetstream';
+import { EventLog, LIVE_RUN_PREFIX, liveEvents } from '@runledger/event-log';
 import { evolveRunSummary, initialRunSummary, RunSummary } from '../../libs/runs/src/domain/run-summary';
 import { eventDetail, time } from './format';
 
@@ -34,20 +34,15 @@ export async function tailRuns(nc: NatsConnection, o: TailOptions): Promise<numb
   const js = jetstream(nc);
   const log = new EventLog(js, await jetstreamManager(nc), { producer: 'runledger-cli', clock: { now: () => new Date() } });
   const runs = new Map<string, RunSummary>();
-  const consumer = await js.consumers.get(LOG_STREAM, { filter_subjects: 'rl.log.run.*', deliver_policy: DeliverPolicy.New });
-  const messages = await consumer.consume({ max_messages: 256 });
-  const stop = () => void messages.close();
+  const messages = nc.subscribe(`${LIVE_RUN_PREFIX}.*`);
+  await nc.flush(); // subscribed before "following" is said: nothing stored from then on is missed
+  const stop = () => messages.unsubscribe();
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
   if (!o.json) process.stderr.write('following runs (Ctrl-C to stop)\n');
   for await (const m of messages) {
-    let events: StoredEvent[];
-    try {
-      events = messageEvents(m);
-    } catch {
-      continue; // not a commit of events; the consumers dead-letter it
-    }
-    for (const event of events) {
+    // Not a commit of events (none then): the consumers dead-letter such messages.
+    for (const event of liveEvents(m)) {
       const runId = event.metadata.stream_id;
       let summary = runs.get(runId);
       if (!summary) {

@@ -9,7 +9,7 @@ const YAML = require('yaml');
 
 const ROOT = path.resolve(__dirname, '..', '..');
 const TABLE_FILE = path.join(ROOT, 'deploy', 'nats', 'permissions.yaml');
-/** The bootstrap identity: the only one that creates or changes streams, buckets and other identities' consumers. */
+/** The bootstrap identity: the only one that creates or changes streams, buckets and consumers (the declared durables too). */
 const ADMIN = 'admin';
 
 function loadTable(file = TABLE_FILE) {
@@ -30,13 +30,21 @@ function kvBuckets(table) {
   return table.kv.collections.map((c) => `${table.kv.prefix}${c}`);
 }
 
-/** Publish allows that let an identity read streams: ordered consumers (filter in the subject), gets, pulls. */
-function streamReadApi(stream, filter) {
+/** What the bootstrap creates (libs/messaging provisionBus): buckets, object stores and the log's durable consumers. */
+function busLayout(table) {
+  return { kvBuckets: kvBuckets(table), objectStores: Object.keys(table.object_stores), durables: table.log.durables };
+}
+
+/**
+ * Publish allows that let an identity read a stream and change nothing: its info, direct gets and message gets.
+ * No consumer: the body of a consumer-create request, not its subject, says whether it is durable or pushes and where
+ * (nats-server 2.9/2.10), so a reader allowed to create one could keep state on the server or deliver the stream
+ * into any subject (another identity's inbox, a service's request subject). Readers read by direct gets
+ * (libs/event-log direct-reads.ts); only the bootstrap creates consumers, the declared durables included.
+ */
+function streamReadApi(stream) {
   return [
     `$JS.API.STREAM.INFO.${stream}`,
-    `$JS.API.CONSUMER.CREATE.${stream}.*.${filter}`,
-    `$JS.API.CONSUMER.MSG.NEXT.${stream}.*`,
-    `$JS.API.CONSUMER.INFO.${stream}.*`,
     `$JS.API.DIRECT.GET.${stream}`,
     `$JS.API.DIRECT.GET.${stream}.>`,
     `$JS.API.STREAM.MSG.GET.${stream}`,
@@ -71,7 +79,7 @@ function permissionsFor(table, identity) {
     pub.add(`$JS.API.STREAM.INFO.${stream}`);
   }
   if (table.log.readers.includes(identity)) {
-    streamReadApi(stream, 'rl.log.>').forEach((s) => pub.add(s));
+    streamReadApi(stream).forEach((s) => pub.add(s));
     // Following a run live: the log's republished copies of stored run events (LIVE_RUN_PREFIX), never a core
     // subscription to the log's own subjects: that would hand a responder each appender's acknowledgement inbox,
     // which its response permission would let it answer (a forged "stored" for an append the log refused).
@@ -79,9 +87,12 @@ function permissionsFor(table, identity) {
   }
   const deny = new Set();
   let respondsToDeliveries = false;
+  let ownsDurable = false;
   for (const [durable, d] of Object.entries(table.log.durables)) {
     if (d.owner === identity) {
-      // The owner may create it or tune it, but only with its filter (the filter is part of the subject).
+      ownsDurable = true;
+      // The bootstrap creates it (a pull consumer with this filter); the owner may tune it, only under its name and
+      // filter (both in the subject). nats-server refuses to turn an existing pull consumer into a push one.
       pub.add(`$JS.API.CONSUMER.CREATE.${stream}.${durable}.${d.filter}`);
       pub.add(`$JS.API.CONSUMER.INFO.${stream}.${durable}`);
       pub.add(`$JS.API.CONSUMER.MSG.NEXT.${stream}.${durable}`);
@@ -95,6 +106,8 @@ function permissionsFor(table, identity) {
       deny.add(`$JS.ACK.${stream}.${durable}.>`);
     }
   }
+  // Everyone else creates no consumer on any stream (see streamReadApi), said explicitly.
+  if (!ownsDurable) deny.add('$JS.API.CONSUMER.CREATE.>');
   if (table.kv.users.includes(identity)) {
     // NATS wildcards match whole tokens only: each bucket is named (kv.collections, one line each).
     const owners = table.kv.owners ?? {};
@@ -102,19 +115,19 @@ function permissionsFor(table, identity) {
       if (owners[collection] && !owners[collection].includes(identity)) continue;
       const bucket = `${table.kv.prefix}${collection}`;
       pub.add(`$KV.${bucket}.>`);
-      streamReadApi(`KV_${bucket}`, `$KV.${bucket}.>`).forEach((s) => pub.add(s));
+      streamReadApi(`KV_${bucket}`).forEach((s) => pub.add(s));
     }
   }
   const keys = table.data_keys;
   if (keys && [...keys.seal, ...keys.open].includes(identity)) {
-    // Reading a key is a direct get; the watch that drops destroyed keys is an ordered consumer on the bucket.
-    streamReadApi(`KV_${keys.bucket}`, `$KV.${keys.bucket}.>`).forEach((s) => pub.add(s));
+    // Reading a key is a direct get; so is the follower that drops destroyed keys (libs/messaging data-keys.ts).
+    streamReadApi(`KV_${keys.bucket}`).forEach((s) => pub.add(s));
     if (keys.seal.includes(identity)) pub.add(`$KV.${keys.bucket}.>`);
   }
   for (const [store, users] of Object.entries(table.object_stores)) {
     if (!users.includes(identity)) continue;
     pub.add(`$O.${store}.>`);
-    streamReadApi(`OBJ_${store}`, `$O.${store}.>`).forEach((s) => pub.add(s));
+    streamReadApi(`OBJ_${store}`).forEach((s) => pub.add(s));
   }
   if (usesJetStream) pub.add('$JS.FC.>');
   // Only the admin changes the shape of the log and the stores: said explicitly, whatever the allows above grow into.
@@ -144,4 +157,4 @@ function checkAgainstAsyncApi(table, asyncapiDoc) {
   return problems;
 }
 
-module.exports = { ADMIN, TABLE_FILE, loadTable, identities, kvBuckets, permissionsFor, checkAgainstAsyncApi, inboxPrefix, toWildcard };
+module.exports = { ADMIN, TABLE_FILE, loadTable, identities, kvBuckets, busLayout, permissionsFor, checkAgainstAsyncApi, inboxPrefix, toWildcard };

@@ -3,8 +3,9 @@ import type { TestIdentity } from '@runledger/testing';
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import type { ChildProcess } from 'node:child_process';
 import { EventLog, StoredEvent, aggregateRef } from '@runledger/event-log';
-import { CachedDataKeys, decodeReply, encodeJson, KvDataKeyStore, provisionBus, SealingCodec } from '@runledger/messaging';
+import { BusLayout, CachedDataKeys, decodeReply, encodeJson, KvDataKeyStore, provisionBus, SealingCodec } from '@runledger/messaging';
 import { startNatsServer, NatsServerHandle, TEST_ADMIN, waitUntil } from '@runledger/testing';
+import { logContractProblems } from './log-contract-check';
 
 // The same launcher `npm start` uses, so tests run the stack users run.
 // eslint-disable-next-line @typescript-eslint/no-require-imports
@@ -15,8 +16,8 @@ const launcher = require('../../scripts/lib/stack.js') as {
 };
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const permissions = require('../../scripts/lib/permissions.js') as {
-  loadTable(): { object_stores: Record<string, string[]> };
-  kvBuckets(table: unknown): string[];
+  loadTable(): unknown;
+  busLayout(table: unknown): BusLayout;
 };
 
 export interface StackOptions {
@@ -45,6 +46,7 @@ export class TestStack {
   /** The log as stored, sealed data left sealed: what the audit ledger reads and chains. */
   storedLog!: EventLog;
   httpPorts = new Map<string, number>();
+  private codec?: SealingCodec;
 
   private constructor(readonly nats: NatsServerHandle, private readonly opts: StackOptions) {}
 
@@ -54,11 +56,11 @@ export class TestStack {
     try {
       stack.nc = await stack.connectAs(TEST_ADMIN);
       // The bootstrap step npm start runs (scripts/bootstrap.ts), in-process: one node process fewer per suite.
-      const table = permissions.loadTable();
-      await provisionBus(stack.nc, { kvBuckets: permissions.kvBuckets(table), objectStores: Object.keys(table.object_stores) });
+      await provisionBus(stack.nc, permissions.busLayout(permissions.loadTable()));
       await Promise.all((opts.services ?? launcher.SERVICES).map((s) => stack.startService(s)));
       // Tests read events as services do: sealed personal and case data opened (README "Erasure").
       const codec = new SealingCodec(new CachedDataKeys(new KvDataKeyStore(stack.nc)));
+      stack.codec = codec;
       stack.log = new EventLog(jetstream(stack.nc), await jetstreamManager(stack.nc), { producer: 'test', clock: { now: () => new Date() }, codec });
       stack.storedLog = new EventLog(jetstream(stack.nc), await jetstreamManager(stack.nc), { producer: 'test', clock: { now: () => new Date() } });
     } catch (err) {
@@ -126,10 +128,14 @@ export class TestStack {
     return waitUntil(fn as () => Promise<T>, { timeoutMs, intervalMs: 100 }) as Promise<T>;
   }
 
+  /** Stops the stack; fails (throws) listing every event the suite's services wrote that its contract does not admit. */
   async stop(): Promise<void> {
-    await this.nc?.close().catch(() => undefined);
     await Promise.all([...this.procs.values()].map((c) => launcher.stopProcess(c, 'SIGTERM', 3_000)));
     this.procs.clear();
+    // Issue 26: every record as the contract says (test/support/log-contract-check.ts).
+    const problems = this.nc && !this.nc.isClosed() && this.codec ? await logContractProblems(this.nc, this.storedLog, this.codec) : [];
+    await this.nc?.close().catch(() => undefined);
     await this.nats.stop();
+    if (problems.length) throw new Error(`events in the log that their proto-contracts schema does not admit:\n${problems.join('\n')}`);
   }
 }

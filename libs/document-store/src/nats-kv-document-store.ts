@@ -1,4 +1,4 @@
-import { JetStreamApiCodes, JetStreamApiError } from '@nats-io/jetstream';
+import { jetstreamManager, JetStreamApiCodes, JetStreamApiError, type JetStreamManager } from '@nats-io/jetstream';
 import { Kvm, type KV, type KvEntry } from '@nats-io/kv';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { idToKey, keyToId } from './key-codec';
@@ -62,6 +62,7 @@ function isWrongLastSequence(err: unknown): boolean {
 export class NatsKvDocumentStore implements DocumentStore {
   readonly kind = 'nats-kv' as const;
   private readonly kvm: Kvm;
+  private jsm?: Promise<JetStreamManager>;
   private readonly buckets = new Map<string, Promise<KV>>();
   private readonly collections = new Map<string, NatsKvCollection<object>>();
   private closed = false;
@@ -70,7 +71,7 @@ export class NatsKvDocumentStore implements DocumentStore {
   readonly scanConcurrency: number;
 
   /** The connection stays owned by the caller: close() does not close it. */
-  constructor(nc: NatsConnection, opts: NatsKvDocumentStoreOptions = {}) {
+  constructor(private readonly nc: NatsConnection, opts: NatsKvDocumentStoreOptions = {}) {
     this.kvm = new Kvm(nc);
     this.bucketPrefix = opts.bucketPrefix ?? 'rl_doc_';
     this.history = opts.history ?? 1;
@@ -91,6 +92,23 @@ export class NatsKvDocumentStore implements DocumentStore {
 
   async close(): Promise<void> {
     this.closed = true;
+  }
+
+  /**
+   * The keys of a collection that hold a value or a tombstone, from its stream's subject list (one info request,
+   * paged by the client). Not kv.keys(): that creates a consumer, which no service may (deploy/nats/permissions.yaml:
+   * a consumer's body could make it push the bucket anywhere). @internal
+   */
+  async keys(name: string): Promise<string[]> {
+    await this.bucket(name); // created on first use, as every other operation does
+    this.jsm ??= jetstreamManager(this.nc).catch((err: unknown) => {
+      this.jsm = undefined;
+      throw err;
+    });
+    const bucket = `${this.bucketPrefix}${name}`;
+    const prefix = `$KV.${bucket}.`;
+    const info = await (await this.jsm).streams.info(`KV_${bucket}`, { subjects_filter: `${prefix}>` });
+    return Object.keys(info.state.subjects ?? {}).map((subject) => subject.slice(prefix.length));
   }
 
   /** Opens (creating on first use) the bucket of a collection. @internal */
@@ -201,8 +219,7 @@ class NatsKvCollection<T extends object> implements DocumentCollection<T> {
     const query = validateFind(filter as Record<string, unknown> | undefined, opts);
     if (query.limit === 0) return [];
     const kv = await this.store.bucket(this.name);
-    const keys: string[] = [];
-    for await (const key of await kv.keys()) keys.push(key);
+    const keys = await this.store.keys(this.name);
     const docs: StoredDocument<T>[] = [];
     for (let i = 0; i < keys.length; i += this.store.scanConcurrency) {
       const batch = keys.slice(i, i + this.store.scanConcurrency);

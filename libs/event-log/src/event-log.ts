@@ -1,5 +1,5 @@
 import { headers as natsHeaders, MsgHdrs } from '@nats-io/transport-node';
-import { JetStreamClient, JetStreamManager, DeliverPolicy, type PubAck, type StoredMsg, type StreamConfig } from '@nats-io/jetstream';
+import { JetStreamClient, JetStreamManager, type PubAck, type StoredMsg, type StreamConfig } from '@nats-io/jetstream';
 import { context, propagation, SpanKind, trace } from '@opentelemetry/api';
 import { AppError, Clock, deterministicUuid } from '@runledger/kernel';
 import { messagingAttributes } from '@runledger/telemetry';
@@ -8,7 +8,8 @@ import type { EventCodec } from './codec';
 import { encodeCommit, ENVELOPE_SCHEMA_VERSION, EventEnvelope, NewEvent, StoredEvent } from './envelope';
 import { LIVE_RUN_PREFIX, LOG_STREAM, LOG_SUBJECT_PREFIX } from './stream';
 import { EVENT_TYPE_HEADER, storedEvents, tryStoredEvents } from './stored-event';
-import { ConcurrencyError, jsErrorCode, JS_WRONG_LAST_SEQUENCE, readFailed, stalledRead } from './log-errors';
+import { ConcurrencyError, jsErrorCode, JS_WRONG_LAST_SEQUENCE, readFailed, UnreadableMessageError } from './log-errors';
+import { connectionOf, nextMatching, readSequences, StoredMessage, subjectMatches } from './direct-reads';
 
 export interface AppendOptions {
   /**
@@ -28,14 +29,12 @@ export interface AppendResult {
   duplicate: boolean;
 }
 
-/** How many messages (commits) `read` fetches by direct gets before it sets up a consumer for the rest. */
-const DIRECT_READ_MESSAGES = 16;
 const tracer = trace.getTracer('runledger.event-log');
 
 /**
  * The append-only log on JetStream. An append is one message, a commit of its events (see appendInSpan), idempotent
- * (msgID) and serialised per aggregate with `expect.lastSubjectSequence`; reads and replays go through direct gets and
- * ordered consumers and hand out events, each at its position (stream sequence, index in the commit).
+ * (msgID) and serialised per aggregate with `expect.lastSubjectSequence`; reads and replays go through direct gets
+ * only (no consumer: see direct-reads.ts) and hand out events, each at its position (stream sequence, index in the commit).
  */
 export class EventLog {
   constructor(
@@ -219,52 +218,56 @@ export class EventLog {
   }
 
   /**
-   * Every event of one aggregate, in order (optionally from a sequence: read only the tail after a snapshot).
-   * The first DIRECT_READ_MESSAGES commits come by direct gets, one round trip each and no consumer for the server
-   * to set up and tear down (most aggregates, runs and conversations, are that short); a longer aggregate goes on
-   * through an ordered consumer. Direct gets end at the version the stream leader gave, so a replica that lags
-   * (direct gets may be answered by any replica) is noticed and the consumer reads the rest.
+   * Every event of one aggregate, in order (optionally from a sequence: read only the tail after a snapshot), by
+   * direct gets, one round trip per commit (readers create no consumer: see direct-reads.ts). The gets end at the
+   * version the stream leader gave; with replicas, one that lags (direct gets may be answered by any replica) is
+   * noticed and the leader answers the rest.
    */
   async read(ref: AggregateRef | string, fromSeq = 1): Promise<StoredEvent[]> {
     const subject = typeof ref === 'string' ? ref : ref.subject;
     const last = await this.version(subject);
-    if (last < fromSeq) return [];
     const out: StoredEvent[] = [];
-    let next = fromSeq;
-    let lagging = false;
-    for (let i = 0; i < DIRECT_READ_MESSAGES; i++) {
-      const msg = await this.jsm.direct.getMessage(this.stream, { next_by_subj: subject, seq: next }).catch(readFailed);
-      // No message up to the leader's last: the replica that answered lags; the consumer (the leader) reads on.
-      if (!msg) {
-        lagging = true;
-        break;
-      }
-      if (msg.seq > last) return out;
+    for (let next = fromSeq; next <= last;) {
+      const msg = (await nextMatching(this.jsm, this.stream, subject, next)) ?? (await this.leaderNext(subject, next));
+      // A run decided on a prefix of itself could repeat an effect or miss a terminal event: short is an error.
+      if (!msg || msg.seq > last) throw new AppError('DEPENDENCY.DOWN', 'The event log answered part of an aggregate; retry.');
       // Read as the scan reads: sealed data opened by the log's codec.
       for (const event of await this.openAll(tryStoredEvents(msg.data, msg.seq, msg.subject))) out.push(event);
-      if (msg.seq === last) return out;
       next = msg.seq + 1;
     }
-    const seen = await this.scan(subject, next, last, (e) => out.push(e), lagging);
-    // A run decided on a prefix of itself could repeat an effect or miss a terminal event: short is an error.
-    if (seen < last) throw new AppError('DEPENDENCY.DOWN', 'The event log answered part of an aggregate; retry.');
     return out;
   }
 
+  /** The next message of `subject` from `seq` as the stream leader has it (a replica answered none); null when the log is not replicated. */
+  private async leaderNext(subject: string, seq: number): Promise<StoredMessage | null> {
+    if (!(await this.replicated())) return null;
+    try {
+      // nats-server 2.9 answers next_by_subj on the message API too; the client's type only names the direct-get form.
+      const m = await this.jsm.streams.getMessage(this.stream, { next_by_subj: subject, seq } as unknown as { seq: number });
+      return m ? { seq: m.seq, subject: m.subject, data: m.data } : null;
+    } catch (err) {
+      if (/no message found/i.test(String((err as Error).message)) || jsErrorCode(err) === 10037) return null;
+      throw readFailed(err);
+    }
+  }
+
   /**
-   * Folds every event matching `filter` (default: the whole log) from `fromSeq` up to the log's
-   * current end. The fold is the same function live processing uses, so replay equals live.
+   * Folds every event matching `filter` (default: the whole log) from `fromSeq` up to the log's current end. The
+   * fold is the same function live processing uses, so replay equals live. `sparse` (the default for a filter): one
+   * get per matching message, the server skipping the rest; otherwise every message is read (pipelined) and
+   * filtered here, the fast way through most of the log.
    */
-  async replay<S>(fold: (state: S, event: StoredEvent) => S, initial: S, opts: { filter?: string; fromSeq?: number } = {}): Promise<{ state: S; lastSeq: number }> {
+  async replay<S>(fold: (state: S, event: StoredEvent) => S, initial: S, opts: { filter?: string; fromSeq?: number; sparse?: boolean } = {}): Promise<{ state: S; lastSeq: number }> {
     const info = await this.jsm.streams.info(this.stream).catch(readFailed);
     const end = info.state.last_seq;
     let state = initial;
     let lastSeq = 0;
     if (end >= (opts.fromSeq ?? 1) && info.state.messages > 0) {
-      await this.scan(opts.filter ?? `${LOG_SUBJECT_PREFIX}.>`, opts.fromSeq ?? 1, end, (event) => {
+      const from = Math.max(opts.fromSeq ?? 1, info.state.first_seq);
+      await this.scan(opts.filter ?? `${LOG_SUBJECT_PREFIX}.>`, from, end, (event) => {
         state = fold(state, event);
         lastSeq = event.seq;
-      });
+      }, opts.sparse ?? opts.filter !== undefined);
     }
     return { state, lastSeq };
   }
@@ -272,96 +275,51 @@ export class EventLog {
   /** The events matching `filter` whose stream sequence is in [fromSeq, toSeq], in log order; never a part of them. */
   async range(filter: string, fromSeq: number, toSeq: number): Promise<StoredEvent[]> {
     const out: StoredEvent[] = [];
-    if (toSeq < fromSeq) return out;
-    const seen = await this.scan(filter, fromSeq, toSeq, (e) => {
-      if (e.seq <= toSeq) out.push(e);
-    });
-    if (seen < toSeq) throw new AppError('DEPENDENCY.DOWN', 'The event log answered part of a range; retry.');
+    await this.scan(filter, fromSeq, toSeq, (e) => out.push(e), false);
     return out;
   }
 
   /**
-   * Reads `filter` from `fromSeq` through `untilSeq` with an ordered consumer; returns the last stream sequence seen
-   * (`untilSeq` when the range was read to its end). `known` skips the direct-get probe for an empty range: the caller
-   * knows messages exist there (a lagging replica's probe would wrongly say none).
+   * The stored messages of [fromSeq, untilSeq] matching `filter`, in log order, each once, by direct gets; a sequence
+   * the log cannot hand out (it never deletes: damaged) is UnreadableMessageError, never skipped. Sparse: one get per
+   * matching message (the server finds the next; it cannot tell a damaged message from another subject's).
    */
-  private async scan(filter: string, fromSeq: number, untilSeq: number, onEvent: (e: StoredEvent) => void, known = false): Promise<number> {
-    // Nothing matches in range: return at once (an ordered consumer would wait for a first message forever).
-    let start = fromSeq;
-    if (!known) {
-      const first = await this.jsm.direct.getMessage(this.stream, { next_by_subj: filter, seq: fromSeq }).catch(readFailed);
-      if (!first || first.seq > untilSeq) return untilSeq;
-      start = first.seq;
-    }
-    const consumer = await this.js.consumers.get(this.stream, {
-      filter_subjects: filter,
-      deliver_policy: DeliverPolicy.StartSequence,
-      opt_start_seq: start,
-    }).catch(readFailed);
-    const messages = await consumer.consume({ max_messages: 1024 }).catch(readFailed);
-    let seen = fromSeq - 1;
-    // A consumer that stops delivering (seen after a nats-server restart) would hold the read forever: give up and
-    // let the caller retry, never return part of the range as if it were all.
-    // The watchdog rejects the read itself: closing the iterator does not always end a stalled for-await, so the
-    // read is raced against it and an abandoned iteration hands nothing more to `onEvent`.
-    // It counts messages and looks every third of SCAN_IDLE_MS (no timer re-armed per message: a replay reads
-    // millions); three looks in a row with no new message are a stall.
-    let stalled = false;
-    let delivered = 0;
-    let idleLooks = 0;
-    let lastLook = -1;
-    let giveUp: (err: AppError) => void = () => undefined;
-    const watchdog = new Promise<never>((_, reject) => (giveUp = reject));
-    const looking = setInterval(() => {
-      idleLooks = delivered === lastLook ? idleLooks + 1 : 0;
-      lastLook = delivered;
-      if (idleLooks < 3) return;
-      stalled = true;
-      giveUp(stalledRead());
-    }, SCAN_IDLE_MS / 3);
-    const read = async (): Promise<number> => {
-      for await (const m of messages) {
-        if (stalled) break;
-        delivered++;
-        // A message that is not events (published by mistake; the log cannot delete it) must not make the
-        // whole aggregate unreadable: it is skipped, and consumers dead-letter it.
-        for (const event of tryStoredEvents(m.data, m.seq, m.subject)) {
-          const opened = this.open(event); // without sealed fields nothing to wait for (no microtask per event)
-          onEvent(opened instanceof Promise ? await opened : opened);
-        }
-        seen = m.seq;
-        if (m.seq >= untilSeq) return untilSeq;
-        // The filtered subject has no more events before untilSeq (another subject holds the tail): read to its end.
-        if (m.info.pending === 0) return untilSeq;
+  async messages(filter: string, fromSeq: number, untilSeq: number, onMessage: (m: StoredMessage) => void | Promise<void>, sparse = false): Promise<void> {
+    if (sparse) {
+      for (let next = fromSeq; next <= untilSeq;) {
+        const msg = await nextMatching(this.jsm, this.stream, filter, next);
+        if (!msg || msg.seq > untilSeq) return;
+        const handled = onMessage(msg);
+        if (handled instanceof Promise) await handled;
+        next = msg.seq + 1;
       }
-      if (stalled) throw stalledRead();
-      return seen;
-    };
-    const reading = read();
-    reading.catch(() => undefined); // once abandoned, its end is nobody's concern
-    try {
-      return await Promise.race([reading, watchdog]);
-    } finally {
-      stalled = true; // an iteration still running (abandoned) stops at its next message
-      clearInterval(looking);
-      // Clean-up is best effort and bounded: the server drops an idle ordered consumer by itself, and a close that
-      // never settles (seen on a connection after several nats-server restarts) must not hold a finished read.
-      await atMost(CLEANUP_MS, messages.close());
-      await atMost(CLEANUP_MS, consumer.delete?.());
+      return;
     }
+    await readSequences(connectionOf(this.jsm), this.stream, fromSeq, untilSeq, async (read) => {
+      const msg = 'missing' in read ? await this.leaderAt(read.seq) : read;
+      if (subjectMatches(filter, msg.subject)) await onMessage(msg);
+    });
   }
-}
 
-/** How long (about: up to a third more) a log read waits for its next event before it gives up (the caller retries): far above any healthy gap. */
-const SCAN_IDLE_MS = 30_000;
-/** How long a finished read waits for its consumer's clean-up. */
-const CLEANUP_MS = 5_000;
+  /** The message at `seq` as the stream leader has it (a direct get answered none); none at all is a damaged log. */
+  private async leaderAt(seq: number): Promise<StoredMessage> {
+    const m = await this.jsm.streams.getMessage(this.stream, { seq }).catch((err: unknown) => {
+      if (/no message found/i.test(String((err as Error).message)) || jsErrorCode(err) === 10037) return null;
+      throw readFailed(err);
+    });
+    if (!m) throw new UnreadableMessageError(seq);
+    return { seq: m.seq, subject: m.subject, data: m.data };
+  }
 
-/** Waits for `p` (whatever its outcome) but no longer than `ms`. */
-async function atMost(ms: number, p: Promise<unknown> | undefined): Promise<void> {
-  let timer: NodeJS.Timeout | undefined;
-  await Promise.race([Promise.resolve(p).catch(() => undefined), new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)))]);
-  clearTimeout(timer);
+  /** The events of `messages`, opened (a message that is not events, published by mistake, holds none: readers skip it). */
+  private async scan(filter: string, fromSeq: number, untilSeq: number, onEvent: (e: StoredEvent) => void, sparse: boolean): Promise<void> {
+    await this.messages(filter, fromSeq, untilSeq, async (m) => {
+      for (const event of tryStoredEvents(m.data, m.seq, m.subject)) {
+        const opened = this.open(event); // without sealed fields nothing to wait for (no microtask per event)
+        onEvent(opened instanceof Promise ? await opened : opened);
+      }
+    }, sparse);
+  }
 }
 
 export type { MsgHdrs };

@@ -13,6 +13,17 @@ export class ConcurrencyError extends Error {
   }
 }
 
+/**
+ * The log holds a sequence it cannot hand out: the server has no message there (a damaged store file: a one-byte
+ * edit makes nats-server drop the message) although the log never deletes. Not transient: a tamper, named by its
+ * sequence (`runledger audit verify` reports it as such).
+ */
+export class UnreadableMessageError extends AppError {
+  constructor(readonly seq: number) {
+    super('LOG.UNREADABLE', `The event log cannot read its stored message ${seq} (damaged or removed).`);
+  }
+}
+
 /** A read whose consumer stopped delivering: retryable, never a partial answer. */
 export function stalledRead(): AppError {
   return new AppError('DEPENDENCY.DOWN', 'The event log stopped answering a read; retry.');

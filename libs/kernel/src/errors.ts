@@ -32,6 +32,7 @@ export const ERROR_CODES = {
   'POLICY.INVALID': { retryable: false, message: 'The policy files are not valid.' },
   'STORE.CONFLICT': { retryable: true, message: 'The document changed concurrently; retry.' },
   'DEPENDENCY.DOWN': { retryable: true, message: 'A dependency is not available; retry later.' },
+  'LOG.UNREADABLE': { retryable: false, message: 'A stored message of the event log cannot be read (damaged or removed).' },
   'CAMPAIGN.NOT_FOUND': { retryable: false, message: 'No campaign with that id.' },
   'CAMPAIGN.EXISTS': { retryable: false, message: 'A different campaign already has that id.' },
   'CAMPAIGN.STATE': { retryable: false, message: 'The campaign is not in a state that allows this.' },

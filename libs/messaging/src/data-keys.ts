@@ -3,6 +3,7 @@ import type { NatsConnection } from '@nats-io/transport-node';
 import { DiscardPolicy, jetstreamManager } from '@nats-io/jetstream';
 import { Kvm, type KV } from '@nats-io/kv';
 import { AppError, LruMap } from '@runledger/kernel';
+import { nextMatching } from '@runledger/event-log';
 
 /** Whose personal or case data a key protects: one key per user and one per case. */
 export interface DataOwner {
@@ -94,22 +95,56 @@ export class KvDataKeyStore implements DataKeyStore {
     await (await this.bucketKv()).create(name, ERASED);
   }
 
-  /** Calls `onErased(name)` for every key destroyed from now on; resolves once the watch is live. */
-  /** Calls `onErased` for each key destroyed from now on, and `onEnded` if the watch ever stops (the bus failed under it). */
+  /**
+   * Calls `onErased` for each key destroyed from now on, and `onEnded` if the follower ever stops (the bus failed
+   * under it); resolves once it is live. It follows the bucket by direct gets every ERASURE_POLL_MS, not by a KV
+   * watch: a watch is a consumer, which no service may create (deploy/nats/permissions.yaml), and a core subscription
+   * on the bucket's subjects would hand it the admin's acknowledgement inbox to answer.
+   */
   async watchErasures(onErased: (name: string) => void, onEnded: () => void = () => undefined): Promise<void> {
-    const updates = await (await this.bucketKv()).watch({ include: 'updates' });
-    void (async () => {
-      for await (const e of updates) if (e.operation !== 'PUT' || e.string() === ERASED) onErased(e.key);
-    })().catch(() => undefined).finally(onEnded);
+    const jsm = await jetstreamManager(this.nc);
+    const stream = `KV_${this.bucket}`;
+    const prefix = `$KV.${this.bucket}.`;
+    let next = (await jsm.streams.info(stream)).state.last_seq + 1;
+    let polling = false;
+    let ended = false;
+    const end = () => {
+      if (ended) return;
+      ended = true;
+      clearInterval(timer);
+      onEnded();
+    };
+    const poll = async () => {
+      if (polling || ended) return;
+      polling = true;
+      try {
+        // Each write after the last one seen, in order; a purge leaves gaps, which next_by_subj steps over.
+        for (let m = await nextMatching(jsm, stream, `${prefix}>`, next); m; m = await nextMatching(jsm, stream, `${prefix}>`, next)) {
+          const operation = m.headers?.get('KV-Operation');
+          if ((operation && operation !== 'PUT') || new TextDecoder().decode(m.data) === ERASED) onErased(m.subject.slice(prefix.length));
+          next = m.seq + 1;
+        }
+      } catch {
+        end();
+      } finally {
+        polling = false;
+      }
+    };
+    const timer = setInterval(() => void poll(), ERASURE_POLL_MS);
+    timer.unref(); // a process may end while it follows
+    void this.nc.closed().then(end);
   }
 }
+
+/** How often each service looks for destroyed keys: the most an erased owner's key stays usable after `runledger erase`. */
+const ERASURE_POLL_MS = 500;
 
 /** How many owners' keys a process keeps (least recently used go first; the bucket still has them). */
 const KEYS_KEPT = 50_000;
 
 /**
- * Keys cached in process: sealing is on the append hot path, so a known key costs one map lookup. A watch on the
- * bucket drops a key once it delivers the destruction (asynchronously: a moment after `runledger erase` returns);
+ * Keys cached in process: sealing is on the append hot path, so a known key costs one map lookup. A follower of the
+ * bucket drops a key once it reads the destruction (asynchronously: within ERASURE_POLL_MS of `runledger erase`);
  * from then on no service can open the data. The cache is bounded (a service lives through millions of users):
  * a key it let go of is read from the bucket again, which answers for erased owners too.
  */

@@ -10,16 +10,16 @@ import type { LogConsumerOptions } from './handlers';
  */
 export async function ensureDurable(jsm: JetStreamManager, filterSubject: string, opts: LogConsumerOptions, ackWaitMs: number): Promise<void> {
   const tunable = { ack_wait: ackWaitMs * 1_000_000, max_ack_pending: Math.max(64, (opts.concurrency ?? 1) * 4, (opts.batch ?? 0) * 2) };
-  const existing = await jsm.consumers.info(LOG_STREAM, opts.durable).catch((err: unknown) => {
-    if (jsErrorCode(err) === 10014) return null; // consumer not found
-    throw err;
-  });
+  const existing = await durableInfo(jsm, opts.durable);
   if (!existing) {
-    await jsm.consumers.add(LOG_STREAM, {
-      durable_name: opts.durable, filter_subject: filterSubject, ack_policy: opts.batch ? AckPolicy.All : AckPolicy.Explicit, deliver_policy: DeliverPolicy.All, max_deliver: -1, ...tunable,
+    // Only the bootstrap may create it where the permissions table holds (provisionDurable); a test's own bus may.
+    await jsm.consumers.add(LOG_STREAM, { ...pullDurable(opts.durable, filterSubject, Boolean(opts.batch)), ...tunable }).catch((err: unknown) => {
+      if (/permission/i.test(String((err as Error).message))) throw new Error(`durable consumer ${opts.durable} does not exist and this identity may not create it: run the bootstrap (npm start does) as the admin`);
+      throw err;
     });
     return;
   }
+  if (existing.config.deliver_subject) throw new Error(`durable consumer ${opts.durable} pushes to ${existing.config.deliver_subject}: only a pull consumer is ours (the admin deletes it, the bootstrap creates it again)`);
   if (existing.config.ack_policy === AckPolicy.All && !opts.batch) throw new Error(`durable consumer ${opts.durable} acks all, which only a batch consumer (in log order) may: give it a new durable name`);
   if (existing.config.filter_subject !== filterSubject) {
     throw new Error(`durable consumer ${opts.durable} filters ${existing.config.filter_subject}, not ${filterSubject}: give the new filter a new durable name`);
@@ -27,6 +27,33 @@ export async function ensureDurable(jsm: JetStreamManager, filterSubject: string
   if (existing.config.ack_wait !== tunable.ack_wait || existing.config.max_ack_pending !== tunable.max_ack_pending) {
     await jsm.consumers.update(LOG_STREAM, opts.durable, tunable);
   }
+}
+
+/** A declared durable as the bootstrap creates it: pull (no deliver subject), the table's filter, every event. */
+function pullDurable(durable: string, filterSubject: string, batch: boolean) {
+  return { durable_name: durable, filter_subject: filterSubject, ack_policy: batch ? AckPolicy.All : AckPolicy.Explicit, deliver_policy: DeliverPolicy.All, max_deliver: -1 };
+}
+
+async function durableInfo(jsm: JetStreamManager, durable: string) {
+  return jsm.consumers.info(LOG_STREAM, durable).catch((err: unknown) => {
+    if (jsErrorCode(err) === 10014) return null; // consumer not found
+    throw err;
+  });
+}
+
+/**
+ * The bootstrap's part (deploy/nats/permissions.yaml `log.durables`): each declared durable exists as a pull consumer
+ * with its filter before its owner starts. The owner may only tune it: nats-server refuses to turn a pull consumer
+ * into a push one, while a consumer its owner created could push the log anywhere (the body, not the subject, decides).
+ */
+export async function provisionDurable(jsm: JetStreamManager, durable: string, filterSubject: string, batch: boolean): Promise<void> {
+  const existing = await durableInfo(jsm, durable);
+  if (!existing) {
+    await jsm.consumers.add(LOG_STREAM, pullDurable(durable, filterSubject, batch));
+    return;
+  }
+  if (existing.config.deliver_subject) throw new Error(`durable consumer ${durable} pushes to ${existing.config.deliver_subject}: delete it (as the admin) and run the bootstrap again`);
+  if (existing.config.filter_subject !== filterSubject) throw new Error(`durable consumer ${durable} filters ${existing.config.filter_subject}, not ${filterSubject} as the permissions table says`);
 }
 
 /**

@@ -4,21 +4,26 @@ import { Kvm } from '@nats-io/kv';
 import { Objm, StorageType } from '@nats-io/obj';
 import { ensureLogStream } from '@runledger/event-log';
 import { provisionDataKeys } from './data-keys';
+import { provisionDurable } from './durable-consumer';
 
 /** What the bootstrap identity creates before any service starts (deploy/nats/permissions.yaml: kv, object_stores). */
 export interface BusLayout {
   kvBuckets: string[];
   objectStores: string[];
+  /** The log's durable consumers (permissions.yaml `log.durables`): created here, never by their owners. */
+  durables?: Record<string, { filter: string; batch?: boolean }>;
   /** Replicas of each bucket and object store: 3 on a three-node cluster (RL_KV_REPLICAS), 1 on one server. */
   replicas?: number;
 }
 
 /**
- * Creates the log stream, the document-store buckets and the object stores, or checks the ones there.
+ * Creates the log stream, its declared durable consumers, the document-store buckets and the object stores, or checks the ones there.
  * Only the admin identity may: services are refused stream creation, so none can capture another's subjects.
  */
 export async function provisionBus(nc: NatsConnection, layout: BusLayout): Promise<void> {
-  await ensureLogStream(await jetstreamManager(nc));
+  const jsm = await jetstreamManager(nc);
+  await ensureLogStream(jsm);
+  for (const [durable, d] of Object.entries(layout.durables ?? {})) await provisionDurable(jsm, durable, d.filter, Boolean(d.batch));
   const kvm = new Kvm(nc);
   const replicas = layout.replicas ?? Number(process.env.RL_KV_REPLICAS ?? 1);
   // With replicas, reads go to each bucket's leader: a replica that lags must not make a compare-and-set read stale.

@@ -1,5 +1,8 @@
+import { createHash } from 'node:crypto';
 import type { NatsConnection } from '@nats-io/transport-node';
-import { Objm, StorageType, type ObjectStore } from '@nats-io/obj';
+import { jetstreamManager, type JetStreamManager } from '@nats-io/jetstream';
+import { Objm, StorageType, type ObjectInfo, type ObjectStore } from '@nats-io/obj';
+import { nextMatching } from '@runledger/event-log';
 import type { ArtifactRef } from '@runledger/governance';
 import { ARTIFACT_BUCKET, ArtifactStore, decodeRef, encodeRef, StoredArtifact } from './artifact-store';
 
@@ -11,6 +14,7 @@ import { ARTIFACT_BUCKET, ArtifactStore, decodeRef, encodeRef, StoredArtifact } 
 export class NatsObjectArtifactStore implements ArtifactStore {
   readonly kind = 'nats-object-store' as const;
   private bucket?: Promise<ObjectStore>;
+  private jsm?: Promise<JetStreamManager>;
 
   constructor(private readonly nc: NatsConnection) {}
 
@@ -36,18 +40,41 @@ export class NatsObjectArtifactStore implements ArtifactStore {
     const info = await os.info(artifactId);
     if (!info || info.deleted) return null;
     const ref = decodeRef(info.metadata?.artifact_ref, artifactId);
-    let bytes: Uint8Array | null;
-    try {
-      bytes = await os.getBlob(artifactId);
-    } catch {
-      // The Object Store's own digest check failed: chunks no longer match the object. Report empty
-      // bytes so the reference check refuses them like any other mismatch.
-      bytes = new Uint8Array(0);
+    return { ref, bytes: await this.chunks(info) };
+  }
+
+  /**
+   * The object's bytes, its chunks read by direct gets: os.getBlob() would create a consumer, which no service may
+   * (deploy/nats/permissions.yaml). Chunks that do not match the object's digest read as empty bytes, so the
+   * reference check refuses them like any other mismatch.
+   */
+  private async chunks(info: ObjectInfo): Promise<Uint8Array> {
+    this.jsm ??= jetstreamManager(this.nc).catch((err: unknown) => {
+      this.jsm = undefined;
+      throw err;
+    });
+    const jsm = await this.jsm;
+    const parts: Uint8Array[] = [];
+    const subject = `$O.${ARTIFACT_BUCKET}.C.${info.nuid}`;
+    for (let seq = 1, i = 0; i < info.chunks; i++) {
+      const chunk = await nextMatching(jsm, `OBJ_${ARTIFACT_BUCKET}`, subject, seq);
+      if (!chunk) break;
+      parts.push(chunk.data);
+      seq = chunk.seq + 1;
     }
-    return bytes ? { ref, bytes } : null;
+    const bytes = Buffer.concat(parts);
+    return digestMatches(info.digest, bytes) ? bytes : new Uint8Array(0);
   }
 
   async close(): Promise<void> {
     // The connection belongs to the service runtime.
   }
+}
+
+/** Whether `bytes` hash to the Object Store's digest (`SHA-256=` and base64url, padded or not; older clients wrote hex). */
+function digestMatches(digest: string, bytes: Uint8Array): boolean {
+  if (!digest.startsWith('SHA-256=')) return false;
+  const want = digest.slice('SHA-256='.length).replace(/=+$/, '');
+  const sha = createHash('sha256').update(bytes).digest();
+  return want === sha.toString('base64url') || want.toLowerCase() === sha.toString('hex');
 }
