@@ -177,4 +177,65 @@ describe('The one step runtime (RunEngine) on a real log', () => {
       expect(await commits('e-denied')).toEqual([['RunCreated', 'AuthzDecided', 'RunDenied']]);
     });
   });
+
+  describe('Parallel steps as an engine feature (contract 004 INV-PE-001, INV-PE-003, INV-CP-002)', () => {
+    const steps = [
+      { id: 'read', name: 'read' },
+      { id: 'left', name: 'left', parallel: true },
+      { id: 'right', name: 'right', parallel: true },
+      { id: 'join', name: 'join', dependsOn: ['left', 'right'] },
+    ];
+
+    it('INV-PE-001 + INV-CP-002: a parallel group runs side by side, every step is checkpointed on the run, and a carrier picked up again after a crash in the group restores what was recorded and runs only the rest', async () => {
+      const ran: string[] = [];
+      let crashRight = true;
+      let bothStarted: () => void = () => undefined;
+      const started = new Promise<void>((resolve) => (bothStarted = resolve));
+      const inGroup = new Set<string>();
+      const runStep = async (step: { id: string }) => {
+        ran.push(step.id);
+        if (step.id === 'left' || step.id === 'right') {
+          inGroup.add(step.id);
+          if (inGroup.size === 2) bothStarted();
+          await started; // both group steps are in flight at once
+          if (step.id === 'right' && crashRight) throw new Error('the process died mid-step');
+        }
+        return { of: step.id };
+      };
+      const first = await load('e-workflow');
+      await first.open(opening('e-workflow'));
+      const crashed = await first.workflow(steps, runStep, { maxConcurrency: 2, failureStrategy: 'failFast' });
+      expect(crashed.status).toBe('failed');
+      crashRight = false;
+      const resumed = await load('e-workflow');
+      const result = await resumed.workflow(steps, runStep, { maxConcurrency: 2, failureStrategy: 'failFast' });
+      expect(result.status).toBe('completed');
+      expect(result.status !== 'rejected' && [...result.restored].sort()).toEqual(['left', 'read']);
+      expect(ran).toEqual(['read', 'left', 'right', 'right', 'join']);
+      const recorded = (await repo.load('e-workflow')).events.filter((e) => e.type === 'StepCompleted').map((e) => (e.data as { step_id: string }).step_id);
+      expect(recorded).toEqual(['read', 'left', 'right', 'join']);
+    });
+
+    it('INV-PE-003 rollback: the steps completed before the failure are compensated in reverse order, each a StepCompensated on the run', async () => {
+      const run = await load('e-rollback');
+      await run.open(opening('e-rollback'));
+      const result = await run.workflow(steps, async (step) => {
+        if (step.id === 'right') throw new Error('right failed');
+        return step.id;
+      }, { maxConcurrency: 1, failureStrategy: 'rollback' });
+      expect(result.status).toBe('rolledBack');
+      const compensated = (await repo.load('e-rollback')).events.filter((e) => e.type === 'StepCompensated').map((e) => (e.data as { step_id: string }).step_id);
+      expect(compensated).toEqual(['left', 'read']);
+    });
+
+    it('Cancel: a cancel recorded while the run is carried stops its next step before it starts, with CancelRequested as its failure', async () => {
+      const run = await load('e-wf-cancel');
+      await run.open(opening('e-wf-cancel'));
+      await repo.handle('e-wf-cancel', { type: 'RequestCancel', data: { reason: 'operator', requested_by: 'ops' } }, 'cancel-requested');
+      const ran: string[] = [];
+      const result = await run.workflow(steps, async (step) => (ran.push(step.id), step.id), { maxConcurrency: 1, failureStrategy: 'failFast' });
+      expect(ran).toEqual([]);
+      expect(result.status === 'failed' && result.failures[0]!.cause).toBeInstanceOf(CancelRequested);
+    });
+  });
 });

@@ -1,3 +1,4 @@
+import { checkpointToEvent, runWorkflow, type FailureStrategy, type StepContext, type WorkflowResult, type WorkflowStep } from '@runledger/agent-runtime';
 import { ConcurrencyError } from '@runledger/event-log';
 import type { RunCommand } from '../domain/run.decider';
 import type { AuthzDecidedData, RunCreatedData, RunError, RunEvent, ToolCallStatus } from '../domain/run-events';
@@ -151,6 +152,30 @@ export class RunEngine {
   /** Records a step completed elsewhere (a workflow engine's checkpoint). */
   checkpoint(data: Extract<RunCommand, { type: 'RecordStep' }>['data']): Promise<void> {
     return this.decide({ type: 'RecordStep', data }, `step:${data.step_id}`);
+  }
+
+  /**
+   * A workflow of steps (contract 004) carried on this run: steps in array order, runs of `parallel` steps side by
+   * side by their dependsOn DAG (at most `maxConcurrency`), failures by strategy (failFast, continueOnError, rollback).
+   * Every completed step is checkpointed on the run and a resumed run restores what its checkpoint holds (INV-CP-002);
+   * a recorded cancel stops each step before it starts (its failure is CancelRequested); a rollback's compensation is
+   * a recorded withdrawal of the step's output (StepCompensated: the log cannot forget an effect). The outcome is data.
+   */
+  workflow(steps: readonly WorkflowStep[], runStep: (step: WorkflowStep, ctx: StepContext) => Promise<unknown>, opts: { maxConcurrency: number; failureStrategy: FailureStrategy }): Promise<WorkflowResult> {
+    return runWorkflow({
+      steps, checkpoint: this.state.checkpoint, ...opts,
+      runStep: async (step, ctx) => {
+        await this.checkCancel();
+        const started = performance.now();
+        try {
+          return await runStep(step, ctx);
+        } finally {
+          this.opts.onStep?.(step.id, (performance.now() - started) / 1_000);
+        }
+      },
+      onCheckpoint: (cp) => this.checkpoint(checkpointToEvent(cp).data),
+      compensate: (step, output, { stepIndex }) => this.record([{ type: 'StepCompensated', data: { step_index: stepIndex, step_id: step.id, output } }], `compensate:${step.id}`),
+    });
   }
 
   /**

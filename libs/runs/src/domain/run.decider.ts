@@ -1,4 +1,4 @@
-import { foldEvents, type Decider, type RecordedEvent } from '@runledger/event-log';
+import type { Decider, RecordedEvent } from '@runledger/event-log';
 import { LIFECYCLE_EVENT_TYPES } from '@runledger/governance';
 import { AppError } from '@runledger/kernel';
 import type { ArtifactRefLike, AuthzDecidedData, EffectClaim, RunCreatedData, RunError, RunEvent, ToolCallStatus } from './run-events';
@@ -118,7 +118,7 @@ export function decideRun(command: RunCommand, state: RunState): RunEvent[] {
       if (state.status === 'none') return refuse();
       if (isTerminal(state)) return [];
       // Accepted only if the events move the lifecycle along its rules to an end, and say they are the resolver's.
-      const after = foldEvents(evolveRun, state, command.events.map((e) => ({ ...e, metadata: { recorded_at: state.updated_at ?? '' } })) as unknown as RecordedEvent[]);
+      const after = command.events.reduce<RunState>((s, e) => evolveRun(s, { ...e, metadata: { recorded_at: state.updated_at ?? '' } } as unknown as RecordedEvent), state);
       const lawful = after.anomalies.length === state.anomalies.length && isTerminal(after) && command.events.some((e) => e.type === 'RunResolved');
       return lawful ? command.events : refuse();
     }

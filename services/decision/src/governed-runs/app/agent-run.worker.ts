@@ -1,5 +1,5 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { checkpointToEvent, maxDelegationDepthOf, runWorkflow, WorkflowResult } from '@runledger/agent-runtime';
+import { maxDelegationDepthOf, WorkflowResult } from '@runledger/agent-runtime';
 import { ConcurrencyError } from '@runledger/event-log';
 import { Bus } from '@runledger/messaging';
 import { PolicyCatalog } from '@runledger/policy-catalog';
@@ -48,7 +48,9 @@ export class AgentRunWorker {
   }
 
   private async advance(requested: AgentRunSpec): Promise<void> {
-    const run = await RunEngine.load(this.runs, requested);
+    const run = await RunEngine.load(this.runs, requested, {
+      onStep: (step, seconds) => runledgerMetrics().stepDuration.record(seconds, { 'runledger.agent': requested.agent_name, 'runledger.step': step }),
+    });
     if (isTerminal(run.state)) return;
     if (run.state.status === 'none' && !(await run.open(await this.opening(requested)))) return;
     if (run.state.status !== 'running') return;
@@ -70,24 +72,9 @@ export class AgentRunWorker {
       chain: () => this.delegation.chainOf(spec.run_id, maxDelegationDepthOf(profile)),
       carry: (child: AgentRunSpec) => this.carry(child),
     };
-    const result = await runWorkflow({
-      steps: profile.workflow,
-      checkpoint: run.state.checkpoint,
-      maxConcurrency: AGENT_MAX_CONCURRENCY,
-      failureStrategy: failureStrategyOf(spec.parameters),
-      runStep: async (step, ctx) => {
-        await run.checkCancel();
-        const started = performance.now();
-        try {
-          return await behaviour.runStep(step.id, stepRuntime(spec, asOfDay, ctx.outputs, deps));
-        } finally {
-          runledgerMetrics().stepDuration.record((performance.now() - started) / 1_000, { 'runledger.agent': agent, 'runledger.step': step.id });
-        }
-      },
-      onCheckpoint: (cp) => run.checkpoint(checkpointToEvent(cp).data),
-      // INV-PE-003 rollback: the log cannot forget an effect, so a compensation is a recorded withdrawal of the step's
-      // output; dependants of the run read the withdrawal, never the output.
-      compensate: (step, output, { stepIndex }) => run.record([{ type: 'StepCompensated', data: { step_index: stepIndex, step_id: step.id, output } }], `compensate:${step.id}`),
+    // The profile's workflow on the engine: parallel groups, failure strategies, checkpoints and compensations are its.
+    const result = await run.workflow(profile.workflow, (step, ctx) => behaviour.runStep(step.id, stepRuntime(spec, asOfDay, ctx.outputs, deps)), {
+      maxConcurrency: AGENT_MAX_CONCURRENCY, failureStrategy: failureStrategyOf(spec.parameters),
     });
     await this.finish(run, spec, behaviour, result);
   }
