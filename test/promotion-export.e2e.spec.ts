@@ -283,7 +283,9 @@ describe('Governed runs over the bus: promotion, export and artifacts', () => {
     const events = await stack.runEvents(r.body.child_run_id);
     expect(events.map((e) => e.type)).toEqual(['RunCreated', 'AuthzDecided', 'RunStarted', 'ExportAuthorized', 'ExportAssembled', 'ExportFinalized', 'RunCompleted']);
     expect(events[4].data).toMatchObject({ manifest: verified.manifest, manifest_sha256: manifest_ref.sha256 });
-    expect(events[5].data).toMatchObject({ bundle_ref, bundle_sha256, receipt_ref });
+    // audit_event.schema.json: every export event names its bundle_id, and ExportFinalized its bundle.
+    expect(events.slice(3, 6).map((e) => (e.data as { bundle_id?: string }).bundle_id)).toEqual(Array(3).fill(r.body.child_run_id));
+    expect(events[5].data).toMatchObject({ bundle: bundle_ref, bundle_sha256, receipt_ref });
     // "export_bundles table (append)": a db_write child run of the export run.
     const recordRun = childRunId('db_write', r.body.child_run_id, 'export-bundle-record');
     expect(await types(recordRun)).toEqual(['RunCreated', 'AuthzDecided', 'RunStarted', 'DbWriteAudited', 'RunCompleted']);

@@ -29,6 +29,7 @@ export class DbWriteService {
     const decision = await this.authorize(policy, g, action, targetCase);
     const childRunId = childRunIdOf('db_write', g.parent_run_id, req.write_id);
     const partition = partitionFor(getLane(policy, g.lane)?.isolation ?? 'case', g);
+    const requestHash = childRequestHash({ collection: req.collection, operation: req.operation, document_id: req.document_id, document: req.document, patch: req.patch });
     const outcome = await runChildOnce<{ status: DbResult['status']; document?: Doc; previous?: Doc }>(
       this.runs,
       {
@@ -36,19 +37,23 @@ export class DbWriteService {
           run_id: childRunId, run_kind: 'db_write', agent_name: g.agent_name, parent_run_id: g.parent_run_id, root_run_id: g.root_run_id,
           correlation_id: g.correlation_id, case_id: g.case_id, user_id: g.user_id, lane: g.lane, contract_version: 'v1', policy_versions: g.policy_versions,
           input_artifacts: [], parameters: { collection: req.collection, operation: req.operation, document_id: req.document_id ?? null },
-          request_hash_sha256: childRequestHash({ collection: req.collection, operation: req.operation, document_id: req.document_id, document: req.document, patch: req.patch }),
+          request_hash_sha256: requestHash,
         },
         authz: authzDecidedOf(decision, { lane: g.lane, action: action, policy_versions: g.policy_versions, inputs: authzInputsOf(authzRequest(g, action, targetCase)) }),
       },
       async () => {
         const applied = await this.apply(req, partition, deterministicUuid(childRunId, 'document'));
         const docId = (applied.document?.[idField(req.collection)] as string | undefined) ?? req.document_id;
+        const documentSha = applied.document ? sha256Hex(JSON.stringify(applied.document)) : null;
         return {
           status: 'completed',
           result: applied,
           audit: [{
             type: 'DbWriteAudited',
-            data: { collection: req.collection, operation: req.operation, document_id: docId ?? null, status: applied.status, case_id: g.case_id ?? null, document_sha256: applied.document ? sha256Hex(JSON.stringify(applied.document)) : null },
+            data: {
+              lane: g.lane, action, outcome: applied.status === 'ok' ? 'success' : 'failure', request_hash_sha256: requestHash, ...(documentSha ? { response_hash_sha256: documentSha } : {}),
+              collection: req.collection, operation: req.operation, document_id: docId ?? null, status: applied.status, case_id: g.case_id ?? null, document_sha256: documentSha,
+            },
           }],
         };
       },

@@ -119,9 +119,15 @@ export class PromotionService {
     const sourceCase = req.source_case_id ?? g.case_id ?? null;
     const audited = {
       target: req.target, promotion_id: req.promotion_id, promotion_ticket_id: req.promotion_ticket_id, ticket_id: ticket.ticket_id, ticket_artifact: ticket.ref,
-      source_case_id: sourceCase, source_artifacts: sources.named,
+      ...(sourceCase ? { source_case_id: sourceCase } : {}), source_artifacts: sources.named,
       screened_artifact_count: sources.read.length - sources.unscreened.length, unscreened_artifact_ids: sources.unscreened.map((a) => a.artifact_id),
     };
+    // PromotionAudited as audit_event.schema.json has it: the lane, the outcome, and the run's inputs (the ticket
+    // and every artifact the screen read, as RunCreated recorded them) beside what the screen found.
+    const promotionAudited = (outcome: 'promoted' | 'refused' | 'failed', data: Record<string, unknown>): RunEvent => ({
+      type: 'PromotionAudited',
+      data: { ...audited, lane: g.lane, outcome, input_artifacts: plain([ticket.ref, ...sources.read]), status: outcome, ...data },
+    });
     const findings = screenCandidate(req.candidate, sources.texts, sources.identifiers);
     if (findings.length > 0) {
       const rules = [...new Set(findings.map((f) => f.rule))];
@@ -130,7 +136,7 @@ export class PromotionService {
         error: { error_code: 'PROMOTION.REFUSED', message: `The candidate was refused: ${rules.join(', ')}.`, retryable: false },
         audit: [
           { type: 'PromotionRefused', data: { ...audited, rules, findings } },
-          { type: 'PromotionAudited', data: { ...audited, status: 'refused', findings_count: findings.length, output_artifacts: [] } },
+          promotionAudited('refused', { findings_count: findings.length, output_artifacts: [] }),
         ],
       };
     }
@@ -151,22 +157,22 @@ export class PromotionService {
         return {
           status: 'failed',
           error: { error_code: claimed.code, message: claimed.reason, retryable: false },
-          audit: [{ type: 'PromotionAudited', data: { ...audited, status: 'failed', findings_count: 0, error_code: claimed.code, output_artifacts: [] } }],
+          audit: [promotionAudited('failed', { findings_count: 0, error_code: claimed.code, output_artifacts: [] })],
         };
       }
-      return await this.write(req, childRunId, g, facts, audited);
+      return await this.write(req, childRunId, g, facts, (data) => promotionAudited('promoted', data));
     } catch (err) {
       // Transient failures propagate: the run stays open and a retry of the same promotion resumes it.
       if (!(err instanceof AppError) || err.retryable) throw err;
       return {
         status: 'failed',
         error: { error_code: err.code, message: err.message, retryable: false },
-        audit: [{ type: 'PromotionAudited', data: { ...audited, status: 'failed', findings_count: 0, error_code: err.code, output_artifacts: [] } }],
+        audit: [promotionAudited('failed', { findings_count: 0, error_code: err.code, output_artifacts: [] })],
       };
     }
   }
 
-  private async write(req: PromotionRequestDto, childRunId: string, g: GovernanceScope, facts: PromotionFacts, audited: Record<string, unknown>): Promise<EffectOutcome<Promoted>> {
+  private async write(req: PromotionRequestDto, childRunId: string, g: GovernanceScope, facts: PromotionFacts, audit: (data: Record<string, unknown>) => RunEvent): Promise<EffectOutcome<Promoted>> {
     // Shared-plane artifacts belong to no case, whatever case the promoting run works on.
     const shared: GovernanceScope = { ...g, case_id: undefined };
     const promoted = await this.artifacts.put(promotedArtifactBytes(req.candidate, facts), { media_type: 'application/json', kind: PROMOTED_KIND[req.target], name: `${req.promotion_id}.json` }, shared);
@@ -181,7 +187,7 @@ export class PromotionService {
       result,
       output_artifacts: plain(result.output_artifacts),
       response_hash_sha256: childRequestHash(result),
-      audit: [{ type: 'PromotionAudited', data: { ...audited, status: 'promoted', findings_count: 0, shared_document_id: docId, output_artifacts: result.output_artifacts } } satisfies RunEvent],
+      audit: [audit({ findings_count: 0, shared_document_id: docId, output_artifacts: result.output_artifacts })],
     };
   }
 

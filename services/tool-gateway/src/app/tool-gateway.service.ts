@@ -64,6 +64,7 @@ export class ToolGatewayService {
     // Claims are checked against what the calling run pinned before the lane is: a mismatch is a denial too.
     const request: AuthzRequest = { agent_name: g.agent_name, lane: g.lane, kind: 'tool', action: inv.tool_name, run_case_id: g.case_id, run_user_id: g.user_id, scope };
     const decision = await this.callers.decideChild(g, () => authorize(policy, request));
+    const requestHash = childRequestHash({ tool_name: inv.tool_name, parameters: inv.parameters, governance: { ...g, parent_run_id: undefined } });
     const started = Date.now();
     const outcome = await runChildOnce<unknown>(
       this.runs,
@@ -72,11 +73,11 @@ export class ToolGatewayService {
           run_id: childRunId, run_kind: 'tool_gateway', agent_name: g.agent_name, parent_run_id: g.parent_run_id, root_run_id: g.root_run_id,
           correlation_id: g.correlation_id, case_id: g.case_id, user_id: g.user_id, lane: g.lane, contract_version: 'v1',
           policy_versions: g.policy_versions, input_artifacts: [], parameters: { tool_name: inv.tool_name, call_id: inv.call_id },
-          request_hash_sha256: childRequestHash({ tool_name: inv.tool_name, parameters: inv.parameters, governance: { ...g, parent_run_id: undefined } }),
+          request_hash_sha256: requestHash,
         },
         authz: authzDecidedOf(decision, { lane: g.lane, action: inv.tool_name, policy_versions: g.policy_versions, inputs: authzInputsOf(request) }),
       },
-      () => this.execute(inv, childRunId),
+      () => this.execute(inv, childRunId, requestHash),
       // The effect is claimed on the log: a retry of this call while it executes (here or on another instance)
       // waits for this attempt's outcome; the lease outlasts the tool's timeout, so only a crashed owner's runs out.
       { owner: this.owner, leaseMs: (inv.timeout_ms ?? this.limits.defaultTimeoutMs) + CLAIM_LEASE_MARGIN_MS, now: () => this.clock.now() },
@@ -88,7 +89,7 @@ export class ToolGatewayService {
     };
   }
 
-  private async execute(inv: ToolInvocationDto, childRunId: string) {
+  private async execute(inv: ToolInvocationDto, childRunId: string, requestHash: string) {
     const started = Date.now();
     const timeoutMs = inv.timeout_ms ?? this.limits.defaultTimeoutMs;
     // The race below does not stop the tool; the abort tells it not to start effects once the call is
@@ -114,13 +115,15 @@ export class ToolGatewayService {
     }
     const durationMs = Date.now() - started;
     const inputSha = govSha256(JSON.stringify(inv.parameters));
+    // What audit_event.schema.json requires of every ToolCallAudited; the rest says what this gateway measured.
+    const audited = { lane: inv.governance.lane, action: inv.tool_name, request_hash_sha256: requestHash, tool_name: inv.tool_name, call_id: inv.call_id, input_sha256: inputSha, duration_ms: durationMs };
     if (result === 'timeout' || !result.success) {
       const code: string = result === 'timeout' ? 'TIMEOUT' : String(result.error.code);
       if (result !== 'timeout') this.logger.warn({ msg: 'tool failed', tool: inv.tool_name, code, detail: result.error.message, child_run_id: childRunId });
       const error = toolError(code);
       return {
         status: 'failed' as const, error,
-        audit: [{ type: 'ToolCallAudited', data: { tool_name: inv.tool_name, call_id: inv.call_id, status: code === 'TIMEOUT' ? 'timeout' : 'failed', error_code: error.error_code, input_sha256: inputSha, duration_ms: durationMs } }],
+        audit: [{ type: 'ToolCallAudited', data: { ...audited, outcome: 'failure', status: code === 'TIMEOUT' ? 'timeout' : 'failed', error_code: error.error_code } }],
       };
     }
     const { output, truncated, originalBytes } = truncateOutput(result.output, this.limits.responseMaxBytes);
@@ -130,7 +133,7 @@ export class ToolGatewayService {
       status: 'completed' as const,
       result: { output, truncated },
       response_hash_sha256: outputSha,
-      audit: [{ type: 'ToolCallAudited', data: { tool_name: inv.tool_name, call_id: inv.call_id, status: 'ok', input_sha256: inputSha, output_sha256: outputSha, truncated, original_bytes: originalBytes, duration_ms: durationMs } }],
+      audit: [{ type: 'ToolCallAudited', data: { ...audited, outcome: 'success', response_hash_sha256: outputSha, status: 'ok', output_sha256: outputSha, truncated, original_bytes: originalBytes } }],
     };
   }
 

@@ -100,12 +100,22 @@ function recordedOutcome(run: RunView, kind: RunKind, around: RunNeighbourhood):
 
 /** The audit events coverage requires of the run's kind that it lacks, recorded as the resolver's. */
 function missingAudit(run: RunView, kind: RunKind, status: 'ok' | 'failed', errorCode?: string): RunEvent[] {
-  const p = run.state.run?.parameters ?? {};
+  const created = run.state.run;
+  const p = created?.parameters ?? {};
   const base = { status, ...(errorCode ? { error_code: errorCode } : {}), resolved_by: RESOLVER };
+  // What audit_event.schema.json requires of each type, from the run's own RunCreated.
+  const effect = { lane: created?.lane ?? '', outcome: status === 'ok' ? 'success' : 'failure', request_hash_sha256: created?.request_hash_sha256 ?? '' };
   const present = new Set(run.types);
   return (REQUIRED_AUDIT_EVENTS[kind] ?? []).filter((t) => !present.has(t)).map((type): RunEvent => {
-    if (type === 'ToolCallAudited') return { type, data: { tool_name: p.tool_name ?? null, call_id: p.call_id ?? null, ...base } };
-    if (type === 'DbWriteAudited') return { type, data: { collection: p.collection ?? null, operation: p.operation ?? null, document_id: p.document_id ?? null, case_id: run.state.run?.case_id ?? null, document_sha256: null, ...base } };
-    return { type, data: base };
+    if (type === 'ToolCallAudited') return { type, data: { ...effect, action: String(p.tool_name ?? ''), tool_name: p.tool_name ?? null, call_id: p.call_id ?? null, ...base } };
+    if (type === 'DbWriteAudited') {
+      const data = { collection: p.collection ?? null, operation: p.operation ?? null, document_id: p.document_id ?? null, case_id: created?.case_id ?? null, document_sha256: null };
+      return { type, data: { ...effect, action: `${String(p.operation ?? '')}:${String(p.collection ?? '')}`, ...data, ...base } };
+    }
+    if (type === 'PromotionAudited') {
+      return { type, data: { lane: effect.lane, outcome: status === 'ok' ? 'promoted' : 'failed', input_artifacts: created?.input_artifacts ?? [], output_artifacts: [], ...base } };
+    }
+    // Export events name their bundle: the export run.
+    return { type, data: { bundle_id: run.run_id, ...base } };
   });
 }
