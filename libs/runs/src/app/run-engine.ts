@@ -197,6 +197,25 @@ export class RunEngine {
     return res;
   }
 
+  /**
+   * Tool calls one after another, each decided from the run's recorded state: `next` (pure: the same state gives the
+   * same answer, so a resumed run decides the same calls) names the next call, or the result once no call is left.
+   * Each call is a journaled `toolCall`, so a resumed run answers the recorded ones from the log.
+   */
+  async toolCallsUntilDone<T>(
+    next: (state: RunState) => { call: ToolCallRequest } | { done: T },
+    invoke: (call: ToolCallRequest, childRunId: string) => Promise<ToolCallResult>,
+    opts: { record?: CheckpointTiming | ((res: ToolCallResult) => CheckpointTiming) } = {},
+  ): Promise<T> {
+    let step = next(this.state);
+    while ('call' in step) {
+      const call = step.call;
+      await this.toolCall(call, (childRunId) => invoke(call, childRunId), opts);
+      step = next(this.state);
+    }
+    return step.done;
+  }
+
   /** A child run recorded on this run (once) before `carry` carries it to its end. */
   async child(childRunId: string, agentName: string, label: string, carry: () => Promise<void>): Promise<void> {
     await this.decide({ type: 'StartChild', data: { child_run_id: childRunId, run_kind: 'agent', agent_name: agentName } }, `child:${label}`);

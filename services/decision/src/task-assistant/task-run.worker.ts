@@ -89,19 +89,19 @@ export class TaskRunWorker {
     const context: DecisionContext = { ...cmd.request, message_history: resolved.history ?? [], pending_confirmation: resolved.pending_confirmation };
     const { degraded: _degraded, ...intent } = await run.step<ClassifiedIntent>('classify', STEPS.classify, () => this.classify(context, now), 'with-next');
 
-    let step: TurnStep = nextStep({ context, intent, now }, toolOutcomes(run.state));
-    while (step.kind === 'invoke') {
+    // The contract-000 engine decides each next tool call from the outcomes recorded so far, then the decision.
+    // An outcome goes out with the run's next append (the next call's request, or its end): asked again after a crash,
+    // the gateway answers it from the call's child run. An outcome the gateway never gave (recorded as failed past the
+    // retry budget) has no child run to answer it again: it is recorded now.
+    const decided = await run.toolCallsUntilDone<Extract<TurnStep, { kind: 'done' }>>((state) => {
+      const step = nextStep({ context, intent, now }, toolOutcomes(state));
+      if (step.kind !== 'invoke') return { done: step };
       const { sequence, tool_name, parameters } = step.call;
-      const callId = `call-${sequence}`;
-      // The outcome goes out with the run's next append (the next call's request, or its end): asked again after a
-      // crash, the gateway answers it from the call's child run. An outcome the gateway never gave (recorded as failed
-      // past the retry budget) has no child run to answer it again: it is recorded now.
-      await run.toolCall({ call_id: callId, sequence, tool_name, parameters }, () => this.invokeTool(cmd, run.state, callId, tool_name, parameters), {
-        record: (res) => (this.givenUp.has(res) ? 'now' : 'with-next'),
-      });
-      step = nextStep({ context, intent, now }, toolOutcomes(run.state));
-    }
-    await this.finish(cmd, step.decision, step.conversation_effect, intent, resolved, now, run, conversation);
+      return { call: { call_id: `call-${sequence}`, sequence, tool_name, parameters } };
+    }, (call) => this.invokeTool(cmd, run.state, call.call_id, call.tool_name, call.parameters), {
+      record: (res) => (this.givenUp.has(res) ? 'now' : 'with-next'),
+    });
+    await this.finish(cmd, decided.decision, decided.conversation_effect, intent, resolved, now, run, conversation);
   }
 
   /** The run's opening; a run resumed mid-opening keeps the versions its RunCreated pinned. */
