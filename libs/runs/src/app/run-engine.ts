@@ -198,6 +198,22 @@ export class RunEngine {
   }
 
   /**
+   * Journaled steps `${prefix}-1`, `${prefix}-2` … one after another, until `compute` answers null, `last` says the
+   * output it got is the last, or `max` steps ran; the outputs in order. A resumed run restores the recorded steps
+   * (and stops where they say) and computes only the rest.
+   */
+  async stepsUntil<T>(prefix: string, max: number, compute: (index: number) => Promise<T | null>, last: (output: T) => boolean): Promise<T[]> {
+    const outputs: T[] = [];
+    for (let i = 0; i < max; i++) {
+      const output = await this.step<T | null>(`${prefix}-${i + 1}`, i, () => compute(i));
+      if (output === null) break;
+      outputs.push(output);
+      if (last(output)) break;
+    }
+    return outputs;
+  }
+
+  /**
    * Tool calls one after another, each decided from the run's recorded state: `next` (pure: the same state gives the
    * same answer, so a resumed run decides the same calls) names the next call, or the result once no call is left.
    * Each call is a journaled `toolCall`, so a resumed run answers the recorded ones from the log.

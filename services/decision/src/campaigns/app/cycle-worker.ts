@@ -18,9 +18,6 @@ export interface CampaignCyclesRequested {
   max_cycles: number;
 }
 
-/** What a request run recorded for one of its cycles: the cycle's outcome, or null when the campaign was no longer active. */
-type CycleStep = CycleOutcome | null;
-
 /**
  * Carries a cycle request from the durable decision inbox (a crash mid-cycle is picked up on redelivery, without
  * anyone asking again). The request is a run of its own, on the one run engine: each cycle it runs is a journaled
@@ -45,14 +42,11 @@ export class CampaignCycleWorker {
       const run = await this.runs.open(campaign, cmd.run_id, { action: 'campaign.cycles', campaign_id: cmd.campaign_id, max_cycles: cmd.max_cycles });
       const engine = run.session;
       if (isTerminal(engine.state)) return;
-      const ran: CycleOutcome[] = [];
+      let ran: CycleOutcome[];
       try {
-        for (let i = 0; i < cmd.max_cycles; i++) {
-          const outcome = await engine.step<CycleStep>(`cycle-${i + 1}`, i, () => this.nextCycle(cmd.campaign_id));
-          if (!outcome) break;
-          ran.push(outcome);
-          if (outcome.outcome !== 'executed' || outcome.action_type === 'no_op') break;
-        }
+        // Each cycle is a journaled step: null when the campaign was no longer active; the last one proposed no_op,
+        // waits for a human, or was refused or aborted.
+        ran = await engine.stepsUntil<CycleOutcome>('cycle', cmd.max_cycles, () => this.nextCycle(cmd.campaign_id), (o) => o.outcome !== 'executed' || o.action_type === 'no_op');
       } catch (err) {
         // A refusal is the request's outcome; anything else (a bus fault) redelivers the command and resumes here.
         if (!(err instanceof AppError) || err.retryable) throw err;
@@ -64,7 +58,7 @@ export class CampaignCycleWorker {
   }
 
   /** Expires what is overdue and finishes approved effects a crash left owed, then runs one cycle if the campaign is active. */
-  private async nextCycle(campaignId: string): Promise<CycleStep> {
+  private async nextCycle(campaignId: string): Promise<CycleOutcome | null> {
     const state = await this.settle(await this.store.loadExisting(campaignId));
     return state.status === 'active' ? this.cycles.runCycle(state) : null;
   }
