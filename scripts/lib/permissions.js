@@ -19,6 +19,8 @@ function loadTable(file = TABLE_FILE) {
 /** `rl.log.run.{run_id}` → `rl.log.run.*` */
 const toWildcard = (address) => address.replace(/\{[^}]+\}/g, '*');
 const inboxPrefix = (identity) => `_INBOX_${identity}`;
+/** The token of a request address that stands for the calling identity itself (rl.caller.{caller}.…). */
+const CALLER_TOKEN = '{caller}';
 
 /** Every identity of the table (services, then clients), without the implicit admin. */
 function identities(table) {
@@ -64,10 +66,11 @@ function permissionsFor(table, identity) {
   let serves = false;
   for (const [address, rule] of Object.entries(table.requests)) {
     if (rule.serve === identity || (rule.serve === 'self' && table.services.includes(identity))) {
-      sub.add(rule.serve === 'self' ? address.replace(/\{[^}]+\}/, identity) : address);
+      sub.add(rule.serve === 'self' ? address.replace(/\{[^}]+\}/, identity) : toWildcard(address));
       serves = true;
     }
-    if ((rule.call ?? []).includes(identity)) pub.add(toWildcard(address));
+    // `{caller}`: the caller's own name, so the subject a request comes on says who sent it (permissions.yaml).
+    if ((rule.call ?? []).includes(identity)) pub.add(toWildcard(address.replace(CALLER_TOKEN, identity)));
   }
   for (const [address, rule] of Object.entries(table.log.subjects)) {
     if ((rule.append ?? []).includes(identity)) pub.add(toWildcard(address));

@@ -7,3 +7,4 @@ export * from './dto/agent-run.dto';
 export * from './dto/session.dto';
 export * from './dto/bounds';
 export * from './dto/operations.dto';
+export * from './dto/callers.dto';

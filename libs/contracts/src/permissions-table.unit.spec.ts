@@ -40,14 +40,24 @@ describe('Issue 9 permissions table', () => {
     }
   });
 
-  it('Issue 9 least privilege: the caller may only send agent requests; only audit-ledger appends the audit chain', () => {
-    expect(perms('caller').publish.allow.every((s) => s.startsWith('agents.'))).toBe(true);
+  it('Issue 9 least privilege: the caller may only send agent requests and use its own door; only audit-ledger appends the audit chain', () => {
+    expect(perms('caller').publish.allow.every((s) => s.startsWith('agents.') || s.startsWith('rl.caller.caller.'))).toBe(true);
     const chainWriters = permissions.identities(table).filter((id: string) => perms(id).publish.allow.includes('rl.log.audit.chain'));
     expect(chainWriters).toEqual(['audit-ledger']);
     for (const id of permissions.identities(table)) {
       expect(perms(id).publish.allow.some((s) => s.startsWith('$JS.API.STREAM.CREATE') || s.startsWith('$JS.API.STREAM.UPDATE') || s === '>')).toBe(false);
       expect(perms(id).publish.deny).toEqual(expect.arrayContaining(['$JS.API.STREAM.CREATE.>', '$JS.API.STREAM.UPDATE.>', '$JS.API.CONSUMER.DELETE.>']));
     }
+  });
+
+  it('Issue 26 caller door: a caller may publish on rl.caller.<its own name>.… only; the serving service subscribes to every caller\'s', () => {
+    const own = perms('caller').publish.allow.filter((s) => s.startsWith('rl.caller.'));
+    expect(own).toEqual(['rl.caller.caller.artifacts.get', 'rl.caller.caller.artifacts.ingest', 'rl.caller.caller.runs.cancel', 'rl.caller.caller.runs.events', 'rl.caller.caller.runs.get']);
+    for (const id of permissions.identities(table).filter((i: string) => i !== 'caller')) {
+      expect(perms(id).publish.allow.filter((s) => s.startsWith('rl.caller.'))).toEqual([]);
+    }
+    expect(perms('db-write').subscribe.allow).toEqual(expect.arrayContaining(['rl.caller.*.artifacts.ingest', 'rl.caller.*.artifacts.get']));
+    expect(perms('decision').subscribe.allow).toEqual(expect.arrayContaining(['rl.caller.*.runs.get', 'rl.caller.*.runs.events', 'rl.caller.*.runs.cancel']));
   });
 
   it('Issue 9 k8s: nats.conf, nats-dev.conf and compose.conf carry exactly the permissions the default start renders', () => {

@@ -32,7 +32,22 @@ export const SUBJECTS = {
   auditCoverage: 'rl.audit.coverage',
   auditHead: 'rl.audit.head',
   health: (service: string) => `rl.health.${service}`,
+  /** A caller's own door (issue 26): served on the wildcard, sent on the caller's own name (see callerSubject). */
+  callerArtifactsIngest: 'rl.caller.*.artifacts.ingest',
+  callerArtifactsGet: 'rl.caller.*.artifacts.get',
+  callerRunsGet: 'rl.caller.*.runs.get',
+  callerRunsEvents: 'rl.caller.*.runs.events',
+  callerRunsCancel: 'rl.caller.*.runs.cancel',
 } as const;
+
+/**
+ * The calling identity a `rl.caller.<identity>.…` subject names. NATS lets each caller publish only on its own name
+ * (deploy/nats/permissions.yaml `{caller}`), so a request that arrives there was sent by that identity.
+ */
+export function callerOfSubject(subject: string): string | undefined {
+  const [rl, caller, identity] = subject.split('.');
+  return rl === 'rl' && caller === 'caller' && identity && identity !== '*' ? identity : undefined;
+}
 
 /** Aggregate kinds of the log: `rl.log.<kind>.<id>`. */
 export const LOG_KINDS = {

@@ -35,6 +35,8 @@ export interface LogConsumerOptions {
 export interface RequestContext {
   subject: string;
   headers?: MsgHdrs;
+  /** The subject the reply goes to: `_INBOX_<identity>.…` for a Runledger identity (see replyIdentity). */
+  reply?: string;
 }
 
 export interface LogContext {

@@ -14,3 +14,4 @@ export * from './provision';
 export * from './audit-keys';
 export * from './data-keys';
 export * from './sealing';
+export * from './callers';

@@ -128,7 +128,7 @@ export class RunledgerTransport extends Server implements CustomTransportStrateg
       const started = performance.now();
       let outcome = 'ok';
       try {
-        const result = await this.invoke(handler, payload, { subject, headers: msg.headers });
+        const result = await this.invoke(handler, payload, { subject: msg.subject, headers: msg.headers, reply: msg.reply });
         this.reply(msg, 'ok', result);
       } catch (err) {
         const wire = this.toWire(err, subject);

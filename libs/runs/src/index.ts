@@ -11,3 +11,4 @@ export * from './infra/caller-verifier';
 export * from './domain/run-summary';
 export * from './app/run-engine';
 export * from './app/retry';
+export * from './infra/caller-runs';

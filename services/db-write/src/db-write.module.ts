@@ -9,6 +9,9 @@ import { artifactStoreProvider } from './artifacts/artifact-store.provider';
 import { ArtifactsController } from './artifacts/artifacts.controller';
 import { ArtifactsService } from './artifacts/artifacts.service';
 import { DbController } from './transport/db.controller';
+import { loadCallerGrants } from './ingest/infra/caller-grants.loader';
+import { IngestController } from './ingest/ingest.controller';
+import { CALLER_GRANTS, IngestService } from './ingest/ingest.service';
 
 @Module({})
 export class DbWriteModule implements OnApplicationShutdown {
@@ -20,10 +23,13 @@ export class DbWriteModule implements OnApplicationShutdown {
     return {
       module: DbWriteModule,
       imports: [MessagingModule.forRuntime(runtime)],
-      controllers: [DbController, ArtifactsController],
+      controllers: [DbController, ArtifactsController, IngestController],
       providers: [
         DbWriteService,
         ArtifactsService,
+        IngestService,
+        // Read at start: a bad policy/callers.yaml stops db-write (as a bad lanes/roles policy does).
+        { provide: CALLER_GRANTS, useValue: loadCallerGrants() },
         artifactStoreProvider(runtime),
         { provide: PolicyCatalog, useValue: policies },
         { provide: RunRepository, useValue: new RunRepository(runtime.log) },

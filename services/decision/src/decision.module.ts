@@ -9,6 +9,8 @@ import { InboxDispatcher } from './inbox/inbox.dispatcher';
 import { RunCancellation } from './runs/run-cancellation';
 import { RunWaiter } from './runs/run-waiter';
 import { RunsController } from './runs/runs.controller';
+import { CallerRuns } from './runs/caller-runs';
+import { CallerRunsController } from './runs/caller-runs.controller';
 import { ResolverController } from './resolver/resolver.controller';
 import { RESOLVER_SETTINGS, resolverSettingsFrom, RunResolver } from './resolver/run-resolver';
 import { REJECTED_LIMITS, rejectedLimitsFrom, RejectedRequestRecorder } from './task-assistant/rejected-request.recorder';
@@ -33,9 +35,9 @@ export class DecisionModule {
     return {
       module: DecisionModule,
       imports: [MessagingModule.forRuntime(runtime)],
-      controllers: [TaskAssistantController, RunsController, ResolverController, SessionsController, ...GOVERNED_RUNS_CONTROLLERS, ...CAMPAIGN_CONTROLLERS],
+      controllers: [TaskAssistantController, RunsController, CallerRunsController, ResolverController, SessionsController, ...GOVERNED_RUNS_CONTROLLERS, ...CAMPAIGN_CONTROLLERS],
       providers: [
-        TaskAssistantGateway, TaskRunWorker, RunWaiter, RunCancellation, RejectedRequestRecorder, ConversationRepository, InboxDispatcher,
+        TaskAssistantGateway, TaskRunWorker, RunWaiter, RunCancellation, CallerRuns, RejectedRequestRecorder, ConversationRepository, InboxDispatcher,
         RunResolver, { provide: RESOLVER_SETTINGS, useValue: resolverSettingsFrom(process.env) },
         ...governedRunsProviders(process.env, toolTimeoutMs),
         ...campaignProviders(process.env),

@@ -43,7 +43,8 @@ export type AuditEvent = {
     | 'PromotionAudited'
     | 'ExportAuthorized'
     | 'ExportAssembled'
-    | 'ExportFinalized';
+    | 'ExportFinalized'
+    | 'ArtifactIngestAudited';
   run_id: Id;
   parent_run_id?: Id;
   root_run_id?: Id;

@@ -9,6 +9,17 @@ export type {
   DecisionAuditRecord,
 } from './audit.generated';
 export type {
+  ArtifactIngestRequest,
+  CallerArtifactGetRequest,
+  CallerRunCancelRequest,
+  CallerRunEventsRequest,
+  CallerRunEvents,
+  CallerRunQuery,
+  CallerRun,
+  ArtifactRef,
+  RunError,
+} from './callers.generated';
+export type {
   CampaignAnswerRequest,
   CampaignApprover,
   CampaignCommandRequest,
@@ -26,7 +37,6 @@ export type {
   CampaignCycleOutcome,
 } from './campaigns.generated';
 export type {
-  ArtifactRef,
   AuditEvent,
   Id,
   Sha256,
@@ -49,7 +59,6 @@ export type {
   AgentRunRequest,
   TaxonomyVersions,
   AgentRunResponse,
-  RunError,
   ArtifactGetRequest,
   GovernanceScope,
   ArtifactGetResult,

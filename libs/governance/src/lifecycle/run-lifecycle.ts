@@ -1,5 +1,5 @@
-/** The five kinds of governed run (§1; child runs are the privileged action kinds). */
-export const RUN_KINDS = ['agent', 'tool_gateway', 'db_write', 'promotion', 'export'] as const;
+/** The kinds of governed run (§1; child runs are the privileged action kinds; artifact_ingest: a caller's input, issue 26). */
+export const RUN_KINDS = ['agent', 'tool_gateway', 'db_write', 'promotion', 'export', 'artifact_ingest'] as const;
 export type RunKind = (typeof RUN_KINDS)[number];
 
 export type RunStatus = 'created' | 'authorized' | 'denied' | 'running' | 'completed' | 'failed' | 'cancelled';
@@ -18,6 +18,8 @@ export const REQUIRED_AUDIT_EVENTS: Readonly<Record<RunKind, readonly string[]>>
   db_write: ['DbWriteAudited'],
   promotion: ['PromotionAudited'],
   export: ['ExportAuthorized', 'ExportAssembled', 'ExportFinalized'],
+  // A caller's input artifact through rl.caller.<identity>.artifacts.ingest (issue 26): what was stored, for whom.
+  artifact_ingest: ['ArtifactIngestAudited'],
 });
 
 /** A run's lifecycle position; `decision` is set once AuthzDecided is recorded. */

@@ -39,6 +39,11 @@ export interface RunCreatedData {
   input_artifacts: ArtifactRefLike[];
   parameters: Record<string, unknown>;
   request_hash_sha256: string;
+  /**
+   * Who asked for the run, when a caller did (issue 26): the caller identity (deploy/nats/permissions.yaml `clients`)
+   * its request came from. Caller-scoped reads (rl.caller.<identity>.runs.*) serve a caller only runs recording it.
+   */
+  requested_by?: string;
 }
 
 export interface AuthzDecidedData {

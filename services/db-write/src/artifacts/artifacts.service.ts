@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { ARTIFACT_MAX_BYTES, ArtifactGetRequestDto, ArtifactGetResult, ArtifactPutRequestDto, GovernanceScope } from '@runledger/contracts';
 import { aggregateRef, ConcurrencyError, EventLog } from '@runledger/event-log';
-import { ArtifactRef, getLane, getRole, makeArtifactRef, sha256Hex, validateArtifactRef, verifyArtifactContent } from '@runledger/governance';
+import { ArtifactContentMismatch, ArtifactRef, getLane, getRole, makeArtifactRef, sha256Hex, validateArtifactRef, verifyArtifactContent } from '@runledger/governance';
 import { AppError } from '@runledger/kernel';
 import { PolicyCatalog } from '@runledger/policy-catalog';
 import { CallerVerifier } from '@runledger/runs';
@@ -47,17 +47,21 @@ export class ArtifactsService {
     if (!g.case_id && lane.isolation !== 'shared') {
       throw new AppError('LANE.DENIED', `Artifacts stored from lane ${g.lane} belong to a case: the calling run must be pinned to one.`);
     }
-    const bytes = new Uint8Array(Buffer.from(req.content_base64, 'base64'));
-    if (bytes.length > ARTIFACT_MAX_BYTES) {
-      throw new AppError('REQUEST.TOO_LARGE', `The artifact is ${bytes.length} bytes; the limit is 8 MiB (${ARTIFACT_MAX_BYTES} bytes).`);
-    }
+    const bytes = decodeArtifactBytes(req.content_base64, req.sha256);
+    return this.storeBytes({ bytes, kind: req.kind, media_type: req.media_type, ...(g.case_id ? { case_id: g.case_id } : {}), ...(req.name ? { name: req.name } : {}) }, { data: who(g), metadata: links(g) });
+  }
+
+  /**
+   * Stores verified bytes as an artifact (content-addressed per case, kind and media type; the first writer's
+   * reference stands) and records its first writer (`ArtifactStored`, with `provenance`). Every door to the store
+   * (rl.artifacts.put, a caller's ingest) stores through here.
+   */
+  async storeBytes(input: { bytes: Uint8Array; kind: string; media_type: string; case_id?: string; name?: string }, provenance: { data: Record<string, unknown>; metadata: Record<string, unknown> }): Promise<ArtifactRef> {
+    const { bytes } = input;
     const sha256 = sha256Hex(bytes);
-    if (req.sha256 !== undefined && req.sha256 !== sha256) {
-      throw new AppError('ARTIFACT.HASH_MISMATCH', undefined, [`expected sha256 ${req.sha256}`, `content sha256 ${sha256}`]);
-    }
     const ref = makeArtifactRef({
-      artifact_id: artifactIdFor(sha256, g.case_id, req.kind, req.media_type), media_type: req.media_type, kind: req.kind,
-      ...(g.case_id ? { case_id: g.case_id } : {}), ...(req.name ? { name: req.name } : {}), bytes,
+      artifact_id: artifactIdFor(sha256, input.case_id, input.kind, input.media_type), media_type: input.media_type, kind: input.kind,
+      ...(input.case_id ? { case_id: input.case_id } : {}), ...(input.name ? { name: input.name } : {}), bytes,
     });
     const valid = validateArtifactRef(ref);
     if (!valid.ok) throw new AppError('REQUEST.INVALID', 'The artifact reference would not be valid.', valid.errors);
@@ -65,8 +69,20 @@ export class ArtifactsService {
     const held = await this.store.putIfAbsent(ref, bytes);
     // The first writer's reference stands (its name, if a retry renamed it); it must still vouch for these bytes.
     if (held.ref.sha256 !== sha256 || held.ref.size_bytes !== bytes.length) throw new AppError('ARTIFACT.HASH_MISMATCH');
-    await this.record(held.ref, g);
+    await this.record(held.ref, provenance);
     return held.ref;
+  }
+
+  /** An artifact's bytes and reference, verified against it; ARTIFACT.NOT_FOUND when not stored. */
+  async readVerified(artifactId: string): Promise<ArtifactGetResult> {
+    const stored = await this.store.get(artifactId);
+    if (!stored) throw new AppError('ARTIFACT.NOT_FOUND');
+    const check = verifyArtifactContent(stored.ref, stored.bytes);
+    if (!check.ok) {
+      this.logger.error({ msg: 'stored artifact does not match its reference', artifact_id: stored.ref.artifact_id, check });
+      throw new AppError('ARTIFACT.HASH_MISMATCH', undefined, mismatchDetails(check));
+    }
+    return { artifact_ref: stored.ref, content_base64: Buffer.from(stored.bytes).toString('base64') };
   }
 
   async get(req: ArtifactGetRequestDto): Promise<ArtifactGetResult> {
@@ -83,10 +99,7 @@ export class ArtifactsService {
     if (!check.ok) {
       this.logger.error({ msg: 'stored artifact does not match its reference', artifact_id: stored.ref.artifact_id, check });
       await this.recordDenial(stored.ref, g, 'ARTIFACT.HASH_MISMATCH');
-      const details = check.code === 'ARTIFACT.SIZE_MISMATCH'
-        ? [`expected ${check.expected_size_bytes} bytes`, `stored ${check.actual_size_bytes} bytes`]
-        : [`expected sha256 ${check.expected_sha256}`, `stored sha256 ${check.actual_sha256}`];
-      throw new AppError('ARTIFACT.HASH_MISMATCH', undefined, details);
+      throw new AppError('ARTIFACT.HASH_MISMATCH', undefined, mismatchDetails(check));
     }
     return { artifact_ref: stored.ref, content_base64: Buffer.from(stored.bytes).toString('base64') };
   }
@@ -121,9 +134,9 @@ export class ArtifactsService {
   }
 
   /** First writer only: expectedVersion 0 makes a repeat (retry, same bytes from another run) a no-op. */
-  private async record(ref: ArtifactRef, g: GovernanceScope): Promise<void> {
+  private async record(ref: ArtifactRef, provenance: { data: Record<string, unknown>; metadata: Record<string, unknown> }): Promise<void> {
     await this.log
-      .append(artifactLogRef(ref.artifact_id), [{ type: 'ArtifactStored', data: { artifact_ref: ref, backend: this.store.kind, ...who(g) }, metadata: links(g) }], {
+      .append(artifactLogRef(ref.artifact_id), [{ type: 'ArtifactStored', data: { artifact_ref: ref, backend: this.store.kind, ...provenance.data }, metadata: provenance.metadata }], {
         expectedVersion: 0,
         commandId: `artifact-stored:${ref.artifact_id}`,
       })
@@ -141,6 +154,24 @@ export class ArtifactsService {
       })
       .catch((err) => this.logger.error({ msg: 'could not record a refused artifact read', artifact_id: ref.artifact_id, err: String(err) }));
   }
+}
+
+/** Bytes from a request's base64, within the store's limit and matching the sha256 the sender expects (if any). */
+export function decodeArtifactBytes(contentBase64: string, expectedSha256: string | undefined, tooLarge: 'REQUEST.TOO_LARGE' | 'ARTIFACT.TOO_LARGE' = 'REQUEST.TOO_LARGE'): Uint8Array {
+  const bytes = new Uint8Array(Buffer.from(contentBase64, 'base64'));
+  if (bytes.length > ARTIFACT_MAX_BYTES) {
+    throw new AppError(tooLarge, `The artifact is ${bytes.length} bytes; the limit is 8 MiB (${ARTIFACT_MAX_BYTES} bytes).`);
+  }
+  if (expectedSha256 !== undefined && expectedSha256 !== sha256Hex(bytes)) {
+    throw new AppError('ARTIFACT.HASH_MISMATCH', undefined, [`expected sha256 ${expectedSha256}`, `content sha256 ${sha256Hex(bytes)}`]);
+  }
+  return bytes;
+}
+
+function mismatchDetails(check: ArtifactContentMismatch): string[] {
+  return check.code === 'ARTIFACT.SIZE_MISMATCH'
+    ? [`expected ${check.expected_size_bytes} bytes`, `stored ${check.actual_size_bytes} bytes`]
+    : [`expected sha256 ${check.expected_sha256}`, `stored sha256 ${check.actual_sha256}`];
 }
 
 function who(g: GovernanceScope) {

@@ -30,12 +30,14 @@ export class AgentRunGateway {
     @Inject(AGENT_RUN_REPLY_TIMEOUT_MS) private readonly replyTimeoutMs: number,
   ) {}
 
-  async start(raw: unknown): Promise<AgentRunResponse> {
-    const prepared = await this.prepare(raw);
+  /** `requestedBy`: the caller identity the request came from (recorded in RunCreated; see caller-scoped reads). */
+  async start(raw: unknown, requestedBy?: string): Promise<AgentRunResponse> {
+    const prepared = await this.prepare(raw, requestedBy);
     if ('rejected' in prepared) return prepared.rejected;
     const spec = prepared.spec;
     const state = prepared.existing ?? (await this.runs.load(spec.run_id)).state;
-    if (state.run && state.run.request_hash_sha256 !== spec.request_hash_sha256) {
+    // Another caller's run (or one no caller asked for) is not this caller's to retry or read the outcome of.
+    if (state.run && (state.run.request_hash_sha256 !== spec.request_hash_sha256 || state.run.requested_by !== spec.requested_by)) {
       return rejectedResponse(spec.agent_name, spec.run_id, 'run_id already names a run of a different request.');
     }
     return responseOf(spec.agent_name, spec.run_id, isTerminal(state) ? state : await this.enqueueAndWait(spec));
@@ -59,7 +61,7 @@ export class AgentRunGateway {
   }
 
   /** The run's spec, or the §2.2 refusal of a request that cannot become a run. */
-  private async prepare(raw: unknown): Promise<{ spec: AgentRunSpec; existing?: RunState } | { rejected: AgentRunResponse }> {
+  private async prepare(raw: unknown, requestedBy: string | undefined): Promise<{ spec: AgentRunSpec; existing?: RunState } | { rejected: AgentRunResponse }> {
     const fallbackId = fallbackRunId(raw);
     // §2.2: every request is answered with the response shape, even one that is not JSON.
     if (raw === MALFORMED_PAYLOAD) return { rejected: rejectedResponse(agentNameOf({}), fallbackId, 'The request is not valid JSON.') };
@@ -105,7 +107,7 @@ export class AgentRunGateway {
     } catch {
       return reject('parameters must be JSON data (no NaN, Infinity or non-plain values).');
     }
-    const runId = plain.run_id ?? deriveRunId(plain.case_id, plain.parent_run_id, hash);
+    const runId = plain.run_id ?? deriveRunId(plain.case_id, plain.parent_run_id, hash, requestedBy);
     if (plain.request_hash_sha256 !== undefined && plain.request_hash_sha256 !== hash) {
       return reject('request_hash_sha256 does not match the normalised request hash (§2.1).', undefined, runId);
     }
@@ -119,6 +121,7 @@ export class AgentRunGateway {
       spec: {
         ...request, run_id: runId, ...(plain.parent_run_id ? { parent_run_id: plain.parent_run_id } : {}),
         root_run_id: root, correlation_id: plain.correlation_id ?? root, request_hash_sha256: hash,
+        ...(requestedBy ? { requested_by: requestedBy } : {}),
       },
     };
   }

@@ -25,6 +25,8 @@ export interface AgentRunSpec {
   input_artifacts: ArtifactRef[];
   parameters: Record<string, unknown>;
   request_hash_sha256: string;
+  /** The caller identity that asked on agents.run.start (issue 26); absent for child runs a parent starts. */
+  requested_by?: string;
 }
 
 /** RunCreated of an agent run; taxonomy versions ride along so a resumed run maps against the same taxonomy. */
@@ -42,8 +44,9 @@ export function hashRequest(request: HashableRequest): string {
  * lands on the same run and gets its recorded outcome. The parent takes part because the hash leaves it out
  * (the same work under two orchestrator runs is two runs).
  */
-export function deriveRunId(caseId: string, parentRunId: string | undefined, requestHash: string): string {
-  return deterministicUuid('agent-run', caseId, parentRunId ?? '', requestHash);
+export function deriveRunId(caseId: string, parentRunId: string | undefined, requestHash: string, requestedBy?: string): string {
+  // The caller takes part too: the same request from two callers is two runs, each read only by its own caller.
+  return deterministicUuid('agent-run', caseId, parentRunId ?? '', requestHash, ...(requestedBy ? [requestedBy] : []));
 }
 
 export function runCreatedOf(spec: AgentRunSpec): AgentRunCreatedData {
@@ -61,6 +64,7 @@ export function runCreatedOf(spec: AgentRunSpec): AgentRunCreatedData {
     input_artifacts: spec.input_artifacts.map((a) => ({ ...a })),
     parameters: spec.parameters,
     request_hash_sha256: spec.request_hash_sha256,
+    ...(spec.requested_by ? { requested_by: spec.requested_by } : {}),
   };
 }
 
@@ -78,6 +82,7 @@ export function specOf(created: AgentRunCreatedData): AgentRunSpec {
     input_artifacts: created.input_artifacts as unknown as ArtifactRef[],
     parameters: created.parameters,
     request_hash_sha256: created.request_hash_sha256,
+    ...(created.requested_by ? { requested_by: created.requested_by } : {}),
   };
 }
 

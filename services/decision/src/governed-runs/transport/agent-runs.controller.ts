@@ -1,7 +1,7 @@
 import { Controller } from '@nestjs/common';
-import { Payload } from '@nestjs/microservices';
+import { Ctx, Payload } from '@nestjs/microservices';
 import { AgentRunResponse, SUBJECTS } from '@runledger/contracts';
-import { RequestHandler } from '@runledger/messaging';
+import { replyIdentity, RequestContext, RequestHandler } from '@runledger/messaging';
 import { AgentRunGateway } from '../app/agent-run.gateway';
 
 /** agents.run.start (contract 001 §2): request/reply; the reply is the §2.2 response of the finished run. */
@@ -10,7 +10,9 @@ export class AgentRunsController {
   constructor(private readonly gateway: AgentRunGateway) {}
 
   @RequestHandler(SUBJECTS.agentRunStart, { acceptMalformed: true })
-  start(@Payload() raw: unknown): Promise<AgentRunResponse> {
-    return this.gateway.start(raw);
+  start(@Payload() raw: unknown, @Ctx() ctx: RequestContext): Promise<AgentRunResponse> {
+    // Only callers may send agents.run.start, and each gets replies only on its own inbox: the reply's identity is
+    // the caller the run is recorded for (its answer, and its reads later, go to that identity alone).
+    return this.gateway.start(raw, replyIdentity(ctx?.reply));
   }
 }

@@ -1,0 +1,140 @@
+/* eslint-disable */
+// Generated from proto-contracts/schemas/callers/ by scripts/generate-contracts.js. Do not edit by hand.
+
+/**
+ * Sent by a caller on rl.caller.<identity>.artifacts.ingest (served by db-write): stores an input artifact for an agent run of one case, as the caller's role allows (policy/callers.yaml: the case, the agent and the input kind; the kind's media types and size). Answers with the ArtifactRef to pass in agents.run.start input_artifacts. artifact_id derives from the content sha256, the case, the kind and the media type, so a retried ingest returns the same reference. Refusals: CASE.NOT_GRANTED, ARTIFACT.KIND_DENIED, ARTIFACT.TYPE_DENIED, ARTIFACT.TOO_LARGE, ARTIFACT.HASH_MISMATCH, REQUEST.INVALID.
+ */
+export interface ArtifactIngestRequest {
+  case_id: string;
+  /**
+   * The agent (roles.yaml) the artifact is an input of.
+   */
+  agent_name: string;
+  kind: string;
+  media_type: string;
+  name?: string;
+  /**
+   * The bytes, standard base64 (at most the kind's max_bytes, and 8 MiB).
+   */
+  content_base64: string;
+  /**
+   * Optional: the sha256 the caller expects; a mismatch is refused with ARTIFACT.HASH_MISMATCH.
+   */
+  sha256?: string;
+  /**
+   * Optional: the caller's id of this request (traced, echoed in logs); the ingest itself is idempotent by content.
+   */
+  request_id?: string;
+}
+
+/**
+ * Sent by a caller on rl.caller.<identity>.artifacts.get (served by db-write): the bytes of an input or output artifact of a run the caller started (its RunCreated records requested_by = the identity). Answers with an ArtifactGetResult, hash-verified. Refusals: RUN.NOT_FOUND (no run of this caller), ARTIFACT.NOT_FOUND (not an input or output of that run, or not stored), ARTIFACT.HASH_MISMATCH.
+ */
+export interface CallerArtifactGetRequest {
+  run_id: string;
+  artifact_id: string;
+}
+
+/**
+ * Sent by a caller on rl.caller.<identity>.runs.cancel (served by decision): asks to cancel a run the caller started (recorded as RunCancelRequested with requested_by caller:<identity>). Answers with a RunCancelResult; another caller's run is RUN.NOT_FOUND.
+ */
+export interface CallerRunCancelRequest {
+  run_id: string;
+  reason?: string;
+}
+
+/**
+ * Sent by a caller on rl.caller.<identity>.runs.events (served by decision): the events of a run the caller started that the log recorded after position `after` (a log sequence; 0 or absent: from the start). With `wait_ms`, an answer that would be empty waits up to that long for the run's next event (long poll), so following a run live is this request in a loop, each with the previous answer's `next`, until `terminal`.
+ */
+export interface CallerRunEventsRequest {
+  run_id: string;
+  after?: number;
+  wait_ms?: number;
+  limit?: number;
+}
+
+/**
+ * The answer to rl.caller.<identity>.runs.events: the run's events after the asked position in log order, the position to ask from next, and whether the run has ended (its terminal event is in the log and among the events up to `next`).
+ */
+export interface CallerRunEvents {
+  run_id: string;
+  events: {
+    /**
+     * Log sequence of the commit holding the event.
+     */
+    seq: number;
+    /**
+     * The event's place in its commit.
+     */
+    index: number;
+    type: string;
+    data: unknown;
+    recorded_at: string;
+  }[];
+  next: number;
+  terminal: boolean;
+  status: string;
+}
+
+/**
+ * Sent by a caller on rl.caller.<identity>.runs.get (served by decision): the run's summary as folded from its events, only for a run the caller started (its RunCreated records requested_by = the identity); any other run is RUN.NOT_FOUND.
+ */
+export interface CallerRunQuery {
+  run_id: string;
+}
+
+/**
+ * A run as its caller sees it (rl.caller.<identity>.runs.get): status, the §2.2 fields and the log version it was folded at.
+ */
+export interface CallerRun {
+  run_id: string;
+  /**
+   * The log sequence of the run's last event.
+   */
+  version: number;
+  status: 'created' | 'authorized' | 'denied' | 'running' | 'completed' | 'failed' | 'cancelled';
+  agent_name: string;
+  case_id?: string;
+  root_run_id?: string;
+  input_artifacts: ArtifactRef[];
+  output_artifacts: ArtifactRef[];
+  child_run_ids: string[];
+  /**
+   * The run's recorded result, when it has one.
+   */
+  result?: {
+    [k: string]: unknown;
+  };
+  error?: RunError;
+  created_at?: string;
+  updated_at?: string;
+}
+/**
+ * Contract v1 SSOT binding of one immutable artifact: every run input and output is referenced by one. The bytes live in object storage; sha256 and size_bytes bind the reference to exactly those bytes.
+ */
+export interface ArtifactRef {
+  artifact_id: string;
+  /**
+   * Lowercase hex sha256 of the artifact bytes.
+   */
+  sha256: string;
+  size_bytes: number;
+  media_type: string;
+  kind: string;
+  /**
+   * The case the artifact belongs to; absent for shared-plane artifacts.
+   */
+  case_id?: string;
+  /**
+   * Human-facing file name; never used for identity.
+   */
+  name?: string;
+}
+/**
+ * Contract 001 §2.2 error: a stable code, a bounded message, and whether retrying can help.
+ */
+export interface RunError {
+  error_code: string;
+  message: string;
+  retryable: boolean;
+}

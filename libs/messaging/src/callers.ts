@@ -1,0 +1,23 @@
+import { callerOfSubject } from '@runledger/contracts';
+import { AppError } from '@runledger/kernel';
+import type { RequestContext } from './handlers';
+
+/**
+ * The identity whose inbox a reply subject is: `_INBOX_<identity>.…`. Each identity may subscribe to its own inbox
+ * prefix only (deploy/nats/permissions.yaml), so the answer to such a request can reach nobody else.
+ */
+export function replyIdentity(reply: string | undefined): string | undefined {
+  const m = /^_INBOX_([A-Za-z0-9_-]+)\./.exec(reply ?? '');
+  return m?.[1];
+}
+
+/**
+ * The caller a request on its own door (rl.caller.<identity>.…) comes from. NATS lets each caller publish only on
+ * its own name; its answer must also go to its own inbox, so nothing of one caller is ever sent to another.
+ */
+export function callerOf(ctx: RequestContext | undefined): string {
+  const caller = ctx ? callerOfSubject(ctx.subject) : undefined;
+  if (!caller) throw new AppError('REQUEST.INVALID', 'A caller request comes on rl.caller.<identity>.… .');
+  if (replyIdentity(ctx?.reply) !== caller) throw new AppError('REQUEST.INVALID', `The reply of a request on rl.caller.${caller}.… must go to the caller's own inbox (_INBOX_${caller}.…).`);
+  return caller;
+}

@@ -1,0 +1,13 @@
+import { AppError } from '@runledger/kernel';
+import type { LoadedRun, RunRepository } from './run-repository';
+
+/**
+ * A run as one caller may see it (issue 26 caller-scoped reads): only a run whose RunCreated records that caller as
+ * `requested_by`. Any other run — another caller's, a service's, none at all — is RUN.NOT_FOUND alike, so a caller
+ * learns nothing of runs that are not its own, not even that they exist.
+ */
+export async function loadCallersRun(runs: RunRepository, runId: string, caller: string): Promise<LoadedRun> {
+  const loaded = await runs.load(runId);
+  if (loaded.state.run?.requested_by !== caller) throw new AppError('RUN.NOT_FOUND', 'No run with that id was started by this caller.');
+  return loaded;
+}

@@ -1,0 +1,122 @@
+/**
+ * Caller grants (policy/callers.yaml): what a caller identity may put into Runledger through its ingest door. Pure:
+ * the file's text is parsed by the loader, these functions only check shapes and decide.
+ */
+
+/** What one input kind may be. */
+export interface KindRule {
+  media_types: string[];
+  max_bytes: number;
+  /** The content must parse as a JSON object. */
+  json_object: boolean;
+}
+
+export interface CallerRole {
+  name: string;
+  /** Exact case ids, or prefixes ending in `*`. */
+  cases: string[];
+  /** Per agent (roles.yaml), the input kinds this role may supply. */
+  agents: Record<string, string[]>;
+}
+
+export interface CallerGrants {
+  version: string;
+  kinds: Record<string, KindRule>;
+  roles: Record<string, CallerRole>;
+  /** caller identity → role name */
+  callers: Record<string, string>;
+}
+
+/** The largest artifact the store takes (rl.artifacts.put's limit); no kind may allow more. */
+export const INGEST_STORE_MAX_BYTES = 8 * 1024 * 1024;
+
+const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+const isStringList = (v: unknown): v is string[] => Array.isArray(v) && v.every((x) => typeof x === 'string' && x.length > 0);
+
+/** The grants from the parsed file, or every problem found (a bad file stops the service at start). */
+export function parseCallerGrants(doc: unknown): { ok: true; grants: CallerGrants } | { ok: false; problems: string[] } {
+  const problems: string[] = [];
+  if (!isRecord(doc)) return { ok: false, problems: ['the file is not a mapping'] };
+  if (typeof doc.version !== 'string' || !doc.version) problems.push('version is missing');
+  const kinds: Record<string, KindRule> = {};
+  for (const [name, raw] of Object.entries(isRecord(doc.kinds) ? doc.kinds : {})) {
+    if (!isRecord(raw) || !isStringList(raw.media_types) || typeof raw.max_bytes !== 'number' || !Number.isInteger(raw.max_bytes) || raw.max_bytes < 1) {
+      problems.push(`kind ${name}: needs media_types (a list) and max_bytes (a positive integer)`);
+      continue;
+    }
+    if (raw.max_bytes > INGEST_STORE_MAX_BYTES) problems.push(`kind ${name}: max_bytes ${raw.max_bytes} is above the store's ${INGEST_STORE_MAX_BYTES}`);
+    kinds[name] = { media_types: raw.media_types, max_bytes: raw.max_bytes, json_object: raw.json_object === true };
+  }
+  const roles: Record<string, CallerRole> = {};
+  for (const [name, raw] of Object.entries(isRecord(doc.roles) ? doc.roles : {})) {
+    if (!isRecord(raw) || !isStringList(raw.cases) || !isRecord(raw.agents)) {
+      problems.push(`role ${name}: needs cases (a list) and agents (a mapping)`);
+      continue;
+    }
+    const agents: Record<string, string[]> = {};
+    for (const [agent, list] of Object.entries(raw.agents)) {
+      if (!isStringList(list)) problems.push(`role ${name}: agent ${agent} needs a list of kinds`);
+      else {
+        for (const kind of list) if (!kinds[kind]) problems.push(`role ${name}: agent ${agent} names kind ${kind}, which kinds does not define`);
+        agents[agent] = list;
+      }
+    }
+    for (const c of raw.cases) if (c.includes('*') && (c.indexOf('*') !== c.length - 1)) problems.push(`role ${name}: case pattern ${c} may only end in *`);
+    roles[name] = { name, cases: raw.cases, agents };
+  }
+  const callers: Record<string, string> = {};
+  for (const [caller, role] of Object.entries(isRecord(doc.callers) ? doc.callers : {})) {
+    if (typeof role !== 'string' || !roles[role]) problems.push(`caller ${caller}: role ${String(role)} is not defined`);
+    else callers[caller] = role;
+  }
+  return problems.length ? { ok: false, problems } : { ok: true, grants: { version: String(doc.version), kinds, roles, callers } };
+}
+
+export interface IngestAsk {
+  caller: string;
+  case_id: string;
+  agent_name: string;
+  kind: string;
+  media_type: string;
+}
+
+/** Why the grants refuse an ingest (recorded as the ingest run's deny), or null. */
+export type GrantRefusal = { code: 'CASE.NOT_GRANTED' | 'ARTIFACT.KIND_DENIED'; reason: string };
+
+/**
+ * The authorisation of an ingest: the caller's role covers the case, and lets it supply this kind to this agent.
+ * A caller with no role may put nothing anywhere.
+ */
+export function authorizeIngest(grants: CallerGrants, ask: IngestAsk): { role: string } | GrantRefusal {
+  const roleName = grants.callers[ask.caller];
+  const role = roleName ? grants.roles[roleName] : undefined;
+  if (!role) return { code: 'CASE.NOT_GRANTED', reason: `Caller ${ask.caller} has no role in ${grants.version}: it may put artifacts into no case.` };
+  if (!role.cases.some((pattern) => caseMatches(pattern, ask.case_id))) {
+    return { code: 'CASE.NOT_GRANTED', reason: `Role ${role.name} may not put artifacts into case ${ask.case_id}.` };
+  }
+  if (!(role.agents[ask.agent_name] ?? []).includes(ask.kind)) {
+    return { code: 'ARTIFACT.KIND_DENIED', reason: `Role ${role.name} may not supply ${ask.kind} inputs to ${ask.agent_name}.` };
+  }
+  return { role: role.name };
+}
+
+function caseMatches(pattern: string, caseId: string): boolean {
+  return pattern.endsWith('*') ? caseId.startsWith(pattern.slice(0, -1)) : pattern === caseId;
+}
+
+/** What the content must be for its kind: media type, size, JSON shape. Checked before anything is stored or recorded. */
+export function contentProblem(rule: KindRule, kind: string, mediaType: string, bytes: Uint8Array): { code: 'ARTIFACT.TYPE_DENIED' | 'ARTIFACT.TOO_LARGE'; reason: string } | null {
+  const base = mediaType.split(';')[0].trim();
+  if (!rule.media_types.includes(base)) return { code: 'ARTIFACT.TYPE_DENIED', reason: `A ${kind} is ${rule.media_types.join(' or ')}, not ${base}.` };
+  if (bytes.length > rule.max_bytes) return { code: 'ARTIFACT.TOO_LARGE', reason: `The artifact is ${bytes.length} bytes; a ${kind} may be at most ${rule.max_bytes}.` };
+  if (rule.json_object) {
+    let value: unknown;
+    try {
+      value = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(bytes));
+    } catch {
+      return { code: 'ARTIFACT.TYPE_DENIED', reason: `A ${kind} must be a JSON object; the content is not JSON.` };
+    }
+    if (!isRecord(value)) return { code: 'ARTIFACT.TYPE_DENIED', reason: `A ${kind} must be a JSON object.` };
+  }
+  return null;
+}

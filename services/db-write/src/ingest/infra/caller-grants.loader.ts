@@ -1,0 +1,17 @@
+import { readFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { defaultPolicyDir } from '@runledger/policy-catalog';
+import { parse } from 'yaml';
+import { CallerGrants, parseCallerGrants } from '../domain/caller-grants';
+
+/** The shipped policy/callers.yaml (whatever POLICY_DIR says of the contract's files); CALLER_GRANTS_FILE overrides. */
+export function callerGrantsFile(env: NodeJS.ProcessEnv = process.env): string {
+  return resolve(env.CALLER_GRANTS_FILE ?? join(dirname(defaultPolicyDir({})), 'callers.yaml'));
+}
+
+/** The caller grants, or an error naming every problem: db-write does not start on a bad file. */
+export function loadCallerGrants(file = callerGrantsFile()): CallerGrants {
+  const parsed = parseCallerGrants(parse(readFileSync(file, 'utf8')) as unknown);
+  if (!parsed.ok) throw new Error(`${file} is not valid: ${parsed.problems.join('; ')}`);
+  return parsed.grants;
+}
