@@ -5,6 +5,7 @@
  * nothing pending, so a burst that leaves the chain behind is not counted as throughput.
  */
 const { randomUUID } = require('node:crypto');
+const path = require('node:path');
 const { decodeReply } = require('../libs/messaging/src/codec');
 const { LOG_STREAM } = require('../libs/event-log/src');
 const { runBootstrap, startService, stopProcess, SERVICES } = require('../scripts/lib/stack');
@@ -13,7 +14,10 @@ const AUDIT_DURABLE = 'audit-ledger';
 
 async function startRunledger({ nats, nc, jsm }) {
   await runBootstrap({ natsUrl: nats.url, creds: nats.creds });
-  const procs = SERVICES.map((name) => startService(name, { natsUrl: nats.url, creds: nats.creds, env: { LOG_LEVEL: 'error' } }));
+  // The ledger's key and anchor beside this bench's store: in the shared .data folder, the anchor of the bench's log
+  // would make the next `npm start` log read as replaced (the anchor is kept per stream name, issue 23).
+  const env = { LOG_LEVEL: 'error', RL_AUDIT_KEY_FILE: path.join(nats.storeDir, '..', 'audit', 'signing-key.pem') };
+  const procs = SERVICES.map((name) => startService(name, { natsUrl: nats.url, creds: nats.creds, env }));
   await Promise.all(procs.map((p) => p.ready));
   const encoder = new TextEncoder();
   const system = {

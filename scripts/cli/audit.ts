@@ -10,7 +10,14 @@
  *                                           --head (a signed checkpoint: `audit head` output or an export
  *                                           manifest) also catches a copy whose tail was cut
  *   runledger audit export [--out F.jsonl]  write the chain as JSON lines, one ChainEntry per line (stdout without --out)
+ *   runledger audit verify --anchor W.json  also check the live log and chain against a witness copy of the anchor
+ *                                           (`audit anchor export`): a log deleted and created again, or cut, fails
+ *                                           even when the ledger's own anchor file was removed with it
  *   runledger audit head [--out H.json]     the signed checkpoint of the chain's head (rl.audit.head), with the key
+ *   runledger audit anchor export [--out W.json]
+ *                                           a witness copy of the anchor to keep outside the cluster: the signed head,
+ *                                           the key that signed it, and the identity of the log (stream, creation
+ *                                           time, first message) it was taken of
  *   runledger audit coverage [--json]       contract 001 §6 over every run, read from the log with a progress bar
  *
  * Exit codes: 0 chain intact, 1 chain broken, 2 usage or unreadable input, 3 the stack cannot be reached.
@@ -19,8 +26,8 @@
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
-import { aggregateRef, EventLog } from '@runledger/event-log';
-import { AnchoredVerification, ChainCheckpoint, ChainEntry, chainEntriesOf, checkAuditCoverage, CoverageEvent, verifyAnchoredChain } from '@runledger/governance';
+import { aggregateRef, EventLog, LOG_STREAM, logIdentityOf } from '@runledger/event-log';
+import { AnchoredVerification, ChainCheckpoint, ChainEntry, chainEntriesOf, checkAuditCoverage, checkLogIdentity, CoverageEvent, LogAnchor, LogIdentity, verifyAnchoredChain } from '@runledger/governance';
 // Deep imports on purpose: the packages' indexes also load the DTOs and Nest, which an operator command
 // does not need (they want reflect-metadata and add seconds to every start).
 import { LOG_KINDS, SUBJECTS } from '../../libs/contracts/src/subjects';
@@ -29,7 +36,7 @@ import { decodeReply, encodeJson } from '../../libs/messaging/src/codec';
 import { CliConnectionFlags, connectCli, CONNECTION_USAGE, ConnectionRefused, ConnectionUsageError, parseConnectionFlags, unansweredRequest } from './connection';
 import { scanLog } from './progress';
 
-const USAGE = `usage: runledger audit verify [--file chain.jsonl [--public-key key.pem] [--head head.json]] | runledger audit export [--out chain.jsonl] | runledger audit head [--out head.json] | runledger audit coverage [--json]   ${CONNECTION_USAGE}`;
+const USAGE = `usage: runledger audit verify [--anchor witness.json | --file chain.jsonl [--public-key key.pem] [--head head.json]] | runledger audit export [--out chain.jsonl] | runledger audit head [--out head.json] | runledger audit anchor export [--out witness.json] | runledger audit coverage [--json]   ${CONNECTION_USAGE}`;
 const CHAIN_SUBJECT = aggregateRef(LOG_KINDS.audit, 'chain');
 
 /** What each break means, for the operator reading the report. */
@@ -44,6 +51,8 @@ const REASONS: Record<string, string> = {
   truncated: 'the chain ends before a signed head it once had (its tail was cut)',
   missing_event: 'an audit-relevant event of the log is not in the chain',
   event_mismatch: "the chain's digest of an event differs from the log's",
+  damaged_message: 'a stored message of the log was edited or removed in the store',
+  log_replaced: 'the log is not the one the signed head was taken of (deleted and created again, with part or none of its messages, or cut from its start)',
 };
 
 class CliError extends Error {
@@ -63,8 +72,9 @@ export async function main(args: string[]): Promise<number> {
       throw err;
     }
     if (sub === 'coverage') return await coverage(parsed.rest, parsed.flags);
+    if (sub === 'anchor' && parsed.rest[0] === 'export') return await exportAnchor(parseOptions(parsed.rest.slice(1)).out, parsed.flags);
     const opts = parseOptions(parsed.rest);
-    if (sub === 'verify') return opts.file ? verifyFile({ ...opts, file: opts.file }) : await verifyLive(parsed.flags);
+    if (sub === 'verify') return opts.file ? verifyFile({ ...opts, file: opts.file }) : await verifyLive(parsed.flags, opts.anchor);
     if (sub === 'export') return await exportChain(opts.out, parsed.flags);
     if (sub === 'head') return await head(opts.out, parsed.flags);
     throw new CliError(USAGE, 2);
@@ -84,8 +94,9 @@ interface Options {
   out?: string;
   publicKey?: string;
   head?: string;
+  anchor?: string;
 }
-const OPTION_FLAGS: Record<string, keyof Options> = { '--file': 'file', '--out': 'out', '--public-key': 'publicKey', '--head': 'head' };
+const OPTION_FLAGS: Record<string, keyof Options> = { '--file': 'file', '--out': 'out', '--public-key': 'publicKey', '--head': 'head', '--anchor': 'anchor' };
 
 function parseOptions(args: string[]): Options {
   const opts: Options = {};
@@ -108,6 +119,10 @@ export function report(result: AnchoredVerification): number {
     return 0;
   }
   const detail = result.detail ? ` (${result.detail})` : '';
+  if (result.log_seq !== undefined) {
+    process.stdout.write(`audit log BROKEN at log message ${result.log_seq}: ${result.reason} — ${REASONS[result.reason] ?? 'see the message'}${detail}\n`);
+    return 1;
+  }
   process.stdout.write(`audit chain BROKEN at entry ${result.first_broken_seq}: ${result.reason} — ${REASONS[result.reason] ?? 'see the entry'}${detail}\n`);
   return 1;
 }
@@ -127,15 +142,69 @@ async function askLedger(subject: string, flags: CliConnectionFlags, timeout: nu
   }
 }
 
-/** No fixed limit: a long chain takes as long as it takes, and the operator sees the time go by. */
-async function verifyLive(flags: CliConnectionFlags): Promise<number> {
+/**
+ * No fixed limit: a long chain takes as long as it takes, and the operator sees the time go by. With a witness
+ * (`--anchor`), the log and its chain are also checked here against it: the ledger's own anchor sits in the cluster,
+ * where whoever can recreate the log may remove it too.
+ */
+async function verifyLive(flags: CliConnectionFlags, witnessFile?: string): Promise<number> {
+  const witness = witnessFile ? readWitness(witnessFile) : null;
   const started = Date.now();
   const ticker = setInterval(() => process.stderr.write(`verifying the audit chain on the audit-ledger… ${Math.round((Date.now() - started) / 1_000)} s\n`), 5_000);
+  let verdict: AnchoredVerification;
   try {
-    return report((await askLedger(SUBJECTS.auditVerify, flags, NO_LIMIT_MS)) as AnchoredVerification);
+    verdict = (await askLedger(SUBJECTS.auditVerify, flags, NO_LIMIT_MS)) as AnchoredVerification;
   } finally {
     clearInterval(ticker);
   }
+  if (!verdict.ok || !witness) return report(verdict);
+  const nc = await connectCli(flags);
+  try {
+    const jsm = await jetstreamManager(nc);
+    const info = await jsm.streams.info(LOG_STREAM);
+    const replaced = checkLogIdentity(witness, logIdentityOf(info));
+    if (replaced) return report(replaced);
+    const log = new EventLog(jetstream(nc), jsm, { producer: 'runledger-cli', clock: { now: () => new Date() } });
+    const entries = chainEntriesOf(await log.read(CHAIN_SUBJECT));
+    return report(verifyAnchoredChain(entries, { check: trustedKeys([witness.public_key_pem]), anchor: witness.checkpoint }));
+  } finally {
+    await nc.close();
+  }
+}
+
+/** What `audit anchor export` writes: the anchor and the key it is checked with (the operator keeps it outside the cluster). */
+interface Witness extends LogAnchor {
+  statement: 'runledger.audit.witness.v1';
+  key_id: string;
+  public_key_pem: string;
+  exported_at: string;
+}
+
+function readWitness(file: string): Witness {
+  try {
+    const w = JSON.parse(readText(file)) as Partial<Witness>;
+    if (w.statement === 'runledger.audit.witness.v1' && w.log && w.checkpoint && w.public_key_pem) return w as Witness;
+  } catch {
+    /* reported below */
+  }
+  throw new CliError(`${file} is not a witness copy of the anchor (runledger audit anchor export)`, 2);
+}
+
+async function exportAnchor(out: string | undefined, flags: CliConnectionFlags): Promise<number> {
+  const head = (await askLedger(SUBJECTS.auditHead, flags, 30_000)) as { checkpoint: ChainCheckpoint | null; key_id: string; public_key_pem: string };
+  if (!head.checkpoint) throw new CliError('the chain has no signed head yet: nothing to witness', 1);
+  const nc = await connectCli(flags);
+  let log: LogIdentity;
+  try {
+    log = logIdentityOf(await (await jetstreamManager(nc)).streams.info(LOG_STREAM));
+  } finally {
+    await nc.close();
+  }
+  const witness: Witness = { statement: 'runledger.audit.witness.v1', log, checkpoint: head.checkpoint, key_id: head.key_id, public_key_pem: head.public_key_pem, exported_at: new Date().toISOString() };
+  const json = `${JSON.stringify(witness, null, 2)}\n`;
+  if (out) writeFileSync(out, json, { mode: 0o600 });
+  else process.stdout.write(json);
+  return 0;
 }
 
 const NO_LIMIT_MS = 24 * 3_600_000;

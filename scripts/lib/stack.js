@@ -100,7 +100,7 @@ async function startNats({ port, storeDir, logFile, credsDir = path.join(storeDi
   const child = spawn(bin, ['-c', config, '-a', '127.0.0.1', '-p', String(port), '-js', '-sd', storeDir], { stdio: ['ignore', out, out] });
   if (out !== 'ignore') fs.closeSync(out);
   await waitFor(() => canConnect({ host: '127.0.0.1', port }), readyTimeoutMs, `nats-server on port ${port}`);
-  return { url: `nats://127.0.0.1:${port}`, child, port, creds };
+  return { url: `nats://127.0.0.1:${port}`, child, port, creds, storeDir };
 }
 
 /** Runs the bootstrap step (scripts/bootstrap.ts) as the admin: creates the log, buckets and object stores. */

@@ -1,3 +1,4 @@
+import { join } from 'node:path';
 import { connect, NatsConnection, headers as natsHeaders } from '@nats-io/transport-node';
 import type { TestIdentity } from '@runledger/testing';
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
@@ -83,7 +84,15 @@ export class TestStack {
   cliEnv(identity: string): Record<string, string> {
     const id = this.nats.creds[identity];
     if (!id) throw new Error(`no test identity "${identity}"`);
-    return { NATS_URL: this.nats.url, NATS_CREDS: id.file, NATS_INBOX_PREFIX: id.inboxPrefix };
+    return { NATS_URL: this.nats.url, NATS_CREDS: id.file, NATS_INBOX_PREFIX: id.inboxPrefix, RL_AUDIT_KEY_FILE: this.auditKeyFile };
+  }
+
+  /**
+   * The ledger's signing key and anchor of this stack (unless a suite sets RL_AUDIT_KEY_FILE): beside its nats store,
+   * never in the shared .data folder, where another stack's anchor of another log would read as a replaced log.
+   */
+  get auditKeyFile(): string {
+    return this.opts.serviceEnv?.['audit-ledger']?.RL_AUDIT_KEY_FILE ?? this.opts.env?.RL_AUDIT_KEY_FILE ?? join(this.nats.storeDir, 'audit', 'signing-key.pem');
   }
 
   /** `env` goes on top of the stack's environment for this start only (a restart without it returns to the stack's). */
@@ -91,7 +100,7 @@ export class TestStack {
     const svc = launcher.startService(name, {
       natsUrl: this.nats.url,
       creds: this.nats.creds,
-      env: { LOG_LEVEL: 'warn', ...this.opts.env, ...(this.opts.serviceEnv?.[name] ?? {}), ...env },
+      env: { LOG_LEVEL: 'warn', RL_AUDIT_KEY_FILE: this.auditKeyFile, ...this.opts.env, ...(this.opts.serviceEnv?.[name] ?? {}), ...env },
       onLine: (s, line) => this.logs.push(`[${s}] ${line}`),
     });
     this.procs.set(name, svc.child);

@@ -113,7 +113,7 @@ describe('EventLog on a real nats-server', () => {
     expect(e.metadata.event_id).toMatch(/^[0-9a-f-]{36}$/);
   });
 
-  it('Codec: every read path (short read by direct gets, long read through a consumer, first, replay) hands back opened events', async () => {
+  it('Codec: every read path (short and long reads, first, replay) hands back opened events', async () => {
     // A reversible stand-in for issue 9's sealing codec: what is stored differs from what callers see.
     const codec = {
       seal: (e: EventEnvelope) => ({ ...e, data: { sealed: Buffer.from(JSON.stringify(e.data)).toString('base64') } }),
@@ -130,6 +130,33 @@ describe('EventLog on a real nats-server', () => {
     expect((await sealedLog.first(long))?.data).toEqual({ secret: 'long-0' });
     const { state } = await sealedLog.replay<string[]>((acc, e) => [...acc, (e.data as { secret: string }).secret], [], { filter: short.subject });
     expect(state).toEqual(['short']);
+  });
+
+  it('Issue 23 reads create no consumer: a range and a replay of the whole log, longer than the gets kept in flight, come by direct gets in order, each message once', async () => {
+    const ref = aggregateRef('run', 'dense-1');
+    const versions: number[] = [];
+    for (let i = 0; i < 700; i++) versions.push((await log.append(ref, [{ type: 'A', data: { i } }], { commandId: `dense-${i}` })).version);
+    const range = await log.range('rl.log.run.*', versions[0], versions[versions.length - 1]);
+    expect(range.map((e) => (e.data as { i: number }).i)).toEqual(versions.map((_, i) => i));
+    const { state } = await log.replay<number[]>((acc, e) => (e.subject === ref.subject ? [...acc, e.seq] : acc), [], { fromSeq: versions[0] });
+    expect(state).toEqual(versions);
+    expect((await log.read(ref)).length).toBe(700);
+    const consumers: string[] = [];
+    for await (const c of jsm.consumers.list(LOG_STREAM)) consumers.push(c.name);
+    expect(consumers).toEqual([]);
+  });
+
+  it('Issue 23 tamper named: a sequence the stream cannot hand out inside a read range is LOG.UNREADABLE with its sequence, never skipped or waited on', async () => {
+    // A stream that allows a message delete stands for a store file edited on disk (nats-server then has no message there).
+    await jsm.streams.add({ name: 'DAMAGED', subjects: ['damaged.>'], allow_direct: true });
+    const js = jetstream(nc);
+    for (let i = 1; i <= 3; i++) await js.publish(`damaged.${i}`, encodeEnvelope({ type: 'A', data: { i }, metadata: {} } as unknown as EventEnvelope));
+    await jsm.streams.deleteMessage('DAMAGED', 2);
+    const damaged = new EventLog(js, jsm, { producer: 'spec', clock: new FixedClock(new Date()), stream: 'DAMAGED' });
+    const seen: number[] = [];
+    await expect(damaged.messages('damaged.>', 1, 3, (m) => void seen.push(m.seq))).rejects.toMatchObject({ code: 'LOG.UNREADABLE', seq: 2, retryable: false });
+    expect(seen).toEqual([1]);
+    await jsm.streams.delete('DAMAGED');
   });
 
   it('Immutability: the stream refuses message deletes and purges', async () => {

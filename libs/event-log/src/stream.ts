@@ -1,4 +1,4 @@
-import { DiscardPolicy, JetStreamManager, RetentionPolicy, StorageType, StreamConfig } from '@nats-io/jetstream';
+import { DiscardPolicy, JetStreamManager, RetentionPolicy, StorageType, StreamConfig, type StreamInfo } from '@nats-io/jetstream';
 
 /** Every log subject lives under this prefix, so one stream holds the whole log. */
 export const LOG_SUBJECT_PREFIX = 'rl.log';
@@ -80,4 +80,12 @@ function isStreamNotFound(err: unknown): boolean {
   const e = err as { code?: number; message?: string; apiError?: () => { err_code?: number } };
   const apiCode = typeof e?.apiError === 'function' ? e.apiError()?.err_code : undefined;
   return apiCode === 10059 || /stream not found/i.test(String(e?.message));
+}
+
+/**
+ * Which log this is: its name, when it was created and its first message. An admin who deletes the log and creates it
+ * again, or drops its oldest messages, cannot keep these (the audit anchor is bound to them).
+ */
+export function logIdentityOf(info: Pick<StreamInfo, 'config' | 'created' | 'state'>): { stream: string; created: string; first_seq: number } {
+  return { stream: info.config.name, created: info.created, first_seq: info.state.first_seq };
 }

@@ -51,8 +51,11 @@ export interface NatsServerHandle {
   stop(): Promise<void>;
   /** Sends a signal without waiting or cleaning up, to simulate a crash (default SIGKILL). */
   kill(signal?: NodeJS.Signals): void;
-  /** Stops the process if still running and starts it again on the same port and store. */
-  restart(): Promise<void>;
+  /**
+   * Stops the process if still running and starts it again on the same port and store; `whileStopped` runs in
+   * between (a test edits the store as someone with the disk would).
+   */
+  restart(whileStopped?: () => void | Promise<void>): Promise<void>;
   /** Credentials of every identity (empty when not secured). */
   readonly creds: Readonly<Record<string, TestIdentity>>;
   /**
@@ -247,9 +250,10 @@ class NatsServer implements NatsServerHandle {
     this.child = null;
   }
 
-  async restart(): Promise<void> {
+  async restart(whileStopped?: () => void | Promise<void>): Promise<void> {
     if (this.stopped) throw new Error(`nats-server on ${this.url} was stopped; start a new one instead`);
     await this.terminate();
+    await whileStopped?.();
     await this.start();
   }
 

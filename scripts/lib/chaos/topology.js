@@ -95,7 +95,10 @@ class Topology {
     const k = Number(instance.split('#')[1]) - 1;
     const urls = this.nodes.map((n) => n.url);
     const natsUrl = [...urls.slice(k % urls.length), ...urls.slice(0, k % urls.length)].join(',');
-    const p = startService(name, { natsUrl, creds: this.creds, env: { ...this.opts.env, RL_LOG_REPLICAS: String(this.replicas) }, onLine: (_s, line) => out.write(`${stamp()} ${line}\n`) });
+    // The ledger's key and anchor in this run's store, not the shared .data folder (the anchor is per stream name: the
+    // next `npm start` would read its log as replaced).
+    const env = { RL_AUDIT_KEY_FILE: path.join(this.opts.store, 'audit', 'signing-key.pem'), ...this.opts.env, RL_LOG_REPLICAS: String(this.replicas) };
+    const p = startService(name, { natsUrl, creds: this.creds, env, onLine: (_s, line) => out.write(`${stamp()} ${line}\n`) });
     p.child.once('exit', (code, signal) => {
       out.write(`${stamp()} exited code=${code} signal=${signal}\n`);
       // Not killed by the suite: a crash of its own is a finding (counted); the instance is started again at once.

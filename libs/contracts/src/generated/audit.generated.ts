@@ -56,7 +56,13 @@ export interface AuditVerification {
     | 'unanchored_tail'
     | 'truncated'
     | 'missing_event'
-    | 'event_mismatch';
+    | 'event_mismatch'
+    | 'damaged_message'
+    | 'log_replaced';
+  /**
+   * The log message a damaged_message verdict names: unreadable (the server holds no readable message at that sequence) or not a commit of events.
+   */
+  log_seq?: number;
   detail?: string;
   key_id: string;
   public_key_pem: string;

@@ -49,11 +49,40 @@ export function checkpointSigned(c: ChainCheckpoint | undefined | null, check: S
 }
 
 /** Breaks only an anchored verification can find; the link breaks are {@link ChainBreak}. */
-export type AnchorBreak = 'signature_invalid' | 'unanchored_tail' | 'truncated' | 'missing_event' | 'event_mismatch';
+export type AnchorBreak = 'signature_invalid' | 'unanchored_tail' | 'truncated' | 'missing_event' | 'event_mismatch' | 'damaged_message' | 'log_replaced';
 
 export type AnchoredVerification =
   | { ok: true; length: number; head_hash: string | null; checkpoint: ChainCheckpoint | null }
-  | { ok: false; first_broken_seq: number; reason: ChainBreak | AnchorBreak; detail?: string };
+  /** `log_seq`: the log message a `damaged_message` verdict names (first_broken_seq is then the first chain entry not read). */
+  | { ok: false; first_broken_seq: number; reason: ChainBreak | AnchorBreak; detail?: string; log_seq?: number };
+
+/**
+ * Which log a signed head was taken of: the stream, when it was created and its first message. None of these can be
+ * kept by an admin who deletes the log and creates it again (with all, part or none of its messages), nor by one who
+ * drops its oldest messages (lowering its limits moves the first sequence).
+ */
+export interface LogIdentity {
+  stream: string;
+  created: string;
+  first_seq: number;
+}
+
+/** A signed head as kept outside the log (the ledger's anchor file, an operator's witness copy), with the log it is of. */
+export interface LogAnchor {
+  log: LogIdentity;
+  checkpoint: ChainCheckpoint;
+}
+
+/** `log_replaced` when the anchor was taken of another log than `current` (deleted and recreated, or cut from its start); null when it is this log. */
+export function checkLogIdentity(anchor: LogAnchor | null | undefined, current: LogIdentity): AnchoredVerification | null {
+  if (!anchor) return null;
+  const a = anchor.log;
+  if (a.stream === current.stream && a.created === current.created && a.first_seq === current.first_seq) return null;
+  return {
+    ok: false, first_broken_seq: 1, reason: 'log_replaced',
+    detail: `the signed head (entry ${anchor.checkpoint.seq}) is of ${a.stream} created ${a.created} starting at message ${a.first_seq}; this log is ${current.stream} created ${current.created} starting at message ${current.first_seq}`,
+  };
+}
 
 export interface AnchorOptions {
   check: SignatureCheck;

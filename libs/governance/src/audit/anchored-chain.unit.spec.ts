@@ -1,6 +1,6 @@
 import { createPublicKey, generateKeyPairSync, sign, verify } from 'node:crypto';
 import {
-  CHAIN_BATCH_EVENT, CHAIN_ENTRY_EVENT, chainEntriesOf, chainEntry, checkCompleteness, computeEntryHash, dataDigest, signCheckpoint, verifyAnchoredChain,
+  CHAIN_BATCH_EVENT, CHAIN_ENTRY_EVENT, chainEntriesOf, chainEntry, checkCompleteness, checkLogIdentity, computeEntryHash, dataDigest, signCheckpoint, verifyAnchoredChain,
   type ChainEntry, type ChainEvent, type ChainSigner, type SignatureCheck,
 } from '../index';
 
@@ -124,5 +124,22 @@ describe('Issue 9 anchored chain: signed checkpoints of the chain head', () => {
     expect(checkCompleteness(entries, [...logged, dropped])).toMatchObject({ ok: false, first_broken_seq: 4, reason: 'missing_event' });
     const changed = logged.map((e, i) => (i === 1 ? { ...e, data_sha256: dataDigest({ other: 1 }) } : e));
     expect(checkCompleteness(entries, changed)).toMatchObject({ ok: false, first_broken_seq: 2, reason: 'event_mismatch' });
+  });
+});
+
+describe('Issue 23 checkLogIdentity: a signed head names the log it was taken of', () => {
+  const log = { stream: 'RUNLEDGER_LOG', created: '2026-11-26T10:00:00.000000001Z', first_seq: 1 };
+  const anchor = { log, checkpoint: { seq: 60, entry_hash: 'h', count: 60, key_id: 'k', signature: 's' } };
+  it('the same log (stream, creation time, first message) passes; no anchor yet passes', () => {
+    expect(checkLogIdentity(anchor, { ...log })).toBeNull();
+    expect(checkLogIdentity(null, log)).toBeNull();
+  });
+  it.each([
+    ['deleted and created again (another creation time)', { ...log, created: '2026-11-26T11:00:00Z' }],
+    ['cut from its start (another first message)', { ...log, first_seq: 41 }],
+  ])('a log %s is log_replaced, naming both logs', (_what, current) => {
+    const verdict = checkLogIdentity(anchor, current);
+    expect(verdict).toMatchObject({ ok: false, reason: 'log_replaced', first_broken_seq: 1 });
+    expect(verdict && !verdict.ok && verdict.detail).toContain(current.created);
   });
 });

@@ -1,12 +1,22 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { EventLog, LOG_STREAM, positionBefore } from '@runledger/event-log';
-import { AnchoredVerification, ChainEntry, chainEntriesOf, checkCompleteness, LoggedAuditEvent, verifyAnchoredChain } from '@runledger/governance';
+import { EventLog, LOG_STREAM, LOG_SUBJECT_PREFIX, logIdentityOf, positionBefore, readFailed, StoredEvent, storedEvents, UnreadableMessageError } from '@runledger/event-log';
+import { AnchoredVerification, ChainEntry, chainEntriesOf, checkCompleteness, checkLogIdentity, LoggedAuditEvent, verifyAnchoredChain } from '@runledger/governance';
 import { RUNTIME, ServiceRuntime, trustedKeys, type AuditSigningKey } from '@runledger/messaging';
 import { chainedPosition, loggedAuditEvent } from '../domain/audit-chain';
 import type { ChainAnchor } from '../infra/chain-anchor';
 import { AUDIT_SIGNER, CHAIN_ANCHOR, CHAIN_REF } from './audit-chain.writer';
 import { LEDGER_DURABLE } from './audit-ledger.service';
 
+
+/** The run events' subjects (rl.log.run.{run_id}): what the chain must cover. */
+const RUN_SUBJECT_PREFIX = `${LOG_SUBJECT_PREFIX}.run.`;
+
+/** A stored message verification cannot take as written: a tamper, named by its log sequence. */
+class DamagedMessage extends Error {
+  constructor(readonly seq: number, readonly what: string) {
+    super(`log message ${seq} ${what}`);
+  }
+}
 
 export type VerifyReport = AnchoredVerification & { key_id: string; public_key_pem: string; head_hash?: string | null };
 
@@ -20,23 +30,65 @@ export class AuditVerifier {
     @Inject(RUNTIME) private readonly runtime: ServiceRuntime,
   ) {}
 
+  /**
+   * One snapshot: the outside anchor and the ledger's progress first, then the log once, from its first message to
+   * its end as it is now. The chain only grows, so nothing read before can be newer than the chain read after it (a
+   * head read after the chain, while the ledger chains a burst, looked like a cut tail). The whole log is read message
+   * by message (direct gets): a stored message the server cannot hand out, or an audited one that is not a commit of
+   * events, is named by its log sequence instead of stalling the read.
+   */
   async verify(): Promise<VerifyReport> {
-    // Read how far the ledger got before reading the chain, so everything up to that point is chained by then.
-    const processedUpTo = await this.ackFloor();
-    const entries = chainEntriesOf(await this.log.read(CHAIN_REF));
     const key = { key_id: this.signer.keyId, public_key_pem: this.signer.publicKeyPem };
-    const anchored = verifyAnchoredChain(entries, { check: trustedKeys([this.signer.publicKeyPem]), anchor: this.anchor.read() });
+    const anchor = this.anchor.read();
+    const processedUpTo = await this.ackFloor();
+    const info = await this.runtime.jsm.streams.info(LOG_STREAM).catch(readFailed);
+    // The log the ledger anchored, or another one (deleted and created again, or cut from its start): nothing in it is then proven.
+    const replaced = checkLogIdentity(anchor, logIdentityOf(info));
+    if (replaced) return { ...replaced, ...key };
+    const snapshot = await this.readLog(info.state);
+    if ('damaged' in snapshot) return { ...snapshot.damaged, ...key };
+    const entries = chainEntriesOf(snapshot.chain);
+    const anchored = verifyAnchoredChain(entries, { check: trustedKeys([this.signer.publicKeyPem]), anchor: anchor?.checkpoint });
     if (!anchored.ok) return { ...anchored, ...key };
     // Chained by now: every event of a commit the ledger acked, and every event up to the chain head's position (a
     // commit's events may be chained in two chain messages, the second not written yet: those after the head are not).
     const head = chainedPosition(entries[entries.length - 1] ?? null);
-    const { state: logged } = await this.log.replay<LoggedAuditEvent[]>((acc, e) => {
-      const audit = e.seq <= processedUpTo || !positionBefore(head, e) ? loggedAuditEvent(e) : null;
-      if (audit) acc.push(audit);
-      return acc;
-    }, [], { filter: 'rl.log.run.*' });
+    const logged = snapshot.audited.filter((a) => a.log_seq <= processedUpTo || !positionBefore(head, { seq: a.log_seq, index: a.log_index ?? 0 }));
     const missing = checkCompleteness(entries, logged);
     return { ...(missing ?? anchored), ...key };
+  }
+
+  /** The chain's messages and the audit-relevant run events of the log as it is now, or the first damaged message. */
+  private async readLog(state: { messages: number; first_seq: number; last_seq: number }): Promise<{ chain: StoredEvent[]; audited: LoggedAuditEvent[] } | { damaged: AnchoredVerification }> {
+    const chain: StoredEvent[] = [];
+    const audited: LoggedAuditEvent[] = [];
+    if (!state.messages) return { chain, audited };
+    try {
+      await this.log.messages(`${LOG_SUBJECT_PREFIX}.>`, state.first_seq, state.last_seq, async (m) => {
+        const isChain = m.subject === CHAIN_REF.subject;
+        if (!isChain && !m.subject.startsWith(RUN_SUBJECT_PREFIX)) return;
+        let events: StoredEvent[];
+        try {
+          events = storedEvents(m.data, m.seq, m.subject);
+        } catch {
+          throw new DamagedMessage(m.seq, 'is not a commit of events (edited in the store)');
+        }
+        for (const event of events) {
+          const opened = await this.log.open(event);
+          if (isChain) chain.push(opened);
+          else {
+            const a = loggedAuditEvent(opened);
+            if (a) audited.push(a);
+          }
+        }
+      });
+    } catch (err) {
+      const damaged = err instanceof UnreadableMessageError ? new DamagedMessage(err.seq, 'cannot be read: the server holds no readable message there (damaged in the store, or removed)') : err;
+      if (!(damaged instanceof DamagedMessage)) throw err;
+      const proven = chainEntriesOf(chain).length;
+      return { damaged: { ok: false, first_broken_seq: proven + 1, reason: 'damaged_message', log_seq: damaged.seq, detail: `log message ${damaged.seq} ${damaged.what}` } };
+    }
+    return { chain, audited };
   }
 
   /** The signed checkpoint at the chain's current head (what export manifests carry), with the key to check it. */

@@ -2,14 +2,20 @@ import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { JetStreamManager } from '@nats-io/jetstream';
-import { LOG_STREAM } from '@runledger/event-log';
-import type { ChainCheckpoint } from '@runledger/governance';
+import { LOG_STREAM, logIdentityOf } from '@runledger/event-log';
+import type { ChainCheckpoint, LogAnchor, LogIdentity } from '@runledger/governance';
+
+/** The identity of the log as the server describes it now (see LogIdentity). */
+export async function currentLogIdentity(jsm: JetStreamManager): Promise<LogIdentity> {
+  return logIdentityOf(await jsm.streams.info(LOG_STREAM));
+}
 
 /**
- * The latest signed head, kept outside the log (beside the signing key). The log cannot be cut from its end,
- * but an admin who lowers its limits drops the oldest events and could drop the whole chain; verification
- * compares the chain with this head, so a chain shorter than what was signed reads as truncated.
- * One file per log (named after the stream's creation time), so stacks sharing a data folder keep apart.
+ * The latest signed head, kept outside the log (beside the signing key), with the identity of the log it was taken
+ * of. Verification compares the chain with this head (a chain shorter than what was signed reads as truncated) and
+ * the log with its identity: a log deleted and created again, with all, part or none of its messages, or cut from its
+ * start, is `log_replaced`. One file per stream name, so recreating the log cannot start a fresh anchor; an anchor of
+ * another log is never overwritten (it is the evidence). An operator who means to start over moves the file away.
  * Writes are coalesced: the file (an fsync'd rename on most file systems) is replaced at most once per
  * ANCHOR_FLUSH_MS with the newest head, not once per chained event (that rename was two thirds of the ledger's
  * CPU under load). The anchor lags the chain by at most that interval; in this process `read()` sees the newest.
@@ -19,32 +25,42 @@ export const ANCHOR_FLUSH_MS = 100;
 export class ChainAnchor {
   /** The newest head this process wrote or read: the file is read once, not on every chained event. */
   private newestSeq: number | null = null;
-  private pending: ChainCheckpoint | null = null;
+  private pending: LogAnchor | null = null;
   private timer: NodeJS.Timeout | null = null;
 
-  private constructor(private readonly file: string) {}
+  private constructor(private readonly file: string, private readonly legacyFile: string, readonly log: LogIdentity) {}
 
   static async open(keyFile: string, jsm: JetStreamManager): Promise<ChainAnchor> {
-    const info = await jsm.streams.info(LOG_STREAM);
-    const logId = createHash('sha256').update(`${info.config.name}\u001f${info.created}`).digest('hex').slice(0, 24);
-    return new ChainAnchor(join(dirname(keyFile), 'heads', `${logId}.json`));
+    const log = await currentLogIdentity(jsm);
+    const heads = join(dirname(keyFile), 'heads');
+    // Before issue 23 the file was named after the log's creation time (so a recreated log started without one):
+    // read once as this log's anchor, so an upgrade keeps its head.
+    const legacyId = createHash('sha256').update(`${log.stream}\u001f${log.created}`).digest('hex').slice(0, 24);
+    return new ChainAnchor(join(heads, `${log.stream}.json`), join(heads, `${legacyId}.json`), log);
   }
 
-  read(): ChainCheckpoint | null {
+  /** The newest head and the log it is of; null when none was ever written. */
+  read(): LogAnchor | null {
     if (this.pending) return this.pending;
-    try {
-      return JSON.parse(readFileSync(this.file, 'utf8')) as ChainCheckpoint;
-    } catch {
-      return null;
-    }
+    const stored = readJson(this.file) as Partial<LogAnchor> | null;
+    if (stored?.log && stored.checkpoint) return stored as LogAnchor;
+    const legacy = readJson(this.legacyFile) as ChainCheckpoint | null;
+    return legacy ? { log: this.log, checkpoint: legacy } : null;
   }
 
-  /** Only forwards: an older head never replaces a newer one. The file follows within ANCHOR_FLUSH_MS. */
+  /**
+   * Only forwards: an older head never replaces a newer one, and a head of this log never replaces one of another log.
+   * The file follows within ANCHOR_FLUSH_MS.
+   */
   write(checkpoint: ChainCheckpoint): void {
-    this.newestSeq ??= this.read()?.seq ?? 0;
+    if (this.newestSeq === null) {
+      const held = this.read();
+      if (held && (held.log.created !== this.log.created || held.log.first_seq !== this.log.first_seq)) this.newestSeq = Infinity;
+      else this.newestSeq = held?.checkpoint.seq ?? 0;
+    }
     if (this.newestSeq >= checkpoint.seq) return;
     this.newestSeq = checkpoint.seq;
-    this.pending = checkpoint;
+    this.pending = { log: this.log, checkpoint };
     this.timer ??= setTimeout(() => this.flush(), ANCHOR_FLUSH_MS);
   }
 
@@ -52,16 +68,24 @@ export class ChainAnchor {
   flush(): void {
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
-    const checkpoint = this.pending;
-    if (!checkpoint) return;
+    const anchor = this.pending;
+    if (!anchor) return;
     mkdirSync(dirname(this.file), { recursive: true, mode: 0o700 });
     const tmp = `${this.file}.${process.pid}.tmp`;
-    writeFileSync(tmp, JSON.stringify(checkpoint), { mode: 0o600 });
+    writeFileSync(tmp, JSON.stringify(anchor), { mode: 0o600 });
     renameSync(tmp, this.file);
-    if (this.pending === checkpoint) this.pending = null;
+    if (this.pending === anchor) this.pending = null;
   }
 
   onModuleDestroy(): void {
     this.flush();
+  }
+}
+
+function readJson(file: string): unknown {
+  try {
+    return JSON.parse(readFileSync(file, 'utf8'));
+  } catch {
+    return null;
   }
 }

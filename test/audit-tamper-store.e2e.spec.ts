@@ -1,0 +1,136 @@
+import { execFile } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { jetstream, jetstreamManager } from '@nats-io/jetstream';
+import { headers as natsHeaders, type NatsConnection } from '@nats-io/transport-node';
+import { TEST_ADMIN } from '@runledger/testing';
+import { connectionOf, LOG_STREAM, logStreamConfig, readSequences, type StoredMessage } from '@runledger/event-log';
+import { TestStack } from './support/stack';
+
+jest.setTimeout(300_000);
+
+const CLI = join(__dirname, '..', 'scripts', 'runledger.js');
+
+/** Every file under `dir` whose path ends with `suffix`. */
+function filesUnder(dir: string, test: (path: string) => boolean): string[] {
+  const out: string[] = [];
+  for (const entry of readdirSync(dir)) {
+    const full = join(dir, entry);
+    if (statSync(full).isDirectory()) out.push(...filesUnder(full, test));
+    else if (test(full)) out.push(full);
+  }
+  return out;
+}
+
+/**
+ * Issue 23, verify names tampering: `runledger audit verify` reads the log as one snapshot, message by message, so a
+ * stored message edited on disk is a verdict naming its log sequence (it waited 40 s and answered DEPENDENCY.DOWN),
+ * and a verification right after a burst, while the ledger is still chaining, is not a false "truncated".
+ */
+describe('Issue 23: audit verify names a damaged stored message, reads one consistent snapshot, and fails on a replaced log', () => {
+  let stack: TestStack;
+  let witness: string;
+  const runledger = (...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> =>
+    new Promise((resolve) => {
+      execFile(process.execPath, [CLI, 'audit', ...args], { env: { ...process.env, ...stack.cliEnv('operator') }, timeout: 120_000 }, (err, stdout, stderr) => {
+        resolve({ code: err ? (typeof err.code === 'number' ? err.code : -1) : 0, stdout, stderr });
+      });
+    });
+  const addTask = async (task: string): Promise<string> => {
+    const reply = await stack.request<{ run_id: string }>('agents.task-assistant.process', { user_id: 'u-tamper', conversation_id: randomUUID(), message: `add task ${task}` }, 60_000);
+    expect(reply.ok).toBe(true);
+    return reply.body.run_id;
+  };
+
+  beforeAll(async () => {
+    stack = await TestStack.start();
+  }, 600_000);
+  afterAll(async () => {
+    await stack?.stop();
+  });
+
+  it('Issue 23 consistent snapshot: verify right after a burst of requests, while the ledger still chains, answers OK (never a false truncated)', async () => {
+    await Promise.all(Array.from({ length: 12 }, (_, i) => addTask(`burst item ${i}`)));
+    const verdict = await runledger('verify');
+    expect(verdict.stdout).not.toMatch(/truncated/);
+    expect(verdict.stdout).toMatch(/audit chain OK/);
+    expect(verdict.code).toBe(0);
+  });
+
+  it('Issue 23 anchor: `audit anchor export` writes a witness copy (signed head, key, the log\'s identity) and verify --anchor checks against it', async () => {
+    witness = join(stack.nats.storeDir, '..', `witness-${randomUUID()}.json`);
+    const exported = await runledger('anchor', 'export', '--out', witness);
+    expect(exported.code).toBe(0);
+    const w = JSON.parse(readFileSync(witness, 'utf8')) as { log: { stream: string; first_seq: number }; checkpoint: { seq: number } };
+    expect(w.log).toMatchObject({ stream: LOG_STREAM, first_seq: 1 });
+    expect(w.checkpoint.seq).toBeGreaterThan(0);
+    const verdict = await runledger('verify', '--anchor', witness);
+    expect(verdict.stdout).toMatch(/audit chain OK/);
+    expect(verdict.code).toBe(0);
+  });
+
+  it('Issue 23 tamper: a one-byte edit of an event body in the stored file fails verify at once with damaged_message naming its log sequence (not DEPENDENCY.DOWN)', async () => {
+    const runId = await addTask('the edited one');
+    const events = await stack.runEvents(runId);
+    const target = events[events.length - 1];
+    const needle = Buffer.from(target.metadata.event_id);
+    await stack.nats.restart(() => {
+      const blocks = filesUnder(stack.nats.storeDir, (p) => p.includes(`${LOG_STREAM}/msgs/`) && p.endsWith('.blk'));
+      const file = blocks.find((f) => readFileSync(f).includes(needle));
+      if (!file) throw new Error(`event ${target.metadata.event_id} not found in the log's block files`);
+      const bytes = readFileSync(file);
+      const at = bytes.indexOf(needle);
+      bytes[at] = bytes[at] === 0x61 ? 0x62 : 0x61; // one byte of the event's body ('a' <-> 'b': still valid JSON)
+      writeFileSync(file, bytes);
+    });
+    const verdict = await runledger('verify');
+    expect(verdict.stdout).toContain(`audit log BROKEN at log message ${target.seq}: damaged_message`);
+    expect(verdict.code).toBe(1);
+  });
+
+  /** As the admin: the log deleted and created again holding `keep` of its messages (subjects, bodies and headers as stored). */
+  const recreateLog = async (keep: (m: StoredMessage, all: StoredMessage[]) => boolean): Promise<void> => {
+    // A fresh admin connection: the suite's own may still be reconnecting after the nats-server restart above.
+    const nc = await stack.connectAs(TEST_ADMIN);
+    try {
+      await replaceLog(nc, keep);
+    } finally {
+      await nc.close();
+    }
+  };
+  const replaceLog = async (nc: NatsConnection, keep: (m: StoredMessage, all: StoredMessage[]) => boolean): Promise<void> => {
+    const jsm = await jetstreamManager(nc, { timeout: 30_000 });
+    const info = await jsm.streams.info(LOG_STREAM);
+    const all: StoredMessage[] = [];
+    await readSequences(connectionOf(jsm), LOG_STREAM, info.state.first_seq, info.state.last_seq, (r) => {
+      if (!('missing' in r)) all.push(r);
+    });
+    await jsm.streams.delete(LOG_STREAM);
+    await jsm.streams.add(logStreamConfig());
+    const js = jetstream(nc);
+    for (const m of all.filter((m) => keep(m, all))) {
+      const h = natsHeaders();
+      for (const [k, v] of m.headers ?? []) if (!k.startsWith('Nats-')) for (const value of v) h.append(k, value);
+      await js.publish(m.subject, m.data, { headers: h });
+    }
+  };
+
+  it('Issue 23 anchor: a log deleted and created again without its last chain batch fails verify (log_replaced), against the ledger\'s anchor and the witness', async () => {
+    await recreateLog((m, all) => m.seq !== Math.max(...all.filter((x) => x.subject === 'rl.log.audit.chain').map((x) => x.seq)));
+    for (const args of [['verify'], ['verify', '--anchor', witness]]) {
+      const verdict = await runledger(...args);
+      expect(verdict.stdout).toMatch(/BROKEN at entry 1: log_replaced/);
+      expect(verdict.code).toBe(1);
+    }
+  });
+
+  it('Issue 23 anchor: a wiped log (deleted, created again empty) fails verify with the witness even when the ledger\'s anchor file is gone', async () => {
+    await recreateLog(() => false);
+    const heads = join(stack.auditKeyFile, '..', 'heads');
+    for (const f of readdirSync(heads)) writeFileSync(join(heads, f), '');
+    const verdict = await runledger('verify', '--anchor', witness);
+    expect(verdict.stdout).toMatch(/BROKEN at entry 1: log_replaced/);
+    expect(verdict.code).toBe(1);
+  });
+});
