@@ -19,3 +19,23 @@ export function governanceScopeOf(run: ScopeOwner, lane: string, scope: Readonly
     ...(Object.keys(scope).length ? { scope: { ...scope } } : {}),
   };
 }
+
+/** What a child run records beyond who asked: its own inputs, parameters and request hash. */
+export interface ChildRunRequest {
+  input_artifacts?: RunCreatedData['input_artifacts'];
+  parameters: RunCreatedData['parameters'];
+  request_hash_sha256: string;
+}
+
+/**
+ * The RunCreated of a choke point's child run, from the scope its caller sent (verified against the caller's own
+ * opening by CallerVerifier): the caller is the parent, and the child runs in its tree, case, user, lane and pins.
+ * The inverse of governanceScopeOf, and the one builder of every child run's opening.
+ */
+export function childRunCreatedOf(kind: Exclude<RunCreatedData['run_kind'], 'agent'>, childRunId: string, g: GovernanceScope, request: ChildRunRequest): RunCreatedData {
+  return {
+    run_id: childRunId, run_kind: kind, agent_name: g.agent_name, parent_run_id: g.parent_run_id, root_run_id: g.root_run_id,
+    correlation_id: g.correlation_id, case_id: g.case_id, user_id: g.user_id, lane: g.lane, contract_version: 'v1', policy_versions: g.policy_versions,
+    input_artifacts: request.input_artifacts ?? [], parameters: request.parameters, request_hash_sha256: request.request_hash_sha256,
+  };
+}

@@ -5,7 +5,7 @@ import { DOCUMENT_STORE } from '@runledger/messaging';
 import { authorize, AuthzRequest, authzInputsOf, getLane, PolicySet, sha256Hex } from '@runledger/governance';
 import { AppError, deterministicUuid } from '@runledger/kernel';
 import { PolicyCatalog } from '@runledger/policy-catalog';
-import { CallerVerifier, childRequestHash, childRunId as childRunIdOf, RunRepository, runChildOnce, authzDecidedOf } from '@runledger/runs';
+import { CallerVerifier, childRequestHash, childRunCreatedOf, childRunId as childRunIdOf, RunRepository, runChildOnce, authzDecidedOf } from '@runledger/runs';
 import { idField } from '../domain/documents';
 import { inPartition, Partition, partitionFor, stamp } from './partition';
 
@@ -33,12 +33,9 @@ export class DbWriteService {
     const outcome = await runChildOnce<{ status: DbResult['status']; document?: Doc; previous?: Doc }>(
       this.runs,
       {
-        created: {
-          run_id: childRunId, run_kind: 'db_write', agent_name: g.agent_name, parent_run_id: g.parent_run_id, root_run_id: g.root_run_id,
-          correlation_id: g.correlation_id, case_id: g.case_id, user_id: g.user_id, lane: g.lane, contract_version: 'v1', policy_versions: g.policy_versions,
-          input_artifacts: [], parameters: { collection: req.collection, operation: req.operation, document_id: req.document_id ?? null },
-          request_hash_sha256: requestHash,
-        },
+        created: childRunCreatedOf('db_write', childRunId, g, {
+          parameters: { collection: req.collection, operation: req.operation, document_id: req.document_id ?? null }, request_hash_sha256: requestHash,
+        }),
         authz: authzDecidedOf(decision, { lane: g.lane, action: action, policy_versions: g.policy_versions, inputs: authzInputsOf(authzRequest(g, action, targetCase)) }),
       },
       async () => {

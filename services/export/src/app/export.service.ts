@@ -4,7 +4,7 @@ import { authorize, AuthzRequest, authzInputsOf, type ChainCheckpoint } from '@r
 import { AppError } from '@runledger/kernel';
 import { Bus } from '@runledger/messaging';
 import { PolicyCatalog } from '@runledger/policy-catalog';
-import { AuthzDecidedData, authzDecidedOf, CallerVerifier, Decision, childRequestHash, childRunId as childRunIdOf, EffectOutcome, isTerminal, runChildOnce, RunEvent, RunRepository, RunState, unsuccessfulReply } from '@runledger/runs';
+import { AuthzDecidedData, authzDecidedOf, CallerVerifier, Decision, childRequestHash, childRunCreatedOf, childRunId as childRunIdOf, EffectOutcome, isTerminal, runChildOnce, RunEvent, RunRepository, RunState, unsuccessfulReply } from '@runledger/runs';
 import { ArtifactClient, FetchedArtifact } from '@runledger/service-clients';
 import { assembleExport, receiptBytes } from './export-bundle';
 
@@ -73,13 +73,11 @@ export class ExportService {
     const outcome = await runChildOnce<Exported>(
       this.runs,
       {
-        created: {
-          run_id: childRunId, run_kind: 'export', agent_name: g.agent_name, parent_run_id: g.parent_run_id, root_run_id: g.root_run_id,
-          correlation_id: g.correlation_id, case_id: g.case_id, user_id: g.user_id, lane: g.lane, contract_version: 'v1', policy_versions: g.policy_versions,
+        created: childRunCreatedOf('export', childRunId, g, {
           input_artifacts: inputs.map((a) => ({ ...a.ref })),
           parameters: { export_id: req.export_id, case_id: req.case_id, artifact_ids: req.artifact_ids, ...(auditHead ? { audit_head: auditHead } : {}) },
           request_hash_sha256: childRequestHash({ export_id: req.export_id, case_id: req.case_id, artifact_ids: req.artifact_ids, governance: { ...g, parent_run_id: undefined } }),
-        },
+        }),
         authz,
       },
       () => this.assembleAndFinalize(req, childRunId, asRun, inputs),

@@ -5,7 +5,7 @@ import { ArtifactRef, authorize, AuthzRequest, authzInputsOf, PromotionFinding, 
 import { AppError, deterministicUuid } from '@runledger/kernel';
 import { DOCUMENT_STORE } from '@runledger/messaging';
 import { PolicyCatalog } from '@runledger/policy-catalog';
-import { authzDecidedOf, CallerVerifier, Decision, childRequestHash, childRunId as childRunIdOf, EffectOutcome, isTerminal, runChildOnce, RunEvent, RunRepository, RunState, unsuccessfulReply } from '@runledger/runs';
+import { authzDecidedOf, CallerVerifier, Decision, childRequestHash, childRunCreatedOf, childRunId as childRunIdOf, EffectOutcome, isTerminal, runChildOnce, RunEvent, RunRepository, RunState, unsuccessfulReply } from '@runledger/runs';
 import { ArtifactClient } from '@runledger/service-clients';
 import { CaseSources, CaseSourcesReader } from './case-sources';
 import { PromotionTickets } from './promotion-tickets';
@@ -95,9 +95,7 @@ export class PromotionService {
     const outcome = await runChildOnce<Promoted>(
       this.runs,
       {
-        created: {
-          run_id: childRunId, run_kind: 'promotion', agent_name: g.agent_name, parent_run_id: g.parent_run_id, root_run_id: g.root_run_id,
-          correlation_id: g.correlation_id, case_id: g.case_id, user_id: g.user_id, lane: g.lane, contract_version: 'v1', policy_versions: g.policy_versions,
+        created: childRunCreatedOf('promotion', childRunId, g, {
           // The ticket and every artifact the screen read, not only those the caller named: the run's inputs are what it read.
           input_artifacts: plain([...(ticketRef ? [ticketRef] : []), ...(sources?.read ?? [])]),
           // Ids and a digest only: the candidate text and client identifiers stay out of the immutable log.
@@ -106,7 +104,7 @@ export class PromotionService {
             source_artifact_ids: req.source_artifact_ids ?? [], candidate_sha256: sha256Hex(`${req.candidate.title}\n${req.candidate.text}`),
           },
           request_hash_sha256: childRequestHash({ ...req, governance: { ...g, parent_run_id: undefined } }),
-        },
+        }),
         authz,
       },
       () => this.screenAndWrite(req, childRunId, asRun, { sources: sources!, ticket: ticket! }),

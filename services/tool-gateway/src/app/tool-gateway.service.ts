@@ -7,7 +7,7 @@ import { authorize, AuthzRequest, authzInputsOf, sha256Hex as govSha256 } from '
 import { AppError, Clock, ERROR_CODES, ErrorCode } from '@runledger/kernel';
 import { Bus, CLOCK } from '@runledger/messaging';
 import { PolicyCatalog } from '@runledger/policy-catalog';
-import { CallerVerifier, childRequestHash, childRunId as childRunIdOf, RunRepository, runChildOnce, RunError, authzDecidedOf, toolCallOutcomeOf } from '@runledger/runs';
+import { CallerVerifier, childRequestHash, childRunCreatedOf, childRunId as childRunIdOf, RunRepository, runChildOnce, RunError, authzDecidedOf, toolCallOutcomeOf } from '@runledger/runs';
 import { withInvocation } from '../tools/invocation-context';
 import { GatewayLimits, truncateOutput } from './limits';
 
@@ -69,12 +69,7 @@ export class ToolGatewayService {
     const outcome = await runChildOnce<unknown>(
       this.runs,
       {
-        created: {
-          run_id: childRunId, run_kind: 'tool_gateway', agent_name: g.agent_name, parent_run_id: g.parent_run_id, root_run_id: g.root_run_id,
-          correlation_id: g.correlation_id, case_id: g.case_id, user_id: g.user_id, lane: g.lane, contract_version: 'v1',
-          policy_versions: g.policy_versions, input_artifacts: [], parameters: { tool_name: inv.tool_name, call_id: inv.call_id },
-          request_hash_sha256: requestHash,
-        },
+        created: childRunCreatedOf('tool_gateway', childRunId, g, { parameters: { tool_name: inv.tool_name, call_id: inv.call_id }, request_hash_sha256: requestHash }),
         authz: authzDecidedOf(decision, { lane: g.lane, action: inv.tool_name, policy_versions: g.policy_versions, inputs: authzInputsOf(request) }),
       },
       () => this.execute(inv, childRunId, requestHash),
