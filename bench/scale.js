@@ -10,7 +10,7 @@
  */
 const { randomUUID } = require('node:crypto');
 const { headers: natsHeaders } = require('@nats-io/transport-node');
-const { EventLog, LOG_STREAM, EVENT_TYPE_HEADER, encodeCommit } = require('../libs/event-log/src');
+const { connectionOf, EventLog, LOG_STREAM, EVENT_TYPE_HEADER, encodeCommit, readSequences } = require('../libs/event-log/src');
 const { tryStoredEvents } = require('../libs/event-log/src/stored-event');
 const { evolveRun, initialRunState } = require('../libs/runs/src/domain/run-state');
 const { inFlight } = require('./side-by-side');
@@ -107,19 +107,20 @@ async function runScale({ system, js, jsm }) {
   const replayRate = rates[Math.floor(rates.length / 2)];
   const fmt = (r) => Math.round(r).toLocaleString('en-US');
   lines.push(`scale: replay of the whole log (${total.toLocaleString('en-US')} events, ${replayed.size.toLocaleString('en-US')} aggregates) through the run projection: ${fmt(replayRate)} events/s median of ${rates.length} (${fmt(rates[0])}–${fmt(rates.at(-1))})`);
-  // The replay's own floors, on the same log and the same kind of consumer: reading alone, and reading + decoding.
-  // As many times as the replay, interleaved with each other: the median with its spread.
-  const floors = { read: [], decode: [] };
+  // The replay's own floors, on the same log and the same reads (direct gets kept in flight, as EventLog reads: no
+  // reader may create a consumer), reading alone and reading + decoding; and, for comparison, what an ordered consumer
+  // (the admin's alone since issue 23) reads. As many times as the replay, interleaved: the median with its spread.
+  const floors = { read: [], decode: [], consumer: [] };
   let read = 0;
   for (let i = 0; i < REPLAYS; i++) {
-    for (const decode of [false, true]) {
-      const { count, seconds } = await readWholeLog(js, decode);
-      // Events per second either way: the read-only pass delivers the same commits, holding `total` events.
-      floors[decode ? 'decode' : 'read'].push((decode ? count : total) / seconds);
-      read = count;
+    for (const how of ['read', 'decode', 'consumer']) {
+      const { count, seconds } = await (how === 'consumer' ? readWholeLogByConsumer(js) : readWholeLog(jsm, how === 'decode'));
+      // Events per second either way: the read-only passes deliver the same commits, holding `total` events.
+      floors[how].push((how === 'decode' ? count : total) / seconds);
+      if (how === 'decode') read = count;
     }
   }
-  for (const [key, label] of [['read', 'read only (an ordered consumer, nothing decoded)'], ['decode', 'read + decode (every envelope parsed, no fold)']]) {
+  for (const [key, label] of [['read', 'read only (direct gets, nothing decoded)'], ['decode', 'read + decode (direct gets, every envelope parsed, no fold)'], ['consumer', 'read only through an ordered consumer (admin only; readers may not create one)']]) {
     const r = floors[key].sort((a, b) => a - b);
     lines.push(`scale: replay floor, ${label}: ${fmt(r[Math.floor(r.length / 2)])} events/s median of ${r.length} (${fmt(r[0])}–${fmt(r.at(-1))}; ${read.toLocaleString('en-US')} events)`);
   }
@@ -134,28 +135,36 @@ async function runScale({ system, js, jsm }) {
 }
 
 /**
- * Reads the whole log once through an ordered consumer as EventLog's scan does (1,024 messages per pull), optionally
- * decoding each commit, and folds nothing: what a replay costs before any projection. Counts messages, or with
- * `decode` the events they hold.
+ * Reads the whole log once as EventLog's replay does (direct gets kept in flight: readSequences), optionally decoding
+ * each commit, and folds nothing: what a replay costs before any projection. Counts messages, or with `decode` the
+ * events they hold.
  */
-async function readWholeLog(js, decode) {
+async function readWholeLog(jsm, decode) {
+  const t0 = process.hrtime.bigint();
+  const info = await jsm.streams.info(LOG_STREAM);
+  let count = 0;
+  await readSequences(connectionOf(jsm), LOG_STREAM, info.state.first_seq, info.state.last_seq, (r) => {
+    if ('missing' in r) throw new Error(`scale: message ${r.seq} missing`);
+    count += decode ? tryStoredEvents(r.data, r.seq, r.subject).length : 1;
+  });
+  const seconds = Number(process.hrtime.bigint() - t0) / 1e9;
+  if (decode && count === 0) throw new Error('scale: nothing decoded');
+  return { count, seconds };
+}
+
+/** The same read through an ordered consumer (1,024 messages per pull), as readers read before issue 23. */
+async function readWholeLogByConsumer(js) {
   const { DeliverPolicy } = require('@nats-io/jetstream');
   const t0 = process.hrtime.bigint();
   const consumer = await js.consumers.get(LOG_STREAM, { filter_subjects: 'rl.log.>', deliver_policy: DeliverPolicy.All });
   const messages = await consumer.consume({ max_messages: 1024 });
   let count = 0;
-  let decoded = 0;
   for await (const m of messages) {
-    if (decode) {
-      const events = tryStoredEvents(m.data, m.seq, m.subject).length;
-      count += events;
-      decoded += events;
-    } else count++;
+    count++;
     if (m.info.pending === 0) break;
   }
   const seconds = Number(process.hrtime.bigint() - t0) / 1e9;
   await messages.close();
-  if (decode && decoded === 0) throw new Error('scale: nothing decoded');
   return { count, seconds };
 }
 

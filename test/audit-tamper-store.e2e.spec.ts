@@ -5,7 +5,8 @@ import { join } from 'node:path';
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { headers as natsHeaders, type NatsConnection } from '@nats-io/transport-node';
 import { TEST_ADMIN } from '@runledger/testing';
-import { connectionOf, LOG_STREAM, logStreamConfig, readSequences, type StoredMessage } from '@runledger/event-log';
+import { connectionOf, LOG_STREAM, logStreamConfig, readSequences, storedEvents, type StoredMessage } from '@runledger/event-log';
+import { chainEntriesOf } from '@runledger/governance';
 import { TestStack } from './support/stack';
 
 jest.setTimeout(300_000);
@@ -117,12 +118,21 @@ describe('Issue 23: audit verify names a damaged stored message, reads one consi
   };
 
   it('Issue 23 anchor: a log deleted and created again without its last chain batch fails verify (log_replaced), against the ledger\'s anchor and the witness', async () => {
-    await recreateLog((m, all) => m.seq !== Math.max(...all.filter((x) => x.subject === 'rl.log.audit.chain').map((x) => x.seq)));
+    // A witness of the chain as it is now; the log comes back without the chain batch that holds its head.
+    expect((await runledger('anchor', 'export', '--out', witness)).code).toBe(0);
+    const headSeq = (JSON.parse(readFileSync(witness, 'utf8')) as { checkpoint: { seq: number } }).checkpoint.seq;
+    await recreateLog((m) => m.subject !== 'rl.log.audit.chain' || chainEntriesOf(storedEvents(m.data, m.seq, m.subject)).every((e) => e.seq < headSeq));
     for (const args of [['verify'], ['verify', '--anchor', witness]]) {
       const verdict = await runledger(...args);
       expect(verdict.stdout).toMatch(/BROKEN at entry 1: log_replaced/);
       expect(verdict.code).toBe(1);
     }
+    // What the recreated log's chain holds, checked against the witness: its last batch is missing.
+    const copy = join(stack.nats.storeDir, '..', `chain-${randomUUID()}.jsonl`);
+    expect((await runledger('export', '--out', copy)).code).toBe(0);
+    const checked = await runledger('verify', '--file', copy, '--head', witness, '--public-key', witness);
+    expect(checked.stdout).toMatch(/: truncated/);
+    expect(checked.code).toBe(1);
   });
 
   it('Issue 23 anchor: a wiped log (deleted, created again empty) fails verify with the witness even when the ledger\'s anchor file is gone', async () => {
