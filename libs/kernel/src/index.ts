@@ -4,3 +4,4 @@ export * from './clock';
 export * from './json-bounds';
 export * from './rate-limit';
 export * from './lru-map';
+export * from './text';

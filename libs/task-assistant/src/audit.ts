@@ -1,5 +1,6 @@
 /** Audit contract: every decision produces one record. */
 import type { AgentDecision, AuditRecord, DecisionContext, UserIntent } from './types';
+import { truncateChars } from '@runledger/kernel';
 
 /** How much of the reply the audit keeps. */
 export const RESPONSE_PREVIEW_CHARS = 200;
@@ -25,6 +26,6 @@ export function buildAuditRecord(input: {
     classified_intent: intent.intent_type,
     decision_type: decision.decision_type,
     tool_calls: decision.tool_calls ? decision.tool_calls.map((c) => ({ ...c, parameters: { ...c.parameters } })) : null,
-    response_preview: Array.from(text).slice(0, RESPONSE_PREVIEW_CHARS).join(''),
+    response_preview: truncateChars(text, RESPONSE_PREVIEW_CHARS),
   };
 }

@@ -1,4 +1,5 @@
 import { getLane, getRole, type LaneKind, type PolicySet, type PolicyVersions } from '../policy/types';
+import { truncateChars } from '@runledger/kernel';
 
 /** One privileged action an agent asks a choke point to perform (§5). */
 export interface AuthzRequest {
@@ -92,5 +93,5 @@ function present(scope: AuthzRequest['scope'], field: string): boolean {
 function label(value: unknown): string {
   const text = typeof value === 'string' ? value.replace(/[^A-Za-z0-9_.:-]/g, '') : '';
   if (!text) return 'the request';
-  return text.length > 64 ? `${text.slice(0, 61)}...` : text;
+  return truncateChars(text, 64, { ellipsis: true });
 }

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import { AgentDecisionReply } from '@runledger/contracts';
-import { AppError, Clock, isUuid, RateLimit, RateLimiter } from '@runledger/kernel';
+import { AppError, Clock, isUuid, RateLimit, RateLimiter, truncateChars } from '@runledger/kernel';
 import { CLOCK } from '@runledger/messaging';
 import { PolicyCatalog } from '@runledger/policy-catalog';
 import { childRequestHash, RunRepository } from '@runledger/runs';
@@ -47,12 +47,12 @@ export class RejectedRequestRecorder {
 
   async record(raw: unknown, decision: AgentDecision, reason: string, forcedCode?: 'REQUEST.INVALID'): Promise<AgentDecisionReply> {
     const r = (typeof raw === 'object' && raw !== null ? raw : {}) as Record<string, unknown>;
-    const user_id = typeof r.user_id === 'string' ? r.user_id.slice(0, 256) : '';
+    const user_id = typeof r.user_id === 'string' ? truncateChars(r.user_id, 256) : '';
     // Rejections are counted per caller in memory; past the limit they are turned away before the log.
     const nowMs = this.clock.now().getTime();
     if (!this.perCaller.take(user_id, nowMs) || !this.overall.take('', nowMs)) throw new AppError('REQUEST.RATE_LIMITED');
     const conversation_id = isUuid(r.conversation_id) ? r.conversation_id : '';
-    const message = typeof r.message === 'string' ? r.message.slice(0, MAX_RECORDED_MESSAGE) : '';
+    const message = typeof r.message === 'string' ? truncateChars(r.message, MAX_RECORDED_MESSAGE) : '';
     const runId = randomUUID();
     const now = this.clock.now().toISOString();
     const code = forcedCode ?? (user_id.trim() === '' ? 'AUTH.MISSING' : 'REQUEST.INVALID');
@@ -76,7 +76,7 @@ export class RejectedRequestRecorder {
       },
       { type: 'AuthzDecided', data: { decision: 'deny', code, reason, policy_versions: versions } },
       { type: 'DecisionRecorded', data: { decision, audit_record: { ...audit, run_id: runId }, intent: null } },
-      { type: 'RunDenied', data: { error: { error_code: code, message: reason.slice(0, 500), retryable: false } } },
+      { type: 'RunDenied', data: { error: { error_code: code, message: truncateChars(reason, 500), retryable: false } } },
     ], { expectedVersion: 0, commandId: `rejected:${runId}` });
     return { run_id: runId, ...decision };
   }

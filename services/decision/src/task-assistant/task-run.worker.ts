@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { IntentModelCall, SUBJECTS, ToolInvocationResult, UserIntentReply } from '@runledger/contracts';
 import { getRole } from '@runledger/governance';
-import { Clock, toWireError } from '@runledger/kernel';
+import { Clock, toWireError, truncateChars } from '@runledger/kernel';
 import { Bus, CLOCK } from '@runledger/messaging';
 import { PolicyCatalog } from '@runledger/policy-catalog';
 import { childOutcomeFromLog, childRequestHash, childRunId, governanceScopeOf, isTerminal, RETRY, RunEngine, RunRepository, RunState, toolCallOutcomeOf } from '@runledger/runs';
@@ -222,8 +222,8 @@ const HISTORY_CONTENT_MAX = 8000;
  * degrade every later turn of the conversation to AMBIGUOUS until the reply scrolls out of the window.
  */
 function boundedHistory(m: HistoryMessage): HistoryMessage {
-  const chars = Array.from(m.content);
-  return chars.length <= HISTORY_CONTENT_MAX ? m : { ...m, content: chars.slice(0, HISTORY_CONTENT_MAX).join('') };
+  const content = truncateChars(m.content, HISTORY_CONTENT_MAX);
+  return content === m.content ? m : { ...m, content };
 }
 
 const observeStep = (step: string, seconds: number) => runledgerMetrics().stepDuration.record(seconds, { 'runledger.agent': TASK_AGENT, 'runledger.step': step });

@@ -1,5 +1,5 @@
 import type { PromotionRequest } from '@runledger/contracts';
-import { deterministicUuid } from '@runledger/kernel';
+import { deterministicUuid, truncateChars } from '@runledger/kernel';
 
 /**
  * The §4.5 promotion ticket ("approval + scope"): a JSON artifact of kind `promotion_ticket`, named by the
@@ -51,7 +51,7 @@ export interface TicketUse {
 }
 
 const refuse = (code: TicketCode, reason: string): TicketRefusal => ({ ok: false, code, reason });
-const clip = (s: string) => (s.length > 64 ? `${s.slice(0, 61)}...` : s);
+const clip = (s: string) => truncateChars(s, 64, { ellipsis: true });
 const text = (v: unknown): string => (typeof v === 'string' ? v.trim() : '');
 const isTime = (v: string) => v !== '' && !Number.isNaN(Date.parse(v));
 

@@ -1,4 +1,5 @@
 import { openaiModule } from '@runledger/agent-session';
+import { truncateChars } from '@runledger/kernel';
 import type { TranscriptSegment } from '@runledger/contracts';
 
 /** The OpenAI-compatible server audio recordings are transcribed by (TRANSCRIPTION_BASE_URL, …). */
@@ -31,7 +32,7 @@ export async function transcribeAudio(config: TranscriptionConfig, bytes: Buffer
   );
   const parts = res.segments?.length ? res.segments : [{ start: 0, end: res.duration ?? 0, text: res.text }];
   return parts
-    .map((s) => ({ start: s.start, end: s.end, text: s.text.trim().replace(/\s+/g, ' ').slice(0, opts.maxSegmentChars) }))
+    .map((s) => ({ start: s.start, end: s.end, text: truncateChars(s.text.trim().replace(/\s+/g, ' '), opts.maxSegmentChars) }))
     .filter((s) => s.text !== '')
     .slice(0, opts.maxSegments)
     .map((s, index) => ({ index, speaker: 'speaker', start_ms: Math.round(s.start * 1000), end_ms: Math.round(s.end * 1000), text: s.text }));

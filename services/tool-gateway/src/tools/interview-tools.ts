@@ -1,7 +1,7 @@
 import { ArtifactGetResult, SUBJECTS, TranscriptionResult, TranscriptSegment } from '@runledger/contracts';
 import type { ToolDefinition } from '@runledger/agent-runtime';
 import { sha256Hex } from '@runledger/governance';
-import { AppError, deterministicUuid } from '@runledger/kernel';
+import { AppError, deterministicUuid, truncateChars } from '@runledger/kernel';
 import { TRANSIENT_CODES } from '@runledger/messaging';
 import { RETRY } from '@runledger/runs';
 import { transcribeAudio, transcriptionConfigFromEnv } from './audio-transcription';
@@ -82,7 +82,7 @@ export function transcribe(utterances: readonly Utterance[]): TranscriptSegment[
   let clock = 0;
   for (const turn of turns.slice(0, MAX_SEGMENTS)) {
     const start = Math.max(clock, turn.offset_ms ?? clock);
-    const text = turn.text.slice(0, MAX_SEGMENT_CHARS);
+    const text = truncateChars(turn.text, MAX_SEGMENT_CHARS);
     const end = start + text.split(' ').length * MS_PER_WORD;
     segments.push({ index: segments.length, speaker: turn.speaker, start_ms: start, end_ms: end, text });
     clock = end + TURN_GAP_MS;
@@ -161,7 +161,7 @@ export const INTERVIEW_TOOLS: Record<string, ToolDefinition> = {
       const p = input as { case_id: string; client_session_id: string; audio_artifact_id?: string; audio_sha256?: string; text?: string; language?: string };
       const source = p.audio_artifact_id ? await readArtifact(p.audio_artifact_id, p.audio_sha256!) : { content: p.text!, bytes: Buffer.from(p.text!), media_type: 'text/plain', sha256: null };
       const segments = await segmentsOf(source, p.language);
-      const text = segments.map((s) => `${s.speaker}: ${s.text}`).join('\n').slice(0, MAX_TRANSCRIPT_CHARS);
+      const text = truncateChars(segments.map((s) => `${s.speaker}: ${s.text}`).join('\n'), MAX_TRANSCRIPT_CHARS);
       const result: TranscriptionResult = {
         // The tool_gateway child run *is* the transcription job: its id finds the job's recorded state in the log.
         transcription_id: currentInvocation().child_run_id,

@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { buildStateSnapshot, toValidationErrorResponse, validateProposal, type DeepReadonly, type StateSnapshot } from '@runledger/agent-runtime';
 import { canonicalJson } from '@runledger/governance';
-import { AppError, Clock, deterministicUuid, sha256Hex } from '@runledger/kernel';
+import { AppError, Clock, deterministicUuid, sha256Hex, truncateChars } from '@runledger/kernel';
 import { CLOCK } from '@runledger/messaging';
 import { snapshotSourceOf } from '../domain/campaign-snapshot';
 import type { CampaignState } from '../domain/campaign-types';
@@ -93,7 +93,7 @@ export class CycleRunner {
 
   /** FR-010: nothing of an invalid proposal is executed; the cycle ends aborted, with the reasons. */
   private async abort(state: CampaignState, run: CampaignRun, cycle: number, reason: string, errors: string[], validationError?: Record<string, unknown>): Promise<CycleOutcome> {
-    await this.store.handle(state.campaign_id, { type: 'AbortCycle', cycle, reason: reason.slice(0, 2000) }, `cycle-${cycle}:abort`);
+    await this.store.handle(state.campaign_id, { type: 'AbortCycle', cycle, reason: truncateChars(reason, 2000) }, `cycle-${cycle}:abort`);
     await run.fail({ error_code: 'PROPOSAL.INVALID', message: 'The agent gave no valid proposal; nothing was executed.', retryable: false });
     return { cycle, run_id: run.runId, outcome: 'aborted', action_type: null, errors, ...(validationError ? { validation_error: validationError } : {}) };
   }

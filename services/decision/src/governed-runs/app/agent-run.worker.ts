@@ -1,4 +1,5 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
+import { truncateChars } from '@runledger/kernel';
 import { maxDelegationDepthOf, WorkflowResult } from '@runledger/agent-runtime';
 import { ConcurrencyError } from '@runledger/event-log';
 import { Bus } from '@runledger/messaging';
@@ -89,7 +90,7 @@ export class AgentRunWorker {
     let refusal: RunError | undefined;
     if (authz.decision === 'allow' && spec.parent_run_id && isGovernedAgent(spec.agent_name)) {
       const allowed = await this.delegation.check(spec.parent_run_id, spec.agent_name);
-      if (!allowed.ok) refusal = { error_code: allowed.code, message: allowed.message.slice(0, 500), retryable: false };
+      if (!allowed.ok) refusal = { error_code: allowed.code, message: truncateChars(allowed.message, 500), retryable: false };
     }
     return { created: runCreatedOf(spec), authz, ...(refusal ? { refusal } : {}) };
   }

@@ -1,4 +1,5 @@
 import { accountingOf, journalEntryOf, usageOf, type AgentProfile, type AIAgentResult, type JournalEntry, type ToolSpec } from '@runledger/agent-session';
+import { truncateChars } from '@runledger/kernel';
 import type { SessionReply } from '@runledger/contracts';
 import type { PolicyVersionsPin, RunCreatedData, RunError, RunState } from '@runledger/runs';
 
@@ -58,7 +59,7 @@ export function terminalOf(result: AIAgentResult): { type: 'RunCompleted'; data:
   if (result.success) return { type: 'RunCompleted', data: { output_artifacts: [], result: { success: true, finalReport: result.finalReport } } };
   const code = result.error ? `SESSION.${result.error.kind.toUpperCase()}` : 'SESSION.NO_REPORT';
   // Not the report's text: RunFailed is not sealed (README "Erasure"); the report stays in SessionFinished, sealed.
-  const message = (result.error?.message ?? (result.finalReport ? 'The session\'s final report says it did not succeed (see its result).' : 'The session ended without a final report.')).slice(0, 500);
+  const message = truncateChars(result.error?.message ?? (result.finalReport ? 'The session\'s final report says it did not succeed (see its result).' : 'The session ended without a final report.'), 500);
   return { type: 'RunFailed', data: { error: { error_code: code, message, retryable: false } } };
 }
 
