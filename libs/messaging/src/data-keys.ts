@@ -2,6 +2,7 @@ import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { DiscardPolicy, jetstreamManager } from '@nats-io/jetstream';
 import { Kvm, type KV } from '@nats-io/kv';
+import type { SealedValue } from '@runledger/contracts';
 import { AppError, LruMap } from '@runledger/kernel';
 import { nextMatching } from '@runledger/event-log';
 
@@ -193,17 +194,11 @@ export class CachedDataKeys implements DataKeyStore {
   }
 }
 
-/** A value sealed for one owner: AES-256-GCM, the owner's key name as associated data so a ciphertext cannot be moved. */
-export interface SealedValue {
-  sealed: 'aes-256-gcm/v1';
-  /** The owner's key name (`dataKeyName`): which key opens it. */
-  owner: string;
-  iv: string;
-  tag: string;
-  ciphertext: string;
-  /** Set for a sealed string: its erased marker is a string too, so readers expecting text keep working. */
-  text?: true;
-}
+/**
+ * A value sealed for one owner: AES-256-GCM, the owner's key name (`dataKeyName`) as associated data so a ciphertext
+ * cannot be moved. Its stored shape is a contract (proto-contracts/schemas/runs/sealed-value.schema.json).
+ */
+export type { SealedValue };
 
 /** What a sealed value reads as once its key is destroyed: `"[erased]"` for text, `{ erased: true }` otherwise. */
 export const ERASED_VALUE = { erased: true } as const;

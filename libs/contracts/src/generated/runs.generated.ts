@@ -226,3 +226,30 @@ export interface RunsResolveResult {
     basis: string;
   }[];
 }
+
+/**
+ * A personal or case data field of an event as the log stores it (README "Erasure"; libs/messaging SEALED_FIELDS lists the fields per event type): the JSON of the value sealed with AES-256-GCM under its owner's data key, the key's name as additional data. Destroying the key erases the value: it then reads as "[erased]" (text) or {"erased": true}.
+ */
+export interface SealedValue {
+  sealed: 'aes-256-gcm/v1';
+  /**
+   * The owner's key name: which key opens it.
+   */
+  owner: string;
+  /**
+   * The 12-byte nonce, base64.
+   */
+  iv: string;
+  /**
+   * The 16-byte GCM tag, base64.
+   */
+  tag: string;
+  /**
+   * The sealed JSON, base64.
+   */
+  ciphertext: string;
+  /**
+   * Set when the value was a string: its erased marker is a string too.
+   */
+  text?: true;
+}

@@ -1,0 +1,1063 @@
+/* eslint-disable */
+// Generated from proto-contracts/schemas/events/ by scripts/generate-contracts.js. Do not edit by hand.
+
+/**
+ * The data of a AgentProfilePublished event (appended by decision). A version of an agent profile, published to the log so runs pin it.
+ */
+export interface AgentProfilePublishedData {
+  id: string;
+  version: string;
+  sha256: string;
+  /**
+   * Free-form: the agent profile as published (libs/agent-session profiles).
+   */
+  profile: {
+    [k: string]: unknown;
+  };
+}
+
+/**
+ * The data of a AgentRequested event (appended by decision). A task-assistant request as queued in the durable decision inbox.
+ */
+export interface AgentRequestedData {
+  run_id: string;
+  agent_name: string;
+  /**
+   * Free-form: its shape is the producer's (a tool's parameters, a step's output …).
+   */
+  request: {
+    [k: string]: unknown;
+  };
+  caller_context?: boolean;
+}
+
+/**
+ * The data of a AgentRunRequested event (appended by decision). A governed agent run request as queued in the durable decision inbox.
+ */
+export interface AgentRunRequestedData {
+  /**
+   * Free-form: its shape is the producer's (a tool's parameters, a step's output …).
+   */
+  spec: {
+    [k: string]: unknown;
+  };
+}
+
+/**
+ * The data of a ApprovalDecided event (appended by decision). A campaign item decided by its approver.
+ */
+export interface ApprovalDecidedData {
+  item_id: string;
+  decision: 'approved' | 'rejected' | 'answered';
+  approver: {
+    id: string;
+    role: string;
+  };
+  decided_at: string;
+  answer?: string;
+}
+
+/**
+ * The data of a ApprovalExpired event (appended by decision).
+ */
+export interface ApprovalExpiredData {
+  item_id: string;
+  expired_at: string;
+}
+
+/**
+ * The data of a ApprovalRefused event (appended by decision).
+ */
+export interface ApprovalRefusedData {
+  item_id: string;
+  approver: {
+    id: string;
+    role: string;
+  };
+  code: string;
+  reason: string;
+}
+
+/**
+ * The data of a ApprovalRequested event (appended by decision). A campaign item waiting for an approval or an answer.
+ */
+export interface ApprovalRequestedData {
+  item_id: string;
+  kind: string;
+  cycle: number;
+  /**
+   * Free-form: its shape is the producer's (a tool's parameters, a step's output …).
+   */
+  proposal: {
+    [k: string]: unknown;
+  };
+  expires_at: string;
+}
+
+/**
+ * The data of a ArtifactAccessDenied event (appended by db-write). A refused rl.artifacts.get: who asked, for which artifact, and why.
+ */
+export interface ArtifactAccessDeniedData {
+  artifact_id: string;
+  code: string;
+  agent_name: string;
+  lane: string;
+  parent_run_id: string;
+  root_run_id: string;
+  caller_case_id?: string;
+}
+
+/**
+ * The data of a ArtifactIngestAudited event (appended by db-write). A caller's input artifact stored through the caller ingress (issue 26).
+ */
+export interface ArtifactIngestAuditedData {
+  action: string;
+  outcome: string;
+  requested_by: string;
+  caller_role?: string;
+  grants_version?: string;
+  agent_name?: string;
+  artifact_ref: ArtifactRef;
+  /**
+   * Set when the resolver recorded it for an abandoned run.
+   */
+  resolved_by?: string;
+}
+/**
+ * Contract v1 SSOT binding of one immutable artifact: every run input and output is referenced by one. The bytes live in object storage; sha256 and size_bytes bind the reference to exactly those bytes.
+ */
+export interface ArtifactRef {
+  artifact_id: string;
+  /**
+   * Lowercase hex sha256 of the artifact bytes.
+   */
+  sha256: string;
+  size_bytes: number;
+  media_type: string;
+  kind: string;
+  /**
+   * The case the artifact belongs to; absent for shared-plane artifacts.
+   */
+  case_id?: string;
+  /**
+   * Human-facing file name; never used for identity.
+   */
+  name?: string;
+}
+
+/**
+ * The data of a ArtifactPersisted event (appended by decision). A campaign artifact persisted through db-write.
+ */
+export interface ArtifactPersistedData {
+  artifact_type: string;
+  artifact_key: string;
+  child_run_id: string;
+  cycle: number;
+  item_id?: string;
+}
+
+/**
+ * The data of a ArtifactStored event (appended by db-write). An artifact put into the object store, bound by its reference.
+ */
+export interface ArtifactStoredData {
+  artifact_ref: ArtifactRef;
+  backend: string;
+  agent_name: string;
+  lane: string;
+  parent_run_id: string;
+  root_run_id: string;
+}
+/**
+ * Contract v1 SSOT binding of one immutable artifact: every run input and output is referenced by one. The bytes live in object storage; sha256 and size_bytes bind the reference to exactly those bytes.
+ */
+
+/**
+ * The data of a AuditChainBatch event (appended by audit-ledger). Consecutive audit-chain entries; the last carries the signed checkpoint anchoring them.
+ */
+export interface AuditChainBatchData {
+  entries: {
+    seq: number;
+    event_id: string;
+    prev_hash: string;
+    /**
+     * The chained audit event as the ledger read it (libs/governance hash-chain.ts ChainEvent): ids, time and a digest of its data.
+     */
+    body: {
+      event_id: string;
+      type: string;
+      run_id: string;
+    };
+    entry_hash: string;
+    /**
+     * A signed checkpoint of the chain at this entry (schemas/audit/audit-checkpoint.schema.json).
+     */
+    checkpoint?: {};
+  }[];
+}
+
+/**
+ * The data of an AuditChainEntry event: one audit-chain entry per message, as the audit ledger wrote the chain before it wrote batches (AuditChainBatch). Read forever (recorded histories); no service appends it any more.
+ */
+export interface AuditChainEntryData {
+  seq: number;
+  event_id: string;
+  prev_hash: string;
+  /**
+   * The chained audit event as the ledger read it (libs/governance hash-chain.ts ChainEvent): ids, time and a digest of its data.
+   */
+  body: {
+    event_id: string;
+    type: string;
+    run_id: string;
+  };
+  entry_hash: string;
+  /**
+   * A signed checkpoint of the chain at this entry (schemas/audit/audit-checkpoint.schema.json).
+   */
+  checkpoint?: {};
+}
+
+/**
+ * The data of a AuditSigningKeyPublished event (appended by audit-ledger). The audit ledger's public signing key.
+ */
+export interface AuditSigningKeyPublishedData {
+  key_id: string;
+  algorithm: string;
+  public_key_pem: string;
+}
+
+/**
+ * The data of a AuthzDecided event (appended by decision, tool-gateway, db-write, export, promotion). A choke point's or run start's allow or deny (contract 001 authz_decision).
+ */
+export interface AuthzDecidedData {
+  decision: 'allow' | 'deny';
+  lane?: string;
+  action?: string;
+  code?: string;
+  reason?: string;
+  policy_versions: {
+    lanes: string;
+    roles: string;
+  };
+  inputs?: {
+    agent_name: string;
+    lane: string;
+    kind: string;
+    action: string;
+    run_case_id?: string;
+    target_case_id?: string;
+    run_user_id?: string;
+    scope_fields: string[];
+    scope_case_id?: string;
+    scope_user_id?: string;
+  };
+  /**
+   * Set when the resolver recorded it for an abandoned run.
+   */
+  resolved_by?: string;
+}
+
+/**
+ * The data of a CampaignCompleted event (appended by decision). A contract-003 campaign completed.
+ */
+export interface CampaignCompletedData {
+  cycle: number;
+  details?: string;
+}
+
+/**
+ * The data of a CampaignCreated event (appended by decision). A contract-003 campaign created.
+ */
+export interface CampaignCreatedData {
+  campaign_id: string;
+  name: string;
+  case_id: string;
+  /**
+   * Free-form: the agent spec as created (schemas/campaigns/campaign-create-request.schema.json agent).
+   */
+  agent: {
+    [k: string]: unknown;
+  };
+  settings: {
+    on_invalid: 'retry' | 'abort';
+    max_attempts: number;
+    approval_ttl_seconds: number;
+  };
+  policy_versions: {
+    lanes: string;
+    roles: string;
+  };
+}
+
+/**
+ * The data of a CampaignCyclesRequested event (appended by decision). Campaign cycles queued in the durable decision inbox.
+ */
+export interface CampaignCyclesRequestedData {
+  campaign_id: string;
+  run_id: string;
+  max_cycles: number;
+}
+
+/**
+ * The data of a CampaignPaused event (appended by decision). A campaign paused.
+ */
+export interface CampaignPausedData {
+  reason: string;
+}
+
+/**
+ * The data of a CampaignStarted event (appended by decision). A campaign started.
+ */
+export interface CampaignStartedData {}
+
+/**
+ * The data of a ChildRunStarted event (appended by decision). A run opened a child agent run.
+ */
+export interface ChildRunStartedData {
+  child_run_id: string;
+  run_kind: 'agent' | 'tool_gateway' | 'db_write' | 'promotion' | 'export' | 'artifact_ingest';
+  agent_name: string;
+}
+
+/**
+ * The data of a CycleAborted event (appended by decision). A campaign cycle aborted.
+ */
+export interface CycleAbortedData {
+  cycle: number;
+  reason: string;
+}
+
+/**
+ * The data of a CycleCompleted event (appended by decision). A campaign cycle completed.
+ */
+export interface CycleCompletedData {
+  cycle: number;
+  action_type: string;
+  success: boolean;
+  /**
+   * Free-form: its shape is the producer's (a tool's parameters, a step's output …).
+   */
+  payload: {
+    [k: string]: unknown;
+  };
+}
+
+/**
+ * The data of a CycleStarted event (appended by decision). A campaign cycle started with its state snapshot.
+ */
+export interface CycleStartedData {
+  cycle: number;
+  run_id: string;
+  /**
+   * Free-form: its shape is the producer's (a tool's parameters, a step's output …).
+   */
+  snapshot: {
+    [k: string]: unknown;
+  };
+  snapshot_sha256: string;
+  omitted: {
+    pending_tasks: number;
+    audit_entries: number;
+  };
+}
+
+/**
+ * The data of a DbWriteAudited event (appended by db-write, decision). audit_event.schema.json DbWriteAudited: the lane, action (operation:collection), outcome and request hash, with the document written.
+ */
+export interface DbWriteAuditedData {
+  lane: string;
+  action: string;
+  outcome: 'success' | 'failure' | 'deny';
+  request_hash_sha256: string;
+  response_hash_sha256?: string;
+  collection?: string | null;
+  operation?: string | null;
+  document_id?: string | null;
+  status: 'ok' | 'not_found' | 'conflict' | 'failed';
+  case_id?: string | null;
+  document_sha256?: string | null;
+  error_code?: string;
+  /**
+   * Set when the resolver recorded it for an abandoned run.
+   */
+  resolved_by?: string;
+}
+
+/**
+ * The data of a DeadLetterRetried event (appended by audit-ledger). An operator put a dead-lettered message back on its stream.
+ */
+export interface DeadLetterRetriedData {
+  durable: string;
+  stream_seq: number;
+  new_seq: number;
+  requested_by: string;
+}
+
+/**
+ * The data of a DecisionRecorded event (appended by decision). A task-assistant decision and its audit record.
+ */
+export interface DecisionRecordedData {
+  /**
+   * Free-form: its shape is the producer's (a tool's parameters, a step's output …).
+   */
+  decision: {
+    [k: string]: unknown;
+  };
+  /**
+   * Free-form: its shape is the producer's (a tool's parameters, a step's output …).
+   */
+  intent: {
+    [k: string]: unknown;
+  };
+  conversation_effect?: string;
+  /**
+   * Free-form: its shape is the producer's (a tool's parameters, a step's output …).
+   */
+  audit_record: {
+    [k: string]: unknown;
+  };
+}
+
+/**
+ * The data of a EffectClaimed event (appended by tool-gateway). A child run's effect is being executed by owner until the lease expires.
+ */
+export interface EffectClaimedData {
+  owner: string;
+  attempt: number;
+  lease_expires_at: string;
+}
+
+/**
+ * The data of a EffectReleased event. The owner gave its claim back without an outcome.
+ */
+export interface EffectReleasedData {
+  owner: string;
+  attempt: number;
+  reason: string;
+}
+
+/**
+ * The data of a ExportAssembled event (appended by export). audit_event.schema.json export phase 2: the manifest, or the phase failed / not reached.
+ */
+export interface ExportAssembledData {
+  bundle_id: string;
+  export_id?: string;
+  /**
+   * Free-form: the export manifest (libs/governance export/manifest.ts).
+   */
+  manifest?: {
+    [k: string]: unknown;
+  };
+  manifest_sha256?: string;
+  manifest_ref?: ArtifactRef;
+  status?: 'failed' | 'not_reached';
+  error_code?: string;
+  /**
+   * Set when the resolver recorded it for an abandoned run.
+   */
+  resolved_by?: string;
+}
+/**
+ * Contract v1 SSOT binding of one immutable artifact: every run input and output is referenced by one. The bytes live in object storage; sha256 and size_bytes bind the reference to exactly those bytes.
+ */
+
+/**
+ * The data of a ExportAuthorized event (appended by export). audit_event.schema.json export phase 1: what the export was authorised for.
+ */
+export interface ExportAuthorizedData {
+  bundle_id: string;
+  export_id?: string;
+  case_id?: string;
+  phases?: ('authorize' | 'assemble' | 'finalize')[];
+  artifact_count?: number;
+  policy_versions?: {
+    lanes: string;
+    roles: string;
+  };
+  status?: 'failed';
+  error_code?: string;
+  /**
+   * Set when the resolver recorded it for an abandoned run.
+   */
+  resolved_by?: string;
+}
+
+/**
+ * The data of a ExportFinalized event (appended by export). audit_event.schema.json export phase 3: the bundle, receipt and export_bundles record, or the phase failed / not reached.
+ */
+export interface ExportFinalizedData {
+  bundle_id: string;
+  export_id?: string;
+  bundle?: ArtifactRef;
+  bundle_sha256?: string;
+  receipt_ref?: ArtifactRef;
+  manifest_ref?: ArtifactRef;
+  export_bundles_document_id?: string;
+  db_write_run_id?: string;
+  status?: 'failed' | 'not_reached';
+  error_code?: string;
+  /**
+   * Set when the resolver recorded it for an abandoned run.
+   */
+  resolved_by?: string;
+}
+/**
+ * Contract v1 SSOT binding of one immutable artifact: every run input and output is referenced by one. The bytes live in object storage; sha256 and size_bytes bind the reference to exactly those bytes.
+ */
+
+/**
+ * The data of a ItemExecuted event (appended by decision). An approved campaign item executed.
+ */
+export interface ItemExecutedData {
+  item_id: string;
+  status: 'ok' | 'failed' | 'denied';
+  child_run_id?: string;
+  error_code?: string;
+}
+
+/**
+ * The data of a LeadsAnalyzed event (appended by decision). A campaign analysis of its leads.
+ */
+export interface LeadsAnalyzedData {
+  cycle: number;
+  analysis_type: string;
+  ranking: string[];
+  current_lead_id: string | null;
+  scores: {
+    [k: string]: number;
+  };
+}
+
+/**
+ * The data of a LeadsImported event (appended by decision). Leads imported into a campaign.
+ */
+export interface LeadsImportedData {
+  import_id: string;
+  leads: {
+    id: string;
+    full_name: string;
+    profile_url: string;
+    job_title?: string;
+    company?: string;
+    weight_score?: number;
+  }[];
+}
+
+/**
+ * The data of a MessageDeadLettered event (appended by decision, tool-gateway, db-write, audit-ledger, promotion, export, intent-classification). A poison message, recorded before it is terminated (the log keeps everything).
+ */
+export interface MessageDeadLetteredData {
+  durable: string;
+  stream_seq: number;
+  subject: string;
+  deliveries: number;
+  reason: string;
+  error_code: string;
+}
+
+/**
+ * The data of a MessageExchanged event (appended by decision). One exchange of a task-assistant conversation.
+ */
+export interface MessageExchangedData {
+  run_id: string;
+  user_message: string;
+  assistant_message: string;
+  at: string;
+  /**
+   * Free-form: the pending confirmation after the exchange, or null.
+   */
+  pending_confirmation: {
+    [k: string]: unknown;
+  };
+  based_on_run_id: null | string;
+}
+
+/**
+ * The data of a PolicyFilePublished event (appended by export, tool-gateway, db-write, promotion, decision). A policy file version (lanes, roles), published to the log so runs pin it.
+ */
+export interface PolicyFilePublishedData {
+  file: string;
+  version: string;
+  yaml: string;
+}
+
+/**
+ * The data of a PromotionAudited event (appended by promotion). audit_event.schema.json PromotionAudited: the lane, outcome, the run's inputs and outputs, and what the screen read.
+ */
+export interface PromotionAuditedData {
+  lane: string;
+  outcome: 'promoted' | 'refused' | 'failed';
+  status: 'promoted' | 'refused' | 'failed' | 'ok';
+  input_artifacts: ArtifactRef[];
+  output_artifacts: ArtifactRef[];
+  target?: string;
+  promotion_id?: string;
+  promotion_ticket_id?: string;
+  ticket_id?: string;
+  ticket_artifact?: ArtifactRef;
+  source_case_id?: string;
+  source_artifacts?: ArtifactRef[];
+  screened_artifact_count?: number;
+  unscreened_artifact_ids?: string[];
+  findings_count?: number;
+  shared_document_id?: string;
+  error_code?: string;
+  /**
+   * Set when the resolver recorded it for an abandoned run.
+   */
+  resolved_by?: string;
+}
+/**
+ * Contract v1 SSOT binding of one immutable artifact: every run input and output is referenced by one. The bytes live in object storage; sha256 and size_bytes bind the reference to exactly those bytes.
+ */
+
+/**
+ * The data of a PromotionRefused event (appended by promotion). A promotion candidate refused by the screen, with its findings.
+ */
+export interface PromotionRefusedData {
+  target: string;
+  promotion_id: string;
+  promotion_ticket_id: string;
+  ticket_id: string;
+  ticket_artifact: ArtifactRef;
+  source_case_id?: string;
+  source_artifacts: ArtifactRef[];
+  screened_artifact_count: number;
+  unscreened_artifact_ids: string[];
+  rules: string[];
+  findings: {
+    rule: string;
+    evidence: string;
+  }[];
+}
+/**
+ * Contract v1 SSOT binding of one immutable artifact: every run input and output is referenced by one. The bytes live in object storage; sha256 and size_bytes bind the reference to exactly those bytes.
+ */
+
+/**
+ * The data of a ProposalRecorded event (appended by decision). A campaign agent's proposal and the controller's verdict.
+ */
+export interface ProposalRecordedData {
+  cycle: number;
+  attempt: number;
+  /**
+   * Free-form: its shape is the producer's (a tool's parameters, a step's output …).
+   */
+  raw: {
+    [k: string]: unknown;
+  };
+  verdict: 'valid' | 'invalid';
+  action_type: null | string;
+  errors: string[];
+  warnings: string[];
+  /**
+   * Free-form: its shape is the producer's (a tool's parameters, a step's output …).
+   */
+  agent: {
+    [k: string]: unknown;
+  };
+  validation_error?: {
+    is_valid: boolean;
+    action_type: null | string;
+    error: string;
+    errors: string[];
+  };
+}
+
+/**
+ * The data of a RunCancelRequested event (appended by decision). An operator's or caller's cancel request; the run's worker answers it with RunCancelled.
+ */
+export interface RunCancelRequestedData {
+  reason: string;
+  requested_by: string;
+}
+
+/**
+ * The data of a RunCancelled event (appended by decision). Terminal: the run was cancelled.
+ */
+export interface RunCancelledData {
+  reason: string;
+}
+
+/**
+ * The data of a RunCompleted event (appended by db-write, tool-gateway, decision, export, promotion). Terminal: the run succeeded (contract 001 §2.2).
+ */
+export interface RunCompletedData {
+  output_artifacts: ArtifactRef[];
+  response_hash_sha256?: string;
+  /**
+   * Free-form: the run's result.
+   */
+  result?: {
+    [k: string]: unknown;
+  };
+}
+/**
+ * Contract v1 SSOT binding of one immutable artifact: every run input and output is referenced by one. The bytes live in object storage; sha256 and size_bytes bind the reference to exactly those bytes.
+ */
+
+/**
+ * The data of a RunCreated event (appended by decision, tool-gateway, db-write, export, promotion). Everything pinned at run start (contract 001 §1).
+ */
+export interface RunCreatedData {
+  run_id: string;
+  run_kind: 'agent' | 'tool_gateway' | 'db_write' | 'promotion' | 'export' | 'artifact_ingest';
+  agent_name: string;
+  parent_run_id?: string;
+  root_run_id: string;
+  correlation_id?: string;
+  case_id?: string;
+  user_id?: string;
+  conversation_id?: string;
+  lane?: string;
+  contract_version: 'v1';
+  policy_versions: {
+    lanes: string;
+    roles: string;
+  };
+  input_artifacts: ArtifactRef[];
+  /**
+   * Free-form: the run's parameters as its caller gave them (hashable).
+   */
+  parameters: {
+    [k: string]: unknown;
+  };
+  request_hash_sha256: string;
+  /**
+   * The caller identity whose request opened the run (issue 26).
+   */
+  requested_by?: string;
+}
+/**
+ * Contract v1 SSOT binding of one immutable artifact: every run input and output is referenced by one. The bytes live in object storage; sha256 and size_bytes bind the reference to exactly those bytes.
+ */
+
+/**
+ * The data of a RunDenied event (appended by tool-gateway, db-write, decision, promotion, export). Terminal: the run was denied.
+ */
+export interface RunDeniedData {
+  error: {
+    error_code: string;
+    message: string;
+    retryable: boolean;
+  };
+}
+
+/**
+ * The data of a RunFailed event (appended by decision, promotion, tool-gateway). Terminal: the run failed.
+ */
+export interface RunFailedData {
+  error: {
+    error_code: string;
+    message: string;
+    retryable: boolean;
+  };
+}
+
+/**
+ * The data of a RunResolved event (appended by decision). The resolver ended an abandoned run: who, why and on what basis.
+ */
+export interface RunResolvedData {
+  resolved_by: string;
+  reason: string;
+  outcome: 'completed' | 'failed' | 'denied';
+  basis: string;
+}
+
+/**
+ * The data of a RunStarted event (appended by decision, tool-gateway, db-write, export, promotion). The run began its work (after an allow).
+ */
+export interface RunStartedData {}
+
+/**
+ * The data of a SessionAccounted event (appended by decision). An agent session's accounting entry.
+ */
+export interface SessionAccountedData {
+  index: number;
+  /**
+   * Free-form: its shape is the producer's (a tool's parameters, a step's output …).
+   */
+  entry: {
+    [k: string]: unknown;
+  };
+}
+
+/**
+ * The data of a SessionFinished event (appended by decision). An agent session finished.
+ */
+export interface SessionFinishedData {
+  success: boolean;
+  /**
+   * Free-form: its shape is the producer's (a tool's parameters, a step's output …).
+   */
+  finalReport?: {
+    [k: string]: unknown;
+  };
+  /**
+   * Free-form: its shape is the producer's (a tool's parameters, a step's output …).
+   */
+  conversation?: {
+    [k: string]: unknown;
+  };
+  /**
+   * Free-form: the error, when it failed.
+   */
+  error?: {
+    [k: string]: unknown;
+  };
+}
+
+/**
+ * The data of a SessionLlmCompleted event (appended by decision). An agent session's model call completed.
+ */
+export interface SessionLlmCompletedData {
+  seq: number;
+  provider: string;
+  model: string;
+  latency_ms: number;
+  /**
+   * Free-form: its shape is the producer's (a tool's parameters, a step's output …).
+   */
+  result: {
+    [k: string]: unknown;
+  };
+}
+
+/**
+ * The data of a SessionLlmRequested event (appended by decision). An agent session's model call requested.
+ */
+export interface SessionLlmRequestedData {
+  seq: number;
+  provider: string;
+  model: string;
+  expected_tokens: number;
+  messages: number;
+  tools: string[];
+}
+
+/**
+ * The data of a SessionNoted event (appended by decision). An agent session's journal note.
+ */
+export interface SessionNotedData {
+  index: number;
+  /**
+   * Free-form: its shape is the producer's (a tool's parameters, a step's output …).
+   */
+  entry: {
+    [k: string]: unknown;
+  };
+}
+
+/**
+ * The data of a SessionRequested event (appended by decision). An agent session request as queued.
+ */
+export interface SessionRequestedData {
+  /**
+   * Free-form: its shape is the producer's (a tool's parameters, a step's output …).
+   */
+  spec: {
+    [k: string]: unknown;
+  };
+}
+
+/**
+ * The data of a SessionStarted event (appended by decision). An agent session started with its tools.
+ */
+export interface SessionStartedData {
+  tools: {
+    name: string;
+  }[];
+  nonce: string;
+  missing_tools: string[];
+}
+
+/**
+ * The data of a SessionToolCompleted event (appended by decision). An agent session's tool call completed.
+ */
+export interface SessionToolCompletedData {
+  seq: number;
+  call_id: string;
+  name: string;
+  latency_ms: number;
+  /**
+   * Free-form: its shape is the producer's (a tool's parameters, a step's output …).
+   */
+  execution: {
+    [k: string]: unknown;
+  };
+}
+
+/**
+ * The data of a SessionToolRequested event (appended by decision). An agent session's tool call requested.
+ */
+export interface SessionToolRequestedData {
+  seq: number;
+  call_id: string;
+  name: string;
+  /**
+   * Free-form: its shape is the producer's (a tool's parameters, a step's output …).
+   */
+  args: {
+    [k: string]: unknown;
+  };
+}
+
+/**
+ * The data of a StepCompensated event. A workflow step undone on rollback (contract 004).
+ */
+export interface StepCompensatedData {
+  step_index: number;
+  step_id: string;
+  /**
+   * Free-form: the compensated step's output.
+   */
+  output?: {
+    [k: string]: unknown;
+  };
+}
+
+/**
+ * The data of a StepCompleted event (appended by decision). A journaled step and its output (the run engine).
+ */
+export interface StepCompletedData {
+  step_index: number;
+  step_id: string;
+  /**
+   * Free-form: the step's output.
+   */
+  output: {
+    [k: string]: unknown;
+  };
+  /**
+   * Free-form: the checkpointed context.
+   */
+  context?: {
+    [k: string]: unknown;
+  };
+  /**
+   * Free-form: the memory checkpoint.
+   */
+  memory_snapshot?: {
+    [k: string]: unknown;
+  };
+}
+
+/**
+ * The data of a TaskCreated event (appended by decision). A campaign task created.
+ */
+export interface TaskCreatedData {
+  cycle: number;
+  task_id: string;
+  description: string;
+  preconditions: string[];
+  justification?: string;
+  warnings: string[];
+}
+
+/**
+ * The data of a TaskSelected event (appended by decision). A campaign task selected.
+ */
+export interface TaskSelectedData {
+  cycle: number;
+  task_id: string;
+  reasoning?: string;
+}
+
+/**
+ * The data of a TaskSelectionRefused event (appended by decision). A campaign task selection refused (its preconditions are not done).
+ */
+export interface TaskSelectionRefusedData {
+  cycle: number;
+  task_id: string;
+  reason: string;
+}
+
+/**
+ * The data of a TaskStatusChanged event (appended by decision). A campaign task's status changed on a verified outcome.
+ */
+export interface TaskStatusChangedData {
+  task_id: string;
+  from: string;
+  to: string;
+  verified_by: {
+    cycle: number;
+    tool_name: string;
+    child_run_id: string;
+    check: string;
+  };
+}
+
+/**
+ * The data of a ToolCallAudited event (appended by tool-gateway, decision). audit_event.schema.json ToolCallAudited: the lane, action (the tool), outcome and request hash, with what the gateway measured.
+ */
+export interface ToolCallAuditedData {
+  lane: string;
+  action: string;
+  outcome: 'success' | 'failure' | 'deny';
+  request_hash_sha256: string;
+  response_hash_sha256?: string;
+  tool_name?: string | null;
+  call_id?: string | null;
+  status: 'ok' | 'failed' | 'timeout';
+  error_code?: string;
+  input_sha256?: string;
+  output_sha256?: string;
+  truncated?: boolean;
+  original_bytes?: number;
+  duration_ms?: number;
+  /**
+   * Set when the resolver recorded it for an abandoned run.
+   */
+  resolved_by?: string;
+}
+
+/**
+ * The data of a ToolCallRecorded event (appended by decision). The outcome of a run's tool call, as the gateway answered.
+ */
+export interface ToolCallRecordedData {
+  call_id: string;
+  child_run_id: string;
+  status: 'ok' | 'failed' | 'timeout' | 'denied';
+  /**
+   * Free-form: the tool's output.
+   */
+  result?: {
+    [k: string]: unknown;
+  };
+  error?: {
+    error_code: string;
+    message: string;
+    retryable: boolean;
+  };
+}
+
+/**
+ * The data of a ToolCallRequested event (appended by decision). A run asks the tool gateway for a call (recorded before it is made).
+ */
+export interface ToolCallRequestedData {
+  call_id: string;
+  sequence: number;
+  tool_name: string;
+  /**
+   * Free-form: the tool's input.
+   */
+  parameters: {
+    [k: string]: unknown;
+  };
+  child_run_id: string;
+}
+
+/**
+ * The data of a ToolExecuted event (appended by decision). A campaign cycle's tool call and the controller's check of it.
+ */
+export interface ToolExecutedData {
+  cycle: number;
+  call_id: string;
+  tool_name: string;
+  child_run_id: string;
+  status: 'ok' | 'failed' | 'timeout' | 'denied';
+  verified: boolean;
+  check: string;
+  lead_id?: string;
+  error_code?: string;
+}
