@@ -2,7 +2,7 @@
 // Generated from proto-contracts/schemas/events/ by scripts/generate-contracts.js. Do not edit by hand.
 
 /**
- * The data of a AgentProfilePublished event (appended by decision). A version of an agent profile, published to the log so runs pin it.
+ * Data of the AgentProfilePublished event (appended by decision). A version of an agent profile, published to the log so runs pin it.
  */
 export interface AgentProfilePublishedData {
   id: string;
@@ -17,13 +17,13 @@ export interface AgentProfilePublishedData {
 }
 
 /**
- * The data of a AgentRequested event (appended by decision). A task-assistant request as queued in the durable decision inbox.
+ * Data of the AgentRequested event (appended by decision). A task-assistant request as queued in the durable decision inbox.
  */
 export interface AgentRequestedData {
   run_id: string;
   agent_name: string;
   /**
-   * Free-form: its shape is the producer's (a tool's parameters, a step's output …).
+   * Free-form: its shape is the producer's.
    */
   request: {
     [k: string]: unknown;
@@ -32,11 +32,11 @@ export interface AgentRequestedData {
 }
 
 /**
- * The data of a AgentRunRequested event (appended by decision). A governed agent run request as queued in the durable decision inbox.
+ * Data of the AgentRunRequested event (appended by decision). A governed agent run request as queued in the durable decision inbox.
  */
 export interface AgentRunRequestedData {
   /**
-   * Free-form: its shape is the producer's (a tool's parameters, a step's output …).
+   * Free-form: its shape is the producer's.
    */
   spec: {
     [k: string]: unknown;
@@ -44,7 +44,7 @@ export interface AgentRunRequestedData {
 }
 
 /**
- * The data of a ApprovalDecided event (appended by decision). A campaign item decided by its approver.
+ * Data of the ApprovalDecided event (appended by decision). A campaign item decided by its approver.
  */
 export interface ApprovalDecidedData {
   item_id: string;
@@ -58,7 +58,7 @@ export interface ApprovalDecidedData {
 }
 
 /**
- * The data of a ApprovalExpired event (appended by decision).
+ * Data of the ApprovalExpired event (appended by decision).
  */
 export interface ApprovalExpiredData {
   item_id: string;
@@ -66,7 +66,7 @@ export interface ApprovalExpiredData {
 }
 
 /**
- * The data of a ApprovalRefused event (appended by decision).
+ * Data of the ApprovalRefused event (appended by decision).
  */
 export interface ApprovalRefusedData {
   item_id: string;
@@ -79,14 +79,14 @@ export interface ApprovalRefusedData {
 }
 
 /**
- * The data of a ApprovalRequested event (appended by decision). A campaign item waiting for an approval or an answer.
+ * Data of the ApprovalRequested event (appended by decision). A campaign item waiting for an approval or an answer.
  */
 export interface ApprovalRequestedData {
   item_id: string;
   kind: string;
   cycle: number;
   /**
-   * Free-form: its shape is the producer's (a tool's parameters, a step's output …).
+   * Free-form: its shape is the producer's.
    */
   proposal: {
     [k: string]: unknown;
@@ -95,7 +95,7 @@ export interface ApprovalRequestedData {
 }
 
 /**
- * The data of a ArtifactAccessDenied event (appended by db-write). A refused rl.artifacts.get: who asked, for which artifact, and why.
+ * Data of the ArtifactAccessDenied event (appended by db-write). A refused rl.artifacts.get: who asked, for which artifact, and why.
  */
 export interface ArtifactAccessDeniedData {
   artifact_id: string;
@@ -108,7 +108,7 @@ export interface ArtifactAccessDeniedData {
 }
 
 /**
- * The data of a ArtifactIngestAudited event (appended by db-write). A caller's input artifact stored through the caller ingress (issue 26).
+ * Data of the ArtifactIngestAudited event (appended by db-write). A caller's input artifact stored through the caller ingress (issue 26).
  */
 export interface ArtifactIngestAuditedData {
   action: string;
@@ -146,7 +146,7 @@ export interface ArtifactRef {
 }
 
 /**
- * The data of a ArtifactPersisted event (appended by decision). A campaign artifact persisted through db-write.
+ * Data of the ArtifactPersisted event (appended by decision). A campaign artifact persisted through db-write.
  */
 export interface ArtifactPersistedData {
   artifact_type: string;
@@ -157,7 +157,7 @@ export interface ArtifactPersistedData {
 }
 
 /**
- * The data of a ArtifactStored event (appended by db-write). An artifact put into the object store, bound by its reference.
+ * Data of the ArtifactStored event (appended by db-write). An artifact put into the object store, bound by its reference.
  */
 export interface ArtifactStoredData {
   artifact_ref: ArtifactRef;
@@ -172,7 +172,7 @@ export interface ArtifactStoredData {
  */
 
 /**
- * The data of a AuditChainBatch event (appended by audit-ledger). Consecutive audit-chain entries; the last carries the signed checkpoint anchoring them.
+ * Data of the AuditChainBatch event (appended by audit-ledger). Consecutive audit-chain entries; the last carries the signed checkpoint anchoring them.
  */
 export interface AuditChainBatchData {
   entries: {
@@ -196,7 +196,7 @@ export interface AuditChainBatchData {
 }
 
 /**
- * The data of an AuditChainEntry event: one audit-chain entry per message, as the audit ledger wrote the chain before it wrote batches (AuditChainBatch). Read forever (recorded histories); no service appends it any more.
+ * Data of the AuditChainEntry event: one audit-chain entry per message, as the audit ledger wrote the chain before it wrote batches (AuditChainBatch). Read forever (recorded histories); no service appends it any more.
  */
 export interface AuditChainEntryData {
   seq: number;
@@ -218,7 +218,7 @@ export interface AuditChainEntryData {
 }
 
 /**
- * The data of a AuditSigningKeyPublished event (appended by audit-ledger). The audit ledger's public signing key.
+ * Data of the AuditSigningKeyPublished event (appended by audit-ledger). The audit ledger's public signing key.
  */
 export interface AuditSigningKeyPublishedData {
   key_id: string;
@@ -227,7 +227,7 @@ export interface AuditSigningKeyPublishedData {
 }
 
 /**
- * The data of a AuthzDecided event (appended by decision, tool-gateway, db-write, export, promotion). A choke point's or run start's allow or deny (contract 001 authz_decision).
+ * Data of the AuthzDecided event (appended by decision, tool-gateway, db-write, export, promotion). A choke point's or run start's allow or deny (contract 001 authz_decision).
  */
 export interface AuthzDecidedData {
   decision: 'allow' | 'deny';
@@ -258,7 +258,7 @@ export interface AuthzDecidedData {
 }
 
 /**
- * The data of a CampaignCompleted event (appended by decision). A contract-003 campaign completed.
+ * Data of the CampaignCompleted event (appended by decision). A contract-003 campaign completed.
  */
 export interface CampaignCompletedData {
   cycle: number;
@@ -266,7 +266,7 @@ export interface CampaignCompletedData {
 }
 
 /**
- * The data of a CampaignCreated event (appended by decision). A contract-003 campaign created.
+ * Data of the CampaignCreated event (appended by decision). A contract-003 campaign created.
  */
 export interface CampaignCreatedData {
   campaign_id: string;
@@ -290,7 +290,7 @@ export interface CampaignCreatedData {
 }
 
 /**
- * The data of a CampaignCyclesRequested event (appended by decision). Campaign cycles queued in the durable decision inbox.
+ * Data of the CampaignCyclesRequested event (appended by decision). Campaign cycles queued in the durable decision inbox.
  */
 export interface CampaignCyclesRequestedData {
   campaign_id: string;
@@ -299,19 +299,19 @@ export interface CampaignCyclesRequestedData {
 }
 
 /**
- * The data of a CampaignPaused event (appended by decision). A campaign paused.
+ * Data of the CampaignPaused event (appended by decision). A campaign paused.
  */
 export interface CampaignPausedData {
   reason: string;
 }
 
 /**
- * The data of a CampaignStarted event (appended by decision). A campaign started.
+ * Data of the CampaignStarted event (appended by decision). A campaign started.
  */
 export interface CampaignStartedData {}
 
 /**
- * The data of a ChildRunStarted event (appended by decision). A run opened a child agent run.
+ * Data of the ChildRunStarted event (appended by decision). A run opened a child agent run.
  */
 export interface ChildRunStartedData {
   child_run_id: string;
@@ -320,7 +320,7 @@ export interface ChildRunStartedData {
 }
 
 /**
- * The data of a CycleAborted event (appended by decision). A campaign cycle aborted.
+ * Data of the CycleAborted event (appended by decision). A campaign cycle aborted.
  */
 export interface CycleAbortedData {
   cycle: number;
@@ -328,14 +328,14 @@ export interface CycleAbortedData {
 }
 
 /**
- * The data of a CycleCompleted event (appended by decision). A campaign cycle completed.
+ * Data of the CycleCompleted event (appended by decision). A campaign cycle completed.
  */
 export interface CycleCompletedData {
   cycle: number;
   action_type: string;
   success: boolean;
   /**
-   * Free-form: its shape is the producer's (a tool's parameters, a step's output …).
+   * Free-form: its shape is the producer's.
    */
   payload: {
     [k: string]: unknown;
@@ -343,13 +343,13 @@ export interface CycleCompletedData {
 }
 
 /**
- * The data of a CycleStarted event (appended by decision). A campaign cycle started with its state snapshot.
+ * Data of the CycleStarted event (appended by decision). A campaign cycle started with its state snapshot.
  */
 export interface CycleStartedData {
   cycle: number;
   run_id: string;
   /**
-   * Free-form: its shape is the producer's (a tool's parameters, a step's output …).
+   * Free-form: its shape is the producer's.
    */
   snapshot: {
     [k: string]: unknown;
@@ -362,7 +362,7 @@ export interface CycleStartedData {
 }
 
 /**
- * The data of a DbWriteAudited event (appended by db-write, decision). audit_event.schema.json DbWriteAudited: the lane, action (operation:collection), outcome and request hash, with the document written.
+ * Data of the DbWriteAudited event (appended by db-write, decision). audit_event.schema.json DbWriteAudited: the lane, action (operation:collection), outcome and request hash, with the document written.
  */
 export interface DbWriteAuditedData {
   lane: string;
@@ -384,7 +384,7 @@ export interface DbWriteAuditedData {
 }
 
 /**
- * The data of a DeadLetterRetried event (appended by audit-ledger). An operator put a dead-lettered message back on its stream.
+ * Data of the DeadLetterRetried event (appended by audit-ledger). An operator put a dead-lettered message back on its stream.
  */
 export interface DeadLetterRetriedData {
   durable: string;
@@ -394,24 +394,24 @@ export interface DeadLetterRetriedData {
 }
 
 /**
- * The data of a DecisionRecorded event (appended by decision). A task-assistant decision and its audit record.
+ * Data of the DecisionRecorded event (appended by decision). A task-assistant decision and its audit record.
  */
 export interface DecisionRecordedData {
   /**
-   * Free-form: its shape is the producer's (a tool's parameters, a step's output …).
+   * Free-form: its shape is the producer's.
    */
   decision: {
     [k: string]: unknown;
   };
   /**
-   * Free-form: its shape is the producer's (a tool's parameters, a step's output …).
+   * Free-form: its shape is the producer's.
    */
   intent: {
     [k: string]: unknown;
   };
   conversation_effect?: string;
   /**
-   * Free-form: its shape is the producer's (a tool's parameters, a step's output …).
+   * Free-form: its shape is the producer's.
    */
   audit_record: {
     [k: string]: unknown;
@@ -419,7 +419,7 @@ export interface DecisionRecordedData {
 }
 
 /**
- * The data of a EffectClaimed event (appended by tool-gateway). A child run's effect is being executed by owner until the lease expires.
+ * Data of the EffectClaimed event (appended by tool-gateway). A child run's effect is being executed by owner until the lease expires.
  */
 export interface EffectClaimedData {
   owner: string;
@@ -437,7 +437,7 @@ export interface EffectReleasedData {
 }
 
 /**
- * The data of a ExportAssembled event (appended by export). audit_event.schema.json export phase 2: the manifest, or the phase failed / not reached.
+ * Data of the ExportAssembled event (appended by export). audit_event.schema.json export phase 2: the manifest, or the phase failed / not reached.
  */
 export interface ExportAssembledData {
   bundle_id: string;
@@ -462,7 +462,7 @@ export interface ExportAssembledData {
  */
 
 /**
- * The data of a ExportAuthorized event (appended by export). audit_event.schema.json export phase 1: what the export was authorised for.
+ * Data of the ExportAuthorized event (appended by export). audit_event.schema.json export phase 1: what the export was authorised for.
  */
 export interface ExportAuthorizedData {
   bundle_id: string;
@@ -483,7 +483,7 @@ export interface ExportAuthorizedData {
 }
 
 /**
- * The data of a ExportFinalized event (appended by export). audit_event.schema.json export phase 3: the bundle, receipt and export_bundles record, or the phase failed / not reached.
+ * Data of the ExportFinalized event (appended by export). audit_event.schema.json export phase 3: the bundle, receipt and export_bundles record, or the phase failed / not reached.
  */
 export interface ExportFinalizedData {
   bundle_id: string;
@@ -506,7 +506,7 @@ export interface ExportFinalizedData {
  */
 
 /**
- * The data of a ItemExecuted event (appended by decision). An approved campaign item executed.
+ * Data of the ItemExecuted event (appended by decision). An approved campaign item executed.
  */
 export interface ItemExecutedData {
   item_id: string;
@@ -516,7 +516,7 @@ export interface ItemExecutedData {
 }
 
 /**
- * The data of a LeadsAnalyzed event (appended by decision). A campaign analysis of its leads.
+ * Data of the LeadsAnalyzed event (appended by decision). A campaign analysis of its leads.
  */
 export interface LeadsAnalyzedData {
   cycle: number;
@@ -529,7 +529,7 @@ export interface LeadsAnalyzedData {
 }
 
 /**
- * The data of a LeadsImported event (appended by decision). Leads imported into a campaign.
+ * Data of the LeadsImported event (appended by decision). Leads imported into a campaign.
  */
 export interface LeadsImportedData {
   import_id: string;
@@ -544,7 +544,7 @@ export interface LeadsImportedData {
 }
 
 /**
- * The data of a MessageDeadLettered event (appended by decision, tool-gateway, db-write, audit-ledger, promotion, export, intent-classification). A poison message, recorded before it is terminated (the log keeps everything).
+ * Data of the MessageDeadLettered event (appended by decision, tool-gateway, db-write, audit-ledger, promotion, export, intent-classification). A poison message, recorded before it is terminated (the log keeps everything).
  */
 export interface MessageDeadLetteredData {
   durable: string;
@@ -556,7 +556,7 @@ export interface MessageDeadLetteredData {
 }
 
 /**
- * The data of a MessageExchanged event (appended by decision). One exchange of a task-assistant conversation.
+ * Data of the MessageExchanged event (appended by decision). One exchange of a task-assistant conversation.
  */
 export interface MessageExchangedData {
   run_id: string;
@@ -573,7 +573,7 @@ export interface MessageExchangedData {
 }
 
 /**
- * The data of a PolicyFilePublished event (appended by export, tool-gateway, db-write, promotion, decision). A policy file version (lanes, roles), published to the log so runs pin it.
+ * Data of the PolicyFilePublished event (appended by export, tool-gateway, db-write, promotion, decision). A policy file version (lanes, roles), published to the log so runs pin it.
  */
 export interface PolicyFilePublishedData {
   file: string;
@@ -582,7 +582,7 @@ export interface PolicyFilePublishedData {
 }
 
 /**
- * The data of a PromotionAudited event (appended by promotion). audit_event.schema.json PromotionAudited: the lane, outcome, the run's inputs and outputs, and what the screen read.
+ * Data of the PromotionAudited event (appended by promotion). audit_event.schema.json PromotionAudited: the lane, outcome, the run's inputs and outputs, and what the screen read.
  */
 export interface PromotionAuditedData {
   lane: string;
@@ -612,7 +612,7 @@ export interface PromotionAuditedData {
  */
 
 /**
- * The data of a PromotionRefused event (appended by promotion). A promotion candidate refused by the screen, with its findings.
+ * Data of the PromotionRefused event (appended by promotion). A promotion candidate refused by the screen, with its findings.
  */
 export interface PromotionRefusedData {
   target: string;
@@ -635,13 +635,13 @@ export interface PromotionRefusedData {
  */
 
 /**
- * The data of a ProposalRecorded event (appended by decision). A campaign agent's proposal and the controller's verdict.
+ * Data of the ProposalRecorded event (appended by decision). A campaign agent's proposal and the controller's verdict.
  */
 export interface ProposalRecordedData {
   cycle: number;
   attempt: number;
   /**
-   * Free-form: its shape is the producer's (a tool's parameters, a step's output …).
+   * Free-form: its shape is the producer's.
    */
   raw: {
     [k: string]: unknown;
@@ -651,7 +651,7 @@ export interface ProposalRecordedData {
   errors: string[];
   warnings: string[];
   /**
-   * Free-form: its shape is the producer's (a tool's parameters, a step's output …).
+   * Free-form: its shape is the producer's.
    */
   agent: {
     [k: string]: unknown;
@@ -665,7 +665,7 @@ export interface ProposalRecordedData {
 }
 
 /**
- * The data of a RunCancelRequested event (appended by decision). An operator's or caller's cancel request; the run's worker answers it with RunCancelled.
+ * Data of the RunCancelRequested event (appended by decision). An operator's or caller's cancel request; the run's worker answers it with RunCancelled.
  */
 export interface RunCancelRequestedData {
   reason: string;
@@ -673,14 +673,14 @@ export interface RunCancelRequestedData {
 }
 
 /**
- * The data of a RunCancelled event (appended by decision). Terminal: the run was cancelled.
+ * Data of the RunCancelled event (appended by decision). Terminal: the run was cancelled.
  */
 export interface RunCancelledData {
   reason: string;
 }
 
 /**
- * The data of a RunCompleted event (appended by db-write, tool-gateway, decision, export, promotion). Terminal: the run succeeded (contract 001 §2.2).
+ * Data of the RunCompleted event (appended by db-write, tool-gateway, decision, export, promotion). Terminal: the run succeeded (contract 001 §2.2).
  */
 export interface RunCompletedData {
   output_artifacts: ArtifactRef[];
@@ -697,7 +697,7 @@ export interface RunCompletedData {
  */
 
 /**
- * The data of a RunCreated event (appended by decision, tool-gateway, db-write, export, promotion). Everything pinned at run start (contract 001 §1).
+ * Data of the RunCreated event (appended by decision, tool-gateway, db-write, export, promotion). Everything pinned at run start (contract 001 §1).
  */
 export interface RunCreatedData {
   run_id: string;
@@ -733,7 +733,7 @@ export interface RunCreatedData {
  */
 
 /**
- * The data of a RunDenied event (appended by tool-gateway, db-write, decision, promotion, export). Terminal: the run was denied.
+ * Data of the RunDenied event (appended by tool-gateway, db-write, decision, promotion, export). Terminal: the run was denied.
  */
 export interface RunDeniedData {
   error: {
@@ -744,7 +744,7 @@ export interface RunDeniedData {
 }
 
 /**
- * The data of a RunFailed event (appended by decision, promotion, tool-gateway). Terminal: the run failed.
+ * Data of the RunFailed event (appended by decision, promotion, tool-gateway). Terminal: the run failed.
  */
 export interface RunFailedData {
   error: {
@@ -755,7 +755,7 @@ export interface RunFailedData {
 }
 
 /**
- * The data of a RunResolved event (appended by decision). The resolver ended an abandoned run: who, why and on what basis.
+ * Data of the RunResolved event (appended by decision). The resolver ended an abandoned run: who, why and on what basis.
  */
 export interface RunResolvedData {
   resolved_by: string;
@@ -765,17 +765,17 @@ export interface RunResolvedData {
 }
 
 /**
- * The data of a RunStarted event (appended by decision, tool-gateway, db-write, export, promotion). The run began its work (after an allow).
+ * Data of the RunStarted event (appended by decision, tool-gateway, db-write, export, promotion). The run began its work (after an allow).
  */
 export interface RunStartedData {}
 
 /**
- * The data of a SessionAccounted event (appended by decision). An agent session's accounting entry.
+ * Data of the SessionAccounted event (appended by decision). An agent session's accounting entry.
  */
 export interface SessionAccountedData {
   index: number;
   /**
-   * Free-form: its shape is the producer's (a tool's parameters, a step's output …).
+   * Free-form: its shape is the producer's.
    */
   entry: {
     [k: string]: unknown;
@@ -783,18 +783,18 @@ export interface SessionAccountedData {
 }
 
 /**
- * The data of a SessionFinished event (appended by decision). An agent session finished.
+ * Data of the SessionFinished event (appended by decision). An agent session finished.
  */
 export interface SessionFinishedData {
   success: boolean;
   /**
-   * Free-form: its shape is the producer's (a tool's parameters, a step's output …).
+   * Free-form: its shape is the producer's.
    */
   finalReport?: {
     [k: string]: unknown;
   };
   /**
-   * Free-form: its shape is the producer's (a tool's parameters, a step's output …).
+   * Free-form: its shape is the producer's.
    */
   conversation?: {
     [k: string]: unknown;
@@ -808,7 +808,7 @@ export interface SessionFinishedData {
 }
 
 /**
- * The data of a SessionLlmCompleted event (appended by decision). An agent session's model call completed.
+ * Data of the SessionLlmCompleted event (appended by decision). An agent session's model call completed.
  */
 export interface SessionLlmCompletedData {
   seq: number;
@@ -816,7 +816,7 @@ export interface SessionLlmCompletedData {
   model: string;
   latency_ms: number;
   /**
-   * Free-form: its shape is the producer's (a tool's parameters, a step's output …).
+   * Free-form: its shape is the producer's.
    */
   result: {
     [k: string]: unknown;
@@ -824,7 +824,7 @@ export interface SessionLlmCompletedData {
 }
 
 /**
- * The data of a SessionLlmRequested event (appended by decision). An agent session's model call requested.
+ * Data of the SessionLlmRequested event (appended by decision). An agent session's model call requested.
  */
 export interface SessionLlmRequestedData {
   seq: number;
@@ -836,12 +836,12 @@ export interface SessionLlmRequestedData {
 }
 
 /**
- * The data of a SessionNoted event (appended by decision). An agent session's journal note.
+ * Data of the SessionNoted event (appended by decision). An agent session's journal note.
  */
 export interface SessionNotedData {
   index: number;
   /**
-   * Free-form: its shape is the producer's (a tool's parameters, a step's output …).
+   * Free-form: its shape is the producer's.
    */
   entry: {
     [k: string]: unknown;
@@ -849,11 +849,11 @@ export interface SessionNotedData {
 }
 
 /**
- * The data of a SessionRequested event (appended by decision). An agent session request as queued.
+ * Data of the SessionRequested event (appended by decision). An agent session request as queued.
  */
 export interface SessionRequestedData {
   /**
-   * Free-form: its shape is the producer's (a tool's parameters, a step's output …).
+   * Free-form: its shape is the producer's.
    */
   spec: {
     [k: string]: unknown;
@@ -861,7 +861,7 @@ export interface SessionRequestedData {
 }
 
 /**
- * The data of a SessionStarted event (appended by decision). An agent session started with its tools.
+ * Data of the SessionStarted event (appended by decision). An agent session started with its tools.
  */
 export interface SessionStartedData {
   tools: {
@@ -872,7 +872,7 @@ export interface SessionStartedData {
 }
 
 /**
- * The data of a SessionToolCompleted event (appended by decision). An agent session's tool call completed.
+ * Data of the SessionToolCompleted event (appended by decision). An agent session's tool call completed.
  */
 export interface SessionToolCompletedData {
   seq: number;
@@ -880,7 +880,7 @@ export interface SessionToolCompletedData {
   name: string;
   latency_ms: number;
   /**
-   * Free-form: its shape is the producer's (a tool's parameters, a step's output …).
+   * Free-form: its shape is the producer's.
    */
   execution: {
     [k: string]: unknown;
@@ -888,14 +888,14 @@ export interface SessionToolCompletedData {
 }
 
 /**
- * The data of a SessionToolRequested event (appended by decision). An agent session's tool call requested.
+ * Data of the SessionToolRequested event (appended by decision). An agent session's tool call requested.
  */
 export interface SessionToolRequestedData {
   seq: number;
   call_id: string;
   name: string;
   /**
-   * Free-form: its shape is the producer's (a tool's parameters, a step's output …).
+   * Free-form: its shape is the producer's.
    */
   args: {
     [k: string]: unknown;
@@ -917,7 +917,7 @@ export interface StepCompensatedData {
 }
 
 /**
- * The data of a StepCompleted event (appended by decision). A journaled step and its output (the run engine).
+ * Data of the StepCompleted event (appended by decision). A journaled step and its output (the run engine).
  */
 export interface StepCompletedData {
   step_index: number;
@@ -943,7 +943,7 @@ export interface StepCompletedData {
 }
 
 /**
- * The data of a TaskCreated event (appended by decision). A campaign task created.
+ * Data of the TaskCreated event (appended by decision). A campaign task created.
  */
 export interface TaskCreatedData {
   cycle: number;
@@ -955,7 +955,7 @@ export interface TaskCreatedData {
 }
 
 /**
- * The data of a TaskSelected event (appended by decision). A campaign task selected.
+ * Data of the TaskSelected event (appended by decision). A campaign task selected.
  */
 export interface TaskSelectedData {
   cycle: number;
@@ -964,7 +964,7 @@ export interface TaskSelectedData {
 }
 
 /**
- * The data of a TaskSelectionRefused event (appended by decision). A campaign task selection refused (its preconditions are not done).
+ * Data of the TaskSelectionRefused event (appended by decision). A campaign task selection refused (its preconditions are not done).
  */
 export interface TaskSelectionRefusedData {
   cycle: number;
@@ -973,7 +973,7 @@ export interface TaskSelectionRefusedData {
 }
 
 /**
- * The data of a TaskStatusChanged event (appended by decision). A campaign task's status changed on a verified outcome.
+ * Data of the TaskStatusChanged event (appended by decision). A campaign task's status changed on a verified outcome.
  */
 export interface TaskStatusChangedData {
   task_id: string;
@@ -988,7 +988,7 @@ export interface TaskStatusChangedData {
 }
 
 /**
- * The data of a ToolCallAudited event (appended by tool-gateway, decision). audit_event.schema.json ToolCallAudited: the lane, action (the tool), outcome and request hash, with what the gateway measured.
+ * Data of the ToolCallAudited event (appended by tool-gateway, decision). audit_event.schema.json ToolCallAudited: the lane, action (the tool), outcome and request hash, with what the gateway measured.
  */
 export interface ToolCallAuditedData {
   lane: string;
@@ -1012,7 +1012,7 @@ export interface ToolCallAuditedData {
 }
 
 /**
- * The data of a ToolCallRecorded event (appended by decision). The outcome of a run's tool call, as the gateway answered.
+ * Data of the ToolCallRecorded event (appended by decision). The outcome of a run's tool call, as the gateway answered.
  */
 export interface ToolCallRecordedData {
   call_id: string;
@@ -1032,7 +1032,7 @@ export interface ToolCallRecordedData {
 }
 
 /**
- * The data of a ToolCallRequested event (appended by decision). A run asks the tool gateway for a call (recorded before it is made).
+ * Data of the ToolCallRequested event (appended by decision). A run asks the tool gateway for a call (recorded before it is made).
  */
 export interface ToolCallRequestedData {
   call_id: string;
@@ -1048,7 +1048,7 @@ export interface ToolCallRequestedData {
 }
 
 /**
- * The data of a ToolExecuted event (appended by decision). A campaign cycle's tool call and the controller's check of it.
+ * Data of the ToolExecuted event (appended by decision). A campaign cycle's tool call and the controller's check of it.
  */
 export interface ToolExecutedData {
   cycle: number;
