@@ -208,6 +208,8 @@ describe('Issue 7 agent sessions over the bus (agents.session.start)', () => {
     const children = await stack.log.replay<Array<{ run_id: string; parent_run_id?: string; root_run_id: string }>>((acc, e) => (e.type === 'RunCreated' ? [...acc, e.data as never] : acc), [], { filter: 'rl.log.run.*' });
     const child = children.state.find((c) => c.parent_run_id === planned.body.run_id && (c as unknown as { run_kind: string }).run_kind === 'agent')!;
     expect(child.root_run_id).toBe(planned.body.run_id);
+    // Issue 21: the sub-agent is a child run of the engine, recorded on the parent before it was asked for.
+    expect(parentEvents.filter((e) => e.type === 'ChildRunStarted').map((e) => e.data)).toEqual([{ child_run_id: child.run_id, run_kind: 'agent', agent_name: 'researcher' }]);
     const childReply = await stack.request<SessionReply>('agents.session.get', { run_id: child.run_id });
     expect(childReply.body).toMatchObject({ status: 'completed', agent: 'researcher' });
 

@@ -39,7 +39,7 @@ export class RunRepository {
   /** Loads a run into a session that folds its own appends, so a step never re-reads what it just wrote. */
   async session(run: RunIdentity): Promise<RunSession> {
     const loaded = await this.load(run.run_id);
-    return new RunSession(this, run, loaded.state, loaded.version);
+    return new RunSession(this, run, loaded.state, loaded.version, false, loaded.events);
   }
 
   /**

@@ -1,4 +1,4 @@
-import { aggregateRef, ConcurrencyError, foldEvents, RecordedEvent } from '@runledger/event-log';
+import { aggregateRef, ConcurrencyError, foldEvents, RecordedEvent, type StoredEvent } from '@runledger/event-log';
 import { sha256Hex } from '@runledger/kernel';
 import { decideRun, RunCommand } from '../domain/run.decider';
 import type { RunEvent } from '../domain/run-events';
@@ -39,7 +39,11 @@ export class RunSession {
    * duplicate answer means the run exists after all (an earlier carrier wrote the same opening): a conflict, so its
    * carrier loads the run instead of going on from an opening it did not write.
    */
-  constructor(private readonly repo: RunRepository, readonly run: RunIdentity, public state: RunState, public version: number, private believedNew = false) {}
+  /**
+   * `loaded`: the run's events as this session read them (none for a fresh session): a carrier that needs more than the
+   * fold (a session's journal) reads them here instead of reading the run again.
+   */
+  constructor(private readonly repo: RunRepository, readonly run: RunIdentity, public state: RunState, public version: number, private believedNew = false, readonly loaded: readonly StoredEvent[] = []) {}
 
   /** Decides the command(s) and appends what they decide, after any deferred events (nothing decided: no append). */
   decide(commands: RunCommands, label: string, opts: { defer?: boolean } = {}): Promise<void> {

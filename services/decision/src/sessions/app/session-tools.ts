@@ -2,7 +2,8 @@ import { subAgentToolName, type AgentProfile, type ToolExecution, type ToolExecu
 import { SessionReply, SUBJECTS, ToolListReply } from '@runledger/contracts';
 import { ToolGatewayClient } from '@runledger/service-clients';
 import { Bus } from '@runledger/messaging';
-import { governanceScopeOf, RETRY, type RunCreatedData } from '@runledger/runs';
+import { governanceScopeOf, RETRY, type RunCreatedData, type RunEngine } from '@runledger/runs';
+import { sessionRunIdOf } from '../domain/session-run';
 
 /** Every tool the gateway offers now (rl.tool.list), as the model sees tools. */
 export async function gatewayToolSpecs(bus: Bus): Promise<ToolSpec[]> {
@@ -26,14 +27,15 @@ export function subAgentSpecs(profile: AgentProfile): ToolSpec[] {
  * sub-agent tool starts a child session over agents.session.start. Call ids come from the journal, so a
  * call repeated after a crash lands on the same child run and gets its recorded outcome.
  */
-export function sessionToolExecutor(bus: Bus, run: RunCreatedData, profile: AgentProfile, subAgents: ReadonlyMap<string, string>): ToolExecutor {
+export function sessionToolExecutor(bus: Bus, engine: RunEngine, profile: AgentProfile, subAgents: ReadonlyMap<string, string>): ToolExecutor {
+  const run = engine.state.run!;
   const governance = governanceScopeOf(run, profile.lane ?? 'NONE');
   const tools = new ToolGatewayClient(bus);
   return {
     async execute(name, args, options): Promise<ToolExecution> {
       const callId = options.callId ?? name;
       const child = subAgents.get(name);
-      if (child !== undefined) return startSubAgent(bus, run, child, callId, args, options.signal);
+      if (child !== undefined) return startSubAgent(bus, engine, run, child, callId, args, options.signal);
       // A tool call is asked again (same call id) while the gateway restarts.
       const res = await tools.invoke({ call_id: callId, tool_name: name, parameters: args, timeout_ms: options.timeoutMs, governance }, { retry: RETRY.childRun, signal: options.signal });
       if (res.status === 'ok') return { ok: true, output: res.result };
@@ -42,13 +44,21 @@ export function sessionToolExecutor(bus: Bus, run: RunCreatedData, profile: Agen
   };
 }
 
-async function startSubAgent(bus: Bus, run: RunCreatedData, agent: string, callId: string, args: Readonly<Record<string, unknown>>, signal: AbortSignal): Promise<ToolExecution> {
+/**
+ * A sub-agent is a child run of the session's run, recorded on it (ChildRunStarted) before it is asked for, and carried
+ * by decision's inbox like every session; its id derives from the call, so a resumed session joins the same child.
+ */
+async function startSubAgent(bus: Bus, engine: RunEngine, run: RunCreatedData, agent: string, callId: string, args: Readonly<Record<string, unknown>>, signal: AbortSignal): Promise<ToolExecution> {
   const task = typeof args.task === 'string' ? args.task : JSON.stringify(args);
-  const reply = await bus.requestIdempotent<SessionReply>(
-    SUBJECTS.agentSessionStart,
-    { agent, prompt: task, request_id: `${run.run_id}:${callId}`, parent_run_id: run.run_id, ...(run.case_id ? { case_id: run.case_id } : {}), ...(run.user_id ? { user_id: run.user_id } : {}) },
-    { timeoutMs: 600_000, retryDelayMs: RETRY.childRun, signal },
-  );
+  const request_id = `${run.run_id}:${callId}`;
+  let reply!: SessionReply;
+  await engine.child(sessionRunIdOf(request_id, run.run_id), agent, `sub-agent:${callId}`, async () => {
+    reply = await bus.requestIdempotent<SessionReply>(
+      SUBJECTS.agentSessionStart,
+      { agent, prompt: task, request_id, parent_run_id: run.run_id, ...(run.case_id ? { case_id: run.case_id } : {}), ...(run.user_id ? { user_id: run.user_id } : {}) },
+      { timeoutMs: 600_000, retryDelayMs: RETRY.childRun, signal },
+    );
+  });
   const report = reply.result?.finalReport as { content?: string; content_json?: unknown } | undefined;
   if (reply.status === 'completed' && report) return { ok: true, output: report.content ?? report.content_json ?? null };
   return { ok: false, error: reply.error ? `${reply.error.error_code}: ${reply.error.message}` : `sub-agent ${agent} ended ${reply.status}` };

@@ -2,13 +2,13 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import { SessionGetRequestDto, SessionReply, SessionStartRequestDto } from '@runledger/contracts';
 import { aggregateRef, EventLog } from '@runledger/event-log';
 import { canonicalJson } from '@runledger/governance';
-import { AppError, deterministicUuid, sha256Hex } from '@runledger/kernel';
+import { AppError, sha256Hex } from '@runledger/kernel';
 import { validateMessage } from '@runledger/messaging';
 import { PolicyCatalog } from '@runledger/policy-catalog';
 import { isTerminal, RunRepository } from '@runledger/runs';
 import { RunWaiter } from '../../runs/run-waiter';
 import { DECISION_INBOX } from '../../task-assistant/task-run.types';
-import { SESSION_REQUESTED, sessionReplyOf, type SessionSpec } from '../domain/session-run';
+import { SESSION_REQUESTED, sessionReplyOf, sessionRunIdOf, type SessionSpec } from '../domain/session-run';
 import { ProfileCatalog } from '../infra/profile-catalog';
 
 export const SESSION_REPLY_TIMEOUT_MS = Symbol('SESSION_REPLY_TIMEOUT_MS');
@@ -71,7 +71,7 @@ export class SessionGateway {
     const { profile, sha256 } = pinned;
     const request = { agent: profile.id, version: profile.version, profile_sha256: sha256, prompt: req.prompt, parent_run_id: req.parent_run_id ?? null, case_id: case_id ?? null, user_id: user_id ?? null };
     const hash = sha256Hex(canonicalJson(request));
-    const run_id = req.run_id ?? deterministicUuid('session', req.request_id ?? hash, req.parent_run_id ?? '');
+    const run_id = req.run_id ?? sessionRunIdOf(req.request_id ?? hash, req.parent_run_id);
     const root_run_id = parent?.root_run_id ?? run_id;
     return {
       run_id, root_run_id, correlation_id: req.correlation_id ?? parent?.correlation_id ?? root_run_id,

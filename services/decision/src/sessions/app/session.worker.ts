@@ -55,7 +55,8 @@ export class SessionWorker {
       return run.fail({ error_code: 'SESSION.UNKNOWN_AGENT', message: 'The pinned agent profile is not known.', retryable: false });
     }
     const profile = pinned.profile;
-    const events = (await this.runs.load(spec.run_id)).events;
+    // The run's events as the engine loaded them (its journal and SessionStarted): no second read.
+    const events = run.session.loaded;
     let started = events.find((e) => e.type === SESSION_STARTED)?.data as SessionStartedData | undefined;
     if (!started) {
       started = await this.toolSet(profile, spec.run_id);
@@ -66,7 +67,7 @@ export class SessionWorker {
     if (!input.ok) return this.finish(run, { success: false, error: { kind: 'invalid_config', message: input.errors.join('; ') }, conversation: [], accounting: [] });
     const subAgents = new Map((profile.subAgents ?? []).map((id) => [subAgentToolName(id), id]));
     const journaled = journaledPorts(
-      { model: this.models.model, tools: sessionToolExecutor(this.bus, created, profile, subAgents), clock: systemClock, sleeper: timerSleeper },
+      { model: this.models.model, tools: sessionToolExecutor(this.bus, run, profile, subAgents), clock: systemClock, sleeper: timerSleeper },
       runJournal(run, events),
       profile.budget ?? {},
     );

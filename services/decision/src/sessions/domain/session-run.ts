@@ -1,5 +1,5 @@
 import { accountingOf, journalEntryOf, usageOf, type AgentProfile, type AIAgentResult, type JournalEntry, type ToolSpec } from '@runledger/agent-session';
-import { truncateChars } from '@runledger/kernel';
+import { deterministicUuid, truncateChars } from '@runledger/kernel';
 import type { SessionReply } from '@runledger/contracts';
 import type { PolicyVersionsPin, RunCreatedData, RunError, RunState } from '@runledger/runs';
 
@@ -35,6 +35,11 @@ export interface SessionStartedData {
 }
 
 export type SessionFinishedData = Omit<AIAgentResult, 'accounting'>;
+
+/** A session's run id: from its request id (or the whole request's hash), within its parent; a repeated request joins its session. */
+export function sessionRunIdOf(requestKey: string, parentRunId: string | undefined): string {
+  return deterministicUuid('session', requestKey, parentRunId ?? '');
+}
 
 /** What RunCreated pins for a session: the profile by id, version and hash; the prompt as the request. */
 export function sessionParameters(spec: SessionSpec): Record<string, unknown> {
