@@ -157,16 +157,27 @@ export interface ArtifactPersistedData {
 }
 
 /**
- * Data of the ArtifactStored event (appended by db-write). An artifact put into the object store, bound by its reference.
+ * Data of the ArtifactStored event (appended by db-write). An artifact put into the object store, bound by its reference, with its first writer: a governed run through rl.artifacts.put (agent, lane, calling run), or a caller through its ingest (requested_by, the artifact_ingest run).
  */
-export interface ArtifactStoredData {
+export type ArtifactStoredData = {
   artifact_ref: ArtifactRef;
   backend: string;
-  agent_name: string;
-  lane: string;
-  parent_run_id: string;
-  root_run_id: string;
-}
+  agent_name?: string;
+  lane?: string;
+  parent_run_id?: string;
+  root_run_id?: string;
+  /**
+   * The caller identity whose ingest stored it (rl.caller.<identity>.artifacts.ingest).
+   */
+  requested_by?: string;
+  /**
+   * The artifact_ingest run that records the ingest.
+   */
+  ingest_run_id?: string;
+} & {
+  [k: string]: unknown;
+};
+
 /**
  * Contract v1 SSOT binding of one immutable artifact: every run input and output is referenced by one. The bytes live in object storage; sha256 and size_bytes bind the reference to exactly those bytes.
  */

@@ -7,7 +7,11 @@ import type { LoadedRun, RunRepository } from './run-repository';
  * learns nothing of runs that are not its own, not even that they exist.
  */
 export async function loadCallersRun(runs: RunRepository, runId: string, caller: string): Promise<LoadedRun> {
-  const loaded = await runs.load(runId);
+  return callersRun(await runs.load(runId), caller);
+}
+
+/** The loaded run if `caller` started it (see loadCallersRun), else RUN.NOT_FOUND. */
+export function callersRun(loaded: LoadedRun, caller: string): LoadedRun {
   if (loaded.state.run?.requested_by !== caller) throw new AppError('RUN.NOT_FOUND', 'No run with that id was started by this caller.');
   return loaded;
 }

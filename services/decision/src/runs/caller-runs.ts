@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { CallerRun, CallerRunEvents, RunCancelResult } from '@runledger/contracts';
 import type { StoredEvent } from '@runledger/event-log';
 import { RUNTIME, ServiceRuntime } from '@runledger/messaging';
-import { isTerminal, LoadedRun, loadCallersRun, RunRepository } from '@runledger/runs';
+import { callersRun, isTerminal, LoadedRun, loadCallersRun, RunRepository } from '@runledger/runs';
 import { RunCancellation } from './run-cancellation';
 
 /** Events in one answer of a follow request when the caller names no limit. */
@@ -24,28 +24,17 @@ export class CallerRuns {
     return viewOf(await loadCallersRun(this.runs, runId, caller));
   }
 
+  /**
+   * The run's events after `after`. With wait_ms, an answer that would be empty waits for the run's next commit; so
+   * does one for a run not in the log yet (a caller following the run it just asked for, before its worker opened
+   * it): it is checked once it has its opening, and a run that never comes, or is not the caller's, is RUN.NOT_FOUND.
+   */
   async events(caller: string, q: { run_id: string; after?: number; wait_ms?: number; limit?: number }): Promise<CallerRunEvents> {
     const after = q.after ?? 0;
-    let loaded = await loadCallersRun(this.runs, q.run_id, caller);
-    if (!loaded.events.some((e) => e.seq > after) && !isTerminal(loaded.state) && q.wait_ms) {
-      // Subscribed before the second read: a commit stored between the two is either read or heard.
-      const live = await this.runs.log.liveRunSubject(q.run_id);
-      const sub = live ? this.runtime.nc.subscribe(live, { max: 1 }) : null;
-      try {
-        loaded = await this.runs.load(q.run_id);
-        if (sub && !loaded.events.some((e) => e.seq > after)) {
-          let timer: NodeJS.Timeout | undefined;
-          await Promise.race([
-            (async () => { for await (const _m of sub) return; })(),
-            new Promise<void>((resolve) => (timer = setTimeout(resolve, q.wait_ms))),
-          ]);
-          clearTimeout(timer);
-          loaded = await this.runs.load(q.run_id);
-        }
-      } finally {
-        sub?.unsubscribe();
-      }
-    }
+    let loaded = await this.runs.load(q.run_id);
+    if (loaded.state.run) callersRun(loaded, caller);
+    if (!loaded.events.some((e) => e.seq > after) && !isTerminal(loaded.state) && q.wait_ms) loaded = await this.nextCommit(q.run_id, after, q.wait_ms);
+    callersRun(loaded, caller);
     const events = upToLimit(loaded.events.filter((e) => e.seq > after), q.limit ?? DEFAULT_EVENTS_LIMIT);
     const next = events.length ? events[events.length - 1].seq : after;
     return {
@@ -56,6 +45,26 @@ export class CallerRuns {
       terminal: isTerminal(loaded.state) && next >= loaded.version,
       status: loaded.state.status,
     };
+  }
+
+  /** The run once it has a commit after `after`, or as it is when wait_ms passes first. */
+  private async nextCommit(runId: string, after: number, waitMs: number): Promise<LoadedRun> {
+    // Subscribed before the read: a commit stored in between is either read or heard.
+    const live = await this.runs.log.liveRunSubject(runId);
+    const sub = live ? this.runtime.nc.subscribe(live, { max: 1 }) : null;
+    try {
+      const loaded = await this.runs.load(runId);
+      if (!sub || loaded.events.some((e) => e.seq > after)) return loaded;
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([
+        (async () => { for await (const _m of sub) return; })(),
+        new Promise<void>((resolve) => (timer = setTimeout(resolve, waitMs))),
+      ]);
+      clearTimeout(timer);
+      return await this.runs.load(runId);
+    } finally {
+      sub?.unsubscribe();
+    }
   }
 
   async cancel(caller: string, runId: string, reason: string | undefined): Promise<RunCancelResult> {

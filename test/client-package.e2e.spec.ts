@@ -1,0 +1,194 @@
+import { createHash, randomUUID } from 'node:crypto';
+import type { NatsConnection } from '@nats-io/transport-node';
+import type { CoverageReport } from '@runledger/governance';
+import { RunRepository } from '@runledger/runs';
+import { installClientInScratchProject, type ScratchProject } from './support/client-package';
+import { CASE_INPUTS, policyVersionsIn, SHIPPED_POLICY_DIR } from './support/governed-runs';
+import { TestStack } from './support/stack';
+
+jest.setTimeout(300_000);
+
+const versions = policyVersionsIn(SHIPPED_POLICY_DIR);
+
+// What the scratch project does, as an outside caller would write it: only @runledger/client, installed from its tarball.
+const CALLER_SCRIPT = `
+import { connect, RunledgerError } from '@runledger/client';
+const cfg = JSON.parse(process.env.RL_SCRATCH);
+const client = await connect({ servers: cfg.servers, nkeySeed: { file: cfg.seedFile } });
+const refusal = async (what) => {
+  try { await what(); return { refused: false }; }
+  catch (e) { return { refused: e instanceof RunledgerError, class: e.constructor.name, code: e.code, retryable: e.retryable, message: e.message }; }
+};
+const out = {};
+try {
+  const form = await client.artifacts.put({ caseId: cfg.caseId, agentName: 'INTAKE_AGENT', kind: 'client_intake_form', content: cfg.form, name: 'intake.json' });
+  out.form = form;
+  // Started with a run id of the caller's choosing so it can be followed while it runs.
+  const request = { agent_name: 'INTAKE_AGENT', case_id: cfg.caseId, run_id: cfg.runId, input_artifacts: [form], parameters: {} };
+  const started = client.runs.start(request);
+  out.followed = [];
+  for await (const event of client.runs.follow(cfg.runId)) out.followed.push({ seq: event.seq, type: event.type });
+  out.response = await started;
+  out.run = await client.runs.get(cfg.runId);
+  out.outputs = [];
+  for (const ref of out.run.output_artifacts) {
+    const artifact = await client.artifacts.get(cfg.runId, ref.artifact_id);
+    out.outputs.push({ kind: artifact.ref.kind, sha256: artifact.ref.sha256, json: artifact.json() });
+  }
+  out.inputRead = (await client.artifacts.get(cfg.runId, form.artifact_id)).json();
+  out.cancelOwn = await client.runs.cancel(cfg.runId, 'no longer needed');
+  out.refusals = {
+    otherRunGet: await refusal(() => client.runs.get(cfg.otherRunId)),
+    otherRunFollow: await refusal(async () => { for await (const _e of client.runs.follow(cfg.otherRunId)) {} }),
+    otherRunCancel: await refusal(() => client.runs.cancel(cfg.otherRunId)),
+    otherRunArtifact: await refusal(() => client.artifacts.get(cfg.otherRunId, form.artifact_id)),
+    artifactNotOfRun: await refusal(() => client.artifacts.get(cfg.runId, 'art-0000')),
+    caseNotGranted: await refusal(() => client.artifacts.put({ caseId: cfg.otherCaseId, agentName: 'INTAKE_AGENT', kind: 'client_intake_form', content: cfg.form })),
+    kindDenied: await refusal(() => client.artifacts.put({ caseId: cfg.caseId, agentName: 'INTAKE_AGENT', kind: 'promotion_ticket', content: { approved: true } })),
+    oversize: await refusal(() => client.artifacts.put({ caseId: cfg.caseId, agentName: 'INTAKE_AGENT', kind: 'client_intake_form', content: { notes: 'x'.repeat(1024 * 1024) } })),
+    wrongType: await refusal(() => client.artifacts.put({ caseId: cfg.caseId, agentName: 'INTAKE_AGENT', kind: 'client_intake_form', content: JSON.stringify(cfg.form), mediaType: 'text/plain' })),
+    notJson: await refusal(() => client.artifacts.put({ caseId: cfg.caseId, agentName: 'INTAKE_AGENT', kind: 'client_intake_form', content: 'name: Dana', mediaType: 'application/json' })),
+  };
+} finally {
+  await client.close();
+}
+console.log(JSON.stringify(out));
+`;
+
+interface ScriptOutput {
+  form: { artifact_id: string; kind: string; case_id: string; sha256: string };
+  followed: Array<{ seq: number; type: string }>;
+  response: { outcome: string; run_id: string; output_artifacts: Array<{ artifact_id: string; kind: string }> };
+  run: { status: string; run_id: string; output_artifacts: Array<{ artifact_id: string; kind: string }>; input_artifacts: unknown[] };
+  outputs: Array<{ kind: string; sha256: string; json: Record<string, unknown> }>;
+  inputRead: unknown;
+  cancelOwn: { run_id: string; outcome: string; status: string };
+  refusals: Record<string, { refused: boolean; class: string; code: string; retryable: boolean; message: string }>;
+}
+
+describe('Issue 26 @runledger/client, packed and installed outside the monorepo, as the caller', () => {
+  let stack: TestStack;
+  let scratch: ScratchProject;
+  let out: ScriptOutput;
+  const caseId = `case-${randomUUID().slice(0, 8)}`;
+  const runId = randomUUID();
+  const otherRunId = randomUUID();
+
+  beforeAll(async () => {
+    [stack, scratch] = await Promise.all([TestStack.start(), installClientInScratchProject()]);
+    // A run another caller started (its RunCreated records that caller), in a case this caller may use.
+    await new RunRepository(stack.log).append({ run_id: otherRunId, root_run_id: otherRunId, case_id: caseId }, [
+      {
+        type: 'RunCreated',
+        data: {
+          run_id: otherRunId, run_kind: 'agent', agent_name: 'INTAKE_AGENT', root_run_id: otherRunId, case_id: caseId, contract_version: 'v1', policy_versions: versions,
+          input_artifacts: [], parameters: {}, request_hash_sha256: createHash('sha256').update(otherRunId).digest('hex'), requested_by: 'other-caller',
+        },
+      },
+      { type: 'AuthzDecided', data: { decision: 'allow', action: 'agent.run.start', policy_versions: versions } },
+      { type: 'RunStarted', data: {} },
+    ], { expectedVersion: 0, commandId: `other-caller:${otherRunId}` });
+    out = await scratch.runScript<ScriptOutput>('caller.mjs', CALLER_SCRIPT, {
+      RL_SCRATCH: JSON.stringify({ servers: stack.nats.url, seedFile: stack.nats.creds.caller.file, caseId, runId, otherRunId, otherCaseId: `tenant-b-${randomUUID().slice(0, 8)}`, form: CASE_INPUTS.form }),
+    });
+  });
+  afterAll(async () => {
+    await scratch?.remove();
+    await stack?.stop();
+  });
+
+  it('Issue 26 Done when: the scratch project uploads an intake form, starts a contract-001 run with it, follows it live to its end and reads its outputs', async () => {
+    expect(out.form).toMatchObject({ kind: 'client_intake_form', case_id: caseId });
+    expect(out.response).toMatchObject({ outcome: 'success', run_id: runId });
+    // Followed from its opening to its terminal event, in log order, and nothing after it.
+    expect(out.followed[0].type).toBe('RunCreated');
+    expect(out.followed[out.followed.length - 1].type).toBe('RunCompleted');
+    expect(out.followed.map((e) => e.seq)).toEqual([...out.followed.map((e) => e.seq)].sort((a, b) => a - b));
+    expect(out.run).toMatchObject({ status: 'completed', run_id: runId, input_artifacts: [out.form] });
+    expect(out.outputs.map((o) => o.kind).sort()).toEqual(['intake_checklist', 'intake_summary']);
+    for (const o of out.outputs) expect(o.json).toMatchObject({ case_id: caseId, source_artifact_id: out.form.artifact_id });
+    expect(out.inputRead).toEqual(CASE_INPUTS.form);
+    // Its own run the caller may cancel; this one had ended, so nothing is recorded.
+    expect(out.cancelOwn).toEqual({ run_id: runId, outcome: 'already_ended', status: 'completed' });
+    // The log says who asked: the run's opening records the caller, and the follow saw every event the log holds.
+    const loaded = await new RunRepository(stack.log).load(runId);
+    expect(loaded.state.run?.requested_by).toBe('caller');
+    expect(out.followed).toHaveLength(loaded.events.length);
+  });
+
+  it('Issue 26 caller ingress: the intake form is an artifact_ingest run in the log with its audit event, chained like every run', async () => {
+    const ingests = (await stack.log.replay<Array<{ run_id: string; types: string[]; data: Record<string, unknown>[] }>>((acc, e) => {
+      if (!e.subject.startsWith('rl.log.run.')) return acc;
+      const run = acc.find((r) => r.run_id === e.metadata.stream_id) ?? (e.type === 'RunCreated' && (e.data as { run_kind?: string }).run_kind === 'artifact_ingest' ? acc[acc.push({ run_id: e.metadata.stream_id, types: [], data: [] }) - 1] : undefined);
+      run?.types.push(e.type);
+      run?.data.push(e.data as Record<string, unknown>);
+      return acc;
+    }, [], { filter: 'rl.log.run.*' })).state;
+    const stored = ingests.find((r) => r.types.includes('ArtifactIngestAudited'))!;
+    expect(stored.types).toEqual(['RunCreated', 'AuthzDecided', 'RunStarted', 'ArtifactIngestAudited', 'RunCompleted']);
+    expect(stored.data[0]).toMatchObject({ run_kind: 'artifact_ingest', agent_name: 'INTAKE_AGENT', case_id: caseId, requested_by: 'caller' });
+    expect(stored.data[3]).toMatchObject({ action: 'artifact.ingest', outcome: 'stored', requested_by: 'caller', caller_role: 'intake-desk', artifact_ref: out.form });
+    // Grant refusals are recorded as denied ingest runs; content refusals (type, size) record nothing.
+    const denied = ingests.filter((r) => r.types.includes('RunDenied'));
+    expect(denied.map((r) => (r.data[1] as { code: string }).code).sort()).toEqual(['ARTIFACT.KIND_DENIED', 'CASE.NOT_GRANTED']);
+    for (const r of denied) expect(r.types).toEqual(['RunCreated', 'AuthzDecided', 'RunDenied']);
+    // The audit ledger takes them as it takes every run: §6 coverage finds each with its decision, audit event and outcome.
+    const ids = new Set([stored.run_id, ...denied.map((r) => r.run_id)]);
+    const report = await stack.waitFor(async () => {
+      const r = await stack.request<CoverageReport>('rl.audit.coverage', {});
+      return r.ok && r.body.runs_checked > 0 && !r.body.in_progress.some((id) => ids.has(id)) ? r.body : undefined;
+    }, 20_000);
+    expect(report.violations.filter((v) => ids.has(v.run_id))).toEqual([]);
+  });
+
+  it('Issue 26 caller-scoped reads: another caller\'s run is RUN.NOT_FOUND to get, follow, cancel and read artifacts of', () => {
+    for (const key of ['otherRunGet', 'otherRunFollow', 'otherRunCancel', 'otherRunArtifact']) {
+      expect(out.refusals[key]).toMatchObject({ refused: true, class: 'NotFoundError', code: 'RUN.NOT_FOUND', retryable: false });
+    }
+    expect(out.refusals.artifactNotOfRun).toMatchObject({ refused: true, class: 'NotFoundError', code: 'ARTIFACT.NOT_FOUND' });
+  });
+
+  it('Issue 26 caller ingress refusals: a case its role does not allow, a kind it may not supply, oversize, wrong type', () => {
+    expect(out.refusals.caseNotGranted).toMatchObject({ refused: true, class: 'AccessDeniedError', code: 'CASE.NOT_GRANTED', retryable: false });
+    expect(out.refusals.kindDenied).toMatchObject({ refused: true, class: 'AccessDeniedError', code: 'ARTIFACT.KIND_DENIED' });
+    expect(out.refusals.oversize).toMatchObject({ refused: true, class: 'InvalidRequestError', code: 'ARTIFACT.TOO_LARGE' });
+    expect(out.refusals.oversize.message).toContain('1048576');
+    expect(out.refusals.wrongType).toMatchObject({ refused: true, class: 'InvalidRequestError', code: 'ARTIFACT.TYPE_DENIED' });
+    expect(out.refusals.notJson).toMatchObject({ refused: true, class: 'InvalidRequestError', code: 'ARTIFACT.TYPE_DENIED' });
+    for (const r of Object.values(out.refusals)) expect(r.message).not.toMatch(/\n\s+at /);
+  });
+
+  describe('Issue 26 caller door on the bus', () => {
+    let nc: NatsConnection;
+    beforeAll(async () => {
+      nc = await stack.connectAs('caller');
+    });
+    afterAll(async () => nc?.close());
+
+    it('Issue 26 nobody asks as another caller: the caller may not publish on rl.caller.<another>.…', async () => {
+      await expect(nc.request('rl.caller.other-caller.runs.get', new TextEncoder().encode(JSON.stringify({ run_id: otherRunId })), { timeout: 5_000 })).rejects.toThrow(/permission/i);
+    });
+
+    it('Issue 26 a caller gets no subscription on the live feed of every run', async () => {
+      const sub = nc.subscribe(`rl.live.run.${runId}`);
+      await nc.flush();
+      await expect((async () => { for await (const _m of sub) return 'message'; return 'closed'; })()).rejects.toThrow(/permission/i);
+    });
+
+    it('Issue 26 a caller request whose reply would go to another identity\'s inbox is refused, never answered with the caller\'s data', async () => {
+      const operator = await stack.connectAs('operator');
+      try {
+        const inbox = `_INBOX_operator.${randomUUID()}`;
+        const sub = operator.subscribe(inbox, { max: 1 });
+        await operator.flush();
+        nc.publish('rl.caller.caller.runs.get', new TextEncoder().encode(JSON.stringify({ run_id: runId })), { reply: inbox });
+        for await (const m of sub) {
+          expect(m.headers?.get('Rl-Status')).toBe('error');
+          expect(JSON.parse(new TextDecoder().decode(m.data))).toMatchObject({ code: 'REQUEST.INVALID' });
+        }
+      } finally {
+        await operator.close();
+      }
+    });
+  });
+});
