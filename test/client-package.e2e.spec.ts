@@ -2,7 +2,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import type { NatsConnection } from '@nats-io/transport-node';
 import type { CoverageReport } from '@runledger/governance';
 import { RunRepository } from '@runledger/runs';
-import { installClientInScratchProject, type ScratchProject } from './support/client-package';
+import { installClientInScratchProject, NODE_TYPES_ROOT, TSC, type ScratchProject } from './support/client-package';
 import { CASE_INPUTS, policyVersionsIn, SHIPPED_POLICY_DIR } from './support/governed-runs';
 import { TestStack } from './support/stack';
 
@@ -12,8 +12,23 @@ const versions = policyVersionsIn(SHIPPED_POLICY_DIR);
 
 // What the scratch project does, as an outside caller would write it: only @runledger/client, installed from its tarball.
 const CALLER_SCRIPT = `
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { context, propagation, ROOT_CONTEXT, trace, TraceFlags } from '@opentelemetry/api';
 import { connect, RunledgerError } from '@runledger/client';
 const cfg = JSON.parse(process.env.RL_SCRATCH);
+// The caller's own tracing, as an SDK would set it up (here with the API alone): a context manager, the W3C
+// propagator, and an active span of the caller's trace around everything below.
+const als = new AsyncLocalStorage();
+context.setGlobalContextManager({
+  active: () => als.getStore() ?? ROOT_CONTEXT, with: (ctx, fn, self, ...args) => als.run(ctx, () => fn.call(self, ...args)),
+  bind: (_ctx, target) => target, enable() { return this; }, disable() { return this; },
+});
+propagation.setGlobalPropagator({
+  inject(ctx, carrier, setter) { const sc = trace.getSpanContext(ctx); if (sc) setter.set(carrier, 'traceparent', '00-' + sc.traceId + '-' + sc.spanId + '-01'); },
+  extract: (ctx) => ctx, fields: () => ['traceparent'],
+});
+const callerSpan = trace.wrapSpanContext({ traceId: cfg.traceId, spanId: 'a1b2c3d4e5f60718', traceFlags: TraceFlags.SAMPLED });
+await context.with(trace.setSpan(ROOT_CONTEXT, callerSpan), async () => {
 const client = await connect({ servers: cfg.servers, nkeySeed: { file: cfg.seedFile } });
 const refusal = async (what) => {
   try { await what(); return { refused: false }; }
@@ -53,6 +68,7 @@ try {
   await client.close();
 }
 console.log(JSON.stringify(out));
+});
 `;
 
 interface ScriptOutput {
@@ -73,6 +89,7 @@ describe('Issue 26 @runledger/client, packed and installed outside the monorepo,
   const caseId = `case-${randomUUID().slice(0, 8)}`;
   const runId = randomUUID();
   const otherRunId = randomUUID();
+  const traceId = randomUUID().replace(/-/g, '');
 
   beforeAll(async () => {
     [stack, scratch] = await Promise.all([TestStack.start(), installClientInScratchProject()]);
@@ -89,7 +106,7 @@ describe('Issue 26 @runledger/client, packed and installed outside the monorepo,
       { type: 'RunStarted', data: {} },
     ], { expectedVersion: 0, commandId: `other-caller:${otherRunId}` });
     out = await scratch.runScript<ScriptOutput>('caller.mjs', CALLER_SCRIPT, {
-      RL_SCRATCH: JSON.stringify({ servers: stack.nats.url, seedFile: stack.nats.creds.caller.file, caseId, runId, otherRunId, otherCaseId: `tenant-b-${randomUUID().slice(0, 8)}`, form: CASE_INPUTS.form }),
+      RL_SCRATCH: JSON.stringify({ traceId, servers: stack.nats.url, seedFile: stack.nats.creds.caller.file, caseId, runId, otherRunId, otherCaseId: `tenant-b-${randomUUID().slice(0, 8)}`, form: CASE_INPUTS.form }),
     });
   });
   afterAll(async () => {
@@ -114,6 +131,29 @@ describe('Issue 26 @runledger/client, packed and installed outside the monorepo,
     const loaded = await new RunRepository(stack.log).load(runId);
     expect(loaded.state.run?.requested_by).toBe('caller');
     expect(out.followed).toHaveLength(loaded.events.length);
+  });
+
+  it('Issue 26 one tarball, ESM and CommonJS with types: required from CommonJS and type-checked from a TypeScript module', async () => {
+    expect((await scratch.node('check.cjs', 'const c = require("@runledger/client"); console.log(typeof c.connect, typeof c.NotFoundError, typeof c.RunledgerClient);', ['check.cjs'])).trim()).toBe('function function function');
+    const typed = `import { connect, NotFoundError, type AgentRunRequest, type CallerRun, type RunEvent } from '@runledger/client';
+const req: AgentRunRequest = { agent_name: 'INTAKE_AGENT', case_id: 'case-1', input_artifacts: [], parameters: {} };
+export async function f(): Promise<CallerRun | null> {
+  const c = await connect({ servers: 'nats://127.0.0.1:1', nkeySeed: { file: 'caller.nk' } });
+  for await (const e of c.runs.follow('id')) { const seq: number = (e as RunEvent).seq; void seq; }
+  try { return await c.runs.get((await c.runs.start(req)).run_id); } catch (e) { if (e instanceof NotFoundError && e.code === 'RUN.NOT_FOUND') return null; throw e; }
+}
+// @ts-expect-error runs.get takes a run id, not a request
+export const wrong = () => connect({ servers: '' }).then((c) => c.runs.get(req));
+`;
+    await scratch.node('check.mts', typed, [TSC, '--noEmit', '--strict', '--module', 'nodenext', '--moduleResolution', 'nodenext', '--target', 'es2022', '--skipLibCheck', '--typeRoots', NODE_TYPES_ROOT, '--types', 'node', 'check.mts']);
+  });
+
+  it('Issue 26 client tracing: the caller\'s active span is the parent of its requests, so the run and the ingest join the caller\'s trace', async () => {
+    const opening = (await new RunRepository(stack.log).load(runId)).events[0];
+    expect(opening.metadata.traceparent).toContain(traceId);
+    const ingest = (await stack.log.replay<string[]>((acc, e) => (e.type === 'RunCreated' && (e.data as { run_kind?: string }).run_kind === 'artifact_ingest' ? [...acc, String(e.metadata.traceparent)] : acc), [], { filter: 'rl.log.run.*' })).state;
+    expect(ingest.length).toBeGreaterThan(0);
+    for (const tp of ingest) expect(tp).toContain(traceId);
   });
 
   it('Issue 26 caller ingress: the intake form is an artifact_ingest run in the log with its audit event, chained like every run', async () => {

@@ -11,6 +11,9 @@ import { tempDir, type TempDir } from '@runledger/testing';
 
 const run = promisify(execFile);
 const ROOT = join(__dirname, '..', '..');
+/** The monorepo's TypeScript compiler and Node types, to type-check a scratch file against the package's declarations. */
+export const TSC = join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
+export const NODE_TYPES_ROOT = join(ROOT, 'node_modules', '@types');
 const CLIENT_DIR = join(ROOT, 'libs', 'client');
 
 export interface ScratchProject {
@@ -19,6 +22,8 @@ export interface ScratchProject {
   tarball: string;
   /** Runs `node <script>` in the project (an ES module it wrote) and parses the JSON it prints last. */
   runScript<T>(file: string, source: string, env: Record<string, string>): Promise<T>;
+  /** Writes `file` into the project and runs `node <args>` there (e.g. the monorepo's tsc over it); its stdout. */
+  node(file: string, source: string, args: string[]): Promise<string>;
   remove(): Promise<void>;
 }
 
@@ -72,6 +77,10 @@ export async function installClientInScratchProject(): Promise<ScratchProject> {
       writeFileSync(join(project, file), source);
       const { stdout } = await run(process.execPath, [file], { cwd: project, env: { PATH: process.env.PATH ?? '', ...env }, maxBuffer: 16 * 1024 * 1024 });
       return JSON.parse(stdout.trim().split('\n').pop()!) as T;
+    },
+    async node(file: string, source: string, args: string[]): Promise<string> {
+      writeFileSync(join(project, file), source);
+      return (await run(process.execPath, args, { cwd: project, env: { PATH: process.env.PATH ?? '' }, maxBuffer: 16 * 1024 * 1024 })).stdout;
     },
     remove: () => dir.remove(),
   };
