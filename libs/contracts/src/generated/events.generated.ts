@@ -951,6 +951,10 @@ export interface StepCompletedData {
   memory_snapshot?: {
     [k: string]: unknown;
   };
+  /**
+   * Every workflow step failed so far under continueOnError (cumulative: the last event is enough).
+   */
+  failed_step_ids?: string[];
 }
 
 /**
