@@ -1,5 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto';
-import type { NatsConnection } from '@nats-io/transport-node';
+import { connect, headers as natsHeaders, type NatsConnection } from '@nats-io/transport-node';
+import { startNatsServer, type NatsServerHandle } from '@runledger/testing';
 import type { CoverageReport } from '@runledger/governance';
 import { RunRepository } from '@runledger/runs';
 import { installClientInScratchProject, NODE_TYPES_ROOT, TSC, type ScratchProject } from './support/client-package';
@@ -229,6 +230,59 @@ export const wrong = () => connect({ servers: '' }).then((c) => c.runs.get(req))
       } finally {
         await operator.close();
       }
+    });
+  });
+  describe('Issue 26 client retries: retryable answers are asked again with backoff under one request id, others never', () => {
+    // A bare nats-server where this test answers as Runledger would, so the answers are exactly the ones under test.
+    let nats: NatsServerHandle;
+    let responder: NatsConnection;
+    const seen: Array<{ requestId: string | undefined }> = [];
+    beforeAll(async () => {
+      nats = await startNatsServer({ secured: false });
+      responder = await connect({ servers: nats.url });
+      const answers: Record<string, Array<{ status: 'ok' | 'error'; body: unknown }>> = {
+        'rl.caller.caller.runs.get': [
+          { status: 'error', body: { code: 'DEPENDENCY.DOWN', message: 'A dependency is not available; retry later.', retryable: true } },
+          { status: 'error', body: { code: 'RUN.CONFLICT', message: 'The run changed concurrently; retry.', retryable: true } },
+          { status: 'ok', body: { run_id: runId, status: 'completed' } },
+        ],
+        'rl.caller.caller.runs.cancel': [{ status: 'error', body: { code: 'RUN.NOT_FOUND', message: 'No run with that id was started by this caller.', retryable: false } }],
+      };
+      for (const [subject, replies] of Object.entries(answers)) {
+        responder.subscribe(subject, {
+          callback: (_e, m) => {
+            seen.push({ requestId: m.headers?.get('Rl-Request-Id') });
+            const next = replies.shift() ?? { status: 'error', body: { code: 'INTERNAL', message: 'unexpected', retryable: false } };
+            const h = natsHeaders();
+            h.set('Rl-Status', next.status);
+            m.respond(new TextEncoder().encode(JSON.stringify(next.body)), { headers: h });
+          },
+        });
+      }
+      await responder.flush();
+    });
+    afterAll(async () => {
+      await responder?.close();
+      await nats?.stop();
+    });
+
+    it('Issue 26 retry: two retryable errors, then the answer; the non-retryable refusal is asked once and thrown as its class', async () => {
+      const result = await scratch.runScript<{ got: unknown; refusal: { class: string; code: string } }>('retry.mjs', `
+import { connect } from '@runledger/client';
+const client = await connect({ servers: process.env.RL_NATS, retry: { initialDelayMs: 20, maxDelayMs: 100 } });
+const got = await client.runs.get(process.env.RL_RUN);
+let refusal;
+try { await client.runs.cancel(process.env.RL_RUN); } catch (e) { refusal = { class: e.constructor.name, code: e.code }; }
+await client.close();
+console.log(JSON.stringify({ got, refusal }));
+`, { RL_NATS: nats.url, RL_RUN: runId });
+      expect(result.got).toEqual({ run_id: runId, status: 'completed' });
+      expect(result.refusal).toEqual({ class: 'NotFoundError', code: 'RUN.NOT_FOUND' });
+      // Three attempts of the get under one request id, one of the cancel under its own.
+      expect(seen).toHaveLength(4);
+      expect(new Set(seen.slice(0, 3).map((s) => s.requestId)).size).toBe(1);
+      expect(seen[3].requestId).not.toBe(seen[0].requestId);
+      expect(seen.every((s) => s.requestId && /^[0-9a-f-]{36}$/.test(s.requestId))).toBe(true);
     });
   });
 });
