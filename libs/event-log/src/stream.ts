@@ -1,4 +1,5 @@
 import { DiscardPolicy, JetStreamManager, RetentionPolicy, StorageType, StreamConfig, type StreamInfo } from '@nats-io/jetstream';
+import { settingNumber } from '@runledger/kernel';
 
 /** Every log subject lives under this prefix, so one stream holds the whole log. */
 export const LOG_SUBJECT_PREFIX = 'rl.log';
@@ -35,7 +36,7 @@ export function logStreamConfig(overrides: Partial<StreamConfig> = {}): Partial<
     // Set when the log is created: nats-server 2.9 cannot add it to an existing stream (see LIVE_RUN_PREFIX).
     republish: { src: `${LOG_SUBJECT_PREFIX}.run.>`, dest: `${LIVE_RUN_PREFIX}.>` },
     // Three replicas in production (RL_LOG_REPLICAS); a single test or dev server has one.
-    num_replicas: Number(process.env.RL_LOG_REPLICAS ?? 1),
+    num_replicas: settingNumber('RL_LOG_REPLICAS'),
     ...overrides,
   };
 }

@@ -5,3 +5,4 @@ export * from './json-bounds';
 export * from './rate-limit';
 export * from './lru-map';
 export * from './text';
+export * from './settings';

@@ -2,15 +2,16 @@ import { createHash, createPrivateKey, createPublicKey, generateKeyPairSync, Key
 import { chmodSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import type { ChainSigner, SignatureCheck } from '@runledger/governance';
+import { settingText } from '@runledger/kernel';
 
 /** The data folder: RL_DATA_DIR, else `.data` under the working directory (what `npm start` uses). */
 export function dataDir(env: NodeJS.ProcessEnv = process.env): string {
-  return resolve(env.RL_DATA_DIR ?? '.data');
+  return resolve(settingText('RL_DATA_DIR', env));
 }
 
 /** Where the audit ledger keeps its Ed25519 signing key: RL_AUDIT_KEY_FILE, else <data>/audit/signing-key.pem. */
 export function auditKeyFile(env: NodeJS.ProcessEnv = process.env): string {
-  return resolve(env.RL_AUDIT_KEY_FILE ?? join(dataDir(env), 'audit', 'signing-key.pem'));
+  return resolve(settingText('RL_AUDIT_KEY_FILE', env) ?? join(dataDir(env), 'audit', 'signing-key.pem'));
 }
 
 /** The public half sits beside the private key, readable, so verifiers can pin it. */

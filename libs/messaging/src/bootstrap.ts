@@ -8,6 +8,7 @@ import { JsonLogger } from './logger';
 import { createRuntime, ServiceRuntime } from './runtime';
 import { RunledgerTransport } from './transport';
 import type { NatsIdentity } from './nats-identity';
+import { settingNumber, settingText } from '@runledger/kernel';
 
 export interface ServiceHandle {
   app: INestApplication;
@@ -28,8 +29,8 @@ export async function bootstrapService(service: string, module: (runtime: Servic
   app.useGlobalFilters(new RunledgerExceptionFilter(app.get(HttpAdapterHost).httpAdapter));
   app.connectMicroservice({ strategy: new RunledgerTransport(runtime) }, { inheritAppConfig: true });
   await app.startAllMicroservices();
-  const port = opts.httpPort ?? Number(process.env.HTTP_PORT ?? 0);
-  await app.listen(port, process.env.HTTP_HOST ?? '127.0.0.1');
+  const port = opts.httpPort ?? settingNumber('HTTP_PORT');
+  await app.listen(port, settingText('HTTP_HOST'));
   const address = app.getHttpServer().address();
   const httpPort = typeof address === 'object' && address ? address.port : port;
   let stopped = false;

@@ -1,5 +1,6 @@
 import { LoggerService } from '@nestjs/common';
 import { currentTraceId } from '@runledger/telemetry';
+import { settingText } from '@runledger/kernel';
 
 const LEVELS = ['error', 'warn', 'log', 'debug', 'verbose'] as const;
 type Level = (typeof LEVELS)[number];
@@ -7,7 +8,7 @@ type Level = (typeof LEVELS)[number];
 /** Structured JSON logs, one line each, carrying the active trace id. */
 export class JsonLogger implements LoggerService {
   private readonly max: number;
-  constructor(private readonly service: string, level = process.env.LOG_LEVEL ?? 'log') {
+  constructor(private readonly service: string, level = settingText('LOG_LEVEL')) {
     const idx = LEVELS.indexOf(level as Level);
     this.max = idx === -1 ? 2 : idx;
   }

@@ -1,5 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { ConnectionOptions, credsAuthenticator, nkeyAuthenticator } from '@nats-io/transport-node';
+import { settingText } from '@runledger/kernel';
 
 /** How a process proves who it is to NATS, and where its replies come back. */
 export interface NatsIdentity {
@@ -14,7 +15,10 @@ export interface NatsIdentity {
 
 /** The identity the environment names: NATS_CREDS, NATS_USER/NATS_PASSWORD, NATS_TOKEN, NATS_INBOX_PREFIX. */
 export function identityFromEnv(env: NodeJS.ProcessEnv = process.env): NatsIdentity {
-  return { creds: env.NATS_CREDS || undefined, user: env.NATS_USER || undefined, password: env.NATS_PASSWORD, token: env.NATS_TOKEN || undefined, inboxPrefix: env.NATS_INBOX_PREFIX || undefined };
+  return {
+    creds: settingText('NATS_CREDS', env), user: settingText('NATS_USER', env), password: settingText('NATS_PASSWORD', env),
+    token: settingText('NATS_TOKEN', env), inboxPrefix: settingText('NATS_INBOX_PREFIX', env),
+  };
 }
 
 /** A seed file named `<identity>.nk` (as npm start writes them under .data/credentials) implies `_INBOX_<identity>`. */

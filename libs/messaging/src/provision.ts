@@ -5,6 +5,7 @@ import { Objm, StorageType } from '@nats-io/obj';
 import { ensureLogStream } from '@runledger/event-log';
 import { provisionDataKeys } from './data-keys';
 import { provisionDurable } from './durable-consumer';
+import { settingNumber } from '@runledger/kernel';
 
 /** What the bootstrap identity creates before any service starts (deploy/nats/permissions.yaml: kv, object_stores). */
 export interface BusLayout {
@@ -25,7 +26,7 @@ export async function provisionBus(nc: NatsConnection, layout: BusLayout): Promi
   await ensureLogStream(jsm);
   for (const [durable, d] of Object.entries(layout.durables ?? {})) await provisionDurable(jsm, durable, d.filter, Boolean(d.batch));
   const kvm = new Kvm(nc);
-  const replicas = layout.replicas ?? Number(process.env.RL_KV_REPLICAS ?? 1);
+  const replicas = layout.replicas ?? settingNumber('RL_KV_REPLICAS');
   // With replicas, reads go to each bucket's leader: a replica that lags must not make a compare-and-set read stale.
   for (const bucket of layout.kvBuckets) await kvm.create(bucket, { history: 1, replicas, allow_direct: replicas === 1, description: `Runledger document collection "${bucket}"` });
   await provisionDataKeys(nc, replicas);

@@ -1,7 +1,7 @@
 import './nats-request-patch';
 import { connect, NatsConnection } from '@nats-io/transport-node';
 import { jetstream, jetstreamManager, JetStreamClient, JetStreamManager } from '@nats-io/jetstream';
-import { Clock } from '@runledger/kernel';
+import { Clock, settingFlag, settingText } from '@runledger/kernel';
 import { ensureLogStream, EventLog } from '@runledger/event-log';
 import { Bus } from './bus';
 import { identityFromEnv, identityOptions, NatsIdentity } from './nats-identity';
@@ -50,13 +50,13 @@ export const systemClock: Clock = { now: () => new Date() };
 export async function createRuntime(service: string, opts: { natsUrl?: string; clock?: Clock; identity?: NatsIdentity; rawLog?: boolean } = {}): Promise<ServiceRuntime> {
   const nc = await connect({
     // A comma-separated list names several nodes of a cluster (the client fails over between them).
-    servers: (opts.natsUrl ?? process.env.NATS_URL ?? 'nats://127.0.0.1:4222').split(','),
+    servers: (opts.natsUrl ?? settingText('NATS_URL')).split(','),
     name: `runledger-${service}`,
     maxReconnectAttempts: -1,
     reconnectTimeWait: 500,
     // The client builds an Error per request only to give async stack traces: 11–16 % of a service's CPU
     // (issue 12 profile). RL_ASYNC_TRACES=1 turns them back on when debugging.
-    noAsyncTraces: process.env.RL_ASYNC_TRACES !== '1',
+    noAsyncTraces: !settingFlag('RL_ASYNC_TRACES'),
     // The first connect of seven processes starting together on two cores can take a while.
     timeout: 30_000,
     // Each service connects as its own identity (permissions from deploy/nats/permissions.yaml) and gets

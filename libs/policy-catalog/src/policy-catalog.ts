@@ -2,11 +2,11 @@ import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { aggregateRef, EventLog } from '@runledger/event-log';
 import { loadPolicy, PolicyRegistry, PolicySet, PolicyVersions } from '@runledger/governance';
-import { AppError, sha256Hex } from '@runledger/kernel';
+import { AppError, settingText, sha256Hex } from '@runledger/kernel';
 
 /** Where the versioned policy files live; POLICY_DIR overrides (operators roll out a new version there). */
 export function defaultPolicyDir(env: NodeJS.ProcessEnv = process.env): string {
-  return resolve(env.POLICY_DIR ?? join(__dirname, '..', '..', '..', 'policy', 'contract-v1'));
+  return resolve(settingText('POLICY_DIR', env) ?? join(__dirname, '..', '..', '..', 'policy', 'contract-v1'));
 }
 
 interface PolicyFilePublished {

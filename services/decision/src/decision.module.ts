@@ -22,6 +22,7 @@ import { ProfileCatalog } from './sessions/infra/profile-catalog';
 import { SESSION_MODELS, sessionModelsFromEnv } from './sessions/infra/session-models';
 import { SessionsController } from './sessions/transport/sessions.controller';
 import { CLASSIFY_RETRY_BUDGET_MS, TOOL_CALL_TIMEOUT_MS, TOOL_RETRY_BUDGET_MS, TaskRunWorker } from './task-assistant/task-run.worker';
+import { settingNumber } from '@runledger/kernel';
 
 @Module({})
 export class DecisionModule {
@@ -30,8 +31,8 @@ export class DecisionModule {
     await policies.start();
     const profiles = new ProfileCatalog(runtime.log);
     await profiles.start();
-    const toolTimeoutMs = Number(process.env.TOOL_TIMEOUT_MS ?? 5_000);
-    const classifyBudgetMs = Number(process.env.CLASSIFY_RETRY_BUDGET_MS ?? 8_000);
+    const toolTimeoutMs = settingNumber('TOOL_TIMEOUT_MS');
+    const classifyBudgetMs = settingNumber('CLASSIFY_RETRY_BUDGET_MS');
     return {
       module: DecisionModule,
       imports: [MessagingModule.forRuntime(runtime)],
@@ -45,15 +46,15 @@ export class DecisionModule {
         SessionGateway, SessionWorker,
         { provide: ProfileCatalog, useValue: profiles },
         { provide: SESSION_MODELS, useValue: sessionModelsFromEnv() },
-        { provide: SESSION_REPLY_TIMEOUT_MS, useValue: Number(process.env.SESSION_REPLY_TIMEOUT_MS ?? 120_000) },
+        { provide: SESSION_REPLY_TIMEOUT_MS, useValue: settingNumber('SESSION_REPLY_TIMEOUT_MS') },
         { provide: RunRepository, useValue: new RunRepository(runtime.log) },
         { provide: TOOL_CALL_TIMEOUT_MS, useValue: toolTimeoutMs },
         { provide: REJECTED_LIMITS, useValue: rejectedLimitsFrom(process.env) },
-        { provide: TOOL_RETRY_BUDGET_MS, useValue: Number(process.env.TOOL_RETRY_BUDGET_MS ?? 60_000) },
+        { provide: TOOL_RETRY_BUDGET_MS, useValue: settingNumber('TOOL_RETRY_BUDGET_MS') },
         { provide: CLASSIFY_RETRY_BUDGET_MS, useValue: classifyBudgetMs },
         // The reply waits for classification (with its retries) and the tool timeout plus bookkeeping; past that
         // the run continues and the caller is told it is taking longer. A classifier restart must not read as slow.
-        { provide: REPLY_TIMEOUT_MS, useValue: Number(process.env.REPLY_TIMEOUT_MS ?? classifyBudgetMs + toolTimeoutMs * 2 + 5_000) },
+        { provide: REPLY_TIMEOUT_MS, useValue: settingNumber('REPLY_TIMEOUT_MS', process.env, classifyBudgetMs + toolTimeoutMs * 2 + 5_000) },
       ],
     };
   }

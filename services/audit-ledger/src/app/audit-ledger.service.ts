@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { DocumentStore } from '@runledger/document-store';
 import { EventLog, StoredEvent } from '@runledger/event-log';
 import { checkAuditCoverage, CoverageEvent } from '@runledger/governance';
-import { AppError, Clock } from '@runledger/kernel';
+import { AppError, Clock, settingNumber } from '@runledger/kernel';
 import { CLOCK, DOCUMENT_STORE } from '@runledger/messaging';
 import { AUDIT_DECISIONS, AUDIT_EVENTS, auditEventRow, AuditEventRow, auditRowOpen, CHAINED_EVENT_TYPES, RunAuditRow, withAuditEvent } from '../domain/audit-chain';
 import { FoldedRows, runsCreatedIn } from '../infra/folded-rows';
@@ -77,7 +77,7 @@ export class AuditLedgerService {
   async coverage() {
     const { state } = await this.log.replay<CoverageEvent[]>((acc, e) => (acc.push({ run_id: e.metadata.stream_id, type: e.type, data: e.data, recorded_at: e.metadata.recorded_at }), acc), [], { filter: 'rl.log.run.*' });
     // A run with no event for RL_STALE_RUN_MS (default 15 min) is not under way any more: it is reported.
-    return checkAuditCoverage(state, { allowInProgress: true, staleAfter: { now: this.clock.now().toISOString(), ms: Number(process.env.RL_STALE_RUN_MS ?? 15 * 60_000) } });
+    return checkAuditCoverage(state, { allowInProgress: true, staleAfter: { now: this.clock.now().toISOString(), ms: settingNumber('RL_STALE_RUN_MS') } });
   }
 }
 

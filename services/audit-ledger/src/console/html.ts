@@ -1,4 +1,5 @@
 /** Server-rendered HTML for the operator console: escaped text, plain tables, no scripts. */
+import { settingText } from '@runledger/kernel';
 
 export function esc(v: unknown): string {
   return String(v ?? '').replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
@@ -20,7 +21,7 @@ export function table(headers: string[], rows: string[][], id?: string): string 
 export const duration = (ms: number | null | undefined): string => (ms === null || ms === undefined ? '-' : ms < 1_000 ? `${ms} ms` : `${(ms / 1_000).toFixed(1)} s`);
 
 export function jaegerLink(traceId: string | null | undefined): string {
-  const base = process.env.JAEGER_UI_URL;
+  const base = settingText('JAEGER_UI_URL');
   if (!traceId) return '-';
   return base ? `<a class="trace" href="${esc(`${base.replace(/\/$/, '')}/trace/${traceId}`)}">${esc(traceId)}</a>` : `<code>${esc(traceId)}</code>`;
 }

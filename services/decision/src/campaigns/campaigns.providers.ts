@@ -9,6 +9,7 @@ import { CampaignCycleWorker } from './app/cycle-worker';
 import { PROPOSAL_AGENT } from './app/proposal-agent';
 import { CampaignProposalAgent } from './infra/openai-proposal-agent';
 import { CampaignsController } from './transport/campaigns.controller';
+import { settingNumber, settingText } from '@runledger/kernel';
 
 export const CAMPAIGN_CONTROLLERS: Type[] = [CampaignsController];
 
@@ -23,12 +24,12 @@ export function campaignProviders(env: NodeJS.ProcessEnv): Provider[] {
       provide: PROPOSAL_AGENT,
       inject: [Bus],
       useFactory: (bus: Bus) => new CampaignProposalAgent({
-        baseURL: env.OPENAI_BASE_URL, apiKey: env.OPENAI_API_KEY, timeoutMs: Number(env.CAMPAIGN_LLM_TIMEOUT_MS ?? 30_000), sessionTimeoutMs: Number(env.CAMPAIGN_SESSION_TIMEOUT_MS ?? 150_000),
+        baseURL: settingText('OPENAI_BASE_URL', env), apiKey: settingText('OPENAI_API_KEY', env), timeoutMs: settingNumber('CAMPAIGN_LLM_TIMEOUT_MS', env), sessionTimeoutMs: settingNumber('CAMPAIGN_SESSION_TIMEOUT_MS', env),
       }, bus),
     },
     // Browser tools start a real Chromium on first use: allow more than the task tools' default.
-    { provide: CAMPAIGN_TOOL_TIMEOUT_MS, useValue: Number(env.CAMPAIGN_TOOL_TIMEOUT_MS ?? 20_000) },
+    { provide: CAMPAIGN_TOOL_TIMEOUT_MS, useValue: settingNumber('CAMPAIGN_TOOL_TIMEOUT_MS', env) },
     // How long agents.campaign.cycle/run wait for their cycles before answering with those recorded so far.
-    { provide: CAMPAIGN_REPLY_TIMEOUT_MS, useValue: Number(env.CAMPAIGN_REPLY_TIMEOUT_MS ?? 600_000) },
+    { provide: CAMPAIGN_REPLY_TIMEOUT_MS, useValue: settingNumber('CAMPAIGN_REPLY_TIMEOUT_MS', env) },
   ];
 }

@@ -7,6 +7,7 @@ import { AGENT_REASONER } from './app/reasoner';
 import { ReasonerSelector } from './app/session-reasoner';
 import { AGENT_RUN_LIMITS, AGENT_RUN_REPLY_TIMEOUT_MS } from './governed-runs.types';
 import { AgentRunsController } from './transport/agent-runs.controller';
+import { settingNumber } from '@runledger/kernel';
 
 export const GOVERNED_RUNS_CONTROLLERS: Type[] = [AgentRunsController];
 
@@ -21,6 +22,6 @@ export function governedRunsProviders(env: NodeJS.ProcessEnv, toolTimeoutMs: num
     { provide: AGENT_REASONER, useFactory: (bus: Bus) => ReasonerSelector.fromEnv(bus, env), inject: [Bus] },
     { provide: AGENT_RUN_LIMITS, useValue: limits },
     // A whole case workflow (four child runs) takes seconds; past this the reply says in progress and a repeat gets the outcome.
-    { provide: AGENT_RUN_REPLY_TIMEOUT_MS, useValue: Number(env.AGENT_RUN_REPLY_TIMEOUT_MS ?? 60_000) },
+    { provide: AGENT_RUN_REPLY_TIMEOUT_MS, useValue: settingNumber('AGENT_RUN_REPLY_TIMEOUT_MS', env) },
   ];
 }

@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger, OnApplicationShutdown, OnApplicationBootstrap } from '@nestjs/common';
 import { RunsListRequest, RunsListResult, RunsResolveResult, RunSummary, SUBJECTS } from '@runledger/contracts';
 import { ConcurrencyError } from '@runledger/event-log';
-import { Clock } from '@runledger/kernel';
+import { Clock, settingNumber } from '@runledger/kernel';
 import { Bus, CLOCK } from '@runledger/messaging';
 import { isTerminal, liveClaim, RunRepository, RunSession } from '@runledger/runs';
 import { resolveAbandoned, runView, RunView } from './domain/resolution';
@@ -24,7 +24,7 @@ export interface ResolverSettings {
 }
 
 export function resolverSettingsFrom(env: NodeJS.ProcessEnv): ResolverSettings {
-  return { idleMs: Number(env.RL_RESOLVER_IDLE_MS ?? 15 * 60_000), graceMs: Number(env.RL_RESOLVER_GRACE_MS ?? 60_000), intervalMs: Number(env.RL_RESOLVER_INTERVAL_MS ?? 5 * 60_000) };
+  return { idleMs: settingNumber('RL_RESOLVER_IDLE_MS', env), graceMs: settingNumber('RL_RESOLVER_GRACE_MS', env), intervalMs: settingNumber('RL_RESOLVER_INTERVAL_MS', env) };
 }
 
 type SweepResult = RunsResolveResult;

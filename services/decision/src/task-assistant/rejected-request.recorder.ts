@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import { AgentDecisionReply } from '@runledger/contracts';
-import { AppError, Clock, isUuid, RateLimit, RateLimiter, truncateChars } from '@runledger/kernel';
+import { AppError, Clock, isUuid, RateLimit, RateLimiter, settingNumber, truncateChars } from '@runledger/kernel';
 import { CLOCK } from '@runledger/messaging';
 import { PolicyCatalog } from '@runledger/policy-catalog';
 import { childRequestHash, RunRepository } from '@runledger/runs';
@@ -19,10 +19,9 @@ export interface RejectedLimits {
 }
 
 export function rejectedLimitsFrom(env: NodeJS.ProcessEnv): RejectedLimits {
-  const num = (name: string, fallback: number) => (env[name] !== undefined && env[name] !== '' ? Number(env[name]) : fallback);
   return {
-    perCaller: { burst: num('RL_REJECTED_BURST', 20), perMinute: num('RL_REJECTED_PER_MINUTE', 30) },
-    overall: { burst: num('RL_REJECTED_OVERALL_BURST', 200), perMinute: num('RL_REJECTED_OVERALL_PER_MINUTE', 1_200) },
+    perCaller: { burst: settingNumber('RL_REJECTED_BURST', env), perMinute: settingNumber('RL_REJECTED_PER_MINUTE', env) },
+    overall: { burst: settingNumber('RL_REJECTED_OVERALL_BURST', env), perMinute: settingNumber('RL_REJECTED_OVERALL_PER_MINUTE', env) },
   };
 }
 

@@ -5,6 +5,7 @@ import type { StoredEvent } from '@runledger/event-log';
 import { LogConsumer, RequestHandler } from '@runledger/messaging';
 import { InboxDispatcher } from '../inbox/inbox.dispatcher';
 import { TaskAssistantGateway } from './task-assistant.gateway';
+import { settingNumber } from '@runledger/kernel';
 
 @Controller()
 export class TaskAssistantController {
@@ -17,7 +18,7 @@ export class TaskAssistantController {
 
   /** Runs (task assistant and governed agents) are carried out from the one durable inbox: a crash mid-run resumes on redelivery. */
   // Enough deliveries (backoff up to 15 s each) to outlast TOOL_RETRY_BUDGET_MS, after which a run records its failure.
-  @LogConsumer('rl.log.inbox.decision', { durable: 'decision-inbox', concurrency: 16, maxDeliver: 30, ackWaitMs: Number(process.env.RL_INBOX_ACK_WAIT_MS ?? 30_000) })
+  @LogConsumer('rl.log.inbox.decision', { durable: 'decision-inbox', concurrency: 16, maxDeliver: 30, ackWaitMs: settingNumber('RL_INBOX_ACK_WAIT_MS') })
   onInbox(@Payload() event: StoredEvent): Promise<void> {
     return this.inbox.dispatch(event);
   }

@@ -2,6 +2,7 @@ import { OpenAiChatModel, type Model } from '@runledger/agent-session';
 import type { IntentModelCall } from '@runledger/contracts';
 import { jsonrepair } from 'jsonrepair';
 import { classifyIntent, HistoryMessage, IntentType, UserIntent } from '@runledger/task-assistant';
+import { settingNumber, settingText } from '@runledger/kernel';
 
 export interface IntentClassifier {
   readonly name: string;
@@ -83,11 +84,11 @@ function parseIntent(text: string, allowed: IntentType[]): UserIntent | null {
 }
 
 export function classifierFromEnv(env: NodeJS.ProcessEnv = process.env): IntentClassifier {
-  if ((env.INTENT_CLASSIFIER ?? 'rules') !== 'llm') return new RuleClassifier();
+  if (settingText('INTENT_CLASSIFIER', env) !== 'llm') return new RuleClassifier();
   return new LlmClassifier({
-    baseURL: env.OPENAI_BASE_URL,
-    apiKey: env.OPENAI_API_KEY ?? 'unset',
-    model: env.INTENT_MODEL ?? 'gpt-4o-mini',
-    timeoutMs: Number(env.INTENT_TIMEOUT_MS ?? 5000),
+    baseURL: settingText('OPENAI_BASE_URL', env),
+    apiKey: settingText('OPENAI_API_KEY', env) ?? 'unset',
+    model: settingText('INTENT_MODEL', env),
+    timeoutMs: settingNumber('INTENT_TIMEOUT_MS', env),
   });
 }

@@ -1,5 +1,6 @@
 // Pure rules of what a promotion screen reads from its source case: which records lead to which artifacts,
 // which bytes count as text, and how much the screen may read before it refuses instead of guessing.
+import { settingNumber } from '@runledger/kernel';
 
 /**
  * Case-plane collections whose records name the artifacts holding the case's raw text. The records themselves
@@ -32,14 +33,10 @@ export const SCREEN_INCOMPLETE = 'PROMOTION.SCREEN_INCOMPLETE';
 
 /** Limits from the environment (PROMOTION_MAX_CASE_RECORDS, _SCREEN_ARTIFACTS, _SCREEN_TEXT_BYTES); bad values keep the default. */
 export function screenLimitsFrom(env: Readonly<Record<string, string | undefined>>): ScreenLimits {
-  const pick = (name: string, fallback: number) => {
-    const value = Number(env[name]);
-    return Number.isSafeInteger(value) && value > 0 ? value : fallback;
-  };
   return {
-    maxRecords: pick('PROMOTION_MAX_CASE_RECORDS', DEFAULT_SCREEN_LIMITS.maxRecords),
-    maxArtifacts: pick('PROMOTION_MAX_SCREEN_ARTIFACTS', DEFAULT_SCREEN_LIMITS.maxArtifacts),
-    maxTextBytes: pick('PROMOTION_MAX_SCREEN_TEXT_BYTES', DEFAULT_SCREEN_LIMITS.maxTextBytes),
+    maxRecords: settingNumber('PROMOTION_MAX_CASE_RECORDS', env, DEFAULT_SCREEN_LIMITS.maxRecords),
+    maxArtifacts: settingNumber('PROMOTION_MAX_SCREEN_ARTIFACTS', env, DEFAULT_SCREEN_LIMITS.maxArtifacts),
+    maxTextBytes: settingNumber('PROMOTION_MAX_SCREEN_TEXT_BYTES', env, DEFAULT_SCREEN_LIMITS.maxTextBytes),
   };
 }
 

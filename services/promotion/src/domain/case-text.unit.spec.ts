@@ -20,8 +20,10 @@ describe('what a promotion screen reads from its case', () => {
     expect(artifactText('application/json', bytes('{not json'))).toEqual({ text: '{not json' });
   });
 
-  it('takes its limits from the environment, keeping the defaults for missing or bad values', () => {
+  it('takes its limits from the environment, the defaults when unset; a bad value stops the service at start, named (issue 21 settings)', () => {
     expect(screenLimitsFrom({})).toEqual(DEFAULT_SCREEN_LIMITS);
-    expect(screenLimitsFrom({ PROMOTION_MAX_CASE_RECORDS: '5', PROMOTION_MAX_SCREEN_ARTIFACTS: '-1', PROMOTION_MAX_SCREEN_TEXT_BYTES: 'lots' })).toEqual({ ...DEFAULT_SCREEN_LIMITS, maxRecords: 5 });
+    expect(screenLimitsFrom({ PROMOTION_MAX_CASE_RECORDS: '5' })).toEqual({ ...DEFAULT_SCREEN_LIMITS, maxRecords: 5 });
+    expect(() => screenLimitsFrom({ PROMOTION_MAX_SCREEN_ARTIFACTS: '-1' })).toThrow(/PROMOTION_MAX_SCREEN_ARTIFACTS: must be at least 1/);
+    expect(() => screenLimitsFrom({ PROMOTION_MAX_SCREEN_TEXT_BYTES: 'lots' })).toThrow(/PROMOTION_MAX_SCREEN_TEXT_BYTES: must be a whole number/);
   });
 });

@@ -1,4 +1,5 @@
 import { truncateToolResponse } from '@runledger/agent-session';
+import { settingNumber, settingText } from '@runledger/kernel';
 
 /** Tool execution limits and operator fault injection, from the environment. */
 export interface GatewayLimits {
@@ -10,15 +11,15 @@ export interface GatewayLimits {
 
 export function limitsFromEnv(env: NodeJS.ProcessEnv = process.env): GatewayLimits {
   const faults = new Map<string, { delayMs?: number; fail?: boolean }>();
-  for (const entry of (env.RL_TOOL_FAULTS ?? '').split(',').map((s) => s.trim()).filter(Boolean)) {
+  for (const entry of (settingText('RL_TOOL_FAULTS', env) ?? '').split(',').map((s) => s.trim()).filter(Boolean)) {
     const [tool, spec] = entry.split('=');
     if (!tool || !spec) continue;
     if (spec === 'fail') faults.set(tool, { fail: true });
     else if (spec.startsWith('delay:')) faults.set(tool, { delayMs: Number(spec.slice(6)) || 0 });
   }
   return {
-    defaultTimeoutMs: Number(env.TOOL_TIMEOUT_MS ?? 5_000),
-    responseMaxBytes: Number(env.TOOL_RESPONSE_MAX_BYTES ?? 65_536),
+    defaultTimeoutMs: settingNumber('TOOL_TIMEOUT_MS', env),
+    responseMaxBytes: settingNumber('TOOL_RESPONSE_MAX_BYTES', env),
     faults,
   };
 }

@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import type { McpConfig, McpServerConfig } from '@runledger/agent-session';
+import { settingText } from '@runledger/kernel';
 
 const SERVER_NAME = /^[a-z0-9][a-z0-9_-]{0,31}$/;
 
@@ -8,7 +9,7 @@ const SERVER_NAME = /^[a-z0-9][a-z0-9_-]{0,31}$/;
  * Every queue binding must name a defined queue (§7); `default` is added when missing.
  */
 export function mcpConfigFromEnv(env: NodeJS.ProcessEnv = process.env): McpConfig {
-  const file = env.RL_MCP_SERVERS;
+  const file = settingText('RL_MCP_SERVERS', env);
   if (!file) return { mcpServers: {}, queues: { default: { concurrent: 32 } } };
   return parseMcpConfig(JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>, file);
 }

@@ -1,5 +1,5 @@
 import { openaiModule } from '@runledger/agent-session';
-import { truncateChars } from '@runledger/kernel';
+import { settingText, truncateChars } from '@runledger/kernel';
 import type { TranscriptSegment } from '@runledger/contracts';
 
 /** The OpenAI-compatible server audio recordings are transcribed by (TRANSCRIPTION_BASE_URL, …). */
@@ -10,8 +10,9 @@ export interface TranscriptionConfig {
 }
 
 export function transcriptionConfigFromEnv(env: NodeJS.ProcessEnv = process.env): TranscriptionConfig | undefined {
-  if (!env.TRANSCRIPTION_BASE_URL) return undefined;
-  return { baseURL: env.TRANSCRIPTION_BASE_URL, apiKey: env.TRANSCRIPTION_API_KEY ?? '', model: env.TRANSCRIPTION_MODEL ?? 'whisper-1' };
+  const baseURL = settingText('TRANSCRIPTION_BASE_URL', env);
+  if (!baseURL) return undefined;
+  return { baseURL, apiKey: settingText('TRANSCRIPTION_API_KEY', env) ?? '', model: settingText('TRANSCRIPTION_MODEL', env) };
 }
 
 const EXTENSIONS: Record<string, string> = { 'audio/mpeg': 'mp3', 'audio/mp3': 'mp3', 'audio/wav': 'wav', 'audio/x-wav': 'wav', 'audio/webm': 'webm', 'audio/ogg': 'ogg', 'audio/mp4': 'm4a', 'audio/m4a': 'm4a', 'audio/flac': 'flac' };

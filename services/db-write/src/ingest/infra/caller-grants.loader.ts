@@ -3,10 +3,11 @@ import { dirname, join, resolve } from 'node:path';
 import { defaultPolicyDir } from '@runledger/policy-catalog';
 import { parse } from 'yaml';
 import { CallerGrants, parseCallerGrants } from '../domain/caller-grants';
+import { settingText } from '@runledger/kernel';
 
 /** The shipped policy/callers.yaml (whatever POLICY_DIR says of the contract's files); CALLER_GRANTS_FILE overrides. */
 export function callerGrantsFile(env: NodeJS.ProcessEnv = process.env): string {
-  return resolve(env.CALLER_GRANTS_FILE ?? join(dirname(defaultPolicyDir({})), 'callers.yaml'));
+  return resolve(settingText('CALLER_GRANTS_FILE', env) ?? join(dirname(defaultPolicyDir({})), 'callers.yaml'));
 }
 
 /** The caller grants, or an error naming every problem: db-write does not start on a bad file. */

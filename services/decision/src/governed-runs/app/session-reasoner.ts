@@ -8,6 +8,7 @@ import type { MappingResult, MappingSource } from '../domain/mapping';
 import { reasonerOutputProblems, REASONER_SCHEMAS, type ReasonerTask } from '../domain/reasoner-output';
 import type { AgentRunSpec } from '../domain/run-spec';
 import { DeterministicReasoner, type AgentReasoner, type RunScopedReasoner } from './reasoner';
+import { settingText } from '@runledger/kernel';
 
 /**
  * An LLM-backed reasoner built on agent sessions: each reasoning step is a child session of the governed run
@@ -65,7 +66,8 @@ export class ReasonerSelector implements RunScopedReasoner {
   constructor(private readonly bus: Bus, private readonly profiles: Readonly<Record<string, string>>) {}
 
   static fromEnv(bus: Bus, env: NodeJS.ProcessEnv): ReasonerSelector {
-    return new ReasonerSelector(bus, env.RL_REASONER_PROFILES ? (JSON.parse(env.RL_REASONER_PROFILES) as Record<string, string>) : {});
+    const profiles = settingText('RL_REASONER_PROFILES', env);
+    return new ReasonerSelector(bus, profiles ? (JSON.parse(profiles) as Record<string, string>) : {});
   }
 
   forRun(spec: AgentRunSpec): AgentReasoner {

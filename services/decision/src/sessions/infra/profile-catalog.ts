@@ -2,12 +2,12 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { registerProfiles, type AgentProfile } from '@runledger/agent-session';
 import { aggregateRef, EventLog } from '@runledger/event-log';
-import { AppError, sha256Hex } from '@runledger/kernel';
+import { AppError, settingText, sha256Hex } from '@runledger/kernel';
 import { canonicalJson } from '@runledger/governance';
 
 /** Where agent profiles live; AGENT_PROFILES_DIR overrides (one `<id>.json` per agent). */
 export function defaultProfileDir(env: NodeJS.ProcessEnv = process.env): string {
-  return resolve(env.AGENT_PROFILES_DIR ?? join(__dirname, '..', '..', '..', '..', '..', 'agents'));
+  return resolve(settingText('AGENT_PROFILES_DIR', env) ?? join(__dirname, '..', '..', '..', '..', '..', 'agents'));
 }
 
 interface ProfilePublished {

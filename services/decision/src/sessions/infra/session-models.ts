@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { expandPlaceholders, modelsFromConfig, routeModels, systemClock, toAgentConfig, type AgentConfig, type Model } from '@runledger/agent-session';
+import { settingText } from '@runledger/kernel';
 
 export const SESSION_MODELS = Symbol('SESSION_MODELS');
 
@@ -15,7 +16,7 @@ export interface SessionModels {
  * no provider is configured and sessions end with a configuration error.
  */
 export function sessionModelsFromEnv(env: NodeJS.ProcessEnv = process.env): SessionModels {
-  const file = env.RL_AGENT_CONFIG;
+  const file = settingText('RL_AGENT_CONFIG', env);
   const raw = file ? (JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>) : {};
   const expanded = expandPlaceholders(raw, { origin: file ?? 'environment', layerEnv: {}, processEnv: env }) as Record<string, unknown>;
   const shaped = toAgentConfig(expanded);
