@@ -3,6 +3,8 @@ import { isWireError, WireError } from '@runledger/kernel';
 
 /** Replies carry the contract shape as their body; success or failure travels in this header. */
 export const STATUS_HEADER = 'Rl-Status';
+/** A client's id of one request, the same on each of its retries (@runledger/client sends it); traced as rl.request_id. */
+export const REQUEST_ID_HEADER = 'Rl-Request-Id';
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();

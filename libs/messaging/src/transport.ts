@@ -6,7 +6,7 @@ import { lastValueFrom, isObservable } from 'rxjs';
 import { AppError, isWireError, jsonShapeProblem, toWireError, WireError } from '@runledger/kernel';
 import { EventLog, LOG_STREAM, aggregateRef, isBusFault, messageEvents, type StoredEvent } from '@runledger/event-log';
 import { contextFromTraceparent, extractTraceContext, logSubjectTemplate, messagingAttributes, observeConsumerLag, runledgerMetrics, SpanKind, withSpan } from '@runledger/telemetry';
-import { decodeJson, encodeJson, replyHeaders } from './codec';
+import { decodeJson, encodeJson, replyHeaders, REQUEST_ID_HEADER } from './codec';
 import { ConsumerLease } from './consumer-lease';
 import { ensureDurable, unsettledRange } from './durable-consumer';
 import { HANDLER_KIND, LogConsumerOptions, MALFORMED_PAYLOAD, MAX_REQUEST_BYTES } from './handlers';
@@ -117,7 +117,9 @@ export class RunledgerTransport extends Server implements CustomTransportStrateg
   }
 
   private async onRequest(subject: string, handler: MessageHandler, msg: Msg): Promise<void> {
-    await withSpan(`process ${subject}`, { kind: SpanKind.CONSUMER, parent: extractTraceContext(msg.headers), attributes: { ...messagingAttributes({ operation: 'process', subject, consumerGroup: this.deps.service }), 'service.handler': this.deps.service } }, async (span) => {
+    // A client's id of the request (Rl-Request-Id, the same on each of its retries) ties its attempts together in traces.
+    const requestId = msg.headers?.get(REQUEST_ID_HEADER).slice(0, 128);
+    await withSpan(`process ${subject}`, { kind: SpanKind.CONSUMER, parent: extractTraceContext(msg.headers), attributes: { ...messagingAttributes({ operation: 'process', subject, consumerGroup: this.deps.service }), 'service.handler': this.deps.service, ...(requestId ? { 'rl.request_id': requestId } : {}) } }, async (span) => {
       const limit = (handler.extras?.maxBytes as number | undefined) ?? MAX_REQUEST_BYTES;
       if (msg.data.length > limit) {
         return this.reply(msg, 'error', new AppError('REQUEST.TOO_LARGE', `The request is ${msg.data.length} bytes; ${subject} accepts at most ${limit}.`).toWire());

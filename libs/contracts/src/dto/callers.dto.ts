@@ -21,7 +21,6 @@ export class ArtifactIngestRequestDto implements ArtifactIngestRequest {
   // No length cap here: the service decodes first and names the size and the kind's limit in its refusal.
   @IsString() @IsBase64() content_base64!: string;
   @IsOptional() @Matches(SHA256) sha256?: string;
-  @IsOptional() @IsString() @Length(1, 128) request_id?: string;
 }
 
 export class CallerArtifactGetRequestDto implements CallerArtifactGetRequest {

@@ -21,10 +21,6 @@ export interface ArtifactIngestRequest {
    * Optional: the sha256 the caller expects; a mismatch is refused with ARTIFACT.HASH_MISMATCH.
    */
   sha256?: string;
-  /**
-   * Optional: the caller's id of this request (traced, echoed in logs); the ingest itself is idempotent by content.
-   */
-  request_id?: string;
 }
 
 /**
