@@ -32,6 +32,7 @@ function filesUnder(dir: string, test: (path: string) => boolean): string[] {
 describe('Issue 23: audit verify names a damaged stored message, reads one consistent snapshot, and fails on a replaced log', () => {
   let stack: TestStack;
   let witness: string;
+  const burst: string[] = [];
   const runledger = (...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> =>
     new Promise((resolve) => {
       execFile(process.execPath, [CLI, 'audit', ...args], { env: { ...process.env, ...stack.cliEnv('operator') }, timeout: 120_000 }, (err, stdout, stderr) => {
@@ -52,7 +53,7 @@ describe('Issue 23: audit verify names a damaged stored message, reads one consi
   });
 
   it('Issue 23 consistent snapshot: verify right after a burst of requests, while the ledger still chains, answers OK (never a false truncated)', async () => {
-    await Promise.all(Array.from({ length: 12 }, (_, i) => addTask(`burst item ${i}`)));
+    burst.push(...(await Promise.all(Array.from({ length: 12 }, (_, i) => addTask(`burst item ${i}`)))));
     const verdict = await runledger('verify');
     expect(verdict.stdout).not.toMatch(/truncated/);
     expect(verdict.stdout).toMatch(/audit chain OK/);
@@ -71,9 +72,17 @@ describe('Issue 23: audit verify names a damaged stored message, reads one consi
     expect(verdict.code).toBe(0);
   });
 
+  it('Issue 23 tamper: a message on a run subject that is not a commit of events fails verify with damaged_message naming its log sequence', async () => {
+    const ack = await jetstream(stack.nc).publish(`rl.log.run.${randomUUID()}`, new TextEncoder().encode('{"commit":{"format":2,"events":[{"id":'));
+    const verdict = await runledger('verify');
+    expect(verdict.stdout).toContain(`audit log BROKEN at log message ${ack.seq}: damaged_message`);
+    expect(verdict.stdout).toContain('is not a commit of events');
+    expect(verdict.code).toBe(1);
+  });
+
   it('Issue 23 tamper: a one-byte edit of an event body in the stored file fails verify at once with damaged_message naming its log sequence (not DEPENDENCY.DOWN)', async () => {
-    const runId = await addTask('the edited one');
-    const events = await stack.runEvents(runId);
+    // A run stored before the message above: the first damage in log order is the one named.
+    const events = await stack.runEvents(burst[0]);
     const target = events[events.length - 1];
     const needle = Buffer.from(target.metadata.event_id);
     await stack.nats.restart(() => {

@@ -47,17 +47,24 @@ export async function scanLog(nc: NatsConnection, filter: string, label: string,
   const log = new EventLog(jetstream(nc), jsm, { producer: 'runledger-cli', clock: { now: () => new Date() } });
   let count = 0;
   if (info.state.messages > 0) {
-    await log.messages(filter, info.state.first_seq, horizon, async (m) => {
+    await log.messages(filter, info.state.first_seq, horizon, (m) => {
       let events: StoredEvent[] = [];
       try {
         events = storedEvents(m.data, m.seq, m.subject);
       } catch {
         // not an event (the consumers dead-letter such messages); nothing to fold
       }
-      // A callback may return a promise (opening sealed data): events are folded one at a time, in order.
-      for (const event of events) {
-        await onEvent(event);
+      // A callback may return a promise (opening sealed data): events are folded one at a time, in order, and a
+      // message costs no promise when none does.
+      for (let i = 0; i < events.length; i++) {
+        const folded = onEvent(events[i]);
         count++;
+        if (folded instanceof Promise) {
+          return folded.then(async () => {
+            for (let j = i + 1; j < events.length; j++, count++) await onEvent(events[j]);
+            progress.update(m.seq, count);
+          });
+        }
       }
       progress.update(m.seq, count);
     });

@@ -33,6 +33,15 @@ describe('Issue 9 permissions table', () => {
     }
   });
 
+  it('Issue 23 readers create nothing: no identity may create a consumer but a durable\'s owner, under that durable\'s name and filter only', () => {
+    const owned = Object.entries(table.log.durables as Record<string, { owner: string; filter: string }>);
+    for (const id of permissions.identities(table)) {
+      const creates = perms(id).publish.allow.filter((s) => s.startsWith('$JS.API.CONSUMER.CREATE') || s.startsWith('$JS.API.CONSUMER.DURABLE'));
+      expect(creates).toEqual(owned.filter(([, d]) => d.owner === id).map(([name, d]) => `$JS.API.CONSUMER.CREATE.RUNLEDGER_LOG.${name}.${d.filter}`));
+      if (!creates.length) expect(perms(id).publish.deny).toContain('$JS.API.CONSUMER.CREATE.>');
+    }
+  });
+
   it('Issue 9 inboxes: every identity may subscribe to its own inbox prefix only, never _INBOX.> or another\'s', () => {
     for (const id of permissions.identities(table)) {
       const inboxes = perms(id).subscribe.allow.filter((s) => s.startsWith('_INBOX'));

@@ -45,69 +45,95 @@ function inboxPrefixOf(nc: NatsConnection): string | undefined {
  * Hands `onRead` every sequence of `stream` in [from, to], in order: each stored message, or `{ missing }` where the
  * server answered that it has none. Gets are kept in flight WINDOW at a time on one subscription and answered in any
  * order (replicas may answer); the reader puts them back in sequence order. A read with no answer for READ_IDLE_MS is
- * DEPENDENCY.DOWN (retryable): never a part of the range handed out as if it were all.
+ * DEPENDENCY.DOWN (retryable): never a part of the range handed out as if it were all. Answers are taken in the
+ * subscription's callback and handed on at once (an async iterator, or a promise per message, halved the rate); a
+ * promise `onRead` returns holds the next message until it settles.
  */
-export async function readSequences(nc: NatsConnection, stream: string, from: number, to: number, onRead: (read: SequenceRead) => void | Promise<void>, idleMs = READ_IDLE_MS): Promise<void> {
-  if (to < from) return;
-  const inbox = createInbox(inboxPrefixOf(nc));
-  const sub = nc.subscribe(`${inbox}.*`);
-  const api = `$JS.API.DIRECT.GET.${stream}`;
-  const arrived = new Map<number, SequenceRead>();
-  let next = from;
-  let asked = from;
-  const ask = () => {
-    for (; asked <= to && asked < next + WINDOW; asked++) nc.publish(api, encoder.encode(`{"seq":${asked}}`), { reply: `${inbox}.${asked}` });
-  };
-  let answers = 0;
-  let idleLooks = 0;
-  let lastLook = -1;
-  let stalled = false;
-  let giveUp: (err: AppError) => void = () => undefined;
-  const watchdog = new Promise<never>((_, reject) => (giveUp = reject));
-  const looking = setInterval(() => {
-    idleLooks = answers === lastLook ? idleLooks + 1 : 0;
-    lastLook = answers;
-    if (idleLooks < 3) return;
-    stalled = true;
-    giveUp(stalledRead());
-  }, idleMs / 3);
-  const read = async (): Promise<void> => {
-    ask();
-    for await (const m of sub) {
-      if (stalled) return;
-      answers++;
-      const seq = Number(m.subject.slice(inbox.length + 1));
-      arrived.set(seq, answerOf(seq, m));
-      for (let r = arrived.get(next); r; r = arrived.get(next)) {
-        arrived.delete(next);
-        const handled = onRead(r);
-        if (handled instanceof Promise) await handled; // no microtask per message when the reader is synchronous
-        if (stalled) return;
-        next++;
+export function readSequences(nc: NatsConnection, stream: string, from: number, to: number, onRead: (read: SequenceRead) => void | Promise<void>, idleMs = READ_IDLE_MS): Promise<void> {
+  if (to < from) return Promise.resolve();
+  return new Promise<void>((resolve, reject) => {
+    const inbox = createInbox(inboxPrefixOf(nc));
+    const api = `$JS.API.DIRECT.GET.${stream}`;
+    const arrived = new Map<number, SequenceRead>();
+    let next = from;
+    let asked = from;
+    let waiting = false;
+    let done = false;
+    let answers = 0;
+    let idleLooks = 0;
+    let lastLook = -1;
+    const end = (err?: unknown) => {
+      if (done) return;
+      done = true;
+      clearInterval(looking);
+      sub.unsubscribe();
+      if (err) reject(err);
+      else resolve();
+    };
+    const ask = () => {
+      try {
+        for (; asked <= to && asked < next + WINDOW; asked++) nc.publish(api, encoder.encode(`{"seq":${asked}}`), { reply: `${inbox}.${asked}` });
+      } catch {
+        end(unanswered()); // the connection closed or is draining: retryable, as any read the log did not answer
       }
-      if (next > to) return;
-      ask();
-    }
-  };
-  const reading = read();
-  reading.catch(() => undefined); // once abandoned, its end is nobody's concern
-  try {
-    await Promise.race([reading, watchdog]);
-  } finally {
-    stalled = true;
-    clearInterval(looking);
-    sub.unsubscribe();
-  }
+    };
+    // Hands on what is next in order; stops at a promise and goes on once it settles.
+    const pump = () => {
+      try {
+        for (let r = arrived.get(next); r && !done; r = arrived.get(next)) {
+          arrived.delete(next);
+          next++;
+          const handled = onRead(r);
+          if (handled instanceof Promise) {
+            waiting = true;
+            handled.then(() => {
+              waiting = false;
+              pump();
+            }, end);
+            return;
+          }
+        }
+        if (next > to) end();
+        else ask();
+      } catch (err) {
+        end(err);
+      }
+    };
+    const sub = nc.subscribe(`${inbox}.*`, {
+      callback: (err, m) => {
+        if (done) return;
+        // The subscription refused or closed under the read (a permissions violation, the connection ending).
+        if (err) return end(unanswered());
+        answers++;
+        const seq = Number(m.subject.slice(inbox.length + 1));
+        try {
+          arrived.set(seq, answerOf(seq, m));
+        } catch (e) {
+          return end(e);
+        }
+        if (!waiting) pump();
+      },
+    });
+    const looking = setInterval(() => {
+      idleLooks = answers === lastLook ? idleLooks + 1 : 0;
+      lastLook = answers;
+      if (idleLooks >= 3) end(stalledRead());
+    }, idleMs / 3);
+    ask();
+  });
 }
 
+const unanswered = () => new AppError('DEPENDENCY.DOWN', 'The event log could not be read; retry.');
+
 function answerOf(seq: number, m: Msg): SequenceRead {
-  const code = m.headers?.code ?? 0;
+  const h = m.headers;
+  const code = h?.code ?? 0;
   if (code === 404) return { seq, missing: true };
   // Anything else than a message is the server failing to answer (busy, no leader, bad request): retryable.
-  if (code !== 0 && code !== 200) throw new AppError('DEPENDENCY.DOWN', 'The event log could not be read; retry.');
-  const subject = m.headers?.get('Nats-Subject');
-  if (!subject || Number(m.headers?.get('Nats-Sequence')) !== seq) throw new AppError('DEPENDENCY.DOWN', 'The event log answered a read with something else; retry.');
-  return { seq, subject, data: m.data, headers: m.headers };
+  if (code !== 0 && code !== 200) throw unanswered();
+  const subject = h?.get('Nats-Subject');
+  if (!subject) throw new AppError('DEPENDENCY.DOWN', 'The event log answered a read with something else; retry.');
+  return { seq, subject, data: m.data, headers: h };
 }
 
 /**

@@ -295,9 +295,10 @@ export class EventLog {
       }
       return;
     }
-    await readSequences(connectionOf(this.jsm), this.stream, fromSeq, untilSeq, async (read) => {
-      const msg = 'missing' in read ? await this.leaderAt(read.seq) : read;
-      if (subjectMatches(filter, msg.subject)) await onMessage(msg);
+    // No promise per message unless a handler needs one: a replay reads millions.
+    await readSequences(connectionOf(this.jsm), this.stream, fromSeq, untilSeq, (read) => {
+      if ('missing' in read) return this.leaderAt(read.seq).then((msg) => (subjectMatches(filter, msg.subject) ? onMessage(msg) : undefined));
+      return subjectMatches(filter, read.subject) ? onMessage(read) : undefined;
     });
   }
 
@@ -313,12 +314,21 @@ export class EventLog {
 
   /** The events of `messages`, opened (a message that is not events, published by mistake, holds none: readers skip it). */
   private async scan(filter: string, fromSeq: number, untilSeq: number, onEvent: (e: StoredEvent) => void, sparse: boolean): Promise<void> {
-    await this.messages(filter, fromSeq, untilSeq, async (m) => {
-      for (const event of tryStoredEvents(m.data, m.seq, m.subject)) {
-        const opened = this.open(event); // without sealed fields nothing to wait for (no microtask per event)
-        onEvent(opened instanceof Promise ? await opened : opened);
+    await this.messages(filter, fromSeq, untilSeq, (m) => this.each(tryStoredEvents(m.data, m.seq, m.subject), onEvent), sparse);
+  }
+
+  /** Hands each event on opened, in order; a promise only once an event's sealed data must be waited for. */
+  each(events: StoredEvent[], onEvent: (e: StoredEvent) => void): void | Promise<void> {
+    for (let i = 0; i < events.length; i++) {
+      const opened = this.open(events[i]); // without sealed fields nothing to wait for (no microtask per event)
+      if (opened instanceof Promise) {
+        return opened.then(async (first) => {
+          onEvent(first);
+          for (let j = i + 1; j < events.length; j++) onEvent(await this.open(events[j]));
+        });
       }
-    }, sparse);
+      onEvent(opened);
+    }
   }
 }
 

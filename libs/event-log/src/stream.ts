@@ -85,8 +85,10 @@ function isStreamNotFound(err: unknown): boolean {
 
 /**
  * Which log this is: its name, when it was created and its first message. An admin who deletes the log and creates it
- * again, or drops its oldest messages, cannot keep these (the audit anchor is bound to them).
+ * again, or drops its oldest messages, cannot keep these (the audit anchor is bound to them). A log with no message
+ * yet names the sequence its first will get (nats-server says 0 for a stream never written to), so the identity does
+ * not change when the log is first written.
  */
-export function logIdentityOf(info: Pick<StreamInfo, 'config' | 'created' | 'state'>): { stream: string; created: string; first_seq: number } {
-  return { stream: info.config.name, created: info.created, first_seq: info.state.first_seq };
+export function logIdentityOf(info: Pick<StreamInfo, 'config' | 'created'> & { state: Pick<StreamInfo['state'], 'messages' | 'first_seq' | 'last_seq'> }): { stream: string; created: string; first_seq: number } {
+  return { stream: info.config.name, created: info.created, first_seq: info.state.messages > 0 ? info.state.first_seq : info.state.last_seq + 1 };
 }

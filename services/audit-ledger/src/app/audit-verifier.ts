@@ -64,7 +64,7 @@ export class AuditVerifier {
     const audited: LoggedAuditEvent[] = [];
     if (!state.messages) return { chain, audited };
     try {
-      await this.log.messages(`${LOG_SUBJECT_PREFIX}.>`, state.first_seq, state.last_seq, async (m) => {
+      await this.log.messages(`${LOG_SUBJECT_PREFIX}.>`, state.first_seq, state.last_seq, (m) => {
         const isChain = m.subject === CHAIN_REF.subject;
         if (!isChain && !m.subject.startsWith(RUN_SUBJECT_PREFIX)) return;
         let events: StoredEvent[];
@@ -73,14 +73,13 @@ export class AuditVerifier {
         } catch {
           throw new DamagedMessage(m.seq, 'is not a commit of events (edited in the store)');
         }
-        for (const event of events) {
-          const opened = await this.log.open(event);
-          if (isChain) chain.push(opened);
+        return this.log.each(events, (event) => {
+          if (isChain) chain.push(event);
           else {
-            const a = loggedAuditEvent(opened);
+            const a = loggedAuditEvent(event);
             if (a) audited.push(a);
           }
-        }
+        });
       });
     } catch (err) {
       const damaged = err instanceof UnreadableMessageError ? new DamagedMessage(err.seq, 'cannot be read: the server holds no readable message there (damaged in the store, or removed)') : err;

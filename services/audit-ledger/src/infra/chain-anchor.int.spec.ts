@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { jetstreamManager } from '@nats-io/jetstream';
+import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { ensureLogStream, LOG_STREAM } from '@runledger/event-log';
 import { checkLogIdentity, type ChainCheckpoint } from '@runledger/governance';
 import { tempDir, useNatsServer, type TempDir } from '@runledger/testing';
@@ -54,6 +54,13 @@ describe('Issue 23 ChainAnchor: the signed head is bound to the log it was taken
     after.write(head(61));
     after.flush();
     expect(after.read()?.log).toEqual(before.log);
+  });
+
+  it('a ledger that started on an empty log anchors the same log once it is written (no false log_replaced)', async () => {
+    const anchor = await ChainAnchor.open(keyFile, await jetstreamManager(nats.nc));
+    await jetstream(nats.nc).publish('rl.log.run.first', new TextEncoder().encode('{}'));
+    anchor.write(head(1));
+    expect(checkLogIdentity(anchor.read(), await currentLogIdentity(await jetstreamManager(nats.nc)))).toBeNull();
   });
 
   it('the same log keeps moving forwards: an older head never replaces a newer one', async () => {
