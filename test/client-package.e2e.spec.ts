@@ -63,6 +63,7 @@ try {
     kindDenied: await refusal(() => client.artifacts.put({ caseId: cfg.caseId, agentName: 'INTAKE_AGENT', kind: 'promotion_ticket', content: { approved: true } })),
     oversize: await refusal(() => client.artifacts.put({ caseId: cfg.caseId, agentName: 'INTAKE_AGENT', kind: 'client_intake_form', content: { notes: 'x'.repeat(1024 * 1024) } })),
     wrongType: await refusal(() => client.artifacts.put({ caseId: cfg.caseId, agentName: 'INTAKE_AGENT', kind: 'client_intake_form', content: JSON.stringify(cfg.form), mediaType: 'text/plain' })),
+    caseBeforeContent: await refusal(() => client.artifacts.put({ caseId: cfg.otherCaseId, agentName: 'INTAKE_AGENT', kind: 'client_intake_form', content: 'x'.repeat(2 * 1024 * 1024), mediaType: 'text/plain' })),
     notJson: await refusal(() => client.artifacts.put({ caseId: cfg.caseId, agentName: 'INTAKE_AGENT', kind: 'client_intake_form', content: 'name: Dana', mediaType: 'application/json' })),
   };
 } finally {
@@ -171,7 +172,7 @@ export const wrong = () => connect({ servers: '' }).then((c) => c.runs.get(req))
     expect(stored.data[3]).toMatchObject({ action: 'artifact.ingest', outcome: 'stored', requested_by: 'caller', caller_role: 'intake-desk', artifact_ref: out.form });
     // Grant refusals are recorded as denied ingest runs; content refusals (type, size) record nothing.
     const denied = ingests.filter((r) => r.types.includes('RunDenied'));
-    expect(denied.map((r) => (r.data[1] as { code: string }).code).sort()).toEqual(['ARTIFACT.KIND_DENIED', 'CASE.NOT_GRANTED']);
+    expect(denied.map((r) => (r.data[1] as { code: string }).code).sort()).toEqual(['ARTIFACT.KIND_DENIED', 'CASE.NOT_GRANTED', 'CASE.NOT_GRANTED']);
     for (const r of denied) expect(r.types).toEqual(['RunCreated', 'AuthzDecided', 'RunDenied']);
     // The audit ledger takes them as it takes every run: §6 coverage finds each with its decision, audit event and outcome.
     const ids = new Set([stored.run_id, ...denied.map((r) => r.run_id)]);
@@ -196,6 +197,8 @@ export const wrong = () => connect({ servers: '' }).then((c) => c.runs.get(req))
     expect(out.refusals.oversize.message).toContain('1048576');
     expect(out.refusals.wrongType).toMatchObject({ refused: true, class: 'InvalidRequestError', code: 'ARTIFACT.TYPE_DENIED' });
     expect(out.refusals.notJson).toMatchObject({ refused: true, class: 'InvalidRequestError', code: 'ARTIFACT.TYPE_DENIED' });
+    // Refusal order: the grants first, so a case the caller may not use is named before anything about the content.
+    expect(out.refusals.caseBeforeContent).toMatchObject({ refused: true, code: 'CASE.NOT_GRANTED' });
     for (const r of Object.values(out.refusals)) expect(r.message).not.toMatch(/\n\s+at /);
   });
 

@@ -158,7 +158,11 @@ export class ArtifactsService {
 
 /** Bytes from a request's base64, within the store's limit and matching the sha256 the sender expects (if any). */
 export function decodeArtifactBytes(contentBase64: string, expectedSha256: string | undefined, tooLarge: 'REQUEST.TOO_LARGE' | 'ARTIFACT.TOO_LARGE' = 'REQUEST.TOO_LARGE'): Uint8Array {
-  const bytes = new Uint8Array(Buffer.from(contentBase64, 'base64'));
+  return checkArtifactBytes(new Uint8Array(Buffer.from(contentBase64, 'base64')), expectedSha256, tooLarge);
+}
+
+/** The bytes, if within the store's limit and matching the sha256 the sender expects (if any). */
+export function checkArtifactBytes(bytes: Uint8Array, expectedSha256: string | undefined, tooLarge: 'REQUEST.TOO_LARGE' | 'ARTIFACT.TOO_LARGE'): Uint8Array {
   if (bytes.length > ARTIFACT_MAX_BYTES) {
     throw new AppError(tooLarge, `The artifact is ${bytes.length} bytes; the limit is 8 MiB (${ARTIFACT_MAX_BYTES} bytes).`);
   }

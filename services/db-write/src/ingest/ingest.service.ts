@@ -5,7 +5,7 @@ import { ArtifactRef, canonicalJson } from '@runledger/governance';
 import { AppError, deterministicUuid, sha256Hex } from '@runledger/kernel';
 import { PolicyCatalog } from '@runledger/policy-catalog';
 import { loadCallersRun, RunCreatedData, RunEvent, RunRepository } from '@runledger/runs';
-import { ArtifactsService, decodeArtifactBytes } from '../artifacts/artifacts.service';
+import { ArtifactsService, checkArtifactBytes } from '../artifacts/artifacts.service';
 import { authorizeIngest, CallerGrants, contentProblem } from './domain/caller-grants';
 
 export const CALLER_GRANTS = Symbol('CALLER_GRANTS');
@@ -36,9 +36,10 @@ export class IngestService {
 
   async ingest(caller: string, req: ArtifactIngestRequestDto): Promise<ArtifactRef> {
     const ask = { caller, case_id: req.case_id, agent_name: req.agent_name, kind: req.kind, media_type: req.media_type };
-    // Checked first: a content failure must not tell a caller anything about a case it may not use.
+    // The grants first: a content failure must not tell a caller anything about a case it may not use. The transport
+    // has bounded the message, so the bytes are decoded (and hashed, for the run's id) before their checks.
     const decision = authorizeIngest(this.grants, ask);
-    const bytes = decodeArtifactBytes(req.content_base64, req.sha256, 'ARTIFACT.TOO_LARGE');
+    const bytes = new Uint8Array(Buffer.from(req.content_base64, 'base64'));
     const request = { ...ask, grants_version: this.grants.version, sha256: sha256Hex(bytes), size_bytes: bytes.length };
     const created = this.runCreated(caller, request);
     if ('code' in decision) {
@@ -50,6 +51,7 @@ export class IngestService {
       ]);
       throw new AppError(decision.code, decision.reason);
     }
+    checkArtifactBytes(bytes, req.sha256, 'ARTIFACT.TOO_LARGE');
     const problem = contentProblem(this.grants.kinds[req.kind], req.kind, req.media_type, bytes);
     if (problem) throw new AppError(problem.code, problem.reason);
 
