@@ -384,7 +384,10 @@ export interface DbWriteAuditedData {
   collection?: string | null;
   operation?: string | null;
   document_id?: string | null;
-  status: 'ok' | 'not_found' | 'conflict' | 'failed';
+  /**
+   * The write's DbResult status (runtime/db-result.schema.json).
+   */
+  status: 'ok' | 'denied' | 'not_found' | 'failed';
   case_id?: string | null;
   document_sha256?: string | null;
   error_code?: string;

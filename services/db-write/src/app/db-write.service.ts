@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { DbReadRequestDto, DbResult, DbWriteRequestDto, GovernanceScope } from '@runledger/contracts';
+import { DbReadRequestDto, DbResult, DbWriteAuditedData, DbWriteRequestDto, GovernanceScope } from '@runledger/contracts';
 import type { DocumentStore } from '@runledger/document-store';
 import { DOCUMENT_STORE } from '@runledger/messaging';
 import { authorize, AuthzRequest, authzInputsOf, getLane, PolicySet, sha256Hex } from '@runledger/governance';
@@ -50,7 +50,7 @@ export class DbWriteService {
             data: {
               lane: g.lane, action, outcome: applied.status === 'ok' ? 'success' : 'failure', request_hash_sha256: requestHash, ...(documentSha ? { response_hash_sha256: documentSha } : {}),
               collection: req.collection, operation: req.operation, document_id: docId ?? null, status: applied.status, case_id: g.case_id ?? null, document_sha256: documentSha,
-            },
+            } satisfies DbWriteAuditedData,
           }],
         };
       },

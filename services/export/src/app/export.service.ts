@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { ArtifactRef, DbResult, ExportRequestDto, ExportResult, GovernanceScope, SUBJECTS } from '@runledger/contracts';
+import { ArtifactRef, DbResult, ExportAssembledData, ExportAuthorizedData, ExportFinalizedData, ExportRequestDto, ExportResult, GovernanceScope, SUBJECTS } from '@runledger/contracts';
 import { authorize, AuthzRequest, authzInputsOf, type ChainCheckpoint } from '@runledger/governance';
 import { AppError } from '@runledger/kernel';
 import { Bus } from '@runledger/messaging';
@@ -88,7 +88,7 @@ export class ExportService {
   private async assembleAndFinalize(req: ExportRequestDto, childRunId: string, g: GovernanceScope, inputs: FetchedArtifact[]): Promise<EffectOutcome<Exported>> {
     // Every export event names its bundle (the export run's id, as the export_bundles record does).
     const bundle_id = childRunId;
-    const audit: RunEvent[] = [{ type: 'ExportAuthorized', data: { bundle_id, export_id: req.export_id, case_id: req.case_id, phases: EXPORT_PHASES, artifact_count: inputs.length, policy_versions: g.policy_versions } }];
+    const audit: RunEvent[] = [{ type: 'ExportAuthorized', data: { bundle_id, export_id: req.export_id, case_id: req.case_id, phases: [...EXPORT_PHASES], artifact_count: inputs.length, policy_versions: g.policy_versions } satisfies ExportAuthorizedData }];
     let phase: Phase = 'assemble';
     try {
       // The run's own creation time and recorded audit head: stable across a re-run, so the bytes (and their ids) are too.
@@ -98,7 +98,7 @@ export class ExportService {
       const assembled = assembleExport({ bundle_id: childRunId, case_id: req.case_id, created_at, artifacts: inputs, audit_head });
       const put = (bytes: Uint8Array, kind: string, media_type: string, name: string) => this.artifacts.put(bytes, { kind, media_type, name }, g);
       const manifest_ref = await put(assembled.manifest_bytes, 'export_manifest', 'application/json', `${req.export_id}.manifest.json`);
-      audit.push({ type: 'ExportAssembled', data: { bundle_id, export_id: req.export_id, manifest: assembled.manifest, manifest_sha256: assembled.manifest_sha256, manifest_ref } });
+      audit.push({ type: 'ExportAssembled', data: { bundle_id, export_id: req.export_id, manifest: { ...assembled.manifest }, manifest_sha256: assembled.manifest_sha256, manifest_ref } satisfies ExportAssembledData });
 
       phase = 'finalize';
       const bundle_ref = await put(assembled.archive, 'export_bundle', 'application/x-tar', `${req.export_id}.tar`);
@@ -107,7 +107,7 @@ export class ExportService {
       const record = await this.recordBundle(req, childRunId, g, created_at, assembled.manifest_sha256, { manifest_ref, bundle_ref, receipt_ref });
       audit.push({
         type: 'ExportFinalized',
-        data: { bundle_id, export_id: req.export_id, bundle: bundle_ref, bundle_sha256: assembled.bundle_sha256, receipt_ref, manifest_ref, export_bundles_document_id: record.document_id, db_write_run_id: record.child_run_id },
+        data: { bundle_id, export_id: req.export_id, bundle: bundle_ref, bundle_sha256: assembled.bundle_sha256, receipt_ref, manifest_ref, export_bundles_document_id: record.document_id, db_write_run_id: record.child_run_id } satisfies ExportFinalizedData,
       });
       const result: Exported = { bundle_ref, manifest_ref, receipt_ref, bundle_sha256: assembled.bundle_sha256, manifest_sha256: assembled.manifest_sha256 };
       return { status: 'completed', result, output_artifacts: [bundle_ref, manifest_ref, receipt_ref].map((r) => ({ ...r })), response_hash_sha256: childRequestHash(result), audit };
@@ -115,7 +115,7 @@ export class ExportService {
       // Transient failures propagate: the run stays open and a retry of the same export resumes it.
       if (!(err instanceof AppError) || err.retryable) throw err;
       // A permanent failure still closes every phase in the audit trail: where it failed, and what was not reached.
-      const failed = { bundle_id, status: 'failed', error_code: err.code, export_id: req.export_id };
+      const failed = { bundle_id, status: 'failed', error_code: err.code, export_id: req.export_id } satisfies ExportAssembledData & ExportFinalizedData;
       if (phase === 'assemble') audit.push({ type: PHASE_EVENT.assemble, data: failed });
       audit.push({ type: PHASE_EVENT.finalize, data: phase === 'finalize' ? failed : { bundle_id, status: 'not_reached', export_id: req.export_id } });
       return { status: 'failed', error: { error_code: err.code, message: err.message, retryable: false }, audit };

@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { GovernanceScope, PromotionRequestDto, PromotionResult } from '@runledger/contracts';
+import { GovernanceScope, PromotionAuditedData, PromotionRequestDto, PromotionResult } from '@runledger/contracts';
 import type { DocumentStore } from '@runledger/document-store';
 import { ArtifactRef, authorize, AuthzRequest, authzInputsOf, PromotionFinding, sha256Hex } from '@runledger/governance';
 import { AppError, deterministicUuid } from '@runledger/kernel';
@@ -16,6 +16,9 @@ interface Authorised {
   sources: CaseSources;
   ticket: { ticket_id: string; ref: ArtifactRef };
 }
+
+/** What a PromotionAudited says of the outcome, beside what every one of them says. */
+type AuditedOutcome = Pick<PromotionAuditedData, 'findings_count' | 'output_artifacts' | 'shared_document_id' | 'error_code'>;
 
 interface Promoted {
   shared_document_id: string;
@@ -122,9 +125,9 @@ export class PromotionService {
     };
     // PromotionAudited as audit_event.schema.json has it: the lane, the outcome, and the run's inputs (the ticket
     // and every artifact the screen read, as RunCreated recorded them) beside what the screen found.
-    const promotionAudited = (outcome: 'promoted' | 'refused' | 'failed', data: Record<string, unknown>): RunEvent => ({
+    const promotionAudited = (outcome: PromotionAuditedData['outcome'], data: AuditedOutcome): RunEvent => ({
       type: 'PromotionAudited',
-      data: { ...audited, lane: g.lane, outcome, input_artifacts: plain([ticket.ref, ...sources.read]), status: outcome, ...data },
+      data: { ...audited, lane: g.lane, outcome, input_artifacts: plain([ticket.ref, ...sources.read]), status: outcome, ...data } satisfies PromotionAuditedData,
     });
     const findings = screenCandidate(req.candidate, sources.texts, sources.identifiers);
     if (findings.length > 0) {
@@ -170,7 +173,7 @@ export class PromotionService {
     }
   }
 
-  private async write(req: PromotionRequestDto, childRunId: string, g: GovernanceScope, facts: PromotionFacts, audit: (data: Record<string, unknown>) => RunEvent): Promise<EffectOutcome<Promoted>> {
+  private async write(req: PromotionRequestDto, childRunId: string, g: GovernanceScope, facts: PromotionFacts, audit: (data: AuditedOutcome) => RunEvent): Promise<EffectOutcome<Promoted>> {
     // Shared-plane artifacts belong to no case, whatever case the promoting run works on.
     const shared: GovernanceScope = { ...g, case_id: undefined };
     const promoted = await this.artifacts.put(promotedArtifactBytes(req.candidate, facts), { media_type: 'application/json', kind: PROMOTED_KIND[req.target], name: `${req.promotion_id}.json` }, shared);

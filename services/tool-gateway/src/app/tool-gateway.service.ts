@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { ToolInvocationDto, ToolInvocationResult } from '@runledger/contracts';
+import { ToolCallAuditedData, ToolInvocationDto, ToolInvocationResult } from '@runledger/contracts';
 import { executeTool, ToolExecutionResult, ToolRegistry } from '@runledger/agent-runtime';
 import { authorize, AuthzRequest, authzInputsOf, sha256Hex as govSha256 } from '@runledger/governance';
 import { AppError, Clock, ERROR_CODES, ErrorCode } from '@runledger/kernel';
@@ -118,7 +118,7 @@ export class ToolGatewayService {
       const error = toolError(code);
       return {
         status: 'failed' as const, error,
-        audit: [{ type: 'ToolCallAudited', data: { ...audited, outcome: 'failure', status: code === 'TIMEOUT' ? 'timeout' : 'failed', error_code: error.error_code } }],
+        audit: [{ type: 'ToolCallAudited', data: { ...audited, outcome: 'failure', status: code === 'TIMEOUT' ? 'timeout' : 'failed', error_code: error.error_code } satisfies ToolCallAuditedData }],
       };
     }
     const { output, truncated, originalBytes } = truncateOutput(result.output, this.limits.responseMaxBytes);
@@ -128,7 +128,7 @@ export class ToolGatewayService {
       status: 'completed' as const,
       result: { output, truncated },
       response_hash_sha256: outputSha,
-      audit: [{ type: 'ToolCallAudited', data: { ...audited, outcome: 'success', response_hash_sha256: outputSha, status: 'ok', output_sha256: outputSha, truncated, original_bytes: originalBytes } }],
+      audit: [{ type: 'ToolCallAudited', data: { ...audited, outcome: 'success', response_hash_sha256: outputSha, status: 'ok', output_sha256: outputSha, truncated, original_bytes: originalBytes } satisfies ToolCallAuditedData }],
     };
   }
 
