@@ -5,7 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import type { DeadLettersListResult, RunsListResult, RunSummary } from '@runledger/contracts';
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
-import { LOG_STREAM } from '@runledger/event-log';
+import { aggregateRef, LOG_STREAM } from '@runledger/event-log';
 import { traceIdOf } from '@runledger/runs';
 import { OtlpReceiver, startOtlpReceiver } from '@runledger/testing';
 import { CliProcess, runCli } from './support/cli';
@@ -28,13 +28,13 @@ describe('Issue 11 operators: runledger runs / deadletters against a running sta
   };
 
   beforeAll(async () => {
-    // The interview agent's first tool is slowed (well within the tool timeout) so a workflow stays open long
-    // enough to be cancelled even on a busy machine.
+    // The interview agent's first tool and the task assistant's list_tasks are slowed (well within the tool timeout)
+    // so a run stays open long enough to be cancelled even on a busy machine.
     // Spans are exported to a real OTLP receiver, so runs carry trace ids to show.
     otlp = await startOtlpReceiver();
     stack = await TestStack.start({
       env: { OTEL_EXPORTER_OTLP_ENDPOINT: otlp.url, OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json', OTEL_BSP_SCHEDULE_DELAY: '200', OTEL_BSP_MAX_QUEUE_SIZE: '200000', OTEL_BSP_MAX_EXPORT_BATCH_SIZE: '2048', OTEL_METRIC_EXPORT_INTERVAL: '1000', TOOL_TIMEOUT_MS: '60000' },
-      serviceEnv: { 'tool-gateway': { RL_TOOL_FAULTS: 'interview.prompt.next=delay:15000' } },
+      serviceEnv: { 'tool-gateway': { RL_TOOL_FAULTS: 'interview.prompt.next=delay:15000,list_tasks=delay:15000' } },
     });
   });
   afterAll(async () => {
@@ -170,6 +170,30 @@ describe('Issue 11 operators: runledger runs / deadletters against a running sta
     expect(again).toMatchObject({ code: 0, stdout: `run ${root.run_id} already ended (cancelled); nothing to cancel\n` });
     const summary = await stack.waitFor(async () => (await listJson('--case', caseId, '--agent', 'ORCHESTRATOR')).runs.find((r) => r.status === 'cancelled'), 30_000);
     expect(summary).toMatchObject({ cancel_requested: true, failed: false, error_code: 'RUN.CANCELLED', error_message: 'operator drill' });
+  });
+
+  it('Issue 25 honest outcomes: a task-assistant run cancelled by an operator tells its caller it was cancelled, not "I didn\'t understand that"', async () => {
+    const conversation_id = randomUUID();
+    const reply = stack.request<{ run_id: string; response_text: string }>('agents.task-assistant.process', { user_id: 'u-cancelled', conversation_id, message: 'show my tasks' }, 120_000);
+    // The run is inside its (slowed) list_tasks call: cancel it there.
+    const runId = await stack.waitFor(async () => {
+      const created = await stack.log.replay<string | null>((found, e) => found ?? (e.type === 'RunCreated' && (e.data as { conversation_id?: string }).conversation_id === conversation_id ? (e.data as { run_id: string }).run_id : null), null, { filter: 'rl.log.run.*' });
+      return created.state && (await stack.runEvents(created.state)).some((e) => e.type === 'ToolCallRequested') ? created.state : null;
+    }, 60_000);
+    const cancelled = await cli('runs', 'cancel', runId, '--reason', 'operator drill', '--wait', '--timeout', '120');
+    expect(cancelled).toMatchObject({ code: 0, stdout: `run ${runId} cancelled\n` });
+    const answered = await reply;
+    expect(answered.ok).toBe(true);
+    expect(answered.body).toMatchObject({ run_id: runId, decision_type: 'RESPOND_ONLY', response_text: expect.stringContaining('cancelled') });
+    expect(answered.body.response_text).not.toContain("didn't understand");
+  });
+
+  it('Issue 25 honest outcomes: a well-formed inbox command that nothing carries is dead-lettered as REQUEST.INVALID, never acknowledged and dropped', async () => {
+    const appended = await stack.log.append(aggregateRef('inbox', 'decision'), [{ type: 'NoSuchCommand', data: { nonsense: randomUUID() } }], { commandId: `nonsense-${randomUUID()}` });
+    const seq = appended.events[0]!.seq;
+    const letters = async () => JSON.parse((await cli('deadletters', 'list', '--json')).stdout) as DeadLettersListResult;
+    const letter = await stack.waitFor(async () => (await letters()).dead_letters.find((l) => l.stream_seq === seq), 60_000);
+    expect(letter).toMatchObject({ durable: 'decision-inbox', subject: 'rl.log.inbox.decision', error_code: 'REQUEST.INVALID', deliveries: 1 });
   });
 
   it('Issue 11 deadletters: a poison command is listed with its reason, and retry re-publishes it (recorded)', async () => {

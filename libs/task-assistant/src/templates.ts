@@ -88,5 +88,10 @@ export const TEMPLATES = {
     dismiss: () => 'OK, never mind.',
     generalChat: () =>
       'I can help you manage your tasks: add, list, complete, update, or delete them. What would you like to do?',
+    /** The run ended without a decision: said as it happened, never as a misunderstanding (issue 25). */
+    cancelled: () => 'This request was cancelled by an operator before it finished; nothing more will be done for it.',
+    denied: () => "I'm not allowed to handle this request.",
+    erased: () => 'Your data was erased, so this request was not completed.',
+    failed: () => "Sorry, I couldn't finish that request. Please try again.",
   },
 } as const;

@@ -66,11 +66,7 @@ export class TaskAssistantGateway {
       this.logger.warn({ msg: 'reply timeout; run continues', run_id: runId });
       return { run_id: runId, ...respondOnly(TEMPLATES.error.timeout()) };
     }
-    const result = (outcome.data as { result?: TaskRunResult }).result;
-    if (outcome.type !== 'RunCompleted' || !result?.decision) {
-      return { run_id: runId, ...respondOnly(TEMPLATES.error.invalidInput()) };
-    }
-    return { run_id: runId, ...result.decision };
+    return { run_id: runId, ...decisionOf(outcome) };
   }
 
   /** `last`: the run's last event as the waiter read it (null: no run yet, nothing to compare). */
@@ -83,6 +79,19 @@ export class TaskAssistantGateway {
 
 function reused(): AppError {
   return new AppError('REQUEST.CONFLICT', 'That request_id was already used for a different request (user, conversation or message differ).');
+}
+
+/**
+ * What the caller is told once the run has ended: its decision, or, for a run that ended without one, what happened
+ * (cancelled by an operator, denied, the user's data erased, failed), never "I didn't understand that".
+ */
+function decisionOf(terminal: StoredEvent): AgentDecision {
+  const result = (terminal.data as { result?: TaskRunResult }).result;
+  if (terminal.type === 'RunCompleted' && result?.decision) return result.decision;
+  if (terminal.type === 'RunCancelled') return respondOnly(TEMPLATES.ours.cancelled());
+  if (terminal.type === 'RunDenied') return respondOnly(TEMPLATES.ours.denied());
+  const code = (terminal.data as { error?: { error_code?: string } }).error?.error_code;
+  return respondOnly(code === 'DATA.ERASED' ? TEMPLATES.ours.erased() : TEMPLATES.ours.failed());
 }
 
 function respondOnly(text: string): AgentDecision {
