@@ -14,9 +14,10 @@ const versions = policyVersionsIn(SHIPPED_POLICY_DIR);
 // What the scratch project does, as an outside caller would write it: only @runledger/client, installed from its tarball.
 const CALLER_SCRIPT = `
 import { AsyncLocalStorage } from 'node:async_hooks';
+import { readFileSync } from 'node:fs';
 import { context, propagation, ROOT_CONTEXT, trace, TraceFlags } from '@opentelemetry/api';
 import { connect, RunledgerError } from '@runledger/client';
-const cfg = JSON.parse(process.env.RL_SCRATCH);
+const cfg = JSON.parse(readFileSync(process.env.RL_CONFIG, 'utf8'));
 // The caller's own tracing, as an SDK would set it up (here with the API alone): a context manager, the W3C
 // propagator, and an active span of the caller's trace around everything below.
 const als = new AsyncLocalStorage();
@@ -39,8 +40,10 @@ const out = {};
 try {
   const form = await client.artifacts.put({ caseId: cfg.caseId, agentName: 'INTAKE_AGENT', kind: 'client_intake_form', content: cfg.form, name: 'intake.json' });
   out.form = form;
+  // An initial upload larger than one chunk: read back below in chunks.
+  const upload = await client.artifacts.put({ caseId: cfg.caseId, agentName: 'INTAKE_AGENT', kind: 'initial_upload', content: cfg.uploadText, mediaType: 'text/plain', name: 'letter.txt' });
   // Started with a run id of the caller's choosing so it can be followed while it runs.
-  const request = { agent_name: 'INTAKE_AGENT', case_id: cfg.caseId, run_id: cfg.runId, input_artifacts: [form], parameters: {} };
+  const request = { agent_name: 'INTAKE_AGENT', case_id: cfg.caseId, run_id: cfg.runId, input_artifacts: [form, upload], parameters: {} };
   const started = client.runs.start(request);
   out.followed = [];
   for await (const event of client.runs.follow(cfg.runId)) out.followed.push({ seq: event.seq, type: event.type });
@@ -52,6 +55,8 @@ try {
     out.outputs.push({ kind: artifact.ref.kind, sha256: artifact.ref.sha256, json: artifact.json() });
   }
   out.inputRead = (await client.artifacts.get(cfg.runId, form.artifact_id)).json();
+  const read = await client.artifacts.get(cfg.runId, upload.artifact_id, { chunkBytes: 256 * 1024 });
+  out.uploadRead = { sha256: read.ref.sha256, size: read.bytes.length, same: read.text() === cfg.uploadText };
   out.cancelOwn = await client.runs.cancel(cfg.runId, 'no longer needed');
   out.refusals = {
     otherRunGet: await refusal(() => client.runs.get(cfg.otherRunId)),
@@ -80,6 +85,7 @@ interface ScriptOutput {
   run: { status: string; run_id: string; output_artifacts: Array<{ artifact_id: string; kind: string }>; input_artifacts: unknown[] };
   outputs: Array<{ kind: string; sha256: string; json: Record<string, unknown> }>;
   inputRead: unknown;
+  uploadRead: { sha256: string; size: number; same: boolean };
   cancelOwn: { run_id: string; outcome: string; status: string };
   refusals: Record<string, { refused: boolean; class: string; code: string; retryable: boolean; message: string }>;
 }
@@ -92,6 +98,7 @@ describe('Issue 26 @runledger/client, packed and installed outside the monorepo,
   const runId = randomUUID();
   const otherRunId = randomUUID();
   const traceId = randomUUID().replace(/-/g, '');
+  const uploadText = Array.from({ length: 12_000 }, (_v, i) => `Line ${i}: the employer's letter, scanned to text.`).join('\n');
 
   beforeAll(async () => {
     [stack, scratch] = await Promise.all([TestStack.start(), installClientInScratchProject()]);
@@ -108,7 +115,7 @@ describe('Issue 26 @runledger/client, packed and installed outside the monorepo,
       { type: 'RunStarted', data: {} },
     ], { expectedVersion: 0, commandId: `other-caller:${otherRunId}` });
     out = await scratch.runScript<ScriptOutput>('caller.mjs', CALLER_SCRIPT, {
-      RL_SCRATCH: JSON.stringify({ traceId, servers: stack.nats.url, seedFile: stack.nats.creds.caller.file, caseId, runId, otherRunId, otherCaseId: `tenant-b-${randomUUID().slice(0, 8)}`, form: CASE_INPUTS.form }),
+      traceId, uploadText, servers: stack.nats.url, seedFile: stack.nats.creds.caller.file, caseId, runId, otherRunId, otherCaseId: `tenant-b-${randomUUID().slice(0, 8)}`, form: CASE_INPUTS.form,
     });
   });
   afterAll(async () => {
@@ -123,10 +130,12 @@ describe('Issue 26 @runledger/client, packed and installed outside the monorepo,
     expect(out.followed[0].type).toBe('RunCreated');
     expect(out.followed[out.followed.length - 1].type).toBe('RunCompleted');
     expect(out.followed.map((e) => e.seq)).toEqual([...out.followed.map((e) => e.seq)].sort((a, b) => a - b));
-    expect(out.run).toMatchObject({ status: 'completed', run_id: runId, input_artifacts: [out.form] });
+    expect(out.run).toMatchObject({ status: 'completed', run_id: runId, input_artifacts: [out.form, expect.objectContaining({ kind: 'initial_upload', case_id: caseId })] });
     expect(out.outputs.map((o) => o.kind).sort()).toEqual(['intake_checklist', 'intake_summary']);
     for (const o of out.outputs) expect(o.json).toMatchObject({ case_id: caseId, source_artifact_id: out.form.artifact_id });
     expect(out.inputRead).toEqual(CASE_INPUTS.form);
+    // A larger input (~600 KB) read back in 256 KiB chunks (3 of them), assembled and checked whole against its reference.
+    expect(out.uploadRead).toEqual({ sha256: createHash('sha256').update(uploadText).digest('hex'), size: Buffer.byteLength(uploadText), same: true });
     // Its own run the caller may cancel; this one had ended, so nothing is recorded.
     expect(out.cancelOwn).toEqual({ run_id: runId, outcome: 'already_ended', status: 'completed' });
     // The log says who asked: the run's opening records the caller, and the follow saw every event the log holds.
@@ -271,14 +280,16 @@ export const wrong = () => connect({ servers: '' }).then((c) => c.runs.get(req))
 
     it('Issue 26 retry: two retryable errors, then the answer; the non-retryable refusal is asked once and thrown as its class', async () => {
       const result = await scratch.runScript<{ got: unknown; refusal: { class: string; code: string } }>('retry.mjs', `
+import { readFileSync } from 'node:fs';
 import { connect } from '@runledger/client';
-const client = await connect({ servers: process.env.RL_NATS, retry: { initialDelayMs: 20, maxDelayMs: 100 } });
-const got = await client.runs.get(process.env.RL_RUN);
+const cfg = JSON.parse(readFileSync(process.env.RL_CONFIG, 'utf8'));
+const client = await connect({ servers: cfg.servers, retry: { initialDelayMs: 20, maxDelayMs: 100 } });
+const got = await client.runs.get(cfg.runId);
 let refusal;
-try { await client.runs.cancel(process.env.RL_RUN); } catch (e) { refusal = { class: e.constructor.name, code: e.code }; }
+try { await client.runs.cancel(cfg.runId); } catch (e) { refusal = { class: e.constructor.name, code: e.code }; }
 await client.close();
 console.log(JSON.stringify({ got, refusal }));
-`, { RL_NATS: nats.url, RL_RUN: runId });
+`, { servers: nats.url, runId });
       expect(result.got).toEqual({ run_id: runId, status: 'completed' });
       expect(result.refusal).toEqual({ class: 'NotFoundError', code: 'RUN.NOT_FOUND' });
       // Three attempts of the get under one request id, one of the cancel under its own.

@@ -20,8 +20,11 @@ export interface ScratchProject {
   dir: TempDir;
   /** The tarball `npm pack` made. */
   tarball: string;
-  /** Runs `node <script>` in the project (an ES module it wrote) and parses the JSON it prints last. */
-  runScript<T>(file: string, source: string, env: Record<string, string>): Promise<T>;
+  /**
+   * Writes the script (an ES module) and its `config` (JSON, in `<file>.json`, named by RL_CONFIG) into the project,
+   * runs `node <file>` there and parses the JSON it prints last.
+   */
+  runScript<T>(file: string, source: string, config: unknown): Promise<T>;
   /** Writes `file` into the project and runs `node <args>` there (e.g. the monorepo's tsc over it); its stdout. */
   node(file: string, source: string, args: string[]): Promise<string>;
   remove(): Promise<void>;
@@ -73,9 +76,10 @@ export async function installClientInScratchProject(): Promise<ScratchProject> {
   await run('npm', ['install', '--offline', '--no-audit', '--no-fund', '--ignore-scripts', tarball, ...deps], { cwd: project, maxBuffer: 16 * 1024 * 1024 });
   return {
     dir, tarball,
-    async runScript<T>(file: string, source: string, env: Record<string, string>): Promise<T> {
+    async runScript<T>(file: string, source: string, config: unknown): Promise<T> {
       writeFileSync(join(project, file), source);
-      const { stdout } = await run(process.execPath, [file], { cwd: project, env: { PATH: process.env.PATH ?? '', ...env }, maxBuffer: 16 * 1024 * 1024 });
+      writeFileSync(join(project, `${file}.json`), JSON.stringify(config));
+      const { stdout } = await run(process.execPath, [file], { cwd: project, env: { PATH: process.env.PATH ?? '', RL_CONFIG: join(project, `${file}.json`) }, maxBuffer: 16 * 1024 * 1024 });
       return JSON.parse(stdout.trim().split('\n').pop()!) as T;
     },
     async node(file: string, source: string, args: string[]): Promise<string> {

@@ -72,6 +72,8 @@ export interface FollowOptions {
 }
 
 const CLIENT_NAME = '@runledger/client';
+/** Bytes per chunk of artifacts.get: base64 of it stays under NATS's default 1 MB max_payload. */
+const DEFAULT_CHUNK_BYTES = 512 * 1024;
 
 /** Connects to Runledger as a caller. Close the client when done. */
 export async function connect(opts: ConnectOptions): Promise<RunledgerClient> {
@@ -169,10 +171,23 @@ export class RunledgerClient {
         content_base64: Buffer.from(bytes).toString('base64'), sha256: sha256Hex(bytes),
       }, opts);
     },
-    /** An input or output artifact of a run this caller started, verified here against its sha256 and size. */
-    get: async (runId: string, artifactId: string, opts?: RequestOptions): Promise<ArtifactContent> => {
-      const r = await this.rq.request<ArtifactGetResult>(this.own('artifacts.get'), { run_id: runId, artifact_id: artifactId }, opts);
-      const bytes = new Uint8Array(Buffer.from(r.content_base64, 'base64'));
+    /**
+     * An input or output artifact of a run this caller started, read in chunks of `chunkBytes` (default 512 KiB, so
+     * every reply fits NATS's default 1 MB max_payload) and verified here, whole, against its sha256 and size.
+     */
+    get: async (runId: string, artifactId: string, opts: RequestOptions & { chunkBytes?: number } = {}): Promise<ArtifactContent> => {
+      const { chunkBytes = DEFAULT_CHUNK_BYTES, ...requestOpts } = opts;
+      const chunk = (offset: number) => this.rq.request<ArtifactGetResult>(this.own('artifacts.get'), { run_id: runId, artifact_id: artifactId, offset, length: chunkBytes }, requestOpts);
+      const first = await chunk(0);
+      const ref = first.artifact_ref;
+      const parts = [Buffer.from(first.content_base64, 'base64')];
+      for (let offset = parts[0].length; offset < ref.size_bytes && parts[parts.length - 1].length > 0; offset += parts[parts.length - 1].length) {
+        const next = await chunk(offset);
+        if (next.artifact_ref.sha256 !== ref.sha256) throw new IntegrityError({ code: 'ARTIFACT.HASH_MISMATCH', message: `${artifactId} changed between its chunks.`, retryable: false });
+        parts.push(Buffer.from(next.content_base64, 'base64'));
+      }
+      const bytes = new Uint8Array(Buffer.concat(parts));
+      const r = { artifact_ref: ref };
       if (bytes.length !== r.artifact_ref.size_bytes || sha256Hex(bytes) !== r.artifact_ref.sha256) {
         throw new IntegrityError({ code: 'ARTIFACT.HASH_MISMATCH', message: `The bytes of ${artifactId} do not match its reference.`, retryable: false });
       }

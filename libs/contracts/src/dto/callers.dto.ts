@@ -23,9 +23,14 @@ export class ArtifactIngestRequestDto implements ArtifactIngestRequest {
   @IsOptional() @Matches(SHA256) sha256?: string;
 }
 
+/** The largest range one chunked read of rl.caller.<identity>.artifacts.get answers. */
+export const CALLER_ARTIFACT_CHUNK_MAX_BYTES = 4 * 1024 * 1024;
+
 export class CallerArtifactGetRequestDto implements CallerArtifactGetRequest {
   @IsUUID() run_id!: string;
   @Matches(ARTIFACT_ID) @MaxLength(128) artifact_id!: string;
+  @IsOptional() @IsInt() @Min(0) offset?: number;
+  @IsOptional() @IsInt() @Min(1) @Max(CALLER_ARTIFACT_CHUNK_MAX_BYTES) length?: number;
 }
 
 export class CallerRunQueryDto implements CallerRunQuery {

@@ -24,11 +24,19 @@ export interface ArtifactIngestRequest {
 }
 
 /**
- * Sent by a caller on rl.caller.<identity>.artifacts.get (served by db-write): the bytes of an input or output artifact of a run the caller started (its RunCreated records requested_by = the identity). Answers with an ArtifactGetResult, hash-verified. Refusals: RUN.NOT_FOUND (no run of this caller), ARTIFACT.NOT_FOUND (not an input or output of that run, or not stored), ARTIFACT.HASH_MISMATCH.
+ * Sent by a caller on rl.caller.<identity>.artifacts.get (served by db-write): the bytes of an input or output artifact of a run the caller started (its RunCreated records requested_by = the identity). Answers with an ArtifactGetResult, verified against its reference before any of it is sent; with offset/length only that range of the bytes (a large artifact read in chunks under a small max_payload). Refusals: RUN.NOT_FOUND (no run of this caller), ARTIFACT.NOT_FOUND (not an input or output of that run, or not stored), ARTIFACT.HASH_MISMATCH.
  */
 export interface CallerArtifactGetRequest {
   run_id: string;
   artifact_id: string;
+  /**
+   * Chunked reads: the first byte to answer (default 0). The artifact_ref always describes the whole artifact; the reader checks the assembled bytes against it.
+   */
+  offset?: number;
+  /**
+   * Chunked reads: at most this many bytes from offset (default: to the end).
+   */
+  length?: number;
 }
 
 /**

@@ -73,7 +73,12 @@ export class IngestService {
     const { state } = await loadCallersRun(this.runs, req.run_id, caller);
     const named = [...(state.run?.input_artifacts ?? []), ...state.output_artifacts].some((a) => a.artifact_id === req.artifact_id);
     if (!named) throw new AppError('ARTIFACT.NOT_FOUND', 'The run names no artifact with that id among its inputs and outputs.');
-    return this.artifacts.readVerified(req.artifact_id);
+    const whole = await this.artifacts.readVerified(req.artifact_id);
+    if (req.offset === undefined && req.length === undefined) return whole;
+    // A chunk: the whole was verified above; the reference describes the whole, which the reader checks once assembled.
+    const start = req.offset ?? 0;
+    const bytes = Buffer.from(whole.content_base64, 'base64');
+    return { artifact_ref: whole.artifact_ref, content_base64: bytes.subarray(start, req.length === undefined ? undefined : start + req.length).toString('base64') };
   }
 
   private runCreated(caller: string, request: Record<string, unknown> & { case_id: string; agent_name: string }): RunCreatedData {
