@@ -1,10 +1,11 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { connect, headers as natsHeaders, type NatsConnection } from '@nats-io/transport-node';
 import { startNatsServer, type NatsServerHandle } from '@runledger/testing';
+import type { ArtifactRef } from '@runledger/contracts';
 import type { CoverageReport } from '@runledger/governance';
 import { RunRepository } from '@runledger/runs';
 import { installClientInScratchProject, NODE_TYPES_ROOT, TSC, type ScratchProject } from './support/client-package';
-import { CASE_INPUTS, policyVersionsIn, SHIPPED_POLICY_DIR } from './support/governed-runs';
+import { CASE_INPUTS, policyVersionsIn, putArtifact, SHIPPED_POLICY_DIR, uploader } from './support/governed-runs';
 import { TestStack } from './support/stack';
 
 jest.setTimeout(300_000);
@@ -64,6 +65,7 @@ try {
     otherRunCancel: await refusal(() => client.runs.cancel(cfg.otherRunId)),
     otherRunArtifact: await refusal(() => client.artifacts.get(cfg.otherRunId, form.artifact_id)),
     artifactNotOfRun: await refusal(() => client.artifacts.get(cfg.runId, 'art-0000')),
+    crossCaseInput: await refusal(() => client.artifacts.get(cfg.crossRunId, cfg.otherCaseArtifactId)),
     caseNotGranted: await refusal(() => client.artifacts.put({ caseId: cfg.otherCaseId, agentName: 'INTAKE_AGENT', kind: 'client_intake_form', content: cfg.form })),
     kindDenied: await refusal(() => client.artifacts.put({ caseId: cfg.caseId, agentName: 'INTAKE_AGENT', kind: 'promotion_ticket', content: { approved: true } })),
     oversize: await refusal(() => client.artifacts.put({ caseId: cfg.caseId, agentName: 'INTAKE_AGENT', kind: 'client_intake_form', content: { notes: 'x'.repeat(1024 * 1024) } })),
@@ -77,6 +79,21 @@ try {
 console.log(JSON.stringify(out));
 });
 `;
+
+/** An open agent run in the log as `requestedBy` would have started it (the fixture of a run the script did not start). */
+async function recordRun(stack: TestStack, runId: string, caseId: string, requestedBy: string, inputs: ArtifactRef[]): Promise<void> {
+  await new RunRepository(stack.log).append({ run_id: runId, root_run_id: runId, case_id: caseId }, [
+    {
+      type: 'RunCreated',
+      data: {
+        run_id: runId, run_kind: 'agent', agent_name: 'INTAKE_AGENT', root_run_id: runId, case_id: caseId, contract_version: 'v1', policy_versions: versions,
+        input_artifacts: inputs, parameters: {}, request_hash_sha256: createHash('sha256').update(runId).digest('hex'), requested_by: requestedBy,
+      },
+    },
+    { type: 'AuthzDecided', data: { decision: 'allow', action: 'agent.run.start', policy_versions: versions } },
+    { type: 'RunStarted', data: {} },
+  ], { expectedVersion: 0, commandId: `fixture-run:${runId}` });
+}
 
 interface ScriptOutput {
   form: { artifact_id: string; kind: string; case_id: string; sha256: string };
@@ -97,25 +114,20 @@ describe('Issue 26 @runledger/client, packed and installed outside the monorepo,
   const caseId = `case-${randomUUID().slice(0, 8)}`;
   const runId = randomUUID();
   const otherRunId = randomUUID();
+  const crossRunId = randomUUID();
   const traceId = randomUUID().replace(/-/g, '');
   const uploadText = Array.from({ length: 12_000 }, (_v, i) => `Line ${i}: the employer's letter, scanned to text.`).join('\n');
 
   beforeAll(async () => {
     [stack, scratch] = await Promise.all([TestStack.start(), installClientInScratchProject()]);
     // A run another caller started (its RunCreated records that caller), in a case this caller may use.
-    await new RunRepository(stack.log).append({ run_id: otherRunId, root_run_id: otherRunId, case_id: caseId }, [
-      {
-        type: 'RunCreated',
-        data: {
-          run_id: otherRunId, run_kind: 'agent', agent_name: 'INTAKE_AGENT', root_run_id: otherRunId, case_id: caseId, contract_version: 'v1', policy_versions: versions,
-          input_artifacts: [], parameters: {}, request_hash_sha256: createHash('sha256').update(otherRunId).digest('hex'), requested_by: 'other-caller',
-        },
-      },
-      { type: 'AuthzDecided', data: { decision: 'allow', action: 'agent.run.start', policy_versions: versions } },
-      { type: 'RunStarted', data: {} },
-    ], { expectedVersion: 0, commandId: `other-caller:${otherRunId}` });
+    await recordRun(stack, otherRunId, caseId, 'other-caller', []);
+    // Another case's artifact, and a run of this caller (as the log records it) naming it among its inputs.
+    const otherCase = `case-${randomUUID().slice(0, 8)}`;
+    const otherCaseArtifact = await putArtifact(stack, await uploader(stack, otherCase, versions), 'client_intake_form', { name: 'Someone Else' });
+    await recordRun(stack, crossRunId, caseId, 'caller', [otherCaseArtifact]);
     out = await scratch.runScript<ScriptOutput>('caller.mjs', CALLER_SCRIPT, {
-      traceId, uploadText, servers: stack.nats.url, seedFile: stack.nats.creds.caller.file, caseId, runId, otherRunId, otherCaseId: `tenant-b-${randomUUID().slice(0, 8)}`, form: CASE_INPUTS.form,
+      crossRunId, otherCaseArtifactId: otherCaseArtifact.artifact_id, traceId, uploadText, servers: stack.nats.url, seedFile: stack.nats.creds.caller.file, caseId, runId, otherRunId, otherCaseId: `tenant-b-${randomUUID().slice(0, 8)}`, form: CASE_INPUTS.form,
     });
   });
   afterAll(async () => {
@@ -192,11 +204,13 @@ export const wrong = () => connect({ servers: '' }).then((c) => c.runs.get(req))
     expect(report.violations.filter((v) => ids.has(v.run_id))).toEqual([]);
   });
 
-  it('Issue 26 caller-scoped reads: another caller\'s run is RUN.NOT_FOUND to get, follow, cancel and read artifacts of', () => {
+  it('Issue 26 caller-scoped reads: another caller\'s run is RUN.NOT_FOUND to get, follow, cancel and read artifacts of; its own run reads only its case\'s artifacts', () => {
     for (const key of ['otherRunGet', 'otherRunFollow', 'otherRunCancel', 'otherRunArtifact']) {
       expect(out.refusals[key]).toMatchObject({ refused: true, class: 'NotFoundError', code: 'RUN.NOT_FOUND', retryable: false });
     }
     expect(out.refusals.artifactNotOfRun).toMatchObject({ refused: true, class: 'NotFoundError', code: 'ARTIFACT.NOT_FOUND' });
+    // Its own run naming another case's artifact as an input does not make that artifact readable.
+    expect(out.refusals.crossCaseInput).toMatchObject({ refused: true, class: 'AccessDeniedError', code: 'CASE.CROSS_CASE_DENIED' });
   });
 
   it('Issue 26 caller ingress refusals: a case its role does not allow, a kind it may not supply, oversize, wrong type', () => {

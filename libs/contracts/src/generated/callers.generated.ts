@@ -24,7 +24,7 @@ export interface ArtifactIngestRequest {
 }
 
 /**
- * Sent by a caller on rl.caller.<identity>.artifacts.get (served by db-write): the bytes of an input or output artifact of a run the caller started (its RunCreated records requested_by = the identity). Answers with an ArtifactGetResult, verified against its reference before any of it is sent; with offset/length only that range of the bytes (a large artifact read in chunks under a small max_payload). Refusals: RUN.NOT_FOUND (no run of this caller), ARTIFACT.NOT_FOUND (not an input or output of that run, or not stored), ARTIFACT.HASH_MISMATCH.
+ * Sent by a caller on rl.caller.<identity>.artifacts.get (served by db-write): the bytes of an input or output artifact of a run the caller started (its RunCreated records requested_by = the identity). Answers with an ArtifactGetResult, verified against its reference before any of it is sent; with offset/length only that range of the bytes (a large artifact read in chunks under a small max_payload). Refusals: RUN.NOT_FOUND (no run of this caller), ARTIFACT.NOT_FOUND (not an input or output of that run, or not stored), CASE.CROSS_CASE_DENIED (the run names another case's artifact), ARTIFACT.HASH_MISMATCH.
  */
 export interface CallerArtifactGetRequest {
   run_id: string;

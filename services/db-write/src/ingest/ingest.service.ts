@@ -68,12 +68,16 @@ export class IngestService {
     return ref;
   }
 
-  /** An input or output artifact of a run this caller started, verified against its reference. */
+  /** An input or output artifact of a run this caller started, of the run's case, verified against its reference. */
   async get(caller: string, req: CallerArtifactGetRequestDto): Promise<ArtifactGetResult> {
     const { state } = await loadCallersRun(this.runs, req.run_id, caller);
     const named = [...(state.run?.input_artifacts ?? []), ...state.output_artifacts].some((a) => a.artifact_id === req.artifact_id);
     if (!named) throw new AppError('ARTIFACT.NOT_FOUND', 'The run names no artifact with that id among its inputs and outputs.');
     const whole = await this.artifacts.readVerified(req.artifact_id);
+    // A run may name another case's artifact (a request can put any reference in input_artifacts; the run's own reads
+    // are refused then): its caller reads only what belongs to the run's case, or to the shared plane.
+    const artifactCase = whole.artifact_ref.case_id;
+    if (artifactCase !== undefined && artifactCase !== state.run?.case_id) throw new AppError('CASE.CROSS_CASE_DENIED', 'The artifact belongs to another case than the run.');
     if (req.offset === undefined && req.length === undefined) return whole;
     // A chunk: the whole was verified above; the reference describes the whole, which the reader checks once assembled.
     const start = req.offset ?? 0;
