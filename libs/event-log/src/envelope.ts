@@ -1,29 +1,17 @@
+import type { LogEventMetadata } from '@runledger/contracts';
+
+/**
+ * An event's metadata: the commit's shared fields and the event's id, as proto-contracts/schemas/runs/
+ * event-envelope.schema.json says (the type is generated from it): the aggregate's stream id (its subject's last
+ * sequence is the aggregate version), the run tree, the user whose data key seals personal data (issue 9), the
+ * causing command, the producing service, the trace context and `recorded_at`.
+ */
+export type EventMetadata = LogEventMetadata;
+
 /**
  * The event envelope: `{ type, data, metadata }`. Time is data (`recorded_at`), so folds never read a clock.
  * The envelope is wrapped under `event` on the wire because NestJS's NATS deserializer unwraps top-level `data`.
  */
-export interface EventMetadata {
-  event_id: string;
-  /** Aggregate stream id (run id, conversation id …); its subject's last sequence is the aggregate version. */
-  stream_id: string;
-  run_id?: string;
-  parent_run_id?: string;
-  root_run_id?: string;
-  case_id?: string;
-  /** The user whose personal data the event carries (issue 9 erasure: the user's data key seals it). */
-  user_id?: string;
-  correlation_id?: string;
-  /** The command that caused this event. */
-  causation_id?: string;
-  schema_version: number;
-  contract_version: 'v1';
-  traceparent?: string;
-  tracestate?: string;
-  /** Which service appended it. */
-  producer: string;
-  recorded_at: string;
-}
-
 export interface EventEnvelope<TType extends string = string, TData = unknown> {
   type: TType;
   data: TData;

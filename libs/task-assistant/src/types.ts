@@ -2,6 +2,7 @@
  * Data shapes of contract 000 (Agent Interface Contract, v1.0.0).
  * Field names follow the contract's JSON (snake_case) so records can be stored as-is.
  */
+import type { PendingConfirmation } from '@runledger/contracts';
 
 /** Every intent the classifier can produce (contract: UserIntent.intent_type). */
 export type IntentType =
@@ -23,13 +24,7 @@ export interface HistoryMessage {
 }
 
 /** A delete waiting for the user's yes/no (Rule 1). */
-export interface PendingConfirmation {
-  action_type: 'DELETE_TASK';
-  task_id: string;
-  task_description: string;
-  created_at: string;
-  expires_at: string;
-}
+export type { PendingConfirmation };
 
 /** Input of the decision engine. */
 export interface DecisionContext {

@@ -1,23 +1,12 @@
+import type { ArtifactRef } from '@runledger/contracts';
 import { sha256Hex } from '@runledger/kernel';
 import { checkSchema } from '../schemas/validators';
 
 /**
- * The SSOT binding of one immutable artifact (proto-contracts/schemas/governance/artifact_ref.schema.json).
- * `sha256` and `size_bytes` bind the reference to exactly one byte sequence.
+ * The SSOT binding of one immutable artifact (proto-contracts/schemas/governance/artifact_ref.schema.json), the type
+ * generated from that schema: `sha256` and `size_bytes` bind the reference to exactly one byte sequence.
  */
-export interface ArtifactRef {
-  artifact_id: string;
-  /** Lowercase hex sha256 of the bytes. */
-  sha256: string;
-  size_bytes: number;
-  media_type: string;
-  /** What the artifact is: transcript, intake_summary, coa_map, export_manifest … */
-  kind: string;
-  /** The owning case; absent for shared-plane artifacts. */
-  case_id?: string;
-  /** Human-facing file name; never identity. */
-  name?: string;
-}
+export type { ArtifactRef };
 
 /** Schema check of an artifact_ref; on success the value is typed. */
 export function validateArtifactRef(value: unknown): { ok: true; value: ArtifactRef } | { ok: false; errors: string[] } {

@@ -1,3 +1,4 @@
+import type { AuditCheckpoint } from '@runledger/contracts';
 import { canonicalJson } from '../hashing/canonical-json';
 import { sha256Hex } from '../hashing/hashes';
 import { ChainBreak, ChainEntry, verifyChain } from './hash-chain';
@@ -6,17 +7,11 @@ import { ChainBreak, ChainEntry, verifyChain } from './hash-chain';
  * A signed statement "the chain had `count` entries and its head at `seq` hashed `entry_hash`". The entry hash
  * commits to every entry before it (prev_hash links), so one valid checkpoint anchors the whole prefix: a later
  * batch-based chain (one signed entry per batch) needs no other rule. The signing key lives outside the log, so
- * whoever can append to the log can neither re-sign a rehashed chain nor sign a forged tail.
+ * whoever can append to the log can neither re-sign a rehashed chain nor sign a forged tail. Its type is the contract's
+ * AuditCheckpoint (generated from proto-contracts): `key_id` the signing key's fingerprint, `signature` Ed25519 (base64)
+ * over checkpointMessage.
  */
-export interface ChainCheckpoint {
-  seq: number;
-  entry_hash: string;
-  count: number;
-  /** Fingerprint of the Ed25519 public key that signed (see `keyIdOf` in the signing adapter). */
-  key_id: string;
-  /** Ed25519 signature (base64) over {@link checkpointMessage}. */
-  signature: string;
-}
+export type ChainCheckpoint = AuditCheckpoint;
 
 /** Signs checkpoint messages; the private key stays in the adapter (never in the log). */
 export interface ChainSigner {

@@ -1,9 +1,8 @@
-import type { AuthzInputs, RunKind } from '@runledger/governance';
+import type { AuthzDecidedData as AuthzDecidedEventData, PolicyVersions, RunCreatedData as RunCreatedEventData, RunError } from '@runledger/contracts';
+import type { RunKind } from '@runledger/governance';
 
-export interface PolicyVersionsPin {
-  lanes: string;
-  roles: string;
-}
+/** The lanes and roles versions a run pinned at its start. */
+export type PolicyVersionsPin = PolicyVersions;
 
 /** The artifact_ref fields a run records (contract 001: every input and output is referenced by one). */
 export interface ArtifactRefLike {
@@ -16,46 +15,16 @@ export interface ArtifactRefLike {
   name?: string;
 }
 
-export interface RunError {
-  error_code: string;
-  message: string;
-  retryable: boolean;
-}
+export type { RunError };
 
-/** Everything pinned at run start (contract 001 §1): later checks of the run use these, never newer ones. */
-export interface RunCreatedData {
-  run_id: string;
-  run_kind: RunKind;
-  agent_name: string;
-  parent_run_id?: string;
-  root_run_id: string;
-  correlation_id?: string;
-  case_id?: string;
-  user_id?: string;
-  conversation_id?: string;
-  lane?: string;
-  contract_version: 'v1';
-  policy_versions: PolicyVersionsPin;
-  input_artifacts: ArtifactRefLike[];
-  parameters: Record<string, unknown>;
-  request_hash_sha256: string;
-  /**
-   * Who asked for the run, when a caller did (issue 26): the caller identity (deploy/nats/permissions.yaml `clients`)
-   * its request came from. Caller-scoped reads (rl.caller.<identity>.runs.*) serve a caller only runs recording it.
-   */
-  requested_by?: string;
-}
+/**
+ * Everything pinned at run start (contract 001 §1): later checks of the run use these, never newer ones. The type is
+ * generated from its schema (proto-contracts/schemas/events/run-created.schema.json), not written again here.
+ */
+export type RunCreatedData = RunCreatedEventData;
 
-export interface AuthzDecidedData {
-  decision: 'allow' | 'deny';
-  lane?: string;
-  action?: string;
-  code?: string;
-  reason?: string;
-  policy_versions: PolicyVersionsPin;
-  /** What the decision was taken on (absent on events recorded before it was kept): what-if replay re-decides it. */
-  inputs?: AuthzInputs;
-}
+/** A choke point's or a run's authorisation decision, with what it was taken on (`inputs`: what-if replay re-decides it). */
+export type AuthzDecidedData = AuthzDecidedEventData;
 
 export interface EffectClaim {
   owner: string;
