@@ -63,6 +63,7 @@ try {
     otherRunGet: await refusal(() => client.runs.get(cfg.otherRunId)),
     otherRunFollow: await refusal(async () => { for await (const _e of client.runs.follow(cfg.otherRunId)) {} }),
     otherRunCancel: await refusal(() => client.runs.cancel(cfg.otherRunId)),
+    otherSessionGet: await refusal(() => client.sessions.get(cfg.otherRunId)),
     otherRunArtifact: await refusal(() => client.artifacts.get(cfg.otherRunId, form.artifact_id)),
     artifactNotOfRun: await refusal(() => client.artifacts.get(cfg.runId, 'art-0000')),
     crossCaseInput: await refusal(() => client.artifacts.get(cfg.crossRunId, cfg.otherCaseArtifactId)),
@@ -204,8 +205,8 @@ export const wrong = () => connect({ servers: '' }).then((c) => c.runs.get(req))
     expect(report.violations.filter((v) => ids.has(v.run_id))).toEqual([]);
   });
 
-  it('Issue 26 caller-scoped reads: another caller\'s run is RUN.NOT_FOUND to get, follow, cancel and read artifacts of; its own run reads only its case\'s artifacts', () => {
-    for (const key of ['otherRunGet', 'otherRunFollow', 'otherRunCancel', 'otherRunArtifact']) {
+  it('Issue 26 caller-scoped reads: another caller\'s run is RUN.NOT_FOUND to get, follow, cancel, read artifacts of and read as a session; its own run reads only its case\'s artifacts', () => {
+    for (const key of ['otherRunGet', 'otherRunFollow', 'otherRunCancel', 'otherRunArtifact', 'otherSessionGet']) {
       expect(out.refusals[key]).toMatchObject({ refused: true, class: 'NotFoundError', code: 'RUN.NOT_FOUND', retryable: false });
     }
     expect(out.refusals.artifactNotOfRun).toMatchObject({ refused: true, class: 'NotFoundError', code: 'ARTIFACT.NOT_FOUND' });

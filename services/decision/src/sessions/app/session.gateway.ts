@@ -31,10 +31,11 @@ export class SessionGateway {
     @Inject(SESSION_REPLY_TIMEOUT_MS) private readonly replyTimeoutMs: number,
   ) {}
 
-  async start(raw: unknown): Promise<SessionReply> {
-    const spec = await this.prepare(validateMessage(SessionStartRequestDto, raw));
+  /** `requestedBy`: the caller identity the request came from (recorded in RunCreated; it alone reads the session). */
+  async start(raw: unknown, requestedBy?: string): Promise<SessionReply> {
+    const spec = await this.prepare(validateMessage(SessionStartRequestDto, raw), requestedBy);
     const existing = await this.runs.load(spec.run_id);
-    if (existing.state.run && existing.state.run.request_hash_sha256 !== spec.request_hash_sha256) {
+    if (existing.state.run && (existing.state.run.request_hash_sha256 !== spec.request_hash_sha256 || existing.state.run.requested_by !== spec.requested_by)) {
       throw new AppError('REQUEST.INVALID', 'run_id (or request_id) already names a session of a different request.');
     }
     if (isTerminal(existing.state)) return sessionReplyOf(spec.run_id, existing.state, existing.events);
@@ -49,17 +50,18 @@ export class SessionGateway {
       throw err;
     }
     if ((await watch.outcome) === 'timeout') this.logger.warn({ msg: 'session reply timeout; session continues', run_id: spec.run_id });
-    return this.get({ run_id: spec.run_id });
+    return this.get({ run_id: spec.run_id }, requestedBy);
   }
 
-  async get(raw: unknown): Promise<SessionReply> {
+  /** A session a caller started is its own: another identity asking gets RUN.NOT_FOUND (caller-scoped reads, issue 26). */
+  async get(raw: unknown, asker?: string): Promise<SessionReply> {
     const { run_id } = validateMessage(SessionGetRequestDto, raw);
     const { state, events } = await this.runs.load(run_id);
-    if (!state.run) throw new AppError('RUN.NOT_FOUND', 'No session with that run id.');
+    if (!state.run || (state.run.requested_by !== undefined && state.run.requested_by !== asker)) throw new AppError('RUN.NOT_FOUND', 'No session with that run id.');
     return sessionReplyOf(run_id, state, events);
   }
 
-  private async prepare(req: SessionStartRequestDto): Promise<SessionSpec> {
+  private async prepare(req: SessionStartRequestDto, requestedBy: string | undefined): Promise<SessionSpec> {
     const pinned = await this.profiles.resolve(req.agent, req.version);
     if (!pinned) throw new AppError('REQUEST.INVALID', `There is no agent profile ${req.agent}${req.version ? ` version ${req.version}` : ''}.`);
     // A child session inherits its parent's tree, case and policy pins; a top-level one pins the current policy.
@@ -71,13 +73,14 @@ export class SessionGateway {
     const { profile, sha256 } = pinned;
     const request = { agent: profile.id, version: profile.version, profile_sha256: sha256, prompt: req.prompt, parent_run_id: req.parent_run_id ?? null, case_id: case_id ?? null, user_id: user_id ?? null };
     const hash = sha256Hex(canonicalJson(request));
-    const run_id = req.run_id ?? sessionRunIdOf(req.request_id ?? hash, req.parent_run_id);
+    const run_id = req.run_id ?? sessionRunIdOf(req.request_id ?? hash, req.parent_run_id, requestedBy);
     const root_run_id = parent?.root_run_id ?? run_id;
     return {
       run_id, root_run_id, correlation_id: req.correlation_id ?? parent?.correlation_id ?? root_run_id,
       ...(req.parent_run_id ? { parent_run_id: req.parent_run_id } : {}), ...(case_id ? { case_id } : {}), ...(user_id ? { user_id } : {}),
       agent: profile.id, version: profile.version, profile_sha256: sha256, role: profile.role,
       policy_versions: parent?.policy_versions ?? this.policies.currentVersions(), prompt: req.prompt, request_hash_sha256: hash,
+      ...(requestedBy ? { requested_by: requestedBy } : {}),
     };
   }
 }

@@ -91,6 +91,7 @@ export class SessionWorker {
         run_id: spec.run_id, run_kind: 'agent' as const, agent_name: spec.role, root_run_id: spec.root_run_id, correlation_id: spec.correlation_id,
         ...(spec.parent_run_id ? { parent_run_id: spec.parent_run_id } : {}), ...(spec.case_id ? { case_id: spec.case_id } : {}), ...(spec.user_id ? { user_id: spec.user_id } : {}),
         contract_version: 'v1' as const, policy_versions: spec.policy_versions, input_artifacts: [], parameters: sessionParameters(spec), request_hash_sha256: spec.request_hash_sha256,
+        ...(spec.requested_by ? { requested_by: spec.requested_by } : {}),
       },
       authz: { decision: 'allow' as const, action: `session:${spec.agent}`, policy_versions: spec.policy_versions },
     };

@@ -25,6 +25,8 @@ export interface SessionSpec {
   policy_versions: PolicyVersionsPin;
   prompt: string;
   request_hash_sha256: string;
+  /** The caller identity that asked on agents.session.start (issue 26); absent when a service started the session. */
+  requested_by?: string;
 }
 
 export interface SessionStartedData {
@@ -36,9 +38,12 @@ export interface SessionStartedData {
 
 export type SessionFinishedData = Omit<AIAgentResult, 'accounting'>;
 
-/** A session's run id: from its request id (or the whole request's hash), within its parent; a repeated request joins its session. */
-export function sessionRunIdOf(requestKey: string, parentRunId: string | undefined): string {
-  return deterministicUuid('session', requestKey, parentRunId ?? '');
+/**
+ * A session's run id: from its request id (or the whole request's hash), within its parent and for its caller; a
+ * repeated request joins its session, and the same request id from two callers is two sessions.
+ */
+export function sessionRunIdOf(requestKey: string, parentRunId: string | undefined, requestedBy?: string): string {
+  return deterministicUuid('session', requestKey, parentRunId ?? '', ...(requestedBy ? [requestedBy] : []));
 }
 
 /** What RunCreated pins for a session: the profile by id, version and hash; the prompt as the request. */

@@ -1,7 +1,7 @@
 import { Controller } from '@nestjs/common';
-import { Payload } from '@nestjs/microservices';
+import { Ctx, Payload } from '@nestjs/microservices';
 import { SessionReply, SUBJECTS } from '@runledger/contracts';
-import { RequestHandler } from '@runledger/messaging';
+import { RequestContext, RequestHandler, requesterOf } from '@runledger/messaging';
 import { SessionGateway } from '../app/session.gateway';
 
 /** agents.session.start and agents.session.get (issue 7). */
@@ -10,12 +10,12 @@ export class SessionsController {
   constructor(private readonly gateway: SessionGateway) {}
 
   @RequestHandler(SUBJECTS.agentSessionStart)
-  start(@Payload() raw: unknown): Promise<SessionReply> {
-    return this.gateway.start(raw);
+  start(@Payload() raw: unknown, @Ctx() ctx: RequestContext): Promise<SessionReply> {
+    return this.gateway.start(raw, requesterOf(ctx));
   }
 
   @RequestHandler(SUBJECTS.agentSessionGet)
-  get(@Payload() raw: unknown): Promise<SessionReply> {
-    return this.gateway.get(raw);
+  get(@Payload() raw: unknown, @Ctx() ctx: RequestContext): Promise<SessionReply> {
+    return this.gateway.get(raw, requesterOf(ctx));
   }
 }
