@@ -1,14 +1,15 @@
 import { createInbox, type Msg, type MsgHdrs, type NatsConnection } from '@nats-io/transport-node';
 import type { JetStreamManager } from '@nats-io/jetstream';
 import { AppError } from '@runledger/kernel';
-import { readFailed, stalledRead } from './log-errors';
+import { isNoMessage, readFailed, stalledRead } from './log-errors';
 
 /**
  * Reads without consumers. No identity but the bootstrap may create a consumer (deploy/nats/permissions.yaml): a
  * consumer's body decides whether it pushes, and where, so permission to create one is permission to deliver the log
  * anywhere. Readers use direct gets only (`$JS.API.DIRECT.GET.<stream>`), which answer and change nothing.
  * nats-server 2.9/2.10 has no batched direct get (2.11), so a range is read by many single gets kept in flight on
- * one subscription: measured 60–85k messages/s on one connection here (an ordered consumer: 90–140k).
+ * one subscription: with 1 KB commits, 50–65k messages/s on one connection here, an ordered consumer 95–110k
+ * (bench/results-scale.md has the replay's figures).
  */
 
 /** One stored message as a direct get hands it out. */
@@ -143,6 +144,21 @@ function answerOf(seq: number, m: Msg): SequenceRead {
 export async function nextMatching(jsm: JetStreamManager, stream: string, filter: string, seq: number): Promise<StoredMessage | null> {
   const msg = await jsm.direct.getMessage(stream, { next_by_subj: filter, seq }).catch(readFailed);
   return msg ? { seq: msg.seq, subject: msg.subject, data: msg.data, headers: msg.header } : null;
+}
+
+/**
+ * As nextMatching, answered by the stream's leader (the message API): for a stream without direct gets (a replicated
+ * bucket), or where a lagging replica's "none" is no answer.
+ */
+export async function nextMatchingOnLeader(jsm: JetStreamManager, stream: string, filter: string, seq: number): Promise<StoredMessage | null> {
+  try {
+    // nats-server 2.9 answers next_by_subj on the message API too; the client's type only names the direct-get form.
+    const m = await jsm.streams.getMessage(stream, { next_by_subj: filter, seq } as unknown as { seq: number });
+    return m ? { seq: m.seq, subject: m.subject, data: m.data, headers: m.header } : null;
+  } catch (err) {
+    if (isNoMessage(err)) return null;
+    throw readFailed(err);
+  }
 }
 
 /** Whether `subject` matches the NATS subject `filter` (`*` one token, `>` one or more at the end). */

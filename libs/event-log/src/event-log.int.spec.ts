@@ -146,7 +146,7 @@ describe('EventLog on a real nats-server', () => {
     expect(consumers).toEqual([]);
   });
 
-  it('Issue 23 tamper named: a sequence the stream cannot hand out inside a read range is LOG.UNREADABLE with its sequence, never skipped or waited on', async () => {
+  it('Issue 23 tamper named: a sequence the stream cannot hand out inside a read range, or a commit of an aggregate, is LOG.UNREADABLE with its sequence, never skipped or waited on', async () => {
     // A stream that allows a message delete stands for a store file edited on disk (nats-server then has no message there).
     await jsm.streams.add({ name: 'DAMAGED', subjects: ['damaged.>'], allow_direct: true });
     const js = jetstream(nc);
@@ -156,6 +156,12 @@ describe('EventLog on a real nats-server', () => {
     const seen: number[] = [];
     await expect(damaged.messages('damaged.>', 1, 3, (m) => void seen.push(m.seq))).rejects.toMatchObject({ code: 'LOG.UNREADABLE', seq: 2, retryable: false });
     expect(seen).toEqual([1]);
+    // One aggregate read commit by commit: each commit names the version it was appended on, so the one not handed
+    // out is named too (the server's next-by-subject would step over it).
+    for (let i = 1, version = 0; i <= 3; i++) version = (await js.publish('damaged.agg', encodeEnvelope({ type: 'A', data: { i }, metadata: {} } as unknown as EventEnvelope), { expect: { lastSubjectSequence: version } })).seq;
+    const middle = (await jsm.streams.getMessage('DAMAGED', { last_by_subj: 'damaged.agg' }))!.seq - 1;
+    await jsm.streams.deleteMessage('DAMAGED', middle);
+    await expect(damaged.read('damaged.agg')).rejects.toMatchObject({ code: 'LOG.UNREADABLE', seq: middle });
     await jsm.streams.delete('DAMAGED');
   });
 

@@ -8,8 +8,8 @@ import type { EventCodec } from './codec';
 import { encodeCommit, ENVELOPE_SCHEMA_VERSION, EventEnvelope, NewEvent, StoredEvent } from './envelope';
 import { LIVE_RUN_PREFIX, LOG_STREAM, LOG_SUBJECT_PREFIX } from './stream';
 import { EVENT_TYPE_HEADER, storedEvents, tryStoredEvents } from './stored-event';
-import { ConcurrencyError, jsErrorCode, JS_WRONG_LAST_SEQUENCE, readFailed, UnreadableMessageError } from './log-errors';
-import { connectionOf, nextMatching, readSequences, StoredMessage, subjectMatches } from './direct-reads';
+import { ConcurrencyError, isNoMessage, jsErrorCode, JS_WRONG_LAST_SEQUENCE, readFailed, UnreadableMessageError } from './log-errors';
+import { connectionOf, nextMatching, nextMatchingOnLeader, readSequences, StoredMessage, subjectMatches } from './direct-reads';
 
 export interface AppendOptions {
   /**
@@ -30,6 +30,8 @@ export interface AppendResult {
 }
 
 const tracer = trace.getTracer('runledger.event-log');
+/** The header nats-server stores with a message published with `expect.lastSubjectSequence`. */
+const EXPECTED_LAST_SUBJECT_SEQ = 'Nats-Expected-Last-Subject-Sequence';
 
 /**
  * The append-only log on JetStream. An append is one message, a commit of its events (see appendInSpan), idempotent
@@ -169,7 +171,7 @@ export class EventLog {
     try {
       return await this.jsm.streams.getMessage(this.stream, { last_by_subj: subject });
     } catch (err) {
-      if (/no message found/i.test(String((err as Error).message)) || jsErrorCode(err) === 10037) return null;
+      if (isNoMessage(err)) return null;
       throw readFailed(err);
     }
   }
@@ -227,10 +229,17 @@ export class EventLog {
     const subject = typeof ref === 'string' ? ref : ref.subject;
     const last = await this.version(subject);
     const out: StoredEvent[] = [];
+    let previous = 0;
     for (let next = fromSeq; next <= last;) {
       const msg = (await nextMatching(this.jsm, this.stream, subject, next)) ?? (await this.leaderNext(subject, next));
       // A run decided on a prefix of itself could repeat an effect or miss a terminal event: short is an error.
       if (!msg || msg.seq > last) throw new AppError('DEPENDENCY.DOWN', 'The event log answered part of an aggregate; retry.');
+      // A commit keeps the version it was appended on (the server stores the expected-sequence header): one that names
+      // another commit than the one read before it says that commit is stored but not handed out (damaged on disk).
+      const stated = msg.headers?.get(EXPECTED_LAST_SUBJECT_SEQ); // "" when the append stated no version
+      const appendedOn = stated ? Number(stated) : Number.NaN;
+      if (previous && Number.isSafeInteger(appendedOn) && appendedOn !== previous) throw new UnreadableMessageError(appendedOn);
+      previous = msg.seq;
       // Read as the scan reads: sealed data opened by the log's codec.
       for (const event of await this.openAll(tryStoredEvents(msg.data, msg.seq, msg.subject))) out.push(event);
       next = msg.seq + 1;
@@ -240,15 +249,7 @@ export class EventLog {
 
   /** The next message of `subject` from `seq` as the stream leader has it (a replica answered none); null when the log is not replicated. */
   private async leaderNext(subject: string, seq: number): Promise<StoredMessage | null> {
-    if (!(await this.replicated())) return null;
-    try {
-      // nats-server 2.9 answers next_by_subj on the message API too; the client's type only names the direct-get form.
-      const m = await this.jsm.streams.getMessage(this.stream, { next_by_subj: subject, seq } as unknown as { seq: number });
-      return m ? { seq: m.seq, subject: m.subject, data: m.data } : null;
-    } catch (err) {
-      if (/no message found/i.test(String((err as Error).message)) || jsErrorCode(err) === 10037) return null;
-      throw readFailed(err);
-    }
+    return (await this.replicated()) ? nextMatchingOnLeader(this.jsm, this.stream, subject, seq) : null;
   }
 
   /**
@@ -295,8 +296,10 @@ export class EventLog {
       }
       return;
     }
+    // Past the log's end nothing is stored: a sequence there is no damage, so the range ends where the log does.
+    const last = (await this.jsm.streams.info(this.stream).catch(readFailed)).state.last_seq;
     // No promise per message unless a handler needs one: a replay reads millions.
-    await readSequences(connectionOf(this.jsm), this.stream, fromSeq, untilSeq, (read) => {
+    await readSequences(connectionOf(this.jsm), this.stream, fromSeq, Math.min(untilSeq, last), (read) => {
       if ('missing' in read) return this.leaderAt(read.seq).then((msg) => (subjectMatches(filter, msg.subject) ? onMessage(msg) : undefined));
       return subjectMatches(filter, read.subject) ? onMessage(read) : undefined;
     });
@@ -305,7 +308,7 @@ export class EventLog {
   /** The message at `seq` as the stream leader has it (a direct get answered none); none at all is a damaged log. */
   private async leaderAt(seq: number): Promise<StoredMessage> {
     const m = await this.jsm.streams.getMessage(this.stream, { seq }).catch((err: unknown) => {
-      if (/no message found/i.test(String((err as Error).message)) || jsErrorCode(err) === 10037) return null;
+      if (isNoMessage(err)) return null;
       throw readFailed(err);
     });
     if (!m) throw new UnreadableMessageError(seq);

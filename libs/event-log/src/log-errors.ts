@@ -54,6 +54,11 @@ export function isBusFault(err: unknown): boolean {
   return e.name === 'RequestError' && isBusFault(e.cause);
 }
 
+/** The message API's "no message found": an answer (nothing stored there), not a failure. */
+export function isNoMessage(err: unknown): boolean {
+  return /no message found/i.test(String((err as Error)?.message)) || jsErrorCode(err) === 10037;
+}
+
 export function jsErrorCode(err: unknown): number | undefined {
   const e = err as { apiError?: () => { err_code?: number }; code?: unknown };
   if (typeof e?.apiError === 'function') return e.apiError()?.err_code;

@@ -4,7 +4,7 @@ import { DiscardPolicy, jetstreamManager } from '@nats-io/jetstream';
 import { Kvm, type KV } from '@nats-io/kv';
 import type { SealedValue } from '@runledger/contracts';
 import { AppError, LruMap } from '@runledger/kernel';
-import { nextMatching } from '@runledger/event-log';
+import { nextMatchingOnLeader } from '@runledger/event-log';
 
 /** Whose personal or case data a key protects: one key per user and one per case. */
 export interface DataOwner {
@@ -119,8 +119,9 @@ export class KvDataKeyStore implements DataKeyStore {
       if (polling || ended) return;
       polling = true;
       try {
-        // Each write after the last one seen, in order; a purge leaves gaps, which next_by_subj steps over.
-        for (let m = await nextMatching(jsm, stream, `${prefix}>`, next); m; m = await nextMatching(jsm, stream, `${prefix}>`, next)) {
+        // Each write after the last one seen, in order; a purge leaves gaps, which next_by_subj steps over. The
+        // leader answers: a replicated bucket has no direct gets, and a lagging replica's "none" would miss an erasure.
+        for (let m = await nextMatchingOnLeader(jsm, stream, `${prefix}>`, next); m; m = await nextMatchingOnLeader(jsm, stream, `${prefix}>`, next)) {
           const operation = m.headers?.get('KV-Operation');
           if ((operation && operation !== 'PUT') || new TextDecoder().decode(m.data) === ERASED) onErased(m.subject.slice(prefix.length));
           next = m.seq + 1;

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { jetstreamManager, type JetStreamManager } from '@nats-io/jetstream';
 import { Objm, StorageType, type ObjectInfo, type ObjectStore } from '@nats-io/obj';
-import { nextMatching } from '@runledger/event-log';
+import { nextMatching, nextMatchingOnLeader } from '@runledger/event-log';
 import type { ArtifactRef } from '@runledger/governance';
 import { ARTIFACT_BUCKET, ArtifactStore, decodeRef, encodeRef, StoredArtifact } from './artifact-store';
 
@@ -57,7 +57,8 @@ export class NatsObjectArtifactStore implements ArtifactStore {
     const parts: Uint8Array[] = [];
     const subject = `$O.${ARTIFACT_BUCKET}.C.${info.nuid}`;
     for (let seq = 1, i = 0; i < info.chunks; i++) {
-      const chunk = await nextMatching(jsm, `OBJ_${ARTIFACT_BUCKET}`, subject, seq);
+      // Any replica may answer a direct get; one that lags has no chunk yet: the leader answers then.
+      const chunk = (await nextMatching(jsm, `OBJ_${ARTIFACT_BUCKET}`, subject, seq)) ?? (await nextMatchingOnLeader(jsm, `OBJ_${ARTIFACT_BUCKET}`, subject, seq));
       if (!chunk) break;
       parts.push(chunk.data);
       seq = chunk.seq + 1;
