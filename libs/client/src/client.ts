@@ -187,12 +187,11 @@ export class RunledgerClient {
         parts.push(Buffer.from(next.content_base64, 'base64'));
       }
       const bytes = new Uint8Array(Buffer.concat(parts));
-      const r = { artifact_ref: ref };
-      if (bytes.length !== r.artifact_ref.size_bytes || sha256Hex(bytes) !== r.artifact_ref.sha256) {
+      if (bytes.length !== ref.size_bytes || sha256Hex(bytes) !== ref.sha256) {
         throw new IntegrityError({ code: 'ARTIFACT.HASH_MISMATCH', message: `The bytes of ${artifactId} do not match its reference.`, retryable: false });
       }
       const text = () => new TextDecoder().decode(bytes);
-      return { ref: r.artifact_ref, bytes, text, json: <T>() => JSON.parse(text()) as T };
+      return { ref, bytes, text, json: <T>() => JSON.parse(text()) as T };
     },
   };
 
