@@ -2,7 +2,8 @@
 /**
  * runledger <command> …  — operator and user commands against a running stack (NATS_URL, default the local stack at nats://127.0.0.1:4322).
  *   chat  --user <id> [--conversation <uuid>]   talk to the task assistant
- *   audit verify [--file chain.jsonl]          verify the audit hash chain (live, or an exported copy)
+ *   audit verify [--anchor w.json | --file chain.jsonl]  verify the audit hash chain (live, against a witness, or an exported copy)
+ *   audit anchor export [--out w.json]         a witness copy of the signed head and the log's identity, kept outside the cluster
  *   erase --user ID | --case ID                destroy a user's or a case's data key (sealed data then reads as erased)
  *   audit export > chain.jsonl                 export the audit chain
  *   agent --config <file> --prompt "<text>"      run one agent session (contract 002) and print its final report
