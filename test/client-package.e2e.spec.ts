@@ -59,6 +59,7 @@ try {
   const read = await client.artifacts.get(cfg.runId, upload.artifact_id, { chunkBytes: 256 * 1024 });
   out.uploadRead = { sha256: read.ref.sha256, size: read.bytes.length, same: read.text() === cfg.uploadText };
   out.cancelOwn = await client.runs.cancel(cfg.runId, 'no longer needed');
+  out.runNotGranted = await client.runs.start({ agent_name: 'INTAKE_AGENT', case_id: cfg.otherCaseId, input_artifacts: [], parameters: {} });
   out.refusals = {
     otherRunGet: await refusal(() => client.runs.get(cfg.otherRunId)),
     otherRunFollow: await refusal(async () => { for await (const _e of client.runs.follow(cfg.otherRunId)) {} }),
@@ -105,6 +106,7 @@ interface ScriptOutput {
   inputRead: unknown;
   uploadRead: { sha256: string; size: number; same: boolean };
   cancelOwn: { run_id: string; outcome: string; status: string };
+  runNotGranted: { outcome: string; run_id: string; error: { error_code: string; retryable: boolean } | null };
   refusals: Record<string, { refused: boolean; class: string; code: string; retryable: boolean; message: string }>;
 }
 
@@ -214,13 +216,16 @@ export const wrong = () => connect({ servers: '' }).then((c) => c.runs.get(req))
     expect(out.refusals.crossCaseInput).toMatchObject({ refused: true, class: 'AccessDeniedError', code: 'CASE.CROSS_CASE_DENIED' });
   });
 
-  it('Issue 26 caller ingress refusals: a case its role does not allow, a kind it may not supply, oversize, wrong type', () => {
+  it('Issue 26 caller ingress refusals: a case its role does not allow (for an ingest or a run), a kind it may not supply, oversize, wrong type', async () => {
     expect(out.refusals.caseNotGranted).toMatchObject({ refused: true, class: 'AccessDeniedError', code: 'CASE.NOT_GRANTED', retryable: false });
     expect(out.refusals.kindDenied).toMatchObject({ refused: true, class: 'AccessDeniedError', code: 'ARTIFACT.KIND_DENIED' });
     expect(out.refusals.oversize).toMatchObject({ refused: true, class: 'InvalidRequestError', code: 'ARTIFACT.TOO_LARGE' });
     expect(out.refusals.oversize.message).toContain('1048576');
     expect(out.refusals.wrongType).toMatchObject({ refused: true, class: 'InvalidRequestError', code: 'ARTIFACT.TYPE_DENIED' });
     expect(out.refusals.notJson).toMatchObject({ refused: true, class: 'InvalidRequestError', code: 'ARTIFACT.TYPE_DENIED' });
+    // Nor does it start runs there: agents.run.start answers the §2.2 denial and nothing becomes a run.
+    expect(out.runNotGranted).toMatchObject({ outcome: 'deny', error: { error_code: 'CASE.NOT_GRANTED', retryable: false } });
+    expect((await new RunRepository(stack.log).load(out.runNotGranted.run_id)).state.status).toBe('none');
     // Refusal order: the grants first, so a case the caller may not use is named before anything about the content.
     expect(out.refusals.caseBeforeContent).toMatchObject({ refused: true, code: 'CASE.NOT_GRANTED' });
     for (const r of Object.values(out.refusals)) expect(r.message).not.toMatch(/\n\s+at /);

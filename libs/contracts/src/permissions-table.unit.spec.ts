@@ -1,4 +1,7 @@
 /* eslint-disable @typescript-eslint/no-require-imports */
+import fs from 'node:fs';
+import path from 'node:path';
+import YAML from 'yaml';
 // The permissions table (deploy/nats/permissions.yaml) and its renderers: what contracts:check and the k8s
 // manifests rest on. The servers' refusals themselves are proven in test/authorization*.e2e.spec.ts.
 const permissions = require('../../../scripts/lib/permissions.js');
@@ -67,6 +70,15 @@ describe('Issue 9 permissions table', () => {
     }
     expect(perms('db-write').subscribe.allow).toEqual(expect.arrayContaining(['rl.caller.*.artifacts.ingest', 'rl.caller.*.artifacts.get']));
     expect(perms('decision').subscribe.allow).toEqual(expect.arrayContaining(['rl.caller.*.runs.get', 'rl.caller.*.runs.events', 'rl.caller.*.runs.cancel']));
+  });
+
+  it('Issue 26 caller grants: every identity that may start agent runs or use a caller door has a role in policy/callers.yaml (none is let through unlisted)', () => {
+    const grants = YAML.parse(fs.readFileSync(path.join(__dirname, '..', '..', '..', 'policy', 'callers.yaml'), 'utf8')) as { callers: Record<string, string> };
+    const callers = Object.entries(table.requests as Record<string, { call?: string[] }>)
+      .filter(([address]) => address === 'agents.run.start' || address.includes('{caller}'))
+      .flatMap(([, rule]) => rule.call ?? []);
+    expect(callers.length).toBeGreaterThan(0);
+    for (const id of new Set(callers)) expect(grants.callers[id]).toBeDefined();
   });
 
   it('Issue 9 k8s: nats.conf, nats-dev.conf and compose.conf carry exactly the permissions the default start renders', () => {

@@ -18,3 +18,4 @@ export * from './audit/hash-chain';
 export * from './audit/anchored-chain';
 export * from './audit/coverage';
 export * from './lifecycle/run-lifecycle';
+export { authorizeIngest, caseGranted, contentProblem, INGEST_STORE_MAX_BYTES, parseCallerGrants, type CallerGrants, type CallerRole, type GrantRefusal, type IngestAsk, type KindRule } from './callers/caller-grants';

@@ -1,7 +1,7 @@
 import { DynamicModule, Module, OnApplicationShutdown, Inject } from '@nestjs/common';
 import type { DocumentStore } from '@runledger/document-store';
 import { DOCUMENT_STORE, documentStoreProvider, MessagingModule, ServiceRuntime } from '@runledger/messaging';
-import { PolicyCatalog } from '@runledger/policy-catalog';
+import { CALLER_GRANTS, loadCallerGrants, PolicyCatalog } from '@runledger/policy-catalog';
 import { CallerVerifier, RunRepository } from '@runledger/runs';
 import { DbWriteService } from './app/db-write.service';
 import { ARTIFACT_STORE, ArtifactStore } from './artifacts/artifact-store';
@@ -9,9 +9,8 @@ import { artifactStoreProvider } from './artifacts/artifact-store.provider';
 import { ArtifactsController } from './artifacts/artifacts.controller';
 import { ArtifactsService } from './artifacts/artifacts.service';
 import { DbController } from './transport/db.controller';
-import { loadCallerGrants } from './ingest/infra/caller-grants.loader';
 import { IngestController } from './ingest/ingest.controller';
-import { CALLER_GRANTS, IngestService } from './ingest/ingest.service';
+import { IngestService } from './ingest/ingest.service';
 
 @Module({})
 export class DbWriteModule implements OnApplicationShutdown {

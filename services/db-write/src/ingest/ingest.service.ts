@@ -1,14 +1,11 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { ArtifactGetResult, ArtifactIngestRequestDto, CallerArtifactGetRequestDto } from '@runledger/contracts';
 import { ConcurrencyError } from '@runledger/event-log';
-import { ArtifactRef, canonicalJson } from '@runledger/governance';
+import { ArtifactRef, authorizeIngest, CallerGrants, canonicalJson, contentProblem } from '@runledger/governance';
 import { AppError, deterministicUuid, sha256Hex } from '@runledger/kernel';
-import { PolicyCatalog } from '@runledger/policy-catalog';
+import { CALLER_GRANTS, PolicyCatalog } from '@runledger/policy-catalog';
 import { loadCallersRun, RunCreatedData, RunEvent, RunRepository } from '@runledger/runs';
 import { ArtifactsService, checkArtifactBytes } from '../artifacts/artifacts.service';
-import { authorizeIngest, CallerGrants, contentProblem } from './domain/caller-grants';
-
-export const CALLER_GRANTS = Symbol('CALLER_GRANTS');
 
 /** The action an ingest run's AuthzDecided names. */
 const INGEST_ACTION = 'artifact.ingest';

@@ -8,6 +8,7 @@ import { ReasonerSelector } from './app/session-reasoner';
 import { AGENT_RUN_LIMITS, AGENT_RUN_REPLY_TIMEOUT_MS } from './governed-runs.types';
 import { AgentRunsController } from './transport/agent-runs.controller';
 import { settingNumber } from '@runledger/kernel';
+import { CALLER_GRANTS, callerGrantsFile, loadCallerGrants } from '@runledger/policy-catalog';
 
 export const GOVERNED_RUNS_CONTROLLERS: Type[] = [AgentRunsController];
 
@@ -23,5 +24,7 @@ export function governedRunsProviders(env: NodeJS.ProcessEnv, toolTimeoutMs: num
     { provide: AGENT_RUN_LIMITS, useValue: limits },
     // A whole case workflow (four child runs) takes seconds; past this the reply says in progress and a repeat gets the outcome.
     { provide: AGENT_RUN_REPLY_TIMEOUT_MS, useValue: settingNumber('AGENT_RUN_REPLY_TIMEOUT_MS', env) },
+    // Which cases a caller may start runs in (policy/callers.yaml, as for its ingest); read at start, a bad file stops decision.
+    { provide: CALLER_GRANTS, useValue: loadCallerGrants(callerGrantsFile(env)) },
   ];
 }

@@ -3,7 +3,8 @@ import { AgentRunRequestDto, AgentRunResponse } from '@runledger/contracts';
 import { aggregateRef, EventLog } from '@runledger/event-log';
 import { AppError, deterministicUuid, isUuid, sha256Hex } from '@runledger/kernel';
 import { MALFORMED_PAYLOAD, validateMessage } from '@runledger/messaging';
-import { PolicyCatalog } from '@runledger/policy-catalog';
+import { CALLER_GRANTS, PolicyCatalog } from '@runledger/policy-catalog';
+import { caseGranted, type CallerGrants } from '@runledger/governance';
 import { isTerminal, RunRepository, RunState } from '@runledger/runs';
 import { RunWaiter } from '../../runs/run-waiter';
 import { DECISION_INBOX } from '../../task-assistant/task-run.types';
@@ -28,6 +29,7 @@ export class AgentRunGateway {
     private readonly policies: PolicyCatalog,
     private readonly waiter: RunWaiter,
     @Inject(AGENT_RUN_REPLY_TIMEOUT_MS) private readonly replyTimeoutMs: number,
+    @Inject(CALLER_GRANTS) private readonly grants: CallerGrants,
   ) {}
 
   /** `requestedBy`: the caller identity the request came from (recorded in RunCreated; see caller-scoped reads). */
@@ -77,6 +79,13 @@ export class AgentRunGateway {
     const reject = (message: string, code?: string, runId = plain.run_id ?? fallbackId) => ({ rejected: rejectedResponse(plain.agent_name, runId, message, code) });
     const badParameters = parametersProblem(plain.parameters);
     if (badParameters) return reject(badParameters);
+    // A caller (policy/callers.yaml) starts runs only in the cases its role covers, as it ingests only into those;
+    // the admin identities are no callers (a unit test holds every other identity that may send this to a role).
+    const granted = requestedBy && this.grants.callers[requestedBy] ? caseGranted(this.grants, requestedBy, plain.case_id) : null;
+    if (granted && 'code' in granted) {
+      this.logger.warn({ msg: 'agent run refused', code: granted.code, requested_by: requestedBy, case_id: plain.case_id });
+      return reject(granted.reason, granted.code);
+    }
 
     // The pins come from the log (domain/request-pins.ts): a retry keeps its run's, a child inherits its parent's,
     // new top-level work gets the current policy — never an older, looser version the caller picked.

@@ -1,5 +1,5 @@
-import { loadCallerGrants } from '../infra/caller-grants.loader';
-import { authorizeIngest, contentProblem, parseCallerGrants } from './caller-grants';
+import { authorizeIngest, contentProblem, parseCallerGrants } from '@runledger/governance';
+import { loadCallerGrants } from './caller-grants';
 
 const grants = loadCallerGrants();
 const ask = { caller: 'caller', case_id: 'case-7', agent_name: 'INTAKE_AGENT', kind: 'client_intake_form', media_type: 'application/json' };

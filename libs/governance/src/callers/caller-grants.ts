@@ -84,16 +84,25 @@ export interface IngestAsk {
 export type GrantRefusal = { code: 'CASE.NOT_GRANTED' | 'ARTIFACT.KIND_DENIED'; reason: string };
 
 /**
+ * Whether a caller's role covers a case: the first half of every caller authorisation (an ingest into the case, an
+ * agent run started in it). A caller with no role has no case.
+ */
+export function caseGranted(grants: CallerGrants, caller: string, caseId: string): { role: CallerRole } | { code: 'CASE.NOT_GRANTED'; reason: string } {
+  const roleName = grants.callers[caller];
+  const role = roleName ? grants.roles[roleName] : undefined;
+  if (!role) return { code: 'CASE.NOT_GRANTED', reason: `Caller ${caller} has no role in ${grants.version}: it may use no case.` };
+  if (!role.cases.some((pattern) => caseMatches(pattern, caseId))) return { code: 'CASE.NOT_GRANTED', reason: `Role ${role.name} may not use case ${caseId}.` };
+  return { role };
+}
+
+/**
  * The authorisation of an ingest: the caller's role covers the case, and lets it supply this kind to this agent.
  * A caller with no role may put nothing anywhere.
  */
 export function authorizeIngest(grants: CallerGrants, ask: IngestAsk): { role: string } | GrantRefusal {
-  const roleName = grants.callers[ask.caller];
-  const role = roleName ? grants.roles[roleName] : undefined;
-  if (!role) return { code: 'CASE.NOT_GRANTED', reason: `Caller ${ask.caller} has no role in ${grants.version}: it may put artifacts into no case.` };
-  if (!role.cases.some((pattern) => caseMatches(pattern, ask.case_id))) {
-    return { code: 'CASE.NOT_GRANTED', reason: `Role ${role.name} may not put artifacts into case ${ask.case_id}.` };
-  }
+  const granted = caseGranted(grants, ask.caller, ask.case_id);
+  if ('code' in granted) return granted;
+  const { role } = granted;
   if (!(role.agents[ask.agent_name] ?? []).includes(ask.kind)) {
     return { code: 'ARTIFACT.KIND_DENIED', reason: `Role ${role.name} may not supply ${ask.kind} inputs to ${ask.agent_name}.` };
   }
