@@ -27,6 +27,12 @@ describe('Issue 11 operators: runledger runs / deadletters against a running sta
     return JSON.parse(r.stdout) as RunsListResult;
   };
 
+  /** The task run of a conversation, once it is inside its first (slowed) tool call. */
+  const taskRunInToolCall = (conversationId: string): Promise<string> => stack.waitFor(async () => {
+    const created = await stack.log.replay<string | null>((found, e) => found ?? (e.type === 'RunCreated' && (e.data as { conversation_id?: string }).conversation_id === conversationId ? (e.data as { run_id: string }).run_id : null), null, { filter: 'rl.log.run.*' });
+    return created.state && (await stack.runEvents(created.state)).some((e) => e.type === 'ToolCallRequested') ? created.state : null;
+  }, 60_000);
+
   beforeAll(async () => {
     // The interview agent's first tool and the task assistant's list_tasks are slowed (well within the tool timeout)
     // so a run stays open long enough to be cancelled even on a busy machine.
@@ -176,16 +182,34 @@ describe('Issue 11 operators: runledger runs / deadletters against a running sta
     const conversation_id = randomUUID();
     const reply = stack.request<{ run_id: string; response_text: string }>('agents.task-assistant.process', { user_id: 'u-cancelled', conversation_id, message: 'show my tasks' }, 120_000);
     // The run is inside its (slowed) list_tasks call: cancel it there.
-    const runId = await stack.waitFor(async () => {
-      const created = await stack.log.replay<string | null>((found, e) => found ?? (e.type === 'RunCreated' && (e.data as { conversation_id?: string }).conversation_id === conversation_id ? (e.data as { run_id: string }).run_id : null), null, { filter: 'rl.log.run.*' });
-      return created.state && (await stack.runEvents(created.state)).some((e) => e.type === 'ToolCallRequested') ? created.state : null;
-    }, 60_000);
+    const runId = await taskRunInToolCall(conversation_id);
     const cancelled = await cli('runs', 'cancel', runId, '--reason', 'operator drill', '--wait', '--timeout', '120');
     expect(cancelled).toMatchObject({ code: 0, stdout: `run ${runId} cancelled\n` });
     const answered = await reply;
     expect(answered.ok).toBe(true);
     expect(answered.body).toMatchObject({ run_id: runId, decision_type: 'RESPOND_ONLY', response_text: expect.stringContaining('cancelled') });
     expect(answered.body.response_text).not.toContain("didn't understand");
+  });
+
+  it('Issue 25 honest outcomes: erasing a user while their request runs ends the run and its tool child with DATA.ERASED and answers the caller, nothing left running or dead-lettered', async () => {
+    const user_id = `u-erased-${randomUUID().slice(0, 8)}`;
+    const conversation_id = randomUUID();
+    const reply = stack.request<{ run_id: string; response_text: string }>('agents.task-assistant.process', { user_id, conversation_id, message: 'show my tasks' }, 120_000);
+    // The run is inside its (slowed) list_tasks call: the user is erased there.
+    const runId = await taskRunInToolCall(conversation_id);
+    const erased = await runCli(stack.url, ['erase', '--user', user_id], stack.cliEnv('admin'));
+    expect(erased).toMatchObject({ code: 0, stderr: '' });
+    const answered = await reply;
+    expect(answered).toMatchObject({ ok: true, body: { run_id: runId, decision_type: 'RESPOND_ONLY', response_text: 'Your data was erased, so this request was not completed.' } });
+    const events = await stack.runEvents(runId);
+    expect(events.at(-1)).toMatchObject({ type: 'RunFailed', data: { error: { error_code: 'DATA.ERASED', retryable: false } } });
+    const childId = (events.find((e) => e.type === 'ToolCallRequested')!.data as { child_run_id: string }).child_run_id;
+    expect((await stack.runEvents(childId)).at(-1)).toMatchObject({ type: 'RunFailed', data: { error: { error_code: 'DATA.ERASED', retryable: false } } });
+    // The run reads as ended in the runs index, and no command of it became a dead letter.
+    const summary = await stack.waitFor(async () => (await listJson('--user', user_id)).runs.find((r) => r.run_id === runId && r.status === 'failed'), 30_000);
+    expect(summary).toMatchObject({ error_code: 'DATA.ERASED' });
+    const letters = JSON.parse((await cli('deadletters', 'list', '--json')).stdout) as DeadLettersListResult;
+    expect(letters.dead_letters.filter((l) => l.error_code === 'DATA.ERASED')).toEqual([]);
   });
 
   it('Issue 25 honest outcomes: a well-formed inbox command that nothing carries is dead-lettered as REQUEST.INVALID, never acknowledged and dropped', async () => {

@@ -1,5 +1,6 @@
 import { checkpointToEvent, runWorkflow, type FailureStrategy, type StepContext, type WorkflowResult, type WorkflowStep } from '@runledger/agent-runtime';
 import { ConcurrencyError } from '@runledger/event-log';
+import { ERROR_CODES, toWireError } from '@runledger/kernel';
 import type { RunCommand } from '../domain/run.decider';
 import type { AuthzDecidedData, RunCreatedData, RunError, RunEvent, ToolCallStatus } from '../domain/run-events';
 import { isTerminal, RunState } from '../domain/run-state';
@@ -22,6 +23,14 @@ export interface ToolCallResult {
   result?: unknown;
   error?: RunError;
 }
+
+/** The refusal of a write or an effect for an owner whose data was erased (`runledger erase`): nothing more is stored for them. */
+export function isDataErased(err: unknown): boolean {
+  return toWireError(err).code === 'DATA.ERASED';
+}
+
+/** The outcome of a run whose owner's data was erased while it was open: RunFailed holds no sealed field, so it can be recorded. */
+export const DATA_ERASED_ERROR: RunError = { error_code: 'DATA.ERASED', message: ERROR_CODES['DATA.ERASED'].message, retryable: false };
 
 export interface ToolCallRequest {
   call_id: string;
@@ -78,11 +87,29 @@ export class RunEngine {
    */
   static async carryNew(repo: RunRepository, run: RunIdentity, carry: (engine: RunEngine) => Promise<void>, opts?: RunEngineOptions): Promise<void> {
     try {
-      return await carry(RunEngine.fresh(repo, run, opts));
+      return await RunEngine.fresh(repo, run, opts).endingOnErasure(carry);
     } catch (err) {
       if (!(err instanceof ConcurrencyError)) throw err;
     }
-    await carry(await RunEngine.load(repo, run, opts));
+    await (await RunEngine.load(repo, run, opts)).endingOnErasure(carry);
+  }
+
+  /**
+   * Carries the run with `carry`; when the owner's data is erased meanwhile (a write or an effect refused with
+   * DATA.ERASED), the run ends failed with DATA.ERASED instead of staying open for ever and its command being
+   * dead-lettered: its deferred records are dropped (they hold the owner's data, which can no longer be sealed) and
+   * RunFailed, which holds none, is recorded, so its caller is answered and its children were ended by their own
+   * carriers the same way.
+   */
+  async endingOnErasure(carry: (engine: RunEngine) => Promise<void>): Promise<void> {
+    try {
+      await carry(this);
+    } catch (err) {
+      if (!isDataErased(err)) throw err;
+      await this.session.reloadDiscarding();
+      // Not opened (its opening held the owner's data) or ended meanwhile: nothing to end.
+      if (this.state.status === 'running') await this.fail(DATA_ERASED_ERROR);
+    }
   }
 
   get state(): RunState {

@@ -4,6 +4,7 @@ import { AppError } from '@runledger/kernel';
 import type { ArtifactRefLike, AuthzDecidedData, RunCreatedData, RunError, RunEvent } from '../domain/run-events';
 import { EffectClaimHeld, type RunCommand } from '../domain/run.decider';
 import { isTerminal, liveClaim, RunState } from '../domain/run-state';
+import { DATA_ERASED_ERROR, isDataErased } from '../app/run-engine';
 import { RunRepository } from './run-repository';
 import type { RunSession } from './run-session';
 
@@ -113,7 +114,7 @@ export async function runChildOnce<T>(repo: RunRepository, spec: ChildRunSpec, e
  */
 async function closeChild<T>(repo: RunRepository, spec: ChildRunSpec, session: RunSession, out: EffectOutcome<T>): Promise<ChildRunOutcome<T>> {
   const runId = spec.created.run_id;
-  const close: RunCommand = out.status === 'completed'
+  let close: RunCommand = out.status === 'completed'
     ? { type: 'Complete', data: { output_artifacts: out.output_artifacts ?? [], result: out.result, ...(out.response_hash_sha256 ? { response_hash_sha256: out.response_hash_sha256 } : {}) }, audit: out.audit }
     : { type: 'Fail', data: { error: out.error ?? { error_code: 'INTERNAL', message: 'The action failed.', retryable: true } }, audit: out.audit };
   for (let conflicts = 0; ; conflicts++) {
@@ -126,6 +127,12 @@ async function closeChild<T>(repo: RunRepository, spec: ChildRunSpec, session: R
       if (!isTerminal(session.state)) throw new AppError('DEPENDENCY.DOWN', 'The action\'s outcome could not be recorded yet; retry.');
       return outcomeOf<T>(runId, session.state, false);
     } catch (err) {
+      // The owner's data was erased while the effect ran: its result can no longer be stored (sealed), so the run
+      // ends failed with DATA.ERASED (its audit events hold no sealed field) and the caller is told so.
+      if (isDataErased(err) && close.type !== 'Fail') {
+        close = { type: 'Fail', data: { error: DATA_ERASED_ERROR }, audit: out.audit };
+        continue;
+      }
       if (!(err instanceof ConcurrencyError) || conflicts + 1 >= CONFLICT_ATTEMPTS) throw err;
       session = await repo.session(spec.created);
       if (isTerminal(session.state)) return outcomeOf<T>(runId, session.state, false);

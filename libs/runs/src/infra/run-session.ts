@@ -113,6 +113,20 @@ export class RunSession {
     });
   }
 
+  /**
+   * Reads the run again and drops the deferred events instead of appending them: for a run whose owner's data was
+   * erased, whose deferred records (checkpoints, tool results) can no longer be sealed, so nothing of them is stored.
+   */
+  reloadDiscarding(): Promise<void> {
+    return this.queue(async () => {
+      this.pending = undefined;
+      const loaded = await this.repo.load(this.run.run_id);
+      this.state = loaded.state;
+      this.version = loaded.version;
+      this.believedNew = false;
+    });
+  }
+
   private queue(work: () => Promise<void>): Promise<void> {
     const next = this.tail.catch(() => undefined).then(work);
     this.tail = next;

@@ -52,6 +52,11 @@ export class AgentRunWorker {
     const run = await RunEngine.load(this.runs, requested, {
       onStep: (step, seconds) => runledgerMetrics().stepDuration.record(seconds, { 'runledger.agent': requested.agent_name, 'runledger.step': step }),
     });
+    // A case erased while its run is open ends the run (DATA.ERASED) instead of leaving it running.
+    return run.endingOnErasure(() => this.advanceLoaded(run, requested));
+  }
+
+  private async advanceLoaded(run: RunEngine, requested: AgentRunSpec): Promise<void> {
     if (isTerminal(run.state)) return;
     if (run.state.status === 'none' && !(await run.open(await this.opening(requested)))) return;
     if (run.state.status !== 'running') return;
