@@ -220,6 +220,41 @@ describe('Issue 11 operators: runledger runs / deadletters against a running sta
     expect(letter).toMatchObject({ durable: 'decision-inbox', subject: 'rl.log.inbox.decision', error_code: 'REQUEST.INVALID', deliveries: 1 });
   });
 
+  it('Issue 25 honest outcomes: a dead letter names its run, shows its payload with sealed fields still sealed, says a retry cannot succeed, and its retry is refused (DEADLETTER.NOT_RETRYABLE) instead of making a second dead letter', async () => {
+    const runId = randomUUID();
+    const secret = `my bank pin is ${randomUUID().slice(0, 8)}`;
+    // A well-formed request for an agent nothing carries: refused for good (REQUEST.INVALID), its message sealed in the log.
+    const appended = await stack.log.append(aggregateRef('inbox', 'decision'), [{
+      type: 'AgentRequested', data: { run_id: runId, agent_name: 'NO_SUCH_AGENT', request: { user_id: 'u-dead-letter', conversation_id: randomUUID(), message: secret }, caller_context: false },
+      metadata: { run_id: runId, root_run_id: runId, user_id: 'u-dead-letter' },
+    }], { commandId: `dead-letter-run-${runId}` });
+    const seq = appended.events[0]!.seq;
+    const letters = async () => JSON.parse((await cli('deadletters', 'list', '--json')).stdout) as DeadLettersListResult;
+    const letter = await stack.waitFor(async () => (await letters()).dead_letters.find((l) => l.stream_seq === seq), 60_000);
+    expect(letter).toMatchObject({ run_id: runId, error_code: 'REQUEST.INVALID', retryable: false, not_retryable_because: expect.stringContaining('REQUEST.INVALID') });
+    expect(letter.payload).toEqual([expect.objectContaining({ type: 'AgentRequested', data: expect.objectContaining({ run_id: runId, agent_name: 'NO_SUCH_AGENT' }) })]);
+    const payload = letter.payload as Array<{ data: { request: { message: unknown } } }>;
+    expect(payload[0].data.request.message).toMatchObject({ sealed: 'aes-256-gcm/v1' });
+    expect(JSON.stringify(letter)).not.toContain(secret);
+
+    const listed = await cli('deadletters', 'list');
+    expect(listed.stdout).toMatch(new RegExp(`^${letter.id}\\s.*${runId}.*REQUEST\\.INVALID\\s+1\\s+no\\s+0\\s*$`, 'm'));
+    const shown = await cli('deadletters', 'show', letter.id);
+    expect(shown).toMatchObject({ code: 0, stderr: '' });
+    expect(shown.stdout).toContain(`  run         ${runId}\n`);
+    expect(shown.stdout).toMatch(/ {2}retry {7}cannot succeed: it was refused for good \(REQUEST\.INVALID/);
+    expect(shown.stdout).toContain('"sealed": "aes-256-gcm/v1"');
+    expect(shown.stdout).not.toContain(secret);
+
+    const retried = await cli('deadletters', 'retry', letter.id);
+    expect(retried).toMatchObject({ code: 1, stdout: '' });
+    expect(retried.stderr).toContain('DEADLETTER.NOT_RETRYABLE');
+    expect(retried.stderr).toContain('refused for good');
+    // Nothing was re-published: the letter has no retry, and no other dead letter names the run.
+    const after = (await letters()).dead_letters.filter((l) => l.run_id === runId);
+    expect(after).toEqual([expect.objectContaining({ id: letter.id, retries: [] })]);
+  });
+
   it('Issue 11 deadletters: a poison command is listed with its reason, and retry re-publishes it (recorded)', async () => {
     // A command the decision inbox cannot even decode (the log cannot refuse it: it is dead-lettered).
     const poison = new TextEncoder().encode(`not an event ${randomUUID()}`);

@@ -1,8 +1,10 @@
 /**
  * runledger deadletters — poison messages the consumers gave up on (rl.log.deadletter.*).
  *
- *   deadletters list [--durable NAME] [--json]   every dead letter, its reason and its retries
- *   deadletters retry ID [--json]                re-publish the original command (recorded as DeadLetterRetried)
+ *   deadletters list [--durable NAME] [--json]   every dead letter: its run, reason, whether a retry can succeed, its retries
+ *   deadletters show ID [--json]                 one dead letter with its payload (sealed fields stay sealed)
+ *   deadletters retry ID [--json]                re-publish the original command (recorded as DeadLetterRetried);
+ *                                                refused (DEADLETTER.NOT_RETRYABLE) when a retry cannot succeed
  */
 import type { DeadLetter, DeadLettersListResult } from '../../libs/contracts/src/generated';
 import { SUBJECTS } from '../../libs/contracts/src/subjects';
@@ -10,7 +12,10 @@ import { CONNECTION_USAGE } from './connection';
 import { table, time } from './format';
 import { ask, CliError, json, parseArgs, runCommand, str, withConnection } from './operator';
 
-const USAGE = `usage: runledger deadletters list [--durable NAME] [--json] | runledger deadletters retry ID [--json]   ${CONNECTION_USAGE}`;
+const USAGE = `usage: runledger deadletters list [--durable NAME] [--json]
+       runledger deadletters show ID [--json]
+       runledger deadletters retry ID [--json]
+       ${CONNECTION_USAGE}`;
 
 export function main(args: string[]): Promise<number> {
   return runCommand(async () => {
@@ -21,7 +26,20 @@ export function main(args: string[]): Promise<number> {
         const res = await ask<DeadLettersListResult>(nc, SUBJECTS.deadLettersList, str(p, 'durable') ? { durable: str(p, 'durable') } : {});
         if (p.flags.has('json')) return (json(res), 0);
         if (res.dead_letters.length === 0) return (process.stdout.write('no dead letters\n'), 0);
-        process.stdout.write(table(['ID', 'RECORDED (UTC)', 'SUBJECT', 'REASON', 'CODE', 'DELIVERIES', 'RETRIES'], res.dead_letters.map(row)));
+        process.stdout.write(table(['ID', 'RECORDED (UTC)', 'SUBJECT', 'RUN', 'REASON', 'CODE', 'DELIVERIES', 'RETRY CAN SUCCEED', 'RETRIES'], res.dead_letters.map(row)));
+        return 0;
+      });
+    }
+    if (sub === 'show') {
+      const p = parseArgs(rest, { valued: [], switches: ['json'] }, USAGE);
+      if (p.positional.length !== 1) throw new CliError(`deadletters show takes one ID (see deadletters list)\n${USAGE}`, 2);
+      const id = p.positional[0];
+      return withConnection(p.conn, async (nc) => {
+        const [durable] = id.split(':');
+        const letter = (await ask<DeadLettersListResult>(nc, SUBJECTS.deadLettersList, { durable })).dead_letters.find((l) => l.id === id);
+        if (!letter) throw new CliError(`DEADLETTER.NOT_FOUND: no dead letter ${id} (see deadletters list)`, 1);
+        if (p.flags.has('json')) return (json(letter), 0);
+        process.stdout.write(describe(letter));
         return 0;
       });
     }
@@ -40,4 +58,19 @@ export function main(args: string[]): Promise<number> {
   });
 }
 
-const row = (l: DeadLetter): string[] => [l.id, time(l.recorded_at), l.subject, l.reason, l.error_code, String(l.deliveries), l.retryable ? String(l.retries.length) : 'n/a (run event)'];
+const row = (l: DeadLetter): string[] => [l.id, time(l.recorded_at), l.subject, l.run_id ?? '-', l.reason, l.error_code, String(l.deliveries), l.retryable ? 'yes' : 'no', String(l.retries.length)];
+
+/** One dead letter for a person: what it was, why it failed, whether a retry can succeed, and its payload as stored. */
+function describe(l: DeadLetter): string {
+  const lines = [
+    `dead letter ${l.id}  recorded ${time(l.recorded_at)}`,
+    `  subject     ${l.subject}${l.event_type ? `  (${l.event_type})` : ''}`,
+    `  run         ${l.run_id ?? '-'}`,
+    `  failed      ${l.reason}: ${l.error_code} after ${l.deliveries} deliver${l.deliveries === 1 ? 'y' : 'ies'}`,
+    `  retry       ${l.retryable ? 'can succeed: runledger deadletters retry ' + l.id : `cannot succeed: ${l.not_retryable_because}`}`,
+    ...l.retries.map((r) => `  retried     ${time(r.recorded_at)} by ${r.requested_by} as log message ${r.new_seq}`),
+    '  payload (as the log stores it; sealed fields stay sealed):',
+    ...JSON.stringify(l.payload ?? null, null, 2).split('\n').map((line) => `    ${line}`),
+  ];
+  return `${lines.join('\n')}\n`;
+}

@@ -29,9 +29,28 @@ export interface DeadLetter {
   deliveries: number;
   recorded_at: string;
   /**
-   * A command (rl.log.inbox.*) can be re-published; a run event cannot (it would enter the run twice).
+   * The run the message belongs to (its events' run id, or the run of a run subject); null when it names none.
+   */
+  run_id: string | null;
+  /**
+   * The original message as the log stores it: its events ({type, data, metadata}), sealed fields still sealed; the text (at most 4 KiB) of a message that is not events; null when the log no longer holds it.
+   */
+  payload?:
+    | {
+        type: string;
+        data: unknown;
+        metadata?: {};
+      }[]
+    | string
+    | null;
+  /**
+   * Whether a retry can ever succeed: only a command (rl.log.inbox.*) can be re-published (a run event would enter the run twice), and only one that failed with a retryable error code (a message refused for good, as DATA.ERASED or REQUEST.INVALID, would fail the same way again).
    */
   retryable: boolean;
+  /**
+   * Why a retry cannot succeed; null when it can.
+   */
+  not_retryable_because: string | null;
   retries: {
     new_seq: number;
     requested_by: string;

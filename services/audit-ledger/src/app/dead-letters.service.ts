@@ -1,10 +1,13 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { DeadLetter, DeadLettersListResult } from '@runledger/contracts';
 import { headers as natsHeaders, MsgHdrs } from '@nats-io/transport-node';
-import { aggregateRef, EventLog, LOG_STREAM } from '@runledger/event-log';
-import { AppError } from '@runledger/kernel';
+import { aggregateRef, EventLog, LOG_STREAM, tryStoredEvents } from '@runledger/event-log';
+import { AppError, truncateChars } from '@runledger/kernel';
 import { RUNTIME, ServiceRuntime } from '@runledger/messaging';
-import { evolveDeadLetters } from '../domain/dead-letters';
+import { evolveDeadLetters, runIdOf } from '../domain/dead-letters';
+
+/** How much of a message that is not events a dead letter shows. */
+const PAYLOAD_TEXT_MAX = 4_096;
 
 /**
  * Dead letters for operators: listed by folding rl.log.deadletter.* (the transport records every poison
@@ -14,18 +17,29 @@ import { evolveDeadLetters } from '../domain/dead-letters';
 export class DeadLettersService {
   constructor(private readonly log: EventLog, @Inject(RUNTIME) private readonly runtime: ServiceRuntime) {}
 
+  /** Every dead letter with its run and its payload, read from the original message (sealed fields stay sealed). */
   async list(durable?: string): Promise<DeadLettersListResult> {
     const { state } = await this.log.replay(evolveDeadLetters, [] as DeadLetter[], { filter: durable ? `rl.log.deadletter.${durable}` : 'rl.log.deadletter.*' });
-    return { dead_letters: state };
+    return { dead_letters: await Promise.all(state.map((l) => this.withOriginal(l))) };
+  }
+
+  private async withOriginal(letter: DeadLetter): Promise<DeadLetter> {
+    const original = await this.runtime.jsm.streams.getMessage(LOG_STREAM, { seq: letter.stream_seq }).catch(() => null);
+    if (!original) return { ...letter, payload: null };
+    // As the log stores it, never opened: a sealed field is shown as its sealed value (README "Erasure").
+    const events = tryStoredEvents(original.data, letter.stream_seq, letter.subject);
+    if (!events.length) return { ...letter, payload: truncateChars(new TextDecoder().decode(original.data), PAYLOAD_TEXT_MAX) };
+    return {
+      ...letter, run_id: runIdOf(letter.subject, events) ?? letter.run_id,
+      payload: events.map((e) => ({ type: e.type, data: e.data, metadata: e.metadata as unknown as Record<string, unknown> })),
+    };
   }
 
   async retry(id: string, requestedBy: string): Promise<DeadLetter> {
     const [durable] = id.split(':');
     const letter = (await this.list(durable)).dead_letters.find((l) => l.id === id);
     if (!letter) throw new AppError('DEADLETTER.NOT_FOUND', `No dead letter ${id}.`);
-    if (!letter.retryable) {
-      throw new AppError('DEADLETTER.NOT_RETRYABLE', `${letter.subject} is a run event, not a command: re-publishing it would record it twice. Fix the consumer and let it redeliver.`);
-    }
+    if (!letter.retryable) throw new AppError('DEADLETTER.NOT_RETRYABLE', `Dead letter ${id} is not re-published: ${letter.not_retryable_because}`);
     const original = await this.runtime.jsm.streams.getMessage(LOG_STREAM, { seq: letter.stream_seq }).catch(() => null);
     if (!original) throw new AppError('DEADLETTER.NOT_FOUND', `The original message ${letter.stream_seq} is not in the log.`);
     const attempt = letter.retries.length + 1;
