@@ -1,3 +1,5 @@
+import { writeFile } from 'node:fs/promises';
+import * as path from 'node:path';
 import { childRunId, evolveRun, initialRunState } from '@runledger/runs';
 import { foldEvents, RecordedEvent } from '@runledger/event-log';
 import { startOpenAiStub, waitUntil, type ChatRequestBody, type OpenAiStub, type StubReply } from '@runledger/testing';
@@ -56,6 +58,8 @@ describe('Issue 7 agent sessions over the bus (agents.session.start)', () => {
     });
     web = await startHttpMcpServer();
     fixtures = await sessionFixtures({ stubBaseUrl: stub.baseURL, httpMcpUrl: web.url, profiles: [PROFILE, PLANNER, LOOPER, SPENDER], laneTools: LANE_TOOLS });
+    // One invalid profile among the valid ones: it is refused alone, and the others serve (Issue 25).
+    await writeFile(path.join(fixtures.env.AGENT_PROFILES_DIR, 'broken.json'), JSON.stringify({ ...PROFILE, id: 'broken', role: 'lower' }));
     stack = await TestStack.start({ services: ['tool-gateway', 'audit-ledger', 'decision'], env: { ...fixtures.env, RL_INBOX_ACK_WAIT_MS: '2000', TOOL_RESPONSE_MAX_BYTES: '1024' } });
   });
   afterAll(async () => {
@@ -104,6 +108,20 @@ describe('Issue 7 agent sessions over the bus (agents.session.start)', () => {
     const repeated = await stack.request<SessionReply>('agents.session.start', { agent: 'researcher', prompt, request_id: 'e2e-1' });
     expect(repeated.body.run_id).toBe(body.run_id);
     expect(requestsFor(prompt)).toHaveLength(3);
+  });
+
+  it('Issue 25 honest outcomes: an invalid agent profile is refused alone and reported in decision\'s health, while the other agents serve', async () => {
+    const health = await stack.request<{ service: string; status: string; problems?: string[] }>('rl.health.decision', {});
+    expect(health.body).toMatchObject({ service: 'decision', status: 'degraded', problems: ['agent profiles: broken.json refused: role must be an upper-case role name'] });
+    const ready = await fetch(`http://127.0.0.1:${stack.httpPorts.get('decision')}/health/ready`);
+    expect(ready.status).toBe(200);
+    expect(await ready.json()).toMatchObject({ status: 'ready', degraded: true, problems: health.body.problems });
+    // The refused agent is not served and never published; the others are published and serve (every session of
+    // this suite runs beside the broken profile).
+    const refused = await stack.request<{ code: string }>('agents.session.start', { agent: 'broken', prompt: 'hi' });
+    expect(refused).toMatchObject({ ok: false, body: { code: 'REQUEST.INVALID' } });
+    const published = await stack.log.replay<string[]>((ids, e) => (e.type === 'AgentProfilePublished' ? [...ids, (e.data as { id: string }).id] : ids), [], { filter: 'rl.log.profile.*' });
+    expect([...new Set(published.state)].sort()).toEqual(['looper', 'planner', 'researcher', 'spender']);
   });
 
   it('INV-TOOL-001 / INV-TOOL-003 through the gateway: invalid input never reaches the MCP server; a tool no server provides is TOOL.NOT_FOUND, not a throw', async () => {

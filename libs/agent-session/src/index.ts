@@ -88,5 +88,5 @@ export { FakeTime } from './testing/fake-time';
 // Durable sessions: the journal of port interactions, replayed on resume
 export { journaledPorts, type JournaledSession, type SessionBudget, type SessionJournal } from './app/journaled-ports';
 export { JOURNAL_EVENT_TYPES, accountingOf, journalEntryOf, journalEvent, usageOf, type JournalEntry, type JournalKind, type SessionUsage } from './domain/journal-events';
-export { PROFILE_ID, registerProfiles, subAgentToolName, validateAgentProfile, type AgentProfile, type ProfileCheck } from './domain/profile';
+export { PROFILE_ID, registerProfiles, subAgentToolName, validateAgentProfile, type AgentProfile, type ProfileCheck, type RefusedProfile } from './domain/profile';
 export { Queue, connectMcpServer, connectMcpServers, mcpToolName, type McpConfig, type McpConnection, type McpServerConfig } from './infra/mcp-client';

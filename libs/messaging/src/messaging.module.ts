@@ -17,11 +17,15 @@ class HealthController {
     return { service: this.runtime.service, status: 'ok' };
   }
 
-  /** Ready only while the NATS connection is up: a service that cannot reach the bus must not get traffic. */
+  /**
+   * Ready only while the NATS connection is up: a service that cannot reach the bus must not get traffic. A service
+   * with parts refused at start (an invalid agent profile) still serves the rest: ready, and it names them.
+   */
   @Get('ready')
   ready() {
     if (!this.runtime.isConnected()) throw new HttpException({ service: this.runtime.service, status: 'not_ready', nats: 'disconnected' }, 503);
-    return { service: this.runtime.service, status: 'ready', nats: 'connected', server: this.runtime.nc.info?.server_id };
+    const problems = this.runtime.health.problems;
+    return { service: this.runtime.service, status: 'ready', nats: 'connected', server: this.runtime.nc.info?.server_id, ...(problems.length ? { degraded: true, problems } : {}) };
   }
 }
 

@@ -7,6 +7,7 @@ import { Bus } from './bus';
 import { identityFromEnv, identityOptions, NatsIdentity } from './nats-identity';
 import { CachedDataKeys, KvDataKeyStore } from './data-keys';
 import { SealingCodec } from './sealing';
+import { ServiceHealth } from './health';
 
 /** Everything a service needs to talk to the bus and the log; built once per process. */
 export interface ServiceRuntime {
@@ -21,6 +22,8 @@ export interface ServiceRuntime {
   dataKeys: CachedDataKeys;
   /** False while the client is disconnected and reconnecting; readiness follows it. */
   isConnected(): boolean;
+  /** Parts of the service refused at start (and why), reported on rl.health.{service} and /health/ready. */
+  health: ServiceHealth;
 }
 
 /**
@@ -78,5 +81,6 @@ export async function createRuntime(service: string, opts: { natsUrl?: string; c
   return {
     service, nc, js, jsm, clock, dataKeys, log: new EventLog(js, jsm, { producer: service, clock, codec }), bus: new Bus(nc),
     isConnected: () => connected && !nc.isClosed() && !nc.isDraining(),
+    health: new ServiceHealth(),
   };
 }

@@ -8,6 +8,7 @@ import { EventLog, LOG_STREAM, aggregateRef, isBusFault, messageEvents, type Sto
 import { contextFromTraceparent, extractTraceContext, logSubjectTemplate, messagingAttributes, observeConsumerLag, runledgerMetrics, SpanKind, withSpan } from '@runledger/telemetry';
 import { decodeJson, encodeJson, replyHeaders, REQUEST_ID_HEADER } from './codec';
 import { ConsumerLease } from './consumer-lease';
+import { ServiceHealth } from './health';
 import { ensureDurable, unsettledRange } from './durable-consumer';
 import { HANDLER_KIND, LogConsumerOptions, MALFORMED_PAYLOAD, MAX_REQUEST_BYTES } from './handlers';
 
@@ -17,6 +18,7 @@ export interface TransportDeps {
   js: JetStreamClient;
   jsm: JetStreamManager;
   log: EventLog;
+  health?: ServiceHealth;
 }
 
 /** The longest a log handler may keep a message by heartbeats before it is considered hung. */
@@ -101,7 +103,8 @@ export class RunledgerTransport extends Server implements CustomTransportStrateg
   }
 
   private answerHealth(m: Msg): void {
-    m.respond(encodeJson({ service: this.deps.service, status: this.deps.nc.isClosed() ? 'down' : 'ok', nats: 'connected' }), { headers: replyHeaders('ok') });
+    const health = (this.deps.health ?? new ServiceHealth()).summary(!this.deps.nc.isClosed());
+    m.respond(encodeJson({ service: this.deps.service, ...health, nats: 'connected' }), { headers: replyHeaders('ok') });
   }
 
   private bindRequestHandler(subject: string, handler: MessageHandler): void {

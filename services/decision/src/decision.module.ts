@@ -29,7 +29,7 @@ export class DecisionModule {
   static async forRuntime(runtime: ServiceRuntime): Promise<DynamicModule> {
     const policies = new PolicyCatalog(runtime.log);
     await policies.start();
-    const profiles = new ProfileCatalog(runtime.log);
+    const profiles = new ProfileCatalog(runtime.log, undefined, runtime.health);
     await profiles.start();
     const toolTimeoutMs = settingNumber('TOOL_TIMEOUT_MS');
     const classifyBudgetMs = settingNumber('CLASSIFY_RETRY_BUDGET_MS');

@@ -76,24 +76,34 @@ export function validateAgentProfile(raw: unknown): ProfileCheck {
   return errors.length > 0 ? { ok: false, errors, schemaErrors } : { ok: true, profile: p as unknown as AgentProfile };
 }
 
-/** INV-AGT-002: ids are unique within a registry; a second definition of an id is refused, not merged. */
-export function registerProfiles(raws: ReadonlyArray<{ source: string; raw: unknown }>): { ok: true; profiles: AgentProfile[] } | { ok: false; errors: string[] } {
-  const errors: string[] = [];
+/** A profile file refused, and why: it is left out, the others register. */
+export interface RefusedProfile {
+  source: string;
+  errors: string[];
+}
+
+/**
+ * The profiles of a registry, each judged alone: an invalid one is refused with its errors and the others register
+ * (one bad file must not take every agent down). INV-AGT-002: ids are unique within a registry; a second definition
+ * of an id is refused, not merged.
+ */
+export function registerProfiles(raws: ReadonlyArray<{ source: string; raw: unknown }>): { profiles: AgentProfile[]; refused: RefusedProfile[] } {
+  const refused: RefusedProfile[] = [];
   const byId = new Map<string, { profile: AgentProfile; source: string }>();
   for (const { source, raw } of raws) {
     const checked = validateAgentProfile(raw);
     if (!checked.ok) {
-      errors.push(...checked.errors.map((e) => `${source}: ${e}`));
+      refused.push({ source, errors: checked.errors });
       continue;
     }
     const existing = byId.get(checked.profile.id);
     if (existing) {
-      errors.push(`${source}: agent id '${checked.profile.id}' is already registered by ${existing.source}`);
+      refused.push({ source, errors: [`agent id '${checked.profile.id}' is already registered by ${existing.source}`] });
       continue;
     }
     byId.set(checked.profile.id, { profile: checked.profile, source });
   }
-  return errors.length > 0 ? { ok: false, errors } : { ok: true, profiles: [...byId.values()].map((v) => v.profile) };
+  return { profiles: [...byId.values()].map((v) => v.profile), refused };
 }
 
 /** The tool a sub-agent is offered as. */

@@ -4,6 +4,8 @@ import { registerProfiles, type AgentProfile } from '@runledger/agent-session';
 import { aggregateRef, EventLog } from '@runledger/event-log';
 import { AppError, settingText, sha256Hex } from '@runledger/kernel';
 import { canonicalJson } from '@runledger/governance';
+import type { ServiceRuntime } from '@runledger/messaging';
+import { Logger } from '@nestjs/common';
 
 /** Where agent profiles live; AGENT_PROFILES_DIR overrides (one `<id>.json` per agent). */
 export function defaultProfileDir(env: NodeJS.ProcessEnv = process.env): string {
@@ -24,7 +26,8 @@ export interface PinnedProfile {
 
 /**
  * Agent profiles as versioned definitions, handled like policies: the files are validated at start (an invalid
- * profile or a duplicate id stops the service: INV-AGT-001/002), each version is published into the log, and a
+ * profile, a duplicate id or a changed profile that kept its version is refused alone and reported in the service's
+ * health, while the other agents serve: INV-AGT-001/002), each version is published into the log, and a
  * session pins id, version and content hash at start, so it runs on exactly that definition after the files
  * change — on any instance, after any restart.
  */
@@ -32,7 +35,10 @@ export class ProfileCatalog {
   private readonly current = new Map<string, PinnedProfile>();
   private readonly held = new Map<string, PinnedProfile>();
 
-  constructor(private readonly log: EventLog, private readonly dir = defaultProfileDir()) {}
+  private readonly logger = new Logger('ProfileCatalog');
+
+  /** `health`: where refused profiles are reported (the service's health: rl.health.decision, /health/ready). */
+  constructor(private readonly log: EventLog, private readonly dir = defaultProfileDir(), private readonly health?: Pick<ServiceRuntime['health'], 'report'>) {}
 
   async start(): Promise<void> {
     let files: string[] = [];
@@ -48,14 +54,24 @@ export class ProfileCatalog {
         return { source: f, raw: `not JSON: ${(e as Error).message}` };
       }
     });
-    const registered = registerProfiles(raws);
-    if (!registered.ok) throw new AppError('REQUEST.INVALID', `invalid agent profiles in ${this.dir}: ${registered.errors.join('; ')}`);
-    for (const profile of registered.profiles) {
+    // Each profile is judged alone: an invalid one (or one changed under a published version) is refused and reported,
+    // and the other agents serve.
+    const { profiles, refused } = registerProfiles(raws);
+    const problems = refused.map((r) => `${r.source} refused: ${r.errors.join('; ')}`);
+    for (const profile of profiles) {
       const pinned = { profile, sha256: sha256Hex(canonicalJson(profile)) };
-      await this.publish(pinned);
+      try {
+        await this.publish(pinned);
+      } catch (err) {
+        if (!(err instanceof AppError && err.code === 'REQUEST.INVALID')) throw err;
+        problems.push(`${profile.id} refused: ${err.message}`);
+        continue;
+      }
       this.current.set(profile.id, pinned);
       this.held.set(key(profile.id, profile.version), pinned);
     }
+    if (problems.length) this.logger.error({ msg: 'agent profiles refused; the other agents serve', dir: this.dir, problems });
+    this.health?.report('agent profiles', problems);
   }
 
   /** The current profile of `id`, or a published `version` of it. */
