@@ -3,11 +3,13 @@
  * run as a subprocess against the running stack.
  */
 import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import type { DeadLettersListResult, RunsListResult, RunSummary } from '@runledger/contracts';
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { aggregateRef, LOG_STREAM } from '@runledger/event-log';
 import { traceIdOf } from '@runledger/runs';
-import { OtlpReceiver, startOtlpReceiver } from '@runledger/testing';
+import { OtlpReceiver, ReceivedSpan, startOtlpReceiver } from '@runledger/testing';
 import { CliProcess, runCli } from './support/cli';
 import { policyVersionsIn, SHIPPED_POLICY_DIR, START, uploadCase } from './support/governed-runs';
 import { seedRuns } from './support/seed-runs';
@@ -32,6 +34,17 @@ describe('Issue 11 operators: runledger runs / deadletters against a running sta
     const created = await stack.log.replay<string | null>((found, e) => found ?? (e.type === 'RunCreated' && (e.data as { conversation_id?: string }).conversation_id === conversationId ? (e.data as { run_id: string }).run_id : null), null, { filter: 'rl.log.run.*' });
     return created.state && (await stack.runEvents(created.state)).some((e) => e.type === 'ToolCallRequested') ? created.state : null;
   }, 60_000);
+
+  /** A task-assistant request whose user is erased while the run is inside its (slowed) list_tasks call. */
+  const eraseDuringToolCall = async () => {
+    const user_id = `u-erased-${randomUUID().slice(0, 8)}`;
+    const conversation_id = randomUUID();
+    const reply = stack.request<{ run_id: string; response_text: string }>('agents.task-assistant.process', { user_id, conversation_id, message: 'show my tasks' }, 120_000);
+    const runId = await taskRunInToolCall(conversation_id);
+    const erased = await runCli(stack.url, ['erase', '--user', user_id], stack.cliEnv('admin'));
+    expect(erased).toMatchObject({ code: 0, stderr: '' });
+    return { user_id, runId, answered: await reply };
+  };
 
   beforeAll(async () => {
     // The interview agent's first tool and the task assistant's list_tasks are slowed (well within the tool timeout)
@@ -192,14 +205,7 @@ describe('Issue 11 operators: runledger runs / deadletters against a running sta
   });
 
   it('Issue 25 honest outcomes: erasing a user while their request runs ends the run and its tool child with DATA.ERASED and answers the caller, nothing left running or dead-lettered', async () => {
-    const user_id = `u-erased-${randomUUID().slice(0, 8)}`;
-    const conversation_id = randomUUID();
-    const reply = stack.request<{ run_id: string; response_text: string }>('agents.task-assistant.process', { user_id, conversation_id, message: 'show my tasks' }, 120_000);
-    // The run is inside its (slowed) list_tasks call: the user is erased there.
-    const runId = await taskRunInToolCall(conversation_id);
-    const erased = await runCli(stack.url, ['erase', '--user', user_id], stack.cliEnv('admin'));
-    expect(erased).toMatchObject({ code: 0, stderr: '' });
-    const answered = await reply;
+    const { user_id, runId, answered } = await eraseDuringToolCall();
     expect(answered).toMatchObject({ ok: true, body: { run_id: runId, decision_type: 'RESPOND_ONLY', response_text: 'Your data was erased, so this request was not completed.' } });
     const events = await stack.runEvents(runId);
     expect(events.at(-1)).toMatchObject({ type: 'RunFailed', data: { error: { error_code: 'DATA.ERASED', retryable: false } } });
@@ -323,5 +329,45 @@ describe('Issue 11 operators: runledger runs / deadletters against a running sta
       return value >= 2 ? value : null;
     }, 30_000);
     expect(deadLetters).toBeGreaterThanOrEqual(2);
+  });
+
+  it('Issue 25 telemetry: duration histograms have second-scale buckets with readable percentiles; a failed and a denied run\'s spans have error status and error.type; spans carry run id, agent, service.version and messaging.message.id', async () => {
+    // A denied run (an agent nobody registered) and a failed one (its user erased mid-run).
+    const denied = await stack.request<{ run_id: string; outcome: string }>(START, { agent_name: 'NOT_AN_AGENT', case_id: `case-telemetry-${randomUUID().slice(0, 8)}`, input_artifacts: [], parameters: {} }, 60_000);
+    expect(denied.body).toMatchObject({ outcome: 'deny' });
+    const { runId: failedId } = await eraseDuringToolCall();
+    const errorSpans = (all: ReceivedSpan[], runId: string) => all.filter((s) => s.attributes['rl.run_id'] === runId && s.status?.code === 2);
+    const spans = await stack.waitFor(async () => {
+      const all = otlp.spans();
+      return errorSpans(all, denied.body.run_id).length && errorSpans(all, failedId).length >= 2 ? all : null;
+    }, 30_000);
+    const version = (JSON.parse(readFileSync(join(__dirname, '..', 'package.json'), 'utf8')) as { version: string }).version;
+    // The denial is recorded in one commit (RunCreated … RunDenied): its publish span names run, agent and message.
+    expect(errorSpans(spans, denied.body.run_id)).toContainEqual(expect.objectContaining({
+      name: 'publish rl.log.run.{id}', serviceName: 'decision', resource: expect.objectContaining({ 'service.version': version }), status: { code: 2, message: 'AGENT.UNKNOWN' },
+      attributes: expect.objectContaining({ 'error.type': 'AGENT.UNKNOWN', 'rl.agent': 'NOT_AN_AGENT', 'messaging.message.id': expect.stringMatching(/^[0-9a-f-]{36}$/) }),
+    }));
+    // The failure's commit, and the span of the inbox command that carried the run to it (run id and agent from the command).
+    const failed = errorSpans(spans, failedId);
+    expect(failed).toContainEqual(expect.objectContaining({ name: 'publish rl.log.run.{id}', attributes: expect.objectContaining({ 'error.type': 'DATA.ERASED' }) }));
+    expect(failed).toContainEqual(expect.objectContaining({ name: 'process rl.log.inbox.{id}', attributes: expect.objectContaining({ 'error.type': 'DATA.ERASED', 'rl.agent': 'TASK_ASSISTANT', 'messaging.message.id': expect.any(String) }) }));
+    expect(spans.filter((s) => s.serviceName).every((s) => s.resource['service.version'] === version)).toBe(true);
+
+    // Seconds with second-scale bounds: a 15 s tool-bound request and millisecond reads fall in different buckets.
+    const latestPoints = (name: string) => [...new Map(otlp.metrics().filter((m) => m.name === name).map((m) => [`${m.serviceName} ${JSON.stringify(m.attributes)}`, m])).values()];
+    const requests = await stack.waitFor(async () => {
+      const points = latestPoints('runledger.request.duration');
+      return points.some((p) => p.attributes['messaging.destination.template'] === 'agents.task-assistant.process') ? points : null;
+    }, 30_000);
+    for (const name of ['runledger.request.duration', 'runledger.step.duration']) {
+      for (const p of latestPoints(name)) expect({ name, unitBounds: p.explicitBounds }).toEqual({ name, unitBounds: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600] });
+    }
+    const perBucket = requests.reduce<number[]>((acc, p) => p.bucketCounts!.map((c, i) => c + (acc[i] ?? 0)), []);
+    expect(perBucket.filter((c) => c > 0).length).toBeGreaterThanOrEqual(2);
+    // The p50 and the p99 differ: observations are spread, not all in the first bucket.
+    const total = perBucket.reduce((a, b) => a + b, 0);
+    const quantileBucket = (q: number) => perBucket.findIndex((_, i) => perBucket.slice(0, i + 1).reduce((a, b) => a + b, 0) >= q * total);
+    expect(quantileBucket(0.99)).toBeGreaterThan(quantileBucket(0.01));
+    expect(perBucket[0]).toBeLessThan(total);
   });
 });

@@ -5,7 +5,7 @@ import { ConsumerMessages, JetStreamClient, JetStreamManager, JsMsg } from '@nat
 import { lastValueFrom, isObservable } from 'rxjs';
 import { AppError, isWireError, jsonShapeProblem, toWireError, WireError } from '@runledger/kernel';
 import { EventLog, LOG_STREAM, aggregateRef, isBusFault, messageEvents, type StoredEvent } from '@runledger/event-log';
-import { contextFromTraceparent, extractTraceContext, logSubjectTemplate, messagingAttributes, observeConsumerLag, runledgerMetrics, SpanKind, withSpan } from '@runledger/telemetry';
+import { contextFromTraceparent, eventSpanAttributes, extractTraceContext, logSubjectTemplate, messagingAttributes, observeConsumerLag, runledgerMetrics, SpanKind, withSpan } from '@runledger/telemetry';
 import { decodeJson, encodeJson, replyHeaders, REQUEST_ID_HEADER } from './codec';
 import { ConsumerLease } from './consumer-lease';
 import { ServiceHealth } from './health';
@@ -343,7 +343,7 @@ export class RunledgerTransport extends Server implements CustomTransportStrateg
       await withSpan(`process ${logSubjectTemplate(m.subject)}`, {
         kind: SpanKind.CONSUMER,
         parent: contextFromTraceparent(events[0].metadata.traceparent, events[0].metadata.tracestate),
-        attributes: { ...messagingAttributes({ operation: 'process', subject: m.subject, template: logSubjectTemplate(m.subject), consumerGroup: opts.durable }), 'rl.event.type': events.map((e) => e.type).join(',') },
+        attributes: { ...messagingAttributes({ operation: 'process', subject: m.subject, template: logSubjectTemplate(m.subject), consumerGroup: opts.durable }), ...eventSpanAttributes(events), 'rl.event.type': events.map((e) => e.type).join(',') },
       }, async () => {
         // The events of one commit, in order. Handlers see each as its producer wrote it: sealed data opened by the
         // log's codec (README "Erasure"). A failure redelivers the whole commit: handlers are idempotent per event.

@@ -7,14 +7,23 @@ import { metrics, ObservableResult } from '@opentelemetry/api';
  */
 const meter = () => metrics.getMeter('runledger');
 
+/**
+ * Bucket bounds of every duration histogram, in seconds (the unit they record in): from 5 ms, for a request answered
+ * from memory, to 10 minutes, for a workflow step waiting on a model; the SDK's default bounds are milliseconds (0 to
+ * 10,000), which would put every observation in its first buckets and leave no percentile to read.
+ */
+export const DURATION_BUCKETS_S: readonly number[] = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600];
+
+const seconds = (name: string, description: string) => meter().createHistogram(name, { unit: 's', description, advice: { explicitBucketBoundaries: [...DURATION_BUCKETS_S] } });
+
 let instruments: ReturnType<typeof create> | undefined;
 function create() {
   const m = meter();
   return {
     runsStarted: m.createCounter('runledger.runs.started', { description: 'Runs created (RunCreated), by agent and run kind.' }),
     runsEnded: m.createCounter('runledger.runs.ended', { description: 'Runs that reached their outcome, by agent, run kind and status (completed, failed, denied, cancelled).' }),
-    requestDuration: m.createHistogram('runledger.request.duration', { unit: 's', description: 'Time a request handler took, by subject and outcome.' }),
-    stepDuration: m.createHistogram('runledger.step.duration', { unit: 's', description: 'Time one workflow step of an agent run took, by agent and step.' }),
+    requestDuration: seconds('runledger.request.duration', 'Time a request handler took, by subject and outcome.'),
+    stepDuration: seconds('runledger.step.duration', 'Time one workflow step of an agent run took, by agent and step.'),
     deadLetters: m.createCounter('runledger.deadletters', { description: 'Messages a durable consumer gave up on, by consumer.' }),
     consumerLag: m.createObservableGauge('runledger.consumer.lag', { unit: '{message}', description: 'Log messages a durable consumer has not processed yet (pending plus unacknowledged).' }),
   };

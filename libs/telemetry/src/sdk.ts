@@ -1,4 +1,6 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
+import { readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { context, isSpanContextValid, propagation, trace, ROOT_CONTEXT, TraceFlags, type Context, type ContextManager, type Span, type SpanOptions, type Tracer, type TracerProvider } from '@opentelemetry/api';
 import { CompositePropagator, W3CBaggagePropagator, W3CTraceContextPropagator } from '@opentelemetry/core';
 import { resourceFromAttributes } from '@opentelemetry/resources';
@@ -25,12 +27,29 @@ export function startTelemetry(serviceName: string): void {
     sdk = startPropagationOnly();
     return;
   }
-  const resource = resourceFromAttributes({ 'service.name': process.env.OTEL_SERVICE_NAME ?? serviceName });
+  const version = serviceVersion();
+  const resource = resourceFromAttributes({ 'service.name': process.env.OTEL_SERVICE_NAME ?? serviceName, ...(version ? { 'service.version': version } : {}) });
   // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded only when something is exported
   const { NodeSDK: Sdk } = require('@opentelemetry/sdk-node') as typeof import('@opentelemetry/sdk-node');
   const full = new Sdk({ resource, instrumentations: [] });
   full.start();
   sdk = full;
+}
+
+/**
+ * The release a service runs (`service.version` of its resource): the version of the Runledger package it was built
+ * from, the nearest package.json named `runledger` above this file (sources and dist alike); undefined if none.
+ */
+export function serviceVersion(from = __dirname): string | undefined {
+  for (let dir = from; ; dir = dirname(dir)) {
+    try {
+      const pkg = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { name?: string; version?: string };
+      if (pkg.name === 'runledger' && pkg.version) return pkg.version;
+    } catch {
+      // no package.json here: look further up
+    }
+    if (dirname(dir) === dir) return undefined;
+  }
 }
 
 /** Flushes pending spans; called on graceful shutdown. */

@@ -11,6 +11,9 @@ export interface ReceivedMetricPoint {
   /** Histogram points. */
   count?: number;
   sum?: number;
+  /** Histogram points: the bucket upper bounds, and the count in each bucket (one more than the bounds: the last is +Inf). */
+  explicitBounds?: number[];
+  bucketCounts?: number[];
 }
 
 type Loose = Record<string, unknown>;
@@ -29,7 +32,12 @@ export function parseMetricsExport(payload: unknown, decodeAttributes: (list: un
           if (!metric[kind]) continue;
           for (const dp of asArray(obj(metric[kind]).dataPoints).map(obj)) {
             const attributes = decodeAttributes(dp.attributes);
-            if (kind === 'histogram') out.push({ serviceName, name, kind, attributes, count: Number(dp.count ?? 0), sum: Number(dp.sum ?? 0) });
+            if (kind === 'histogram') {
+              out.push({
+                serviceName, name, kind, attributes, count: Number(dp.count ?? 0), sum: Number(dp.sum ?? 0),
+                explicitBounds: asArray(dp.explicitBounds).map(Number), bucketCounts: asArray(dp.bucketCounts).map(Number),
+              });
+            }
             else out.push({ serviceName, name, kind, attributes, value: Number(dp.asInt ?? dp.asDouble ?? 0) });
           }
         }

@@ -6,6 +6,8 @@ import { parseMetricsExport, ReceivedMetricPoint } from './otlp-metrics';
 export interface ReceivedSpan {
   /** `service.name` of the span's resource ('' when absent). */
   serviceName: string;
+  /** Every attribute of the span's resource (`service.name`, `service.version` …). */
+  resource: Record<string, unknown>;
   /** 32 lowercase hex characters, whatever encoding the exporter used. */
   traceId: string;
   /** 16 lowercase hex characters. */
@@ -125,6 +127,7 @@ function parseExport(payload: unknown): ReceivedSpan[] {
         const status = span.status ? obj(span.status) : undefined;
         out.push({
           serviceName,
+          resource: resourceAttrs,
           traceId: normaliseId(String(span.traceId ?? ''), 16),
           spanId: normaliseId(String(span.spanId ?? ''), 8),
           // An all-zero parent id is how some exporters spell "no parent".
