@@ -6,7 +6,6 @@ import { randomUUID } from 'node:crypto';
 import { copyFileSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { NatsKvDocumentStore } from '@runledger/document-store';
 import { runCli } from './support/cli';
 import { policyVersionsIn, SHIPPED_POLICY_DIR, START, uploadCase } from './support/governed-runs';
 import { seedRuns } from './support/seed-runs';
@@ -55,7 +54,7 @@ describe('Issue 11 replay: rebuild every projection and compare with live; what-
   });
 
   it('Issue 11 replay: a corrupted live read model (runs index row, task document) is reported as a difference, exit 1', async () => {
-    const live = new NatsKvDocumentStore(stack.nc);
+    const live = stack.documents();
     const rows = await live.collection<Record<string, unknown>>('runs_index').find({ agent_name: 'SEED_AGENT', failed: true });
     expect(rows).toHaveLength(1);
     const row = rows[0];

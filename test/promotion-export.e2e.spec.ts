@@ -289,7 +289,7 @@ describe('Governed runs over the bus: promotion, export and artifacts', () => {
     // "export_bundles table (append)": a db_write child run of the export run.
     const recordRun = childRunId('db_write', r.body.child_run_id, 'export-bundle-record');
     expect(await types(recordRun)).toEqual(['RunCreated', 'AuthzDecided', 'RunStarted', 'DbWriteAudited', 'RunCompleted']);
-    const record = await new NatsKvDocumentStore(stack.nc).collection<Record<string, unknown>>('export_bundles').find({ export_run_id: r.body.child_run_id });
+    const record = await stack.documents().collection<Record<string, unknown>>('export_bundles').find({ export_run_id: r.body.child_run_id });
     expect(record[0].value).toMatchObject({ case_id: caseA, manifest_sha256: manifest_ref.sha256, bundle: bundle_ref, receipt: receipt_ref });
 
     // Every run of this file (promotions, exports, their db_write children, denials) has its §6 audit records.

@@ -2,17 +2,20 @@
  * runledger erase --user ID | --case ID — erasure in an immutable log (README "Erasure"): destroys the user's or the
  * case's data key (NATS KV bucket rl_data_keys). Events keep their ciphertext, so the log and the audit chain still
  * verify, but whatever was sealed with that key reads as erased from then on, and nothing new is stored for it
- * (DATA.ERASED). The mutable stores that hold the owner's plaintext lose the owner's rows: the user's tasks
- * (owner_id), the case's documents (case_id: transcripts, notes, facts, entities, maps, bundles) and the case's
- * artifacts in the object store (transcripts, source documents). The audit read models keep their rows: they hold
- * the sealed values, which now read as erased.
+ * (DATA.ERASED). The document collections lose the owner's rows: the user's (owner_id: tasks), the case's (case_id:
+ * transcripts, notes, facts, entities, maps, bundles), and the object store the case's artifacts (transcripts, source
+ * documents). Key, rows and artifacts go by secure delete (issue 23): nats-server overwrites their bytes on disk, where
+ * a purge or a KV delete left them for a disk read. The audit read models keep their rows: they hold the sealed
+ * values, which now read as erased.
  *
  * Exit codes: 0 key destroyed (or never created), 2 usage, 3 the stack cannot be reached or refused the request.
  */
 import type { NatsConnection } from '@nats-io/transport-node';
+import { jetstreamManager } from '@nats-io/jetstream';
 import { Objm } from '@nats-io/obj';
-import { createDocumentStore } from '@runledger/document-store';
+import { createDocumentStore, NatsKvDocumentStore } from '@runledger/document-store';
 import { DataOwner, KvDataKeyStore } from '../../libs/messaging/src/data-keys';
+import { secureEraseSubject } from '../../libs/messaging/src/secure-erase';
 import { connectCli, CONNECTION_USAGE, ConnectionRefused, ConnectionUsageError, parseConnectionFlags } from './connection';
 
 const permissions = require('../lib/permissions.js') as { loadTable(): { kv: { collections: string[] }; object_stores: Record<string, string[]> } };
@@ -58,12 +61,20 @@ export async function main(args: string[]): Promise<number> {
 async function removePlaintext(nc: NatsConnection, owner: DataOwner): Promise<{ rows: number; artifacts: number }> {
   const table = permissions.loadTable();
   const store = createDocumentStore({ natsConnection: nc, mongoUrl: process.env.MONGO_URL });
+  const jsm = await jetstreamManager(nc);
   let rows = 0;
   try {
     const field = owner.kind === 'user' ? 'owner_id' : 'case_id';
     for (const name of table.kv.collections.filter((c) => !KEPT.has(c))) {
       const collection = store.collection<Record<string, unknown>>(name);
-      for (const doc of await collection.find({ [field]: owner.id })) if (await collection.delete(doc.id)) rows++;
+      for (const doc of await collection.find({ [field]: owner.id })) {
+        if (store instanceof NatsKvDocumentStore) {
+          // Every revision the bucket still holds is overwritten on disk (rows are sealed since issue 23; a row
+          // stored before that was plain text); a KV delete would leave the bytes behind.
+          const { stream, subject } = store.storedAt(name, doc.id);
+          if (await secureEraseSubject(jsm, stream, subject)) rows++;
+        } else if (await collection.delete(doc.id)) rows++;
+      }
     }
   } finally {
     await store.close();
@@ -74,11 +85,21 @@ async function removePlaintext(nc: NatsConnection, owner: DataOwner): Promise<{ 
       const objects = await new Objm(nc).open(bucket);
       for (const info of await objects.list()) {
         const ref = JSON.parse(info.metadata?.artifact_ref ?? '{}') as { case_id?: string };
-        if (ref.case_id === owner.id && (await objects.delete(info.name)).success) artifacts++;
+        if (ref.case_id !== owner.id) continue;
+        // An artifact is written once (its chunks and its description), so a secure erase of its messages reaches
+        // every byte of it on disk; an object-store delete would only mark them deleted (issue 23).
+        await secureEraseSubject(jsm, `OBJ_${bucket}`, `$O.${bucket}.C.${info.nuid}`);
+        await secureEraseSubject(jsm, `OBJ_${bucket}`, `$O.${bucket}.M.${metaToken(info.name)}`);
+        artifacts++;
       }
     }
   }
   return { rows, artifacts };
+}
+
+/** The object store's token for an object's name in its description subject (base64url with padding, as nats.js). */
+function metaToken(name: string): string {
+  return Buffer.from(name, 'utf8').toString('base64').replace(/\+/g, '-').replace(/\//g, '_');
 }
 
 function usage(message?: string): number {

@@ -10,6 +10,7 @@ import { createDocumentStore, DocumentStore, NatsKvDocumentStore } from '@runled
 import { LOG_STREAM } from '@runledger/event-log';
 import { CachedDataKeys, KvDataKeyStore } from '../../libs/messaging/src/data-keys';
 import { SealingCodec } from '../../libs/messaging/src/sealing';
+import { SealedDocumentStore } from '../../libs/messaging/src/sealed-documents';
 import { chainEntriesOf, type ChainEntry } from '@runledger/governance';
 import { CONNECTION_USAGE } from './connection';
 import { ask, CliError, intFlag, json, parseArgs, ParsedArgs, runCommand, str, withConnection } from './operator';
@@ -59,16 +60,18 @@ async function replay(nc: NatsConnection, p: ParsedArgs): Promise<number> {
   await waitForConsumers(nc, intFlag(p, 'catch-up-timeout', USAGE) ?? 120);
   const rebuild = new Rebuild();
   // Sealed personal and case data is opened as services open it; erased data folds as the erased marker.
-  const codec = new SealingCodec(new CachedDataKeys(new KvDataKeyStore(nc)));
+  const keys = new CachedDataKeys(new KvDataKeyStore(nc));
+  const codec = new SealingCodec(keys);
   const { horizon, count } = await scanLog(nc, 'rl.log.>', 'replaying', async (e) => rebuild.apply(e, await codec.open(e)));
   const reports: ModelReport[] = [];
 
   // The rebuilt read models go into a fresh store of the same kind as the live one, and are read back from it.
   const freshName = `rl_replay_${Date.now().toString(36)}_`;
-  const fresh: DocumentStore = process.env.MONGO_URL
+  // Both sides seal and open personal rows as db-write does (README "Erasure"), so they compare as plain documents.
+  const fresh: DocumentStore = new SealedDocumentStore(process.env.MONGO_URL
     ? createDocumentStore({ natsConnection: nc, mongoUrl: process.env.MONGO_URL, mongoDb: freshName.replace(/_$/, '') })
-    : new NatsKvDocumentStore(nc, { bucketPrefix: freshName });
-  const live = createDocumentStore({ natsConnection: nc, mongoUrl: process.env.MONGO_URL });
+    : new NatsKvDocumentStore(nc, { bucketPrefix: freshName }), keys);
+  const live = new SealedDocumentStore(createDocumentStore({ natsConnection: nc, mongoUrl: process.env.MONGO_URL }), keys);
   const collections = rebuild.collections();
   try {
     const total = [...collections.values()].reduce((n, docs) => n + docs.size, 0);

@@ -4,7 +4,8 @@ import type { TestIdentity } from '@runledger/testing';
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import type { ChildProcess } from 'node:child_process';
 import { EventLog, StoredEvent, aggregateRef } from '@runledger/event-log';
-import { BusLayout, CachedDataKeys, decodeReply, encodeJson, KvDataKeyStore, provisionBus, SealingCodec } from '@runledger/messaging';
+import { NatsKvDocumentStore, type DocumentStore } from '@runledger/document-store';
+import { BusLayout, CachedDataKeys, decodeReply, encodeJson, KvDataKeyStore, provisionBus, SealedDocumentStore, SealingCodec } from '@runledger/messaging';
 import { startNatsServer, NatsServerHandle, TEST_ADMIN, waitUntil } from '@runledger/testing';
 import { logContractProblems, reportLogContractProblems } from './log-contract-check';
 
@@ -132,19 +133,25 @@ export class TestStack {
     return this.log.read(aggregateRef('run', runId));
   }
 
+  /** The document collections as db-write keeps and reads them: personal rows sealed at rest, opened here (README "Erasure"). */
+  documents(): DocumentStore {
+    return new SealedDocumentStore(new NatsKvDocumentStore(this.nc), new KvDataKeyStore(this.nc));
+  }
+
   /** Waits until the audit ledger has indexed what a test is about to query (it is eventually consistent). */
   waitFor<T>(fn: () => Promise<T | undefined | null | false>, timeoutMs = 10_000): Promise<T> {
     return waitUntil(fn as () => Promise<T>, { timeoutMs, intervalMs: 100 }) as Promise<T>;
   }
 
   /** Stops the stack, and reports every event in its log that its contract does not admit (the e2e run fails listing them). */
-  async stop(): Promise<void> {
+  async stop(opts: { whileStopped?: (storeDir: string) => void | Promise<void> } = {}): Promise<void> {
     await Promise.all([...this.procs.values()].map((c) => launcher.stopProcess(c, 'SIGTERM', 3_000)));
     this.procs.clear();
     // Issue 26: every record as the contract says (test/support/log-contract-check.ts).
     const problems = this.nc && !this.nc.isClosed() && this.codec ? await logContractProblems(this.nc, this.storedLog, this.codec) : [];
     await this.nc?.close().catch(() => undefined);
-    await this.nats.stop();
+    // Whatever reads the stopped stack's store runs before the log's contract problems are reported.
+    await this.nats.stop(opts.whileStopped);
     reportLogContractProblems(problems);
   }
 }

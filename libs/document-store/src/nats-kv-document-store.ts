@@ -111,6 +111,17 @@ export class NatsKvDocumentStore implements DocumentStore {
     return Object.keys(info.state.subjects ?? {}).map((subject) => subject.slice(prefix.length));
   }
 
+  /**
+   * Where a document's revisions are stored: its bucket's stream and its key's subject. For whoever must act on the
+   * stored messages themselves (`runledger erase` erases them securely, README "Erasure").
+   */
+  storedAt(collection: string, id: string): { stream: string; subject: string } {
+    validateCollectionName(collection);
+    validateId(id);
+    const bucket = `${this.bucketPrefix}${collection}`;
+    return { stream: `KV_${bucket}`, subject: `$KV.${bucket}.${idToKey(id)}` };
+  }
+
   /** Opens (creating on first use) the bucket of a collection. @internal */
   bucket(name: string): Promise<KV> {
     if (this.closed) return Promise.reject(new DocumentStoreError('document store is closed'));

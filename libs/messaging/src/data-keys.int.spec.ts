@@ -1,7 +1,9 @@
 import { connect, NatsConnection } from '@nats-io/transport-node';
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { Kvm } from '@nats-io/kv';
-import { startNatsServer, NatsServerHandle } from '@runledger/testing';
+import { readdir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { startNatsServer, NatsServerHandle, waitUntil } from '@runledger/testing';
 import { CachedDataKeys, DATA_KEYS_BUCKET, dataKeyName, ERASED_TEXT, ERASED_VALUE, KvDataKeyStore, openSealed, openWithKey, provisionDataKeys, sealFor, sealWithKey } from './data-keys';
 
 jest.setTimeout(60_000);
@@ -49,6 +51,23 @@ describe('Issue 9 erasure: per-user and per-case data keys in NATS KV', () => {
     expect(new TextDecoder().decode(last!.data)).toBe('erased');
     const info = await jsm.streams.info(`KV_${DATA_KEYS_BUCKET}`, { subjects_filter: `$KV.${DATA_KEYS_BUCKET}.${dataKeyName(bob)}` });
     expect(info.state.subjects?.[`$KV.${DATA_KEYS_BUCKET}.${dataKeyName(bob)}`]).toBe(1);
+  });
+
+  it('Issue 23 erasure: destroying a key overwrites its bytes in the bucket\'s block files (a purge left them for a disk read)', async () => {
+    const frank = { kind: 'user' as const, id: 'u-frank' };
+    const key = Buffer.from((await keys.keyFor(frank))!.toString('base64'));
+    const streamDir = join(server.storeDir, 'jetstream');
+    const onDisk = async () => {
+      const files = await readdir(streamDir, { recursive: true, withFileTypes: true });
+      const blocks = files.filter((f) => f.isFile()).map((f) => join(f.parentPath, f.name));
+      return (await Promise.all(blocks.map(async (b) => (await readFile(b)).includes(key)))).some(Boolean);
+    };
+    // The server writes the key to its block file (flushed on its own schedule) ...
+    expect(await waitUntil(onDisk, { timeoutMs: 10_000, intervalMs: 50 })).toBe(true);
+    await keys.destroy(frank);
+    // ... and the destroy's secure delete has overwritten it there (nats-server writes the random bytes into the block file).
+    expect(await onDisk()).toBe(false);
+    expect(await keys.stateOf(dataKeyName(frank))).toBe('erased');
   });
 
   it('Issue 9 erasure: a process that cached a key drops it when another process destroys it (the bucket watch)', async () => {

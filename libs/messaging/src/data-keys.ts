@@ -5,6 +5,7 @@ import { Kvm, type KV } from '@nats-io/kv';
 import type { SealedValue } from '@runledger/contracts';
 import { AppError, LruMap } from '@runledger/kernel';
 import { nextMatchingOnLeader } from '@runledger/event-log';
+import { secureEraseSubject } from './secure-erase';
 
 /** Whose personal or case data a key protects: one key per user and one per case. */
 export interface DataOwner {
@@ -87,12 +88,17 @@ export class KvDataKeyStore implements DataKeyStore {
     return created === 'erased' ? null : created;
   }
 
-  /** The admin's act (a stream purge): the bucket refuses every write to a key that holds a value (`provisionDataKeys`). */
+  /**
+   * The admin's act (a secure message delete): the bucket refuses every write to a key that holds a value
+   * (`provisionDataKeys`), so a key is one message, written once, and never an overwritten revision whose bytes the
+   * server dropped without erasing them.
+   */
   async destroy(owner: DataOwner): Promise<void> {
     const name = dataKeyName(owner);
-    // The purge drops the key material from the stream; the tombstone, created in the emptied key, stops re-creation
-    // and can never be overwritten (create fails on a key that exists, and discard-new refuses a plain put).
-    await (await jetstreamManager(this.nc)).streams.purge(`KV_${this.bucket}`, { filter: `$KV.${this.bucket}.${name}` });
+    // The key's message is overwritten with random bytes in the block file (a purge would only mark it deleted, and
+    // a disk read gave the key back: issue 23); the tombstone, created in the emptied key, stops re-creation and can
+    // never be overwritten (create fails on a key that exists, and discard-new refuses a plain put).
+    await secureEraseSubject(await jetstreamManager(this.nc), `KV_${this.bucket}`, `$KV.${this.bucket}.${name}`);
     await (await this.bucketKv()).create(name, ERASED);
   }
 

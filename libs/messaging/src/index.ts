@@ -13,5 +13,7 @@ export * from './nats-identity';
 export * from './provision';
 export * from './audit-keys';
 export * from './data-keys';
+export * from './secure-erase';
+export * from './sealed-documents';
 export * from './sealing';
 export * from './callers';

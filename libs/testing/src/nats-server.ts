@@ -47,8 +47,8 @@ export interface NatsServerHandle {
   readonly port: number;
   /** JetStream store directory; survives {@link NatsServerHandle.restart}, removed by stop(). */
   readonly storeDir: string;
-  /** Terminates the server (SIGTERM, then SIGKILL after 5 s) and removes the store. */
-  stop(): Promise<void>;
+  /** Terminates the server (SIGTERM, then SIGKILL after 5 s) and removes the store; `whileStopped` may read the store in between. */
+  stop(whileStopped?: (storeDir: string) => void | Promise<void>): Promise<void>;
   /** Sends a signal without waiting or cleaning up, to simulate a crash (default SIGKILL). */
   kill(signal?: NodeJS.Signals): void;
   /**
@@ -257,11 +257,16 @@ class NatsServer implements NatsServerHandle {
     await this.start();
   }
 
-  async stop(): Promise<void> {
+  /** Stops the server and removes its store; `whileStopped` reads the store first (the server has flushed and exited). */
+  async stop(whileStopped?: (storeDir: string) => void | Promise<void>): Promise<void> {
     if (this.stopped) return;
     this.stopped = true;
     await this.terminate();
-    await this.store.remove();
+    try {
+      await whileStopped?.(this.storeDir);
+    } finally {
+      await this.store.remove();
+    }
   }
 }
 

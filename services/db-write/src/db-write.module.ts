@@ -1,6 +1,6 @@
 import { DynamicModule, Module, OnApplicationShutdown, Inject } from '@nestjs/common';
 import type { DocumentStore } from '@runledger/document-store';
-import { DOCUMENT_STORE, documentStoreProvider, MessagingModule, ServiceRuntime } from '@runledger/messaging';
+import { DOCUMENT_STORE, sealedDocumentStoreProvider, MessagingModule, ServiceRuntime } from '@runledger/messaging';
 import { CALLER_GRANTS, loadCallerGrants, PolicyCatalog } from '@runledger/policy-catalog';
 import { CallerVerifier, RunRepository } from '@runledger/runs';
 import { DbWriteService } from './app/db-write.service';
@@ -33,7 +33,7 @@ export class DbWriteModule implements OnApplicationShutdown {
         { provide: PolicyCatalog, useValue: policies },
         { provide: RunRepository, useValue: new RunRepository(runtime.log) },
         { provide: CallerVerifier, useFactory: (runs: RunRepository) => new CallerVerifier(runs), inject: [RunRepository] },
-        documentStoreProvider(runtime),
+        sealedDocumentStoreProvider(runtime),
       ],
     };
   }

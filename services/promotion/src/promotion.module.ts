@@ -1,6 +1,6 @@
 import { DynamicModule, Inject, Module, OnApplicationShutdown } from '@nestjs/common';
 import type { DocumentStore } from '@runledger/document-store';
-import { DOCUMENT_STORE, documentStoreProvider, MessagingModule, ServiceRuntime } from '@runledger/messaging';
+import { DOCUMENT_STORE, sealedDocumentStoreProvider, MessagingModule, ServiceRuntime } from '@runledger/messaging';
 import { PolicyCatalog } from '@runledger/policy-catalog';
 import { CallerVerifier, RunRepository } from '@runledger/runs';
 import { ArtifactClient } from '@runledger/service-clients';
@@ -32,7 +32,7 @@ export class PromotionModule implements OnApplicationShutdown {
         { provide: PolicyCatalog, useValue: policies },
         { provide: RunRepository, useValue: new RunRepository(runtime.log) },
         { provide: CallerVerifier, useFactory: (runs: RunRepository) => new CallerVerifier(runs), inject: [RunRepository] },
-        documentStoreProvider(runtime),
+        sealedDocumentStoreProvider(runtime),
       ],
     };
   }
