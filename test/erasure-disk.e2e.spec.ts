@@ -1,15 +1,16 @@
 /**
- * Issue 23, erasure that survives a disk read (README "Erasure"): after `runledger erase --user`, no byte under the
- * stack's data directory (the nats-server store: every stream's block files, the KV buckets, the object store, and
- * the audit key beside them) holds the user's text or the user's data key, read once the stack has stopped. Before
- * issue 23 the key's bytes stayed in the data-keys bucket's block file after its purge, and task rows were stored in
- * plain text: a disk read undid the erasure.
+ * Issue 23, erasure that survives a disk read (README "Erasure"): after `runledger erase`, no byte under the stack's
+ * data directory (the nats-server store: every stream's block files, the KV buckets, the object store, and the audit
+ * key the harness keeps beside them) holds the owner's data or the owner's data key, read once the stack has
+ * stopped. Before issue 23 the key's bytes stayed in the data-keys bucket's block file after its purge, and task rows
+ * were stored in plain text: a disk read undid the erasure.
  */
 import { randomUUID } from 'node:crypto';
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { dataKeyName, KvDataKeyStore } from '@runledger/messaging';
+import { dataKeyName, type DataOwner, KvDataKeyStore } from '@runledger/messaging';
 import { runCli } from './support/cli';
+import { CASE_INPUTS, policyVersionsIn, SHIPPED_POLICY_DIR, startRun, uploadCase } from './support/governed-runs';
 import { TestStack } from './support/stack';
 import { Conversation } from './support/task-assistant';
 
@@ -36,51 +37,87 @@ async function filesHolding(dir: string, needles: Record<string, Buffer>): Promi
   return hits;
 }
 
+/** The owner's data key in the forms a disk read could find it: its bytes and the base64 the bucket stores. */
+async function keyNeedles(stack: TestStack, owner: DataOwner, name: string): Promise<Record<string, Buffer>> {
+  const key = await new KvDataKeyStore(stack.nc).stateOf(dataKeyName(owner));
+  if (!Buffer.isBuffer(key)) throw new Error(`${owner.kind} ${owner.id} should have a data key`);
+  return { [`${name} key`]: key, [`${name} key (base64)`]: Buffer.from(key.toString('base64')) };
+}
+
+/**
+ * Erases the owner (as the admin, through the CLI), stops the stack and scans its store for the needles; returns the
+ * files each needle was found in, and the CLI's answer. The stack is stopped either way.
+ */
+async function eraseStopAndScan(stack: TestStack, owner: DataOwner, needles: Record<string, Buffer>) {
+  let erased: Awaited<ReturnType<typeof runCli>> | undefined;
+  let hits: Record<string, string[]> = {};
+  try {
+    erased = await runCli(stack.url, ['erase', `--${owner.kind}`, owner.id], stack.cliEnv('admin'));
+  } finally {
+    await stack.stop({ whileStopped: async (storeDir) => void (hits = await filesHolding(storeDir, needles)) });
+  }
+  return { erased, hits };
+}
+
 describe('Issue 23 erasure that survives a disk read', () => {
   const tag = randomUUID().slice(0, 8);
-  const phone = `+1 415 555 ${tag.slice(0, 4)}`;
-  const task = `call the oncologist at ${phone} about the scan ${tag}`;
-  const renamed = `call the oncologist ${tag} back`;
-  const otherTask = `water the ficus ${tag}`;
 
   it('Issue 23 erasure: after erase --user, no byte of the stopped stack\'s data directory holds the user\'s task text or data key; another user\'s key is still there', async () => {
+    const phone = `+1 415 555 ${tag.slice(0, 4)}`;
+    const task = `call the oncologist at ${phone} about the scan ${tag}`;
+    const renamed = `call the oncologist ${tag} back`;
     const stack = await TestStack.start();
-    let hits: Record<string, string[]> | undefined;
+    let needles: Record<string, Buffer>;
+    const alice = new Conversation(stack, `u-alice-${tag}`);
     try {
-      const alice = new Conversation(stack, `u-alice-${tag}`);
       const bob = new Conversation(stack, `u-bob-${tag}`);
       await alice.add(task);
       // A second revision of the row: the bucket drops the first one without erasing its bytes.
-      const update = await alice.say(`rename ${task} to ${renamed}`);
-      expect(JSON.stringify(update)).toContain(renamed);
-      await bob.add(otherTask);
+      expect(JSON.stringify(await alice.say(`rename ${task} to ${renamed}`))).toContain(renamed);
+      await bob.add(`water the ficus ${tag}`);
       expect(await alice.list()).toEqual([renamed]);
-
-      const keys = new KvDataKeyStore(stack.nc);
-      const aliceKey = await keys.stateOf(dataKeyName({ kind: 'user', id: alice.user_id }));
-      const bobKey = await keys.stateOf(dataKeyName({ kind: 'user', id: bob.user_id }));
-      if (!Buffer.isBuffer(aliceKey) || !Buffer.isBuffer(bobKey)) throw new Error('both users should have a data key');
-
-      const erased = await runCli(stack.url, ['erase', '--user', alice.user_id], stack.cliEnv('admin'));
-      expect(erased.stderr).toBe('');
-      expect(erased.code).toBe(0);
-      expect(erased.stdout).toMatch(/1 stored document\(s\)/);
-
-      await stack.stop({
-        whileStopped: async (storeDir) => {
-          hits = await filesHolding(storeDir, {
-            phone: Buffer.from(phone), task: Buffer.from('oncologist'),
-            aliceKey, aliceKeyBase64: Buffer.from(aliceKey.toString('base64')),
-            bobKeyBase64: Buffer.from(bobKey.toString('base64')),
-          });
-        },
-      });
+      needles = {
+        phone: Buffer.from(phone), 'task text': Buffer.from('oncologist'),
+        ...(await keyNeedles(stack, { kind: 'user', id: alice.user_id }, 'alice')),
+        ...(await keyNeedles(stack, { kind: 'user', id: bob.user_id }, 'bob')),
+      };
     } catch (err) {
       await stack.stop().catch(() => undefined);
       throw err;
     }
+    const { erased, hits } = await eraseStopAndScan(stack, { kind: 'user', id: alice.user_id }, needles);
+    expect(erased).toMatchObject({ code: 0, stderr: '' });
+    expect(erased!.stdout).toMatch(/1 stored document\(s\)/);
     // The scanner reads the store: the other user's key is in the data-keys bucket's block file.
-    expect(hits!.bobKeyBase64.length).toBeGreaterThan(0);
-    expect({ phone: hits!.phone, task: hits!.task, aliceKey: hits!.aliceKey, aliceKeyBase64: hits!.aliceKeyBase64 }).toEqual({ phone: [], task: [], aliceKey: [], aliceKeyBase64: [] });
+    expect(hits['bob key (base64)'].length).toBeGreaterThan(0);
+    const { 'bob key': _bobKey, 'bob key (base64)': _bobKey64, ...alices } = hits;
+    expect(alices).toEqual({ phone: [], 'task text': [], 'alice key': [], 'alice key (base64)': [] });
+  });
+
+  it('Issue 23 erasure: after erase --case, no byte of the stopped stack\'s data directory holds the case\'s artifacts, documents or data key', async () => {
+    const caseId = `case-disk-${tag}`;
+    const stack = await TestStack.start();
+    let needles: Record<string, Buffer>;
+    try {
+      const inputs = await uploadCase(stack, caseId, policyVersionsIn(SHIPPED_POLICY_DIR));
+      const intake = await startRun(stack, { agent_name: 'INTAKE_AGENT', case_id: caseId, input_artifacts: [inputs.form, inputs.recording, inputs.document], parameters: {} });
+      expect(intake.outcome).toBe('success');
+      needles = {
+        'client name': Buffer.from(CASE_INPUTS.form.name), 'client email': Buffer.from(CASE_INPUTS.form.contact.email),
+        'manager name': Buffer.from('Tom Baker'), 'agreement text': Buffer.from('in retaliation for a wage complaint'),
+        ...(await keyNeedles(stack, { kind: 'case', id: caseId }, 'case')),
+      };
+      // The scanner finds what it looks for: the artifacts (stored in plain text) reach the block files while the
+      // stack runs, as the server flushes them.
+      await stack.waitFor(async () => (await filesHolding(stack.nats.storeDir, { name: needles['client name'] })).name.length > 0, 30_000);
+    } catch (err) {
+      await stack.stop().catch(() => undefined);
+      throw err;
+    }
+    const { erased, hits } = await eraseStopAndScan(stack, { kind: 'case', id: caseId }, needles);
+    expect(erased).toMatchObject({ code: 0, stderr: '' });
+    // The three inputs and what the intake run stored of the case.
+    expect(Number(/(\d+) artifact\(s\) removed/.exec(erased!.stdout)?.[1])).toBeGreaterThanOrEqual(3);
+    expect(hits).toEqual(Object.fromEntries(Object.keys(needles).map((n) => [n, []])));
   });
 });
