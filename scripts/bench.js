@@ -10,10 +10,12 @@
  * Prints ratio lines and the issue's goals (met or by how much not), and writes bench/results.md.
  * Sizes: BENCH_RAW, BENCH_ROUNDS (3), BENCH_SEQ (60), BENCH_C16 (320); BENCH_PEERS=0 measures Runledger alone.
  * `--scale` measures instead request latency as the log grows to millions of events and the replay rate (bench/scale.js).
+ * `--help` prints this text; any other option is a usage error (exit 2).
  */
 const path = require('node:path');
 const fs = require('node:fs');
 const os = require('node:os');
+require('./lib/usage').checkScriptArgs(__filename, process.argv.slice(2), { valued: [], switches: ['scale'] });
 process.env.SWC_NODE_PROJECT ??= path.join(__dirname, '..', 'tsconfig.json');
 require('@swc-node/register');
 const { randomUUID } = require('node:crypto');

@@ -13,13 +13,15 @@
  *   chain         the audit chain verifies (rl.audit.verify ok)
  *   crashed_on_their_own  service processes that exited without being killed (restarted at once so the load goes
  *                 on; 0: a service that dies of a fault it should survive fails the suite)
- * Prints the counts as JSON and exits 0 when all pass, 1 when a check fails, 2 when the suite itself broke.
+ * Prints the counts as JSON and exits 0 when all pass, 1 when a check fails, 2 when the suite itself broke or an
+ * option is not one of these (--help prints this text):
  * Options: --requests N (200) --kills K (4) --nats-restarts R (1) --concurrency C (8) --seed S
  *          --cluster (three nats-server nodes, log and buckets with 3 replicas, two instances of every service).
  */
 const path = require('node:path');
 const fs = require('node:fs');
 const os = require('node:os');
+require('./lib/usage').checkScriptArgs(__filename, process.argv.slice(2), { valued: ['requests', 'kills', 'nats-restarts', 'concurrency', 'seed'], switches: ['cluster'] });
 process.env.SWC_NODE_PROJECT ??= path.join(__dirname, '..', 'tsconfig.json');
 require('@swc-node/register');
 const { connect } = require('@nats-io/transport-node');

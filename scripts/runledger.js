@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 /**
  * runledger <command> …  — operator and user commands against a running stack (NATS_URL, default the local stack at nats://127.0.0.1:4322).
+ * `runledger <command> --help` prints that command's usage, with the values its options take.
  *   chat  --user <id> [--conversation <uuid>]   talk to the task assistant
  *   audit verify [--anchor w.json | --file chain.jsonl]  verify the audit hash chain (live, against a witness, or an exported copy)
  *   audit anchor export [--out w.json]         a witness copy of the signed head and the log's identity, kept outside the cluster
@@ -11,21 +12,42 @@
  *   runs list|show|tail|cancel …               find, inspect, follow and cancel runs
  *   deadletters list|retry …                   poison messages and their retry
  *   replay [--policy DIR]                      rebuild every read model and compare; or a what-if under another policy
- * Each command lives in scripts/cli/<command>.js and is loaded through @swc-node/register so it can use the libs.
+ * Exit codes: 0 done; 1 the stack refused the request (its stable error code is printed) or a check failed (a chain
+ * that does not verify, a replay with differences); 2 usage (an unknown command or option, a missing or malformed
+ * value); 3 the stack cannot be reached; 4 an unknown agent (agent --agent).
+ * Each command lives in scripts/cli/<command>.ts and is loaded through @swc-node/register so it can use the libs.
  */
 const path = require('node:path');
-process.env.SWC_NODE_PROJECT ??= path.join(__dirname, '..', 'tsconfig.json');
-require('@swc-node/register');
+const { headerUsage, wantsHelp } = require('./lib/usage');
 
 const [command, ...args] = process.argv.slice(2);
 const commands = { chat: './cli/chat', audit: './cli/audit', agent: './cli/agent', runs: './cli/runs', deadletters: './cli/deadletters', replay: './cli/replay', erase: './cli/erase' };
-if (!command || !commands[command]) {
-  process.stderr.write(`usage: runledger <${Object.keys(commands).join('|')}> …\n`);
-  process.exit(4);
-}
 // Exit only once stdout is flushed: a pipe (`runs list --json | jq`) would otherwise get a cut-off document.
 const exitAfterFlush = (code) => process.stdout.write('', () => process.exit(code));
-require(commands[command]).main(args).then(
+if (command === undefined || command === 'help' || command === '--help' || command === '-h') {
+  // Help asked for is an answer (stdout, 0); no command at all is a usage error (stderr, 2).
+  if (command === undefined) {
+    process.stderr.write(headerUsage(__filename));
+    process.exit(2);
+  }
+  process.stdout.write(headerUsage(__filename));
+  exitAfterFlush(0);
+  return;
+}
+if (!commands[command]) {
+  process.stderr.write(`unknown command ${command}\n\n${headerUsage(__filename)}`);
+  process.exit(2);
+}
+process.env.SWC_NODE_PROJECT ??= path.join(__dirname, '..', 'tsconfig.json');
+require('@swc-node/register');
+const cli = require(commands[command]);
+// `--help` anywhere after the command: that command's usage (every subcommand's, with the values options take), exit 0.
+if (wantsHelp(args) && cli.USAGE) {
+  process.stdout.write(`${cli.USAGE.trimEnd()}\n`);
+  exitAfterFlush(0);
+  return;
+}
+cli.main(args).then(
   (code) => exitAfterFlush(code ?? 0),
   (err) => {
     process.stderr.write(`runledger ${command}: ${err && err.message ? err.message : err}\n`);

@@ -36,7 +36,7 @@ import { decodeReply, encodeJson } from '../../libs/messaging/src/codec';
 import { CliConnectionFlags, connectCli, CONNECTION_USAGE, ConnectionRefused, ConnectionUsageError, parseConnectionFlags, unansweredRequest } from './connection';
 import { scanLog } from './progress';
 
-const USAGE = `usage: runledger audit verify [--anchor witness.json | --file chain.jsonl [--public-key key.pem] [--head head.json]] | runledger audit export [--out chain.jsonl] | runledger audit head [--out head.json] | runledger audit anchor export [--out witness.json] | runledger audit coverage [--json]   ${CONNECTION_USAGE}`;
+export const USAGE = `usage: runledger audit verify [--anchor witness.json | --file chain.jsonl [--public-key key.pem] [--head head.json]] | runledger audit export [--out chain.jsonl] | runledger audit head [--out head.json] | runledger audit anchor export [--out witness.json] | runledger audit coverage [--json]   ${CONNECTION_USAGE}`;
 const CHAIN_SUBJECT = aggregateRef(LOG_KINDS.audit, 'chain');
 
 /** What each break means, for the operator reading the report. */

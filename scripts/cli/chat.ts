@@ -2,7 +2,7 @@
  * `runledger chat --user <id> [--conversation <uuid>]`: talk to the task assistant from a terminal.
  * Each line goes to agents.task-assistant.process with the same conversation id, so the assistant's
  * conversation projection (history, pending delete confirmation) carries the chat; the CLI keeps no state.
- * Exit codes: 0 done, 3 Runledger not reachable, 4 invalid arguments.
+ * Exit codes: 0 done, 2 usage (invalid arguments), 3 Runledger not reachable.
  */
 import { randomUUID } from 'node:crypto';
 import * as readline from 'node:readline';
@@ -110,7 +110,7 @@ export async function main(args: string[]): Promise<number> {
   } catch (err) {
     if (!(err instanceof ConnectionUsageError)) throw err;
     process.stderr.write(`runledger chat: ${err.message}\n${USAGE}`);
-    return 4;
+    return 2;
   }
   const opts = parseArgs(connection.rest);
   if (opts === 'help') {
@@ -119,7 +119,7 @@ export async function main(args: string[]): Promise<number> {
   }
   if (typeof opts === 'string') {
     process.stderr.write(`runledger chat: ${opts}\n${USAGE}`);
-    return 4;
+    return 2;
   }
   let nc: NatsConnection;
   try {

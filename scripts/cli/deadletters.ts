@@ -12,7 +12,7 @@ import { CONNECTION_USAGE } from './connection';
 import { table, time } from './format';
 import { ask, CliError, json, parseArgs, runCommand, str, withConnection } from './operator';
 
-const USAGE = `usage: runledger deadletters list [--durable NAME] [--json]
+export const USAGE = `usage: runledger deadletters list [--durable NAME] [--json]
        runledger deadletters show ID [--json]
        runledger deadletters retry ID [--json]
        ${CONNECTION_USAGE}`;

@@ -20,7 +20,7 @@ import { connectCli, CONNECTION_USAGE, ConnectionRefused, ConnectionUsageError, 
 
 const permissions = require('../lib/permissions.js') as { loadTable(): { kv: { collections: string[] }; object_stores: Record<string, string[]> } };
 
-const USAGE = `usage: runledger erase --user ID | --case ID   ${CONNECTION_USAGE}`;
+export const USAGE = `usage: runledger erase --user ID | --case ID   ${CONNECTION_USAGE}`;
 /** Read models that hold sealed values (or ids only): they keep their rows, which read as erased. */
 const KEPT = new Set(['audit_events', 'audit_decisions', 'runs_index']);
 

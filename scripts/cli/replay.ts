@@ -19,7 +19,7 @@ import { compareDocs, Difference, ModelReport, readAll, writeAll } from './repla
 import { Rebuild } from './replay/rebuild';
 import { whatIf } from './replay/what-if';
 
-const USAGE = `usage: runledger replay [--check-runs N] [--catch-up-timeout SECONDS] [--keep-store] [--json]
+export const USAGE = `usage: runledger replay [--check-runs N] [--catch-up-timeout SECONDS] [--keep-store] [--json]
        runledger replay --policy DIR [--since ISO] [--until ISO] [--json]
        ${CONNECTION_USAGE}`;
 

@@ -7,6 +7,8 @@
  *   runs tail  [--agent A] [--case C] [--user U] [--failed] [--all] [--events] [--json]   follow runs live
  *   runs cancel RUN_ID [--reason TEXT] [--wait] [--json]              record a cancel; the worker stops the run
  */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import type { NatsConnection } from '@nats-io/transport-node';
 import type { RunCancelResult, RunsListRequest, RunsListResult, RunSummary } from '../../libs/contracts/src/generated';
 import { SUBJECTS } from '../../libs/contracts/src/subjects';
@@ -15,11 +17,21 @@ import { duration, eventDetail, jaegerLink, table, time } from './format';
 import { ask, CliError, intFlag, json, parseArgs, ParsedArgs, runCommand, str, withConnection } from './operator';
 import { tailRuns } from './runs-tail';
 
-const USAGE = `usage: runledger runs list [--status S] [--agent A] [--case C] [--user U] [--kind K] [--since ISO] [--until ISO] [--failed] [--all] [--limit N] [--cursor C] [--json]
+/** The statuses a run can have, as the runs-list contract says (one place: its schema). */
+const RUN_STATUSES: readonly string[] = (JSON.parse(readFileSync(join(__dirname, '..', '..', 'proto-contracts', 'schemas', 'runs', 'runs-list-request.schema.json'), 'utf8')) as { properties: { status: { enum: string[] } } }).properties.status.enum;
+
+export const USAGE = `usage: runledger runs list [--status S] [--agent A] [--case C] [--user U] [--kind K] [--since ISO] [--until ISO] [--failed] [--all] [--limit N] [--cursor C] [--json]
        runledger runs show RUN_ID [--json]
        runledger runs tail [--agent A] [--case C] [--user U] [--failed] [--all] [--events] [--json]
-       runledger runs cancel RUN_ID [--reason TEXT] [--wait] [--json]
-       ${CONNECTION_USAGE}`;
+       runledger runs cancel RUN_ID [--reason TEXT] [--wait] [--timeout SECONDS] [--json]
+       ${CONNECTION_USAGE}
+  list     the runs index, newest first; --status is one of ${RUN_STATUSES.join(', ')};
+           --failed: failed runs only; --all: child runs too; --kind: agent, tool_gateway, db_write, promotion, export …;
+           --since/--until: ISO 8601 times (e.g. 2026-11-24T07:00:00Z); --limit N (a page), --cursor C (the next page)
+  show     the run, its child runs and their events: the message, intent and reply, durations, outcome, trace id
+  tail     follow runs live from the moment it is asked (--events: every event, not only starts and ends)
+  cancel   record a cancel; the worker ends the run at its next step (--wait: until it has, at most --timeout s)
+exit codes: 0 done, 1 refused by the stack (its error code is printed), 2 usage, 3 the stack cannot be reached`;
 
 const SPEC = {
   list: { valued: ['status', 'agent', 'case', 'user', 'kind', 'since', 'until', 'limit', 'cursor'], switches: ['failed', 'all', 'json'] },
@@ -34,7 +46,10 @@ export function main(args: string[]): Promise<number> {
     if (!sub || !(sub in SPEC)) throw new CliError(USAGE, 2);
     const spec = SPEC[sub as keyof typeof SPEC];
     const p = parseArgs(rest, { valued: [...spec.valued], switches: [...spec.switches] }, USAGE);
-    if (sub === 'list') return withConnection(p.conn, (nc) => list(nc, p));
+    if (sub === 'list') {
+      const request = listRequest(p); // a usage error is said before connecting
+      return withConnection(p.conn, (nc) => list(nc, p, request));
+    }
     if (sub === 'tail') return withConnection(p.conn, (nc) => tailRuns(nc, { agent: str(p, 'agent'), case: str(p, 'case'), user: str(p, 'user'), failed: p.flags.has('failed'), all: p.flags.has('all'), events: p.flags.has('events'), json: p.flags.has('json') }));
     const runId = p.positional[0];
     if (!runId || p.positional.length > 1) throw new CliError(`runs ${sub} takes one RUN_ID\n${USAGE}`, 2);
@@ -46,6 +61,7 @@ export function main(args: string[]): Promise<number> {
 export function listRequest(p: ParsedArgs): RunsListRequest {
   const q: RunsListRequest = {};
   const status = str(p, 'status');
+  if (status && !RUN_STATUSES.includes(status)) throw new CliError(`--status must be one of ${RUN_STATUSES.join(', ')}\n${USAGE}`, 2);
   if (status) q.status = status as RunsListRequest['status'];
   if (str(p, 'agent')) q.agent_name = str(p, 'agent');
   if (str(p, 'case')) q.case_id = str(p, 'case');
@@ -66,8 +82,8 @@ export function listRequest(p: ParsedArgs): RunsListRequest {
   return q;
 }
 
-async function list(nc: NatsConnection, p: ParsedArgs): Promise<number> {
-  const page = await ask<RunsListResult>(nc, SUBJECTS.runsList, listRequest(p));
+async function list(nc: NatsConnection, p: ParsedArgs, request: RunsListRequest): Promise<number> {
+  const page = await ask<RunsListResult>(nc, SUBJECTS.runsList, request);
   if (p.flags.has('json')) return (json(page), 0);
   if (page.runs.length === 0) {
     process.stdout.write('no runs match\n');

@@ -1,0 +1,43 @@
+/**
+ * Usage of the repository's scripts, from the one place that already says it: the script's own header comment.
+ * `--help` / `-h` prints it and exits 0 before anything heavy is loaded; an option the script does not take is a usage
+ * error (exit 2, with the usage on stderr), never a silent default or a whole run with the wrong settings.
+ */
+const fs = require('node:fs');
+
+/** The first block comment of `file`, without its comment markers. */
+function headerUsage(file) {
+  const text = fs.readFileSync(file, 'utf8');
+  const block = /\/\*\*([\s\S]*?)\*\//.exec(text);
+  if (!block) return '';
+  return `${block[1].split('\n').map((line) => line.replace(/^\s*\* ?/, '')).join('\n').trim()}\n`;
+}
+
+const wantsHelp = (args) => args.includes('--help') || args.includes('-h');
+
+/**
+ * Handles `--help` and unknown options of a script: `valued` options take the next argument, `switches` none.
+ * Exits the process (0 for help, 2 for a usage error); returns when the arguments are fine.
+ */
+function checkScriptArgs(file, args, spec) {
+  if (wantsHelp(args)) {
+    process.stdout.write(headerUsage(file));
+    process.exit(0);
+  }
+  for (let i = 0; i < args.length; i++) {
+    const name = args[i].replace(/^--/, '').split('=')[0];
+    if (args[i].startsWith('--') && spec.valued.includes(name)) {
+      if (!args[i].includes('=')) {
+        const value = args[++i];
+        if (value === undefined || value.startsWith('--')) usageError(file, `--${name} needs a value`);
+      }
+    } else if (!(args[i].startsWith('--') && spec.switches.includes(name))) usageError(file, `unknown option ${args[i]}`);
+  }
+}
+
+function usageError(file, message) {
+  process.stderr.write(`${message}\n\n${headerUsage(file)}`);
+  process.exit(2);
+}
+
+module.exports = { headerUsage, wantsHelp, checkScriptArgs };

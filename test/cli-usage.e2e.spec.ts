@@ -1,0 +1,84 @@
+/**
+ * Issue 25, a CLI people like: every command, subcommand and script answers --help with its usage (exit 0), a usage
+ * error is exit 2 with a clear message, and valid values are listed. Usage is decided before any connection, so no
+ * stack runs here: the commands point at a port where nothing listens.
+ */
+import { spawn } from 'node:child_process';
+import path from 'node:path';
+import { CliResult, runCli } from './support/cli';
+
+jest.setTimeout(120_000);
+
+const NOWHERE = 'nats://127.0.0.1:1';
+const ROOT = path.join(__dirname, '..');
+const cli = (...args: string[]) => runCli(NOWHERE, args);
+
+function runScript(script: string, args: string[]): Promise<CliResult> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [path.join(ROOT, 'scripts', script), ...args], { cwd: ROOT });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
+    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+    child.once('exit', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+describe('Issue 25 CLI: help, usage errors and exit codes', () => {
+  it('Issue 25 CLI: runledger --help (and -h, help) prints every command and the exit codes, exit 0; no command is a usage error (exit 2)', async () => {
+    for (const flag of ['--help', '-h', 'help']) {
+      const r = await cli(flag);
+      expect({ flag, code: r.code, stderr: r.stderr }).toEqual({ flag, code: 0, stderr: '' });
+      for (const command of ['chat', 'audit verify', 'erase', 'runs list', 'deadletters', 'replay', 'agent']) expect(r.stdout).toContain(command);
+      expect(r.stdout).toMatch(/Exit codes: 0 done; 1 .*2 usage/s);
+    }
+    const none = await cli();
+    expect(none).toMatchObject({ code: 2, stdout: '' });
+    expect(none.stderr).toContain('runledger <command>');
+    const unknown = await cli('explode');
+    expect(unknown).toMatchObject({ code: 2, stdout: '' });
+    expect(unknown.stderr).toMatch(/^unknown command explode\n/);
+  });
+
+  it('Issue 25 CLI: --help on every command and subcommand prints its usage and exits 0, without reaching for the stack', async () => {
+    const cases: Array<[string[], string]> = [
+      [['runs', '--help'], 'runledger runs list'], [['runs', 'list', '--help'], 'runledger runs list'], [['runs', 'show', '--help'], 'runledger runs show'],
+      [['runs', 'tail', '--help'], 'runledger runs tail'], [['runs', 'cancel', 'x', '--help'], 'runledger runs cancel'],
+      [['deadletters', '--help'], 'runledger deadletters list'], [['deadletters', 'retry', '--help'], 'runledger deadletters retry'], [['deadletters', 'show', '-h'], 'runledger deadletters show'],
+      [['audit', '--help'], 'runledger audit verify'], [['audit', 'verify', '--help'], 'runledger audit verify'], [['audit', 'anchor', 'export', '--help'], 'runledger audit anchor export'],
+      [['erase', '--help'], 'runledger erase --user ID'], [['replay', '--help'], 'runledger replay --policy DIR'],
+      [['chat', '--help'], 'runledger chat --user'], [['agent', '--help'], 'runledger agent'],
+    ];
+    for (const [args, usage] of cases) {
+      const r = await cli(...args);
+      expect({ args, code: r.code, stderr: r.stderr, usage: r.stdout.includes(usage) }).toEqual({ args, code: 0, stderr: '', usage: true });
+    }
+  });
+
+  it('Issue 25 CLI: valid values are listed in help, and a wrong one is a usage error (exit 2) naming them, before any connection', async () => {
+    const statuses = 'created, authorized, running, completed, failed, denied, cancelled';
+    expect((await cli('runs', 'list', '--help')).stdout).toContain(`--status is one of ${statuses}`);
+    const bad = await cli('runs', 'list', '--status', 'exploded');
+    expect(bad).toMatchObject({ code: 2, stdout: '' });
+    expect(bad.stderr).toMatch(new RegExp(`^--status must be one of ${statuses}\n`));
+    const unknown = await cli('deadletters', 'list', '--colour');
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toMatch(/^unknown option --colour\n/);
+    const chat = await cli('chat');
+    expect(chat).toMatchObject({ code: 2 });
+    expect(chat.stderr).toContain('--user is required');
+  });
+
+  it('Issue 25 CLI: scripts/chaos.js --help and npm run bench -- --help print their usage and exit 0 (no fault suite, no benchmark); an unknown option is exit 2', async () => {
+    const chaos = await runScript('chaos.js', ['--help']);
+    expect(chaos).toMatchObject({ code: 0, stderr: '' });
+    expect(chaos.stdout).toMatch(/^npm run chaos — the fault suite/);
+    expect(chaos.stdout).toContain('--requests N (200)');
+    const bench = await runScript('bench.js', ['--help']);
+    expect(bench).toMatchObject({ code: 0, stderr: '' });
+    expect(bench.stdout).toMatch(/^npm run bench — /);
+    const wrong = await runScript('chaos.js', ['--requets', '5']);
+    expect(wrong.code).toBe(2);
+    expect(wrong.stderr).toMatch(/^unknown option --requets\n/);
+  });
+});
