@@ -76,6 +76,7 @@ export const SETTINGS = {
   PROMOTION_MAX_SCREEN_TEXT_BYTES: { kind: 'number', min: 1 } as NumberSetting,
   // audit-ledger
   RL_AUDIT_KEY_FILE: text(),
+  RL_AUDIT_HEAD_DIR: text(),
   RL_STALE_RUN_MS: ms(15 * 60_000),
   JAEGER_UI_URL: text(),
 } as const satisfies Record<string, NumberSetting | TextSetting | FlagSetting>;

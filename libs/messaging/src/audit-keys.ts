@@ -14,6 +14,14 @@ export function auditKeyFile(env: NodeJS.ProcessEnv = process.env): string {
   return resolve(settingText('RL_AUDIT_KEY_FILE', env) ?? join(dataDir(env), 'audit', 'signing-key.pem'));
 }
 
+/**
+ * Where the ledger keeps its signed head (the anchor, one file per log): RL_AUDIT_HEAD_DIR, else `heads` beside the
+ * signing key. Deployed, the key is a read-only Secret file and the heads live on the ledger's own volume.
+ */
+export function auditHeadDir(env: NodeJS.ProcessEnv = process.env): string {
+  return resolve(settingText('RL_AUDIT_HEAD_DIR', env) ?? join(dirname(auditKeyFile(env)), 'heads'));
+}
+
 /** The public half sits beside the private key, readable, so verifiers can pin it. */
 export function publicKeyFileOf(keyFile: string): string {
   return keyFile.replace(/\.pem$/, '') + '.pub.pem';
@@ -26,12 +34,31 @@ export function keyIdOf(publicKey: KeyObject): string {
 
 export interface AuditSigningKey extends ChainSigner {
   readonly publicKeyPem: string;
+  /** The keys this ledger trusts: its own, then the retired ones it signed with before a rotation (k8s/README.md). */
+  readonly trustedPublicKeyPems: readonly string[];
+}
+
+/** Retired public keys (PEM blocks, oldest first) beside the signing key: what the chain was signed with before a rotation. */
+export function retiredKeysFileOf(keyFile: string): string {
+  return join(dirname(keyFile), 'retired-keys.pub.pem');
+}
+
+function retiredKeys(keyFile: string): string[] {
+  const file = retiredKeysFileOf(keyFile);
+  if (!existsSync(file)) return [];
+  const pems = readFileSync(file, 'utf8').match(/-----BEGIN PUBLIC KEY-----[\s\S]*?-----END PUBLIC KEY-----\n?/g) ?? [];
+  // A file that holds no key is a mistake (the ledger would refuse the chain it signed before): say so at start.
+  if (pems.length === 0) throw new Error(`${file} holds no PEM public key`);
+  return pems.map((pem) => createPublicKey(pem).export({ type: 'spki', format: 'pem' }).toString());
 }
 
 /**
  * Loads the signing key, generating it on first start (mode 0600, folder 0700). A key file others can read is
- * refused: whoever reads it can sign a forged chain. Two processes racing on first start agree on one key
- * (exclusive create; the loser reads the winner's file).
+ * refused: whoever reads it can sign a forged chain. Group read is accepted only for the process's own group, which
+ * is how Kubernetes mounts a Secret for a non-root pod (fsGroup: mode 0440, group = the pod's group). Two processes
+ * racing on first start agree on one key (exclusive create; the loser reads the winner's file). A key given
+ * read-only (a mounted Secret) keeps its public half where the operator put it: the file beside it is written only
+ * where it can be.
  */
 export function loadOrCreateAuditKey(file = auditKeyFile()): AuditSigningKey {
   if (!existsSync(file)) {
@@ -43,19 +70,30 @@ export function loadOrCreateAuditKey(file = auditKeyFile()): AuditSigningKey {
       if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
     }
   }
-  const mode = statSync(file).mode & 0o077;
-  if (mode !== 0) throw new Error(`audit signing key ${file} is readable by others (mode ${(statSync(file).mode & 0o777).toString(8)}); chmod 600 it`);
+  const st = statSync(file);
+  const ownGroup = typeof process.getgid === 'function' && st.gid === process.getgid();
+  if ((st.mode & 0o007) !== 0 || (st.mode & 0o070 & ~(ownGroup ? 0o040 : 0)) !== 0) {
+    throw new Error(`audit signing key ${file} is readable by others (mode ${(st.mode & 0o777).toString(8)}); chmod 600 it`);
+  }
   const privateKey = createPrivateKey(readFileSync(file));
   const publicKey = createPublicKey(privateKey);
   const publicKeyPem = publicKey.export({ type: 'spki', format: 'pem' }).toString();
   const pubFile = publicKeyFileOf(file);
   if (!existsSync(pubFile) || readFileSync(pubFile, 'utf8') !== publicKeyPem) {
-    writeFileSync(pubFile, publicKeyPem, { mode: 0o644 });
-    chmodSync(pubFile, 0o644);
+    try {
+      writeFileSync(pubFile, publicKeyPem, { mode: 0o644 });
+      chmodSync(pubFile, 0o644);
+    } catch (err) {
+      if (!READ_ONLY_CODES.has((err as NodeJS.ErrnoException).code ?? '')) throw err;
+    }
   }
   const keyId = keyIdOf(publicKey);
-  return { keyId, publicKeyPem, sign: (message) => sign(null, Buffer.from(message), privateKey).toString('base64') };
+  const trustedPublicKeyPems = [publicKeyPem, ...retiredKeys(file).filter((pem) => pem !== publicKeyPem)];
+  return { keyId, publicKeyPem, trustedPublicKeyPems, sign: (message) => sign(null, Buffer.from(message), privateKey).toString('base64') };
 }
+
+/** A key folder the process may not write to (a read-only Secret mount or root file system). */
+const READ_ONLY_CODES = new Set(['EROFS', 'EACCES', 'EPERM']);
 
 /** Checks signatures against the given trusted public keys (PEM) only. */
 export function trustedKeys(pems: readonly string[]): SignatureCheck {

@@ -1,5 +1,5 @@
 import { DynamicModule, Module } from '@nestjs/common';
-import { auditKeyFile, documentStoreProvider, loadOrCreateAuditKey, MessagingModule, ServiceRuntime } from '@runledger/messaging';
+import { auditHeadDir, auditKeyFile, documentStoreProvider, loadOrCreateAuditKey, MessagingModule, ServiceRuntime } from '@runledger/messaging';
 import { AUDIT_SIGNER, AuditChainWriter, CHAIN_ANCHOR } from './app/audit-chain.writer';
 import { AuditLedgerService } from './app/audit-ledger.service';
 import { AuditVerifier } from './app/audit-verifier';
@@ -15,6 +15,7 @@ import { OperationsController } from './transport/operations.controller';
 export class AuditLedgerModule {
   static forRuntime(runtime: ServiceRuntime): DynamicModule {
     const keyFile = auditKeyFile();
+    const heads = auditHeadDir();
     return {
       module: AuditLedgerModule,
       imports: [MessagingModule.forRuntime(runtime)],
@@ -23,7 +24,7 @@ export class AuditLedgerModule {
         AuditLedgerService, AuditChainWriter, AuditVerifier, RunsIndexService, DeadLettersService, ConsoleService, documentStoreProvider(runtime),
         // The signing key is read (or generated) once at start: a ledger that cannot sign must not start.
         { provide: AUDIT_SIGNER, useFactory: () => loadOrCreateAuditKey(keyFile) },
-        { provide: CHAIN_ANCHOR, useFactory: () => ChainAnchor.open(keyFile, runtime.jsm) },
+        { provide: CHAIN_ANCHOR, useFactory: () => ChainAnchor.open(keyFile, runtime.jsm, heads) },
       ],
     };
   }

@@ -58,7 +58,7 @@ export class AuditChainWriter implements OnModuleInit {
   private async refuseForeignTail(): Promise<void> {
     const last = this.last;
     if (!last) return;
-    const check = trustedKeys([this.signer.publicKeyPem]);
+    const check = trustedKeys(this.signer.trustedPublicKeyPems);
     if (last.checkpoint) {
       if (checkpointSigned(last.checkpoint, check) && last.checkpoint.entry_hash === last.entry_hash) return;
       throw new Error(`audit chain tail (entry ${last.seq}) is not signed by this ledger's key; refusing to chain onto it`);

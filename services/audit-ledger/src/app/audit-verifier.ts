@@ -48,7 +48,7 @@ export class AuditVerifier {
     const snapshot = await this.readLog(info.state);
     if ('damaged' in snapshot) return { ...snapshot.damaged, ...key };
     const entries = chainEntriesOf(snapshot.chain);
-    const anchored = verifyAnchoredChain(entries, { check: trustedKeys([this.signer.publicKeyPem]), anchor: anchor?.checkpoint });
+    const anchored = verifyAnchoredChain(entries, { check: trustedKeys(this.signer.trustedPublicKeyPems), anchor: anchor?.checkpoint });
     if (!anchored.ok) return { ...anchored, ...key };
     // Chained by now: every event of a commit the ledger acked, and every event up to the chain head's position (a
     // commit's events may be chained in two chain messages, the second not written yet: those after the head are not).

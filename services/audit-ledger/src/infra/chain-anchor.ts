@@ -30,9 +30,9 @@ export class ChainAnchor {
 
   private constructor(private readonly file: string, private readonly legacyFile: string, readonly log: LogIdentity) {}
 
-  static async open(keyFile: string, jsm: JetStreamManager): Promise<ChainAnchor> {
+  /** `heads`: the folder of the anchors (RL_AUDIT_HEAD_DIR; by default `heads` beside the signing key). */
+  static async open(keyFile: string, jsm: JetStreamManager, heads = join(dirname(keyFile), 'heads')): Promise<ChainAnchor> {
     const log = await currentLogIdentity(jsm);
-    const heads = join(dirname(keyFile), 'heads');
     // Before issue 23 the file was named after the log's creation time (so a recreated log started without one):
     // read once as this log's anchor, so an upgrade keeps its head.
     const legacyId = createHash('sha256').update(`${log.stream}\u001f${log.created}`).digest('hex').slice(0, 24);
