@@ -88,7 +88,8 @@ describe('Issue 11 replay: rebuild every projection and compare with live; what-
     const roles = policyVersionsIn(SHIPPED_POLICY_DIR).roles.replace(/\./g, '\\.');
     expect(r.stdout).toMatch(new RegExp(`^what-if under lanes-what-if-1 / ${roles}: re-decided \\d+ recorded authorization\\(s\\)\n {2}1 allow→deny, 0 deny→allow, \\d+ unchanged`));
     const change = r.stdout.split('\n').find((l) => l.startsWith('allow→deny'));
-    expect(change).toMatch(/^allow→deny\s+[0-9a-f-]{36}\s+TASK_ASSISTANT\s+TASKS\s+delete_task\s+\S+ \S+\s+LANE\.ACTION_DENIED$/);
+    expect(change).toMatch(new RegExp(`^allow→deny\\s+TASK_ASSISTANT\\s+TASKS\\s+delete_task\\s+LANE\\.ACTION_DENIED\\s+1\\s+\\S+ \\S+\\s+\\S+ \\S+\\s+[0-9a-f-]{36}$`));
+    expect(r.stderr).not.toContain('warning');
 
     const asJson = JSON.parse((await cli('replay', '--policy', dir, '--json')).stdout) as { changes: { run_id: string; root_run_id: string }[] };
     expect(asJson.changes).toHaveLength(1);
@@ -97,6 +98,30 @@ describe('Issue 11 replay: rebuild every projection and compare with live; what-
     const later = await cli('replay', '--policy', dir, '--since', new Date(Date.now() + 60_000).toISOString());
     expect(later.stdout).toContain('re-decided 0 recorded authorization(s)');
     expect(later.stdout).toContain('no decision would change');
+  });
+
+  it('Issue 25 what-if: identical changes are one line with their count (by change, agent, lane, action, rule), and a changed policy that kept its version is warned about', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'rl-policy-'));
+    copyFileSync(join(SHIPPED_POLICY_DIR, 'roles.yaml'), join(dir, 'roles.yaml'));
+    const lanes = readFileSync(join(SHIPPED_POLICY_DIR, 'lanes.yaml'), 'utf8');
+    // add_task taken out of the task lane, under the version the shipped file has (and the log published).
+    const changed = lanes.replace(/\n\s+- add_task\n/, '\n');
+    expect(changed).not.toBe(lanes);
+    writeFileSync(join(dir, 'lanes.yaml'), changed);
+    const { lanes: version } = policyVersionsIn(SHIPPED_POLICY_DIR);
+
+    const r = await cli('replay', '--policy', dir);
+    expect(r.code).toBe(0);
+    expect(r.stderr).toContain(`warning: lanes.yaml in ${dir} keeps version ${version}, which the log holds with other content`);
+    const asJson = JSON.parse((await cli('replay', '--policy', dir, '--json')).stdout) as { warnings: string[]; groups: Array<{ action: string; runs: number }>; changes: unknown[] };
+    expect(asJson.warnings).toHaveLength(1);
+    // Three task runs added a task (Alice's two, Bob's one): one kind of change, counted, not three lines.
+    expect(asJson.changes.length).toBeGreaterThanOrEqual(3);
+    expect(asJson.groups).toEqual([expect.objectContaining({ change: 'allow→deny', agent_name: 'TASK_ASSISTANT', lane: 'TASKS', action: 'add_task', code: 'LANE.ACTION_DENIED', runs: asJson.changes.length })]);
+    const lines = r.stdout.split('\n').filter((l) => l.startsWith('allow→deny'));
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(new RegExp(`^allow→deny\\s+TASK_ASSISTANT\\s+TASKS\\s+add_task\\s+LANE\\.ACTION_DENIED\\s+${asJson.changes.length}\\s`));
+    expect(r.stdout).toContain(`1 kind(s) of change over ${asJson.changes.length} decision(s); --json lists every one\n`);
   });
 
   it('Issue 11 audit verify / coverage: verify waits for the verdict with no fixed limit; coverage reads the whole log with a progress bar', async () => {

@@ -140,6 +140,19 @@ describe('Issue 11 operators: runledger runs / deadletters against a running sta
     for (const child of tree.children) expect(child.run.run?.parent_run_id).toBe(runId);
   });
 
+  it('Issue 25 runs show: a task run shows its message, intent and reply without --json', async () => {
+    const task = `water the ficus ${randomUUID().slice(0, 8)}`;
+    const reply = await stack.request<{ run_id: string; response_text: string }>('agents.task-assistant.process', { user_id: 'u-show', conversation_id: randomUUID(), message: `add task ${task}` }, 120_000);
+    expect(reply.ok).toBe(true);
+    const shown = await cli('runs', 'show', reply.body.run_id);
+    expect(shown).toMatchObject({ code: 0, stderr: '' });
+    const lines = shown.stdout.split('\n');
+    expect(lines[1]).toBe(`  message  add task ${task}`);
+    expect(lines[2]).toMatch(/^ {2}intent {3}CREATE_TASK( \(confidence [\d.]+\))?$/);
+    expect(lines[3]).toBe(`  reply    ${reply.body.response_text}`);
+    expect(reply.body.response_text).toContain(task);
+  });
+
   it('Issue 11 runs show: an unknown run is RUN.NOT_FOUND (exit 1), a malformed id a usage error (exit 2)', async () => {
     const unknown = await cli('runs', 'show', randomUUID());
     expect(unknown.code).toBe(1);

@@ -144,6 +144,30 @@ export async function loadTree(nc: NatsConnection, runId: string): Promise<RunNo
   return build(root, new Set());
 }
 
+/**
+ * What a person asks of a run first: what it was asked (the message, or a governed run's parameters), how it was
+ * understood (the classified intent) and what it answered (the reply, or a governed run's result), as the log holds
+ * them (an erased user's text reads as erased).
+ */
+export function exchangeOf(events: ReadonlyArray<{ type: string; data: unknown }>): Array<[string, string]> {
+  const data = (type: string) => events.find((e) => e.type === type)?.data as Record<string, unknown> | undefined;
+  const created = data('RunCreated');
+  const decided = data('DecisionRecorded');
+  const completed = data('RunCompleted');
+  const params = (created?.parameters ?? {}) as Record<string, unknown>;
+  const out: Array<[string, string]> = [];
+  const asked = params.message ?? params.prompt;
+  if (typeof asked === 'string') out.push(['message', asked]);
+  else if (created?.run_kind === 'agent' && Object.keys(params).length) out.push(['params', JSON.stringify(params)]);
+  const intent = decided?.intent as { intent_type?: string; confidence?: number | null } | undefined;
+  if (intent?.intent_type) out.push(['intent', `${intent.intent_type}${typeof intent.confidence === 'number' ? ` (confidence ${intent.confidence})` : ''}`]);
+  const decision = (decided?.decision ?? (completed?.result as { decision?: unknown } | undefined)?.decision) as { response_text?: string | null; clarification_question?: string | null } | undefined;
+  const reply = decision?.response_text ?? decision?.clarification_question;
+  if (typeof reply === 'string') out.push(['reply', reply]);
+  else if (created?.run_kind === 'agent' && completed?.result !== undefined) out.push(['result', JSON.stringify(completed.result)]);
+  return out;
+}
+
 function renderTree(node: RunNode, indent: string, out: string[]): void {
   const r = node.run;
   const started = r.created_at ? Date.parse(r.created_at) : NaN;
@@ -151,6 +175,7 @@ function renderTree(node: RunNode, indent: string, out: string[]): void {
   const head = [`run ${r.run_id}`, r.run?.agent_name ?? '-', r.run?.run_kind ?? '-', r.status, duration(Number.isNaN(ended - started) ? null : ended - started)];
   if (r.error) head.push(`${r.error.error_code}: ${r.error.message}`);
   out.push(`${indent}${head.join('  ')}`);
+  for (const [label, text] of exchangeOf(r.events)) out.push(`${indent}  ${label.padEnd(8)} ${text.split('\n').join(`\n${indent}  ${' '.repeat(9)}`)}`);
   const trace = node.summary?.trace_id;
   if (trace) out.push(`${indent}  trace ${trace}${jaegerLink(trace) ? `  ${jaegerLink(trace)}` : ''}`);
   for (const e of r.events) {

@@ -1,6 +1,8 @@
 /**
  * `runledger replay --policy DIR [--since ISO] [--until ISO]`: every AuthzDecided recorded in the time range,
- * decided again under the lanes.yaml and roles.yaml in DIR, and the decisions that would change.
+ * decided again under the lanes.yaml and roles.yaml in DIR, and the decisions that would change, grouped by change,
+ * agent, lane, action and rule (one line per kind, with its count and an example run; --json lists every one). A file
+ * that keeps a version the log holds with other content is warned about: it is not the policy runs pinned to it got.
  */
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
@@ -23,10 +25,47 @@ interface Change {
   reconstructed: boolean;
 }
 
-function readPolicy(dir: string, usage: string): PolicySet {
+/** Changes that differ only in their run: one line each for a person (by change, agent, lane, action and rule). */
+interface ChangeGroup {
+  change: Change['change'];
+  agent_name: string;
+  lane: string;
+  action: string;
+  code: string | null;
+  runs: number;
+  reconstructed: number;
+  first_recorded_at: string;
+  last_recorded_at: string;
+  example_run_id: string;
+}
+
+export function groupChanges(changes: readonly Change[]): ChangeGroup[] {
+  const groups = new Map<string, ChangeGroup>();
+  for (const c of changes) {
+    const key = JSON.stringify([c.change, c.agent_name, c.lane, c.action, c.code ?? null]);
+    const g = groups.get(key);
+    if (!g) {
+      groups.set(key, { change: c.change, agent_name: c.agent_name, lane: c.lane, action: c.action, code: c.code ?? null, runs: 1, reconstructed: c.reconstructed ? 1 : 0, first_recorded_at: c.recorded_at, last_recorded_at: c.recorded_at, example_run_id: c.run_id });
+      continue;
+    }
+    g.runs++;
+    if (c.reconstructed) g.reconstructed++;
+    if (c.recorded_at < g.first_recorded_at) g.first_recorded_at = c.recorded_at;
+    if (c.recorded_at > g.last_recorded_at) g.last_recorded_at = c.recorded_at;
+  }
+  return [...groups.values()].sort((a, b) => b.runs - a.runs || a.change.localeCompare(b.change) || a.agent_name.localeCompare(b.agent_name));
+}
+
+interface PolicyFiles {
+  lanes: string;
+  roles: string;
+}
+
+function readPolicy(dir: string, usage: string): { policy: PolicySet; files: PolicyFiles } {
   if (!existsSync(dir) || !statSync(dir).isDirectory()) throw new CliError(`--policy ${dir} is not a folder with lanes.yaml and roles.yaml\n${usage}`, 2);
   try {
-    return loadPolicy({ lanesYaml: readFileSync(join(dir, 'lanes.yaml'), 'utf8'), rolesYaml: readFileSync(join(dir, 'roles.yaml'), 'utf8') });
+    const files = { lanes: readFileSync(join(dir, 'lanes.yaml'), 'utf8'), roles: readFileSync(join(dir, 'roles.yaml'), 'utf8') };
+    return { policy: loadPolicy({ lanesYaml: files.lanes, rolesYaml: files.roles }), files };
   } catch (err) {
     if (err instanceof PolicyError) throw new CliError(`the policy in ${dir} is not valid:\n  ${err.problems.join('\n  ')}`, 2);
     throw new CliError(`cannot read the policy in ${dir}: ${(err as Error).message}`, 2);
@@ -43,7 +82,21 @@ function timeBound(p: ParsedArgs, name: string, usage: string): number | null {
 
 export async function whatIf(nc: NatsConnection, p: ParsedArgs, usage: string): Promise<number> {
   const dir = str(p, 'policy')!;
-  const policy = readPolicy(dir, usage);
+  const { policy, files } = readPolicy(dir, usage);
+  // A version names one content: a changed file that kept a published version is not what runs pinned to it got.
+  const published = new Map<string, string>();
+  await scanLog(nc, 'rl.log.policy.*', 'policies ', (e) => {
+    const d = e.data as { file?: string; version?: string; yaml?: string };
+    if (e.type === 'PolicyFilePublished' && d.file && d.version && typeof d.yaml === 'string' && !published.has(`${d.file}@${d.version}`)) published.set(`${d.file}@${d.version}`, d.yaml);
+  });
+  const warnings = (['lanes', 'roles'] as const).flatMap((file) => {
+    const version = policy.versions[file];
+    const before = published.get(`${file}@${version}`);
+    return before !== undefined && before !== files[file]
+      ? [`${file}.yaml in ${dir} keeps version ${version}, which the log holds with other content: runs pinned to ${version} were decided under the published file, not this one; give the changed policy a new version`]
+      : [];
+  });
+  for (const w of warnings) process.stderr.write(`warning: ${w}\n`);
   const since = timeBound(p, 'since', usage);
   const until = timeBound(p, 'until', usage);
   const runs = new Map<string, RecordedAuthz['run'] & { root_run_id: string | null }>();
@@ -80,15 +133,18 @@ export async function whatIf(nc: NatsConnection, p: ParsedArgs, usage: string): 
     policy: policy.versions, since: str(p, 'since') ?? null, until: str(p, 'until') ?? null, redecided: counts.redecided, unchanged: counts.unchanged,
     allow_to_deny: changes.filter((c) => c.change === 'allow→deny').length, deny_to_allow: changes.filter((c) => c.change === 'deny→allow').length, skipped: counts.skipped,
   };
-  if (p.flags.has('json')) return (json({ ...summary, changes }), 0);
+  const groups = groupChanges(changes);
+  if (p.flags.has('json')) return (json({ ...summary, warnings, groups, changes }), 0);
   process.stdout.write(`what-if under ${policy.versions.lanes} / ${policy.versions.roles}: re-decided ${summary.redecided} recorded authorization(s)${summary.since || summary.until ? ` recorded from ${summary.since ?? 'the start'} until ${summary.until ?? 'now'}` : ''}\n`);
   process.stdout.write(`  ${summary.allow_to_deny} allow→deny, ${summary.deny_to_allow} deny→allow, ${summary.unchanged} unchanged`);
   const skipped = Object.entries(counts.skipped).map(([why, n]) => `${n} ${why}`).join(', ');
   process.stdout.write(skipped ? `; not re-decided: ${skipped}\n` : '\n');
   if (changes.length) {
-    process.stdout.write(table(['CHANGE', 'RUN', 'AGENT', 'LANE', 'ACTION', 'RECORDED (UTC)', 'WHY'], changes.map((c) => [
-      c.change, c.run_id, c.agent_name, c.lane, c.action, time(c.recorded_at), `${c.code ?? ''}${c.reconstructed ? ' (inputs rebuilt from the run)' : ''}`,
+    process.stdout.write(table(['CHANGE', 'AGENT', 'LANE', 'ACTION', 'WHY', 'RUNS', 'FIRST (UTC)', 'LAST (UTC)', 'EXAMPLE RUN'], groups.map((g) => [
+      g.change, g.agent_name, g.lane, g.action, `${g.code ?? ''}${g.reconstructed ? ` (${g.reconstructed} with inputs rebuilt from the run)` : ''}`,
+      String(g.runs), time(g.first_recorded_at), time(g.last_recorded_at), g.example_run_id,
     ])));
+    process.stdout.write(`${groups.length} kind(s) of change over ${changes.length} decision(s); --json lists every one\n`);
   } else process.stdout.write('no decision would change\n');
   return 0;
 }
