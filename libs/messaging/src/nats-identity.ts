@@ -11,6 +11,10 @@ export interface NatsIdentity {
   token?: string;
   /** The identity's own reply prefix: least-privilege servers let it subscribe only there. */
   inboxPrefix?: string;
+  /** TLS: the CA that signed the server's certificate (then the connection is TLS and the server verified), and a client certificate and key for servers that require one. */
+  tlsCaFile?: string;
+  tlsCertFile?: string;
+  tlsKeyFile?: string;
 }
 
 /** The identity the environment names: NATS_CREDS, NATS_USER/NATS_PASSWORD, NATS_TOKEN, NATS_INBOX_PREFIX. */
@@ -18,6 +22,7 @@ export function identityFromEnv(env: NodeJS.ProcessEnv = process.env): NatsIdent
   return {
     creds: settingText('NATS_CREDS', env), user: settingText('NATS_USER', env), password: settingText('NATS_PASSWORD', env),
     token: settingText('NATS_TOKEN', env), inboxPrefix: settingText('NATS_INBOX_PREFIX', env),
+    tlsCaFile: settingText('NATS_TLS_CA_FILE', env), tlsCertFile: settingText('NATS_TLS_CERT_FILE', env), tlsKeyFile: settingText('NATS_TLS_KEY_FILE', env),
   };
 }
 
@@ -32,7 +37,7 @@ export class CredentialsMissingError extends Error {}
 /** Connection options for an identity; first match wins: creds file, user and password, token. */
 export function identityOptions(id: NatsIdentity): Partial<ConnectionOptions> {
   const prefix = id.inboxPrefix ?? defaultInboxPrefix(id.creds);
-  const inbox = prefix ? { inboxPrefix: prefix } : {};
+  const inbox = { ...(prefix ? { inboxPrefix: prefix } : {}), ...tlsOptions(id) };
   if (id.creds) {
     if (!existsSync(id.creds)) throw new CredentialsMissingError(`credentials file ${id.creds} not found`);
     const text = readFileSync(id.creds);
@@ -46,4 +51,18 @@ export function identityOptions(id: NatsIdentity): Partial<ConnectionOptions> {
   if (id.user) return { ...inbox, user: id.user, pass: id.password ?? '' };
   if (id.token) return { ...inbox, token: id.token };
   return inbox;
+}
+
+/**
+ * TLS to the server (the production overlay, k8s/README.md): with a CA file the client requires TLS and verifies the
+ * server's certificate against it; a certificate and key are sent to a server that verifies clients. A file named
+ * but missing stops the process here, not as a TLS handshake error later.
+ */
+function tlsOptions(id: NatsIdentity): Partial<ConnectionOptions> {
+  if (!id.tlsCaFile && !id.tlsCertFile) return {};
+  for (const file of [id.tlsCaFile, id.tlsCertFile, id.tlsKeyFile]) {
+    if (file && !existsSync(file)) throw new CredentialsMissingError(`TLS file ${file} not found`);
+  }
+  if (Boolean(id.tlsCertFile) !== Boolean(id.tlsKeyFile)) throw new CredentialsMissingError('NATS_TLS_CERT_FILE and NATS_TLS_KEY_FILE go together');
+  return { tls: { ...(id.tlsCaFile ? { caFile: id.tlsCaFile } : {}), ...(id.tlsCertFile ? { certFile: id.tlsCertFile, keyFile: id.tlsKeyFile } : {}) } };
 }
