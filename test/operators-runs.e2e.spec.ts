@@ -177,6 +177,23 @@ describe('Issue 11 operators: runledger runs / deadletters against a running sta
     }
   });
 
+  it('Issue 25 runs tail: follows from the moment it is asked — a run stored while the tail is still starting is shown, each event once', async () => {
+    const tail = new CliProcess(stack.url, ['runs', 'tail', '--agent', 'EARLY_AGENT'], stack.cliEnv('operator'));
+    try {
+      // Asked, but not connected yet (starting a process and connecting takes far longer than one append).
+      const [during] = await seedRuns(stack, { agent: 'EARLY_AGENT', count: 1 });
+      expect(tail.stderr).not.toContain('following runs');
+      await tail.until(() => tail.stdout.includes(`${during}  EARLY_AGENT  RunCompleted`), 'the run stored while the tail started');
+      expect(tail.stdout).toContain(`${during}  EARLY_AGENT  RunCreated`);
+      const [after] = await seedRuns(stack, { agent: 'EARLY_AGENT', count: 1 });
+      await tail.until(() => tail.stdout.includes(`${after}  EARLY_AGENT  RunCompleted`), 'a run stored once it follows');
+      // Each event once: the catch-up and the live feed do not overlap.
+      expect(tail.stdout.split('\n').filter((l) => l.includes(`${during}  EARLY_AGENT  RunCreated`))).toHaveLength(1);
+    } finally {
+      expect(await tail.stop()).toBe(0);
+    }
+  });
+
   it('Issue 11 runs cancel: the cancel is recorded and the worker ends the run cancelled at its next step', async () => {
     const caseId = `case-${randomUUID().slice(0, 8)}`;
     const inputs = await uploadCase(stack, caseId, versions);

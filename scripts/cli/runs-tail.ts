@@ -1,11 +1,12 @@
 /**
- * `runledger runs tail`: follows new run events live on the log's live feed (rl.live.run.*: the server republishes
- * each stored run event there; an operator creates no consumer). Each run's summary is folded as its events arrive (the runs-index fold), so the
+ * `runledger runs tail`: follows run events live on the log's live feed (rl.live.run.*: the server republishes
+ * each stored run event there; an operator creates no consumer), from the moment it was asked: what was stored while it
+ * started and connected is read from the log first. Each run's summary is folded as its events arrive (the runs-index fold), so the
  * filters see the agent, case and user of runs created before the tail started too (their first event is read once).
  */
 import type { NatsConnection } from '@nats-io/transport-node';
-import { jetstream, jetstreamManager } from '@nats-io/jetstream';
-import { EventLog, LIVE_RUN_PREFIX, liveEvents } from '@runledger/event-log';
+import { jetstream, jetstreamManager, type JetStreamManager } from '@nats-io/jetstream';
+import { EventLog, LIVE_RUN_PREFIX, liveEvents, LOG_STREAM, LOG_SUBJECT_PREFIX, tryStoredEvents, type StoredEvent } from '@runledger/event-log';
 import { evolveRunSummary, initialRunSummary, RunSummary } from '../../libs/runs/src/domain/run-summary';
 import { eventDetail, time } from './format';
 
@@ -30,33 +31,66 @@ export function tailMatches(s: RunSummary, e: { type: string }, o: TailOptions):
   return o.events || LIFECYCLE.has(e.type);
 }
 
-export async function tailRuns(nc: NatsConnection, o: TailOptions): Promise<number> {
+/** How far before its own start a tail begins: the moment it was asked includes the shell starting the process. */
+const ASKED_GRACE_MS = 1_000;
+
+export async function tailRuns(nc: NatsConnection, o: TailOptions, since = new Date(performance.timeOrigin - ASKED_GRACE_MS)): Promise<number> {
   const js = jetstream(nc);
-  const log = new EventLog(js, await jetstreamManager(nc), { producer: 'runledger-cli', clock: { now: () => new Date() } });
+  const jsm = await jetstreamManager(nc);
+  const log = new EventLog(js, jsm, { producer: 'runledger-cli', clock: { now: () => new Date() } });
   const runs = new Map<string, RunSummary>();
   const messages = nc.subscribe(`${LIVE_RUN_PREFIX}.*`);
-  await nc.flush(); // subscribed before "following" is said: nothing stored from then on is missed
+  await nc.flush(); // subscribed: everything stored from now on arrives on the live feed
   const stop = () => messages.unsubscribe();
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
   if (!o.json) process.stderr.write('following runs (Ctrl-C to stop)\n');
+
+  const show = async (event: StoredEvent) => {
+    const runId = event.metadata.stream_id;
+    let summary = runs.get(runId);
+    if (!summary) {
+      summary = initialRunSummary(runId);
+      // A run created before the tail started: its RunCreated carries the agent, case and user.
+      const first = event.type === 'RunCreated' ? null : await log.first(event.subject);
+      if (first) summary = evolveRunSummary(summary, first);
+    }
+    summary = evolveRunSummary(summary, event);
+    runs.set(runId, summary);
+    if (!tailMatches(summary, event, o)) return;
+    if (o.json) process.stdout.write(`${JSON.stringify({ run_id: runId, seq: event.seq, index: event.index, type: event.type, recorded_at: event.metadata.recorded_at, data: event.data, run: summary })}\n`);
+    else process.stdout.write(`${time(event.metadata.recorded_at)}  ${runId}  ${summary.agent_name ?? '-'}  ${event.type}${eventDetail(event)}\n`);
+  };
+
+  // The tail follows from the moment it was asked (the process's start, less a second), not from when it got connected: what was
+  // stored in between is read from the log first; the live feed then goes on after it, each message once.
+  const info = await jsm.streams.info(LOG_STREAM);
+  const horizon = info.state.last_seq;
+  const from = info.state.messages > 0 ? await firstSeqSince(jsm, since, info.state.first_seq, horizon) : horizon + 1;
+  if (from <= horizon) {
+    const missed: StoredEvent[] = [];
+    await log.messages(`${LOG_SUBJECT_PREFIX}.run.*`, from, horizon, (m) => void missed.push(...tryStoredEvents(m.data, m.seq, m.subject)));
+    for (const event of missed) await show(event);
+  }
   for await (const m of messages) {
     // Not a commit of events (none then): the consumers dead-letter such messages.
-    for (const event of liveEvents(m)) {
-      const runId = event.metadata.stream_id;
-      let summary = runs.get(runId);
-      if (!summary) {
-        summary = initialRunSummary(runId);
-        // A run created before the tail started: its RunCreated carries the agent, case and user.
-        const first = event.type === 'RunCreated' ? null : await log.first(event.subject);
-        if (first) summary = evolveRunSummary(summary, first);
-      }
-      summary = evolveRunSummary(summary, event);
-      runs.set(runId, summary);
-      if (!tailMatches(summary, event, o)) continue;
-      if (o.json) process.stdout.write(`${JSON.stringify({ run_id: runId, seq: event.seq, index: event.index, type: event.type, recorded_at: event.metadata.recorded_at, data: event.data, run: summary })}\n`);
-      else process.stdout.write(`${time(event.metadata.recorded_at)}  ${runId}  ${summary.agent_name ?? '-'}  ${event.type}${eventDetail(event)}\n`);
-    }
+    for (const event of liveEvents(m)) if (event.seq > horizon) await show(event);
   }
   return 0;
+}
+
+/**
+ * The first log sequence stored at or after `since`: a binary search on the messages' stored times (nats-server
+ * before 2.11 has no get by time), a handful of direct gets however long the log.
+ */
+async function firstSeqSince(jsm: JetStreamManager, since: Date, first: number, last: number): Promise<number> {
+  let lo = first;
+  let hi = last + 1;
+  while (lo < hi) {
+    const mid = Math.floor((lo + hi) / 2);
+    const m = await jsm.streams.getMessage(LOG_STREAM, { seq: mid }).catch(() => null);
+    if (m && m.time.getTime() < since.getTime()) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
 }
