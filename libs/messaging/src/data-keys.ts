@@ -25,7 +25,11 @@ export interface DataKeyStore {
   keyFor(owner: DataOwner): Promise<Buffer | null>;
   /** The key stored under a key name (`dataKeyName`), without creating one. */
   stateOf(name: string): Promise<DataKeyState>;
-  /** Destroys the key for good (no history kept) and leaves a tombstone so it is never created again. */
+  /**
+   * Destroys the key for good and leaves a tombstone so it is never created again. "For good" includes the disk:
+   * no copy of the key may be left in the store's files (issue 23; `KvDataKeyStore` deletes its message securely;
+   * a KMS adapter deletes the key in the KMS).
+   */
   destroy(owner: DataOwner): Promise<void>;
 }
 
