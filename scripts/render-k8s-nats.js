@@ -14,7 +14,7 @@ const { ADMIN, loadTable } = require('./lib/permissions');
 const { accountsBlock, allIdentities, render } = require('./lib/nats-auth');
 
 const ROOT = path.resolve(__dirname, '..');
-const FILES = ['k8s/base/nats/nats.conf', 'k8s/overlays/dev/nats-dev.conf', 'deploy/nats/compose.conf'];
+const FILES = ['k8s/base/nats/nats.conf', 'k8s/overlays/dev/nats-dev.conf', 'k8s/overlays/production/nats-production.conf', 'deploy/nats/compose.conf'];
 const BEGIN = '# BEGIN generated from deploy/nats/permissions.yaml by scripts/render-k8s-nats.js: do not edit';
 const END = '# END generated';
 
