@@ -162,6 +162,28 @@ describe('Audit ledger: `runledger audit verify` reports the first broken link o
     expect(r.stdout).toMatch(new RegExp(`^audit chain BROKEN at entry ${entries.length + 1}: unanchored_tail`));
   });
 
+  it('Issue 25 audit verify --file: a truncated export is named truncated, not "appended by someone without the signing key"', async () => {
+    const full = join(dir.path, 'full-for-cut.jsonl');
+    expect((await runledger('export', '--out', full)).code).toBe(0);
+    const text = readFileSync(full, 'utf8');
+    // Cut inside the last entry, as a copy stopped part way writes it.
+    const cutFile = join(dir.path, 'cut-mid-line.jsonl');
+    writeFileSync(cutFile, text.slice(0, text.length - 40));
+    const entries = text.trim().split('\n').length;
+    const cut = await runledger('verify', '--file', cutFile, '--public-key', publicKey);
+    expect(cut.code).toBe(1);
+    expect(cut.stdout).toBe(`audit chain BROKEN at entry ${entries}: truncated — the copy ends inside entry ${entries} (its last line, ${entries}, is cut off): the export was truncated\n`);
+    // Cut between lines inside a batch: the unsigned tail is named as a truncation or an append, never only as an append.
+    const lines = text.trim().split('\n');
+    const unsigned = lines.map((l) => JSON.parse(l) as ChainEntry).map((e) => e.checkpoint === undefined).lastIndexOf(true);
+    expect(unsigned).toBeGreaterThanOrEqual(0); // a batch of more than one entry: its first entries carry no checkpoint
+    const atLine = join(dir.path, 'cut-at-line.jsonl');
+    writeFileSync(atLine, lines.slice(0, unsigned + 1).join('\n') + '\n');
+    const lineCut = await runledger('verify', '--file', atLine, '--public-key', publicKey);
+    expect(lineCut.code).toBe(1);
+    expect(lineCut.stdout).toMatch(/: unanchored_tail — the copy ends after its last signed checkpoint: it was truncated inside a batch/);
+  });
+
   it('Issue 9 tamper truncate: a copy with its tail cut is caught against the signed head (`audit head`)', async () => {
     const headFile = join(dir.path, 'head.json');
     expect((await runledger('head', '--out', headFile)).code).toBe(0);

@@ -111,8 +111,16 @@ function parseOptions(args: string[]): Options {
   return opts;
 }
 
-/** Prints the verdict in the documented one-line form; returns the exit code. */
-export function report(result: AnchoredVerification): number {
+/**
+ * What an unsigned tail means in an exported copy: the ledger ends every batch with a signed checkpoint, so an intact
+ * export ends at one; entries after it are a copy cut inside a batch or entries appended without the key.
+ */
+const COPY_REASONS: Record<string, string> = {
+  unanchored_tail: 'the copy ends after its last signed checkpoint: it was truncated inside a batch (an intact export ends at a signed checkpoint), or entries were appended by someone without the signing key; --head with a witness or `audit head` output tells which',
+};
+
+/** Prints the verdict in the documented one-line form; returns the exit code. `copy`: the verdict is an exported file's. */
+export function report(result: AnchoredVerification, copy = false): number {
   if (result.ok) {
     process.stdout.write(`audit chain OK: ${result.length} entries, head ${result.head_hash ?? 'none'}\n`);
     if (result.checkpoint) process.stdout.write(`signed checkpoint at entry ${result.checkpoint.seq} by key ${result.checkpoint.key_id}\n`);
@@ -123,7 +131,8 @@ export function report(result: AnchoredVerification): number {
     process.stdout.write(`audit log BROKEN at log message ${result.log_seq}: ${result.reason} — ${REASONS[result.reason] ?? 'see the message'}${detail}\n`);
     return 1;
   }
-  process.stdout.write(`audit chain BROKEN at entry ${result.first_broken_seq}: ${result.reason} — ${REASONS[result.reason] ?? 'see the entry'}${detail}\n`);
+  const reason = (copy ? COPY_REASONS[result.reason] : undefined) ?? REASONS[result.reason] ?? 'see the entry';
+  process.stdout.write(`audit chain BROKEN at entry ${result.first_broken_seq}: ${result.reason} — ${reason}${detail}\n`);
   return 1;
 }
 
@@ -270,7 +279,8 @@ function readHead(file: string): ChainCheckpoint {
 }
 
 function verifyFile(opts: Options & { file: string }): number {
-  const lines = readText(opts.file).split('\n');
+  const text = readText(opts.file);
+  const lines = text.split('\n');
   let check;
   try {
     check = trustedKeys([trustedKeyPem(opts)]);
@@ -288,13 +298,18 @@ function verifyFile(opts: Options & { file: string }): number {
     } catch {
       // Everything before the unreadable line may still be intact; report the break where it starts.
       const before = verifyAnchoredChain(entries, { check });
-      if (!before.ok && before.reason !== 'unanchored_tail') return report(before);
+      if (!before.ok && before.reason !== 'unanchored_tail') return report(before, true);
+      // The file ends inside its last line (an export writes whole lines, each ended by a newline): it was cut short.
+      if (i === lines.length - 1 && !text.endsWith('\n')) {
+        process.stdout.write(`audit chain BROKEN at entry ${entries.length + 1}: truncated — the copy ends inside entry ${entries.length + 1} (its last line, ${i + 1}, is cut off): the export was truncated\n`);
+        return 1;
+      }
       process.stdout.write(`audit chain BROKEN at entry ${entries.length + 1}: unreadable — line ${i + 1} is not a JSON chain entry\n`);
       return 1;
     }
     entries.push(entry);
   }
-  return report(verifyAnchoredChain(entries, { check, anchor }));
+  return report(verifyAnchoredChain(entries, { check, anchor }), true);
 }
 
 async function head(out: string | undefined, flags: CliConnectionFlags): Promise<number> {
