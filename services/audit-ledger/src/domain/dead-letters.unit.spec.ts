@@ -1,5 +1,5 @@
 import type { StoredEvent } from '@runledger/event-log';
-import { evolveDeadLetters } from './dead-letters';
+import { evolveDeadLetters, notRetryableBecause, runIdOf } from './dead-letters';
 
 const ev = (type: string, data: Record<string, unknown>, seq: number): StoredEvent => ({
   type, data, seq, index: 0, subject: 'rl.log.deadletter.x',
@@ -21,5 +21,19 @@ describe('Issue 11 deadletters: the list is a fold of rl.log.deadletter.*', () =
       ['audit-ledger:11', false, []],
     ]);
     expect(list[0].reason).toBe('undecodable message');
+  });
+
+  it('Issue 25 honest outcomes: a dead letter says whether a retry can succeed — not for a run event, nor for a command refused for good — and names its run', () => {
+    expect(notRetryableBecause('rl.log.inbox.decision', 'INTERNAL')).toBeNull();
+    expect(notRetryableBecause('rl.log.inbox.decision', 'DEPENDENCY.DOWN')).toBeNull();
+    expect(notRetryableBecause('rl.log.inbox.decision', 'DATA.ERASED')).toMatch(/^it was refused for good \(DATA\.ERASED: /);
+    expect(notRetryableBecause('rl.log.inbox.decision', 'REQUEST.INVALID')).toMatch(/refused for good \(REQUEST\.INVALID/);
+    expect(notRetryableBecause('rl.log.run.r1', 'INTERNAL')).toMatch(/is a run event, not a command/);
+    const [letter] = [ev('MessageDeadLettered', { durable: 'decision-inbox', stream_seq: 12, subject: 'rl.log.inbox.decision', reason: 'handler failed', error_code: 'DATA.ERASED', deliveries: 1 }, 6)].reduce(evolveDeadLetters, []);
+    expect(letter).toMatchObject({ retryable: false, not_retryable_because: expect.stringContaining('DATA.ERASED'), run_id: null });
+    expect(runIdOf('rl.log.inbox.decision', [{ data: { run_id: 'r-data' }, metadata: {} as StoredEvent['metadata'] }])).toBe('r-data');
+    expect(runIdOf('rl.log.inbox.decision', [{ data: { spec: { run_id: 'r-spec' } }, metadata: {} as StoredEvent['metadata'] }])).toBe('r-spec');
+    expect(runIdOf('rl.log.run.r-subject', [])).toBe('r-subject');
+    expect(runIdOf('rl.log.inbox.decision', [])).toBeNull();
   });
 });
