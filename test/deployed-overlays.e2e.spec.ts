@@ -1,11 +1,13 @@
 import { execFileSync, spawnSync } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
+import YAML from 'yaml';
 import { join } from 'node:path';
 import { findNatsServerBinary, tempDir } from '@runledger/testing';
 
 /* eslint-disable @typescript-eslint/no-require-imports */
 const { renderOverlay, objectNamed, entriesOf, ROOT } = require('../scripts/lib/deployed/manifests.js');
 const k8sNats = require('../scripts/render-k8s-nats.js') as { natsPassword(): string };
+const { loadCompose } = require('../scripts/lib/deployed/compose.js');
 /* eslint-enable @typescript-eslint/no-require-imports */
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -38,6 +40,20 @@ describe('Issue 24 every overlay renders and validates', () => {
     } finally {
       await dir.remove();
     }
+  });
+
+  it('Issue 24 asyncapi servers are what npm start, compose and the overlays serve, with their security', () => {
+    const doc = YAML.parse(readFileSync(join(ROOT, 'proto-contracts', 'asyncapi.yaml'), 'utf8'));
+    const servers = doc.servers as Record<string, { host: string; protocol: string; security: Array<{ $ref: string }> }>;
+    const stack = readFileSync(join(ROOT, 'scripts', 'lib', 'stack.js'), 'utf8');
+    expect(servers.local.host).toBe(`127.0.0.1:${/RL_NATS_PORT \|\| (\d+)/.exec(stack)![1]}`);
+    const compose = loadCompose({}).services.nats.ports as string[];
+    expect(compose).toContain(`${servers.compose.host.split(':')[1]}:4222`);
+    const url = (overlay: string) => entriesOf(objectNamed(renderOverlay(overlay), 'ConfigMap', 'runledger-config')).NATS_URL.toString();
+    expect(`${servers['kubernetes-dev'].protocol}://${servers['kubernetes-dev'].host}`).toBe(url('k8s/overlays/dev').replace('runledger-nats:', 'runledger-nats.runledger.svc:'));
+    expect(`${servers['kubernetes-production'].protocol}://${servers['kubernetes-production'].host}`).toBe(url('k8s/overlays/production').replace('runledger-nats:', 'runledger-nats.runledger.svc:'));
+    for (const server of Object.values(servers)) expect(server.security.length).toBe(1);
+    expect(servers.local.security[0].$ref).toBe('#/components/securitySchemes/nkey');
   });
 
   describe('Issue 24 production overlay', () => {
