@@ -219,4 +219,17 @@ describe('Issue 8: the contract-003 controller runs campaigns over the bus', () 
     const approved = await call(stack, 'answer', { campaign_id: campaign, item_id: itemIdOf(campaign, 1), decision: 'approved', approver: OPERATOR });
     expect(approved.pending_items[0]).toMatchObject({ status: 'approved', executed: { status: 'ok' } });
   });
+
+  it('Issue 21 a repeated cycle request (same request_id) joins the cycles it queued and answers their outcome; it never runs another cycle', async () => {
+    const campaign = await scriptedCampaign(stack, [
+      { action_type: 'create_task', task: { description: 'Visit the profile of the current lead' } },
+      { action_type: 'no_op', reason: 'campaign_complete', details: 'done' },
+    ]);
+    const first = await call(stack, 'cycle', { campaign_id: campaign, request_id: 'cycle-once' });
+    const again = await call(stack, 'cycle', { campaign_id: campaign, request_id: 'cycle-once' });
+    expect(again.ran).toEqual(first.ran);
+    expect(ofType(await campaignEvents(stack, campaign), 'CycleStarted')).toHaveLength(1);
+    const next = await call(stack, 'cycle', { campaign_id: campaign, request_id: 'cycle-twice' });
+    expect(next.ran!.map((r) => r.cycle)).toEqual([2]);
+  });
 });

@@ -154,9 +154,15 @@ export class RunledgerClient {
     start: (req: CampaignCommandRequest, opts?: RequestOptions): Promise<CampaignView> => this.rq.request('agents.campaign.start', req, opts),
     pause: (req: CampaignCommandRequest, opts?: RequestOptions): Promise<CampaignView> => this.rq.request('agents.campaign.pause', req, opts),
     get: (campaignId: string, opts?: RequestOptions): Promise<CampaignView> => this.rq.request('agents.campaign.get', { campaign_id: campaignId }, opts),
-    cycle: (req: CampaignCommandRequest, opts?: RequestOptions): Promise<CampaignView> => this.rq.request('agents.campaign.cycle', req, { timeoutMs: this.runTimeoutMs, ...opts }),
-    run: (req: CampaignCommandRequest, opts?: RequestOptions): Promise<CampaignView> => this.rq.request('agents.campaign.run', req, { timeoutMs: this.runTimeoutMs, ...opts }),
+    // A request_id is added when missing: a retry (a lost reply, RUN.TIMEOUT) joins the cycles it queued, never queues more.
+    cycle: (req: CampaignCommandRequest, opts?: RequestOptions): Promise<CampaignView> => this.cycles('agents.campaign.cycle', req, opts),
+    run: (req: CampaignCommandRequest, opts?: RequestOptions): Promise<CampaignView> => this.cycles('agents.campaign.run', req, opts),
   };
+  private cycles(subject: string, req: CampaignCommandRequest, opts?: RequestOptions): Promise<CampaignView> {
+    const requestId = req.request_id ?? opts?.requestId ?? randomUUID();
+    return this.rq.request(subject, { ...req, request_id: requestId }, { timeoutMs: this.runTimeoutMs, ...opts, requestId });
+  }
+
 
   /** A caller's artifacts: inputs it puts for its runs, and the inputs and outputs of the runs it started. */
   readonly artifacts = {

@@ -17,12 +17,16 @@ export interface CampaignApprover {
 }
 
 /**
- * agents.campaign.start, agents.campaign.pause, agents.campaign.get, agents.campaign.cycle and agents.campaign.run: one campaign, by id. max_cycles bounds agents.campaign.run (default 20), which runs cycles until the campaign is no longer active, a cycle proposes no_op, or the bound is reached.
+ * agents.campaign.start, agents.campaign.pause, agents.campaign.get, agents.campaign.cycle and agents.campaign.run: one campaign, by id. max_cycles bounds agents.campaign.run (default 20), which runs cycles until the campaign is no longer active, a cycle proposes no_op, or the bound is reached. Past the reply timeout cycle and run answer RUN.TIMEOUT (retryable): asked again with the same request_id, the caller gets the outcome of the cycles it queued.
  */
 export interface CampaignCommandRequest {
   campaign_id: string;
   reason?: string;
   max_cycles?: number;
+  /**
+   * agents.campaign.cycle and agents.campaign.run: the caller's id of this request, the same on each retry; a repeated request joins the cycles it queued (and answers their outcome) instead of queueing more. @runledger/client sends one.
+   */
+  request_id?: string;
 }
 
 /**

@@ -1,5 +1,6 @@
 import { findIdentity } from './identity';
 import { findSequence, shingles, tokenize, type Token } from './text';
+import { truncateChars } from '@runledger/kernel';
 
 /** Length of the word shingles compared between candidate and case artifacts. */
 export const SHINGLE_WORDS = 8;
@@ -99,7 +100,7 @@ function findMarkers(tokens: readonly Token[]): string[] {
 }
 
 function cap(rule: PromotionRule, evidence: readonly string[]): PromotionFinding[] {
-  const listed = evidence.slice(0, MAX_FINDINGS_PER_RULE).map((e) => ({ rule, evidence: e.slice(0, 160) }));
+  const listed = evidence.slice(0, MAX_FINDINGS_PER_RULE).map((e) => ({ rule, evidence: truncateChars(e, 160) }));
   if (evidence.length > MAX_FINDINGS_PER_RULE) {
     listed.push({ rule, evidence: `and ${evidence.length - MAX_FINDINGS_PER_RULE} more ${rule} matches` });
   }

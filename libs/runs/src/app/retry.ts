@@ -23,8 +23,8 @@ export const noRetry: RetryPolicy = () => undefined;
  * idempotent (its ids derive from the run), so a retry lands on the same child run, never a second effect.
  */
 export const RETRY = {
-  /** A request to a choke point (tool-gateway, db-write, artifacts, promotion, export) whose answer got lost or whose service restarts: about 11 s. */
-  chokePoint: retryDelays([250, 500, 1_000, 2_000, 3_000, 4_000]),
+  /** A request to a choke point (tool-gateway, db-write, artifacts, promotion, export) whose answer got lost or whose service restarts: about 16 s. */
+  chokePoint: retryDelays([250, 500, 1_000, 2_000, 3_000, 4_000, 5_000]),
   /** A child run carried by another worker (a sub-agent session): it may outlive that worker's restart, 10 s. */
   childRun: retryEvery(500, 20),
   /** A catalog read at the start of a session (the tool list). */

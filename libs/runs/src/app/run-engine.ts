@@ -227,13 +227,18 @@ export class RunEngine {
   /**
    * Journaled steps `${prefix}-1`, `${prefix}-2` … one after another, until `compute` answers null, `last` says the
    * output it got is the last, or `max` steps ran; the outputs in order. A resumed run restores the recorded steps
-   * (and stops where they say) and computes only the rest.
+   * (and stops where they say) and computes only the rest; a recorded cancel stops it before a step is computed
+   * (CancelRequested). `recorded` runs after each step's output is in the log, restored ones included (so it must be
+   * idempotent): what may happen only once the step is on record.
    */
-  async stepsUntil<T>(prefix: string, max: number, compute: (index: number) => Promise<T | null>, last: (output: T) => boolean): Promise<T[]> {
+  async stepsUntil<T>(prefix: string, max: number, compute: (index: number) => Promise<T | null>, last: (output: T) => boolean, recorded?: (output: T) => Promise<void>): Promise<T[]> {
     const outputs: T[] = [];
     for (let i = 0; i < max; i++) {
-      const output = await this.step<T | null>(`${prefix}-${i + 1}`, i, () => compute(i));
+      const id = `${prefix}-${i + 1}`;
+      if (!Object.hasOwn(this.state.checkpoint?.stepOutputs ?? {}, id)) await this.checkCancel();
+      const output = await this.step<T | null>(id, i, () => compute(i));
       if (output === null) break;
+      await recorded?.(output);
       outputs.push(output);
       if (last(output)) break;
     }

@@ -20,6 +20,11 @@ export function governanceScopeOf(run: ScopeOwner, lane: string, scope: Readonly
   };
 }
 
+/** The scope a choke point's child run calls on with: the caller's, with the child run as the parent of what it opens. */
+export function childScopeOf(g: GovernanceScope, childRunId: string): GovernanceScope {
+  return { ...g, parent_run_id: childRunId };
+}
+
 /** What a child run records beyond who asked: its own inputs, parameters and request hash. */
 export interface ChildRunRequest {
   input_artifacts?: RunCreatedData['input_artifacts'];

@@ -9,15 +9,16 @@ import { AGENT_RUN_LIMITS, AGENT_RUN_REPLY_TIMEOUT_MS } from './governed-runs.ty
 import { AgentRunsController } from './transport/agent-runs.controller';
 import { settingNumber } from '@runledger/kernel';
 import { CALLER_GRANTS, callerGrantsFile, loadCallerGrants } from '@runledger/policy-catalog';
+import { RETRY } from '@runledger/runs';
 
 export const GOVERNED_RUNS_CONTROLLERS: Type[] = [AgentRunsController];
 
 /**
  * Providers of the governed agent runs API. AGENT_REASONER picks the reasoner per agent: an LLM-backed one
- * built on agent sessions (RL_REASONER_PROFILES) or the deterministic rules, which need no LLM. Effects retry an unreachable choke point for about 15 s (a restart).
+ * built on agent sessions (RL_REASONER_PROFILES) or the deterministic rules, which need no LLM. Effects retry an unreachable choke point by RETRY.chokePoint (about 16 s: a restart).
  */
 export function governedRunsProviders(env: NodeJS.ProcessEnv, toolTimeoutMs: number): Provider[] {
-  const limits: EffectLimits = { toolTimeoutMs, retryDelaysMs: [250, 500, 1_000, 2_000, 3_000, 4_000, 5_000] };
+  const limits: EffectLimits = { toolTimeoutMs, retry: RETRY.chokePoint };
   return [
     AgentRunGateway, AgentRunWorker,
     { provide: AGENT_REASONER, useFactory: (bus: Bus) => ReasonerSelector.fromEnv(bus, env), inject: [Bus] },

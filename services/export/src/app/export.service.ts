@@ -4,7 +4,7 @@ import { authorize, AuthzRequest, authzInputsOf, type ChainCheckpoint } from '@r
 import { AppError } from '@runledger/kernel';
 import { Bus } from '@runledger/messaging';
 import { PolicyCatalog } from '@runledger/policy-catalog';
-import { AuthzDecidedData, authzDecidedOf, CallerVerifier, Decision, childRequestHash, childRunCreatedOf, childRunId as childRunIdOf, EffectOutcome, isTerminal, runChildOnce, RunEvent, RunRepository, RunState, unsuccessfulReply } from '@runledger/runs';
+import { AuthzDecidedData, authzDecidedOf, CallerVerifier, childRequestHash, childRunCreatedOf, childRunId as childRunIdOf, childScopeOf, Decision, EffectOutcome, isTerminal, runChildOnce, RunEvent, RunRepository, RunState, unsuccessfulReply } from '@runledger/runs';
 import { ArtifactClient, FetchedArtifact } from '@runledger/service-clients';
 import { assembleExport, receiptBytes } from './export-bundle';
 
@@ -66,7 +66,7 @@ export class ExportService {
     });
     if (decided.decision !== 'allow') inputs = [];
     const authz: AuthzDecidedData = authzDecidedOf(decided, at(decided.decision === 'allow' ? EXPORT_PHASES.join(',') : deniedAt));
-    const asRun: GovernanceScope = { ...g, parent_run_id: childRunId };
+    const asRun = childScopeOf(g, childRunId);
     // The chain head the export is made under, recorded with the run so a re-run builds the same bytes.
     const auditHead = authz.decision === 'allow' ? (await this.bus.request<{ checkpoint: ChainCheckpoint | null }>(SUBJECTS.auditHead, {}, { timeoutMs: 10_000 })).checkpoint : null;
 

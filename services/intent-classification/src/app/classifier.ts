@@ -2,7 +2,7 @@ import { OpenAiChatModel, type Model } from '@runledger/agent-session';
 import type { IntentModelCall } from '@runledger/contracts';
 import { jsonrepair } from 'jsonrepair';
 import { classifyIntent, HistoryMessage, IntentType, UserIntent } from '@runledger/task-assistant';
-import { settingNumber, settingText } from '@runledger/kernel';
+import { settingNumber, settingText, truncateChars } from '@runledger/kernel';
 
 export interface IntentClassifier {
   readonly name: string;
@@ -56,7 +56,7 @@ export class LlmClassifier implements IntentClassifier {
     const base = { provider: 'intent', model: this.opts.model, latency_ms: Date.now() - started };
     if (!result.ok) {
       const rules = await this.fallback.classify(message, history, pendingConfirmation);
-      return { ...rules, model_call: { ...base, status: 'failed', error: `${result.error.kind}: ${result.error.message}`.slice(0, 300), fell_back: true, fallback_reason: `model ${result.error.kind} error` } };
+      return { ...rules, model_call: { ...base, status: 'failed', error: truncateChars(`${result.error.kind}: ${result.error.message}`, 300), fell_back: true, fallback_reason: `model ${result.error.kind} error` } };
     }
     const { usage } = result.response;
     const call = { ...base, status: 'ok' as const, tokens: { inputTokens: usage.inputTokens, outputTokens: usage.outputTokens, totalTokens: usage.totalTokens } };

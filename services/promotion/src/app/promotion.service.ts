@@ -5,7 +5,7 @@ import { ArtifactRef, authorize, AuthzRequest, authzInputsOf, PromotionFinding, 
 import { AppError, deterministicUuid } from '@runledger/kernel';
 import { DOCUMENT_STORE } from '@runledger/messaging';
 import { PolicyCatalog } from '@runledger/policy-catalog';
-import { authzDecidedOf, CallerVerifier, Decision, childRequestHash, childRunCreatedOf, childRunId as childRunIdOf, EffectOutcome, isTerminal, runChildOnce, RunEvent, RunRepository, RunState, unsuccessfulReply } from '@runledger/runs';
+import { authzDecidedOf, CallerVerifier, childRequestHash, childRunCreatedOf, childRunId as childRunIdOf, childScopeOf, Decision, EffectOutcome, isTerminal, runChildOnce, RunEvent, RunRepository, RunState, unsuccessfulReply } from '@runledger/runs';
 import { ArtifactClient } from '@runledger/service-clients';
 import { CaseSources, CaseSourcesReader } from './case-sources';
 import { PromotionTickets } from './promotion-tickets';
@@ -68,7 +68,7 @@ export class PromotionService {
     // so it runs inside decideChild, which refuses a finished caller only after it (a case denial comes first).
     // Until the promotion run is created, artifacts are read as the (verified) calling run. Expiry is judged at the
     // run's creation: recorded for a resumed run, else now (it is created next).
-    const asRun: GovernanceScope = { ...g, parent_run_id: childRunId };
+    const asRun = childScopeOf(g, childRunId);
     const sourceCase = req.source_case_id ?? g.case_id ?? null;
     let ticket: Authorised['ticket'] | undefined;
     let ticketRef: ArtifactRef | undefined;

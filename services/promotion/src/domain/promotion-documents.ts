@@ -1,5 +1,6 @@
 import type { PromotionRequest } from '@runledger/contracts';
 import { canonicalJson, PROMOTION_DETECTION_LIMITS, screenPromotion, type ArtifactRef, type PromotionFinding } from '@runledger/governance';
+import { truncateChars } from '@runledger/kernel';
 
 // Pure builders of what a promotion writes: deterministic from the run, so a re-run after a crash
 // stores the same bytes under the same content-addressed ids.
@@ -15,7 +16,7 @@ export const PROMOTED_KIND: Record<PromotionTarget, string> = {
 export function screenCandidate(candidate: PromotionRequest['candidate'], texts: readonly string[], identifiers: readonly string[]): PromotionFinding[] {
   return (['title', 'text'] as const).flatMap((field) => {
     const screen = screenPromotion({ candidateText: candidate[field], caseArtifactsText: texts, clientIdentifiers: identifiers });
-    return screen.ok ? [] : screen.findings.map((f) => ({ rule: f.rule, evidence: `${field}: ${f.evidence}`.slice(0, 160) }));
+    return screen.ok ? [] : screen.findings.map((f) => ({ rule: f.rule, evidence: truncateChars(`${field}: ${f.evidence}`, 160) }));
   });
 }
 

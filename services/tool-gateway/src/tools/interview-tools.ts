@@ -3,7 +3,7 @@ import type { ToolDefinition } from '@runledger/agent-runtime';
 import { sha256Hex } from '@runledger/governance';
 import { AppError, deterministicUuid, truncateChars } from '@runledger/kernel';
 import { TRANSIENT_CODES } from '@runledger/messaging';
-import { RETRY } from '@runledger/runs';
+import { childScopeOf, RETRY } from '@runledger/runs';
 import { transcribeAudio, transcriptionConfigFromEnv } from './audio-transcription';
 import { currentInvocation } from './invocation-context';
 
@@ -126,7 +126,7 @@ async function readArtifact(artifactId: string, expectedSha256: string): Promise
 
 async function getArtifact(artifactId: string): Promise<ArtifactGetResult> {
   const ctx = currentInvocation();
-  const request = { artifact_id: artifactId, governance: { ...ctx.governance, parent_run_id: ctx.child_run_id } };
+  const request = { artifact_id: artifactId, governance: childScopeOf(ctx.governance, ctx.child_run_id) };
   try {
     return await ctx.bus.requestIdempotent<ArtifactGetResult>(SUBJECTS.artifactsGet, request, { timeoutMs: 10_000, retryDelayMs: RETRY.chokePoint, signal: ctx.signal });
   } catch (err) {

@@ -1,7 +1,7 @@
 import { DbResult, SUBJECTS } from '@runledger/contracts';
 import { deterministicUuid, sha256Hex } from '@runledger/kernel';
 import type { ToolDefinition } from '@runledger/agent-runtime';
-import { RETRY } from '@runledger/runs';
+import { childScopeOf, RETRY } from '@runledger/runs';
 import { BROWSER_SESSIONS } from './browser-sessions';
 import { currentInvocation } from './invocation-context';
 
@@ -81,7 +81,7 @@ export const OUTREACH_TOOLS: Record<string, ToolDefinition> = {
       // The outbox id derives from the call: a retried call queues nothing twice.
       const outbox_id = deterministicUuid('outbox', ctx.child_run_id);
       const content_sha256 = sha256Hex(content);
-      const governance = { ...ctx.governance, parent_run_id: ctx.child_run_id };
+      const governance = childScopeOf(ctx.governance, ctx.child_run_id);
       const result = await ctx.bus.requestIdempotent<DbResult>(SUBJECTS.dbWrite, {
         write_id: `${ctx.child_run_id}:outbox`, collection: 'campaign_outbox', operation: 'append', document_id: outbox_id,
         document: { to, content, content_sha256, ...(lead_id ? { lead_id } : {}) }, governance,

@@ -2,7 +2,7 @@ import { DbResult, SUBJECTS } from '@runledger/contracts';
 import { deterministicUuid } from '@runledger/kernel';
 import { Task, TASK_TOOL_SCHEMAS, ToolName } from '@runledger/task-assistant';
 import type { ToolDefinition } from '@runledger/agent-runtime';
-import { RETRY } from '@runledger/runs';
+import { childScopeOf, RETRY } from '@runledger/runs';
 import { currentInvocation } from './invocation-context';
 
 /** A task as stored by db-write (collection `tasks`, user-scoped). */
@@ -22,7 +22,7 @@ async function db(subject: string, body: Record<string, unknown>): Promise<DbRes
   const ctx = currentInvocation();
   // A call the gateway already recorded as timed out must not write afterwards (nor read: nothing waits for it).
   if (ctx.signal?.aborted) throw new Error('invocation abandoned after timeout');
-  const governance = { ...ctx.governance, parent_run_id: ctx.child_run_id };
+  const governance = childScopeOf(ctx.governance, ctx.child_run_id);
   // A db-write restart is ridden out within the tool's own timeout (which aborts the wait): writes are idempotent.
   const result = await ctx.bus.requestIdempotent<DbResult>(subject, { ...body, governance }, { timeoutMs: 3_000, retryDelayMs: RETRY.withinDeadline, signal: ctx.signal });
   if (result.status === 'not_found') throw new TaskNotFound();

@@ -76,12 +76,12 @@ export class CampaignService {
 
   /** One cycle. */
   cycle(req: CampaignCommandRequest): Promise<CampaignView> {
-    return this.queueCycles(req.campaign_id, 1);
+    return this.queueCycles(req.campaign_id, 1, req.request_id);
   }
 
   /** Cycles until the campaign is not active, a cycle ends in no_op, waits for a human, or aborts — or max_cycles. */
   run(req: CampaignCommandRequest): Promise<CampaignView> {
-    return this.queueCycles(req.campaign_id, req.max_cycles ?? DEFAULT_MAX_CYCLES);
+    return this.queueCycles(req.campaign_id, req.max_cycles ?? DEFAULT_MAX_CYCLES, req.request_id);
   }
 
   answer(req: CampaignAnswerRequest): Promise<CampaignView> {
@@ -90,29 +90,35 @@ export class CampaignService {
 
   /**
    * Queues the cycles in the durable inbox under a run of their own and answers with their outcomes once that run has
-   * ended. Past the reply timeout the cycles go on; the caller is told the ones recorded so far.
+   * ended. The run's id derives from the caller's request_id, so a repeated request joins the cycles it queued (and
+   * gets their outcome) instead of queueing more. Past the reply timeout the cycles go on and the caller is told
+   * RUN.TIMEOUT (retryable: asked again with the same request_id, it gets their outcome).
    */
-  private async queueCycles(campaignId: string, maxCycles: number): Promise<CampaignView> {
-    const campaign = await this.store.loadExisting(campaignId);
-    if (campaign.status !== 'active') throw new AppError('CAMPAIGN.STATE', notActive(campaign).message);
-    const command: CampaignCyclesRequested = { campaign_id: campaignId, run_id: randomUUID(), max_cycles: maxCycles };
-    const watch = await this.waiter.watch(command.run_id, this.replyTimeoutMs, { newRun: true });
+  private async queueCycles(campaignId: string, maxCycles: number, requestId?: string): Promise<CampaignView> {
+    const runId = requestId ? deterministicUuid('campaign-cycles', campaignId, requestId) : randomUUID();
+    const watch = await this.waiter.watch(runId, this.replyTimeoutMs, { newRun: !requestId });
     try {
-      await this.log.append(aggregateRef('inbox', DECISION_INBOX), [{
-        type: CAMPAIGN_CYCLES_REQUESTED, data: command, metadata: { run_id: command.run_id, root_run_id: command.run_id, correlation_id: campaignId, case_id: campaign.case_id },
-      }], { commandId: `campaign-cycles:${command.run_id}` });
+      // Asked before: the request run is there (ended, or still carried); nothing is queued again.
+      if (!(await watch.lastAtStart)) {
+        const campaign = await this.store.loadExisting(campaignId);
+        if (campaign.status !== 'active') throw new AppError('CAMPAIGN.STATE', notActive(campaign).message);
+        const command: CampaignCyclesRequested = { campaign_id: campaignId, run_id: runId, max_cycles: maxCycles };
+        await this.log.append(aggregateRef('inbox', DECISION_INBOX), [{
+          type: CAMPAIGN_CYCLES_REQUESTED, data: command, metadata: { run_id: runId, root_run_id: runId, correlation_id: campaignId, case_id: campaign.case_id },
+        }], { commandId: `campaign-cycles:${runId}` });
+      }
     } catch (err) {
       watch.cancel();
       throw err;
     }
-    const ended = await watch.outcome;
-    if (ended === 'timeout') this.logger.warn({ msg: 'campaign cycles reply timeout; the cycles go on', campaign_id: campaignId, run_id: command.run_id });
-    const { state } = await this.runs.load(command.run_id);
-    if (state.status === 'failed' || state.status === 'denied') throw refusalOf(state.error);
-    const ran = state.status === 'completed'
-      ? (state.result as { ran: CycleOutcome[] }).ran
-      : Object.values(state.checkpoint?.stepOutputs ?? {}).filter((o): o is CycleOutcome => o !== null);
-    return { ...viewOf(await this.store.load(campaignId)), ran };
+    if ((await watch.outcome) === 'timeout') {
+      this.logger.warn({ msg: 'campaign cycles reply timeout; the cycles go on', campaign_id: campaignId, run_id: runId });
+      throw new AppError('RUN.TIMEOUT', requestId ? 'The cycles are still running; ask again with the same request_id for their outcome.' : 'The cycles are still running (send a request_id to ask for their outcome again).');
+    }
+    const { state } = await this.runs.load(runId);
+    if (state.status === 'cancelled') throw new AppError('CAMPAIGN.STATE', 'The cycles were cancelled by an operator before they finished.');
+    if (state.status !== 'completed') throw refusalOf(state.error);
+    return { ...viewOf(await this.store.load(campaignId)), ran: (state.result as { ran: CycleOutcome[] }).ran };
   }
 }
 

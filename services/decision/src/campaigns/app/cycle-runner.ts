@@ -3,9 +3,10 @@ import { buildStateSnapshot, toValidationErrorResponse, validateProposal, type D
 import { canonicalJson } from '@runledger/governance';
 import { AppError, Clock, deterministicUuid, sha256Hex, truncateChars } from '@runledger/kernel';
 import { CLOCK } from '@runledger/messaging';
+import { isTerminal } from '@runledger/runs';
 import { snapshotSourceOf } from '../domain/campaign-snapshot';
 import type { CampaignState } from '../domain/campaign-types';
-import { CampaignRun, CampaignRuns } from './campaign-effects';
+import { CampaignRuns } from './campaign-effects';
 import { CampaignStore } from './campaign-store';
 import { executeProposal } from './proposal-executor';
 import { PROPOSAL_AGENT, type ProposalAgent } from './proposal-agent';
@@ -19,6 +20,18 @@ export interface CycleOutcome {
   action_type: string | null;
   errors?: string[];
   validation_error?: Record<string, unknown>;
+}
+
+/**
+ * A cycle carried to its outcome but not yet closed: what the request run records (a journaled step) before the
+ * campaign and the cycle's run are closed with it. Closing second means a crash in between finds the cycle still open
+ * and carries it again (its effects answered from their records), never a new cycle in its place.
+ */
+export interface CycleResult {
+  outcome: CycleOutcome;
+  closing:
+    | { type: 'complete'; data: { cycle: number; action_type: string; success: boolean; payload: Record<string, unknown> }; complete_campaign?: string }
+    | { type: 'abort'; reason: string; error: { error_code: string; message: string; retryable: false } };
 }
 
 /**
@@ -39,13 +52,23 @@ export class CycleRunner {
     @Inject(CAMPAIGN_TOOL_TIMEOUT_MS) private readonly toolTimeoutMs: number,
   ) {}
 
-  async runCycle(initial: CampaignState): Promise<CycleOutcome> {
+  /**
+   * Carries the campaign's open cycle (or begins the next one) to its outcome: snapshot, proposals, execution. Idempotent
+   * up to its closing: carried again after a crash, every recorded step and effect is answered from its record.
+   */
+  async carryCycle(initial: CampaignState): Promise<CycleResult> {
     let state = initial;
     const id = state.campaign_id;
-    if (state.status !== 'active') throw new AppError('CAMPAIGN.STATE', `The campaign is ${state.status}; cycles run only while it is active.`);
+    if (state.status !== 'active') throw new AppError('CAMPAIGN.STATE', notActiveMessage(state));
     const cycle = state.open_cycle?.cycle ?? state.cycles_started + 1;
     const runId = deterministicUuid('campaign-cycle', id, cycle);
     const run = await this.runs.open(state, runId, { action: 'campaign.cycle', campaign_id: id, cycle });
+    // The cycle's run ended before the cycle did (the resolver closed it while nobody carried it): nothing more can be
+    // recorded on it, so the cycle is aborted with the run's outcome instead of being carried on.
+    if (isTerminal(run.session.state)) {
+      const error = { error_code: run.session.state.error?.error_code ?? 'RUN.ABANDONED', message: 'The cycle\'s run ended before the cycle did; nothing more was executed.', retryable: false as const };
+      return { outcome: { cycle, run_id: runId, outcome: 'aborted', action_type: null, errors: [error.message] }, closing: { type: 'abort', reason: `cycle run ${run.session.state.status}`, error } };
+    }
     if (!state.open_cycle) {
       const built = buildStateSnapshot(snapshotSourceOf(state));
       // The fold produced a snapshot the contract refuses: a controller bug, never the agent's to see.
@@ -63,7 +86,7 @@ export class CycleRunner {
     while (!state.open_cycle!.valid_proposal) {
       const attempt = state.open_cycle!.attempts + 1;
       if (attempt > state.settings.max_attempts || (attempt > 1 && state.settings.on_invalid === 'abort')) {
-        return this.abort(state, run, cycle, `invalid proposal (${errors.join('; ') || 'no valid proposal'})`, errors, validationError);
+        return aborted(runId, cycle, `invalid proposal (${errors.join('; ') || 'no valid proposal'})`, errors, validationError);
       }
       const answer = await this.agent.propose(state.agent, { campaign_id: id, cycle, attempt, snapshot, previous_errors: errors, proposals_asked: state.proposals_asked });
       const verdict = validateProposal(answer.raw, snapshot);
@@ -81,20 +104,47 @@ export class CycleRunner {
 
     const proposal = state.open_cycle!.valid_proposal as Record<string, unknown> & { action_type: string };
     const executed = await executeProposal({ store: this.store, state, run, cycle, now: this.clock.now(), toolTimeoutMs: this.toolTimeoutMs }, proposal);
-    await this.store.handle(id, {
-      type: 'CompleteCycle',
-      data: { cycle, action_type: proposal.action_type, success: executed.success, payload: executed.payload },
-      ...(executed.complete_campaign !== undefined ? { complete_campaign: executed.complete_campaign } : {}),
-    }, `cycle-${cycle}:complete`);
-    await run.complete({ cycle, action_type: proposal.action_type, outcome: executed.outcome, success: executed.success });
-    this.logger.log({ msg: 'campaign cycle', campaign_id: id, cycle, action_type: proposal.action_type, outcome: executed.outcome });
-    return { cycle, run_id: runId, outcome: executed.outcome, action_type: proposal.action_type };
+    return {
+      outcome: { cycle, run_id: runId, outcome: executed.outcome, action_type: proposal.action_type },
+      closing: {
+        type: 'complete', data: { cycle, action_type: proposal.action_type, success: executed.success, payload: executed.payload },
+        ...(executed.complete_campaign !== undefined ? { complete_campaign: executed.complete_campaign } : {}),
+      },
+    };
   }
 
-  /** FR-010: nothing of an invalid proposal is executed; the cycle ends aborted, with the reasons. */
-  private async abort(state: CampaignState, run: CampaignRun, cycle: number, reason: string, errors: string[], validationError?: Record<string, unknown>): Promise<CycleOutcome> {
-    await this.store.handle(state.campaign_id, { type: 'AbortCycle', cycle, reason: truncateChars(reason, 2000) }, `cycle-${cycle}:abort`);
-    await run.fail({ error_code: 'PROPOSAL.INVALID', message: 'The agent gave no valid proposal; nothing was executed.', retryable: false });
-    return { cycle, run_id: run.runId, outcome: 'aborted', action_type: null, errors, ...(validationError ? { validation_error: validationError } : {}) };
+  /**
+   * Closes a carried cycle on the campaign (CycleCompleted, or CycleAborted) and on its run, once the request run has
+   * recorded it; idempotent: a cycle the campaign closed already, or a run that ended already, is left as it is.
+   */
+  async close(campaignId: string, result: CycleResult): Promise<void> {
+    const { cycle, run_id } = result.outcome;
+    const state = await this.store.loadExisting(campaignId);
+    if (state.open_cycle?.cycle === cycle) {
+      await this.store.handle(campaignId, result.closing.type === 'complete'
+        ? { type: 'CompleteCycle', data: result.closing.data, ...(result.closing.complete_campaign !== undefined ? { complete_campaign: result.closing.complete_campaign } : {}) }
+        : { type: 'AbortCycle', cycle, reason: truncateChars(result.closing.reason, 2000) }, `cycle-${cycle}:${result.closing.type}`);
+    }
+    const run = await this.runs.open(state, run_id, { action: 'campaign.cycle', campaign_id: campaignId, cycle });
+    if (result.closing.type === 'complete') {
+      const { action_type, success } = result.closing.data;
+      await run.complete({ cycle, action_type, outcome: result.outcome.outcome, success });
+    } else {
+      await run.fail(result.closing.error);
+    }
+    this.logger.log({ msg: 'campaign cycle', campaign_id: campaignId, cycle, action_type: result.outcome.action_type, outcome: result.outcome.outcome });
   }
+
+}
+
+/** FR-010: nothing of an invalid proposal is executed; the cycle ends aborted, with the reasons. */
+function aborted(runId: string, cycle: number, reason: string, errors: string[], validationError?: Record<string, unknown>): CycleResult {
+  return {
+    outcome: { cycle, run_id: runId, outcome: 'aborted', action_type: null, errors, ...(validationError ? { validation_error: validationError } : {}) },
+    closing: { type: 'abort', reason, error: { error_code: 'PROPOSAL.INVALID', message: 'The agent gave no valid proposal; nothing was executed.', retryable: false } },
+  };
+}
+
+export function notActiveMessage(state: CampaignState): string {
+  return `The campaign is ${state.status}; cycles run only while it is active.`;
 }

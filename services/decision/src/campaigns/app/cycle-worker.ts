@@ -1,12 +1,12 @@
 import { Injectable } from '@nestjs/common';
 import { AppError } from '@runledger/kernel';
-import { isTerminal } from '@runledger/runs';
+import { CancelRequested, isTerminal } from '@runledger/runs';
 import { KeyedLock } from '../../shared/keyed-lock';
 import type { CampaignState } from '../domain/campaign-types';
 import { Approvals } from './approvals';
 import { CampaignRuns } from './campaign-effects';
 import { CampaignStore } from './campaign-store';
-import { CycleOutcome, CycleRunner } from './cycle-runner';
+import { CycleResult, CycleRunner, notActiveMessage } from './cycle-runner';
 
 /** Inbox command of agents.campaign.cycle and agents.campaign.run: cycles of one campaign, carried by a run. */
 export const CAMPAIGN_CYCLES_REQUESTED = 'CampaignCyclesRequested';
@@ -23,7 +23,8 @@ export interface CampaignCyclesRequested {
  * anyone asking again). The request is a run of its own, on the one run engine: each cycle it runs is a journaled
  * step whose output is the cycle's outcome, so a resumed request goes on after the cycles it recorded and a cycle
  * cut short is resumed where the campaign's events end (CycleRunner). The run's result is what the caller is told.
- * Work on one campaign is serialised in this process; across instances the campaign's optimistic concurrency decides.
+ * Work on one campaign is serialised in this process, a cycle at a time; across instances the campaign's optimistic
+ * concurrency decides.
  */
 @Injectable()
 export class CampaignCycleWorker {
@@ -36,31 +37,39 @@ export class CampaignCycleWorker {
     return this.locks.run(campaignId, work);
   }
 
-  carry(cmd: CampaignCyclesRequested): Promise<void> {
-    return this.serialised(cmd.campaign_id, async () => {
-      const campaign = await this.store.loadExisting(cmd.campaign_id);
-      const run = await this.runs.open(campaign, cmd.run_id, { action: 'campaign.cycles', campaign_id: cmd.campaign_id, max_cycles: cmd.max_cycles });
-      const engine = run.session;
-      if (isTerminal(engine.state)) return;
-      let ran: CycleOutcome[];
-      try {
-        // Each cycle is a journaled step: null when the campaign was no longer active; the last one proposed no_op,
-        // waits for a human, or was refused or aborted.
-        ran = await engine.stepsUntil<CycleOutcome>('cycle', cmd.max_cycles, () => this.nextCycle(cmd.campaign_id), (o) => o.outcome !== 'executed' || o.action_type === 'no_op');
-      } catch (err) {
-        // A refusal is the request's outcome; anything else (a bus fault) redelivers the command and resumes here.
-        if (!(err instanceof AppError) || err.retryable) throw err;
-        return run.fail({ error_code: err.code, message: err.message, retryable: false });
-      }
-      if (ran.length === 0) return run.fail(notActive(await this.store.load(cmd.campaign_id)));
-      await run.complete({ campaign_id: cmd.campaign_id, ran });
-    });
+  /**
+   * The request run holds no lock of its own: each cycle takes the campaign's (one cycle at a time per campaign in this
+   * process), so a pause or an answer waits for one cycle, not for the whole request.
+   */
+  async carry(cmd: CampaignCyclesRequested): Promise<void> {
+    const campaign = await this.store.loadExisting(cmd.campaign_id);
+    const run = await this.runs.open(campaign, cmd.run_id, { action: 'campaign.cycles', campaign_id: cmd.campaign_id, max_cycles: cmd.max_cycles });
+    const engine = run.session;
+    if (isTerminal(engine.state) || (await engine.cancelIfRequested())) return;
+    let results: CycleResult[];
+    try {
+      // Each cycle is a journaled step (null: the campaign was no longer active), closed on the campaign only once it is
+      // on record; the last one proposed no_op, waits for a human, or was refused or aborted.
+      results = await engine.stepsUntil<CycleResult>(
+        'cycle', cmd.max_cycles,
+        () => this.serialised(cmd.campaign_id, () => this.nextCycle(cmd.campaign_id)),
+        ({ outcome }) => outcome.outcome !== 'executed' || outcome.action_type === 'no_op',
+        (result) => this.serialised(cmd.campaign_id, () => this.cycles.close(cmd.campaign_id, result)),
+      );
+    } catch (err) {
+      if (err instanceof CancelRequested) return engine.cancel(err.reason);
+      // A refusal is the request's outcome; anything else (a bus fault) redelivers the command and resumes here.
+      if (!(err instanceof AppError) || err.retryable) throw err;
+      return run.fail({ error_code: err.code, message: err.message, retryable: false });
+    }
+    if (results.length === 0) return run.fail(notActive(await this.store.load(cmd.campaign_id)));
+    await run.complete({ campaign_id: cmd.campaign_id, ran: results.map((r) => r.outcome) });
   }
 
-  /** Expires what is overdue and finishes approved effects a crash left owed, then runs one cycle if the campaign is active. */
-  private async nextCycle(campaignId: string): Promise<CycleOutcome | null> {
+  /** Expires what is overdue and finishes approved effects a crash left owed, then carries a cycle if the campaign is active. */
+  private async nextCycle(campaignId: string): Promise<CycleResult | null> {
     const state = await this.settle(await this.store.loadExisting(campaignId));
-    return state.status === 'active' ? this.cycles.runCycle(state) : null;
+    return state.status === 'active' ? this.cycles.carryCycle(state) : null;
   }
 
   /** Expire what is overdue and finish approved effects a crash left owed, before anything else reads the state. */
@@ -70,5 +79,5 @@ export class CampaignCycleWorker {
 }
 
 export function notActive(state: CampaignState): { error_code: 'CAMPAIGN.STATE'; message: string; retryable: false } {
-  return { error_code: 'CAMPAIGN.STATE', message: `The campaign is ${state.status}; cycles run only while it is active.`, retryable: false };
+  return { error_code: 'CAMPAIGN.STATE', message: notActiveMessage(state), retryable: false };
 }

@@ -3,14 +3,14 @@ import { ToolGatewayClient } from '@runledger/service-clients';
 import type { ArtifactRef } from '@runledger/governance';
 import { AppError } from '@runledger/kernel';
 import { Bus } from '@runledger/messaging';
-import { governanceScopeOf, retryDelays } from '@runledger/runs';
+import { governanceScopeOf, type RetryPolicy } from '@runledger/runs';
 import { AgentStepError, policyDenied } from '../domain/errors';
 import type { AgentRunSpec } from '../domain/run-spec';
 
 export interface EffectLimits {
   toolTimeoutMs: number;
-  /** Delays between attempts of a call that found no responder or no answer in time. */
-  retryDelaysMs: readonly number[];
+  /** How a call that found no responder or no answer in time is asked again (RETRY.chokePoint; none in tests). */
+  retry: RetryPolicy;
 }
 
 export interface DbWrite {
@@ -40,7 +40,7 @@ export class AgentEffects {
   }
 
   async invokeTool(lane: string, callId: string, toolName: string, parameters: Record<string, unknown>): Promise<ToolInvocationResult> {
-    return this.tools.invoke({ call_id: callId, tool_name: toolName, parameters, timeout_ms: this.limits.toolTimeoutMs, governance: this.governance(lane) }, { retry: retryDelays(this.limits.retryDelaysMs) });
+    return this.tools.invoke({ call_id: callId, tool_name: toolName, parameters, timeout_ms: this.limits.toolTimeoutMs, governance: this.governance(lane) }, { retry: this.limits.retry });
   }
 
   /** A db_write child run; a denial is the run's POLICY_DENIED, any other refusal a failure. */
@@ -86,6 +86,6 @@ export class AgentEffects {
    * request again lands on the same child run, whose recorded outcome comes back instead of a second effect.
    */
   private call<T>(subject: string, body: unknown, timeoutMs = 15_000): Promise<T> {
-    return this.bus.requestIdempotent<T>(subject, body, { timeoutMs, retryDelayMs: retryDelays(this.limits.retryDelaysMs) });
+    return this.bus.requestIdempotent<T>(subject, body, { timeoutMs, retryDelayMs: this.limits.retry });
   }
 }

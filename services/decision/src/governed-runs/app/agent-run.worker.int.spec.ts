@@ -5,7 +5,7 @@ import { ensureLogStream, EventLog } from '@runledger/event-log';
 import { sha256Hex } from '@runledger/governance';
 import type { Bus } from '@runledger/messaging';
 import { PolicyCatalog } from '@runledger/policy-catalog';
-import { RunRepository } from '@runledger/runs';
+import { RETRY, RunRepository } from '@runledger/runs';
 import { startNatsServer, NatsServerHandle, waitUntil } from '@runledger/testing';
 import { AgentRunSpec, hashRequest } from '../domain/run-spec';
 import { AgentRunWorker } from './agent-run.worker';
@@ -66,7 +66,7 @@ describe('AgentRunWorker over a real log: INV-CP-002 resume', () => {
     await server?.stop();
   });
 
-  const worker = (bus: Bus) => new AgentRunWorker(runs, policies, bus, new DeterministicReasoner(), { toolTimeoutMs: 1_000, retryDelaysMs: [] });
+  const worker = (bus: Bus) => new AgentRunWorker(runs, policies, bus, new DeterministicReasoner(), { toolTimeoutMs: 1_000, retry: RETRY.none });
 
   it('a second worker resumes after the last checkpoint: completed steps are restored, never re-run', async () => {
     const request = {

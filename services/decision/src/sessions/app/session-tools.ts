@@ -52,10 +52,12 @@ async function startSubAgent(bus: Bus, engine: RunEngine, run: RunCreatedData, a
   const task = typeof args.task === 'string' ? args.task : JSON.stringify(args);
   const request_id = `${run.run_id}:${callId}`;
   let reply!: SessionReply;
-  await engine.child(sessionRunIdOf(request_id, run.run_id), agent, `sub-agent:${callId}`, async () => {
+  // The child's id is named in the request, so the run recorded here is the run the gateway opens.
+  const childId = sessionRunIdOf(request_id, run.run_id);
+  await engine.child(childId, agent, `sub-agent:${callId}`, async () => {
     reply = await bus.requestIdempotent<SessionReply>(
       SUBJECTS.agentSessionStart,
-      { agent, prompt: task, request_id, parent_run_id: run.run_id, ...(run.case_id ? { case_id: run.case_id } : {}), ...(run.user_id ? { user_id: run.user_id } : {}) },
+      { agent, prompt: task, request_id, run_id: childId, parent_run_id: run.run_id, ...(run.case_id ? { case_id: run.case_id } : {}), ...(run.user_id ? { user_id: run.user_id } : {}) },
       { timeoutMs: 600_000, retryDelayMs: RETRY.childRun, signal },
     );
   });
