@@ -46,6 +46,17 @@ describe('Issue 23 erasure: personal rows are sealed at rest with their owner\'s
     await expect(facts.put('f2', { document_id: 'f2', case_id: 'case-z', text: 'more' })).rejects.toMatchObject({ code: 'DATA.ERASED' });
   });
 
+  it('Issue 23 erasure: a row stored before sealing (plain) reads as it is, and is sealed when it is written again', async () => {
+    const legacy = { task_id: 't-old', owner_id: 'u-old', description: 'an old plain row', status: 'pending' };
+    await new NatsKvDocumentStore(nats.nc).collection<Record<string, unknown>>('tasks').put('t-old', legacy);
+    const tasks = store.collection<Record<string, unknown>>('tasks');
+    const read = (await tasks.get('t-old'))!;
+    expect(read.value).toEqual(legacy);
+    await tasks.replace('t-old', { ...read.value, status: 'done' }, read.revision);
+    expect(await rawRow('tasks', 't-old')).not.toContain('an old plain row');
+    expect((await tasks.get('t-old'))!.value).toEqual({ ...legacy, status: 'done' });
+  });
+
   it('Issue 23 erasure: collections that are not personal rows (the shared plane, read models) are stored as they are', async () => {
     const shared = store.collection<Record<string, unknown>>('shared_playbooks');
     await shared.put('p1', { document_id: 'p1', case_id: 'case-y', text: 'a sanitised playbook' });

@@ -31,7 +31,7 @@ function ownerOf(row: Row): DataOwner | null {
  * A document store whose personal collections are sealed at rest: every field but `PLAIN_FIELDS` is sealed as one
  * value (`sealed_fields`) with the owner's data key on write and opened on read, so callers see plain documents.
  * Rows stored before sealing (plain) read as they are. Once the owner's key is destroyed a row reads as its plain
- * fields only, and a write for that owner is refused (DATA.ERASED). A filter on a sealed field is applied after
+ * fields and `erased: true`, and a write for that owner is refused (DATA.ERASED). A filter on a sealed field is applied after
  * opening; a sort on one is refused (nothing sorts on content).
  */
 export class SealedDocumentStore implements DocumentStore {
