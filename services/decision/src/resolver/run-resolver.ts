@@ -3,7 +3,7 @@ import { RunsListRequest, RunsListResult, RunsResolveResult, RunSummary, SUBJECT
 import { ConcurrencyError } from '@runledger/event-log';
 import { Clock, settingNumber } from '@runledger/kernel';
 import { Bus, CLOCK } from '@runledger/messaging';
-import { isTerminal, liveClaim, RunRepository, RunSession } from '@runledger/runs';
+import { isTerminal, liveClaim, RunLifecycleViolation, RunRepository, RunSession } from '@runledger/runs';
 import { resolveAbandoned, runView, RunView } from './domain/resolution';
 
 export const RESOLVER_SETTINGS = Symbol('RESOLVER_SETTINGS');
@@ -106,6 +106,11 @@ export class RunResolver implements OnApplicationBootstrap, OnApplicationShutdow
       await new RunSession(this.runs, state.run, state, version).decide({ type: 'Resolve', events: resolution.events }, 'resolved');
     } catch (err) {
       if (err instanceof ConcurrencyError) return 'left'; // a worker advanced the run: it is not abandoned
+      // A resolution the lifecycle refuses is a bug in it for this one run: logged, and the sweep goes on with the rest.
+      if (err instanceof RunLifecycleViolation) {
+        this.logger.error({ msg: 'resolution refused by the run lifecycle; run left open', run_id: runId, error: err.message });
+        return 'left';
+      }
       throw err;
     }
     return { run_id: runId, run_kind: state.run.run_kind, outcome: resolution.outcome, basis: resolution.basis };
