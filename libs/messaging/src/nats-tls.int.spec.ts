@@ -40,7 +40,7 @@ describe('Issue 24 NATS over TLS (NATS_TLS_CA_FILE, NATS_TLS_CERT_FILE, NATS_TLS
   it('Issue 24 production overlay: a service with the CA and its client certificate connects over TLS and is served', async () => {
     const env = { NATS_USER: 'runledger-decision', NATS_PASSWORD: 'p-test', NATS_TLS_CA_FILE: f('ca.crt'), NATS_TLS_CERT_FILE: f('client.crt'), NATS_TLS_KEY_FILE: f('client.key') };
     const nc = await connect({ servers: url, ...identityOptions(identityFromEnv(env)) });
-    const sub = nc.subscribe('issue24.tls', { max: 1, callback: (_e, m) => m.respond('ok') });
+    const sub = nc.subscribe('issue24.tls', { max: 1, callback: (_e, m) => { m.respond('ok'); } });
     expect(new TextDecoder().decode((await nc.request('issue24.tls', '', { timeout: 5_000 })).data)).toBe('ok');
     sub.unsubscribe();
     await nc.close();
