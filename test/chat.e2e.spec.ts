@@ -119,10 +119,10 @@ describe('Terminal chat: runledger chat against the running stack', () => {
     expect(await resumed.exited).toBe(0);
   });
 
-  it('Chat: invalid arguments exit 4 with the usage', async () => {
+  it('Chat: invalid arguments are usage errors: exit 2 with the usage (issue 25)', async () => {
     for (const args of [[], ['--user'], ['--user', 'erin', '--conversation', 'not-a-uuid'], ['--bogus']]) {
       const c = chat(...args);
-      expect(await c.exited).toBe(4);
+      expect(await c.exited).toBe(2);
       expect(c.stderr).toContain('usage: runledger chat --user <id>');
     }
   });
