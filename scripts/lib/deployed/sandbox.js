@@ -48,7 +48,46 @@ class ClusterNetwork {
     Object.assign(this, { holder, net, ip, hosts, dir, hostIf });
   }
 
+  /**
+   * A pod of its own network namespace (its own loopback and ports, as a pod has), on a bridge in the cluster
+   * namespace that routes to the host. Returns a network for startContainer: { net, ip, hosts, close }.
+   */
+  async pod(name) {
+    this.pods ??= 0;
+    if (this.pods === 0) {
+      const inNs = (...args) => execFileSync('nsenter', [`--net=${this.net}`, ...args], { stdio: ['ignore', 'ignore', 'pipe'] });
+      inNs('ip', 'link', 'add', 'rlbr0', 'type', 'bridge');
+      inNs('ip', 'addr', 'add', '10.215.0.1/24', 'dev', 'rlbr0');
+      inNs('ip', 'link', 'set', 'rlbr0', 'up');
+      inNs('sh', '-c', 'echo 1 > /proc/sys/net/ipv4/ip_forward');
+      execFileSync('ip', ['route', 'replace', '10.215.0.0/24', 'via', this.ip, 'dev', this.hostIf], { stdio: ['ignore', 'ignore', 'pipe'] });
+    }
+    const k = ++this.pods;
+    const holder = spawn('unshare', ['--net', '--fork', '--', 'cat'], { stdio: ['pipe', 'ignore', 'inherit'] });
+    await new Promise((resolve, reject) => { holder.once('spawn', resolve); holder.once('error', reject); });
+    const pid = await waitForChild(holder.pid);
+    const net = `/proc/${pid}/ns/net`;
+    const ip = `10.215.0.${10 + k}`;
+    const inCluster = (...args) => execFileSync('nsenter', [`--net=${this.net}`, 'ip', ...args], { stdio: ['ignore', 'ignore', 'pipe'] });
+    const inPod = (...args) => execFileSync('nsenter', [`--net=${net}`, 'ip', ...args], { stdio: ['ignore', 'ignore', 'pipe'] });
+    inCluster('link', 'add', `rlp${k}`, 'type', 'veth', 'peer', 'name', `rle${k}`);
+    inCluster('link', 'set', `rle${k}`, 'netns', String(pid));
+    inCluster('link', 'set', `rlp${k}`, 'master', 'rlbr0');
+    inCluster('link', 'set', `rlp${k}`, 'up');
+    inPod('link', 'set', 'lo', 'up');
+    inPod('addr', 'add', `${ip}/24`, 'dev', `rle${k}`);
+    inPod('link', 'set', `rle${k}`, 'up');
+    inPod('route', 'add', 'default', 'via', '10.215.0.1');
+    return { name, net, ip, hosts: this.hosts, close: () => holder.stdin.end() };
+  }
+
+  /** Names (Services, pods) resolving to addresses, as cluster DNS would: the shared /etc/hosts of every pod. */
+  setHosts(entries) {
+    writeFileSync(this.hosts, `127.0.0.1 localhost\n${entries.map(([ip, names]) => `${ip} ${names.join(' ')}`).join('\n')}\n`);
+  }
+
   close() {
+    try { execFileSync('ip', ['route', 'del', '10.215.0.0/24'], { stdio: 'ignore' }); } catch { /* none */ }
     try { execFileSync('ip', ['link', 'del', this.hostIf], { stdio: 'ignore' }); } catch { /* went with the namespace */ }
     this.holder.stdin.end();
     rmSync(this.dir, { recursive: true, force: true });
@@ -162,14 +201,23 @@ function startContainer({ network, objects, pod, container, image = { ...imageFa
   return {
     name: pod.name, child, exited, argv, uid, gid,
     output: () => output,
-    /** The container's own processes (inside the sandbox), for signals: bwrap does not forward them. */
-    signal(sig) {
-      for (const pid of descendants(child.pid).reverse()) { try { process.kill(pid, sig); } catch { /* gone */ } }
+    /** The container's main process (its command; bwrap's own init above it is not the container's). */
+    mainPid() {
+      return descendants(child.pid).find((pid) => { try { return require('node:fs').readFileSync(`/proc/${pid}/comm`, 'utf8').trim() !== 'bwrap'; } catch { return false; } });
     },
+    /** A signal to the container's main process, as the kubelet sends it (bwrap does not forward signals). */
+    signal(sig) {
+      const pid = this.mainPid();
+      if (pid) try { process.kill(pid, sig); } catch { /* gone */ }
+    },
+    /** Kubernetes' termination: the preStop hook (run inside the container's namespaces), SIGTERM, SIGKILL after the grace period. */
     async stop(graceMs = (spec.terminationGracePeriodSeconds ?? 30) * 1000) {
       if (child.exitCode !== null || child.signalCode !== null) return exited;
+      const preStop = container.lifecycle?.preStop?.exec?.command;
+      const pid = this.mainPid();
+      if (preStop && pid) await new Promise((resolve) => spawn('nsenter', ['-t', String(pid), '-a', '--', ...preStop], { stdio: 'ignore' }).once('exit', resolve));
       this.signal('SIGTERM');
-      const timer = setTimeout(() => this.signal('SIGKILL'), graceMs);
+      const timer = setTimeout(() => { for (const p of descendants(child.pid).reverse()) { try { process.kill(p, 'SIGKILL'); } catch { /* gone */ } } }, graceMs);
       const res = await exited;
       clearTimeout(timer);
       rmSync(scratch, { recursive: true, force: true });
@@ -226,7 +274,7 @@ function probeOnce(network, container, probe) {
   const get = probe.httpGet;
   const port = typeof get.port === 'number' ? get.port : container.ports.find((p) => p.name === get.port).containerPort;
   return new Promise((resolve) => {
-    const req = http.get({ host: network.ip, port, path: get.path, timeout: (probe.timeoutSeconds ?? 1) * 1000 }, (res) => {
+    const req = http.get({ host: network.ip, port, path: get.path, timeout: (probe.timeoutSeconds ?? 1) * 1000, agent: false }, (res) => {
       res.resume();
       resolve(res.statusCode >= 200 && res.statusCode < 400);
     });
@@ -236,10 +284,10 @@ function probeOnce(network, container, probe) {
 }
 
 /**
- * Polls a probe at its declared period until it succeeds, as the kubelet would; fails after failureThreshold
- * consecutive failures (after initialDelaySeconds), or as soon as the container exits.
+ * Polls a probe at its declared period until it succeeds, as the kubelet would; a startup or liveness probe fails
+ * after failureThreshold consecutive failures (after initialDelaySeconds), any probe as soon as the container exits.
  */
-async function untilProbe(network, container, probe, running) {
+async function untilProbe(network, container, probe, running, { readiness = probe === container.readinessProbe } = {}) {
   let failures = 0;
   const threshold = probe.failureThreshold ?? 3;
   if (probe.initialDelaySeconds) await new Promise((r) => setTimeout(r, probe.initialDelaySeconds * 1000));
@@ -247,7 +295,9 @@ async function untilProbe(network, container, probe, running) {
     const exit = running.child.exitCode ?? running.child.signalCode;
     if (exit !== null) throw new Error(`${running.name} exited (${exit}) before its probe ${probe.httpGet.path} passed:\n${running.output()}`);
     if (await probeOnce(network, container, probe)) return;
-    if (++failures >= threshold) throw new Error(`${running.name}: probe ${probe.httpGet.path} failed ${failures} times:\n${running.output()}`);
+    // A failing readiness probe only keeps the pod out of its Service (the kubelet keeps probing); startup and
+    // liveness probes past their threshold restart the container: here that is a failure.
+    if (++failures >= threshold && !readiness) throw new Error(`${running.name}: probe ${probe.httpGet.path} failed ${failures} times:\n${running.output()}`);
     await new Promise((r) => setTimeout(r, (probe.periodSeconds ?? 10) * 1000));
   }
 }
