@@ -98,7 +98,7 @@ describe('startOtlpReceiver', () => {
     expect(res.status).toBe(200);
     expect(await res.json()).toEqual({});
     expect(receiver.spans()).toEqual([
-      { serviceName: 'worker', traceId: traceHex, spanId: spanHex, name: 'step', kind: 5, attributes: { tokens: 42 } },
+      { serviceName: 'worker', resource: { 'service.name': 'worker' }, traceId: traceHex, spanId: spanHex, name: 'step', kind: 5, attributes: { tokens: 42 } },
     ]);
   });
 
