@@ -26,7 +26,7 @@ type Pod = { name: string; ip: string; net: string; hosts: string; close(): void
  * sync_interval line left out); init containers (nats-box) are not run: the bootstrap has completed before any
  * service starts.
  */
-// About four and a half minutes on two cores: run by `npm run deployed` (and CI's .ci/run), not by `npm test`.
+// About four and a half minutes on two cores: run by `npm run deployed`, not by `npm test` (nor CI yet: README "Tests").
 const deployedStack = process.env.RL_DEPLOYED_STACK === '1' ? describe : describe.skip;
 
 deployedStack('Issue 24 the dev overlay run as declared, through a rolling restart', () => {
