@@ -51,9 +51,9 @@ deployedStack('Issue 24 the dev overlay run as declared, through a rolling resta
     const pod: Pod = given ?? await network.pod(podName);
     const container = w.spec.template.spec.containers[0];
     const c: Running = startContainer({ network: pod, objects, pod: { name: podName, namespace: ns, spec: w.spec.template.spec, claims: claims(w, podName) }, container, ...opts });
+    running.set(podName, { pod, c }); // stopped in afterAll even when it never becomes ready
     if (container.startupProbe) await untilProbe(pod, container, container.startupProbe, c);
     if (container.readinessProbe) await untilProbe(pod, container, container.readinessProbe, c);
-    running.set(podName, { pod, c });
     return { pod, c };
   }
   async function stopPod(podName: string) {
