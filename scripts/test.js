@@ -12,7 +12,7 @@ const { spawnSync } = require('node:child_process');
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
-const { ensureNatsServerBinary, ensureChromium } = require('./lib/stack');
+const { ensureNatsServerBinary, ensureChromium, ensureDeploymentTools } = require('./lib/stack');
 
 const ROOT = path.resolve(__dirname, '..');
 const only = process.argv.slice(2);
@@ -47,6 +47,8 @@ function main() {
   try {
     process.stdout.write(`nats-server: ${ensureNatsServerBinary()}\n`);
     process.stdout.write(`chromium: ${ensureChromium()}\n`);
+    const tools = ensureDeploymentTools();
+    process.stdout.write(`kubectl: ${tools.kubectl}, bubblewrap: ${tools.bwrap}\n`);
   } catch (err) {
     process.stderr.write(`${err.message}\n`);
     process.exit(1);

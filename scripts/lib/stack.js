@@ -50,6 +50,17 @@ function ensureChromium() {
   return ensureDebianBinary({ candidates: () => [process.env.CHROMIUM_PATH, '/usr/bin/chromium', ...onPath('chromium')], pkg: 'chromium', what: 'Chromium', envVar: 'CHROMIUM_PATH' });
 }
 
+/**
+ * What the deployment checks (test/deployed-*, npm run deployed) run the manifests with: kubectl's kustomize renders
+ * the overlays, bubblewrap holds each container to its declared filesystem (both found on PATH).
+ */
+function ensureDeploymentTools() {
+  return {
+    kubectl: ensureDebianBinary({ candidates: () => ['/usr/bin/kubectl', ...onPath('kubectl')], pkg: 'kubectl', what: 'kubectl', envVar: 'PATH' }),
+    bwrap: ensureDebianBinary({ candidates: () => ['/usr/bin/bwrap', ...onPath('bwrap')], pkg: 'bubblewrap', what: 'bubblewrap', envVar: 'PATH' }),
+  };
+}
+
 function parseNatsUrl(url) {
   const u = new URL(url.replace(/^nats:/, 'http:'));
   return { host: u.hostname, port: Number(u.port || 4222) };
@@ -181,4 +192,4 @@ function stopProcess(child, signal = 'SIGTERM', timeoutMs = 5000) {
   });
 }
 
-module.exports = { ROOT, SERVICES, SERVICE_HEAP_FLAGS, LOCAL_NATS_URL, findNatsServer, ensureNatsServerBinary, ensureChromium, parseNatsUrl, canConnect, freePort, startNats, runBootstrap, startService, stopProcess, waitFor };
+module.exports = { ROOT, SERVICES, SERVICE_HEAP_FLAGS, LOCAL_NATS_URL, findNatsServer, ensureNatsServerBinary, ensureChromium, ensureDeploymentTools, parseNatsUrl, canConnect, freePort, startNats, runBootstrap, startService, stopProcess, waitFor };
