@@ -38,8 +38,6 @@ export class RunSession {
    * `believedNew`: a session started without reading the log (RunRepository.fresh). Until its first append lands, a
    * duplicate answer means the run exists after all (an earlier carrier wrote the same opening): a conflict, so its
    * carrier loads the run instead of going on from an opening it did not write.
-   */
-  /**
    * `loaded`: the run's events as this session read them (none for a fresh session): a carrier that needs more than the
    * fold (a session's journal) reads them here instead of reading the run again.
    */

@@ -29,7 +29,7 @@ export function campaignProviders(env: NodeJS.ProcessEnv): Provider[] {
     },
     // Browser tools start a real Chromium on first use: allow more than the task tools' default.
     { provide: CAMPAIGN_TOOL_TIMEOUT_MS, useValue: settingNumber('CAMPAIGN_TOOL_TIMEOUT_MS', env) },
-    // How long agents.campaign.cycle/run wait for their cycles before answering with those recorded so far.
+    // How long agents.campaign.cycle/run wait for their cycles before answering RUN.TIMEOUT (the cycles go on).
     { provide: CAMPAIGN_REPLY_TIMEOUT_MS, useValue: settingNumber('CAMPAIGN_REPLY_TIMEOUT_MS', env) },
   ];
 }

@@ -23,7 +23,7 @@ const DEFAULT_MAX_CYCLES = 20;
  * The campaign API of the controller. Commands on the campaign aggregate are decided here; cycles are queued in the
  * durable decision inbox and carried by CampaignCycleWorker (a crash mid-cycle resumes without anyone asking again),
  * and answered once their request run has ended. Work on one campaign is serialised in this process (answers here,
- * cycles in the worker, under one lock); across instances the campaign's optimistic concurrency decides.
+ * each cycle in the worker, under one lock); across instances the campaign's optimistic concurrency decides.
  */
 @Injectable()
 export class CampaignService {

@@ -3,6 +3,7 @@
  * status, tasks, leads, artifacts, cycles, pending approvals — as events. The agent never holds state; each
  * cycle it is shown a bounded snapshot folded from these events and may propose one action.
  */
+import type { LeadsImportedData } from '@runledger/contracts';
 
 export type CampaignStatus = 'initializing' | 'active' | 'paused' | 'completed' | 'error';
 export type TaskStatus = 'pending' | 'in-progress' | 'done' | 'blocked';
@@ -22,14 +23,8 @@ export interface CampaignSettings {
   approval_ttl_seconds: number;
 }
 
-export interface Lead {
-  id: string;
-  full_name: string;
-  profile_url: string;
-  job_title?: string;
-  company?: string;
-  weight_score?: number;
-}
+/** A lead as LeadsImported records it (the type generated from its event schema). */
+export type Lead = LeadsImportedData['leads'][number];
 
 export interface Approver {
   id: string;
