@@ -1,7 +1,7 @@
 /**
  * runledger runs — find, inspect, follow and cancel runs.
  *
- *   runs list  [--status S] [--agent A] [--case C] [--user U] [--kind K] [--since T] [--until T] [--failed]
+ *   runs list  [--text T] [--status S] [--agent A] [--case C] [--user U] [--kind K] [--since T] [--until T] [--failed]
  *              [--all] [--limit N] [--cursor C] [--json]             the runs index (rl.runs.list), newest first
  *   runs show  RUN_ID [--json]                                       the run, its child runs and their events
  *   runs tail  [--agent A] [--case C] [--user U] [--failed] [--all] [--events] [--json]   follow runs live
@@ -20,12 +20,13 @@ import { tailRuns } from './runs-tail';
 /** The statuses a run can have, as the runs-list contract says (one place: its schema). */
 const RUN_STATUSES: readonly string[] = (JSON.parse(readFileSync(join(__dirname, '..', '..', 'proto-contracts', 'schemas', 'runs', 'runs-list-request.schema.json'), 'utf8')) as { properties: { status: { enum: string[] } } }).properties.status.enum;
 
-export const USAGE = `usage: runledger runs list [--status S] [--agent A] [--case C] [--user U] [--kind K] [--since ISO] [--until ISO] [--failed] [--all] [--limit N] [--cursor C] [--json]
+export const USAGE = `usage: runledger runs list [--text T] [--status S] [--agent A] [--case C] [--user U] [--kind K] [--since ISO] [--until ISO] [--failed] [--all] [--limit N] [--cursor C] [--json]
        runledger runs show RUN_ID [--json]
        runledger runs tail [--agent A] [--case C] [--user U] [--failed] [--all] [--events] [--json]
        runledger runs cancel RUN_ID [--reason TEXT] [--wait] [--timeout SECONDS] [--json]
        ${CONNECTION_USAGE}
-  list     the runs index, newest first; --status is one of ${RUN_STATUSES.join(', ')};
+  list     the runs index, newest first; --text: runs whose id, agent, kind, case, user, error code or error message
+           contains T (any case); --status is one of ${RUN_STATUSES.join(', ')};
            --failed: failed runs only; --all: child runs too; --kind: agent, tool_gateway, db_write, promotion, export …;
            --since/--until: ISO 8601 times (e.g. 2026-11-24T07:00:00Z); --limit N (a page), --cursor C (the next page)
   show     the run, its child runs and their events: the message, intent and reply, durations, outcome, trace id
@@ -34,7 +35,7 @@ export const USAGE = `usage: runledger runs list [--status S] [--agent A] [--cas
 exit codes: 0 done, 1 refused by the stack (its error code is printed), 2 usage, 3 the stack cannot be reached`;
 
 const SPEC = {
-  list: { valued: ['status', 'agent', 'case', 'user', 'kind', 'since', 'until', 'limit', 'cursor'], switches: ['failed', 'all', 'json'] },
+  list: { valued: ['text', 'status', 'agent', 'case', 'user', 'kind', 'since', 'until', 'limit', 'cursor'], switches: ['failed', 'all', 'json'] },
   show: { valued: [], switches: ['json'] },
   tail: { valued: ['agent', 'case', 'user'], switches: ['failed', 'all', 'events', 'json'] },
   cancel: { valued: ['reason', 'timeout'], switches: ['wait', 'json'] },
@@ -63,6 +64,7 @@ export function listRequest(p: ParsedArgs): RunsListRequest {
   const status = str(p, 'status');
   if (status && !RUN_STATUSES.includes(status)) throw new CliError(`--status must be one of ${RUN_STATUSES.join(', ')}\n${USAGE}`, 2);
   if (status) q.status = status as RunsListRequest['status'];
+  if (str(p, 'text')) q.text = str(p, 'text');
   if (str(p, 'agent')) q.agent_name = str(p, 'agent');
   if (str(p, 'case')) q.case_id = str(p, 'case');
   if (str(p, 'user')) q.user_id = str(p, 'user');

@@ -1,4 +1,4 @@
-import { IsBoolean, IsIn, IsInt, IsISO8601, IsOptional, IsString, IsUUID, Matches, Max, MaxLength, Min } from 'class-validator';
+import { IsBoolean, IsIn, IsInt, IsISO8601, IsOptional, IsString, IsUUID, Matches, Max, MaxLength, Min, MinLength } from 'class-validator';
 import type { DeadLetterRetryRequest, RunCancelRequest, RunsListRequest, RunsResolveRequest } from '../generated';
 
 export const RUN_STATUSES = ['created', 'authorized', 'running', 'completed', 'failed', 'denied', 'cancelled'] as const;
@@ -9,6 +9,7 @@ export class RunsListRequestDto implements RunsListRequest {
   @IsOptional() @IsString() @MaxLength(64) run_kind?: string;
   @IsOptional() @IsString() @MaxLength(128) case_id?: string;
   @IsOptional() @IsString() @MaxLength(256) user_id?: string;
+  @IsOptional() @IsString() @MinLength(1) @MaxLength(200) text?: string;
   @IsOptional() @IsUUID() root_run_id?: string;
   @IsOptional() @IsBoolean() failed_only?: boolean;
   @IsOptional() @IsBoolean() include_children?: boolean;

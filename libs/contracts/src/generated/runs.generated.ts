@@ -146,6 +146,10 @@ export interface RunsListRequest {
   case_id?: string;
   user_id?: string;
   /**
+   * Runs whose id, agent, kind, case, user, error code or error message contains this text (case-insensitive).
+   */
+  text?: string;
+  /**
    * Every run of one tree (implies include_children).
    */
   root_run_id?: string;

@@ -40,11 +40,22 @@ export function storeFilter(q: RunsListRequest): Partial<Record<keyof RunSummary
   return f;
 }
 
+/** The fields a text search looks in: what an operator may remember of a run. */
+const TEXT_FIELDS = ['run_id', 'agent_name', 'run_kind', 'case_id', 'user_id', 'error_code', 'error_message'] as const;
+
+/** Case-insensitive substring over TEXT_FIELDS; null when the query has no text. */
+function textMatcher(text: string | undefined): ((r: RunSummary) => boolean) | null {
+  const needle = text?.trim().toLowerCase();
+  if (!needle) return null;
+  return (r) => TEXT_FIELDS.some((f) => typeof r[f] === 'string' && (r[f] as string).toLowerCase().includes(needle));
+}
+
 /** One page of the runs index: filters, time range, newest first, cursor paging. Pure. */
 export function pageRuns(rows: readonly RunSummary[], q: RunsListRequest, cursor: { created_at: string; run_id: string } | null): RunsListResult {
   const filter = storeFilter(q);
   const since = q.since ? Date.parse(q.since) : -Infinity;
   const until = q.until ? Date.parse(q.until) : Infinity;
+  const text = textMatcher(q.text);
   const matched = rows.filter((r) => {
     for (const [k, v] of Object.entries(filter)) {
       const actual = r[k as keyof RunSummary];
@@ -52,7 +63,7 @@ export function pageRuns(rows: readonly RunSummary[], q: RunsListRequest, cursor
     }
     const created = r.created_at ? Date.parse(r.created_at) : NaN;
     if ((q.since || q.until) && !(created >= since && created < until)) return false;
-    return true;
+    return text ? text(r) : true;
   }).sort(compare);
   const start = cursor ? matched.findIndex((r) => compare(r, { ...r, created_at: cursor.created_at, run_id: cursor.run_id }) > 0) : 0;
   const limit = Math.min(MAX_PAGE_SIZE, q.limit ?? DEFAULT_PAGE_SIZE);
