@@ -35,6 +35,8 @@ export const SETTINGS = {
   RL_LOG_REPLICAS: count(1, 1),
   RL_KV_REPLICAS: count(1, 1),
   POLICY_DIR: text(),
+  /** How long a stopping service (SIGTERM) finishes the requests and deliveries it has taken before it closes. */
+  RL_SHUTDOWN_DRAIN_MS: ms(25_000),
   // decision
   TOOL_TIMEOUT_MS: ms(5_000),
   REPLY_TIMEOUT_MS: ms(),

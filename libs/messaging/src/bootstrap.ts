@@ -27,7 +27,8 @@ export async function bootstrapService(service: string, module: (runtime: Servic
   const runtime = await createRuntime(service, { natsUrl: opts.natsUrl, identity: opts.identity, rawLog: opts.rawLog });
   const app = await NestFactory.create(await module(runtime), { logger, abortOnError: false });
   app.useGlobalFilters(new RunledgerExceptionFilter(app.get(HttpAdapterHost).httpAdapter));
-  app.connectMicroservice({ strategy: new RunledgerTransport(runtime) }, { inheritAppConfig: true });
+  const transport = new RunledgerTransport(runtime);
+  app.connectMicroservice({ strategy: transport }, { inheritAppConfig: true });
   await app.startAllMicroservices();
   const port = opts.httpPort ?? settingNumber('HTTP_PORT');
   await app.listen(port, settingText('HTTP_HOST'));
@@ -37,6 +38,8 @@ export async function bootstrapService(service: string, module: (runtime: Servic
   const stop = async () => {
     if (stopped) return;
     stopped = true;
+    // Finish what this instance took before anything closes under it (README "Configuration": RL_SHUTDOWN_DRAIN_MS).
+    await transport.quiesce(settingNumber('RL_SHUTDOWN_DRAIN_MS')).catch(() => undefined);
     await app.close().catch(() => undefined);
     await runtime.nc.drain().catch(() => undefined);
     await stopTelemetry();

@@ -66,6 +66,8 @@ export class RunledgerTransport extends Server implements CustomTransportStrateg
   private readonly subscriptions: Subscription[] = [];
   private readonly consumers: ConsumerMessages[] = [];
   private readonly leases: ConsumerLease[] = [];
+  /** Requests and deliveries being handled right now: a graceful stop finishes them (see quiesce). */
+  private readonly inFlight = new Set<Promise<unknown>>();
   private readonly log = new Logger('Transport');
   private closing = false;
 
@@ -95,9 +97,38 @@ export class RunledgerTransport extends Server implements CustomTransportStrateg
     }
   }
 
+  /**
+   * A graceful stop's first step (SIGTERM: a rolling restart, a scale-in): take no more work, then finish, within
+   * `withinMs`, what this instance has taken. A request routed here before the unsubscribe still reaches its handler
+   * (the subscriptions drain, they are not dropped), and a request being handled is answered (its caller would
+   * otherwise wait out its timeout and ask again); deliveries taken but not started go back at once (nak) for another
+   * instance. What is still running after `withinMs` is left to the caller's retry and to redelivery (ack_wait).
+   */
+  async quiesce(withinMs: number): Promise<void> {
+    this.closing = true;
+    const finish = async () => {
+      await Promise.all(this.subscriptions.map((s) => s.drain().catch(() => undefined)));
+      // A consumer closes once its loop has handed back what it was given (and its handlers let the loop go on).
+      await Promise.all(this.consumers.map((c) => c.close().catch(() => undefined)));
+      while (this.inFlight.size) await Promise.allSettled([...this.inFlight]);
+      return true;
+    };
+    let timer: NodeJS.Timeout | undefined;
+    const finished = await Promise.race([finish(), new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), withinMs)))]);
+    clearTimeout(timer);
+    if (!finished) this.log.warn({ msg: 'stopping with work still in flight: left to retries and redelivery', in_flight: this.inFlight.size, waited_ms: withinMs });
+  }
+
+  /** Tracks `work` as in flight until it settles. */
+  private track<T>(work: Promise<T>): Promise<T> {
+    this.inFlight.add(work);
+    void work.finally(() => this.inFlight.delete(work)).catch(() => undefined);
+    return work;
+  }
+
   async close(): Promise<void> {
     this.closing = true;
-    for (const s of this.subscriptions) s.unsubscribe();
+    for (const s of this.subscriptions) if (!s.isClosed()) s.unsubscribe();
     await Promise.all(this.consumers.map((c) => c.close().catch(() => undefined)));
     await Promise.all(this.leases.map((l) => l.release()));
   }
@@ -113,7 +144,7 @@ export class RunledgerTransport extends Server implements CustomTransportStrateg
       callback: (err, msg) => {
         // A failure under the reply itself (the bus went away) must not become an unhandled rejection: the caller's
         // request times out and is retried; the process lives on.
-        if (!err) this.onRequest(subject, handler, msg).catch((e: unknown) => this.log.warn({ msg: 'request not answered', subject, error: (e as Error)?.message }));
+        if (!err) this.track(this.onRequest(subject, handler, msg)).catch((e: unknown) => this.log.warn({ msg: 'request not answered', subject, error: (e as Error)?.message }));
       },
     });
     this.subscriptions.push(sub);
@@ -211,8 +242,12 @@ export class RunledgerTransport extends Server implements CustomTransportStrateg
     const inFlight = new Set<Promise<void>>();
     void (async () => {
       for await (const m of messages) {
-        if (this.closing) break;
-        const p = this.onLogMessage(handler, m, { maxDeliver, ackWaitMs, durable: opts.durable }).finally(() => inFlight.delete(p));
+        // Stopping: a delivery not yet started goes back now, to another instance, instead of after ack_wait.
+        if (this.closing) {
+          m.nak();
+          continue;
+        }
+        const p = this.track(this.onLogMessage(handler, m, { maxDeliver, ackWaitMs, durable: opts.durable })).finally(() => inFlight.delete(p));
         inFlight.add(p);
         if (inFlight.size >= limit) await Promise.race(inFlight);
       }
@@ -246,7 +281,7 @@ export class RunledgerTransport extends Server implements CustomTransportStrateg
         if (opts.lingerMs > 0 && queue.length < opts.batch && !this.closing) await new Promise((resolve) => setTimeout(resolve, opts.lingerMs));
         const batch = queue.splice(0, opts.batch);
         try {
-          await this.onLogBatch(handler, batch, opts);
+          await this.track(this.onLogBatch(handler, batch, opts));
         } catch (err) {
           // The bus failed under an ack or a dead-letter (a nats-server restart): nothing was lost, the unacked
           // messages come back after ack_wait. The worker must live on: a rejected loop would crash the process.
@@ -321,6 +356,8 @@ export class RunledgerTransport extends Server implements CustomTransportStrateg
       } catch (err) {
         const retryable = err instanceof AppError ? err.retryable : true;
         if (!retryable || attempt >= opts.maxDeliver) return this.poison(m, opts.durable, 'handler failed', err);
+        // Stopping: left unsettled, the next holder handles it first (catchUp), in order.
+        if (this.closing) return;
         this.log.warn({ msg: 'handler failed, retrying in order', durable: opts.durable, seq: m.seq, attempt, error: (err as Error)?.message });
         await new Promise((resolve) => setTimeout(resolve, redeliveryDelayMs(attempt)));
       }
