@@ -1,12 +1,21 @@
 /**
- * Issue 11: the operator console (server-rendered by audit-ledger on its HTTP port) in real headless Chromium
- * against a running stack: runs list and search, a run's timeline with child runs and its Jaeger link, audit
- * chain status and coverage, dead letters, pending approvals.
+ * Issues 25 and 23: the operator console (`runledger console`, served by the CLI process on loopback as the operator
+ * identity) in real headless Chromium against a running stack, following the README's steps: sign in with the
+ * printed URL, find a failed run by time range and text, open its waterfall, cancel a run, approve a pending
+ * campaign item, retry a dead letter; and every request without the session gets 401 and no data.
+ * Screenshots are kept in .data/test-output/operators-console/.
  */
 import { randomUUID } from 'node:crypto';
+import { mkdirSync } from 'node:fs';
+import { request as httpRequest } from 'node:http';
+import path from 'node:path';
 import { jetstream } from '@nats-io/jetstream';
+import type { DeadLettersListResult, RunsListResult } from '@runledger/contracts';
+import { RunRepository } from '@runledger/runs';
 import { OtlpReceiver, startOtlpReceiver } from '@runledger/testing';
 import { Browser, chromium, Page } from 'playwright-core';
+import { call, campaignEvents, itemIdOf, ofType, scriptedCampaign } from './support/campaigns';
+import { CliProcess, runCli } from './support/cli';
 import { policyVersionsIn, SHIPPED_POLICY_DIR, START, uploadCase } from './support/governed-runs';
 import { seedRuns } from './support/seed-runs';
 import { TestStack } from './support/stack';
@@ -14,20 +23,30 @@ import { TestStack } from './support/stack';
 jest.setTimeout(300_000);
 
 const JAEGER = 'http://jaeger.example:16686';
+const SHOTS = path.join(__dirname, '..', '.data', 'test-output', 'operators-console');
+/** A datetime-local value (minutes, UTC) `minutes` from `iso`. */
+const local = (iso: string, minutes: number) => new Date(Date.parse(iso) + minutes * 60_000).toISOString().slice(0, 16);
 
-describe('Issue 11 console: the operator console in headless Chromium', () => {
+describe('Issue 25 console: runledger console in headless Chromium, as the operator', () => {
   let stack: TestStack;
   let otlp: OtlpReceiver;
+  let consoleProc: CliProcess;
   let browser: Browser;
   let page: Page;
+  let signIn = '';
   let base = '';
   let failedId = '';
+  let failedAt = '';
   let intakeId = '';
+  let campaignId = '';
+  let poisonSeq = 0;
+
+  const shot = (name: string) => page.screenshot({ path: path.join(SHOTS, `${name}.png`), fullPage: true });
 
   beforeAll(async () => {
+    mkdirSync(SHOTS, { recursive: true });
     otlp = await startOtlpReceiver();
-    stack = await TestStack.start({ env: { OTEL_EXPORTER_OTLP_ENDPOINT: otlp.url, OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json', JAEGER_UI_URL: JAEGER } });
-    base = `http://127.0.0.1:${stack.httpPorts.get('audit-ledger')}`;
+    stack = await TestStack.start({ env: { OTEL_EXPORTER_OTLP_ENDPOINT: otlp.url, OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json' } });
     const ids = await seedRuns(stack, { agent: 'CONSOLE_AGENT', count: 30, failing: [12] });
     failedId = ids[12];
     const caseId = `case-${randomUUID().slice(0, 8)}`;
@@ -35,7 +54,20 @@ describe('Issue 11 console: the operator console in headless Chromium', () => {
     const intake = await stack.request<{ run_id: string; outcome: string }>(START, { agent_name: 'INTAKE_AGENT', case_id: caseId, input_artifacts: [inputs.form], parameters: {} }, 90_000);
     expect(intake.body.outcome).toBe('success');
     intakeId = intake.body.run_id;
-    await jetstream(stack.nc).publish('rl.log.inbox.decision', new TextEncoder().encode('not an event'));
+    // A campaign message waiting for a person.
+    campaignId = await scriptedCampaign(stack, [{ action_type: 'generate_message', message: { type: 'connection_request', content: 'Hi Jane, shall we connect?' } }]);
+    expect((await call(stack, 'cycle', { campaign_id: campaignId })).pending_items).toEqual([expect.objectContaining({ item_id: itemIdOf(campaignId, 1), status: 'pending' })]);
+    // A command the decision inbox cannot decode: a dead letter whose retry can succeed (it is re-published as it was).
+    poisonSeq = (await jetstream(stack.nc).publish('rl.log.inbox.decision', new TextEncoder().encode(`not an event ${randomUUID()}`))).seq;
+    failedAt = await stack.waitFor(async () => {
+      const r = await stack.request<RunsListResult>('rl.runs.list', { root_run_id: failedId });
+      return r.body.runs?.[0]?.status === 'failed' ? r.body.runs[0].created_at : null;
+    }, 60_000) as string;
+
+    consoleProc = new CliProcess(stack.url, ['console', '--port', '0', '--approver', 'ops-alice'], { ...stack.cliEnv('operator'), JAEGER_UI_URL: JAEGER });
+    await consoleProc.until(() => /open (http:\/\/127\.0\.0\.1:\d+\/login\?token=\S+)/.test(consoleProc.stdout), 'the console\'s sign-in URL');
+    signIn = /open (\S+)/.exec(consoleProc.stdout)![1];
+    base = new URL(signIn).origin;
     // Playwright gives the browser a fresh temporary profile of its own.
     browser = await chromium.launch({
       executablePath: '/usr/bin/chromium',
@@ -45,56 +77,161 @@ describe('Issue 11 console: the operator console in headless Chromium', () => {
   });
   afterAll(async () => {
     await browser?.close();
+    await consoleProc?.stop();
     await stack?.stop();
     await otlp?.stop();
   });
 
-  it('Issue 11 console: the runs list searches by agent and "failed only", and links to the run', async () => {
-    await stack.waitFor(async () => {
-      await page.goto(`${base}/console?agent_name=CONSOLE_AGENT&include_children=1`);
-      return (await page.textContent('#matched')) === '30 matching run(s)';
-    }, 60_000);
-    await page.goto(`${base}/console`);
-    await page.fill('input[name=agent_name]', 'CONSOLE_AGENT');
-    await page.check('input[name=failed_only]');
+  /** A plain HTTP request (no browser, no cookie unless given): what anyone on the machine can send. */
+  const raw = (method: string, urlPath: string, headers: Record<string, string> = {}, body?: string) => new Promise<{ status: number; body: string; headers: Record<string, unknown> }>((resolve, reject) => {
+    const req = httpRequest(`${base}${urlPath}`, { method, headers }, (res) => {
+      let text = '';
+      res.on('data', (c: Buffer) => (text += c.toString()));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text, headers: res.headers }));
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+
+  it('Issue 23 console authentication: every page and action without the session cookie is 401 with no data; a wrong token signs nobody in', async () => {
+    const form = { 'content-type': 'application/x-www-form-urlencoded' };
+    const attempts = [
+      await raw('GET', '/'), await raw('GET', `/?text=${failedId}`), await raw('GET', `/runs/${failedId}`), await raw('GET', '/approvals'),
+      await raw('GET', '/deadletters'), await raw('GET', '/audit'), await raw('GET', '/no-such-page'),
+      await raw('POST', '/deadletters/retry', form, `id=decision-inbox:${poisonSeq}`),
+      await raw('POST', `/runs/${failedId}/cancel`, form, 'reason=x'),
+      await raw('POST', '/approvals/answer', form, `campaign_id=${campaignId}&item_id=${itemIdOf(campaignId, 1)}&decision=approved`),
+      await raw('GET', '/login?token=not-the-token'), await raw('GET', '/login'),
+      await raw('GET', '/', { cookie: 'rl_console=forged' }),
+    ];
+    for (const a of attempts) {
+      expect(a.status).toBe(401);
+      expect(a.headers['set-cookie']).toBeUndefined();
+      expect(a.body).not.toMatch(/CONSOLE_AGENT|decision-inbox|<table|[0-9a-f]{8}-[0-9a-f]{4}-/);
+    }
+    // Nothing was done: the dead letter was not retried, the item is still pending.
+    const letters = await stack.request<DeadLettersListResult>('rl.deadletters.list', {});
+    expect(letters.body.dead_letters.find((l) => l.stream_seq === poisonSeq)?.retries).toEqual([]);
+    expect(ofType(await campaignEvents(stack, campaignId), 'ApprovalDecided')).toEqual([]);
+    // A page of another host name (DNS rebinding onto 127.0.0.1) is not served, token or not.
+    expect((await raw('GET', new URL(signIn).pathname + new URL(signIn).search, { host: `evil.example:${new URL(base).port}` })).status).toBe(421);
+    // In the browser too: an unauthenticated visit shows the refusal and nothing else.
+    const stranger = await browser.newPage();
+    const res = await stranger.goto(`${base}/runs/${failedId}`);
+    expect(res?.status()).toBe(401);
+    expect(await stranger.textContent('body')).not.toContain(failedId);
+    await stranger.close();
+  });
+
+  it('Issue 23 console CSRF: with the session cookie, a POST without the session\'s form token, or from another origin, is refused and changes nothing', async () => {
+    const login = await raw('GET', new URL(signIn).pathname + new URL(signIn).search);
+    expect(login.status).toBe(303);
+    const cookie = String((login.headers['set-cookie'] as string[])[0]).split(';')[0];
+    expect(String((login.headers['set-cookie'] as string[])[0])).toMatch(/HttpOnly; SameSite=Strict/);
+    const form = { 'content-type': 'application/x-www-form-urlencoded', cookie };
+    expect((await raw('GET', '/deadletters', { cookie })).status).toBe(200);
+    expect((await raw('POST', '/deadletters/retry', form, `id=decision-inbox:${poisonSeq}`)).status).toBe(403);
+    expect((await raw('POST', '/deadletters/retry', form, `id=decision-inbox:${poisonSeq}&csrf=guessed`)).status).toBe(403);
+    expect((await raw('POST', '/deadletters/retry', { ...form, origin: 'http://evil.example' }, `id=decision-inbox:${poisonSeq}`)).status).toBe(403);
+    const letters = await stack.request<DeadLettersListResult>('rl.deadletters.list', {});
+    expect(letters.body.dead_letters.find((l) => l.stream_seq === poisonSeq)?.retries).toEqual([]);
+  });
+
+  it('Issue 25 console: signed in by the printed URL, an operator finds the failed run by time range and text and opens its waterfall', async () => {
+    await page.goto(signIn);
+    expect(new URL(page.url()).pathname).toBe('/');
+    expect(page.url()).not.toContain('token');
+    await page.fill('input[name=text]', 'seeded failure 12');
+    await page.fill('input[name=since]', local(failedAt, -1));
+    await page.fill('input[name=until]', local(failedAt, 2));
     await page.click('#search button[type=submit]');
-    await page.waitForURL(/failed_only=1/);
+    await page.waitForURL(/text=seeded/);
     expect(await page.textContent('#matched')).toBe('1 matching run(s)');
     const rows = await page.$$eval('#runs tbody tr', (trs) => trs.map((tr) => [...tr.querySelectorAll('td')].map((td) => td.textContent)));
-    expect(rows).toEqual([[failedId, 'CONSOLE_AGENT', 'agent', 'failed', expect.any(String), expect.stringMatching(/ms|s$/), '-', 'TOOL.FAILED']]);
-    const perAgent = await page.$$eval('#per-agent tbody tr', (trs) => trs.map((tr) => [...tr.querySelectorAll('td')].map((td) => td.textContent)));
-    expect(perAgent).toContainEqual(['CONSOLE_AGENT', '30', '29', '1', '0', '0']);
-    await page.click(`#runs a[href="/console/runs/${failedId}"]`);
-    await page.waitForURL(new RegExp(`/console/runs/${failedId}$`));
-    expect(await page.textContent('h3.run')).toContain('failed');
+    expect(rows).toEqual([[failedId, 'CONSOLE_AGENT', 'agent', 'failed', expect.any(String), expect.any(String), '-', 'TOOL.FAILED: seeded failure 12']]);
+    await shot('1-search');
+    // The same text before the run was created finds nothing: the time range filters.
+    await page.fill('input[name=since]', local(failedAt, -120));
+    await page.fill('input[name=until]', local(failedAt, -60));
+    await page.click('#search button[type=submit]');
+    await page.waitForURL(/since=/);
+    expect(await page.textContent('#matched')).toBe('0 matching run(s)');
+
+    await page.goto(`${base}/?text=seeded+failure+12`);
+    await page.click(`#runs a[href="/runs/${failedId}"]`);
+    await page.waitForURL(new RegExp(`/runs/${failedId}$`));
+    expect(await page.textContent('#run-head')).toContain('TOOL.FAILED: seeded failure 12');
+    expect(await page.$$eval('#waterfall .row[data-kind=run]', (rs) => rs.map((r) => r.getAttribute('data-run')))).toEqual([failedId]);
   });
 
-  it('Issue 11 console: a run\'s timeline shows its events, its child runs and a link to its trace in Jaeger', async () => {
-    await stack.waitFor(async () => {
-      await page.goto(`${base}/console/runs/${intakeId}`);
-      return (await page.$$('.child h3.run')).length > 0 && (await page.textContent('h3.run'))?.includes('completed');
-    }, 60_000);
-    const events = await page.$$eval('.node > table tbody tr td:nth-child(2)', (tds) => tds.map((td) => td.textContent));
-    expect(events.slice(0, 3)).toEqual(['RunCreated', 'AuthzDecided', 'RunStarted']);
-    expect(events).toContain('RunCompleted');
-    const childRuns = await page.$$eval('.child h3.run', (hs) => hs.map((h) => h.getAttribute('data-run')));
-    expect(childRuns.length).toBeGreaterThan(0);
+  it('Issue 25 console: a run\'s waterfall draws the run, its steps and its child runs on one time axis, with its trace link', async () => {
+    await page.goto(`${base}/runs/${intakeId}`);
+    const bars = await page.$$eval('#waterfall .row', (rs) => rs.map((r) => ({ kind: r.getAttribute('data-kind'), run: r.getAttribute('data-run'), style: r.querySelector('.bar')?.getAttribute('style') ?? '' })));
+    const runs = bars.filter((b) => b.kind === 'run');
+    expect(runs[0].run).toBe(intakeId);
+    expect(runs.length).toBeGreaterThan(1); // child runs: tool gateway, db-write …
+    // One step bar per StepCompleted and one tool bar per tool call, over the whole tree.
+    const treeEvents = (await Promise.all(runs.map((r) => stack.runEvents(r.run!)))).flat();
+    expect(bars.filter((b) => b.kind === 'step')).toHaveLength(treeEvents.filter((e) => e.type === 'StepCompleted').length);
+    expect(bars.filter((b) => b.kind === 'tool')).toHaveLength(treeEvents.filter((e) => e.type === 'ToolCallRequested').length);
+    expect(bars.filter((b) => b.kind === 'step').length).toBeGreaterThanOrEqual(4);
+    for (const b of bars.filter((x) => x.kind)) expect(b.style).toMatch(/^left:\d+(\.\d+)?%;width:\d+(\.\d+)?%$/);
+    expect(runs[0].style).toMatch(/^left:0\.000%;width:100\.000%$/);
     const trace = (await stack.runEvents(intakeId))[0].metadata.traceparent!.split('-')[1];
     expect(await page.getAttribute('a.trace', 'href')).toBe(`${JAEGER}/trace/${trace}`);
+    await shot('2-waterfall');
   });
 
-  it('Issue 11 console: audit chain status and coverage, dead letters and pending approvals', async () => {
-    await page.goto(`${base}/console/audit`);
-    expect(await page.textContent('#chain')).toMatch(/^audit chain OK: \d+ entries, head [0-9a-f]{64}$/);
-    expect(await page.textContent('#coverage')).toMatch(/^coverage OK: \d+ runs/);
-    const letters = await stack.waitFor(async () => {
-      await page.goto(`${base}/console/deadletters`);
-      const cells = await page.$$eval('#deadletters tbody tr td:nth-child(3)', (tds) => tds.map((td) => td.textContent));
-      return cells.length ? cells : null;
+  it('Issue 25 console: an operator cancels an open run and sees the outcome', async () => {
+    const runId = randomUUID();
+    const versions = { lanes: 'seed', roles: 'seed' };
+    await new RunRepository(stack.log).append({ run_id: runId, root_run_id: runId }, [
+      { type: 'RunCreated', data: { run_id: runId, run_kind: 'agent', agent_name: 'CONSOLE_AGENT', root_run_id: runId, contract_version: 'v1', policy_versions: versions, input_artifacts: [], parameters: {}, request_hash_sha256: '0'.repeat(64) } },
+      { type: 'AuthzDecided', data: { decision: 'allow', action: 'agent.run.start', policy_versions: versions } },
+      { type: 'RunStarted', data: {} },
+    ], { expectedVersion: 0, commandId: `console-open:${runId}` });
+    await page.goto(`${base}/runs/${runId}`);
+    await page.fill('form.cancel input[name=reason]', 'stuck, per ticket 42');
+    await page.click('form.cancel button[type=submit]');
+    expect(await page.textContent('#result.ok')).toMatch(/^cancel recorded \(status running\)/);
+    const requested = (await stack.runEvents(runId)).find((e) => e.type === 'RunCancelRequested');
+    expect(requested?.data).toMatchObject({ reason: 'stuck, per ticket 42', requested_by: 'ops-alice' });
+  });
+
+  it('Issue 25 console: an operator approves a pending campaign item with a reason, and sees it decided', async () => {
+    const item = itemIdOf(campaignId, 1);
+    await page.goto(`${base}/approvals`);
+    const row = page.locator('#approvals tbody tr', { hasText: item });
+    expect(await row.locator('td').nth(2).textContent()).toBe('generate_message');
+    await shot('3-approvals');
+    await row.locator('input[name=answer]').fill('reviewed the wording');
+    await row.locator('button[value=approved]').click();
+    expect(await page.textContent('#result.ok')).toBe(`approved item ${item} of campaign ${campaignId} as ops-alice`);
+    expect(await page.locator('#approvals tbody tr', { hasText: item }).count()).toBe(0);
+    expect(ofType(await campaignEvents(stack, campaignId), 'ApprovalDecided')).toEqual([
+      expect.objectContaining({ item_id: item, decision: 'approved', approver: { id: 'ops-alice', role: 'CAMPAIGN_OPERATOR' }, answer: 'reviewed the wording' }),
+    ]);
+  });
+
+  it('Issue 25 console: an operator retries a dead letter and sees the retry recorded', async () => {
+    const id = `decision-inbox:${poisonSeq}`;
+    await stack.waitFor(async () => {
+      await page.goto(`${base}/deadletters`);
+      return (await page.locator('#deadletters tbody tr', { hasText: id }).count()) === 1;
     }, 60_000);
-    expect(letters).toContain('rl.log.inbox.decision');
-    await page.goto(`${base}/console/approvals`);
-    expect(await page.textContent('h1')).toBe('Pending approvals');
-    expect(await page.textContent('p.empty')).toBe('none');
+    const row = page.locator('#deadletters tbody tr', { hasText: id });
+    expect(await row.locator('td').nth(7).textContent()).toBe('yes');
+    await row.locator('button', { hasText: 'Retry' }).click();
+    expect(await page.textContent('#result.ok')).toMatch(new RegExp(`^re-published ${id} on rl\\.log\\.inbox\\.decision as log message \\d+ \\(retry 1\\)$`));
+    await shot('4-deadletters');
+    const letters = await stack.request<DeadLettersListResult>('rl.deadletters.list', {});
+    expect(letters.body.dead_letters.find((l) => l.id === id)?.retries).toEqual([expect.objectContaining({ requested_by: 'ops-alice' })]);
+  });
+
+  it('Issue 25 CLI: runs list finds the same failed run by time range and text', async () => {
+    const r = await runCli(stack.url, ['runs', 'list', '--text', 'SEEDED FAILURE 12', '--since', new Date(Date.parse(failedAt) - 60_000).toISOString(), '--until', new Date(Date.parse(failedAt) + 60_000).toISOString()], stack.cliEnv('operator'));
+    expect(r).toMatchObject({ code: 0, stderr: '' });
+    expect(r.stdout).toMatch(new RegExp(`^${failedId}\\s+CONSOLE_AGENT\\s+agent\\s+failed\\s`, 'm'));
+    expect(r.stdout).toContain('1 of 1 matching run(s)');
   });
 });

@@ -18,7 +18,7 @@ import { ask, CliError, intFlag, json, parseArgs, ParsedArgs, runCommand, str, w
 import { tailRuns } from './runs-tail';
 
 /** The statuses a run can have, as the runs-list contract says (one place: its schema). */
-const RUN_STATUSES: readonly string[] = (JSON.parse(readFileSync(join(__dirname, '..', '..', 'proto-contracts', 'schemas', 'runs', 'runs-list-request.schema.json'), 'utf8')) as { properties: { status: { enum: string[] } } }).properties.status.enum;
+export const RUN_STATUSES: readonly string[] = (JSON.parse(readFileSync(join(__dirname, '..', '..', 'proto-contracts', 'schemas', 'runs', 'runs-list-request.schema.json'), 'utf8')) as { properties: { status: { enum: string[] } } }).properties.status.enum;
 
 export const USAGE = `usage: runledger runs list [--text T] [--status S] [--agent A] [--case C] [--user U] [--kind K] [--since ISO] [--until ISO] [--failed] [--all] [--limit N] [--cursor C] [--json]
        runledger runs show RUN_ID [--json]

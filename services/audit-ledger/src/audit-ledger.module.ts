@@ -4,11 +4,9 @@ import { AUDIT_SIGNER, AuditChainWriter, CHAIN_ANCHOR } from './app/audit-chain.
 import { AuditLedgerService } from './app/audit-ledger.service';
 import { AuditVerifier } from './app/audit-verifier';
 import { ChainAnchor } from './infra/chain-anchor';
-import { ConsoleService } from './app/console.service';
 import { DeadLettersService } from './app/dead-letters.service';
 import { RunsIndexService } from './app/runs-index.service';
 import { AuditController } from './transport/audit.controller';
-import { ConsoleController } from './transport/console.controller';
 import { OperationsController } from './transport/operations.controller';
 
 @Module({})
@@ -19,9 +17,9 @@ export class AuditLedgerModule {
     return {
       module: AuditLedgerModule,
       imports: [MessagingModule.forRuntime(runtime)],
-      controllers: [AuditController, OperationsController, ConsoleController],
+      controllers: [AuditController, OperationsController],
       providers: [
-        AuditLedgerService, AuditChainWriter, AuditVerifier, RunsIndexService, DeadLettersService, ConsoleService, documentStoreProvider(runtime),
+        AuditLedgerService, AuditChainWriter, AuditVerifier, RunsIndexService, DeadLettersService, documentStoreProvider(runtime),
         // The signing key is read (or generated) once at start: a ledger that cannot sign must not start.
         { provide: AUDIT_SIGNER, useFactory: () => loadOrCreateAuditKey(keyFile) },
         { provide: CHAIN_ANCHOR, useFactory: () => ChainAnchor.open(keyFile, runtime.jsm, heads) },

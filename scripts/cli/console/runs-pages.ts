@@ -1,0 +1,102 @@
+/** The console's run pages: search (text, time range, status, agent, case, user; paged) and one run with its waterfall. */
+import type { RunsListRequest } from '../../../libs/contracts/src/generated';
+import { time } from '../format';
+import { CliError } from '../operator';
+import { exchangeOf, RUN_STATUSES, type RunNode } from '../runs';
+import type { ConsoleApi } from './api';
+import { duration, esc, json, page, postForm, table, traceLink } from './html';
+import { waterfall } from './waterfall';
+
+const TERMINAL = new Set(['completed', 'failed', 'denied', 'cancelled']);
+
+/** A form's `datetime-local` (no zone: read as UTC, as the page says) or a full ISO time; null when it is neither. */
+export function utcTime(v: string): string | null {
+  const t = Date.parse(/[zZ]|[+-]\d\d:?\d\d$/.test(v) ? v : `${v}Z`);
+  return Number.isNaN(t) ? null : new Date(t).toISOString();
+}
+
+/** The rl.runs.list request a search form asks for; a value the form cannot mean is a usage error said on the page. */
+export function searchRequest(q: URLSearchParams): RunsListRequest {
+  const r: RunsListRequest = {};
+  const status = q.get('status');
+  if (status) {
+    if (!RUN_STATUSES.includes(status)) throw new CliError(`status must be one of ${RUN_STATUSES.join(', ')}`, 2);
+    r.status = status as RunsListRequest['status'];
+  }
+  const map = { text: 'text', agent: 'agent_name', case: 'case_id', user: 'user_id', kind: 'run_kind', cursor: 'cursor' } as const;
+  for (const [param, field] of Object.entries(map)) {
+    const v = q.get(param)?.trim();
+    if (v) r[field] = v;
+  }
+  for (const name of ['since', 'until'] as const) {
+    const v = q.get(name);
+    if (!v) continue;
+    const iso = utcTime(v);
+    if (!iso) throw new CliError(`${name} must be a date and time, e.g. 2026-11-24T07:00`, 2);
+    r[name] = iso;
+  }
+  if (q.get('failed')) r.failed_only = true;
+  if (q.get('all')) r.include_children = true;
+  const limit = Number(q.get('limit') ?? 50);
+  if (!Number.isInteger(limit) || limit < 1 || limit > 500) throw new CliError('limit must be a whole number from 1 to 500', 2);
+  r.limit = limit;
+  return r;
+}
+
+function searchForm(q: URLSearchParams): string {
+  const input = (name: string, label: string, type = 'text') => `<label>${label} <input type="${type}" name="${name}" value="${esc(q.get(name) ?? '')}"></label> `;
+  const check = (name: string, label: string) => `<label><input type="checkbox" name="${name}" value="1"${q.get(name) ? ' checked' : ''}> ${label}</label> `;
+  const statuses = ['', ...RUN_STATUSES].map((s) => `<option value="${esc(s)}"${(q.get('status') ?? '') === s ? ' selected' : ''}>${esc(s || 'any')}</option>`).join('');
+  return `<form id="search" method="get" action="/">${input('text', 'Text')}<label>Status <select name="status">${statuses}</select></label> ${input('agent', 'Agent')}${input('case', 'Case')}${input('user', 'User')}
+<br>${input('since', 'From (UTC)', 'datetime-local')}${input('until', 'to (UTC)', 'datetime-local')}${check('failed', 'failed or denied only')}${check('all', 'child runs too')}
+<label>Page size <input type="number" name="limit" min="1" max="500" value="${esc(q.get('limit') ?? '50')}"></label> ${check('refresh', 'refresh every 5 s')}<button type="submit">Search</button></form>`;
+}
+
+export async function runsPage(api: ConsoleApi, q: URLSearchParams): Promise<string> {
+  const form = searchForm(q);
+  let request: RunsListRequest;
+  let found;
+  try {
+    request = searchRequest(q);
+    found = await api.runs(request);
+  } catch (err) {
+    if (err instanceof CliError) return page('Runs', `${form}<p class="error" id="error">${esc(err.message)}</p>`);
+    throw err;
+  }
+  const rows = found.runs.map((r) => [
+    `<a href="/runs/${esc(r.run_id)}">${esc(r.run_id)}</a>`, esc(r.agent_name ?? '-'), esc(r.run_kind ?? '-'), `<span class="${esc(r.status)}">${esc(r.status)}</span>`,
+    esc(time(r.created_at)), esc(duration(r.duration_ms)), esc(r.case_id ?? r.user_id ?? '-'), r.error_code ? `${esc(r.error_code)}: ${esc(r.error_message ?? '')}` : '',
+  ]);
+  const more = new URLSearchParams(q);
+  more.delete('cursor');
+  const first = q.get('cursor') ? `<a id="first" href="/?${esc(more.toString())}">first page</a> ` : '';
+  if (found.next_cursor) more.set('cursor', found.next_cursor);
+  const next = found.next_cursor ? `<a id="next" href="/?${esc(more.toString())}">next page</a>` : '';
+  const refresh = q.get('refresh') ? '<meta http-equiv="refresh" content="5">' : '';
+  return page('Runs', `${refresh}${form}<p id="matched">${found.matched} matching run(s)</p>${table(['Run', 'Agent', 'Kind', 'Status', 'Created (UTC)', 'Duration', 'Case / user', 'Error'], rows, 'runs')}<p>${first}${next}</p>`);
+}
+
+function events(node: RunNode): string {
+  const start = node.run.events[0] ? Date.parse(node.run.events[0].recorded_at) : 0;
+  const rows = node.run.events.map((e) => [esc(`+${duration(Date.parse(e.recorded_at) - start)}`), esc(e.type), json(e.data, JSON.stringify(e.data ?? null).slice(0, 120))]);
+  const own = `<details class="events" data-run="${esc(node.run.run_id)}"${node.children.length || !node.run.run?.parent_run_id ? ' open' : ''}><summary>${esc(node.run.run?.agent_name ?? '-')} · ${esc(node.run.run?.run_kind ?? '-')} · ${esc(node.run.run_id)}: ${node.run.events.length} event(s)</summary>${table(['At', 'Event', 'Data'], rows)}</details>`;
+  return own + node.children.map(events).join('');
+}
+
+/** One run: what it was asked and answered, its waterfall, its events (each opens in full), and what an operator may do. */
+export async function runPage(api: ConsoleApi, runId: string, csrf: string, banner = ''): Promise<string> {
+  let tree: RunNode;
+  try {
+    tree = await api.tree(runId);
+  } catch (err) {
+    if (err instanceof CliError) return page('Run not found', `${banner}<p class="error" id="error">${esc(err.message)}</p>`);
+    throw err;
+  }
+  const r = tree.run;
+  const s = tree.summary;
+  const head = `<p id="run-head"><span class="${esc(r.status)}">${esc(r.status)}</span> · ${esc(r.run?.agent_name ?? '-')} · ${esc(r.run?.run_kind ?? '-')} · created ${esc(time(r.created_at))} · ${esc(duration(s?.duration_ms))}${r.error ? ` · <span class="error">${esc(r.error.error_code)}: ${esc(r.error.message)}</span>` : ''}</p>
+<p>trace ${traceLink(s?.trace_id)}${r.run?.case_id ? ` · case ${esc(r.run.case_id)}` : ''}${r.run?.user_id ? ` · user ${esc(r.run.user_id)}` : ''}${r.run?.parent_run_id ? ` · parent <a href="/runs/${esc(r.run.parent_run_id)}">${esc(r.run.parent_run_id)}</a>` : ''}</p>`;
+  const exchange = exchangeOf(r.events).map(([label, text]) => [esc(label), `<pre>${esc(text)}</pre>`]);
+  const actions = TERMINAL.has(r.status) ? '' : `<h2>Actions</h2>${postForm(`/runs/${runId}/cancel`, csrf, '<label>Reason <input name="reason" maxlength="500"></label> ', 'Cancel run', 'inline cancel')}`;
+  return page(`Run ${runId}`, `${banner}${head}${exchange.length ? table(['', ''], exchange, 'exchange') : ''}${actions}<h2>Waterfall</h2>${waterfall(tree)}<h2>Events</h2>${events(tree)}`);
+}
