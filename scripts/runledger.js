@@ -11,6 +11,7 @@
  *   agent --agent <profile-id> --prompt "<text>" the same, run by the decision service over the bus
  *   runs list|show|tail|cancel …               find, inspect, follow and cancel runs
  *   deadletters list|retry …                   poison messages and their retry
+ *   approvals list|answer …                    campaign items waiting for a person, and the decision on one
  *   console [--port N]                         the operator console in a browser (loopback, signed in by a printed URL)
  *   replay [--policy DIR]                      rebuild every read model and compare; or a what-if under another policy
  * Exit codes: 0 done; 1 the stack refused the request (its stable error code is printed) or a check failed (a chain
@@ -22,7 +23,7 @@ const path = require('node:path');
 const { headerUsage, wantsHelp } = require('./lib/usage');
 
 const [command, ...args] = process.argv.slice(2);
-const commands = { chat: './cli/chat', audit: './cli/audit', agent: './cli/agent', runs: './cli/runs', deadletters: './cli/deadletters', replay: './cli/replay', erase: './cli/erase', console: './cli/console' };
+const commands = { chat: './cli/chat', audit: './cli/audit', agent: './cli/agent', runs: './cli/runs', deadletters: './cli/deadletters', replay: './cli/replay', erase: './cli/erase', console: './cli/console', approvals: './cli/approvals' };
 // Exit only once stdout is flushed: a pipe (`runs list --json | jq`) would otherwise get a cut-off document.
 const exitAfterFlush = (code) => process.stdout.write('', () => process.exit(code));
 if (command === undefined || command === 'help' || command === '--help' || command === '-h') {

@@ -40,6 +40,7 @@ describe('Issue 25 console: runledger console in headless Chromium, as the opera
   let intakeId = '';
   let campaignId = '';
   let poisonSeq = 0;
+  let cliCampaignId = '';
 
   const shot = (name: string) => page.screenshot({ path: path.join(SHOTS, `${name}.png`), fullPage: true });
 
@@ -57,6 +58,8 @@ describe('Issue 25 console: runledger console in headless Chromium, as the opera
     // A campaign message waiting for a person.
     campaignId = await scriptedCampaign(stack, [{ action_type: 'generate_message', message: { type: 'connection_request', content: 'Hi Jane, shall we connect?' } }]);
     expect((await call(stack, 'cycle', { campaign_id: campaignId })).pending_items).toEqual([expect.objectContaining({ item_id: itemIdOf(campaignId, 1), status: 'pending' })]);
+    cliCampaignId = await scriptedCampaign(stack, [{ action_type: 'generate_message', message: { type: 'connection_request', content: 'Hi John, shall we connect?' } }]);
+    expect((await call(stack, 'cycle', { campaign_id: cliCampaignId })).pending_items).toEqual([expect.objectContaining({ status: 'pending' })]);
     // A command the decision inbox cannot decode: a dead letter whose retry can succeed (it is re-published as it was).
     poisonSeq = (await jetstream(stack.nc).publish('rl.log.inbox.decision', new TextEncoder().encode(`not an event ${randomUUID()}`))).seq;
     failedAt = await stack.waitFor(async () => {
@@ -233,5 +236,33 @@ describe('Issue 25 console: runledger console in headless Chromium, as the opera
     expect(r).toMatchObject({ code: 0, stderr: '' });
     expect(r.stdout).toMatch(new RegExp(`^${failedId}\\s+CONSOLE_AGENT\\s+agent\\s+failed\\s`, 'm'));
     expect(r.stdout).toContain('1 of 1 matching run(s)');
+  });
+
+  it('Issue 25 CLI: approvals list shows a pending item, and approvals answer rejects it with a reason, recorded with the approver', async () => {
+    const item = itemIdOf(cliCampaignId, 1);
+    const operator = stack.cliEnv('operator');
+    const listed = await runCli(stack.url, ['approvals', 'list'], operator);
+    expect(listed).toMatchObject({ code: 0, stderr: '' });
+    expect(listed.stdout).toMatch(new RegExp(`^${cliCampaignId}\\s+${item}\\s+generate_message\\s+1\\s`, 'm'));
+    const answered = await runCli(stack.url, ['approvals', 'answer', cliCampaignId, item, '--reject', '--reason', 'off-brand', '--approver', 'ops-bob'], operator);
+    expect(answered).toMatchObject({ code: 0, stderr: '', stdout: `rejected item ${item} of campaign ${cliCampaignId} as ops-bob\n` });
+    expect(ofType(await campaignEvents(stack, cliCampaignId), 'ApprovalDecided')).toEqual([
+      expect.objectContaining({ item_id: item, decision: 'rejected', approver: { id: 'ops-bob', role: 'CAMPAIGN_OPERATOR' }, answer: 'off-brand' }),
+    ]);
+    const again = await runCli(stack.url, ['approvals', 'answer', cliCampaignId, item, '--approve'], operator);
+    expect(again).toMatchObject({ code: 1, stdout: '' });
+    expect(again.stderr).toContain('APPROVAL.ALREADY_DECIDED');
+  });
+
+  it('Issue 25 CLI: console and approvals answer --help (exit 0) and usage errors (exit 2) before any connection', async () => {
+    const nowhere = 'nats://127.0.0.1:1';
+    for (const [args, usage] of [[['console', '--help'], 'runledger console [--port N]'], [['approvals', '--help'], 'runledger approvals list'], [['approvals', 'answer', '-h'], 'runledger approvals answer']] as const) {
+      const r = await runCli(nowhere, [...args]);
+      expect({ args, code: r.code, stderr: r.stderr, usage: r.stdout.includes(usage) }).toEqual({ args, code: 0, stderr: '', usage: true });
+    }
+    for (const args of [['console', '--port', 'x'], ['console', '--port', '70000'], ['console', '--role', 'nope'], ['approvals', 'answer', 'c', 'i'], ['approvals', 'answer', 'c', 'i', '--approve', '--reject']]) {
+      const r = await runCli(nowhere, args);
+      expect({ args, code: r.code, stdout: r.stdout }).toEqual({ args, code: 2, stdout: '' });
+    }
   });
 });

@@ -7,6 +7,7 @@
  * Prints one URL with this launch's secret token; opening it signs the browser in (an HttpOnly cookie) and every
  * other request without that cookie is answered 401 with no data. Ctrl-C stops it.
  */
+import { approverFrom } from './approvals';
 import { CONNECTION_USAGE } from './connection';
 import { ConsoleApi } from './console/api';
 import { startConsoleServer } from './console/server';
@@ -30,9 +31,7 @@ export function main(args: string[]): Promise<number> {
     if (p.positional.length) throw new CliError(`console takes no arguments\n${USAGE}`, 2);
     const port = intFlag(p, 'port', USAGE, 0) ?? CONSOLE_PORT;
     if (port > 65_535) throw new CliError(`--port must be at most 65535\n${USAGE}`, 2);
-    const role = str(p, 'role') ?? 'CAMPAIGN_OPERATOR';
-    if (!/^[A-Z][A-Z0-9_]{1,63}$/.test(role)) throw new CliError(`--role must be a role name such as CAMPAIGN_OPERATOR\n${USAGE}`, 2);
-    const approver = { id: (str(p, 'approver') ?? process.env.USER ?? 'operator').slice(0, 256), role };
+    const approver = approverFrom(str(p, 'approver'), str(p, 'role'), USAGE);
     return withConnection(p.conn, async (nc) => {
       const console = await startConsoleServer(new ConsoleApi(nc, approver), port).catch((err: NodeJS.ErrnoException) => {
         throw new CliError(err.code === 'EADDRINUSE' ? `port ${port} is taken on 127.0.0.1; pass --port N (0: any free port)` : `cannot listen on 127.0.0.1:${port}: ${err.message}`, 3);
