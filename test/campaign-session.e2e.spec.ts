@@ -45,7 +45,7 @@ describe('Issue 8 + issue 7: a campaign whose proposals come from LLM agent sess
     const session = await stack.request<SessionReply>('agents.session.get', { run_id: recorded.agent.run_id });
     expect(session.body).toMatchObject({ status: 'completed', agent: 'campaign-proposer' });
     const types = (await stack.runEvents(recorded.agent.run_id)).map((e) => e.type);
-    expect(types).toEqual(expect.arrayContaining(['RunCreated', 'SessionLlmRequested', 'SessionLlmCompleted', 'RunCompleted']));
+    expect(types).toEqual(expect.arrayContaining(['RunCreated', 'StepCompleted', 'SessionAccounted', 'RunCompleted']));
     expect(String(stub.requests[0]!.body.messages.find((m) => m.role === 'user')?.content)).toContain('State snapshot');
   });
 });

@@ -62,7 +62,7 @@ describe('Issue 9 erasure: agent sessions are sealed and erased with their owner
     expect(reply.body).toMatchObject({ status: 'completed', result: { finalReport: { content: `report: ${secret.toUpperCase()} for ${secret}` } } });
     const runId = reply.body.run_id;
     const types = (await stack.runEvents(runId)).map((e) => e.type);
-    expect(types).toEqual(expect.arrayContaining(['SessionLlmCompleted', 'SessionToolRequested', 'SessionToolCompleted', 'SessionFinished']));
+    expect(types).toEqual(expect.arrayContaining(['StepCompleted', 'ToolCallRequested', 'ToolCallRecorded', 'SessionFinished']));
     // Readers with the key see plaintext; the stored bytes of every stream (log, inbox, KV, objects) hold none of it.
     expect(JSON.stringify(await stack.runEvents(runId))).toContain(secret.toUpperCase());
     expect(await rawHits([secret, secret.toUpperCase()])).toEqual([]);
@@ -76,9 +76,9 @@ describe('Issue 9 erasure: agent sessions are sealed and erased with their owner
     expect(JSON.stringify(events)).not.toContain(secret.toUpperCase());
     expect(JSON.stringify(events)).not.toContain(secret);
     const of = (type: string) => events.find((e) => e.type === type)!.data as Record<string, unknown>;
-    expect(of('SessionToolRequested').args).toEqual(ERASED_VALUE);
-    expect((of('SessionToolCompleted').execution as { ok: boolean; output: unknown })).toEqual({ ok: true, output: ERASED_TEXT });
-    expect((of('SessionLlmCompleted').result as { ok: boolean; response: unknown })).toEqual({ ok: true, response: ERASED_VALUE });
+    expect(of('ToolCallRequested').parameters).toEqual(ERASED_VALUE);
+    expect(of('ToolCallRecorded')).toMatchObject({ status: 'ok', result: ERASED_TEXT });
+    expect(of('StepCompleted')).toMatchObject({ step_id: 'llm-1', output: ERASED_VALUE });
     expect(of('SessionFinished')).toMatchObject({ success: true, finalReport: ERASED_VALUE, conversation: ERASED_VALUE });
     // The session reply (decision reads the log through its own key cache) shows the erased marker too.
     await stack.waitFor(async () => {

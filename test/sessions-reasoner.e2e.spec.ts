@@ -58,7 +58,7 @@ describe('Issue 7 governed runs can think: an LLM reasoner built on agent sessio
     expect(sessions).toHaveLength(1);
     const session = await stack.request<SessionReply>('agents.session.get', { run_id: sessions[0]!.run_id });
     expect(session.body).toMatchObject({ status: 'completed', agent: 'intake-reasoner', usage: { llmRequests: 1 } });
-    expect(sessions[0]!.types).toEqual(expect.arrayContaining(['SessionLlmRequested', 'SessionLlmCompleted']));
+    expect(sessions[0]!.types).toEqual(expect.arrayContaining(['StepCompleted', 'SessionAccounted']));
     expect(childrenOf(tree, run.run_id, 'db_write')).toHaveLength(2);
     // Issue 9 erasure (review 1): the session carries the run's case, so the case key seals the form it was sent.
     const stored = await stack.storedLog.read(aggregateRef('run', sessions[0]!.run_id));

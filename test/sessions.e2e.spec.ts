@@ -84,10 +84,15 @@ describe('Issue 7 agent sessions over the bus (agents.session.start)', () => {
     // The tool set is pinned at start; a profile tool the gateway does not offer is recorded as missing.
     expect(events.find((e) => e.type === 'SessionStarted')!.data).toMatchObject({ missing_tools: ['echo__missing'] });
     const types = events.map((e) => e.type);
-    expect(types.filter((t) => t === 'SessionLlmRequested')).toHaveLength(3);
-    expect(types.filter((t) => t === 'SessionLlmCompleted')).toHaveLength(3);
-    expect(types.filter((t) => t === 'SessionToolRequested')).toHaveLength(2);
-    expect(types.filter((t) => t === 'SessionToolCompleted')).toHaveLength(2);
+    // Issue 21 one journal: each model attempt is a journaled step of the run engine, each tool call a journaled tool call.
+    const steps = events.filter((e) => e.type === 'StepCompleted').map((e) => (e.data as { step_id: string }).step_id);
+    expect(steps).toEqual(['llm-1', 'llm-2', 'llm-3']);
+    expect(events.filter((e) => e.type === 'ToolCallRequested').map((e) => e.data)).toEqual([
+      expect.objectContaining({ call_id: 'tool-1', tool_name: 'web__lookup', child_run_id: childRunId('tool_gateway', body.run_id, 'tool-1') }),
+      expect.objectContaining({ call_id: 'tool-2', tool_name: 'echo__shout' }),
+    ]);
+    expect(events.filter((e) => e.type === 'ToolCallRecorded').map((e) => (e.data as { status: string }).status)).toEqual(['ok', 'ok']);
+    expect(types.some((t) => t.startsWith('SessionLlm') || t.startsWith('SessionTool'))).toBe(false);
     expect(types.at(-1)).toBe('RunCompleted');
     expect(foldEvents(evolveRun, initialRunState(), events as unknown as RecordedEvent[]).anomalies).toEqual([]);
     // Each tool call is a tool_gateway child run of the session, authorised and audited at the gateway.
@@ -160,8 +165,8 @@ describe('Issue 7 agent sessions over the bus (agents.session.start)', () => {
     expect(web.executions.filter((e) => e.tool === 'lookup')).toHaveLength(2); // one per session: the first test's and this one's
     expect((await fixtures.stdioExecutions()).filter((e) => e.tool === 'shout')).toHaveLength(2);
     const events = await stack.runEvents(reply.run_id);
-    expect(events.filter((e) => e.type === 'SessionLlmCompleted')).toHaveLength(3);
-    expect(events.filter((e) => e.type === 'SessionToolCompleted')).toHaveLength(2);
+    expect(events.filter((e) => e.type === 'StepCompleted').map((e) => (e.data as { step_id: string }).step_id)).toEqual(['llm-1', 'llm-2', 'llm-3']);
+    expect(events.filter((e) => e.type === 'ToolCallRecorded')).toHaveLength(2);
     expect(reply.result!.accounting.filter((e) => (e as { type: string }).type === 'llm')).toHaveLength(3);
     expect(await first).toBeInstanceOf(Error);
   });
@@ -221,8 +226,9 @@ describe('Issue 7 agent sessions over the bus (agents.session.start)', () => {
     const planned = await stack.request<SessionReply>('agents.session.start', { agent: 'planner', prompt: 'plan: explain NATS', request_id: 'e2e-plan' }, 120_000);
     expect(planned.body).toMatchObject({ status: 'completed', result: { finalReport: { content: 'delegated: report: DEFINITION OF NATS' } } });
     const parentEvents = await stack.runEvents(planned.body.run_id);
-    const call = parentEvents.find((e) => e.type === 'SessionToolRequested')!.data as { call_id: string };
-    expect(call).toMatchObject({ name: 'agent__researcher' });
+    // The sub-agent call is a journaled step of the parent (its answer), not a gateway tool call.
+    expect(parentEvents.filter((e) => e.type === 'StepCompleted').map((e) => (e.data as { step_id: string }).step_id)).toEqual(['llm-1', 'tool-1', 'llm-2']);
+    expect(parentEvents.some((e) => e.type === 'ToolCallRequested')).toBe(false);
     const children = await stack.log.replay<Array<{ run_id: string; parent_run_id?: string; root_run_id: string }>>((acc, e) => (e.type === 'RunCreated' ? [...acc, e.data as never] : acc), [], { filter: 'rl.log.run.*' });
     const child = children.state.find((c) => c.parent_run_id === planned.body.run_id && (c as unknown as { run_kind: string }).run_kind === 'agent')!;
     expect(child.root_run_id).toBe(planned.body.run_id);

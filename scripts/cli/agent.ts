@@ -26,7 +26,7 @@ import { openLocalLog } from './agent-log';
 import {
   accountingOf,
   connectMcpServers,
-  journaledPorts,
+  durableSession,
   exitCodeFor,
   registryTools,
   loadAgentConfig,
@@ -192,16 +192,16 @@ async function run(args: readonly string[], io: CliIo): Promise<CliOutcome> {
   }
 }
 
-/** The session on journaled ports over a local log file: resumed from it, and its result recorded in it. */
+/** The session on a local log file as its journaled runtime: resumed from it, and its result recorded in it. */
 async function logged(file: string, input: SessionConfigInput, prompt: string, ports: SessionPorts): Promise<AIAgentResult> {
   const log = await openLocalLog(file);
-  if (log.finished) return { ...log.finished, accounting: accountingOf(log.journal.recorded) };
-  const journaled = journaledPorts(ports, log.journal);
+  if (log.finished) return { ...log.finished, accounting: accountingOf(log.recorded) };
+  const durable = durableSession(ports, log.runtime, { recorded: log.recorded });
   // The nonce derives from the file, so a resumed session offers the same XML slots.
   const nonce = createHash('sha256').update(`nonce:${file}`).digest('hex').slice(0, 8);
-  const result = await runSession(input, prompt, { ...journaled.ports, nonce: () => nonce });
-  await journaled.flush();
-  const final = { ...result, accounting: journaled.accounting() };
+  const result = await runSession(input, prompt, { ...durable.ports, nonce: () => nonce });
+  await durable.settle();
+  const final = { ...result, accounting: durable.accounting() };
   await log.finish(final);
   return final;
 }

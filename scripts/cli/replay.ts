@@ -40,20 +40,22 @@ export function main(args: string[]): Promise<number> {
 async function waitForConsumers(nc: NatsConnection, timeoutS: number): Promise<void> {
   const jsm = await jetstreamManager(nc);
   const deadline = Date.now() + timeoutS * 1_000;
-  for (;;) {
+  const behindNow = async () => {
     const behind: string[] = [];
     for (const durable of LIVE_CONSUMERS) {
       const info = await jsm.consumers.info(LOG_STREAM, durable).catch(() => null);
       if (info && info.num_pending + info.num_ack_pending > 0) behind.push(`${durable} ${info.num_pending + info.num_ack_pending}`);
     }
-    if (!behind.length) return;
-    if (Date.now() > deadline) {
-      process.stderr.write(`live read models still behind after ${timeoutS} s (${behind.join(', ')} events to go); comparing anyway\n`);
-      return;
-    }
+    return behind;
+  };
+  // Polled once a second until caught up or the deadline passes.
+  let behind = await behindNow();
+  while (behind.length && Date.now() <= deadline) {
     process.stderr.write(`waiting for live read models to catch up: ${behind.join(', ')} events to go\n`);
     await new Promise((r) => setTimeout(r, 1_000));
+    behind = await behindNow();
   }
+  if (behind.length) process.stderr.write(`live read models still behind after ${timeoutS} s (${behind.join(', ')} events to go); comparing anyway\n`);
 }
 
 async function replay(nc: NatsConnection, p: ParsedArgs): Promise<number> {

@@ -18,6 +18,8 @@ export type {
   SessionLogger,
   SessionPorts,
   SessionRecorder,
+  SessionRuntime,
+  SessionToolCall,
   Sleeper,
   ToolExecution,
   ToolExecutionOptions,
@@ -85,8 +87,10 @@ export { registryTools } from './adapters/registry-tools';
 export { ScriptedModel, reply, type ScriptStep } from './testing/scripted-model';
 export { FakeTime } from './testing/fake-time';
 
-// Durable sessions: the journal of port interactions, replayed on resume
-export { journaledPorts, type JournaledSession, type SessionBudget, type SessionJournal } from './app/journaled-ports';
+// Durable sessions: model attempts and tool calls as journaled steps and calls of a SessionRuntime
+export { durableSession, llmStepId, toolCallId, type DurableSession, type LlmStepOutput, type SessionBudget } from './app/durable-session';
+export { eventListRuntime, type JournalEvent } from './adapters/event-list-runtime';
+export { executionOf, recordedOutcomeOf, type RecordedToolOutcome } from './domain/tool-record';
 export { JOURNAL_EVENT_TYPES, accountingOf, journalEntryOf, journalEvent, usageOf, type JournalEntry, type JournalKind, type SessionUsage } from './domain/journal-events';
 export { PROFILE_ID, registerProfiles, subAgentToolName, validateAgentProfile, type AgentProfile, type ProfileCheck, type RefusedProfile } from './domain/profile';
 export { Queue, connectMcpServer, connectMcpServers, mcpToolName, type McpConfig, type McpConnection, type McpServerConfig } from './infra/mcp-client';

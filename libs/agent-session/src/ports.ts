@@ -4,6 +4,7 @@
  * and under test with a scripted model and fake time.
  */
 import type { Clock } from '@runledger/kernel';
+import type { JournalEntry } from './domain/journal-events';
 import type { ResolvedTarget } from './domain/session-config';
 import type { AccountingEntry, AssistantResponse, ConversationMessage, ModelError, ToolSpec } from './domain/types';
 
@@ -26,7 +27,8 @@ export interface Model {
   call(request: ModelRequest): Promise<ModelResult>;
 }
 
-export type ToolExecution = { readonly ok: true; readonly output: unknown } | { readonly ok: false; readonly error: string };
+/** A tool's outcome; `timedOut`: the session gave up on the call at its toolTimeout (a journaled call answers that again on resume). */
+export type ToolExecution = { readonly ok: true; readonly output: unknown } | { readonly ok: false; readonly error: string; readonly timedOut?: true };
 
 export interface ToolExecutionOptions {
   /** Aborted when the session gives up on the call (timeout); executors should stop work. */
@@ -75,4 +77,31 @@ export interface SessionPorts {
   readonly logger?: SessionLogger;
   /** The XML transport's session nonce (§11); ids and randomness come from the caller. Default: random 8 hex. */
   readonly nonce?: () => string;
+}
+
+/** A tool call as a journaled runtime records it: the call id names it (and the tool_gateway child run it derives). */
+export interface SessionToolCall {
+  readonly call_id: string;
+  /** 1-based position among the session's tool calls. */
+  readonly seq: number;
+  readonly tool_name: string;
+  readonly parameters: Record<string, unknown>;
+}
+
+/**
+ * The journaled runtime a durable session runs on (`durableSession`): the run engine in the decision service, a local
+ * file store in the CLI. One journal: what it records is what a resumed session is answered from.
+ */
+export interface SessionRuntime {
+  /** A journaled step: `compute` runs once and its output is recorded; a recorded output is returned, never recomputed. */
+  step<T>(stepId: string, stepIndex: number, compute: () => Promise<T>): Promise<T>;
+  /** Whether a step's output is recorded. */
+  isRecorded(stepId: string): boolean;
+  /**
+   * A journaled tool call: recorded as requested before `execute` runs, with its outcome after; a call whose outcome is
+   * recorded is answered from the record. `execute` resolves, never rejects.
+   */
+  toolCall(call: SessionToolCall, execute: () => Promise<ToolExecution>): Promise<ToolExecution>;
+  /** Appends a record of the session (an accounting entry, a note), idempotent by its index; it may travel with the next write. */
+  record(entry: Extract<JournalEntry, { kind: 'accounting' | 'note' }>): Promise<void>;
 }

@@ -149,13 +149,14 @@ describe('runledger agent --log: the session events in a local log, resumed from
     expect(await main(['--config', file, '--prompt', 'shout hello', '--log', log, '--json'], first.value)).toBe(0);
     const live = JSON.parse(first.out()) as { accounting: unknown[]; finalReport: { content: string } };
     const lines = (await readFile(log, 'utf8')).trim().split('\n').map((l) => JSON.parse(l) as { type: string; data: { entry?: unknown } });
+    // Issue 21: the same journal as a run's (the engine's step and tool-call events) through the same runtime port.
     expect(lines.map((l) => l.type).filter((t) => t !== 'SessionNoted' && t !== 'SessionAccounted')).toEqual([
-      'SessionLlmRequested', 'SessionLlmCompleted', 'SessionToolRequested', 'SessionToolCompleted', 'SessionLlmRequested', 'SessionLlmCompleted', 'SessionFinished',
+      'StepCompleted', 'ToolCallRequested', 'ToolCallRecorded', 'StepCompleted', 'SessionFinished',
     ]);
     expect(lines.filter((l) => l.type === 'SessionAccounted').map((l) => l.data.entry)).toEqual(live.accounting);
 
     // Cut the log right after the tool call completed, as if the process had died there, and run again.
-    const cut = lines.findIndex((l) => l.type === 'SessionToolCompleted') + 1;
+    const cut = lines.findIndex((l) => l.type === 'ToolCallRecorded') + 1;
     await writeFile(log, lines.slice(0, cut).map((l) => JSON.stringify(l)).join('\n') + '\n');
     const again = io();
     expect(await main(['--config', file, '--prompt', 'shout hello', '--log', log, '--json'], again.value)).toBe(0);

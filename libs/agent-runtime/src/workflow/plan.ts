@@ -77,17 +77,19 @@ function topologicalOrder(n: number, dataDeps: number[][], orderDeps: number[][]
   const remaining = new Set<number>(Array.from({ length: n }, (_, i) => i));
   const done = new Set<number>();
   const order: number[] = [];
-  for (;;) {
+  // At most n rounds, one step placed per round; a round that places none leaves the rest (a cycle) out.
+  for (let round = 0; round < n; round++) {
     let next: number | undefined;
     for (const i of remaining) {
       const deps = [...dataDeps[i]!, ...orderDeps[i]!];
       if (deps.every((d) => done.has(d)) && (next === undefined || i < next)) next = i;
     }
-    if (next === undefined) return order;
+    if (next === undefined) break;
     remaining.delete(next);
     done.add(next);
     order.push(next);
   }
+  return order;
 }
 
 /** Every step that must have completed before `index` could run with its inputs. */

@@ -51,17 +51,22 @@ export class Scheduler {
   }
 
   async run(): Promise<WorkflowRan> {
-    for (;;) {
-      this.skipStepsMissingInputs();
-      if (!this.stopping) this.launchReadySteps();
-      if (this.inFlight.size === 0) break;
+    // Launch what is ready, then again each time a step settles, until nothing runs (nothing more can start).
+    this.launchNext();
+    while (this.inFlight.size > 0) {
       await Promise.race(this.inFlight);
+      this.launchNext();
     }
     this.state.forEach((s, i) => {
       if (s === 'pending') this.state[i] = 'skipped';
     });
     const compensated = await this.rollbackIfRequired();
     return this.result(compensated);
+  }
+
+  private launchNext(): void {
+    this.skipStepsMissingInputs();
+    if (!this.stopping) this.launchReadySteps();
   }
 
   private isSettled(i: number): boolean {

@@ -49,7 +49,8 @@ export async function runTool(state: SessionState, name: string, args: Readonly<
   controller.abort();
   const latency = state.nowMs() - started;
 
-  if (outcome === TIMED_OUT) {
+  // A journaled call the session gave up on before answers `timedOut` again on resume: the same outcome, the same log.
+  if (outcome === TIMED_OUT || (!outcome.ok && outcome.timedOut)) {
     state.log('warn', 'tool_timeout', `tool ${name} timed out after ${config.toolTimeout} ms`, { tool: name, timeoutMs: config.toolTimeout });
     return { content: TOOL_TIMEOUT_STUB, status: 'failed', error: 'timeout', latency };
   }

@@ -1,9 +1,10 @@
 /**
- * The session journal: what a durable session writes to its log, one entry per port interaction, so a
- * session can be resumed by replaying its recorded port results through the same deterministic loop
- * (no model request and no tool call that completed is ever sent again), and so accounting (§4) is a
- * projection of recorded facts. Plain data: the decision service appends these as run events, the CLI as
- * lines of a local log file.
+ * A session's records beside its journaled calls: §4 accounting entries (`SessionAccounted`, so accounting is a
+ * projection of recorded facts, readable while the session runs) and notes (`SessionNoted`: guard decisions,
+ * truncations, repairs, budget refusals). Plain data: the decision service appends them as run events, the CLI as lines
+ * of its local log file. The model attempts and tool calls are the runtime's journaled steps and tool calls
+ * (`durableSession`); the `llm_*` and `tool_*` kinds are the journal sessions wrote before, still read (and answered
+ * from, on resume) so their runs stay readable.
  */
 import type { ModelResult, SessionLogEntry, ToolExecution } from '../ports';
 import type { AccountingEntry } from './types';

@@ -40,9 +40,8 @@ export function findTags(text: string, nonce: string): XmlTag[] {
   const prefix = `<ai-agent-${nonce}-`;
   const tags: XmlTag[] = [];
   let pos = 0;
-  for (;;) {
-    const start = text.indexOf(prefix, pos);
-    if (start < 0) break;
+  // A scan: each round starts past the previous match, so it ends at the text's end.
+  for (let start = text.indexOf(prefix); start >= 0; start = text.indexOf(prefix, pos)) {
     const afterPrefix = start + prefix.length;
     const slotMatch = /^[A-Za-z0-9]+/.exec(text.slice(afterPrefix));
     const openEnd = text.indexOf('>', afterPrefix);

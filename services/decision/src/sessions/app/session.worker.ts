@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import {
-  journaledPorts, resolveSessionConfig, runSession, sessionInputFromConfig, subAgentToolName, systemClock, timerSleeper,
+  durableSession, resolveSessionConfig, runSession, sessionInputFromConfig, subAgentToolName, systemClock, timerSleeper,
   type AgentProfile, type AIAgentResult, type SessionConfigInput,
 } from '@runledger/agent-session';
 import { Bus } from '@runledger/messaging';
@@ -8,20 +8,20 @@ import { sha256Hex } from '@runledger/kernel';
 import { isTerminal, RunCreatedData, RunEngine, RunEvent, RunRepository } from '@runledger/runs';
 import { KeyedLock } from '../../shared/keyed-lock';
 import {
-  DEFAULT_MAX_DELEGATION_DEPTH, delegationRefusal, maxDepthOf, pinnedOf, SESSION_FINISHED, SESSION_STARTED, sessionParameters, terminalOf,
+  DEFAULT_MAX_DELEGATION_DEPTH, delegationRefusal, journalOf, maxDepthOf, pinnedOf, SESSION_FINISHED, SESSION_STARTED, sessionParameters, terminalOf,
   type SessionFinishedData, type SessionSpec, type SessionStartedData,
 } from '../domain/session-run';
 import { ProfileCatalog } from '../infra/profile-catalog';
 import { SESSION_MODELS, SessionModels } from '../infra/session-models';
-import { runJournal } from './run-journal';
+import { engineRuntime } from './engine-runtime';
 import { gatewayToolSpecs, sessionToolExecutor, subAgentSpecs } from './session-tools';
 
 /**
  * Carries agent sessions (issue 7) from request to terminal event. The run opens with its pins (profile id,
  * version and hash; policy versions), records the tool set offered and the XML nonce, then runs the contract-002
- * loop on journaled ports: every model request and tool call is recorded before and after on the run, and a
- * session picked up again (redelivery after a crash) replays its journal and goes on from the first interaction
- * with no recorded outcome — no completed model request or tool call is sent twice.
+ * loop on the run engine (`engineRuntime`): every model attempt is a journaled step and every tool call a journaled
+ * tool call of the run, so a session picked up again (redelivery after a crash) is answered from its run's log and
+ * goes on from the first call with no recorded outcome — no completed model request or tool call is sent twice.
  */
 @Injectable()
 export class SessionWorker {
@@ -66,15 +66,15 @@ export class SessionWorker {
     const input = this.sessionInput(profile, started);
     if (!input.ok) return this.finish(run, { success: false, error: { kind: 'invalid_config', message: input.errors.join('; ') }, conversation: [], accounting: [] });
     const subAgents = new Map((profile.subAgents ?? []).map((id) => [subAgentToolName(id), id]));
-    const journaled = journaledPorts(
+    const durable = durableSession(
       { model: this.models.model, tools: sessionToolExecutor(this.bus, run, profile, subAgents), clock: systemClock, sleeper: timerSleeper },
-      runJournal(run, events),
-      profile.budget ?? {},
+      engineRuntime(run, new Set(subAgents.keys())),
+      { recorded: journalOf(events), budget: profile.budget ?? {} },
     );
-    const result = await runSession(input.input, pin.prompt, { ...journaled.ports, nonce: () => started.nonce });
+    const result = await runSession(input.input, pin.prompt, { ...durable.ports, nonce: () => started.nonce });
     // An incomplete journal is not a result: give the command back; the next carrier resumes from the log.
-    await journaled.flush();
-    await this.finish(run, { ...result, accounting: journaled.accounting() });
+    await durable.settle();
+    await this.finish(run, { ...result, accounting: durable.accounting() });
   }
 
   private async finish(run: RunEngine, result: AIAgentResult): Promise<void> {
