@@ -70,6 +70,7 @@ async function main() {
       who +
       `  terminal chat  : npm run chat -- --user alice${nats ? ` --creds ${rel('caller')}` : ''}\n` +
       `  audit verify   : npm run runledger -- audit verify${nats ? ` --creds ${rel('operator')}` : ''}\n` +
+      `  web console    : npm run runledger -- console (http://127.0.0.1:4380, prints its sign-in URL; as the operator)\n` +
       `  runs / audit   : rl.runs.get, rl.audit.query, rl.audit.verify, rl.audit.coverage\n` +
       `  health (http)  : ${ports}\n`,
     );
