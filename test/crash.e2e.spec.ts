@@ -2,23 +2,45 @@ import { checkAuditCoverage, CoverageEvent } from '@runledger/governance';
 import { RecordedEvent, foldEvents, StoredEvent } from '@runledger/event-log';
 import { evolveRun, initialRunState } from '@runledger/runs';
 import { deterministicUuid } from '@runledger/kernel';
+import { childRunId } from '@runledger/runs';
+import { startOpenAiStub, waitUntil, type ChatRequestBody, type OpenAiStub } from '@runledger/testing';
+import type { SessionReply } from '@runledger/contracts';
 import { TestStack } from './support/stack';
+import { startHttpMcpServer } from './support/mcp/http-server';
+import { sessionFixtures } from './support/sessions';
 
 jest.setTimeout(300_000);
 
 const REQUESTS = 24;
 
+const promptOf = (body: ChatRequestBody) => String(body.messages.find((m) => m.role === 'user')?.content ?? '');
+
 describe('Crash safety: SIGKILL a service in the middle of a stream of agent requests', () => {
   let stack: TestStack;
+  // An agent session's model (a local OpenAI-compatible server) and its HTTP MCP server, which count every request.
+  let stub: OpenAiStub;
+  let web: Awaited<ReturnType<typeof startHttpMcpServer>>;
   beforeAll(async () => {
+    stub = await startOpenAiStub((body) => {
+      const tool = body.messages.find((m) => m.role === 'tool');
+      if (!tool) return { tool_calls: [{ name: 'web__slow', arguments: JSON.stringify({ key: promptOf(body) }) }] };
+      return { tool_calls: [{ name: 'agent__final_report', arguments: JSON.stringify({ format: 'markdown', report_content: `got ${String(tool.content)}` }) }] };
+    });
+    web = await startHttpMcpServer();
+    const profile = { id: 'crasher', version: '1', role: 'SESSION_AGENT', lane: 'TOOL_SESSION_TEST', targets: ['stub/stub-model'], tools: ['web__slow'], session: { toolTransport: 'native', maxTurns: 3 } };
+    const sessions = await sessionFixtures({ stubBaseUrl: stub.baseURL, httpMcpUrl: web.url, profiles: [profile], laneTools: ['web__slow'] });
     // A short ack wait so redelivery after the crash happens within the test.
     stack = await TestStack.start({
       services: ['intent-classification', 'db-write', 'tool-gateway', 'audit-ledger', 'decision'],
       // A tool timeout longer than a restart: a tool waiting on a restarting db-write rides it out.
-      env: { RL_INBOX_ACK_WAIT_MS: '2000', REPLY_TIMEOUT_MS: '8000', TOOL_TIMEOUT_MS: '15000' },
+      env: { ...sessions.env, RL_INBOX_ACK_WAIT_MS: '2000', REPLY_TIMEOUT_MS: '8000', TOOL_TIMEOUT_MS: '15000' },
     });
   });
-  afterAll(async () => stack?.stop());
+  afterAll(async () => {
+    await stack?.stop();
+    await web?.stop();
+    await stub?.stop();
+  });
 
   /** A caller that retries with the same request_id until it gets an answer: idempotent by contract. */
   async function send(tag: string, i: number, retried: { n: number }): Promise<{ run_id: string; response_text: string }> {
@@ -96,5 +118,36 @@ describe('Crash safety: SIGKILL a service in the middle of a stream of agent req
       return v.body.length >= chained ? v.body : undefined;
     }, 30_000);
     expect(verified).toMatchObject({ ok: true });
+  });
+
+  it('Issue 21 session crash: SIGKILL decision while an agent session\'s tool call is executing; after restart the session finishes, the tool ran once at its MCP server and no completed model request was sent again', async () => {
+    const prompt = 'crash-session-1';
+    const held = web.hold(prompt);
+    // This caller's reply dies with the process; the session is carried on from decision's inbox after the restart.
+    const first = stack.request<SessionReply>('agents.session.start', { agent: 'crasher', prompt, request_id: prompt }, 15_000).catch((e: Error) => e);
+    await held.reached;
+    // Mid-step: the first model answer and the tool call's request are on the run; the tool runs at the MCP server.
+    await stack.kill('decision', 'SIGKILL');
+    held.release();
+    await stack.startService('decision');
+
+    const reply = await waitUntil(async () => {
+      const r = await stack.request<SessionReply>('agents.session.start', { agent: 'crasher', prompt, request_id: prompt }, 30_000).catch(() => undefined);
+      return r?.body.status === 'completed' ? r.body : undefined;
+    }, { timeoutMs: 120_000, intervalMs: 500 });
+    expect(reply.result).toMatchObject({ success: true, finalReport: { content: `got slow ${prompt}` } });
+    // No effect repeated: the tool ran once at the MCP server; each model request (before and after the tool) once.
+    expect(web.executions.filter((e) => e.tool === 'slow' && (e.args as { key: string }).key === prompt)).toHaveLength(1);
+    const requests = stub.requests.filter((r) => promptOf(r.body) === prompt);
+    expect([0, 1].map((k) => requests.filter((r) => r.body.messages.filter((m) => m.role === 'tool').length === k).length)).toEqual([1, 1]);
+    // The session's run: one journal, each attempt a step and the call recorded once, folded without anomalies.
+    const events = await stack.runEvents(reply.run_id);
+    expect(events.filter((e) => e.type === 'StepCompleted').map((e) => (e.data as { step_id: string }).step_id)).toEqual(['llm-1', 'llm-2']);
+    expect(events.filter((e) => e.type === 'ToolCallRecorded').map((e) => e.data)).toEqual([expect.objectContaining({ call_id: 'tool-1', status: 'ok' })]);
+    expect(foldEvents(evolveRun, initialRunState(), events as unknown as RecordedEvent[])).toMatchObject({ status: 'completed', anomalies: [] });
+    const child = (await stack.runEvents(childRunId('tool_gateway', reply.run_id, 'tool-1'))).map((e) => e.type);
+    expect(child.filter((t) => t === 'EffectClaimed')).toHaveLength(1);
+    expect(child.filter((t) => t === 'ToolCallAudited')).toHaveLength(1);
+    expect(await first).toBeInstanceOf(Error);
   });
 });
