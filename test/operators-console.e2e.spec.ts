@@ -160,6 +160,10 @@ describe('Issue 25 console: runledger console in headless Chromium, as the opera
     await page.waitForURL(/since=/);
     expect(await page.textContent('#matched')).toBe('0 matching run(s)');
 
+    // Every run the search matches, counted per agent by outcome.
+    await page.goto(`${base}/?agent=CONSOLE_AGENT&limit=5`);
+    expect(await page.textContent('#matched')).toBe('30 matching run(s)');
+    expect(await page.$$eval('#per-agent tbody tr', (trs) => trs.map((tr) => [...tr.querySelectorAll('td')].map((td) => td.textContent)))).toEqual([['CONSOLE_AGENT', '30', '29', '1', '0', '0', '0']]);
     await page.goto(`${base}/?text=seeded+failure+12`);
     await page.click(`#runs a[href="/runs/${failedId}"]`);
     await page.waitForURL(new RegExp(`/runs/${failedId}$`));
@@ -231,11 +235,14 @@ describe('Issue 25 console: runledger console in headless Chromium, as the opera
     expect(letters.body.dead_letters.find((l) => l.id === id)?.retries).toEqual([expect.objectContaining({ requested_by: 'ops-alice' })]);
   });
 
-  it('Issue 25 CLI: runs list finds the same failed run by time range and text', async () => {
+  it('Issue 25 CLI: runs list finds the same failed run by time range and text, and counts runs per agent by outcome', async () => {
     const r = await runCli(stack.url, ['runs', 'list', '--text', 'SEEDED FAILURE 12', '--since', new Date(Date.parse(failedAt) - 60_000).toISOString(), '--until', new Date(Date.parse(failedAt) + 60_000).toISOString()], stack.cliEnv('operator'));
     expect(r).toMatchObject({ code: 0, stderr: '' });
     expect(r.stdout).toMatch(new RegExp(`^${failedId}\\s+CONSOLE_AGENT\\s+agent\\s+failed\\s`, 'm'));
     expect(r.stdout).toContain('1 of 1 matching run(s)');
+    // One run was left open and asked to cancel (above): per agent, by outcome.
+    const counted = await runCli(stack.url, ['runs', 'list', '--agent', 'CONSOLE_AGENT', '--by-agent', '--limit', '1'], stack.cliEnv('operator'));
+    expect(counted.stdout).toMatch(/^AGENT\s+RUNS\s+COMPLETED\s+FAILED\s+DENIED\s+CANCELLED\s+OPEN\nCONSOLE_AGENT\s+31\s+29\s+1\s+0\s+0\s+1$/m);
   });
 
   it('Issue 25 CLI: approvals list shows a pending item, and approvals answer rejects it with a reason, recorded with the approver', async () => {

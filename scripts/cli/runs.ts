@@ -2,7 +2,7 @@
  * runledger runs — find, inspect, follow and cancel runs.
  *
  *   runs list  [--text T] [--status S] [--agent A] [--case C] [--user U] [--kind K] [--since T] [--until T] [--failed]
- *              [--all] [--limit N] [--cursor C] [--json]             the runs index (rl.runs.list), newest first
+ *              [--all] [--by-agent] [--limit N] [--cursor C] [--json]  the runs index (rl.runs.list), newest first
  *   runs show  RUN_ID [--json]                                       the run, its child runs and their events
  *   runs tail  [--agent A] [--case C] [--user U] [--failed] [--all] [--events] [--json]   follow runs live
  *   runs cancel RUN_ID [--reason TEXT] [--wait] [--json]              record a cancel; the worker stops the run
@@ -20,7 +20,7 @@ import { tailRuns } from './runs-tail';
 /** The statuses a run can have, as the runs-list contract says (one place: its schema). */
 export const RUN_STATUSES: readonly string[] = (JSON.parse(readFileSync(join(__dirname, '..', '..', 'proto-contracts', 'schemas', 'runs', 'runs-list-request.schema.json'), 'utf8')) as { properties: { status: { enum: string[] } } }).properties.status.enum;
 
-export const USAGE = `usage: runledger runs list [--text T] [--status S] [--agent A] [--case C] [--user U] [--kind K] [--since ISO] [--until ISO] [--failed] [--all] [--limit N] [--cursor C] [--json]
+export const USAGE = `usage: runledger runs list [--text T] [--status S] [--agent A] [--case C] [--user U] [--kind K] [--since ISO] [--until ISO] [--failed] [--all] [--by-agent] [--limit N] [--cursor C] [--json]
        runledger runs show RUN_ID [--json]
        runledger runs tail [--agent A] [--case C] [--user U] [--failed] [--all] [--events] [--json]
        runledger runs cancel RUN_ID [--reason TEXT] [--wait] [--timeout SECONDS] [--json]
@@ -28,14 +28,15 @@ export const USAGE = `usage: runledger runs list [--text T] [--status S] [--agen
   list     the runs index, newest first; --text: runs whose id, agent, kind, case, user, error code or error message
            contains T (any case); --status is one of ${RUN_STATUSES.join(', ')};
            --failed: failed runs only; --all: child runs too; --kind: agent, tool_gateway, db_write, promotion, export …;
-           --since/--until: ISO 8601 times (e.g. 2026-11-24T07:00:00Z); --limit N (a page), --cursor C (the next page)
+           --since/--until: ISO 8601 times (e.g. 2026-11-24T07:00:00Z); --limit N (a page), --cursor C (the next page);
+           --by-agent: also every matching run counted per agent by outcome
   show     the run, its child runs and their events: the message, intent and reply, durations, outcome, trace id
   tail     follow runs live from the moment it is asked (--events: every event, not only starts and ends)
   cancel   record a cancel; the worker ends the run at its next step (--wait: until it has, at most --timeout s)
 exit codes: 0 done, 1 refused by the stack (its error code is printed), 2 usage, 3 the stack cannot be reached`;
 
 const SPEC = {
-  list: { valued: ['text', 'status', 'agent', 'case', 'user', 'kind', 'since', 'until', 'limit', 'cursor'], switches: ['failed', 'all', 'json'] },
+  list: { valued: ['text', 'status', 'agent', 'case', 'user', 'kind', 'since', 'until', 'limit', 'cursor'], switches: ['failed', 'all', 'by-agent', 'json'] },
   show: { valued: [], switches: ['json'] },
   tail: { valued: ['agent', 'case', 'user'], switches: ['failed', 'all', 'events', 'json'] },
   cancel: { valued: ['reason', 'timeout'], switches: ['wait', 'json'] },
@@ -78,6 +79,7 @@ export function listRequest(p: ParsedArgs): RunsListRequest {
   }
   if (p.flags.has('failed')) q.failed_only = true;
   if (p.flags.has('all')) q.include_children = true;
+  if (p.flags.has('by-agent')) q.by_agent = true;
   const limit = intFlag(p, 'limit', USAGE);
   if (limit !== undefined) q.limit = limit;
   if (str(p, 'cursor')) q.cursor = str(p, 'cursor');
@@ -97,6 +99,9 @@ async function list(nc: NatsConnection, p: ParsedArgs, request: RunsListRequest)
   ));
   process.stdout.write(`${page.runs.length} of ${page.matched} matching run(s)`);
   process.stdout.write(page.next_cursor ? `; next page: add --cursor ${page.next_cursor}\n` : '\n');
+  if (page.by_agent) {
+    process.stdout.write(`\n${table(['AGENT', 'RUNS', 'COMPLETED', 'FAILED', 'DENIED', 'CANCELLED', 'OPEN'], page.by_agent.map((a) => [a.agent_name ?? '-', ...[a.runs, a.completed, a.failed, a.denied, a.cancelled, a.open].map(String)]))}`);
+  }
   return 0;
 }
 

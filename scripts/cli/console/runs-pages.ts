@@ -40,6 +40,7 @@ export function searchRequest(q: URLSearchParams): RunsListRequest {
   const limit = Number(q.get('limit') ?? 50);
   if (!Number.isInteger(limit) || limit < 1 || limit > 500) throw new CliError('limit must be a whole number from 1 to 500', 2);
   r.limit = limit;
+  r.by_agent = true;
   return r;
 }
 
@@ -73,7 +74,9 @@ export async function runsPage(api: ConsoleApi, q: URLSearchParams): Promise<str
   if (found.next_cursor) more.set('cursor', found.next_cursor);
   const next = found.next_cursor ? `<a id="next" href="/?${esc(more.toString())}">next page</a>` : '';
   const refresh = q.get('refresh') ? '<meta http-equiv="refresh" content="5">' : '';
-  return page('Runs', `${refresh}${form}<p id="matched">${found.matched} matching run(s)</p>${table(['Run', 'Agent', 'Kind', 'Status', 'Created (UTC)', 'Duration', 'Case / user', 'Error'], rows, 'runs')}<p>${first}${next}</p>`);
+  const agents = (found.by_agent ?? []).map((a) => [esc(a.agent_name ?? '-'), String(a.runs), String(a.completed), String(a.failed), String(a.denied), String(a.cancelled), String(a.open)]);
+  return page('Runs', `${refresh}${form}<p id="matched">${found.matched} matching run(s)</p>${table(['Run', 'Agent', 'Kind', 'Status', 'Created (UTC)', 'Duration', 'Case / user', 'Error'], rows, 'runs')}<p>${first}${next}</p>
+<h2>Matching runs per agent</h2>${table(['Agent', 'Runs', 'Completed', 'Failed', 'Denied', 'Cancelled', 'Open'], agents, 'per-agent')}`);
 }
 
 function events(node: RunNode): string {

@@ -13,6 +13,7 @@ export class RunsListRequestDto implements RunsListRequest {
   @IsOptional() @IsUUID() root_run_id?: string;
   @IsOptional() @IsBoolean() failed_only?: boolean;
   @IsOptional() @IsBoolean() include_children?: boolean;
+  @IsOptional() @IsBoolean() by_agent?: boolean;
   @IsOptional() @IsISO8601({ strict: true }) since?: string;
   @IsOptional() @IsISO8601({ strict: true }) until?: string;
   @IsOptional() @IsInt() @Min(1) @Max(500) limit?: number;

@@ -172,6 +172,7 @@ export type {
   RunSummary,
   RunsListRequest,
   RunsListResult,
+  RunsPerAgent,
   RunsResolveRequest,
   RunsResolveResult,
   SealedValue,

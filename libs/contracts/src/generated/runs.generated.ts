@@ -170,6 +170,10 @@ export interface RunsListRequest {
    */
   until?: string;
   /**
+   * Also count every matching run per agent by outcome (the reply's by_agent).
+   */
+  by_agent?: boolean;
+  /**
    * Page size, default 50.
    */
   limit?: number;
@@ -189,10 +193,26 @@ export interface RunsListResult {
    */
   matched: number;
   next_cursor: string | null;
+  /**
+   * With by_agent in the request: every run matching the filters (all pages), counted per agent by outcome; agents by name.
+   */
+  by_agent?: RunsPerAgent[];
 }
 /**
  * One row of the runs index: a pure fold of one run's events (any run kind), kept by audit-ledger.
  */
+export interface RunsPerAgent {
+  agent_name: string | null;
+  runs: number;
+  completed: number;
+  failed: number;
+  denied: number;
+  cancelled: number;
+  /**
+   * Not ended yet (created, authorized, running).
+   */
+  open: number;
+}
 
 /**
  * Sent on rl.runs.resolve: one sweep of the resolver now. Runs left open that nobody carries (no event for idle_ms, or for the grace period once their root run has ended) get the terminal outcome their log supports.

@@ -1,4 +1,4 @@
-import type { RunsListRequest, RunsListResult } from '@runledger/contracts';
+import type { RunsListRequest, RunsListResult, RunsPerAgent } from '@runledger/contracts';
 import type { RunSummary } from '@runledger/runs';
 
 export const DEFAULT_PAGE_SIZE = 50;
@@ -50,6 +50,21 @@ function textMatcher(text: string | undefined): ((r: RunSummary) => boolean) | n
   return (r) => TEXT_FIELDS.some((f) => typeof r[f] === 'string' && (r[f] as string).toLowerCase().includes(needle));
 }
 
+const ENDED = new Set(['completed', 'failed', 'denied', 'cancelled']);
+
+/** Runs per agent by outcome (the console's and `runs list --by-agent`'s summary of a search), agents by name. */
+export function perAgent(rows: readonly RunSummary[]): RunsPerAgent[] {
+  const by = new Map<string | null, RunsPerAgent>();
+  for (const r of rows) {
+    const counts = by.get(r.agent_name) ?? { agent_name: r.agent_name, runs: 0, completed: 0, failed: 0, denied: 0, cancelled: 0, open: 0 };
+    counts.runs++;
+    if (ENDED.has(r.status)) counts[r.status as 'completed' | 'failed' | 'denied' | 'cancelled']++;
+    else counts.open++;
+    by.set(r.agent_name, counts);
+  }
+  return [...by.values()].sort((a, b) => (a.agent_name ?? '').localeCompare(b.agent_name ?? ''));
+}
+
 /** One page of the runs index: filters, time range, newest first, cursor paging. Pure. */
 export function pageRuns(rows: readonly RunSummary[], q: RunsListRequest, cursor: { created_at: string; run_id: string } | null): RunsListResult {
   const filter = storeFilter(q);
@@ -70,5 +85,5 @@ export function pageRuns(rows: readonly RunSummary[], q: RunsListRequest, cursor
   const from = start < 0 ? matched.length : start;
   const page = matched.slice(from, from + limit);
   const more = from + limit < matched.length;
-  return { runs: page, matched: matched.length, next_cursor: more ? encodeCursor(page[page.length - 1]) : null };
+  return { runs: page, matched: matched.length, next_cursor: more ? encodeCursor(page[page.length - 1]) : null, ...(q.by_agent ? { by_agent: perAgent(matched) } : {}) };
 }

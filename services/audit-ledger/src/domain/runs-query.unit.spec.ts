@@ -42,4 +42,18 @@ describe('Issue 11 runs index: rl.runs.list paging and filters (pure)', () => {
     expect(decodeCursor('nonsense')).toBeNull();
     expect(decodeCursor(encodeCursor({ created_at: 'x', run_id: 'y' }))).toEqual({ created_at: 'x', run_id: 'y' });
   });
+
+  it('Issue 25 runs per agent: with by_agent, every matching run of every page is counted per agent by outcome (denied apart from failed)', () => {
+    const mixed = [
+      row(1, { agent_name: 'A', status: 'failed', failed: true }), row(2, { agent_name: 'A', status: 'denied', failed: true }), row(3, { agent_name: 'A' }),
+      row(4, { agent_name: 'B', status: 'running' }), row(5, { agent_name: 'B', status: 'cancelled' }), row(6, { agent_name: 'B', created_at: '2026-11-25T00:00:00.000Z' }),
+    ];
+    const page = pageRuns(mixed, { by_agent: true, limit: 1, until: '2026-11-25T00:00:00.000Z' }, null);
+    expect(page.runs).toHaveLength(1);
+    expect(page.by_agent).toEqual([
+      { agent_name: 'A', runs: 3, completed: 1, failed: 1, denied: 1, cancelled: 0, open: 0 },
+      { agent_name: 'B', runs: 2, completed: 0, failed: 0, denied: 0, cancelled: 1, open: 1 },
+    ]);
+    expect(pageRuns(mixed, {}, null)).not.toHaveProperty('by_agent');
+  });
 });
