@@ -171,7 +171,7 @@ describe('Issue 25 console: runledger console in headless Chromium, as the opera
     expect(await page.$$eval('#waterfall .row[data-kind=run]', (rs) => rs.map((r) => r.getAttribute('data-run')))).toEqual([failedId]);
   });
 
-  it('Issue 25 console: a run\'s waterfall draws the run, its steps and its child runs on one time axis, with its trace link', async () => {
+  it('Issue 25 console: a run\'s waterfall draws the run, its steps and its child runs on one time axis, with its trace link and pinned policy versions', async () => {
     await page.goto(`${base}/runs/${intakeId}`);
     const bars = await page.$$eval('#waterfall .row', (rs) => rs.map((r) => ({ kind: r.getAttribute('data-kind'), run: r.getAttribute('data-run'), style: r.querySelector('.bar')?.getAttribute('style') ?? '' })));
     const runs = bars.filter((b) => b.kind === 'run');
@@ -186,6 +186,8 @@ describe('Issue 25 console: runledger console in headless Chromium, as the opera
     expect(runs[0].style).toMatch(/^left:0\.000%;width:100\.000%$/);
     const trace = (await stack.runEvents(intakeId))[0].metadata.traceparent!.split('-')[1];
     expect(await page.getAttribute('a.trace', 'href')).toBe(`${JAEGER}/trace/${trace}`);
+    const pinned = (await stack.runEvents(intakeId))[0].data as { policy_versions: { lanes: string; roles: string } };
+    expect(await page.textContent('#policies')).toBe(`${pinned.policy_versions.lanes}, ${pinned.policy_versions.roles}`);
     await shot('2-waterfall');
   });
 

@@ -79,6 +79,12 @@ export async function runsPage(api: ConsoleApi, q: URLSearchParams): Promise<str
 <h2>Matching runs per agent</h2>${table(['Agent', 'Runs', 'Completed', 'Failed', 'Denied', 'Cancelled', 'Open'], agents, 'per-agent')}`);
 }
 
+/** The policy versions the run was pinned to (its RunCreated), e.g. ` · policies lanes-2026.11.2, roles-2026.11.2`. */
+function policies(events: RunNode['run']['events']): string {
+  const pinned = (events.find((e) => e.type === 'RunCreated')?.data as { policy_versions?: Record<string, string> } | undefined)?.policy_versions;
+  return pinned ? ` · policies <span id="policies">${esc(Object.values(pinned).join(', '))}</span>` : '';
+}
+
 function events(node: RunNode): string {
   const start = node.run.events[0] ? Date.parse(node.run.events[0].recorded_at) : 0;
   const rows = node.run.events.map((e) => [esc(`+${duration(Date.parse(e.recorded_at) - start)}`), esc(e.type), json(e.data, JSON.stringify(e.data ?? null).slice(0, 120))]);
@@ -98,7 +104,7 @@ export async function runPage(api: ConsoleApi, runId: string, csrf: string, bann
   const r = tree.run;
   const s = tree.summary;
   const head = `<p id="run-head"><span class="${esc(r.status)}">${esc(r.status)}</span> · ${esc(r.run?.agent_name ?? '-')} · ${esc(r.run?.run_kind ?? '-')} · created ${esc(time(r.created_at))} · ${esc(duration(s?.duration_ms))}${r.error ? ` · <span class="error">${esc(r.error.error_code)}: ${esc(r.error.message)}</span>` : ''}</p>
-<p>trace ${traceLink(s?.trace_id)}${r.run?.case_id ? ` · case ${esc(r.run.case_id)}` : ''}${r.run?.user_id ? ` · user ${esc(r.run.user_id)}` : ''}${r.run?.parent_run_id ? ` · parent <a href="/runs/${esc(r.run.parent_run_id)}">${esc(r.run.parent_run_id)}</a>` : ''}</p>`;
+<p>trace ${traceLink(s?.trace_id)}${policies(r.events)}${r.run?.case_id ? ` · case ${esc(r.run.case_id)}` : ''}${r.run?.user_id ? ` · user ${esc(r.run.user_id)}` : ''}${r.run?.parent_run_id ? ` · parent <a href="/runs/${esc(r.run.parent_run_id)}">${esc(r.run.parent_run_id)}</a>` : ''}</p>`;
   const exchange = exchangeOf(r.events).map(([label, text]) => [esc(label), `<pre>${esc(text)}</pre>`]);
   const actions = TERMINAL.has(r.status) ? '' : `<h2>Actions</h2>${postForm(`/runs/${runId}/cancel`, csrf, '<label>Reason <input name="reason" maxlength="500"></label> ', 'Cancel run', 'inline cancel')}`;
   return page(`Run ${runId}`, `${banner}${head}${exchange.length ? table(['', ''], exchange, 'exchange') : ''}${actions}<h2>Waterfall</h2>${waterfall(tree)}<h2>Events</h2>${events(tree)}`);
