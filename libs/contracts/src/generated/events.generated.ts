@@ -822,7 +822,7 @@ export interface SessionFinishedData {
 }
 
 /**
- * Data of the SessionLlmCompleted event (appended by decision). An agent session's model call completed.
+ * Data of the SessionLlmCompleted event (appended by decision until issue 21 carried sessions on the run engine; a session now journals StepCompleted and ToolCallRequested/ToolCallRecorded; still read, and resumed from). An agent session's model call completed.
  */
 export interface SessionLlmCompletedData {
   seq: number;
@@ -838,7 +838,7 @@ export interface SessionLlmCompletedData {
 }
 
 /**
- * Data of the SessionLlmRequested event (appended by decision). An agent session's model call requested.
+ * Data of the SessionLlmRequested event (appended by decision until issue 21 carried sessions on the run engine; a session now journals StepCompleted and ToolCallRequested/ToolCallRecorded; still read, and resumed from). An agent session's model call requested.
  */
 export interface SessionLlmRequestedData {
   seq: number;
@@ -886,7 +886,7 @@ export interface SessionStartedData {
 }
 
 /**
- * Data of the SessionToolCompleted event (appended by decision). An agent session's tool call completed.
+ * Data of the SessionToolCompleted event (appended by decision until issue 21 carried sessions on the run engine; a session now journals StepCompleted and ToolCallRequested/ToolCallRecorded; still read, and resumed from). An agent session's tool call completed.
  */
 export interface SessionToolCompletedData {
   seq: number;
@@ -902,7 +902,7 @@ export interface SessionToolCompletedData {
 }
 
 /**
- * Data of the SessionToolRequested event (appended by decision). An agent session's tool call requested.
+ * Data of the SessionToolRequested event (appended by decision until issue 21 carried sessions on the run engine; a session now journals StepCompleted and ToolCallRequested/ToolCallRecorded; still read, and resumed from). An agent session's tool call requested.
  */
 export interface SessionToolRequestedData {
   seq: number;
