@@ -1,6 +1,6 @@
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import {
-  durableSession, eventListRuntime, journalEntryOf, reply, runSession, ScriptedModel, systemClock, timerSleeper,
+  durableSession, eventListRuntime, journalEntryOf, journalEvent, reply, runSession, ScriptedModel, systemClock, timerSleeper,
   type JournalEntry, type JournalEvent, type ScriptStep, type SessionConfigInput, type SessionRuntime, type ToolExecution, type ToolExecutor,
 } from '@runledger/agent-session';
 import { ensureLogStream, EventLog } from '@runledger/event-log';
@@ -40,10 +40,11 @@ describe('SessionRuntime port (issue 21 one journal): the same behaviour on the 
       events: async () => events,
     };
   };
-  const engine = (): Journal => {
+  const engine = (): Journal & { runId: string } => {
     const runId = `session-runtime-${++n}`;
     const versions = { lanes: 'l', roles: 'r' };
     return {
+      runId,
       async carrier() {
         const run = await RunEngine.load(runs, { run_id: runId, root_run_id: runId });
         await run.open({
@@ -127,5 +128,26 @@ describe('SessionRuntime port (issue 21 one journal): the same behaviour on the 
       expect(again.model.requests).toHaveLength(0);
       expect(tools.executed).toEqual([]);
     });
+  });
+
+  it('Recorded history: a session run journaled before the engine carried sessions (SessionLlmCompleted, SessionToolCompleted) resumes on the engine from those entries', async () => {
+    const reference = await (await carry(memory(), SCRIPT, gateway().executor)).result;
+    const journal = engine();
+    await journal.carrier(); // opens the run
+    // What a carrier of the release before wrote before it died: one model answer and one tool outcome.
+    const old = await RunEngine.load(runs, { run_id: journal.runId, root_run_id: journal.runId });
+    const legacy: JournalEntry[] = [
+      { kind: 'llm_requested', seq: 1, provider: 'p1', model: 'm1', messages: 1, tools: ['lookup'] },
+      { kind: 'llm_completed', seq: 1, provider: 'p1', model: 'm1', latency_ms: 5, result: SCRIPT[0] as never },
+      { kind: 'tool_requested', seq: 1, call_id: 'tool-1', name: 'lookup', args: { q: 'a' } },
+      { kind: 'tool_completed', seq: 1, call_id: 'tool-1', name: 'lookup', latency_ms: 1, execution: { ok: true, output: { found: 'a' } } },
+    ];
+    await old.record(legacy.map(journalEvent), 'legacy-journal');
+    const tools = gateway();
+    const resumed = await carry(journal, SCRIPT.slice(1), tools.executor);
+    expect((await resumed.result).conversation).toEqual(reference.conversation);
+    expect(resumed.model.requests).toHaveLength(2);
+    expect(tools.executed).toEqual(['b']);
+    expect(await stepIds(journal)).toEqual(['llm-2', 'llm-3']);
   });
 });
