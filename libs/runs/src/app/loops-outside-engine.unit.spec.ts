@@ -13,7 +13,7 @@ const PATTERNS: ReadonlyArray<readonly [string, RegExp]> = [
   ['for (;;)', /for\s*\(\s*;\s*;\s*\)/],
   ['while (true)', /while\s*\(\s*true\s*\)/],
   ['a counting loop without a bound', /for\s*\(\s*let\s+\w+\s*=[^;]*;\s*;/],
-  ['an attempt counter', /\battempts?\b\s*(<|<=|\+\+|\+=|--)/],
+  ['an attempt counter', /\battempts?\b\s*(<|<=|>|>=|\+\+|\+=|--)/],
   ['a backoff', /\bbackoff\w*\s*\(/i],
 ];
 
@@ -30,6 +30,7 @@ const ALLOWED: Readonly<Record<string, string>> = {
   'libs/agent-session/src/app/llm-attempts.ts': 'contract 002 §1 maxRetries: a turn\'s model attempts are the contract\'s own semantics (round-robin, each accounted); each attempt is a journaled step of the engine',
   'libs/agent-session/src/domain/retry-policy.ts': 'contract 002 §3: the rate-limit backoff the contract specifies for a turn\'s attempts',
   'services/decision/src/governed-runs/app/step-runtime.ts': 'counts the attempts of retrying(RETRY.toolAttempt) for the failure message; the loop is the retry module\'s',
+  'services/decision/src/campaigns/app/cycle-runner.ts': 'contract 003\'s invalid-proposal attempts of one cycle (settings.max_attempts, on_invalid): each attempt is recorded on the campaign (RecordProposal) before the next, so a resumed cycle goes on from the recorded one',
   'services/decision/src/runs/run-waiter.ts': 'waits for a run\'s terminal event (the live feed or a look-up, until the outcome or the timeout): it carries no run',
   'libs/telemetry/src/sdk.ts': 'walks up directories to the file-system root to find the package file',
   'libs/testing/': 'test harness (waiting for a condition in tests), not a run carrier',
