@@ -72,7 +72,8 @@ export function durableSession(base: SessionPorts, runtime: SessionRuntime, opts
   };
   const note = (entry: SessionLogEntry): void => {
     const index = notes++;
-    if (index >= recordedNotes) void journaled(() => runtime.record({ kind: 'note', index, entry }));
+    // A failed record is the session's `failure` (settle rejects); not an unhandled rejection here.
+    if (index >= recordedNotes) journaled(() => runtime.record({ kind: 'note', index, entry })).catch(() => undefined);
   };
   const recordedStep = (seq: number) => legacyLlm.has(seq) || runtime.isRecorded(llmStepId(seq));
 
