@@ -2,7 +2,7 @@
  * Issue 25: an operator finds a failed run among 10,000 by time range and text, through the runs index as
  * rl.runs.list serves it (RunsIndexService over the embedded store, NATS KV, on a real nats-server).
  */
-import { NatsKvDocumentStore } from '@runledger/document-store';
+import { type DocumentCollection, NatsKvDocumentStore } from '@runledger/document-store';
 import { initialRunSummary, RunSummary } from '@runledger/runs';
 import { useNatsServer } from '@runledger/testing';
 import { RUNS_INDEX, RunsIndexService } from './runs-index.service';
@@ -27,12 +27,13 @@ function row(i: number): RunSummary {
 describe('Issue 25 runs search: rl.runs.list over 10,000 runs in the runs index', () => {
   const nats = useNatsServer();
   let index: RunsIndexService;
+  let rows: DocumentCollection<RunSummary>;
 
   beforeAll(async () => {
     const store = new NatsKvDocumentStore(nats.nc);
-    const rows = store.collection<RunSummary>(RUNS_INDEX);
+    rows = store.collection<RunSummary>(RUNS_INDEX);
     for (let i = 0; i < RUNS; i += 500) await Promise.all(Array.from({ length: 500 }, (_, j) => rows.put(id(i + j), row(i + j))));
-    index = new RunsIndexService(store);
+    index = new RunsIndexService(store, { nc: nats.nc });
   });
 
   it('Issue 25 runs search: a failed run is found among 10,000 by time range and text in its error message', async () => {
@@ -67,5 +68,20 @@ describe('Issue 25 runs search: rl.runs.list over 10,000 runs in the runs index'
   it('Issue 25 runs search: a text of only spaces is no filter at all; a cursor not made by rl.runs.list is REQUEST.INVALID', async () => {
     expect((await index.list({ text: '   ', limit: 1 })).matched).toBe(RUNS);
     await expect(index.list({ cursor: 'nonsense' })).rejects.toMatchObject({ code: 'REQUEST.INVALID' });
+  });
+
+  it('Issue 25 runs search: a list sees every row written before it was asked, by whichever writer, and no deleted row', async () => {
+    await index.list({ limit: 1 }); // the index has read the bucket up to here
+    const other = new NatsKvDocumentStore(nats.nc).collection<RunSummary>(RUNS_INDEX); // another ledger instance
+    await other.put(id(10_001), { ...row(10_001), error_message: 'written elsewhere meanwhile' });
+    await other.put(id(7_500), { ...row(7_500), error_message: 'the calendar changed its mind' });
+    await rows.delete(id(9_999));
+    const [elsewhere, changed, deleted] = await Promise.all([
+      index.list({ text: 'written elsewhere' }), index.list({ text: 'calendar said no' }), index.list({ text: id(9_999) }),
+    ]);
+    expect(elsewhere.runs.map((r) => r.run_id)).toEqual([id(10_001)]);
+    expect(changed.runs.map((r) => r.run_id)).not.toContain(id(7_500));
+    expect(deleted.matched).toBe(0);
+    expect((await index.list({ limit: 1 })).matched).toBe(RUNS);
   });
 });
