@@ -237,6 +237,12 @@ describe('Issue 25 console: runledger console in headless Chromium, as the opera
     expect(letters.body.dead_letters.find((l) => l.id === id)?.retries).toEqual([expect.objectContaining({ requested_by: 'ops-alice' })]);
   });
 
+  it('Issue 25 console: the audit page shows the chain\'s verdict and coverage', async () => {
+    await page.goto(`${base}/audit`);
+    expect(await page.textContent('#chain')).toMatch(/^audit chain OK: \d+ entries, head [0-9a-f]{64}$/);
+    expect(await page.textContent('#coverage')).toMatch(/^coverage OK: \d+ runs \(\d+ in progress\)$/);
+  });
+
   it('Issue 25 CLI: runs list finds the same failed run by time range and text, and counts runs per agent by outcome', async () => {
     const r = await runCli(stack.url, ['runs', 'list', '--text', 'SEEDED FAILURE 12', '--since', new Date(Date.parse(failedAt) - 60_000).toISOString(), '--until', new Date(Date.parse(failedAt) + 60_000).toISOString()], stack.cliEnv('operator'));
     expect(r).toMatchObject({ code: 0, stderr: '' });
