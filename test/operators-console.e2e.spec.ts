@@ -253,6 +253,17 @@ describe('Issue 25 console: runledger console in headless Chromium, as the opera
     expect(counted.stdout).toMatch(/^AGENT\s+RUNS\s+COMPLETED\s+FAILED\s+DENIED\s+CANCELLED\s+OPEN\nCONSOLE_AGENT\s+31\s+29\s+1\s+0\s+0\s+1$/m);
   });
 
+  it('Issue 25 CLI: runs show --waterfall draws the same bars as text: the run first, whole width, then its steps and child runs', async () => {
+    const r = await runCli(stack.url, ['runs', 'show', intakeId, '--waterfall'], stack.cliEnv('operator'));
+    expect(r).toMatchObject({ code: 0, stderr: '' });
+    const lines = r.stdout.trimEnd().split('\n');
+    expect(lines[1]).toMatch(new RegExp(`^INTAKE_AGENT · agent\\s+\\|█{50}\\| \\d+(\\.\\d)? m?s completed  ${intakeId}$`));
+    expect(lines.filter((l) => /^\s+step \S+\s+\|[ █]{50}\|/.test(l)).length).toBeGreaterThanOrEqual(4);
+    const children = (await stack.request<RunsListResult>('rl.runs.list', { root_run_id: intakeId, include_children: true })).body.runs.filter((c) => c.run_id !== intakeId);
+    expect(children.length).toBeGreaterThan(0);
+    for (const c of children) expect(r.stdout).toContain(`  ${c.run_id}\n`);
+  });
+
   it('Issue 25 CLI: approvals list shows a pending item, and approvals answer rejects it with a reason, recorded with the approver', async () => {
     const item = itemIdOf(cliCampaignId, 1);
     const operator = stack.cliEnv('operator');

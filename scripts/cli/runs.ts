@@ -3,7 +3,7 @@
  *
  *   runs list  [--text T] [--status S] [--agent A] [--case C] [--user U] [--kind K] [--since T] [--until T] [--failed]
  *              [--all] [--by-agent] [--limit N] [--cursor C] [--json]  the runs index (rl.runs.list), newest first
- *   runs show  RUN_ID [--json]                                       the run, its child runs and their events
+ *   runs show  RUN_ID [--waterfall] [--json]                         the run, its child runs and their events (or bars)
  *   runs tail  [--agent A] [--case C] [--user U] [--failed] [--all] [--events] [--json]   follow runs live
  *   runs cancel RUN_ID [--reason TEXT] [--wait] [--json]              record a cancel; the worker stops the run
  */
@@ -15,13 +15,14 @@ import { SUBJECTS } from '../../libs/contracts/src/subjects';
 import { CONNECTION_USAGE } from './connection';
 import { duration, eventDetail, jaegerLink, table, time } from './format';
 import { ask, CliError, intFlag, json, parseArgs, ParsedArgs, runCommand, str, withConnection } from './operator';
+import { textWaterfall } from './console/waterfall';
 import { tailRuns } from './runs-tail';
 
 /** The statuses a run can have, as the runs-list contract says (one place: its schema). */
 export const RUN_STATUSES: readonly string[] = (JSON.parse(readFileSync(join(__dirname, '..', '..', 'proto-contracts', 'schemas', 'runs', 'runs-list-request.schema.json'), 'utf8')) as { properties: { status: { enum: string[] } } }).properties.status.enum;
 
 export const USAGE = `usage: runledger runs list [--text T] [--status S] [--agent A] [--case C] [--user U] [--kind K] [--since ISO] [--until ISO] [--failed] [--all] [--by-agent] [--limit N] [--cursor C] [--json]
-       runledger runs show RUN_ID [--json]
+       runledger runs show RUN_ID [--waterfall] [--json]
        runledger runs tail [--agent A] [--case C] [--user U] [--failed] [--all] [--events] [--json]
        runledger runs cancel RUN_ID [--reason TEXT] [--wait] [--timeout SECONDS] [--json]
        ${CONNECTION_USAGE}
@@ -30,14 +31,15 @@ export const USAGE = `usage: runledger runs list [--text T] [--status S] [--agen
            --failed: failed runs only; --all: child runs too; --kind: agent, tool_gateway, db_write, promotion, export …;
            --since/--until: ISO 8601 times (e.g. 2026-11-24T07:00:00Z); --limit N (a page), --cursor C (the next page);
            --by-agent: also every matching run counted per agent by outcome
-  show     the run, its child runs and their events: the message, intent and reply, durations, outcome, trace id
+  show     the run, its child runs and their events: the message, intent and reply, durations, outcome, trace id;
+           --waterfall: the run, its steps, tool calls and child runs as bars on one time axis instead of the events
   tail     follow runs live from the moment it is asked (--events: every event, not only starts and ends)
   cancel   record a cancel; the worker ends the run at its next step (--wait: until it has, at most --timeout s)
 exit codes: 0 done, 1 refused by the stack (its error code is printed), 2 usage, 3 the stack cannot be reached`;
 
 const SPEC = {
   list: { valued: ['text', 'status', 'agent', 'case', 'user', 'kind', 'since', 'until', 'limit', 'cursor'], switches: ['failed', 'all', 'by-agent', 'json'] },
-  show: { valued: [], switches: ['json'] },
+  show: { valued: [], switches: ['json', 'waterfall'] },
   tail: { valued: ['agent', 'case', 'user'], switches: ['failed', 'all', 'events', 'json'] },
   cancel: { valued: ['reason', 'timeout'], switches: ['wait', 'json'] },
 } as const;
@@ -55,7 +57,7 @@ export function main(args: string[]): Promise<number> {
     if (sub === 'tail') return withConnection(p.conn, (nc) => tailRuns(nc, { agent: str(p, 'agent'), case: str(p, 'case'), user: str(p, 'user'), failed: p.flags.has('failed'), all: p.flags.has('all'), events: p.flags.has('events'), json: p.flags.has('json') }));
     const runId = p.positional[0];
     if (!runId || p.positional.length > 1) throw new CliError(`runs ${sub} takes one RUN_ID\n${USAGE}`, 2);
-    if (sub === 'show') return withConnection(p.conn, (nc) => show(nc, runId, p.flags.has('json')));
+    if (sub === 'show') return withConnection(p.conn, (nc) => show(nc, runId, p.flags.has('json'), p.flags.has('waterfall')));
     return withConnection(p.conn, (nc) => cancel(nc, runId, p));
   });
 }
@@ -192,9 +194,10 @@ function renderTree(node: RunNode, indent: string, out: string[]): void {
   for (const child of node.children) renderTree(child, `${indent}  │ `, out);
 }
 
-async function show(nc: NatsConnection, runId: string, asJson: boolean): Promise<number> {
+async function show(nc: NatsConnection, runId: string, asJson: boolean, bars: boolean): Promise<number> {
   const tree = await loadTree(nc, runId);
   if (asJson) return (json(tree), 0);
+  if (bars) return (process.stdout.write(textWaterfall(tree)), 0);
   const out: string[] = [];
   renderTree(tree, '', out);
   process.stdout.write(`${out.join('\n')}\n`);

@@ -1,6 +1,7 @@
 /**
  * A run's waterfall: the run, its steps, tool calls and child runs (recursively) as bars on one time axis, from the
- * recorded_at of their events. Pure HTML and CSS (positions in percent of the tree's whole span).
+ * recorded_at of their events. For the console as HTML and CSS (positions in percent of the tree's whole span), for
+ * `runs show --waterfall` as text.
  */
 import type { RunNode } from '../runs';
 import { duration, esc } from './html';
@@ -63,4 +64,21 @@ export function waterfall(node: RunNode): string {
       + `<div class="track"><div class="${esc(cls)}" style="left:${pct(b.start - t0)};width:${pct(b.end - b.start)}"><span>${esc(duration(b.end - b.start))}${b.status ? ` ${esc(b.status)}` : ''}</span></div></div></div>`;
   });
   return `<div class="wf" id="waterfall"><div class="row"><div class="label"><b>0 ms</b></div><div class="track" style="background:none;text-align:right"><b>${esc(duration(span))}</b></div></div>${rows.join('')}</div>`;
+}
+
+/** The same bars as text, `width` columns for the time axis. */
+export function textWaterfall(node: RunNode, width = 50): string {
+  const bars = barsOf(node);
+  if (!bars.length) return 'no events\n';
+  const t0 = Math.min(...bars.map((b) => b.start));
+  const span = Math.max(1, Math.max(...bars.map((b) => b.end)) - t0);
+  const labels = bars.map((b) => `${'  '.repeat(b.depth)}${b.label}`);
+  const pad = Math.min(48, Math.max(...labels.map((l) => l.length)));
+  const lines = bars.map((b, i) => {
+    const from = Math.min(width - 1, Math.floor(((b.start - t0) / span) * width));
+    const to = Math.max(from + 1, Math.round(((b.end - t0) / span) * width));
+    const bar = `${' '.repeat(from)}${'█'.repeat(to - from)}${' '.repeat(Math.max(0, width - to))}`;
+    return `${labels[i].slice(0, pad).padEnd(pad)} |${bar}| ${duration(b.end - b.start)}${b.status ? ` ${b.status}` : ''}${b.run_id ? `  ${b.run_id}` : ''}`;
+  });
+  return `${' '.repeat(pad)} 0${' '.repeat(width - 1)}${duration(span)}\n${lines.join('\n')}\n`;
 }
