@@ -54,20 +54,24 @@ class ClusterNetwork {
    */
   async pod(name) {
     this.pods ??= 0;
+    // The pods' subnet, as the cluster network's own, is this network's (another suite's network, run at the same time
+    // on this machine, routes its own).
+    const subnet = `10.215.${this.ip.split('.')[2]}`;
     if (this.pods === 0) {
       const inNs = (...args) => execFileSync('nsenter', [`--net=${this.net}`, ...args], { stdio: ['ignore', 'ignore', 'pipe'] });
       inNs('ip', 'link', 'add', 'rlbr0', 'type', 'bridge');
-      inNs('ip', 'addr', 'add', '10.215.0.1/24', 'dev', 'rlbr0');
+      inNs('ip', 'addr', 'add', `${subnet}.1/24`, 'dev', 'rlbr0');
       inNs('ip', 'link', 'set', 'rlbr0', 'up');
       inNs('sh', '-c', 'echo 1 > /proc/sys/net/ipv4/ip_forward');
-      execFileSync('ip', ['route', 'replace', '10.215.0.0/24', 'via', this.ip, 'dev', this.hostIf], { stdio: ['ignore', 'ignore', 'pipe'] });
+      execFileSync('ip', ['route', 'replace', `${subnet}.0/24`, 'via', this.ip, 'dev', this.hostIf], { stdio: ['ignore', 'ignore', 'pipe'] });
+      this.podRoute = `${subnet}.0/24`;
     }
     const k = ++this.pods;
     const holder = spawn('unshare', ['--net', '--fork', '--', 'cat'], { stdio: ['pipe', 'ignore', 'inherit'] });
     await new Promise((resolve, reject) => { holder.once('spawn', resolve); holder.once('error', reject); });
     const pid = await waitForChild(holder.pid);
     const net = `/proc/${pid}/ns/net`;
-    const ip = `10.215.0.${10 + k}`;
+    const ip = `${subnet}.${10 + k}`;
     const inCluster = (...args) => execFileSync('nsenter', [`--net=${this.net}`, 'ip', ...args], { stdio: ['ignore', 'ignore', 'pipe'] });
     const inPod = (...args) => execFileSync('nsenter', [`--net=${net}`, 'ip', ...args], { stdio: ['ignore', 'ignore', 'pipe'] });
     inCluster('link', 'add', `rlp${k}`, 'type', 'veth', 'peer', 'name', `rle${k}`);
@@ -77,7 +81,7 @@ class ClusterNetwork {
     inPod('link', 'set', 'lo', 'up');
     inPod('addr', 'add', `${ip}/24`, 'dev', `rle${k}`);
     inPod('link', 'set', `rle${k}`, 'up');
-    inPod('route', 'add', 'default', 'via', '10.215.0.1');
+    inPod('route', 'add', 'default', 'via', `${subnet}.1`);
     return { name, net, ip, hosts: this.hosts, close: () => holder.stdin.end() };
   }
 
@@ -87,7 +91,7 @@ class ClusterNetwork {
   }
 
   close() {
-    try { execFileSync('ip', ['route', 'del', '10.215.0.0/24'], { stdio: 'ignore' }); } catch { /* none */ }
+    if (this.podRoute) try { execFileSync('ip', ['route', 'del', this.podRoute], { stdio: 'ignore' }); } catch { /* none */ }
     try { execFileSync('ip', ['link', 'del', this.hostIf], { stdio: 'ignore' }); } catch { /* went with the namespace */ }
     this.holder.stdin.end();
     rmSync(this.dir, { recursive: true, force: true });
