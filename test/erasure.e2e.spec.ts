@@ -12,6 +12,7 @@ import { aggregateRef } from '@runledger/event-log';
 import { deterministicUuid } from '@runledger/kernel';
 import { DATA_KEYS_BUCKET, encodeJson, ERASED_TEXT, ERASED_VALUE } from '@runledger/messaging';
 import { runCli } from './support/cli';
+import { ConsoleUnderTest } from './support/console';
 import { policyVersionsIn, runTree, RunView, SHIPPED_POLICY_DIR, START, startRun, uploadCase } from './support/governed-runs';
 import { TestStack } from './support/stack';
 import { AUDIT_QUERY, AuditRow, Conversation, send } from './support/task-assistant';
@@ -55,7 +56,14 @@ describe('Issue 9 erasure: erasure works without breaking verification', () => {
     if (!r.ok) throw new Error(`rl.runs.get ${runId}: ${JSON.stringify(r.body)}`);
     return r.body;
   };
-  const consoleRun = async (runId: string) => (await fetch(`http://127.0.0.1:${stack.httpPorts.get('audit-ledger')}/console/runs/${runId}`)).text();
+  let operatorConsole: ConsoleUnderTest | undefined;
+  /** A run's page in the operator console (`runledger console`, signed in). */
+  const consoleRun = async (runId: string) => {
+    operatorConsole ??= await ConsoleUnderTest.start(stack);
+    const page = await operatorConsole.get(`/runs/${runId}`);
+    expect(page.status).toBe(200);
+    return page.body;
+  };
   const auditRecords = async (conversationId: string) => {
     const r = await stack.request<{ records: AuditRow[] }>(AUDIT_QUERY, { conversation_id: conversationId });
     return r.ok ? r.body.records : [];
@@ -107,7 +115,10 @@ describe('Issue 9 erasure: erasure works without breaking verification', () => {
     // The audit ledger has indexed every decision before the scans below.
     await stack.waitFor(async () => (await auditRecords(aliceConv.conversation_id)).length >= aliceRuns.length, 30_000);
   }, 600_000);
-  afterAll(async () => stack?.stop());
+  afterAll(async () => {
+    await operatorConsole?.stop();
+    await stack?.stop();
+  });
 
   it('Issue 9 erasure: no stream holds a user\'s or a case\'s plaintext outside the stores meant for it (log, audit chain, read models, keys)', async () => {
     expect(aliceRuns.length).toBe(4);
@@ -119,7 +130,7 @@ describe('Issue 9 erasure: erasure works without breaking verification', () => {
     expect((await auditRecords(aliceConv.conversation_id)).map((r) => r.input_message)).toContain(`add task ${alice.tasks[1]}`);
     const interview = treeA.find((r) => r.created.agent_name === 'INTERVIEW_AGENT' && r.created.run_kind === 'agent')!;
     expect(JSON.stringify((await runGet(interview.run_id)).events)).toContain('Tom Baker');
-    // The operator console (served by the audit ledger, which reads the log as stored) shows events opened too.
+    // The operator console (rl.runs.get, as runs show) shows events opened too.
     expect(await consoleRun(aliceRuns[0])).toContain('zebrafruit');
   });
 

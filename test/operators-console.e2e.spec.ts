@@ -15,7 +15,8 @@ import { RunRepository } from '@runledger/runs';
 import { OtlpReceiver, startOtlpReceiver } from '@runledger/testing';
 import { Browser, chromium, Page } from 'playwright-core';
 import { call, campaignEvents, itemIdOf, ofType, scriptedCampaign } from './support/campaigns';
-import { CliProcess, runCli } from './support/cli';
+import { runCli } from './support/cli';
+import { ConsoleUnderTest } from './support/console';
 import { policyVersionsIn, SHIPPED_POLICY_DIR, START, uploadCase } from './support/governed-runs';
 import { seedRuns } from './support/seed-runs';
 import { TestStack } from './support/stack';
@@ -30,7 +31,7 @@ const local = (iso: string, minutes: number) => new Date(Date.parse(iso) + minut
 describe('Issue 25 console: runledger console in headless Chromium, as the operator', () => {
   let stack: TestStack;
   let otlp: OtlpReceiver;
-  let consoleProc: CliProcess;
+  let operatorConsole: ConsoleUnderTest;
   let browser: Browser;
   let page: Page;
   let signIn = '';
@@ -67,10 +68,8 @@ describe('Issue 25 console: runledger console in headless Chromium, as the opera
       return r.body.runs?.[0]?.status === 'failed' ? r.body.runs[0].created_at : null;
     }, 60_000) as string;
 
-    consoleProc = new CliProcess(stack.url, ['console', '--port', '0', '--approver', 'ops-alice'], { ...stack.cliEnv('operator'), JAEGER_UI_URL: JAEGER });
-    await consoleProc.until(() => /open (http:\/\/127\.0\.0\.1:\d+\/login\?token=\S+)/.test(consoleProc.stdout), 'the console\'s sign-in URL');
-    signIn = /open (\S+)/.exec(consoleProc.stdout)![1];
-    base = new URL(signIn).origin;
+    operatorConsole = await ConsoleUnderTest.start(stack, ['--approver', 'ops-alice'], { JAEGER_UI_URL: JAEGER });
+    ({ signIn, base } = operatorConsole);
     // Playwright gives the browser a fresh temporary profile of its own.
     browser = await chromium.launch({
       executablePath: '/usr/bin/chromium',
@@ -80,7 +79,7 @@ describe('Issue 25 console: runledger console in headless Chromium, as the opera
   });
   afterAll(async () => {
     await browser?.close();
-    await consoleProc?.stop();
+    await operatorConsole?.stop();
     await stack?.stop();
     await otlp?.stop();
   });
