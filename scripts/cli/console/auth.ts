@@ -51,10 +51,6 @@ export class ConsoleAuth {
   csrfOk(session: Session, token: string | null): boolean {
     return !!token && same(token, session.csrf);
   }
-
-  logout(session: Session): void {
-    this.sessions.delete(session.id);
-  }
 }
 
 export function cookieValue(header: string | undefined, name: string): string | null {
@@ -66,4 +62,3 @@ export function cookieValue(header: string | undefined, name: string): string | 
 }
 
 export const sessionCookie = (s: Session) => `${COOKIE}=${s.id}; HttpOnly; SameSite=Strict; Path=/`;
-export const clearedCookie = `${COOKIE}=; HttpOnly; SameSite=Strict; Path=/; Max-Age=0`;

@@ -6,8 +6,8 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { CliError } from '../operator';
 import type { ConsoleApi } from './api';
-import { clearedCookie, ConsoleAuth, sessionCookie, type Session } from './auth';
-import { page, result } from './html';
+import { ConsoleAuth, sessionCookie, type Session } from './auth';
+import { result } from './html';
 import { approvalsPage, auditPage, deadLettersPage } from './ops-pages';
 import { runPage, runsPage } from './runs-pages';
 
@@ -99,10 +99,6 @@ export async function startConsoleServer(api: ConsoleApi, port: number, auth = n
         return `${decision} item ${item.item_id} of campaign ${item.campaign_id} as ${api.approver.id}`;
       });
       return send(res, 200, await approvalsPage(api, session.csrf, banner));
-    }
-    if (path === '/logout') {
-      auth.logout(session);
-      return send(res, 200, page('Signed out', '<p>Signed out. Open the URL runledger console printed to sign in again.</p>'), { 'set-cookie': clearedCookie });
     }
     throw new HttpError(404, 'not found');
   }
