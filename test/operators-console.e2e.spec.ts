@@ -11,7 +11,6 @@ import { request as httpRequest } from 'node:http';
 import path from 'node:path';
 import { jetstream } from '@nats-io/jetstream';
 import type { DeadLettersListResult, RunsListResult } from '@runledger/contracts';
-import { RunRepository } from '@runledger/runs';
 import { OtlpReceiver, startOtlpReceiver } from '@runledger/testing';
 import { Browser, chromium, Page } from 'playwright-core';
 import { call, campaignEvents, itemIdOf, ofType, scriptedCampaign } from './support/campaigns';
@@ -191,13 +190,7 @@ describe('Issue 25 console: runledger console in headless Chromium, as the opera
   });
 
   it('Issue 25 console: an operator cancels an open run and sees the outcome', async () => {
-    const runId = randomUUID();
-    const versions = { lanes: 'seed', roles: 'seed' };
-    await new RunRepository(stack.log).append({ run_id: runId, root_run_id: runId }, [
-      { type: 'RunCreated', data: { run_id: runId, run_kind: 'agent', agent_name: 'CONSOLE_AGENT', root_run_id: runId, contract_version: 'v1', policy_versions: versions, input_artifacts: [], parameters: {}, request_hash_sha256: '0'.repeat(64) } },
-      { type: 'AuthzDecided', data: { decision: 'allow', action: 'agent.run.start', policy_versions: versions } },
-      { type: 'RunStarted', data: {} },
-    ], { expectedVersion: 0, commandId: `console-open:${runId}` });
+    const [runId] = await seedRuns(stack, { agent: 'CONSOLE_AGENT', count: 1, open: [0] });
     await page.goto(`${base}/runs/${runId}`);
     await page.fill('form.cancel input[name=reason]', 'stuck, per ticket 42');
     await page.click('form.cancel button[type=submit]');

@@ -12,6 +12,8 @@ export interface SeedOptions {
   count: number;
   /** Indexes of the runs that fail (TOOL.FAILED). */
   failing?: number[];
+  /** Indexes of the runs left open: started, no outcome (as if their worker were still carrying them). */
+  open?: number[];
   case_id?: string;
   user_id?: string;
 }
@@ -28,7 +30,7 @@ export async function seedRuns(stack: TestStack, o: SeedOptions): Promise<string
       { type: 'RunCreated', data: { run_id, run_kind: 'agent', agent_name: o.agent, root_run_id: run_id, ...(o.case_id ? { case_id: o.case_id } : {}), ...(o.user_id ? { user_id: o.user_id } : {}), contract_version: 'v1', policy_versions: versions, input_artifacts: [], parameters: { i }, request_hash_sha256: createHash('sha256').update(run_id).digest('hex') } },
       { type: 'AuthzDecided', data: { decision: 'allow', action: 'agent.run.start', policy_versions: versions } },
       { type: 'RunStarted', data: {} },
-      outcome,
+      ...(o.open?.includes(i) ? [] : [outcome]),
     ], { expectedVersion: 0, commandId: `seed:${run_id}` });
   };
   for (let i = 0; i < ids.length; i += 25) await Promise.all(ids.slice(i, i + 25).map((id, j) => one(id, i + j)));
