@@ -161,7 +161,7 @@ describe('Issue 25 console: runledger console in headless Chromium, as the opera
     // Every run the search matches, counted per agent by outcome.
     await page.goto(`${base}/?agent=CONSOLE_AGENT&limit=5`);
     expect(await page.textContent('#matched')).toBe('30 matching run(s)');
-    expect(await page.$$eval('#per-agent tbody tr', (trs) => trs.map((tr) => [...tr.querySelectorAll('td')].map((td) => td.textContent)))).toEqual([['CONSOLE_AGENT', '30', '29', '1', '0', '0', '0']]);
+    expect(await page.$$eval('#per-agent tbody tr', (trs) => trs.map((tr) => [...tr.querySelectorAll('td')].map((td) => td.textContent)))).toEqual([['CONSOLE_AGENT', '30', '29', '1', '0', '0', '0', expect.stringMatching(/^\d+(\.\d)? m?s$/), expect.stringMatching(/^\d+(\.\d)? m?s$/)]]);
     await page.goto(`${base}/?text=seeded+failure+12`);
     await page.click(`#runs a[href="/runs/${failedId}"]`);
     await page.waitForURL(new RegExp(`/runs/${failedId}$`));
@@ -242,7 +242,7 @@ describe('Issue 25 console: runledger console in headless Chromium, as the opera
     expect(r.stdout).toContain('1 of 1 matching run(s)');
     // One run was left open and asked to cancel (above): per agent, by outcome.
     const counted = await runCli(stack.url, ['runs', 'list', '--agent', 'CONSOLE_AGENT', '--by-agent', '--limit', '1'], stack.cliEnv('operator'));
-    expect(counted.stdout).toMatch(/^AGENT\s+RUNS\s+COMPLETED\s+FAILED\s+DENIED\s+CANCELLED\s+OPEN\nCONSOLE_AGENT\s+31\s+29\s+1\s+0\s+0\s+1$/m);
+    expect(counted.stdout).toMatch(/^AGENT\s+RUNS\s+COMPLETED\s+FAILED\s+DENIED\s+CANCELLED\s+OPEN\s+P50\s+P95\nCONSOLE_AGENT\s+31\s+29\s+1\s+0\s+0\s+1\s+\d+ ms\s+\d+ ms$/m);
   });
 
   it('Issue 25 CLI: runs show --waterfall draws the same bars as text: the run first, whole width, then its steps and child runs', async () => {

@@ -30,7 +30,7 @@ export const USAGE = `usage: runledger runs list [--text T] [--status S] [--agen
            contains T (any case); --status is one of ${RUN_STATUSES.join(', ')};
            --failed: failed runs only; --all: child runs too; --kind: agent, tool_gateway, db_write, promotion, export …;
            --since/--until: ISO 8601 times (e.g. 2026-11-24T07:00:00Z); --limit N (a page), --cursor C (the next page);
-           --by-agent: also every matching run counted per agent by outcome
+           --by-agent: also every matching run counted per agent by outcome, with the p50 and p95 duration
   show     the run, its child runs and their events: the message, intent and reply, durations, outcome, trace id;
            --waterfall: the run, its steps, tool calls and child runs as bars on one time axis instead of the events
   tail     follow runs live from the moment it is asked (--events: every event, not only starts and ends)
@@ -102,7 +102,7 @@ async function list(nc: NatsConnection, p: ParsedArgs, request: RunsListRequest)
   process.stdout.write(`${page.runs.length} of ${page.matched} matching run(s)`);
   process.stdout.write(page.next_cursor ? `; next page: add --cursor ${page.next_cursor}\n` : '\n');
   if (page.by_agent) {
-    process.stdout.write(`\n${table(['AGENT', 'RUNS', 'COMPLETED', 'FAILED', 'DENIED', 'CANCELLED', 'OPEN'], page.by_agent.map((a) => [a.agent_name ?? '-', ...[a.runs, a.completed, a.failed, a.denied, a.cancelled, a.open].map(String)]))}`);
+    process.stdout.write(`\n${table(['AGENT', 'RUNS', 'COMPLETED', 'FAILED', 'DENIED', 'CANCELLED', 'OPEN', 'P50', 'P95'], page.by_agent.map((a) => [a.agent_name ?? '-', ...[a.runs, a.completed, a.failed, a.denied, a.cancelled, a.open].map(String), duration(a.p50_ms), duration(a.p95_ms)]))}`);
   }
   return 0;
 }

@@ -74,9 +74,9 @@ export async function runsPage(api: ConsoleApi, q: URLSearchParams): Promise<str
   if (found.next_cursor) more.set('cursor', found.next_cursor);
   const next = found.next_cursor ? `<a id="next" href="/?${esc(more.toString())}">next page</a>` : '';
   const refresh = q.get('refresh') ? '<meta http-equiv="refresh" content="5">' : '';
-  const agents = (found.by_agent ?? []).map((a) => [esc(a.agent_name ?? '-'), String(a.runs), String(a.completed), String(a.failed), String(a.denied), String(a.cancelled), String(a.open)]);
+  const agents = (found.by_agent ?? []).map((a) => [esc(a.agent_name ?? '-'), ...[a.runs, a.completed, a.failed, a.denied, a.cancelled, a.open].map(String), esc(duration(a.p50_ms)), esc(duration(a.p95_ms))]);
   return page('Runs', `${refresh}${form}<p id="matched">${found.matched} matching run(s)</p>${table(['Run', 'Agent', 'Kind', 'Status', 'Created (UTC)', 'Duration', 'Case / user', 'Error'], rows, 'runs')}<p>${first}${next}</p>
-<h2>Matching runs per agent</h2>${table(['Agent', 'Runs', 'Completed', 'Failed', 'Denied', 'Cancelled', 'Open'], agents, 'per-agent')}`);
+<h2>Matching runs per agent</h2>${table(['Agent', 'Runs', 'Completed', 'Failed', 'Denied', 'Cancelled', 'Open', 'p50', 'p95'], agents, 'per-agent')}`);
 }
 
 /** The policy versions the run was pinned to (its RunCreated), e.g. ` · policies lanes-2026.11.2, roles-2026.11.2`. */

@@ -212,6 +212,14 @@ export interface RunsPerAgent {
    * Not ended yet (created, authorized, running).
    */
   open: number;
+  /**
+   * Median duration of the ended runs (nearest rank); null when none ended.
+   */
+  p50_ms: number | null;
+  /**
+   * 95th percentile duration of the ended runs (nearest rank); null when none ended.
+   */
+  p95_ms: number | null;
 }
 
 /**

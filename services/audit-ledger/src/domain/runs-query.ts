@@ -52,17 +52,30 @@ function textMatcher(text: string | undefined): ((r: RunSummary) => boolean) | n
 
 const ENDED = new Set(['completed', 'failed', 'denied', 'cancelled']);
 
-/** Runs per agent by outcome (the console's and `runs list --by-agent`'s summary of a search), agents by name. */
+/** The nearest-rank percentile of sorted values; null for none. */
+export function percentile(sorted: readonly number[], p: number): number | null {
+  return sorted.length ? sorted[Math.max(0, Math.ceil((p / 100) * sorted.length) - 1)] : null;
+}
+
+/**
+ * Runs per agent by outcome, with the median and 95th percentile duration of the ended ones (the console's and
+ * `runs list --by-agent`'s summary of a search), agents by name.
+ */
 export function perAgent(rows: readonly RunSummary[]): RunsPerAgent[] {
-  const by = new Map<string | null, RunsPerAgent>();
+  const by = new Map<string | null, { counts: RunsPerAgent; durations: number[] }>();
   for (const r of rows) {
-    const counts = by.get(r.agent_name) ?? { agent_name: r.agent_name, runs: 0, completed: 0, failed: 0, denied: 0, cancelled: 0, open: 0 };
-    counts.runs++;
-    if (ENDED.has(r.status)) counts[r.status as 'completed' | 'failed' | 'denied' | 'cancelled']++;
-    else counts.open++;
-    by.set(r.agent_name, counts);
+    const agent = by.get(r.agent_name) ?? { counts: { agent_name: r.agent_name, runs: 0, completed: 0, failed: 0, denied: 0, cancelled: 0, open: 0, p50_ms: null, p95_ms: null }, durations: [] };
+    agent.counts.runs++;
+    if (ENDED.has(r.status)) {
+      agent.counts[r.status as 'completed' | 'failed' | 'denied' | 'cancelled']++;
+      if (typeof r.duration_ms === 'number') agent.durations.push(r.duration_ms);
+    } else agent.counts.open++;
+    by.set(r.agent_name, agent);
   }
-  return [...by.values()].sort((a, b) => (a.agent_name ?? '').localeCompare(b.agent_name ?? ''));
+  return [...by.values()].map(({ counts, durations }) => {
+    durations.sort((a, b) => a - b);
+    return { ...counts, p50_ms: percentile(durations, 50), p95_ms: percentile(durations, 95) };
+  }).sort((a, b) => (a.agent_name ?? '').localeCompare(b.agent_name ?? ''));
 }
 
 /** One page of the runs index: filters, time range, newest first, cursor paging. Pure. */

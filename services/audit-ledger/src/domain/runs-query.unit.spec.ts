@@ -1,5 +1,5 @@
 import { initialRunSummary, RunSummary } from '@runledger/runs';
-import { decodeCursor, encodeCursor, pageRuns } from './runs-query';
+import { decodeCursor, encodeCursor, pageRuns, percentile } from './runs-query';
 
 const row = (i: number, over: Partial<RunSummary> = {}): RunSummary => ({
   ...initialRunSummary(`run-${String(i).padStart(3, '0')}`),
@@ -43,17 +43,22 @@ describe('Issue 11 runs index: rl.runs.list paging and filters (pure)', () => {
     expect(decodeCursor(encodeCursor({ created_at: 'x', run_id: 'y' }))).toEqual({ created_at: 'x', run_id: 'y' });
   });
 
-  it('Issue 25 runs per agent: with by_agent, every matching run of every page is counted per agent by outcome (denied apart from failed)', () => {
+  it('Issue 25 runs per agent: with by_agent, every matching run of every page is counted per agent by outcome (denied apart from failed), with the median and p95 duration of the ended ones', () => {
     const mixed = [
-      row(1, { agent_name: 'A', status: 'failed', failed: true }), row(2, { agent_name: 'A', status: 'denied', failed: true }), row(3, { agent_name: 'A' }),
-      row(4, { agent_name: 'B', status: 'running' }), row(5, { agent_name: 'B', status: 'cancelled' }), row(6, { agent_name: 'B', created_at: '2026-11-25T00:00:00.000Z' }),
+      row(1, { agent_name: 'A', status: 'failed', failed: true, duration_ms: 30 }), row(2, { agent_name: 'A', status: 'denied', failed: true, duration_ms: 10 }), row(3, { agent_name: 'A', duration_ms: 20 }),
+      row(4, { agent_name: 'B', status: 'running' }), row(5, { agent_name: 'B', status: 'cancelled', duration_ms: 50 }), row(6, { agent_name: 'B', created_at: '2026-11-25T00:00:00.000Z' }),
     ];
     const page = pageRuns(mixed, { by_agent: true, limit: 1, until: '2026-11-25T00:00:00.000Z' }, null);
     expect(page.runs).toHaveLength(1);
     expect(page.by_agent).toEqual([
-      { agent_name: 'A', runs: 3, completed: 1, failed: 1, denied: 1, cancelled: 0, open: 0 },
-      { agent_name: 'B', runs: 2, completed: 0, failed: 0, denied: 0, cancelled: 1, open: 1 },
+      { agent_name: 'A', runs: 3, completed: 1, failed: 1, denied: 1, cancelled: 0, open: 0, p50_ms: 20, p95_ms: 30 },
+      { agent_name: 'B', runs: 2, completed: 0, failed: 0, denied: 0, cancelled: 1, open: 1, p50_ms: 50, p95_ms: 50 },
     ]);
     expect(pageRuns(mixed, {}, null)).not.toHaveProperty('by_agent');
+  });
+
+  it('Issue 25 runs per agent: percentiles by nearest rank', () => {
+    const hundred = Array.from({ length: 100 }, (_, i) => i + 1);
+    expect([percentile(hundred, 50), percentile(hundred, 95), percentile([7], 95), percentile([], 50)]).toEqual([50, 95, 7, null]);
   });
 });
