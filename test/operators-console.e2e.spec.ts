@@ -19,6 +19,7 @@ import { ConsoleUnderTest } from './support/console';
 import { policyVersionsIn, SHIPPED_POLICY_DIR, START, uploadCase } from './support/governed-runs';
 import { seedRuns } from './support/seed-runs';
 import { TestStack } from './support/stack';
+import { Conversation } from './support/task-assistant';
 
 jest.setTimeout(300_000);
 
@@ -38,6 +39,7 @@ describe('Issue 25 console: runledger console in headless Chromium, as the opera
   let failedId = '';
   let failedAt = '';
   let intakeId = '';
+  let taskRunId = '';
   let campaignId = '';
   let poisonSeq = 0;
   let cliCampaignId = '';
@@ -55,6 +57,8 @@ describe('Issue 25 console: runledger console in headless Chromium, as the opera
     const intake = await stack.request<{ run_id: string; outcome: string }>(START, { agent_name: 'INTAKE_AGENT', case_id: caseId, input_artifacts: [inputs.form], parameters: {} }, 90_000);
     expect(intake.body.outcome).toBe('success');
     intakeId = intake.body.run_id;
+    // A task-assistant run: its tool call is a bar of its own.
+    taskRunId = (await new Conversation(stack).say('add task call the console team')).run_id;
     // A campaign message waiting for a person.
     campaignId = await scriptedCampaign(stack, [{ action_type: 'generate_message', message: { type: 'connection_request', content: 'Hi Jane, shall we connect?' } }]);
     expect((await call(stack, 'cycle', { campaign_id: campaignId })).pending_items).toEqual([expect.objectContaining({ item_id: itemIdOf(campaignId, 1), status: 'pending' })]);
@@ -187,6 +191,23 @@ describe('Issue 25 console: runledger console in headless Chromium, as the opera
     const pinned = (await stack.runEvents(intakeId))[0].data as { policy_versions: { lanes: string; roles: string } };
     expect(await page.textContent('#policies')).toBe(`${pinned.policy_versions.lanes}, ${pinned.policy_versions.roles}`);
     await shot('2-waterfall');
+  });
+
+  it('Issue 25 console: a tool call is a bar from its request to its recorded outcome, beside the tool run it started', async () => {
+    const events = await stack.runEvents(taskRunId);
+    const calls = events.filter((e) => e.type === 'ToolCallRequested').map((e) => (e.data as { tool_name: string }).tool_name);
+    expect(calls.length).toBeGreaterThan(0);
+    // The runs index has the whole tree, ended (it follows the log within a moment).
+    const tree = await stack.waitFor(async () => {
+      const r = await stack.request<RunsListResult>('rl.runs.list', { root_run_id: taskRunId, include_children: true });
+      return r.body.matched > calls.length && r.body.runs.every((x) => ['completed', 'failed', 'denied', 'cancelled'].includes(x.status)) ? r.body : null;
+    }, 30_000);
+    await page.goto(`${base}/runs/${taskRunId}`);
+    const tools = await page.$$eval('#waterfall .row[data-kind=tool]', (rs) => rs.map((r) => ({ label: r.querySelector('.label')?.textContent?.trim(), text: r.querySelector('.bar')?.textContent })));
+    expect(tools.map((t) => t.label)).toEqual(calls.map((name) => `tool ${name}`));
+    for (const t of tools) expect(t.text).toMatch(/^\d+(\.\d)? m?s ok$/);
+    // Every run of the tree (the tool runs and the writes they made) is a run bar.
+    expect(await page.$$eval('#waterfall .row[data-kind=run]', (rs) => rs.map((r) => r.getAttribute('data-run')).sort())).toEqual(tree!.runs.map((r) => r.run_id).sort());
   });
 
   it('Issue 25 console: an operator cancels an open run and sees the outcome', async () => {
