@@ -48,7 +48,7 @@ function searchForm(q: URLSearchParams): string {
   const input = (name: string, label: string, type = 'text') => `<label>${label} <input type="${type}" name="${name}" value="${esc(q.get(name) ?? '')}"></label> `;
   const check = (name: string, label: string) => `<label><input type="checkbox" name="${name}" value="1"${q.get(name) ? ' checked' : ''}> ${label}</label> `;
   const statuses = ['', ...RUN_STATUSES].map((s) => `<option value="${esc(s)}"${(q.get('status') ?? '') === s ? ' selected' : ''}>${esc(s || 'any')}</option>`).join('');
-  return `<form id="search" method="get" action="/">${input('text', 'Text')}<label>Status <select name="status">${statuses}</select></label> ${input('agent', 'Agent')}${input('case', 'Case')}${input('user', 'User')}
+  return `<form id="search" method="get" action="/">${input('text', 'Text')}<label>Status <select name="status">${statuses}</select></label> ${input('agent', 'Agent')}${input('kind', 'Kind')}${input('case', 'Case')}${input('user', 'User')}
 <br>${input('since', 'From (UTC)', 'datetime-local')}${input('until', 'to (UTC)', 'datetime-local')}${check('failed', 'failed or denied only')}${check('all', 'child runs too')}
 <label>Page size <input type="number" name="limit" min="1" max="500" value="${esc(q.get('limit') ?? '50')}"></label> ${check('refresh', 'refresh every 5 s')}<button type="submit">Search</button></form>`;
 }
