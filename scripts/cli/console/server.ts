@@ -134,7 +134,10 @@ export async function startConsoleServer(api: ConsoleApi, port: number, auth = n
   origin = `http://127.0.0.1:${port}`;
   return {
     server, port, url: `${origin}/login?token=${auth.token}`,
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+    close: () => new Promise<void>((resolve) => {
+      server.close(() => resolve());
+      server.closeAllConnections(); // a browser's kept-alive connection must not hold Ctrl-C up
+    }),
   };
 }
 
