@@ -16,6 +16,7 @@ export const SUBJECTS = {
   runsGet: 'rl.runs.get',
   runsList: 'rl.runs.list',
   runsCancel: 'rl.runs.cancel',
+  runsFork: 'rl.runs.fork',
   runsResolve: 'rl.runs.resolve',
   deadLettersList: 'rl.deadletters.list',
   deadLettersRetry: 'rl.deadletters.retry',

@@ -1,5 +1,6 @@
-import { IsBoolean, IsIn, IsInt, IsISO8601, IsOptional, IsString, IsUUID, Matches, Max, MaxLength, Min, MinLength } from 'class-validator';
-import type { DeadLetterRetryRequest, RunCancelRequest, RunsListRequest, RunsResolveRequest } from '../generated';
+import { Type } from 'class-transformer';
+import { IsBoolean, IsIn, IsInt, IsISO8601, IsNotEmpty, IsOptional, IsString, IsUUID, Matches, Max, MaxLength, Min, MinLength, ValidateNested } from 'class-validator';
+import type { DeadLetterRetryRequest, RunCancelRequest, RunForkRequest, RunsListRequest, RunsResolveRequest } from '../generated';
 
 export const RUN_STATUSES = ['created', 'authorized', 'running', 'completed', 'failed', 'denied', 'cancelled'] as const;
 
@@ -24,6 +25,21 @@ export class RunCancelRequestDto implements RunCancelRequest {
   @IsUUID() run_id!: string;
   @IsOptional() @IsString() @MaxLength(500) reason?: string;
   @IsOptional() @IsString() @MaxLength(256) requested_by?: string;
+}
+
+export class ForkPolicyVersionsDto {
+  @IsString() @IsNotEmpty() @MaxLength(64) lanes!: string;
+  @IsString() @IsNotEmpty() @MaxLength(64) roles!: string;
+}
+
+/** rl.runs.fork (issue 25): the source run, its checkpoint (a completed step id), the policy to pin, the idempotency key. */
+export class RunForkRequestDto implements RunForkRequest {
+  @IsUUID() run_id!: string;
+  @IsString() @Matches(/^[A-Za-z0-9_.:#-]{1,128}$/, { message: 'from_step must be a step id (letters, digits, _ . : # -)' }) from_step!: string;
+  @IsOptional() @ValidateNested() @Type(() => ForkPolicyVersionsDto) policy_versions?: ForkPolicyVersionsDto;
+  @IsString() @Matches(/^[A-Za-z0-9_.:-]{1,128}$/, { message: 'request_id must be 1-128 of letters, digits, _ . : -' }) request_id!: string;
+  @IsOptional() @IsString() @MaxLength(256) requested_by?: string;
+  @IsOptional() @IsBoolean() wait?: boolean;
 }
 
 export class RunsResolveRequestDto implements RunsResolveRequest {

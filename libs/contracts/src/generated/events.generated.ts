@@ -741,6 +741,15 @@ export interface RunCreatedData {
    * The caller identity whose request opened the run (issue 26).
    */
   requested_by?: string;
+  /**
+   * A fork (rl.runs.fork): the source run and the checkpoint (its step id) whose recorded step outputs the fork restores by reference, read from the source's events; request_id is the operator's idempotency key, requested_by who asked.
+   */
+  forked_from?: {
+    run_id: string;
+    checkpoint: string;
+    request_id: string;
+    requested_by?: string;
+  };
 }
 /**
  * Contract v1 SSOT binding of one immutable artifact: every run input and output is referenced by one. The bytes live in object storage; sha256 and size_bytes bind the reference to exactly those bytes.

@@ -168,6 +168,8 @@ export type {
   LogEvent,
   RunCancelRequest,
   RunCancelResult,
+  RunForkRequest,
+  RunForkResult,
   RunQuery,
   RunSummary,
   RunsListRequest,

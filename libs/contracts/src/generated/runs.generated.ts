@@ -85,6 +85,67 @@ export interface RunCancelResult {
 }
 
 /**
+ * Sent on rl.runs.fork: a new run of the source run's agent that restores the source's recorded step outputs up to and including `from_step` (read from the source's events, not copied) and executes the remaining steps under `policy_versions` (default: the current policy). The same `request_id` forks once: the fork's run id derives from it.
+ */
+export interface RunForkRequest {
+  /**
+   * The source run.
+   */
+  run_id: string;
+  /**
+   * The checkpoint: the step id of a StepCompleted of the source run (as `runs show` lists them).
+   */
+  from_step: string;
+  /**
+   * The policy versions the fork pins; a published version (policy catalog). Absent: the current versions.
+   */
+  policy_versions?: {
+    lanes: string;
+    roles: string;
+  };
+  /**
+   * Idempotency key: the same request_id (with the same source and checkpoint) forks once.
+   */
+  request_id: string;
+  /**
+   * Who asks (recorded in the fork's RunCreated, forked_from.requested_by).
+   */
+  requested_by?: string;
+  /**
+   * Reply once the fork has its outcome (or after the reply timeout, status still running).
+   */
+  wait?: boolean;
+}
+
+/**
+ * Reply of rl.runs.fork. `forked`: the fork was requested now; `existing`: this request_id had forked before (its run is returned). `status` is the fork's status when the reply was sent; with `wait`, its outcome and error.
+ */
+export interface RunForkResult {
+  /**
+   * The fork's run id.
+   */
+  run_id: string;
+  outcome: 'forked' | 'existing';
+  status: string;
+  forked_from: {
+    run_id: string;
+    /**
+     * The source's step id the fork restores up to (inclusive).
+     */
+    checkpoint: string;
+  };
+  policy_versions: {
+    lanes: string;
+    roles: string;
+  };
+  error?: {
+    error_code: string;
+    message: string;
+    retryable?: boolean;
+  };
+}
+
+/**
  * Sent on rl.runs.get: the run's state and checkpoint, folded from its events.
  */
 export interface RunQuery {
