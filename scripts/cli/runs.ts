@@ -6,6 +6,7 @@
  *   runs show  RUN_ID [--waterfall] [--json]                         the run, its child runs and their events (or bars)
  *   runs tail  [--agent A] [--case C] [--user U] [--failed] [--all] [--events] [--json]   follow runs live
  *   runs cancel RUN_ID [--reason TEXT] [--wait] [--json]              record a cancel; the worker stops the run
+ *   runs fork  RUN_ID --from STEP_ID [--policy LANES/ROLES] [--request-id ID] [--wait] [--json]   rerun from a checkpoint
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -17,6 +18,7 @@ import { duration, eventDetail, jaegerLink, table, time } from './format';
 import { ask, CliError, intFlag, json, parseArgs, ParsedArgs, runCommand, str, withConnection } from './operator';
 import { textWaterfall } from './console/waterfall';
 import { tailRuns } from './runs-tail';
+import { fork, forkRequest } from './runs-fork';
 
 /** The statuses a run can have, as the runs-list contract says (one place: its schema). */
 export const RUN_STATUSES: readonly string[] = (JSON.parse(readFileSync(join(__dirname, '..', '..', 'proto-contracts', 'schemas', 'runs', 'runs-list-request.schema.json'), 'utf8')) as { properties: { status: { enum: string[] } } }).properties.status.enum;
@@ -25,6 +27,7 @@ export const USAGE = `usage: runledger runs list [--text T] [--status S] [--agen
        runledger runs show RUN_ID [--waterfall] [--json]
        runledger runs tail [--agent A] [--case C] [--user U] [--failed] [--all] [--events] [--json]
        runledger runs cancel RUN_ID [--reason TEXT] [--wait] [--timeout SECONDS] [--json]
+       runledger runs fork RUN_ID --from STEP_ID [--policy LANES_VERSION/ROLES_VERSION] [--request-id ID] [--wait] [--timeout SECONDS] [--json]
        ${CONNECTION_USAGE}
   list     the runs index, newest first; --text: runs whose id, agent, kind, case, user, error code or error message
            contains T (any case); --status is one of ${RUN_STATUSES.join(', ')};
@@ -35,6 +38,9 @@ export const USAGE = `usage: runledger runs list [--text T] [--status S] [--agen
            --waterfall: the run, its steps, tool calls and child runs as bars on one time axis instead of the events
   tail     follow runs live from the moment it is asked (--events: every event, not only starts and ends)
   cancel   record a cancel; the worker ends the run at its next step (--wait: until it has, at most --timeout s)
+  fork     a new run of an ended top-level governed run that restores its steps up to and including STEP_ID (a
+           StepCompleted of runs show) and executes the rest under --policy (default: the current versions); prints
+           the fork's run id (--wait: and its outcome). The same --request-id forks once (default: a new fork)
 exit codes: 0 done, 1 refused by the stack (its error code is printed), 2 usage, 3 the stack cannot be reached`;
 
 const SPEC = {
@@ -42,6 +48,7 @@ const SPEC = {
   show: { valued: [], switches: ['json', 'waterfall'] },
   tail: { valued: ['agent', 'case', 'user'], switches: ['failed', 'all', 'events', 'json'] },
   cancel: { valued: ['reason', 'timeout'], switches: ['wait', 'json'] },
+  fork: { valued: ['from', 'policy', 'request-id', 'timeout'], switches: ['wait', 'json'] },
 } as const;
 
 export function main(args: string[]): Promise<number> {
@@ -58,6 +65,10 @@ export function main(args: string[]): Promise<number> {
     const runId = p.positional[0];
     if (!runId || p.positional.length > 1) throw new CliError(`runs ${sub} takes one RUN_ID\n${USAGE}`, 2);
     if (sub === 'show') return withConnection(p.conn, (nc) => show(nc, runId, p.flags.has('json'), p.flags.has('waterfall')));
+    if (sub === 'fork') {
+      const request = forkRequest(runId, p, USAGE);
+      return withConnection(p.conn, (nc) => fork(nc, request, p, USAGE));
+    }
     return withConnection(p.conn, (nc) => cancel(nc, runId, p));
   });
 }
@@ -117,7 +128,7 @@ interface RunEventView {
 interface RunView {
   run_id: string;
   status: string;
-  run?: { agent_name?: string; run_kind?: string; case_id?: string; user_id?: string; parent_run_id?: string };
+  run?: { agent_name?: string; run_kind?: string; case_id?: string; user_id?: string; parent_run_id?: string; forked_from?: { run_id: string; checkpoint: string } };
   error?: { error_code: string; message: string };
   created_at?: string;
   updated_at?: string;
@@ -184,6 +195,8 @@ function renderTree(node: RunNode, indent: string, out: string[]): void {
   const head = [`run ${r.run_id}`, r.run?.agent_name ?? '-', r.run?.run_kind ?? '-', r.status, duration(Number.isNaN(ended - started) ? null : ended - started)];
   if (r.error) head.push(`${r.error.error_code}: ${r.error.message}`);
   out.push(`${indent}${head.join('  ')}`);
+  const origin = r.run?.forked_from;
+  if (origin) out.push(`${indent}  forked from run ${origin.run_id} at step ${origin.checkpoint}`);
   for (const [label, text] of exchangeOf(r.events)) out.push(`${indent}  ${label.padEnd(8)} ${text.split('\n').join(`\n${indent}  ${' '.repeat(9)}`)}`);
   const trace = node.summary?.trace_id;
   if (trace) out.push(`${indent}  trace ${trace}${jaegerLink(trace) ? `  ${jaegerLink(trace)}` : ''}`);

@@ -1,4 +1,4 @@
-import { checkpointToEvent, runWorkflow, type FailureStrategy, type StepContext, type WorkflowResult, type WorkflowStep } from '@runledger/agent-runtime';
+import { checkpointToEvent, runWorkflow, type Checkpoint, type FailureStrategy, type StepContext, type WorkflowResult, type WorkflowStep } from '@runledger/agent-runtime';
 import { ConcurrencyError } from '@runledger/event-log';
 import { ERROR_CODES, toWireError } from '@runledger/kernel';
 import type { RunCommand } from '../domain/run.decider';
@@ -187,10 +187,16 @@ export class RunEngine {
    * Every completed step is checkpointed on the run and a resumed run restores what its checkpoint holds (INV-CP-002);
    * a recorded cancel stops each step before it starts (its failure is CancelRequested); a rollback's compensation is
    * a recorded withdrawal of the step's output (StepCompensated: the log cannot forget an effect). The outcome is data.
+   * `restored`: a fork's checkpoint read from its source run's log (issue 25): its steps are restored like the run's
+   * own recorded ones, never recomputed, and never recorded again on this run.
    */
-  workflow(steps: readonly WorkflowStep[], runStep: (step: WorkflowStep, ctx: StepContext) => Promise<unknown>, opts: { maxConcurrency: number; failureStrategy: FailureStrategy }): Promise<WorkflowResult> {
+  workflow(
+    steps: readonly WorkflowStep[], runStep: (step: WorkflowStep, ctx: StepContext) => Promise<unknown>,
+    opts: { maxConcurrency: number; failureStrategy: FailureStrategy; restored?: Checkpoint | null },
+  ): Promise<WorkflowResult> {
+    const { restored, ...options } = opts;
     return runWorkflow({
-      steps, checkpoint: this.state.checkpoint, ...opts,
+      steps, checkpoint: withRestored(restored ?? null, this.state.checkpoint), ...options,
       runStep: async (step, ctx) => {
         await this.checkCancel();
         const started = performance.now();
@@ -297,4 +303,15 @@ export class RunEngine {
     if (!c || c.status === 'requested') return undefined;
     return { child_run_id: c.child_run_id, status: c.status, ...(c.result !== undefined ? { result: c.result } : {}), ...(c.error ? { error: c.error } : {}) };
   }
+}
+
+/**
+ * The checkpoint a fork resumes from: its source's restored checkpoint under its own (the StepCompleted events it
+ * recorded after the restored steps). Restored outputs stay in the source's log, never copied into the fork's.
+ */
+export function withRestored(restored: Checkpoint | null, own: Checkpoint | null): Checkpoint | null {
+  if (!restored) return own;
+  if (!own) return restored;
+  const failed = [...new Set([...(restored.failedStepIds ?? []), ...(own.failedStepIds ?? [])])];
+  return { ...own, stepOutputs: { ...restored.stepOutputs, ...own.stepOutputs }, ...(failed.length ? { failedStepIds: failed } : {}) };
 }

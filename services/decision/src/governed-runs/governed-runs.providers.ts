@@ -7,11 +7,13 @@ import { AGENT_REASONER } from './app/reasoner';
 import { ReasonerSelector } from './app/session-reasoner';
 import { AGENT_RUN_LIMITS, AGENT_RUN_REPLY_TIMEOUT_MS } from './governed-runs.types';
 import { AgentRunsController } from './transport/agent-runs.controller';
+import { RunForkService } from './app/run-fork';
+import { RunForkController } from './transport/run-fork.controller';
 import { settingNumber } from '@runledger/kernel';
 import { CALLER_GRANTS, callerGrantsFile, loadCallerGrants } from '@runledger/policy-catalog';
 import { RETRY } from '@runledger/runs';
 
-export const GOVERNED_RUNS_CONTROLLERS: Type[] = [AgentRunsController];
+export const GOVERNED_RUNS_CONTROLLERS: Type[] = [AgentRunsController, RunForkController];
 
 /**
  * Providers of the governed agent runs API. AGENT_REASONER picks the reasoner per agent: an LLM-backed one
@@ -20,7 +22,7 @@ export const GOVERNED_RUNS_CONTROLLERS: Type[] = [AgentRunsController];
 export function governedRunsProviders(env: NodeJS.ProcessEnv, toolTimeoutMs: number): Provider[] {
   const limits: EffectLimits = { toolTimeoutMs, retry: RETRY.chokePoint };
   return [
-    AgentRunGateway, AgentRunWorker,
+    AgentRunGateway, AgentRunWorker, RunForkService,
     { provide: AGENT_REASONER, useFactory: (bus: Bus) => ReasonerSelector.fromEnv(bus, env), inject: [Bus] },
     { provide: AGENT_RUN_LIMITS, useValue: limits },
     // A whole case workflow (four child runs) takes seconds; past this the reply says in progress and a repeat gets the outcome.

@@ -45,8 +45,12 @@ export class AgentRunGateway {
     return responseOf(spec.agent_name, spec.run_id, isTerminal(state) ? state : await this.enqueueAndWait(spec));
   }
 
-  private async enqueueAndWait(spec: AgentRunSpec): Promise<RunState | Pick<RunState, 'status' | 'output_artifacts' | 'child_run_ids'>> {
-    const watch = await this.waiter.watch(spec.run_id, this.replyTimeoutMs);
+  /**
+   * Queues a resolved spec in the durable decision inbox (agents.run.start, and rl.runs.fork's forks) and, with
+   * `wait`, returns the run's state once its terminal event is in the log (or reports it running at the timeout).
+   */
+  async enqueueAndWait(spec: AgentRunSpec, wait = true): Promise<RunState | Pick<RunState, 'status' | 'output_artifacts' | 'child_run_ids'>> {
+    const watch = wait ? await this.waiter.watch(spec.run_id, this.replyTimeoutMs) : undefined;
     try {
       const command: AgentRunRequested = { spec };
       await this.log.append(aggregateRef('inbox', DECISION_INBOX), [{
@@ -54,10 +58,10 @@ export class AgentRunGateway {
         metadata: { run_id: spec.run_id, root_run_id: spec.root_run_id, case_id: spec.case_id, correlation_id: spec.correlation_id, ...(spec.parent_run_id ? { parent_run_id: spec.parent_run_id } : {}) },
       }], { commandId: `agent-run:${spec.run_id}` });
     } catch (err) {
-      watch.cancel();
+      watch?.cancel();
       throw err;
     }
-    if ((await watch.outcome) !== 'timeout') return (await this.runs.load(spec.run_id)).state;
+    if (!watch || (await watch.outcome) !== 'timeout') return (await this.runs.load(spec.run_id)).state;
     this.logger.warn({ msg: 'agent run reply timeout; run continues', run_id: spec.run_id });
     return { status: 'running', output_artifacts: [], child_run_ids: [] };
   }

@@ -2,6 +2,7 @@ import type { ArtifactRef, PolicyVersions } from '@runledger/governance';
 import { requestHashSha256 } from '@runledger/governance';
 import { deterministicUuid } from '@runledger/kernel';
 import { childRunId, type RunCreatedData } from '@runledger/runs';
+import type { ForkedFrom } from './fork';
 
 export interface TaxonomyVersions {
   coa?: string;
@@ -27,6 +28,8 @@ export interface AgentRunSpec {
   request_hash_sha256: string;
   /** The caller identity that asked on agents.run.start (issue 26); absent for child runs a parent starts. */
   requested_by?: string;
+  /** A fork (rl.runs.fork, issue 25): the source run and checkpoint whose step outputs it restores by reference. */
+  forked_from?: ForkedFrom;
 }
 
 /** RunCreated of an agent run; taxonomy versions ride along so a resumed run maps against the same taxonomy. */
@@ -65,6 +68,7 @@ export function runCreatedOf(spec: AgentRunSpec): AgentRunCreatedData {
     parameters: spec.parameters,
     request_hash_sha256: spec.request_hash_sha256,
     ...(spec.requested_by ? { requested_by: spec.requested_by } : {}),
+    ...(spec.forked_from ? { forked_from: { ...spec.forked_from } } : {}),
   };
 }
 
@@ -83,6 +87,7 @@ export function specOf(created: AgentRunCreatedData): AgentRunSpec {
     parameters: created.parameters,
     request_hash_sha256: created.request_hash_sha256,
     ...(created.requested_by ? { requested_by: created.requested_by } : {}),
+    ...(created.forked_from ? { forked_from: { ...created.forked_from } } : {}),
   };
 }
 
