@@ -55,4 +55,14 @@ describe('Issue 9 erasure: the sealing codec seals the table\'s fields with the 
     const closing = event('MessageExchanged', { run_id: 'r4' }, { user_id: 'u-gone' });
     expect(await codec.seal(closing)).toBe(closing);
   });
+
+  it('Issue 21 privacy: a tool call\'s recorded failure text (ToolCallRecorded error.message) is sealed with the user\'s key, its code stays, and after erasure it no longer opens', async () => {
+    const failed = { call_id: 'tool-1', child_run_id: 'c1', status: 'failed', error: { error_code: 'SESSION.TOOL_ERROR', message: 'no such patient: Dana Reyes', retryable: false } };
+    const sealed = await codec.seal(event('ToolCallRecorded', failed, { user_id: 'u-tool' }));
+    expect(JSON.stringify(sealed.data)).not.toMatch(/Dana/);
+    expect(sealed.data).toMatchObject({ status: 'failed', error: { error_code: 'SESSION.TOOL_ERROR', retryable: false } });
+    expect((await codec.open(sealed)).data).toEqual(failed);
+    await keys.destroy({ kind: 'user', id: 'u-tool' });
+    expect((await codec.open(sealed)).data).toEqual({ ...failed, error: { ...failed.error, message: ERASED_TEXT } });
+  });
 });

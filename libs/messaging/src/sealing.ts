@@ -13,11 +13,13 @@ export const SEALED_FIELDS: Readonly<Record<string, readonly string[]>> = {
   // A governed run request: the caller's free-form parameters.
   AgentRunRequested: ['spec.parameters'],
   // Run records: the user's message; step checkpoints (context, classification, case facts, notes);
-  // tool calls and their results (task titles, transcripts); the run's result.
+  // tool calls, their results (task titles, transcripts) and failure texts (a session's tool or sub-agent error
+  // can quote its input; issue 21 moved session tool calls here from SessionToolCompleted, which sealed it);
+  // the run's result.
   RunCreated: ['parameters.message', 'parameters.prompt'],
   StepCompleted: ['output', 'context', 'memory_snapshot'],
   ToolCallRequested: ['parameters'],
-  ToolCallRecorded: ['result'],
+  ToolCallRecorded: ['result', 'error.message'],
   RunCompleted: ['result'],
   // The decision and its audit record's free text (ids and codes stay: the audit ledger indexes them).
   DecisionRecorded: ['decision', 'intent', 'audit_record.input_message', 'audit_record.tool_calls', 'audit_record.response_preview'],

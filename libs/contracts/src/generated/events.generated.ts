@@ -1053,6 +1053,9 @@ export interface ToolCallRecordedData {
   };
   error?: {
     error_code: string;
+    /**
+     * Sealed in the log with the owner's data key (README "Erasure"): a tool's failure text can quote its input. Reads "[erased]" once the key is destroyed.
+     */
     message: string;
     retryable: boolean;
   };
