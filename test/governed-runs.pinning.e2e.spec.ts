@@ -5,6 +5,10 @@ import { join } from 'node:path';
 import type { AgentRunResponse, ArtifactRef } from '@runledger/contracts';
 import { checkAuditCoverage } from '@runledger/governance';
 import { childRunId } from '@runledger/runs';
+import type { RunForkResult } from '@runledger/contracts';
+import { decodeReply, encodeJson } from '@runledger/messaging';
+import type { NatsConnection } from '@nats-io/transport-node';
+import { runCli } from './support/cli';
 import { childrenOf, eventsOf, policyVersionsIn, recordedCaller, runTree, RunView, SHIPPED_POLICY_DIR, startRun, uploadCase } from './support/governed-runs';
 import { TestStack } from './support/stack';
 
@@ -150,5 +154,87 @@ describe('Governed agent runs in flight: crash resume and pinned policy versions
     // The child of an old-pinned parent may not move to the new version either: its pins are the parent's.
     const childUpgrade = await startRun(stack, { ...mappingRequest, parent_run_id: openParent, policy_versions: newVersions });
     expect(childUpgrade).toMatchObject({ outcome: 'failure', error: { error_code: 'INVALID_INPUT' } });
+  });
+
+  it('Issue 25 fork: an operator forks an ended run from a checkpoint under a new policy version; the restored steps are not re-executed, the fork ends as the new policy decides, the source is unchanged, one request_id forks once', async () => {
+    const caseId = `case-${randomUUID().slice(0, 8)}`;
+    const tag = randomUUID().slice(0, 8);
+    const shipped = readFileSync(join(SHIPPED_POLICY_DIR, 'lanes.yaml'), 'utf8');
+    const rollOut = async (version: string, lanes: string) => {
+      writeFileSync(join(policyDir, 'lanes.yaml'), lanes.replace(`version: ${oldVersions.lanes}`, `version: ${version}`));
+      await Promise.all([stack.restart('decision'), stack.restart('db-write')]);
+    };
+    // The source: a whole workflow under a lanes version that allows every write (whatever an earlier test rolled out).
+    const allowAll = { lanes: `lanes-fork-${tag}-a`, roles: oldVersions.roles };
+    await rollOut(allowAll.lanes, shipped);
+    const inputs = await uploadCase(stack, caseId, allowAll);
+    const source = await startRun(stack, { agent_name: 'ORCHESTRATOR', case_id: caseId, input_artifacts: [inputs.form, inputs.recording, inputs.document], parameters: { client_session_id: 'session-1', coa_version: 'coa-2026.1' } });
+    expect(source).toMatchObject({ outcome: 'success' });
+    const sourceEvents = await stack.runEvents(source.run_id);
+    const sourceCreated = sourceEvents.find((e) => e.type === 'RunCreated')!.data as { requested_by?: string; policy_versions: unknown };
+    expect(sourceCreated.policy_versions).toEqual(allowAll);
+
+    // A new lanes version in which MAPPING_AGENT may no longer append coa_map.
+    const denyCoa = { lanes: `lanes-fork-${tag}-b`, roles: oldVersions.roles };
+    const withoutCoa = shipped.replace(/\n\s+- append:coa_map/, '');
+    expect(withoutCoa).not.toContain('append:coa_map');
+    await rollOut(denyCoa.lanes, withoutCoa);
+
+    // The operator forks the run after its interview step under the current (new) version, from the CLI, and waits.
+    const cli = (...args: string[]) => runCli(stack.url, args, stack.cliEnv('operator'));
+    const forked = await cli('runs', 'fork', source.run_id, '--from', 'interview', '--request-id', `op-${tag}`, '--wait', '--json');
+    expect(forked).toMatchObject({ code: 0 });
+    const fork = JSON.parse(forked.stdout) as RunForkResult;
+    expect(fork).toMatchObject({ outcome: 'forked', status: 'failed', forked_from: { run_id: source.run_id, checkpoint: 'interview' }, policy_versions: denyCoa, error: { error_code: 'POLICY_DENIED' } });
+
+    // The fork records where it comes from, its new pin, and the source's case and caller.
+    const forkTree = await runTree(stack, fork.run_id);
+    const forkRun = forkTree.find((r) => r.run_id === fork.run_id)!;
+    expect(forkRun.created).toMatchObject({ agent_name: 'ORCHESTRATOR', case_id: caseId, root_run_id: fork.run_id, policy_versions: denyCoa, forked_from: { run_id: source.run_id, checkpoint: 'interview', request_id: `op-${tag}` } });
+    expect((forkRun.created as { requested_by?: string }).requested_by).toBe(sourceCreated.requested_by);
+    expect(forkRun.created.parent_run_id).toBeUndefined();
+    // intake and interview were restored from the source's log, not re-executed: the fork started only a MAPPING child,
+    // recorded no StepCompleted of its own for them, and the case has still exactly one transcription (the source's).
+    expect(eventsOf<{ agent_name: string }>(forkRun, 'ChildRunStarted').map((c) => c.agent_name)).toEqual(['MAPPING_AGENT']);
+    expect(eventsOf<{ step_id: string }>(forkRun, 'StepCompleted')).toEqual([]); // mapping, its first own step, was denied
+    const { state: transcriptions } = await stack.log.replay<number>((n, e) => (e.type === 'RunCreated' && (e.data as { case_id?: string; run_kind?: string; parameters?: { tool_name?: string } }).case_id === caseId
+      && (e.data as { run_kind?: string }).run_kind === 'tool_gateway' && (e.data as { parameters?: { tool_name?: string } }).parameters?.tool_name === 'transcription.run' ? n + 1 : n), 0, { filter: 'rl.log.run.>' });
+    expect(transcriptions).toBe(1);
+    // The new policy decided the fork's mapping: its coa_map write was denied at db-write under the new pin.
+    const mapping = forkTree.find((r) => r.created.agent_name === 'MAPPING_AGENT' && r.created.run_kind === 'agent')!;
+    expect(mapping.created.policy_versions).toEqual(denyCoa);
+    const coa = childrenOf(forkTree, mapping.run_id, 'db_write').find((w) => w.created.parameters.collection === 'coa_map')!;
+    expect(coa.authz).toMatchObject({ decision: 'deny', code: 'LANE.ACTION_DENIED', policy_versions: denyCoa });
+    // The source is unchanged.
+    expect((await stack.runEvents(source.run_id)).map((e) => e.metadata.event_id)).toEqual(sourceEvents.map((e) => e.metadata.event_id));
+
+    // runs show names the origin.
+    const shown = await cli('runs', 'show', fork.run_id);
+    expect(shown.stdout).toContain(`forked from run ${source.run_id} at step interview`);
+
+    // Over the bus, as the operator: the same request_id forks once (the recorded fork answers), others are refused by code.
+    const operator = await stack.connectAs('operator');
+    const caller = await stack.connectAs('caller');
+    try {
+      const ask = async (nc: NatsConnection, body: unknown) => {
+        const m = await nc.request('rl.runs.fork', encodeJson(body), { timeout: 20_000 });
+        return decodeReply(m.data, m.headers);
+      };
+      const again = await ask(operator, { run_id: source.run_id, from_step: 'interview', request_id: `op-${tag}` });
+      expect(again).toMatchObject({ ok: true, body: { outcome: 'existing', run_id: fork.run_id, status: 'failed' } });
+      const forksOfSource = (await stack.log.replay<number>((n, e) => (e.type === 'RunCreated' && (e.data as { forked_from?: { run_id: string } }).forked_from?.run_id === source.run_id ? n + 1 : n), 0, { filter: 'rl.log.run.>' })).state;
+      expect(forksOfSource).toBe(1);
+      const refused = async (body: Record<string, unknown>) => ((await ask(operator, { run_id: source.run_id, from_step: 'interview', request_id: `op-${randomUUID()}`, ...body })) as { error?: { code: string } }).error?.code;
+      expect(await refused({ run_id: randomUUID() })).toBe('FORK.RUN_NOT_FOUND');
+      expect(await refused({ from_step: 'persist' })).toBe('FORK.CHECKPOINT_NOT_IN_RUN');
+      expect(await refused({ run_id: childRunId('agent', source.run_id, 'interview') })).toBe('FORK.NOT_FORKABLE');
+      expect(await refused({ policy_versions: { lanes: 'lanes-never-published', roles: oldVersions.roles } })).toBe('FORK.POLICY_UNKNOWN');
+      expect(await refused({ request_id: `op-${tag}`, from_step: 'intake' })).toBe('FORK.REQUEST_CONFLICT');
+      expect(await refused({ from_step: undefined })).toBe('REQUEST.INVALID');
+      // A caller identity may not fork (operators only): the server refuses to route the request.
+      await expect(caller.request('rl.runs.fork', encodeJson({ run_id: source.run_id, from_step: 'interview', request_id: `caller-${tag}` }), { timeout: 10_000 })).rejects.toThrow(/Permissions Violation/);
+    } finally {
+      await Promise.all([operator.close(), caller.close()]);
+    }
   });
 });
