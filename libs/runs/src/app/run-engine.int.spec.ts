@@ -216,6 +216,38 @@ describe('The one step runtime (RunEngine) on a real log', () => {
       expect(recorded).toEqual(['read', 'left', 'right', 'join']);
     });
 
+    it('Issue 25 fork: steps restored from another run\'s checkpoint are neither run nor recorded on the fork; a crash after the fork\'s own first step resumes without repeating a step', async () => {
+      // The source checkpointed read and left, then ended (right failed).
+      const source = await load('e-fork-source');
+      await source.open(opening('e-fork-source'));
+      await source.workflow(steps, async (step) => {
+        if (step.id === 'right') throw new Error('right failed');
+        return { of: step.id, run: 'source' };
+      }, { maxConcurrency: 1, failureStrategy: 'failFast' });
+      const restored = source.state.checkpoint;
+      expect(Object.keys(restored?.stepOutputs ?? {})).toEqual(['read', 'left']);
+
+      const ran: string[] = [];
+      let crashJoin = true;
+      const runStep = async (step: { id: string }, ctx: { outputs: Readonly<Record<string, unknown>> }) => {
+        ran.push(step.id);
+        if (step.id === 'join' && crashJoin) throw new Error('the process died mid-step');
+        return { of: step.id, run: 'fork', saw: Object.keys(ctx.outputs).sort() };
+      };
+      const fork = await load('e-fork');
+      await fork.open(opening('e-fork'));
+      expect((await fork.workflow(steps, runStep, { maxConcurrency: 1, failureStrategy: 'failFast', restored })).status).toBe('failed');
+      crashJoin = false;
+      const resumed = await load('e-fork');
+      const result = await resumed.workflow(steps, runStep, { maxConcurrency: 1, failureStrategy: 'failFast', restored });
+      expect(result.status).toBe('completed');
+      // read and left were never run on the fork, right ran once, join was computed again only because it crashed.
+      expect(ran).toEqual(['right', 'join', 'join']);
+      expect(result.status === 'completed' && result.outputs).toMatchObject({ read: { run: 'source' }, left: { run: 'source' }, right: { run: 'fork', saw: ['left', 'read'] } });
+      const recorded = (await repo.load('e-fork')).events.filter((e) => e.type === 'StepCompleted').map((e) => (e.data as { step_id: string }).step_id);
+      expect(recorded).toEqual(['right', 'join']);
+    });
+
     it('INV-PE-003 rollback: the steps completed before the failure are compensated in reverse order, each a StepCompensated on the run', async () => {
       const run = await load('e-rollback');
       await run.open(opening('e-rollback'));
