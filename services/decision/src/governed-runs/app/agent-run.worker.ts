@@ -8,7 +8,7 @@ import { runledgerMetrics } from '@runledger/telemetry';
 import { CancelRequested, isTerminal, RunEngine, RunError, RunRepository } from '@runledger/runs';
 import { AGENT_MAX_CONCURRENCY, createAgentRegistry, failureStrategyOf, GovernedAgentName, isGovernedAgent, profileOf } from '../domain/agents';
 import { runErrorOf } from '../domain/errors';
-import { checkpointAt } from '../domain/fork';
+import { restoredCheckpoint } from '../domain/fork';
 import { payloadHash } from '../domain/response';
 import { AgentRunCreatedData, AgentRunSpec, runCreatedOf, specOf } from '../domain/run-spec';
 import { decideAgentStart } from '../domain/start-authz';
@@ -80,7 +80,7 @@ export class AgentRunWorker {
       carry: (child: AgentRunSpec) => this.carry(child),
     };
     // A fork (issue 25) restores its source's steps up to the checkpoint from the source's log, by reference.
-    const restored = spec.forked_from ? checkpointAt((await this.runs.load(spec.forked_from.run_id)).events, spec.forked_from.checkpoint) : null;
+    const restored = spec.forked_from ? await restoredCheckpoint(spec.forked_from, (id) => this.runs.load(id)) : null;
     if (spec.forked_from && !restored) {
       return run.fail({ error_code: 'FORK.CHECKPOINT_NOT_IN_RUN', message: `Run ${spec.forked_from.run_id} has no completed step ${spec.forked_from.checkpoint}.`, retryable: false });
     }

@@ -1,7 +1,7 @@
 import { evolveCheckpoint, type Checkpoint } from '@runledger/agent-runtime';
 import type { PolicyVersions } from '@runledger/governance';
 import { deterministicUuid } from '@runledger/kernel';
-import { isTerminal, type RunState } from '@runledger/runs';
+import { isTerminal, withRestored, type RunState } from '@runledger/runs';
 import { isGovernedAgent } from './agents';
 import { AgentRunCreatedData, AgentRunSpec, hashRequest, specOf } from './run-spec';
 
@@ -40,6 +40,26 @@ export function checkpointAt(sourceEvents: readonly CheckpointEventLike[], stepI
     if (e.type === 'StepCompleted' && (e.data as { step_id?: unknown } | null)?.step_id === stepId) return cp;
   }
   return null;
+}
+
+/** How far a fork of a fork of … is followed back (each link is an operator's fork of an ended run). */
+export const MAX_FORK_CHAIN = 32;
+
+/**
+ * Everything a fork restores: the source's checkpoint at `from.checkpoint`, over what the source itself restored when
+ * it is a fork too (its restored steps live in its own source's log, not in its own), followed back link by link.
+ * Null when the source never completed that step.
+ */
+export async function restoredCheckpoint(
+  from: Pick<ForkedFrom, 'run_id' | 'checkpoint'>,
+  load: (runId: string) => Promise<{ state: RunState; events: readonly CheckpointEventLike[] }>,
+  depth = 0,
+): Promise<Checkpoint | null> {
+  const { state, events } = await load(from.run_id);
+  const own = checkpointAt(events, from.checkpoint);
+  const upstream = (state.run as AgentRunCreatedData | undefined)?.forked_from;
+  if (!own || !upstream || depth >= MAX_FORK_CHAIN) return own;
+  return withRestored(await restoredCheckpoint(upstream, load, depth + 1), own);
 }
 
 /**

@@ -1,6 +1,6 @@
 import { foldEvents, recorded } from '@runledger/event-log';
 import { evolveRun, initialRunState, RunEvent, withRestored } from '@runledger/runs';
-import { checkpointAt, decideFork, forkRunId } from './fork';
+import { checkpointAt, decideFork, forkRunId, restoredCheckpoint } from './fork';
 import { hashRequest, runCreatedOf, type AgentRunCreatedData, type AgentRunSpec } from './run-spec';
 
 const OLD = { lanes: 'lanes-1', roles: 'roles-1' };
@@ -87,5 +87,18 @@ describe('Issue 25 fork restore by reference (INV-CP-001/002)', () => {
     expect(Object.keys(merged.stepOutputs).sort()).toEqual(['prompt', 'read', 'status', 'transcribe']);
     expect(withRestored(restored, null)).toBe(restored);
     expect(withRestored(null, own)).toBe(own);
+  });
+
+  it('a fork of a fork restores what its source restored too, from that source\'s own source, link by link', async () => {
+    const first = decide(ended, { ...request, from_step: 'prompt' });
+    if (!first.ok) throw new Error(first.message);
+    // The first fork restored read and prompt from the source, then computed transcribe and status itself.
+    const firstFork = [...opening(runCreatedOf(first.spec)), step(2, 'transcribe', { transcription_id: 't2' }), step(3, 'status', { state: 'completed' }), { type: 'RunFailed', data: { error: { error_code: 'POLICY_DENIED', message: 'no', retryable: false } } } as RunEvent];
+    const logs: Record<string, RunEvent[]> = { [source.run_id]: ended, [first.spec.run_id]: firstFork };
+    const load = async (id: string) => ({ state: stateOf(logs[id] ?? []), events: recorded(logs[id] ?? []) });
+    const cp = await restoredCheckpoint({ run_id: first.spec.run_id, checkpoint: 'transcribe' }, load);
+    expect(cp).toMatchObject({ completedStepId: 'transcribe', stepOutputs: { read: { session: 1 }, prompt: { prompts: [] }, transcribe: { transcription_id: 't2' } } });
+    expect(Object.keys(cp!.stepOutputs)).not.toContain('status');
+    expect(await restoredCheckpoint({ run_id: first.spec.run_id, checkpoint: 'persist' }, load)).toBeNull();
   });
 });
