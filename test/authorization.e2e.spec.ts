@@ -161,16 +161,16 @@ describe('Issue 9 authorization: every identity is held to the permissions table
       expect(String(await subscribeAs('tool-gateway', 'rl.log.>'))).toMatch(REFUSED);
       // The feed: the server's copy of a stored run event, without the publisher's reply subject.
       const runId = randomUUID();
-      const live = (await as('decision')).subscribe(`rl.live.run.${runId}`, { max: 1 });
+      const live = (await as('decision')).subscribe(`rl.live.run.decision.${runId}`, { max: 1 });
       await (await as('decision')).flush();
-      await jetstream(stack.nc).publish(`rl.log.run.${runId}`, encodeJson({ type: 'Probe', data: {}, metadata: { event_id: randomUUID(), schema_version: 1, producer: 'test', recorded_at: new Date().toISOString() } }));
+      await jetstream(stack.nc).publish(`rl.log.run.decision.${runId}`, encodeJson({ type: 'Probe', data: {}, metadata: { event_id: randomUUID(), schema_version: 1, producer: 'test', recorded_at: new Date().toISOString() } }));
       for await (const m of live) {
         expect(m.reply ?? '').toBe('');
-        expect(m.headers?.get('Nats-Subject')).toBe(`rl.log.run.${runId}`);
+        expect(m.headers?.get('Nats-Subject')).toBe(`rl.log.run.decision.${runId}`);
       }
     });
     it('Issue 9 bypass: a service publishes on the live feed (a forged "run completed" for a waiter) → refused', async () => {
-      await expect(requestAs('tool-gateway', `rl.live.run.${randomUUID()}`, { type: 'RunCompleted' })).rejects.toThrow(REFUSED);
+      await expect(requestAs('tool-gateway', `rl.live.run.decision.${randomUUID()}`, { type: 'RunCompleted' })).rejects.toThrow(REFUSED);
     });
     it('Issue 9 bypass: a service pulls another service\'s durable consumer (decision pulls audit-ledger) → refused', async () => {
       await expect(requestAs('decision', `$JS.API.CONSUMER.MSG.NEXT.${LOG_STREAM}.audit-ledger`, { batch: 1, no_wait: true })).rejects.toThrow(REFUSED);

@@ -39,11 +39,11 @@ describe('Spine: an agent request end to end over NATS', () => {
 
   it('Agent-request API: a caller can follow a run live by subscribing to its events', async () => {
     const seen: Array<{ subject: string; type: string }> = [];
-    const sub = stack.nc.subscribe('rl.log.run.*', { callback: (_err, m) => void seen.push(...decodeMessage(m.data).map((e) => ({ subject: m.subject, type: e.type }))) });
+    const sub = stack.nc.subscribe('rl.log.run.>', { callback: (_err, m) => void seen.push(...decodeMessage(m.data).map((e) => ({ subject: m.subject, type: e.type }))) });
     const reply = await stack.request<{ run_id: string }>('agents.task-assistant.process', { user_id: 'u-follow', conversation_id: randomUUID(), message: 'show tasks' });
-    await stack.waitFor(async () => seen.some((e) => e.subject === `rl.log.run.${reply.body.run_id}` && e.type === 'RunCompleted'));
+    await stack.waitFor(async () => seen.some((e) => e.subject === `rl.log.run.decision.${reply.body.run_id}` && e.type === 'RunCompleted'));
     sub.unsubscribe();
-    expect(seen.filter((e) => e.subject === `rl.log.run.${reply.body.run_id}`).map((e) => e.type)).toEqual((await stack.runEvents(reply.body.run_id)).map((e) => e.type));
+    expect(seen.filter((e) => e.subject === `rl.log.run.decision.${reply.body.run_id}`).map((e) => e.type)).toEqual((await stack.runEvents(reply.body.run_id)).map((e) => e.type));
   });
 
   it('Governed choke points decide on what the calling run pinned: claims that differ from it are denied and audited', async () => {

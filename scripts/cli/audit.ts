@@ -52,6 +52,7 @@ const REASONS: Record<string, string> = {
   missing_event: 'an audit-relevant event of the log is not in the chain',
   event_mismatch: "the chain's digest of an event differs from the log's",
   damaged_message: 'a stored message of the log was edited or removed in the store',
+  forged_run: "events under a run id that the run's owner did not write (issue 23: a run created outside its owner's rights, or an event whose producer is not the subject's owner)",
   log_replaced: 'the log is not the one the signed head was taken of (deleted and created again, with part or none of its messages, or cut from its start)',
 };
 
@@ -227,7 +228,7 @@ async function coverage(rest: string[], flags: CliConnectionFlags): Promise<numb
   const events: CoverageEvent[] = [];
   try {
     // Only RunCreated and AuthzDecided need their data; the rest is kept as type and time.
-    await scanLog(nc, 'rl.log.run.*', 'coverage ', (e) => events.push({ run_id: e.metadata.stream_id, type: e.type, recorded_at: e.metadata.recorded_at, ...(e.type === 'RunCreated' || e.type === 'AuthzDecided' ? { data: e.data } : {}) }));
+    await scanLog(nc, 'rl.log.run.>', 'coverage ', (e) => events.push({ run_id: e.metadata.stream_id, type: e.type, recorded_at: e.metadata.recorded_at, ...(e.type === 'RunCreated' || e.type === 'AuthzDecided' ? { data: e.data } : {}) }));
   } finally {
     await nc.close();
   }

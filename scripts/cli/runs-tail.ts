@@ -39,7 +39,7 @@ export async function tailRuns(nc: NatsConnection, o: TailOptions, since = new D
   const jsm = await jetstreamManager(nc);
   const log = new EventLog(js, jsm, { producer: 'runledger-cli', clock: { now: () => new Date() } });
   const runs = new Map<string, RunSummary>();
-  const messages = nc.subscribe(`${LIVE_RUN_PREFIX}.*`);
+  const messages = nc.subscribe(`${LIVE_RUN_PREFIX}.*.*`); // rl.live.run.<owner>.<run_id> (issue 23)
   await nc.flush(); // subscribed: everything stored from now on arrives on the live feed
   const stop = () => messages.unsubscribe();
   process.once('SIGINT', stop);
@@ -69,7 +69,7 @@ export async function tailRuns(nc: NatsConnection, o: TailOptions, since = new D
   const from = info.state.messages > 0 ? await firstSeqSince(jsm, since, info.state.first_seq, horizon) : horizon + 1;
   if (from <= horizon) {
     const missed: StoredEvent[] = [];
-    await log.messages(`${LOG_SUBJECT_PREFIX}.run.*`, from, horizon, (m) => void missed.push(...tryStoredEvents(m.data, m.seq, m.subject)));
+    await log.messages(`${LOG_SUBJECT_PREFIX}.run.>`, from, horizon, (m) => void missed.push(...tryStoredEvents(m.data, m.seq, m.subject)));
     for (const event of missed) await show(event);
   }
   for await (const m of messages) {

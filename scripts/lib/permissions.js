@@ -54,6 +54,22 @@ function streamReadApi(stream) {
 }
 
 /**
+ * The log subjects of one table entry an identity may append on. `append: self` with `owners`: each owner only under its
+ * own name (the first `{param}` of the address), so the subject says who wrote it; `control`: these may append under
+ * every owner's name (what readers accept from them there is checked by the readers).
+ */
+function logAppendSubjects(address, rule, identity) {
+  if ((rule.control ?? []).includes(identity)) return [toWildcard(address)];
+  if (rule.append === 'self') return (rule.owners ?? []).includes(identity) ? [toWildcard(address.replace(/\{[^}]+\}/, identity))] : [];
+  return (rule.append ?? []).includes(identity) ? [toWildcard(address)] : [];
+}
+
+/** Who may append on a log subject entry: its appenders, or its owners and controllers. */
+function logAppenders(rule) {
+  return rule.append === 'self' ? [...(rule.owners ?? []), ...(rule.control ?? [])] : (rule.append ?? []);
+}
+
+/**
  * One identity's permissions: `{ publish: {allow, deny}, subscribe: {allow, deny}, allow_responses }`.
  * Everything not allowed is refused; the deny lists keep the wildcard allows off other identities' consumers.
  */
@@ -73,7 +89,7 @@ function permissionsFor(table, identity) {
     if ((rule.call ?? []).includes(identity)) pub.add(toWildcard(address.replace(CALLER_TOKEN, identity)));
   }
   for (const [address, rule] of Object.entries(table.log.subjects)) {
-    if ((rule.append ?? []).includes(identity)) pub.add(toWildcard(address));
+    for (const subject of logAppendSubjects(address, rule, identity)) pub.add(subject);
   }
   const usesJetStream = table.services.includes(identity) || table.log.readers.includes(identity);
   if (usesJetStream) {
@@ -155,7 +171,8 @@ function checkAgainstAsyncApi(table, asyncapiDoc) {
     for (const who of [rule.serve, ...(rule.call ?? [])]) if (!known.includes(who)) problems.push(`permissions.yaml ${address}: unknown identity ${who}`);
   }
   for (const [address, rule] of Object.entries(table.log.subjects)) {
-    for (const who of rule.append ?? []) if (!table.services.includes(who)) problems.push(`permissions.yaml ${address}: only services append to the log, not ${who}`);
+    if (rule.append === 'self' && !/^[^{]*\{[^}]+\}/.test(address)) problems.push(`permissions.yaml ${address}: append: self needs a {param} for the owner's name`);
+    for (const who of logAppenders(rule)) if (!table.services.includes(who)) problems.push(`permissions.yaml ${address}: only services append to the log, not ${who}`);
   }
   return problems;
 }

@@ -48,7 +48,7 @@ export interface ScenarioRun {
  * client reads right after a nats-server restart: DEPENDENCY.DOWN while the streams recover is retried.
  */
 export async function runsUnder(stack: TestStack, roots: Set<string>): Promise<ScenarioRun[]> {
-  const { state: all } = await retryingTransient(() => stack.log.replay<StoredEvent[]>((acc, e) => (acc.push(e), acc), [], { filter: 'rl.log.run.*' }));
+  const { state: all } = await retryingTransient(() => stack.log.replay<StoredEvent[]>((acc, e) => (acc.push(e), acc), [], { filter: 'rl.log.run.>' }));
   const byRun = new Map<string, StoredEvent[]>();
   for (const e of all) byRun.set(e.metadata.stream_id, [...(byRun.get(e.metadata.stream_id) ?? []), e]);
   return [...byRun.entries()]

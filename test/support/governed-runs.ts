@@ -117,7 +117,7 @@ export async function runTree(stack: TestStack, rootRunId: string): Promise<RunV
   const { state } = await stack.log.replay<Map<string, StoredEvent[]>>((acc, e) => {
     if (e.subject.startsWith('rl.log.run.') && e.metadata.root_run_id === rootRunId) acc.set(e.metadata.stream_id, [...(acc.get(e.metadata.stream_id) ?? []), e]);
     return acc;
-  }, new Map(), { filter: 'rl.log.run.*' });
+  }, new Map(), { filter: 'rl.log.run.>' });
   return [...state].map(([run_id, events]) => ({
     run_id, events, types: events.map((e) => e.type),
     created: events.find((e) => e.type === 'RunCreated')!.data as RunView['created'],

@@ -3,7 +3,8 @@ import { connect, NatsConnection, headers as natsHeaders } from '@nats-io/transp
 import type { TestIdentity } from '@runledger/testing';
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import type { ChildProcess } from 'node:child_process';
-import { EventLog, StoredEvent, aggregateRef } from '@runledger/event-log';
+import { EventLog, StoredEvent } from '@runledger/event-log';
+import { RunRepository } from '@runledger/runs';
 import { NatsKvDocumentStore, type DocumentStore } from '@runledger/document-store';
 import { BusLayout, CachedDataKeys, decodeReply, encodeJson, KvDataKeyStore, provisionBus, SealedDocumentStore, SealingCodec } from '@runledger/messaging';
 import { startNatsServer, NatsServerHandle, TEST_ADMIN, waitUntil } from '@runledger/testing';
@@ -63,7 +64,8 @@ export class TestStack {
       // Tests read events as services do: sealed personal and case data opened (README "Erasure").
       const codec = new SealingCodec(new CachedDataKeys(new KvDataKeyStore(stack.nc)));
       stack.codec = codec;
-      stack.log = new EventLog(jetstream(stack.nc), await jetstreamManager(stack.nc), { producer: 'test', clock: { now: () => new Date() }, codec });
+      // Its appends stand in for decision's (issue 23: a run it seeds is decision's, on decision's subject, produced by it).
+      stack.log = new EventLog(jetstream(stack.nc), await jetstreamManager(stack.nc), { producer: 'decision', clock: { now: () => new Date() }, codec });
       stack.storedLog = new EventLog(jetstream(stack.nc), await jetstreamManager(stack.nc), { producer: 'test', clock: { now: () => new Date() } });
     } catch (err) {
       await stack.stop();
@@ -130,7 +132,8 @@ export class TestStack {
   }
 
   async runEvents(runId: string): Promise<StoredEvent[]> {
-    return this.log.read(aggregateRef('run', runId));
+    // As readers serve it: the events its owner wrote, under its owner's subject (issue 23).
+    return new RunRepository(this.log).events(runId);
   }
 
   /** The document collections as db-write keeps and reads them: personal rows sealed at rest, opened here (README "Erasure"). */

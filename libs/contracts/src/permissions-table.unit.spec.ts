@@ -29,9 +29,9 @@ describe('Issue 9 permissions table', () => {
     expect(perms('decision').publish.allow).toContain('$JS.ACK.RUNLEDGER_LOG.decision-inbox.>');
   });
 
-  it('Issue 9 live feed: readers follow runs on rl.live.run.*, never by a core subscription on the log\'s own subjects', () => {
+  it('Issue 9 live feed: readers follow runs on rl.live.run.*.* (issue 23: per owner), never by a core subscription on the log\'s own subjects', () => {
     for (const id of table.log.readers) {
-      expect(perms(id).subscribe.allow).toContain('rl.live.run.*');
+      expect(perms(id).subscribe.allow).toContain('rl.live.run.*.*');
       expect(perms(id).subscribe.allow.filter((s: string) => s.startsWith('rl.log'))).toEqual([]);
     }
   });

@@ -45,6 +45,11 @@ export class EventLog {
     private readonly opts: { producer: string; clock: Clock; stream?: string; codec?: EventCodec },
   ) {}
 
+  /** The service this log appends as (every event's metadata.producer). */
+  get producer(): string {
+    return this.opts.producer;
+  }
+
   /** The clock the log stamps commits with (time is data: folds read it from recorded_at, never from a clock). */
   get clock(): Clock {
     return this.opts.clock;
@@ -60,7 +65,8 @@ export class EventLog {
   }
 
   async append(ref: AggregateRef, events: NewEvent[], options: AppendOptions): Promise<AppendResult> {
-    const template = `${LOG_SUBJECT_PREFIX}.${ref.kind}.{id}`;
+    // The subject with its id as `{id}` (rl.log.run.decision.{id}): a bounded span name whatever the aggregate.
+    const template = ref.subject.endsWith(`.${ref.id}`) ? `${ref.subject.slice(0, -ref.id.length)}{id}` : `${LOG_SUBJECT_PREFIX}.${ref.kind}.{id}`;
     const span = tracer.startSpan(`publish ${template}`, {
       kind: SpanKind.PRODUCER,
       // One message whatever the number of events (no messaging batch): the commit's size is an attribute of its own.
@@ -197,11 +203,15 @@ export class EventLog {
   }
 
   /**
-   * The subject the server republishes a run's stored events on, or null when this log was created without it
-   * (before it existed: nats-server 2.9 cannot add it later); a follower then polls.
+   * The subject the server republishes an aggregate's stored events on (runs only: rl.log.run.<owner>.<id> on
+   * rl.live.run.<owner>.<id>), or null when this log was created without it (before it existed: nats-server 2.9
+   * cannot add it later) or does not republish that subject; a follower then polls.
    */
-  async liveRunSubject(runId: string): Promise<string | null> {
-    return (await this.config())?.republish?.dest === `${LIVE_RUN_PREFIX}.>` ? `${LIVE_RUN_PREFIX}.${runId}` : null;
+  async liveSubject(ref: AggregateRef | string): Promise<string | null> {
+    const subject = typeof ref === 'string' ? ref : ref.subject;
+    const config = (await this.config())?.republish;
+    const src = config?.src.endsWith('.>') ? config.src.slice(0, -1) : undefined;
+    return config?.dest === `${LIVE_RUN_PREFIX}.>` && src && subject.startsWith(src) ? `${LIVE_RUN_PREFIX}.${subject.slice(src.length)}` : null;
   }
 
   /** Whether the log has replicas (a direct get may then be answered by one that lags); a failed look says yes. */
@@ -235,7 +245,8 @@ export class EventLog {
     const subject = typeof ref === 'string' ? ref : ref.subject;
     const last = await this.version(subject);
     const out: StoredEvent[] = [];
-    let previous = 0;
+    // Per subject: a filter with a wildcard reads several aggregates (a run under each owner's name), each its own chain.
+    const previousOf = new Map<string, number>();
     for (let next = fromSeq; next <= last;) {
       const msg = (await nextMatching(this.jsm, this.stream, subject, next)) ?? (await this.leaderNext(subject, next));
       // A run decided on a prefix of itself could repeat an effect or miss a terminal event: short is an error.
@@ -244,8 +255,9 @@ export class EventLog {
       // another commit than the one read before it says that commit is stored but not handed out (damaged on disk).
       const stated = msg.headers?.get(EXPECTED_LAST_SUBJECT_SEQ); // "" when the append stated no version
       const appendedOn = stated ? Number(stated) : Number.NaN;
+      const previous = previousOf.get(msg.subject);
       if (previous && Number.isSafeInteger(appendedOn) && appendedOn !== previous) throw new UnreadableMessageError(appendedOn);
-      previous = msg.seq;
+      previousOf.set(msg.subject, msg.seq);
       // Read as the scan reads: sealed data opened by the log's codec.
       for (const event of await this.openAll(tryStoredEvents(msg.data, msg.seq, msg.subject))) out.push(event);
       next = msg.seq + 1;

@@ -17,6 +17,7 @@ export const ERROR_CODES = {
   'RUN.CLAIM_MISMATCH': { retryable: false, message: "The call's claims differ from what the calling run recorded." },
   'RUN.PARENT_TERMINAL': { retryable: false, message: 'The calling run has finished.' },
   'RUN.ABANDONED': { retryable: false, message: 'The run was cut short and nobody carries it any more; the log holds no outcome of its effect.' },
+  'RUN.FORGED': { retryable: false, message: 'Events under this run id were not written by the service that owns the run; it is not served.' },
   'FORK.RUN_NOT_FOUND': { retryable: false, message: 'No run with that id to fork.' },
   'FORK.CHECKPOINT_NOT_IN_RUN': { retryable: false, message: 'The source run has no completed step with that id.' },
   'FORK.NOT_FORKABLE': { retryable: false, message: 'Only top-level governed agent runs (agents.run.start) can be forked.' },

@@ -53,7 +53,32 @@ export async function provisionDurable(jsm: JetStreamManager, durable: string, f
     return;
   }
   if (existing.config.deliver_subject) throw new Error(`durable consumer ${durable} pushes to ${existing.config.deliver_subject}: delete it (as the admin) and run the bootstrap again`);
-  if (existing.config.filter_subject !== filterSubject) throw new Error(`durable consumer ${durable} filters ${existing.config.filter_subject}, not ${filterSubject} as the permissions table says`);
+  if (existing.config.filter_subject !== filterSubject) await migrateFilter(jsm, durable, existing.config.filter_subject ?? '', filterSubject, batch);
+}
+
+/**
+ * A declared durable whose filter the table changed (issue 23: the ledger's rl.log.run.* became rl.log.run.> when run
+ * subjects got their owner's name). Only a wider filter is migrated: nothing delivered before can then be missing. It
+ * keeps its position: nats-server 2.9.10 changes a filter in place (checked: the delivered and ack floors stay); a
+ * server that refuses gets the durable created again at its ack floor + 1, so what was delivered and not acked is
+ * delivered again (the owner handles redeliveries), nothing acked is delivered twice and nothing is skipped.
+ */
+async function migrateFilter(jsm: JetStreamManager, durable: string, from: string, to: string, batch: boolean): Promise<void> {
+  if (!widens(from, to)) throw new Error(`durable consumer ${durable} filters ${from}, not ${to} as the permissions table says (only a wider filter is migrated)`);
+  try {
+    await jsm.consumers.update(LOG_STREAM, durable, { filter_subject: to });
+    return;
+  } catch {
+    // Recreated below.
+  }
+  const info = await jsm.consumers.info(LOG_STREAM, durable);
+  await jsm.consumers.delete(LOG_STREAM, durable);
+  await jsm.consumers.add(LOG_STREAM, { ...pullDurable(durable, to, batch), deliver_policy: DeliverPolicy.StartSequence, opt_start_seq: info.ack_floor.stream_seq + 1 });
+}
+
+/** Whether every subject `from` matches, `to` matches too (the migrations the table makes: a trailing `*` to `>`). */
+function widens(from: string, to: string): boolean {
+  return to.endsWith('.>') && from.startsWith(to.slice(0, -1));
 }
 
 /**

@@ -5,6 +5,7 @@ export * from './domain/authz';
 export * from './domain/governance-scope';
 export * from './domain/tool-outcome';
 export * from './infra/run-repository';
+export * from './domain/run-ownership';
 export * from './infra/run-session';
 export * from './infra/child-run';
 export * from './infra/caller-verifier';

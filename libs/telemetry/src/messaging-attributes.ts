@@ -19,8 +19,11 @@ export function messagingAttributes(o: { operation: MessagingOperation; subject:
   };
 }
 
-/** `rl.log.run.<uuid>` → `rl.log.run.{id}`: the log's subjects are one per aggregate. */
+/**
+ * `rl.log.run.<uuid>` → `rl.log.run.{id}`: the log's subjects are one per aggregate. A run's subject names its owner
+ * (issue 23, `rl.log.run.<owner>.<uuid>` → `rl.log.run.<owner>.{id}`): a bounded token, kept.
+ */
 export function logSubjectTemplate(subject: string): string {
   const parts = subject.split('.');
-  return parts.length > 3 && parts[0] === 'rl' && parts[1] === 'log' ? `${parts.slice(0, 3).join('.')}.{id}` : subject;
+  return parts.length > 3 && parts[0] === 'rl' && parts[1] === 'log' ? `${parts.slice(0, parts.length - 1).join('.')}.{id}` : subject;
 }

@@ -102,7 +102,7 @@ export async function whatIf(nc: NatsConnection, p: ParsedArgs, usage: string): 
   const runs = new Map<string, RecordedAuthz['run'] & { root_run_id: string | null }>();
   const changes: Change[] = [];
   const counts = { redecided: 0, unchanged: 0, skipped: {} as Record<string, number> };
-  await scanLog(nc, 'rl.log.run.*', 'what-if  ', (e) => {
+  await scanLog(nc, 'rl.log.run.>', 'what-if  ', (e) => {
     const d = e.data as Record<string, unknown>;
     if (e.type === 'RunCreated') {
       runs.set(e.metadata.stream_id, { ...(d as unknown as RecordedAuthz['run']), root_run_id: (d.root_run_id as string) ?? null });

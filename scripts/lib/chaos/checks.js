@@ -39,7 +39,7 @@ async function settle(jsm, progress, timeoutMs = 5 * 60_000) {
  * reads right after a node was killed: DEPENDENCY.DOWN while the cluster elects a leader is retried.
  */
 async function loadRuns(log, roots) {
-  const { state: events } = await retryingTransient(() => log.replay((acc, e) => (acc.push(e), acc), [], { filter: 'rl.log.run.*' }), 3 * 60_000);
+  const { state: events } = await retryingTransient(() => log.replay((acc, e) => (acc.push(e), acc), [], { filter: 'rl.log.run.>' }), 3 * 60_000);
   const byRun = new Map();
   for (const e of events) byRun.set(e.metadata.stream_id, [...(byRun.get(e.metadata.stream_id) ?? []), e]);
   return [...byRun.entries()]

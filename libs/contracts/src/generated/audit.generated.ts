@@ -58,9 +58,10 @@ export interface AuditVerification {
     | 'missing_event'
     | 'event_mismatch'
     | 'damaged_message'
-    | 'log_replaced';
+    | 'log_replaced'
+    | 'forged_run';
   /**
-   * The log message a damaged_message verdict names: unreadable (the server holds no readable message at that sequence) or not a commit of events.
+   * The log message a damaged_message verdict names: unreadable (the server holds no readable message at that sequence) or not a commit of events; for forged_run, the first event under the run id that its owner did not write (detail names the run and why).
    */
   log_seq?: number;
   detail?: string;

@@ -44,11 +44,11 @@ export function checkpointSigned(c: ChainCheckpoint | undefined | null, check: S
 }
 
 /** Breaks only an anchored verification can find; the link breaks are {@link ChainBreak}. */
-export type AnchorBreak = 'signature_invalid' | 'unanchored_tail' | 'truncated' | 'missing_event' | 'event_mismatch' | 'damaged_message' | 'log_replaced';
+export type AnchorBreak = 'signature_invalid' | 'unanchored_tail' | 'truncated' | 'missing_event' | 'event_mismatch' | 'damaged_message' | 'log_replaced' | 'forged_run';
 
 export type AnchoredVerification =
   | { ok: true; length: number; head_hash: string | null; checkpoint: ChainCheckpoint | null }
-  /** `log_seq`: the log message a `damaged_message` verdict names (first_broken_seq is then the first chain entry not read). */
+  /** `log_seq`: the log message a `damaged_message` or `forged_run` verdict names (first_broken_seq is then the first chain entry not read). */
   | { ok: false; first_broken_seq: number; reason: ChainBreak | AnchorBreak; detail?: string; log_seq?: number };
 
 /**

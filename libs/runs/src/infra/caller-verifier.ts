@@ -1,7 +1,7 @@
 import { LruMap } from '@runledger/kernel';
 import { TERMINAL_EVENT_TYPES } from '@runledger/governance';
 import type { RunCreatedData } from '../domain/run-events';
-import { RunRepository } from './run-repository';
+import type { RunRepository } from './run-repository';
 
 /** The governance claims a choke point receives with every call. */
 export interface CallerClaims {
@@ -61,7 +61,7 @@ export class CallerVerifier {
    */
   async decideChild<D extends { decision: 'allow' | 'deny' }>(claims: CallerClaims, policy: () => D | Promise<D>): Promise<D | ChildDenial> {
     const runId = claims.parent_run_id;
-    const lastCommit = this.finished.has(runId) ? null : await this.runs.log.lastCommit(RunRepository.ref(runId));
+    const lastCommit = this.finished.has(runId) ? null : await this.runs.lastCommit(runId);
     const opened = lastCommit?.find((e) => e.type === 'RunCreated');
     if (opened) this.created.set(runId, opened.data as RunCreatedData);
     const mismatch = mismatchOf(await this.recorded(runId), claims);
@@ -80,7 +80,8 @@ export class CallerVerifier {
   async recorded(runId: string): Promise<RunCreatedData | undefined> {
     const held = this.created.get(runId);
     if (held) return held;
-    const first = await this.runs.log.first(RunRepository.ref(runId));
+    // Only a run its owner created is a caller (a run forged under another service's name is unknown).
+    const first = await this.runs.created(runId);
     if (first?.type !== 'RunCreated') return undefined;
     const run = first.data as RunCreatedData;
     this.created.set(runId, run);

@@ -104,7 +104,7 @@ export async function runChildOnce<T>(repo: RunRepository, spec: ChildRunSpec, e
       throw err;
     }
   }
-  throw new ConcurrencyError(RunRepository.ref(runId).subject, -1);
+  throw new ConcurrencyError(repo.refOf(spec.created).subject, -1);
 }
 
 /**

@@ -4,8 +4,8 @@ import { ensureLogStream, EventLog } from '@runledger/event-log';
 import { startNatsServer, NatsServerHandle } from '@runledger/testing';
 import { RunRepository } from './run-repository';
 
-/** Int-test fixture: a RunRepository on a real nats-server's log (started in beforeAll, stopped in afterAll). */
-export function runRepositoryOnRealLog(): { repo: () => RunRepository } {
+/** Int-test fixture: a RunRepository on a real nats-server's log (started in beforeAll, stopped in afterAll), appending as `producer` (the owner of the runs it creates: issue 23). */
+export function runRepositoryOnRealLog(producer = 'decision'): { repo: () => RunRepository } {
   let server: NatsServerHandle;
   let nc: NatsConnection;
   let repo: RunRepository;
@@ -14,7 +14,7 @@ export function runRepositoryOnRealLog(): { repo: () => RunRepository } {
     nc = await connect(server.connectOptions());
     const jsm = await jetstreamManager(nc);
     await ensureLogStream(jsm);
-    repo = new RunRepository(new EventLog(jetstream(nc), jsm, { producer: 'spec', clock: { now: () => new Date('2026-01-01T00:00:00Z') } }));
+    repo = new RunRepository(new EventLog(jetstream(nc), jsm, { producer, clock: { now: () => new Date('2026-01-01T00:00:00Z') } }));
   });
   afterAll(async () => {
     await nc?.close();

@@ -3,7 +3,7 @@ import { runRepositoryOnRealLog } from './real-log.fixture';
 import { ChildRunSpec, EffectClaimOptions, runChildOnce } from './child-run';
 
 describe('runChildOnce on a real log', () => {
-  const log = runRepositoryOnRealLog();
+  const log = runRepositoryOnRealLog('tool-gateway');
   let repo: RunRepository;
   beforeAll(() => {
     repo = log.repo();

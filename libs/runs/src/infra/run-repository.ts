@@ -1,6 +1,7 @@
-import { aggregateRef, AggregateRef, ConcurrencyError, EventLog, foldEvents, NewEvent, RecordedEvent, StoredEvent } from '@runledger/event-log';
-import { AppError } from '@runledger/kernel';
+import { AggregateRef, ConcurrencyError, EventLog, foldEvents, NewEvent, RecordedEvent, StoredEvent } from '@runledger/event-log';
+import { AppError, LruMap } from '@runledger/kernel';
 import { evolveRun, initialRunState, RunState } from '../domain/run-state';
+import { legacyRunSubject, ownerOfKind, ownerSubjectsOf, RunOwner, runOwnership, runSubject } from '../domain/run-ownership';
 import { RunCommands, RunSession } from './run-session';
 import type { RunCreatedData, RunEvent } from '../domain/run-events';
 
@@ -10,18 +11,87 @@ export interface LoadedRun {
   events: StoredEvent[];
 }
 
-/** Loads runs by folding their events and appends to them with optimistic concurrency. */
+/** How many runs' owners (and frozen legacy versions) a repository remembers: both never change once known. */
+const CACHE_LIMIT = 20_000;
+
+/**
+ * Loads runs by folding their events and appends to them with optimistic concurrency. A run lives on its owner's
+ * subject (rl.log.run.<owner>.<run_id>, domain/run-ownership.ts); a run begun before issue 23 has its first events on
+ * the legacy subject rl.log.run.<run_id>, which nobody may append to any more, and continues on its owner's. Readers
+ * serve only what the owner wrote: a run that is not (see runOwnership) is RUN.FORGED.
+ */
 export class RunRepository {
+  private readonly owners = new LruMap<string, RunOwner>(CACHE_LIMIT);
+  private readonly legacyVersions = new LruMap<string, number>(CACHE_LIMIT);
+  private legacy?: Promise<boolean>;
+
   constructor(readonly log: EventLog) {}
 
-  static ref(runId: string): AggregateRef {
-    return aggregateRef('run', runId);
+  /** The subject `owner` appends run `runId` on. */
+  static ref(runId: string, owner: RunOwner): AggregateRef {
+    return { kind: 'run', id: runId, subject: runSubject(owner, runId) };
+  }
+
+  /**
+   * The subject a run's events are appended on: its kind's owner's; a run whose kind the writer does not name is its
+   * own (every writer that creates runs names the kind in RunCreated, which readers check against the subject).
+   */
+  refOf(run: Pick<RunIdentity, 'run_id' | 'run_kind'>): AggregateRef {
+    return { kind: 'run', id: run.run_id, subject: `${runSubject((ownerOfKind(run.run_kind) ?? this.log.producer) as RunOwner, run.run_id)}` };
   }
 
   async load(runId: string): Promise<LoadedRun> {
-    const events = await this.log.read(RunRepository.ref(runId));
+    const events = await this.events(runId);
     const state = foldEvents(evolveRun, initialRunState(), events as unknown as RecordedEvent[]);
     return { state, version: events.length ? events[events.length - 1].seq : 0, events };
+  }
+
+  /** The run's events as its owner wrote them (none: no such run); RUN.FORGED when they are not. */
+  async events(runId: string): Promise<StoredEvent[]> {
+    const owner = await this.ownerOf(runId);
+    const found = owner
+      ? [...(await this.legacyEvents(runId)), ...(await this.log.read(runSubject(owner, runId)))]
+      // No lawful creation is the first thing under this id: nothing, or something forged (or a squatter first).
+      : [...(await this.legacyEvents(runId)), ...(await this.log.read(ownerSubjectsOf(runId)))];
+    const run = runOwnership(found);
+    if (!run.owner) {
+      if (run.forgeries.length) throw forged(runId, run.forgeries[0].reason);
+      return [];
+    }
+    if (run.events.length && !owner) this.owners.set(runId, run.owner);
+    return run.events;
+  }
+
+  /**
+   * The run's owner: the creator of its kind, read from its first event (the legacy subject's for a run begun before
+   * issue 23, else the first under any owner's name); null when that first event is no lawful creation (no run, a
+   * forged one, or events under its id on another service's subject first: `events` then reads them all).
+   */
+  async ownerOf(runId: string): Promise<RunOwner | null> {
+    const known = this.owners.get(runId);
+    if (known) return known;
+    const first = ((await this.hasLegacy()) ? await this.log.first(legacyRunSubject(runId)) : null) ?? (await this.log.first(ownerSubjectsOf(runId)));
+    const owner = first ? runOwnership([first]).owner ?? null : null;
+    if (owner) this.owners.set(runId, owner);
+    return owner;
+  }
+
+  /** The run's RunCreated if its owner created it (the caller check's record of a calling run), else null. */
+  async created(runId: string): Promise<StoredEvent | null> {
+    const owner = await this.ownerOf(runId);
+    if (!owner) return null;
+    return ((await this.hasLegacy()) ? await this.log.first(legacyRunSubject(runId)) : null) ?? this.log.first(runSubject(owner, runId));
+  }
+
+  /**
+   * The events of the run's last commit (none: no run), in one get where the owner is known: its owner's subject, or
+   * the legacy subject for a run not yet continued. `owner`: who the caller knows owns it (a waiter, for its own runs).
+   */
+  async lastCommit(runId: string, owner?: RunOwner): Promise<StoredEvent[]> {
+    const by = owner ?? (await this.ownerOf(runId));
+    if (!by) return [];
+    const own = await this.log.lastCommit(runSubject(by, runId));
+    return own.length || !(await this.hasLegacy()) ? own : this.log.lastCommit(legacyRunSubject(runId));
   }
 
   /** Appends events decided on `expectedVersion`; metadata links every event to its run tree. */
@@ -33,7 +103,47 @@ export class RunRepository {
   async appendEvents(run: RunIdentity, events: RunEvent[], opts: { expectedVersion: number; commandId: string; decidedAt?: readonly string[] }): Promise<{ version: number; events: StoredEvent[]; duplicate: boolean }> {
     const metadata = runMetadata(run);
     const { decidedAt, ...append } = opts;
-    return this.log.append(RunRepository.ref(run.run_id), events.map((e, i): NewEvent => ({ type: e.type, data: e.data, metadata: decidedAt?.[i] ? { ...metadata, recorded_at: decidedAt[i] } : metadata })), append);
+    const ref = this.refOf(run);
+    const expectedVersion = await this.subjectVersion(run.run_id, ref.subject, opts.expectedVersion);
+    return this.log.append(ref, events.map((e, i): NewEvent => ({ type: e.type, data: e.data, metadata: decidedAt?.[i] ? { ...metadata, recorded_at: decidedAt[i] } : metadata })), { ...append, expectedVersion });
+  }
+
+  /**
+   * The owner's subject's expected last sequence for an append decided on run version `version`. A run begun on the
+   * legacy subject continues on its owner's: decided on the legacy subject's last event, the owner's subject must still
+   * be empty (0); decided on 0, the legacy subject must be empty too (the run would exist after all).
+   */
+  private async subjectVersion(runId: string, subject: string, version: number): Promise<number> {
+    if (!(await this.hasLegacy())) return version;
+    const legacy = await this.legacyVersion(runId);
+    if (version === 0 && legacy > 0) throw new ConcurrencyError(subject, version);
+    return legacy > 0 && version === legacy ? 0 : version;
+  }
+
+  /** The legacy subject's last sequence for this run (0: none); frozen, so remembered. */
+  private async legacyVersion(runId: string): Promise<number> {
+    const known = this.legacyVersions.get(runId);
+    if (known !== undefined) return known;
+    const version = await this.log.version(legacyRunSubject(runId));
+    this.legacyVersions.set(runId, version);
+    return version;
+  }
+
+  private async legacyEvents(runId: string): Promise<StoredEvent[]> {
+    if (!(await this.hasLegacy()) || (await this.legacyVersion(runId)) === 0) return [];
+    return this.log.read(legacyRunSubject(runId));
+  }
+
+  /**
+   * Whether the log holds any run on the legacy subject (a data directory of release c732176 or earlier). Nobody may
+   * append there, so a log without one never gets one: asked once per process, and every legacy read is skipped.
+   */
+  private hasLegacy(): Promise<boolean> {
+    this.legacy ??= this.log.version(legacyRunSubject('*')).then((v) => v > 0, (err: unknown) => {
+      this.legacy = undefined;
+      throw err;
+    });
+    return this.legacy;
   }
 
   /** Loads a run into a session that folds its own appends, so a step never re-reads what it just wrote. */
@@ -67,7 +177,12 @@ export class RunRepository {
   }
 }
 
-export type RunIdentity = Pick<RunCreatedData, 'run_id' | 'root_run_id' | 'parent_run_id' | 'case_id' | 'correlation_id' | 'user_id'>;
+/** A run readers do not serve: events under its id that its owner did not write (issue 23). */
+export function forged(runId: string, reason: string): AppError {
+  return new AppError('RUN.FORGED', `Run ${runId} is forged: ${reason}.`);
+}
+
+export type RunIdentity = Pick<RunCreatedData, 'run_id' | 'root_run_id' | 'parent_run_id' | 'case_id' | 'correlation_id' | 'user_id'> & Partial<Pick<RunCreatedData, 'run_kind'>>;
 
 export function runMetadata(run: RunIdentity): NewEvent['metadata'] {
   return {
@@ -80,4 +195,3 @@ export function runMetadata(run: RunIdentity): NewEvent['metadata'] {
     ...(run.correlation_id ? { correlation_id: run.correlation_id } : {}),
   };
 }
-

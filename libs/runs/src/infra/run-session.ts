@@ -1,4 +1,4 @@
-import { aggregateRef, ConcurrencyError, foldEvents, RecordedEvent, type StoredEvent } from '@runledger/event-log';
+import { ConcurrencyError, foldEvents, RecordedEvent, type StoredEvent } from '@runledger/event-log';
 import { sha256Hex } from '@runledger/kernel';
 import { decideRun, RunCommand } from '../domain/run.decider';
 import type { RunEvent } from '../domain/run-events';
@@ -90,7 +90,7 @@ export class RunSession {
     const result = await this.repo.appendEvents(this.run, all, { expectedVersion: this.version, commandId: `${this.run.run_id}:${commandLabel}`, ...(pending ? { decidedAt: pending.decidedAt } : {}) });
     // A duplicate is what the log holds under our ids; one of another type is not a retry of this decision
     // (an earlier attempt decided otherwise under the same label): a conflict to decide again on, never our outcome.
-    if (result.events.length !== all.length || result.events.some((stored, i) => stored.type !== all[i]?.type) || (this.believedNew && result.duplicate)) throw new ConcurrencyError(aggregateRef('run', this.run.run_id).subject, this.version); // RunRepository.ref's subject (not imported: it imports this file)
+    if (result.events.length !== all.length || result.events.some((stored, i) => stored.type !== all[i]?.type) || (this.believedNew && result.duplicate)) throw new ConcurrencyError(this.repo.refOf(this.run).subject, this.version);
     this.state = foldEvents(evolveRun, pending?.base ?? this.state, result.events as unknown as RecordedEvent[]);
     this.version = result.version;
     this.pending = undefined;

@@ -75,7 +75,7 @@ export class AuditLedgerService {
 
   /** Contract 001 §6: every run has its authz decision, its outcome and its effect audit events. */
   async coverage() {
-    const { state } = await this.log.replay<CoverageEvent[]>((acc, e) => (acc.push({ run_id: e.metadata.stream_id, type: e.type, data: e.data, recorded_at: e.metadata.recorded_at }), acc), [], { filter: 'rl.log.run.*' });
+    const { state } = await this.log.replay<CoverageEvent[]>((acc, e) => (acc.push({ run_id: e.metadata.stream_id, type: e.type, data: e.data, recorded_at: e.metadata.recorded_at }), acc), [], { filter: 'rl.log.run.>' });
     // A run with no event for RL_STALE_RUN_MS (default 15 min) is not under way any more: it is reported.
     return checkAuditCoverage(state, { allowInProgress: true, staleAfter: { now: this.clock.now().toISOString(), ms: settingNumber('RL_STALE_RUN_MS') } });
   }

@@ -2,13 +2,14 @@ import { Inject, Injectable } from '@nestjs/common';
 import { EventLog, LOG_STREAM, LOG_SUBJECT_PREFIX, logIdentityOf, positionBefore, readFailed, StoredEvent, storedEvents, UnreadableMessageError } from '@runledger/event-log';
 import { AnchoredVerification, ChainEntry, chainEntriesOf, checkCompleteness, checkLogIdentity, LoggedAuditEvent, verifyAnchoredChain } from '@runledger/governance';
 import { RUNTIME, ServiceRuntime, trustedKeys, type AuditSigningKey } from '@runledger/messaging';
+import { OwnershipCheck } from '@runledger/runs';
 import { chainedPosition, loggedAuditEvent } from '../domain/audit-chain';
 import type { ChainAnchor } from '../infra/chain-anchor';
 import { AUDIT_SIGNER, CHAIN_ANCHOR, CHAIN_REF } from './audit-chain.writer';
 import { LEDGER_DURABLE } from './audit-ledger.service';
 
 
-/** The run events' subjects (rl.log.run.{run_id}): what the chain must cover. */
+/** The run events' subjects (rl.log.run.{run_id} before issue 23, rl.log.run.{owner}.{run_id}): what the chain must cover. */
 const RUN_SUBJECT_PREFIX = `${LOG_SUBJECT_PREFIX}.run.`;
 
 /** A stored message verification cannot take as written: a tamper, named by its log sequence. */
@@ -55,14 +56,16 @@ export class AuditVerifier {
     const head = chainedPosition(entries[entries.length - 1] ?? null);
     const logged = snapshot.audited.filter((a) => a.log_seq <= processedUpTo || !positionBefore(head, { seq: a.log_seq, index: a.log_index ?? 0 }));
     const missing = checkCompleteness(entries, logged);
-    return { ...(missing ?? anchored), ...key };
+    return { ...(missing ?? forgedRun(snapshot.ownership, entries.length) ?? anchored), ...key };
   }
 
   /** The chain's messages and the audit-relevant run events of the log as it is now, or the first damaged message. */
-  private async readLog(state: { messages: number; first_seq: number; last_seq: number }): Promise<{ chain: StoredEvent[]; audited: LoggedAuditEvent[] } | { damaged: AnchoredVerification }> {
+  private async readLog(state: { messages: number; first_seq: number; last_seq: number }): Promise<{ chain: StoredEvent[]; audited: LoggedAuditEvent[]; ownership: OwnershipCheck } | { damaged: AnchoredVerification }> {
     const chain: StoredEvent[] = [];
     const audited: LoggedAuditEvent[] = [];
-    if (!state.messages) return { chain, audited };
+    // Issue 23: every run's events checked against its owner as they are read (a few fields per run id, not its events).
+    const ownership = new OwnershipCheck();
+    if (!state.messages) return { chain, audited, ownership };
     try {
       await this.log.messages(`${LOG_SUBJECT_PREFIX}.>`, state.first_seq, state.last_seq, (m) => {
         const isChain = m.subject === CHAIN_REF.subject;
@@ -73,6 +76,7 @@ export class AuditVerifier {
         } catch {
           throw new DamagedMessage(m.seq, 'is not a commit of events (edited in the store)');
         }
+        if (!isChain) ownership.commit(events);
         return this.log.each(events, (event) => {
           if (isChain) chain.push(event);
           else {
@@ -87,7 +91,7 @@ export class AuditVerifier {
       const proven = chainEntriesOf(chain).length;
       return { damaged: { ok: false, first_broken_seq: proven + 1, reason: 'damaged_message', log_seq: damaged.seq, detail: `log message ${damaged.seq} ${damaged.what}` } };
     }
-    return { chain, audited };
+    return { chain, audited, ownership };
   }
 
   /** The signed checkpoint at the chain's current head (what export manifests carry), with the key to check it. */
@@ -102,4 +106,13 @@ export class AuditVerifier {
     const info = await this.runtime.jsm.consumers.info(LOG_STREAM, LEDGER_DURABLE).catch(() => null);
     return info?.ack_floor.stream_seq ?? 0;
   }
+}
+
+/** The first run the log holds that its owner did not write (a forged_run verdict naming it), or null. */
+function forgedRun(ownership: OwnershipCheck, chainLength: number): AnchoredVerification | null {
+  const [first, ...more] = ownership.forgeries();
+  if (!first) return null;
+  const others = more.length ? `; ${more.length} more forged: ${[...new Set(more.map((f) => f.run_id))].slice(0, 10).join(', ')}` : '';
+  // The chain itself holds: the verdict is about the log past it (first_broken_seq: the entry after the chain's last).
+  return { ok: false, first_broken_seq: chainLength + 1, reason: 'forged_run', log_seq: first.seq, detail: `run ${first.run_id} is forged: ${first.reason} (${first.subject}, log message ${first.seq})${others}` };
 }

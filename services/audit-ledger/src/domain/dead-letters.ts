@@ -25,7 +25,8 @@ export function runIdOf(subject: string, events: ReadonlyArray<Pick<StoredEvent,
     const id = e.metadata?.run_id ?? d.run_id ?? d.spec?.run_id;
     if (typeof id === 'string' && id) return id;
   }
-  return subject.startsWith(RUN_SUBJECT_PREFIX) ? subject.slice(RUN_SUBJECT_PREFIX.length) || null : null;
+  // The run id is the subject's last token: rl.log.run.{run_id} (before issue 23) or rl.log.run.{owner}.{run_id}.
+  return subject.startsWith(RUN_SUBJECT_PREFIX) ? subject.slice(RUN_SUBJECT_PREFIX.length).split('.').pop() || null : null;
 }
 
 export const deadLetterId = (durable: string, streamSeq: number): string => `${durable}:${streamSeq}`;

@@ -31,7 +31,8 @@ export class AuditController {
    * pass, in batches: each run event is delivered and acked once, and a batch's read-model rows are written together.
    * Exclusive: with two ledger instances (a cluster) one consumes and the other stands by, so the order still holds.
    */
-  @LogConsumer('rl.log.run.*', { durable: LEDGER_DURABLE, batch: LEDGER_BATCH, lingerMs: LEDGER_LINGER_MS, exclusive: true })
+  // rl.log.run.>: runs of both formats (rl.log.run.{run_id} before issue 23, rl.log.run.{owner}.{run_id} since).
+  @LogConsumer('rl.log.run.>', { durable: LEDGER_DURABLE, batch: LEDGER_BATCH, lingerMs: LEDGER_LINGER_MS, exclusive: true })
   async onRunEvents(@Payload() events: StoredEvent[]): Promise<void> {
     await this.ledger.ingest(events);
     await this.runsIndex.ingest(events);

@@ -88,7 +88,13 @@ export class RunResolver implements OnApplicationBootstrap, OnApplicationShutdow
 
   /** Decides on the log's own view of the run (the index only pointed at it) and appends on that version. */
   private async resolve(runId: string, idleMs: number): Promise<ResolvedRun | 'left' | null> {
-    const { state, version, events } = await this.runs.load(runId);
+    // A forged run (issue 23: not its owner's) is no run to resolve; audit verify names it.
+    const loaded = await this.runs.load(runId).catch((err: unknown) => {
+      if ((err as { code?: string }).code === 'RUN.FORGED') return null;
+      throw err;
+    });
+    if (!loaded) return null;
+    const { state, version, events } = loaded;
     if (!state.run || isTerminal(state)) return null;
     // An effect whose claim's lease still holds is being executed by a live owner: it is carried, however quiet.
     if (liveClaim(state, this.clock.now())) return 'left';

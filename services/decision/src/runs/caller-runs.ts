@@ -50,7 +50,8 @@ export class CallerRuns {
   /** The run once it has a commit after `after`, or as it is when wait_ms passes first. */
   private async nextCommit(runId: string, after: number, waitMs: number): Promise<LoadedRun> {
     // Subscribed before the read: a commit stored in between is either read or heard.
-    const live = await this.runs.log.liveRunSubject(runId);
+    // A caller's runs are agent runs, decision's own (permissions.yaml: the live feed is per owner).
+    const live = await this.runs.log.liveSubject(RunRepository.ref(runId, 'decision'));
     const sub = live ? this.runtime.nc.subscribe(live, { max: 1 }) : null;
     try {
       const loaded = await this.runs.load(runId);

@@ -22,8 +22,8 @@ export class RunWaiter {
   /** Subscribe first, then trigger the run, then await: no outcome can slip between the two. */
   async watch(runId: string, timeoutMs: number, opts: { newRun?: boolean } = {}): Promise<RunWatch> {
     const log = this.runs.log;
-    const ref = RunRepository.ref(runId);
-    const live = await log.liveRunSubject(runId);
+    // The runs waited for are agent runs, decision's own (a run begun before issue 23 also ends on decision's subject).
+    const live = await log.liveSubject(RunRepository.ref(runId, 'decision'));
     const sub = live ? this.runtime.nc.subscribe(live) : null;
     let timer: NodeJS.Timeout | undefined;
     const cancel = () => {
@@ -32,7 +32,7 @@ export class RunWaiter {
     };
     const terminal = (last: StoredEvent | null) => (last && TERMINAL_TYPES.has(last.type) ? last : null);
     // A read that fails while nats-server restarts is "not there yet", never a reason to give up (or to crash).
-    const lookedUp = async (): Promise<StoredEvent | null> => terminal(await log.last(ref).catch(() => null));
+    const lookedUp = async (): Promise<StoredEvent | null> => terminal(await this.last(runId).catch(() => null));
     const heard = sub
       ? (async function* () {
         for await (const m of sub) {
@@ -43,7 +43,7 @@ export class RunWaiter {
     const never = new Promise<never>(() => undefined);
     // The next terminal event the feed carries (null: heard, but its body did not decode: look it up instead).
     const next = (): Promise<StoredEvent | null> => (heard ? heard.next().then((r) => (r.done ? never : r.value)) : new Promise((r) => setTimeout(() => r(null), POLL_WITHOUT_FEED_MS)));
-    const lastAtStart = opts.newRun ? Promise.resolve(null) : log.last(ref);
+    const lastAtStart = opts.newRun ? Promise.resolve(null) : this.last(runId);
     const outcome = (async (): Promise<StoredEvent | 'timeout'> => {
       const timedOut = new Promise<'timeout'>((resolve) => (timer = setTimeout(() => resolve('timeout'), timeoutMs)));
       try {
@@ -63,6 +63,16 @@ export class RunWaiter {
     // The caller may never await the outcome (its inbox append failed): an outcome that rejects must not go unhandled.
     outcome.catch(() => undefined);
     return { outcome, cancel, lastAtStart };
+  }
+
+  /** The run's last event (null: none yet), opened. */
+  private async last(runId: string): Promise<StoredEvent | null> {
+    return (await this.runs.lastCommit(runId, 'decision')).pop() ?? null;
+  }
+
+  /** The run's RunCreated, if decision created it. */
+  created(runId: string): Promise<StoredEvent | null> {
+    return this.runs.created(runId);
   }
 }
 

@@ -4,7 +4,6 @@ import { AgentDecisionReply, DecisionContextDto } from '@runledger/contracts';
 import { aggregateRef, EventLog, type StoredEvent } from '@runledger/event-log';
 import { AppError, deterministicUuid } from '@runledger/kernel';
 import { MALFORMED_PAYLOAD, validateMessage } from '@runledger/messaging';
-import { RunRepository } from '@runledger/runs';
 import { AgentDecision, TEMPLATES, validateContext } from '@runledger/task-assistant';
 import { RunWaiter } from '../runs/run-waiter';
 import { RejectedRequestRecorder } from './rejected-request.recorder';
@@ -72,7 +71,7 @@ export class TaskAssistantGateway {
   /** `last`: the run's last event as the waiter read it (null: no run yet, nothing to compare). */
   private async refuseReuse(runId: string, requestHash: string, last: StoredEvent | null): Promise<void> {
     if (!last) return;
-    const created = last.type === 'RunCreated' ? last : await this.log.first(RunRepository.ref(runId));
+    const created = last.type === 'RunCreated' ? last : await this.waiter.created(runId);
     if (created?.type === 'RunCreated' && (created.data as { request_hash_sha256?: string }).request_hash_sha256 !== requestHash) throw reused();
   }
 }

@@ -1,0 +1,208 @@
+import type { RunCreatedData } from './run-events';
+
+/**
+ * Who owns which runs (issue 23): the one table of which service may create which kind of run. The owner is the
+ * only service that may append under the run's subject, `rl.log.run.<owner>.<run_id>` (deploy/nats/permissions.yaml
+ * gives each its own name only), so the subject says who wrote an event and a service cannot append to another's run.
+ */
+export const RUN_CREATORS: Readonly<Record<RunCreatedData['run_kind'], RunOwner>> = {
+  agent: 'decision', // top-level agent runs, sessions and campaign cycles, and their agent child runs
+  tool_gateway: 'tool-gateway',
+  db_write: 'db-write',
+  artifact_ingest: 'db-write', // a caller's artifact ingest (rl.caller.<caller>.artifacts.ingest)
+  promotion: 'promotion',
+  export: 'export',
+};
+
+export const RUN_OWNERS = ['decision', 'tool-gateway', 'db-write', 'promotion', 'export'] as const;
+export type RunOwner = (typeof RUN_OWNERS)[number];
+
+/**
+ * The one service that may append to runs it does not own (permissions.yaml `control`), and only what it decides
+ * about a run it supervises: an operator's or caller's cancel request, or the resolution of an abandoned run
+ * (services/decision resolver). Both must be serialised with the owner's own appends (a resolution is a terminal
+ * event that must never race the owner's), and nats-server 2.9 checks an expected sequence on one subject only:
+ * so they are appended under the owner's subject, and readers check the producer of each.
+ */
+export const RUN_CONTROLLER: RunOwner = 'decision';
+/** A resolution commit (it holds RunResolved) may end a run with these; see services/decision resolver/domain/resolution.ts. */
+const RESOLUTION_TYPES = new Set(['RunResolved', 'AuthzDecided', 'RunStarted', 'RunDenied', 'RunFailed', 'RunCompleted']);
+
+const RUN_PREFIX = 'rl.log.run.';
+
+/** The subject an owner appends a run's events on. */
+export function runSubject(owner: RunOwner, runId: string): string {
+  return `${RUN_PREFIX}${owner}.${runId}`;
+}
+
+/** The subject runs were appended on before issue 23 (release c732176 and earlier): read forever, appended to never. */
+export function legacyRunSubject(runId: string): string {
+  return `${RUN_PREFIX}${runId}`;
+}
+
+/** Every owner's subject of one run id (a NATS filter): what readers look under besides the legacy subject. */
+export function ownerSubjectsOf(runId: string): string {
+  return `${RUN_PREFIX}*.${runId}`;
+}
+
+/** The run subjects of both formats (rl.log.run.{run_id}, rl.log.run.{owner}.{run_id}): the ledger's and audit's filter. */
+export const ALL_RUN_SUBJECTS = `${RUN_PREFIX}>`;
+
+/** The run id and owner a run subject names (owner null: the legacy subject); null for any other subject. */
+export function parseRunSubject(subject: string): { runId: string; owner: string | null } | null {
+  if (!subject.startsWith(RUN_PREFIX)) return null;
+  const rest = subject.slice(RUN_PREFIX.length).split('.');
+  if (rest.length === 1 && rest[0]) return { runId: rest[0], owner: null };
+  if (rest.length === 2 && rest[0] && rest[1]) return { runId: rest[1], owner: rest[0] };
+  return null;
+}
+
+/** The owner of a kind of run; undefined for a kind nobody may create. */
+export function ownerOfKind(kind: string | undefined): RunOwner | undefined {
+  return kind ? (RUN_CREATORS as Record<string, RunOwner | undefined>)[kind] : undefined;
+}
+
+/** What the ownership check needs of an event read back from the log. */
+export interface OwnedEvent {
+  type: string;
+  data: unknown;
+  seq: number;
+  index: number;
+  subject: string;
+  metadata: { producer?: string };
+}
+
+/** A run id's events, split: the run as its owner wrote it, and what is not (forged). */
+export interface RunOwnership<E extends OwnedEvent> {
+  /** The run's owner; none when there is no lawful run, or it is forged. */
+  owner?: RunOwner;
+  /** The run: events on its owner's subject (and the legacy subject it began on), in log order; none if no lawful run. */
+  events: E[];
+  /** Why the run, or events under its id elsewhere, are forged: each names a subject; empty when nothing is. */
+  forgeries: Forgery[];
+}
+
+export interface Forgery {
+  run_id: string;
+  subject: string;
+  seq: number;
+  reason: string;
+}
+
+/**
+ * Splits every event found under one run id (its legacy subject and every owner's subject) into the run and its
+ * forgeries (see OwnershipCheck). Readers serve the run only when it has no forgery of its own.
+ */
+export function runOwnership<E extends OwnedEvent>(all: readonly E[]): RunOwnership<E> {
+  const sorted = [...all].sort((a, b) => a.seq - b.seq || a.index - b.index);
+  const check = new OwnershipCheck();
+  for (let i = 0; i < sorted.length;) {
+    let j = i + 1;
+    while (j < sorted.length && sorted[j].seq === sorted[i].seq) j++;
+    check.commit(sorted.slice(i, j));
+    i = j;
+  }
+  const forgeries = check.forgeries();
+  const runId = sorted.length ? parseRunSubject(sorted[0].subject)?.runId : undefined;
+  const owner = runId ? check.servedOwner(runId) : undefined;
+  if (!owner) return { events: [], forgeries };
+  return { owner, events: sorted.filter((e) => check.inRun(runId!, e.subject)), forgeries };
+}
+
+/** What the check keeps of one run id: a few fields, whatever the number of its events (audit reads the whole log). */
+interface RunTrack {
+  /** The owner of the lawful run under this id, once created. */
+  owner?: RunOwner;
+  /** The owner a run begun on the legacy subject continues under (its kind's). */
+  legacyOwner?: string;
+  /** Owner tokens ('' : legacy) seen, and whether each is the run or forged. */
+  groups: Map<string, 'run' | 'forged'>;
+  /** The first event of the run that its owner did not write: the run is forged. */
+  foreign?: Forgery;
+}
+
+/**
+ * The ownership rules, fed commit by commit in log order (readers feed one run's, audit the whole log's). The run is
+ * the earliest lawful creation under its id: a RunCreated on the subject of the service that may create that kind of
+ * run, produced by it (a legacy-subject run continues on its kind's owner's subject). Every event of the run must be
+ * its owner's, or the controller's cancel request or resolution; one that is not makes the run forged. Events under
+ * the id on any other subject are forgeries too, but never part of the run: another service cannot take a run over,
+ * or hide it, by writing under its id on its own subject.
+ */
+export class OwnershipCheck {
+  private readonly runs = new Map<string, RunTrack>();
+  private readonly found: Forgery[] = [];
+
+  /** One stored message's events (one commit: one subject, one sequence); other subjects than runs' are ignored. */
+  commit(events: readonly OwnedEvent[]): void {
+    if (!events.length) return;
+    const parsed = parseRunSubject(events[0].subject);
+    if (!parsed) return;
+    let track = this.runs.get(parsed.runId);
+    if (!track) this.runs.set(parsed.runId, (track = { groups: new Map() }));
+    const legacy = parsed.owner === null;
+    if (legacy && !track.groups.has('') && events[0].type === 'RunCreated') track.legacyOwner = ownerOfKind(kindOf(events[0]));
+    // A legacy run and its continuation on its owner's subject are one group.
+    const group = legacy ? (track.legacyOwner ?? '') : parsed.owner!;
+    const key = legacy ? '' : group;
+    let status = track.groups.get(key) ?? (group === track.legacyOwner && track.groups.get('') === 'run' ? 'run' : undefined);
+    if (!status) {
+      const problem = creationProblem(group, events[0], legacy) ?? (track.owner ? `a run with this id was created before, by ${track.owner}` : undefined);
+      status = problem ? 'forged' : 'run';
+      if (problem) this.found.push({ run_id: parsed.runId, subject: events[0].subject, seq: events[0].seq, reason: problem });
+      else track.owner = group as RunOwner;
+    }
+    track.groups.set(key, status);
+    // The legacy subject's producers were whatever the sender wrote and any appender could write there: they prove
+    // nothing either way, so its messages are read as they were (only the kind names the owner); the rule holds from
+    // the owner subjects on, where the bus says who wrote each event.
+    if (status === 'run' && !track.foreign && !legacy) this.checkProducers(parsed.runId, track, events);
+  }
+
+  private checkProducers(runId: string, track: RunTrack, events: readonly OwnedEvent[]): void {
+    const resolution = events.some((e) => e.type === 'RunResolved' && e.metadata.producer === RUN_CONTROLLER);
+    for (const e of events) {
+      const producer = e.metadata.producer;
+      if (producer === track.owner) continue;
+      if (producer === RUN_CONTROLLER && (e.type === 'RunCancelRequested' || (resolution && RESOLUTION_TYPES.has(e.type)))) continue;
+      track.foreign = { run_id: runId, subject: e.subject, seq: e.seq, reason: `${e.type} produced by ${JSON.stringify(producer)} on ${track.owner}'s run` };
+      this.found.push(track.foreign);
+      return;
+    }
+  }
+
+  /** Every forgery found, in log order. */
+  forgeries(): Forgery[] {
+    return [...this.found].sort((a, b) => a.seq - b.seq);
+  }
+
+  /** The owner of the run readers may serve under this id: lawfully created, every event its owner's. */
+  servedOwner(runId: string): RunOwner | undefined {
+    const track = this.runs.get(runId);
+    return track && !track.foreign ? track.owner : undefined;
+  }
+
+  /** Whether an event on `subject` is part of the run under this id (not another service's under the same id). */
+  inRun(runId: string, subject: string): boolean {
+    const track = this.runs.get(runId);
+    const owner = parseRunSubject(subject)?.owner;
+    return Boolean(track?.owner) && (owner === null ? track!.legacyOwner === track!.owner : owner === track!.owner);
+  }
+}
+
+const RUN_KIND_FIELD = 'run_kind';
+
+function kindOf(e: OwnedEvent): string | undefined {
+  return (e.data as Record<string, string | undefined> | null)?.[RUN_KIND_FIELD];
+}
+
+/** Why `first` is not a lawful creation of a run owned by `owner`, or undefined when it is. */
+function creationProblem(owner: string, first: OwnedEvent, legacy = false): string | undefined {
+  if (first.type !== 'RunCreated') return `its first event is ${first.type}, not RunCreated`;
+  const kind = kindOf(first);
+  const creator = ownerOfKind(kind);
+  if (!creator) return `RunCreated of kind ${JSON.stringify(kind)}, which no service may create`;
+  if (creator !== owner) return `a ${kind} run under ${owner || 'no owner'}'s name: only ${creator} creates ${kind} runs`;
+  if (!legacy && first.metadata.producer !== creator) return `RunCreated produced by ${JSON.stringify(first.metadata.producer)} on ${creator}'s run`;
+  return undefined;
+}
