@@ -44,6 +44,7 @@ describe('Issue 25 CLI: help, usage errors and exit codes', () => {
     const cases: Array<[string[], string]> = [
       [['runs', '--help'], 'runledger runs list'], [['runs', 'list', '--help'], 'runledger runs list'], [['runs', 'show', '--help'], 'runledger runs show'],
       [['runs', 'tail', '--help'], 'runledger runs tail'], [['runs', 'cancel', 'x', '--help'], 'runledger runs cancel'],
+      [['runs', 'fork', '--help'], 'runledger runs fork RUN_ID --from STEP_ID'],
       [['deadletters', '--help'], 'runledger deadletters list'], [['deadletters', 'retry', '--help'], 'runledger deadletters retry'], [['deadletters', 'show', '-h'], 'runledger deadletters show'],
       [['audit', '--help'], 'runledger audit verify'], [['audit', 'verify', '--help'], 'runledger audit verify'], [['audit', 'anchor', 'export', '--help'], 'runledger audit anchor export'],
       [['erase', '--help'], 'runledger erase --user ID'], [['replay', '--help'], 'runledger replay --policy DIR'],
@@ -64,6 +65,13 @@ describe('Issue 25 CLI: help, usage errors and exit codes', () => {
     const unknown = await cli('deadletters', 'list', '--colour');
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toMatch(/^unknown option --colour\n/);
+    // runs fork: the checkpoint is required and the policy is two versions, said before any connection.
+    const noFrom = await cli('runs', 'fork', '6a1f0c1e-0000-4000-8000-000000000000');
+    expect(noFrom).toMatchObject({ code: 2, stdout: '' });
+    expect(noFrom.stderr).toMatch(/^runs fork needs --from STEP_ID/);
+    const badPolicy = await cli('runs', 'fork', '6a1f0c1e-0000-4000-8000-000000000000', '--from', 'intake', '--policy', 'lanes-only');
+    expect(badPolicy).toMatchObject({ code: 2, stdout: '' });
+    expect(badPolicy.stderr).toMatch(/^--policy is LANES_VERSION\/ROLES_VERSION/);
     const chat = await cli('chat');
     expect(chat).toMatchObject({ code: 2 });
     expect(chat.stderr).toContain('--user is required');
