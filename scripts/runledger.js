@@ -9,7 +9,7 @@
  *   audit export > chain.jsonl                 export the audit chain
  *   agent --config <file> --prompt "<text>"      run one agent session (contract 002) and print its final report
  *   agent --agent <profile-id> --prompt "<text>" the same, run by the decision service over the bus
- *   runs list|show|tail|cancel …               find, inspect, follow and cancel runs
+ *   runs list|show|tail|cancel|fork …          find, inspect, follow, cancel and fork runs
  *   deadletters list|retry …                   poison messages and their retry
  *   approvals list|answer …                    campaign items waiting for a person, and the decision on one
  *   console [--port N]                         the operator console in a browser (loopback, signed in by a printed URL)
