@@ -112,7 +112,7 @@ export interface RunForkRequest {
    */
   requested_by?: string;
   /**
-   * Reply once the fork has its outcome (or after the reply timeout, status still running).
+   * Reply once the fork has its outcome, or after AGENT_RUN_REPLY_TIMEOUT_MS (default 60 s) with its status still running: give the request a longer timeout. Absent: reply as soon as the fork is queued.
    */
   wait?: boolean;
 }
