@@ -2,11 +2,13 @@
  * Issues 25 and 23: the operator console (`runledger console`, served by the CLI process on loopback as the operator
  * identity) in real headless Chromium against a running stack, following the README's steps: sign in with the
  * printed URL, find a failed run by time range and text, open its waterfall, cancel a run, approve a pending
- * campaign item, retry a dead letter; and every request without the session gets 401 and no data.
+ * campaign item, retry a dead letter, fork a run from a checkpoint under a new policy version and see the fork's
+ * outcome; and every request without the session gets 401 and no data.
  * Screenshots are kept in .data/test-output/operators-console/.
  */
 import { randomUUID } from 'node:crypto';
-import { mkdirSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { request as httpRequest } from 'node:http';
 import path from 'node:path';
 import { jetstream } from '@nats-io/jetstream';
@@ -25,6 +27,9 @@ jest.setTimeout(300_000);
 
 const JAEGER = 'http://jaeger.example:16686';
 const SHOTS = path.join(__dirname, '..', '.data', 'test-output', 'operators-console');
+/** The stack's policy files: a copy, so that a new version can be rolled out for the fork. */
+const POLICY_DIR = mkdtempSync(path.join(tmpdir(), 'rl-console-policy-'));
+for (const file of ['lanes.yaml', 'roles.yaml']) copyFileSync(path.join(SHIPPED_POLICY_DIR, file), path.join(POLICY_DIR, file));
 /** A datetime-local value (minutes, UTC) `minutes` from `iso`. */
 const local = (iso: string, minutes: number) => new Date(Date.parse(iso) + minutes * 60_000).toISOString().slice(0, 16);
 
@@ -49,11 +54,11 @@ describe('Issue 25 console: runledger console in headless Chromium, as the opera
   beforeAll(async () => {
     mkdirSync(SHOTS, { recursive: true });
     otlp = await startOtlpReceiver();
-    stack = await TestStack.start({ env: { OTEL_EXPORTER_OTLP_ENDPOINT: otlp.url, OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json' } });
+    stack = await TestStack.start({ env: { OTEL_EXPORTER_OTLP_ENDPOINT: otlp.url, OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json', POLICY_DIR } });
     const ids = await seedRuns(stack, { agent: 'CONSOLE_AGENT', count: 30, failing: [12] });
     failedId = ids[12];
     const caseId = `case-${randomUUID().slice(0, 8)}`;
-    const inputs = await uploadCase(stack, caseId, policyVersionsIn(SHIPPED_POLICY_DIR));
+    const inputs = await uploadCase(stack, caseId, policyVersionsIn(POLICY_DIR));
     const intake = await stack.request<{ run_id: string; outcome: string }>(START, { agent_name: 'INTAKE_AGENT', case_id: caseId, input_artifacts: [inputs.form], parameters: {} }, 90_000);
     expect(intake.body.outcome).toBe('success');
     intakeId = intake.body.run_id;
@@ -85,6 +90,7 @@ describe('Issue 25 console: runledger console in headless Chromium, as the opera
     await operatorConsole?.stop();
     await stack?.stop();
     await otlp?.stop();
+    rmSync(POLICY_DIR, { recursive: true, force: true });
   });
 
   /** A plain HTTP request (no browser, no cookie unless given): what anyone on the machine can send. */
@@ -254,6 +260,32 @@ describe('Issue 25 console: runledger console in headless Chromium, as the opera
     await page.goto(`${base}/audit`);
     expect(await page.textContent('#chain')).toMatch(/^audit chain OK: \d+ entries, head [0-9a-f]{64}$/);
     expect(await page.textContent('#coverage')).toMatch(/^coverage OK: \d+ runs \(\d+ in progress\)$/);
+  });
+
+  it('Issue 25 console: an operator forks a run from a checkpoint under a new policy version and sees the fork\'s outcome', async () => {
+    // A new lanes version is rolled out (same rules, new version): decision and db-write load it at start.
+    const old = policyVersionsIn(POLICY_DIR);
+    const next = `lanes-console-${randomUUID().slice(0, 8)}`;
+    writeFileSync(path.join(POLICY_DIR, 'lanes.yaml'), readFileSync(path.join(POLICY_DIR, 'lanes.yaml'), 'utf8').replace(`version: ${old.lanes}`, `version: ${next}`));
+    await Promise.all([stack.restart('decision'), stack.restart('db-write')]);
+    await page.goto(`${base}/runs/${intakeId}`);
+    await page.selectOption('form.fork select[name=from_step]', 'assess');
+    await page.fill('form.fork input[name=lanes]', next);
+    await page.fill('form.fork input[name=roles]', old.roles);
+    await page.click('form.fork button[type=submit]');
+    const banner = await page.textContent('#result.ok');
+    const forkId = new RegExp(`^fork (\\S+) of run ${intakeId} from step assess under lanes ${next} / roles ${old.roles}: completed$`).exec(banner ?? '')?.[1];
+    expect(forkId).toBeDefined();
+    // The page is the fork's: its origin, its new pin, and only the steps after the checkpoint ran again.
+    expect(await page.textContent('h1')).toBe(`Run ${forkId}`);
+    expect(await page.textContent('#run-head')).toMatch(/^completed · INTAKE_AGENT · agent/);
+    expect(await page.textContent('#forked-from')).toBe(`forked from run ${intakeId} at step assess`);
+    expect(await page.textContent('#policies')).toBe(`${next}, ${old.roles}`);
+    const steps = (await stack.runEvents(forkId!)).filter((e) => e.type === 'StepCompleted').map((e) => (e.data as { step_id: string }).step_id);
+    expect(steps).not.toContain('read');
+    expect(steps).not.toContain('assess');
+    expect(await page.$$eval('#waterfall .row[data-kind=step] .label', (ls) => ls.map((l) => l.textContent?.trim()))).toEqual(steps.map((id) => `step ${id}`));
+    await shot('5-fork');
   });
 
   it('Issue 25 CLI: runs list finds the same failed run by time range and text, and counts runs per agent by outcome', async () => {

@@ -1,11 +1,11 @@
 /**
  * What the console reads and does, each through the operator subjects the CLI uses (so the console can do nothing
- * its NATS identity could not do with the CLI): rl.runs.list / get / cancel, rl.deadletters.list / retry,
+ * its NATS identity could not do with the CLI): rl.runs.list / get / cancel / fork, rl.deadletters.list / retry,
  * agents.campaign.answer, rl.audit.verify / coverage, and the log itself (the operator is one of its readers) for
  * the campaign items waiting for a person.
  */
 import type { NatsConnection } from '@nats-io/transport-node';
-import type { DeadLetter, DeadLettersListResult, RunCancelResult, RunsListRequest, RunsListResult } from '../../../libs/contracts/src/generated';
+import type { DeadLetter, DeadLettersListResult, RunCancelResult, RunForkRequest, RunForkResult, RunsListRequest, RunsListResult } from '../../../libs/contracts/src/generated';
 import { SUBJECTS } from '../../../libs/contracts/src/subjects';
 import { answerItem, type Approver, type Decision, type PendingApproval, PendingApprovals } from '../approvals';
 import { ask } from '../operator';
@@ -29,6 +29,11 @@ export class ConsoleApi {
 
   cancel(runId: string, reason: string | undefined): Promise<RunCancelResult> {
     return ask<RunCancelResult>(this.nc, SUBJECTS.runsCancel, { run_id: runId, requested_by: this.approver.id, ...(reason ? { reason } : {}) });
+  }
+
+  /** rl.runs.fork, waiting for the fork's outcome (the reply comes at its end, or with status running after decision's reply timeout). */
+  fork(req: Omit<RunForkRequest, 'requested_by' | 'wait'>): Promise<RunForkResult> {
+    return ask<RunForkResult>(this.nc, SUBJECTS.runsFork, { ...req, requested_by: this.approver.id, wait: true }, 180_000);
   }
 
   async deadLetters(): Promise<DeadLetter[]> {

@@ -1,10 +1,11 @@
 /** The console's run pages: search (text, time range, status, agent, case, user; paged) and one run with its waterfall. */
+import { randomUUID } from 'node:crypto';
 import type { RunsListRequest } from '../../../libs/contracts/src/generated';
 import { time } from '../format';
 import { CliError } from '../operator';
 import { exchangeOf, RUN_STATUSES, type RunNode } from '../runs';
 import type { ConsoleApi } from './api';
-import { duration, esc, json, page, postForm, table, traceLink } from './html';
+import { duration, esc, hidden, json, page, postForm, table, traceLink } from './html';
 import { waterfall } from './waterfall';
 
 const TERMINAL = new Set(['completed', 'failed', 'denied', 'cancelled']);
@@ -79,10 +80,29 @@ export async function runsPage(api: ConsoleApi, q: URLSearchParams): Promise<str
 <h2>Matching runs per agent</h2>${table(['Agent', 'Runs', 'Completed', 'Failed', 'Denied', 'Cancelled', 'Open', 'p50', 'p95'], agents, 'per-agent')}`);
 }
 
-/** The policy versions the run was pinned to (its RunCreated), e.g. ` · policies lanes-2026.11.2, roles-2026.11.2`. */
-function policies(events: RunNode['run']['events']): string {
-  const pinned = (events.find((e) => e.type === 'RunCreated')?.data as { policy_versions?: Record<string, string> } | undefined)?.policy_versions;
-  return pinned ? ` · policies <span id="policies">${esc(Object.values(pinned).join(', '))}</span>` : '';
+/** An ended run's duration from its own events, while the runs index has not folded its end yet. */
+function spanOf(run: RunNode['run']): number | null {
+  const [first, last] = [run.events[0], run.events[run.events.length - 1]];
+  return first && TERMINAL.has(run.status) ? Date.parse(last.recorded_at) - Date.parse(first.recorded_at) : null;
+}
+
+/** The policy versions the run was pinned to and, for a fork, where it comes from (its RunCreated). */
+function pins(events: RunNode['run']['events']): string {
+  const created = events.find((e) => e.type === 'RunCreated')?.data as { policy_versions?: Record<string, string>; forked_from?: { run_id: string; checkpoint: string } } | undefined;
+  const pinned = created?.policy_versions ? ` · policies <span id="policies">${esc(Object.values(created.policy_versions).join(', '))}</span>` : '';
+  const from = created?.forked_from;
+  return pinned + (from ? ` · <span id="forked-from">forked from run <a href="/runs/${esc(from.run_id)}">${esc(from.run_id)}</a> at step ${esc(from.checkpoint)}</span>` : '');
+}
+
+/** Fork an ended run from one of its checkpoints (its StepCompleted step ids) under the current or another policy version. */
+function forkForm(runId: string, events: RunNode['run']['events'], csrf: string): string {
+  const steps = events.filter((e) => e.type === 'StepCompleted').map((e) => String((e.data as { step_id?: unknown }).step_id ?? ''));
+  if (!steps.length) return '';
+  const options = steps.map((s) => `<option value="${esc(s)}">${esc(s)}</option>`).join('');
+  // A fresh request id per page: submitting the same form twice forks once (rl.runs.fork is idempotent on it).
+  const fields = `<label>From step <select name="from_step">${options}</select></label> <label>Lanes version <input name="lanes" placeholder="current" maxlength="64"></label> `
+    + `<label>Roles version <input name="roles" placeholder="current" maxlength="64"></label> ${hidden('request_id', randomUUID())}`;
+  return `<h2>Fork</h2><p>Runs the rest of this run again from a checkpoint (its steps up to there are restored from the log, not run again) under the policy version you name, or the current one; the page waits for the fork's outcome.</p>${postForm(`/runs/${runId}/fork`, csrf, fields, 'Fork run', 'inline fork')}`;
 }
 
 function events(node: RunNode): string {
@@ -103,9 +123,11 @@ export async function runPage(api: ConsoleApi, runId: string, csrf: string, bann
   }
   const r = tree.run;
   const s = tree.summary;
-  const head = `<p id="run-head"><span class="${esc(r.status)}">${esc(r.status)}</span> · ${esc(r.run?.agent_name ?? '-')} · ${esc(r.run?.run_kind ?? '-')} · created ${esc(time(r.created_at))} · ${esc(duration(s?.duration_ms))}${r.error ? ` · <span class="error">${esc(r.error.error_code)}: ${esc(r.error.message)}</span>` : ''}</p>
-<p>trace ${traceLink(s?.trace_id)}${policies(r.events)}${r.run?.case_id ? ` · case ${esc(r.run.case_id)}` : ''}${r.run?.user_id ? ` · user ${esc(r.run.user_id)}` : ''}${r.run?.parent_run_id ? ` · parent <a href="/runs/${esc(r.run.parent_run_id)}">${esc(r.run.parent_run_id)}</a>` : ''}</p>`;
+  const head = `<p id="run-head"><span class="${esc(r.status)}">${esc(r.status)}</span> · ${esc(r.run?.agent_name ?? '-')} · ${esc(r.run?.run_kind ?? '-')} · created ${esc(time(r.created_at))} · ${esc(duration(s?.duration_ms ?? spanOf(r)))}${r.error ? ` · <span class="error">${esc(r.error.error_code)}: ${esc(r.error.message)}</span>` : ''}</p>
+<p>trace ${traceLink(s?.trace_id)}${pins(r.events)}${r.run?.case_id ? ` · case ${esc(r.run.case_id)}` : ''}${r.run?.user_id ? ` · user ${esc(r.run.user_id)}` : ''}${r.run?.parent_run_id ? ` · parent <a href="/runs/${esc(r.run.parent_run_id)}">${esc(r.run.parent_run_id)}</a>` : ''}</p>`;
   const exchange = exchangeOf(r.events).map(([label, text]) => [esc(label), `<pre>${esc(text)}</pre>`]);
-  const actions = TERMINAL.has(r.status) ? '' : `<h2>Actions</h2>${postForm(`/runs/${runId}/cancel`, csrf, '<label>Reason <input name="reason" maxlength="500"></label> ', 'Cancel run', 'inline cancel')}`;
+  const actions = TERMINAL.has(r.status)
+    ? forkForm(runId, r.events, csrf)
+    : `<h2>Actions</h2>${postForm(`/runs/${runId}/cancel`, csrf, '<label>Reason <input name="reason" maxlength="500"></label> ', 'Cancel run', 'inline cancel')}`;
   return page(`Run ${runId}`, `${banner}${head}${exchange.length ? table(['', ''], exchange, 'exchange') : ''}${actions}<h2>Waterfall</h2>${waterfall(tree)}<h2>Events</h2>${events(tree)}`);
 }

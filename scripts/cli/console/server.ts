@@ -82,6 +82,21 @@ export async function startConsoleServer(api: ConsoleApi, port: number, auth = n
       });
       return send(res, 200, await runPage(api, cancel[1], session.csrf, banner));
     }
+    const fork = /^\/runs\/([^/]+)\/fork$/.exec(path);
+    if (fork && UUID.test(fork[1])) {
+      const lanes = form.get('lanes')?.trim();
+      const roles = form.get('roles')?.trim();
+      const request = { run_id: fork[1], from_step: form.get('from_step') ?? '', request_id: form.get('request_id') ?? '', ...(lanes || roles ? { policy_versions: { lanes: lanes ?? '', roles: roles ?? '' } } : {}) };
+      let forked: string | null = null;
+      const banner = await outcome(async () => {
+        if (!!lanes !== !!roles) throw new CliError('name both the lanes and the roles version, or neither (the current ones)', 2);
+        const f = await api.fork(request);
+        forked = f.run_id;
+        return `fork ${f.run_id} of run ${f.forked_from.run_id} from step ${f.forked_from.checkpoint} under lanes ${f.policy_versions.lanes} / roles ${f.policy_versions.roles}${f.outcome === 'existing' ? ' (forked before by this request)' : ''}: ${f.status}${f.error ? ` ${f.error.error_code}: ${f.error.message}` : ''}`;
+      });
+      // The fork's own page (its outcome, waterfall and pins), or the source's with the refusal.
+      return send(res, 200, await runPage(api, forked ?? fork[1], session.csrf, banner));
+    }
     if (path === '/deadletters/retry') {
       const id = form.get('id') ?? '';
       const banner = await outcome(async () => {
