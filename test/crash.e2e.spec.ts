@@ -88,7 +88,7 @@ describe('Crash safety: SIGKILL a service in the middle of a stream of agent req
 
     // This scenario's runs: the agent runs it answered, and every run whose root is one of them.
     const roots = new Set(replies.map((r) => r.run_id));
-    const { state: all } = await stack.log.replay<StoredEvent[]>((acc, e) => (acc.push(e), acc), [], { filter: 'rl.log.run.*' });
+    const { state: all } = await stack.log.replay<StoredEvent[]>((acc, e) => (acc.push(e), acc), [], { filter: 'rl.log.run.>' });
     const byRun = new Map<string, StoredEvent[]>();
     for (const e of all) byRun.set(e.metadata.stream_id, [...(byRun.get(e.metadata.stream_id) ?? []), e]);
     const mine = [...byRun.entries()].filter(([, ev]) => roots.has((ev[0].data as { root_run_id: string }).root_run_id));

@@ -106,6 +106,15 @@ describe('Recorded history: a data directory of log format 1 (release c732176) u
     expect(entries).toBeGreaterThan(RECORDED_CHAIN_ENTRIES);
   });
 
+  it('Issue 23 migration: the ledger\'s durable of release c732176 (filter rl.log.run.*) takes both run subject formats (rl.log.run.>), kept at its position: no recorded run event is delivered again or skipped', async () => {
+    const jsm = await jetstreamManager(admin);
+    const durable = await jsm.consumers.info(LOG_STREAM, 'audit-ledger');
+    expect(durable.config.filter_subject).toBe('rl.log.run.>');
+    // Every legacy run event was settled before the migration and is still: the chain holds each once (verify above).
+    const lastLegacy = await jsm.streams.getMessage(LOG_STREAM, { last_by_subj: 'rl.log.run.*' });
+    expect(durable.ack_floor.stream_seq).toBeGreaterThanOrEqual(lastLegacy!.seq);
+  });
+
   it('Recorded history: replaying the log of both formats rebuilds every read model with no differences', async () => {
     const replay = await runCli(nats.url, ['replay'], cliEnv('admin'), 180_000);
     expect(replay.stdout).toMatch(/no differences/i);

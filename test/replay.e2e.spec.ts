@@ -31,7 +31,7 @@ describe('Replay equals live, for every projection', () => {
   it('Run projection: what the worker computed live from its in-memory state (response hash) equals a hash of the replayed result', async () => {
     const all = await replayAll();
     for (const runId of runIds) {
-      const events = all.filter((e) => e.subject === `rl.log.run.${runId}`);
+      const events = all.filter((e) => e.subject === `rl.log.run.decision.${runId}`);
       const live = events.find((e) => e.type === 'RunCompleted')!.data as { response_hash_sha256: string };
       const replayed: RunState = foldEvents(evolveRun, initialRunState(), events as unknown as RecordedEvent[]);
       expect(childRequestHash(replayed.result)).toBe(live.response_hash_sha256);
@@ -42,7 +42,7 @@ describe('Replay equals live, for every projection', () => {
     const all = await replayAll();
     for (const runId of runIds) {
       const live = (await stack.request<Record<string, unknown>>('rl.runs.get', { run_id: runId })).body;
-      const replayed: RunState = foldEvents(evolveRun, initialRunState(), all.filter((e) => e.subject === `rl.log.run.${runId}`) as unknown as RecordedEvent[]);
+      const replayed: RunState = foldEvents(evolveRun, initialRunState(), all.filter((e) => e.subject === `rl.log.run.decision.${runId}`) as unknown as RecordedEvent[]);
       expect(live.status).toBe('completed');
       expect({ status: live.status, checkpoint: live.checkpoint, tool_calls: live.tool_calls, result: live.result, run: live.run, authz: live.authz })
         .toEqual({ status: replayed.status, checkpoint: replayed.checkpoint, tool_calls: replayed.tool_calls, result: replayed.result, run: replayed.run, authz: replayed.authz });

@@ -92,7 +92,7 @@ describe('Issue 23 runs appendable only by their owner', () => {
     }
   });
 
-  it('Issue 23 fabricated run: tool-gateway writes a complete TASK_ASSISTANT run for a victim user under its own name → rl.runs.get answers RUN.FORGED and audit verify names it forged', async () => {
+  it('Issue 23 fabricated run: tool-gateway writes a complete TASK_ASSISTANT run for a victim user under its own name → rl.runs.get answers RUN.FORGED, audit verify and audit coverage name it forged', async () => {
     const created = task.events[0].data as { policy_versions: { lanes: string; roles: string } };
     const runId = randomUUID();
     const run = { run_id: runId, root_run_id: runId, user_id: 'u-victim' };
@@ -110,6 +110,9 @@ describe('Issue 23 runs appendable only by their owner', () => {
     const verdict = await verdictNaming(runId);
     expect(verdict.stdout).toMatch(/forged_run/);
     expect(verdict.stdout).toMatch(new RegExp(`run ${runId} is forged: a agent run under tool-gateway's name`));
+    const coverage = await runCli(stack.url, ['audit', 'coverage'], stack.cliEnv('operator'));
+    expect(coverage.stdout).toContain(`FORGED ${runId}: a agent run under tool-gateway's name`);
+    expect(coverage.code).not.toBe(0);
   });
 
   it('Issue 23 producer mismatch: decision (which may append a cancel request or a resolution to any run) appends a RunCompleted to tool-gateway\'s run → the run is forged, named by audit verify', async () => {

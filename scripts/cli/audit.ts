@@ -35,6 +35,7 @@ import { auditKeyFile, publicKeyFileOf, trustedKeys } from '../../libs/messaging
 import { decodeReply, encodeJson } from '../../libs/messaging/src/codec';
 import { CliConnectionFlags, connectCli, CONNECTION_USAGE, ConnectionRefused, ConnectionUsageError, parseConnectionFlags, unansweredRequest } from './connection';
 import { scanLog } from './progress';
+import { servedRunEvents, type OwnedEvent } from '../../libs/runs/src/domain/run-ownership';
 
 export const USAGE = `usage: runledger audit verify [--anchor witness.json | --file chain.jsonl [--public-key key.pem] [--head head.json]] | runledger audit export [--out chain.jsonl] | runledger audit head [--out head.json] | runledger audit anchor export [--out witness.json] | runledger audit coverage [--json]   ${CONNECTION_USAGE}`;
 const CHAIN_SUBJECT = aggregateRef(LOG_KINDS.audit, 'chain');
@@ -225,15 +226,20 @@ async function coverage(rest: string[], flags: CliConnectionFlags): Promise<numb
   const unknown = rest.filter((a) => a !== '--json');
   if (unknown.length) throw new CliError(`unknown option ${unknown[0]}\n${USAGE}`, 2);
   const nc = await connectCli(flags);
-  const events: CoverageEvent[] = [];
+  const events: Array<CoverageEvent & OwnedEvent> = [];
   try {
-    // Only RunCreated and AuthzDecided need their data; the rest is kept as type and time.
-    await scanLog(nc, 'rl.log.run.>', 'coverage ', (e) => events.push({ run_id: e.metadata.stream_id, type: e.type, recorded_at: e.metadata.recorded_at, ...(e.type === 'RunCreated' || e.type === 'AuthzDecided' ? { data: e.data } : {}) }));
+    // Only RunCreated and AuthzDecided need their data; the rest is kept as type, time and where it is (owner check).
+    await scanLog(nc, 'rl.log.run.>', 'coverage ', (e) => events.push({ run_id: e.metadata.stream_id, type: e.type, recorded_at: e.metadata.recorded_at, subject: e.subject, seq: e.seq, index: e.index, metadata: { producer: e.metadata.producer }, data: e.type === 'RunCreated' || e.type === 'AuthzDecided' ? e.data : undefined }));
   } finally {
     await nc.close();
   }
-  const result = checkAuditCoverage(events, { allowInProgress: true, staleAfter: { now: new Date().toISOString(), ms: Number(process.env.RL_STALE_RUN_MS ?? 15 * 60_000) } });
+  // Issue 23: a forged run is no run to cover; it is named instead.
+  const { served, forgeries } = servedRunEvents(events);
+  const covered = checkAuditCoverage(served, { allowInProgress: true, staleAfter: { now: new Date().toISOString(), ms: Number(process.env.RL_STALE_RUN_MS ?? 15 * 60_000) } });
+  const result = { ...covered, ok: covered.ok && !forgeries.length, forged: forgeries };
+  for (const f of asJson ? [] : forgeries.slice(0, 50)) process.stdout.write(`FORGED ${f.run_id}: ${f.reason} (${f.subject}, log message ${f.seq})\n`);
   if (asJson) process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
+  else if (forgeries.length) process.stdout.write(`audit coverage FORGED: ${forgeries.length} forged run(s) not covered; ${covered.violations.length} missing record(s) over ${covered.runs_checked} runs\n`);
   else if (result.ok) process.stdout.write(`audit coverage OK: ${result.runs_checked} runs, each with its authz decision, outcome and effect audit events (${result.in_progress.length} in progress)\n`);
   else {
     for (const v of result.violations.slice(0, 50)) process.stdout.write(`MISSING ${v.run_id}: ${v.missing}\n`);

@@ -1,3 +1,5 @@
+// The runs library loads decorated DTOs (class-transformer): their metadata API first, whatever a suite imports before.
+import 'reflect-metadata';
 import { join } from 'node:path';
 import { connect, NatsConnection, headers as natsHeaders } from '@nats-io/transport-node';
 import type { TestIdentity } from '@runledger/testing';

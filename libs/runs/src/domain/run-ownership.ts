@@ -95,18 +95,10 @@ export interface Forgery {
  */
 export function runOwnership<E extends OwnedEvent>(all: readonly E[]): RunOwnership<E> {
   const sorted = [...all].sort((a, b) => a.seq - b.seq || a.index - b.index);
-  const check = new OwnershipCheck();
-  for (let i = 0; i < sorted.length;) {
-    let j = i + 1;
-    while (j < sorted.length && sorted[j].seq === sorted[i].seq) j++;
-    check.commit(sorted.slice(i, j));
-    i = j;
-  }
-  const forgeries = check.forgeries();
-  const runId = sorted.length ? parseRunSubject(sorted[0].subject)?.runId : undefined;
-  const owner = runId ? check.servedOwner(runId) : undefined;
-  if (!owner) return { events: [], forgeries };
-  return { owner, events: sorted.filter((e) => check.inRun(runId!, e.subject)), forgeries };
+  const { served, forgeries } = servedRunEvents(sorted);
+  // A served run begins with its lawful RunCreated, whose kind names its owner.
+  const owner = served.length ? ownerOfKind(kindOf(served[0])) : undefined;
+  return owner ? { owner, events: served, forgeries } : { events: [], forgeries };
 }
 
 /** What the check keeps of one run id: a few fields, whatever the number of its events (audit reads the whole log). */
@@ -205,4 +197,23 @@ function creationProblem(owner: string, first: OwnedEvent, legacy = false): stri
   if (creator !== owner) return `a ${kind} run under ${owner || 'no owner'}'s name: only ${creator} creates ${kind} runs`;
   if (!legacy && first.metadata.producer !== creator) return `RunCreated produced by ${JSON.stringify(first.metadata.producer)} on ${creator}'s run`;
   return undefined;
+}
+
+/**
+ * Of run events in log order (the whole log's, as audit coverage reads them): those of runs readers serve, and the
+ * forgeries. Events of one commit share their sequence and come together.
+ */
+export function servedRunEvents<E extends OwnedEvent>(events: readonly E[]): { served: E[]; forgeries: Forgery[] } {
+  const check = new OwnershipCheck();
+  for (let i = 0; i < events.length;) {
+    let j = i + 1;
+    while (j < events.length && events[j].seq === events[i].seq) j++;
+    check.commit(events.slice(i, j));
+    i = j;
+  }
+  const served = events.filter((e) => {
+    const runId = parseRunSubject(e.subject)?.runId;
+    return runId !== undefined && check.servedOwner(runId) !== undefined && check.inRun(runId, e.subject);
+  });
+  return { served, forgeries: check.forgeries() };
 }

@@ -2,6 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { DocumentStore } from '@runledger/document-store';
 import { EventLog, StoredEvent } from '@runledger/event-log';
 import { checkAuditCoverage, CoverageEvent } from '@runledger/governance';
+import { OwnedEvent, servedRunEvents } from '@runledger/runs';
 import { AppError, Clock, settingNumber } from '@runledger/kernel';
 import { CLOCK, DOCUMENT_STORE } from '@runledger/messaging';
 import { AUDIT_DECISIONS, AUDIT_EVENTS, auditEventRow, AuditEventRow, auditRowOpen, CHAINED_EVENT_TYPES, RunAuditRow, withAuditEvent } from '../domain/audit-chain';
@@ -75,9 +76,12 @@ export class AuditLedgerService {
 
   /** Contract 001 §6: every run has its authz decision, its outcome and its effect audit events. */
   async coverage() {
-    const { state } = await this.log.replay<CoverageEvent[]>((acc, e) => (acc.push({ run_id: e.metadata.stream_id, type: e.type, data: e.data, recorded_at: e.metadata.recorded_at }), acc), [], { filter: 'rl.log.run.>' });
+    const { state } = await this.log.replay<Array<CoverageEvent & OwnedEvent>>((acc, e) => (acc.push({ run_id: e.metadata.stream_id, type: e.type, data: e.data, recorded_at: e.metadata.recorded_at, subject: e.subject, seq: e.seq, index: e.index, metadata: { producer: e.metadata.producer } }), acc), [], { filter: 'rl.log.run.>' });
+    // Issue 23: a forged run is no run to cover; it is named instead.
+    const { served, forgeries } = servedRunEvents(state);
     // A run with no event for RL_STALE_RUN_MS (default 15 min) is not under way any more: it is reported.
-    return checkAuditCoverage(state, { allowInProgress: true, staleAfter: { now: this.clock.now().toISOString(), ms: settingNumber('RL_STALE_RUN_MS') } });
+    const covered = checkAuditCoverage(served, { allowInProgress: true, staleAfter: { now: this.clock.now().toISOString(), ms: settingNumber('RL_STALE_RUN_MS') } });
+    return { ...covered, ok: covered.ok && !forgeries.length, forged: forgeries };
   }
 }
 
