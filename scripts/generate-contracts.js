@@ -56,6 +56,21 @@ async function generateArea(area, files) {
   return banner(area) + parts.join('\n\n') + '\n';
 }
 
+/**
+ * Every schema as a JSON module import, for the one validator (libs/contract-schemas): the
+ * services load the contracts from this list (bundled, no file read at run time) instead of each picking its files.
+ */
+const registryFile = path.join(root, 'libs', 'contract-schemas', 'src', 'schemas.generated.ts');
+
+function schemaRegistry(files) {
+  const sorted = [...files].sort();
+  const imports = sorted.map((f, i) => `import s${i} from '${toPosixPath(path.relative(path.dirname(registryFile), f))}';`);
+  const entries = sorted.map((f, i) => `  { path: '${toPosixPath(path.relative(path.join(root, 'proto-contracts'), f))}', schema: s${i} },`);
+  return `${banner('*')}${imports.join('\n')}\n\n/** Every contract schema with its path under proto-contracts/ (the key of a schema that has no $id). */\nexport const CONTRACT_SCHEMAS: ReadonlyArray<{ readonly path: string; readonly schema: object }> = [\n${entries.join('\n')}\n];\n`;
+}
+
+const toPosixPath = (p) => p.split(path.sep).join('/');
+
 function compileAllSchemas(files) {
   const ajv = new Ajv({ strict: false, allErrors: true });
   addFormats(ajv);
@@ -146,6 +161,10 @@ async function main() {
       fs.writeFileSync(target, content);
     }
   }
+  const registry = schemaRegistry(all);
+  const currentRegistry = fs.existsSync(registryFile) ? fs.readFileSync(registryFile, 'utf8') : null;
+  if (check && currentRegistry !== registry) problems.push('libs/contract-schemas/src/schemas.generated.ts is out of date: run npm run contracts:generate');
+  else if (!check && currentRegistry !== registry) fs.writeFileSync(registryFile, registry);
   for (const existing of fs.readdirSync(outDir)) {
     if (!expected.has(existing)) {
       if (check) problems.push(`libs/contracts/src/generated/${existing} has no schema source`);

@@ -3,7 +3,7 @@
  * decision type is a valid enum value, pending action only for DELETE_TASK.
  * Plus the invariants each decision type implies (what a caller relies on).
  */
-import Ajv, { type ValidateFunction } from 'ajv';
+import { compileSchema, type ValidateFunction } from '@runledger/contract-schemas';
 import { TASK_TOOL_SCHEMAS, TOOL_NAMES } from './tool-schemas';
 import { isUuid } from './text';
 import type { AgentDecision, DecisionType, ToolName } from './types';
@@ -22,8 +22,7 @@ let validators: Record<ToolName, ValidateFunction> | null = null;
 
 function validatorFor(tool: ToolName): ValidateFunction {
   if (!validators) {
-    const ajv = new Ajv({ allErrors: true, strict: true });
-    validators = Object.fromEntries(TOOL_NAMES.map((t) => [t, ajv.compile(TASK_TOOL_SCHEMAS[t])])) as Record<
+    validators = Object.fromEntries(TOOL_NAMES.map((t) => [t, compileSchema(TASK_TOOL_SCHEMAS[t])])) as Record<
       ToolName,
       ValidateFunction
     >;

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import Ajv, { type ErrorObject, type ValidateFunction } from 'ajv';
-import addFormats from 'ajv-formats';
+import type { ErrorObject, ValidateFunction } from 'ajv';
+import { contractValidator } from '@runledger/contract-schemas';
 
 /** The repository's proto-contracts directory: the one source of every message and event contract. */
 export const PROTO_CONTRACTS_DIR = path.resolve(__dirname, '..', '..', '..', 'proto-contracts');
@@ -37,7 +37,6 @@ interface EventTypeMap {
  * a field erased since (its key destroyed) is checked only for its sealed shape.
  */
 export class LogContracts {
-  private readonly ajv: Ajv;
   private readonly map: EventTypeMap;
   private readonly byType = new Map<string, ValidateFunction>();
   private readonly auditTypes: ReadonlySet<string>;
@@ -45,20 +44,11 @@ export class LogContracts {
   private readonly logRecord: ValidateFunction;
   private readonly auditEvent: ValidateFunction;
 
-  constructor(private readonly sealed: SealedFieldRules, root = PROTO_CONTRACTS_DIR) {
-    this.ajv = new Ajv({ allErrors: true, strict: false });
-    addFormats(this.ajv);
-    for (const file of schemaFiles(path.join(root, 'schemas'))) {
-      const schema = JSON.parse(fs.readFileSync(file, 'utf8')) as { $id?: string };
-      this.ajv.addSchema(schema, schema.$id ? undefined : path.relative(root, file));
-    }
+  constructor(private readonly sealed: SealedFieldRules) {
+    const root = PROTO_CONTRACTS_DIR;
     this.map = JSON.parse(fs.readFileSync(path.join(root, 'event-types.json'), 'utf8')) as EventTypeMap;
-    const compile = (file: string) => {
-      const schema = JSON.parse(fs.readFileSync(path.join(root, file), 'utf8')) as { $id?: string };
-      const validate = this.ajv.getSchema(schema.$id ?? file);
-      if (!validate) throw new Error(`${file} does not compile`);
-      return validate;
-    };
+    // The schemas themselves come from the one contract validator (libs/contract-schemas), which loads them all.
+    const compile = (file: string) => contractValidator(file);
     for (const [type, file] of Object.entries(this.map.events)) this.byType.set(type, compile(file));
     this.sealedValue = compile(this.map.sealed_value);
     this.logRecord = compile(this.map.log_record);
@@ -135,7 +125,3 @@ function describe(errors: ErrorObject[] | null | undefined, erased: readonly str
   return [...new Set(lines)];
 }
 
-function schemaFiles(dir: string): string[] {
-  return fs.readdirSync(dir, { withFileTypes: true }).flatMap((d) =>
-    d.isDirectory() ? schemaFiles(path.join(dir, d.name)) : d.name.endsWith('.schema.json') ? [path.join(dir, d.name)] : []);
-}

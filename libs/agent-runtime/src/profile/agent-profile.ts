@@ -1,6 +1,7 @@
 import { freezeDeep, type DeepReadonly } from '../shared/freeze';
 import { err, ok, type Result } from '../shared/result';
-import { createAjv, formatAjvErrors } from '../shared/schema';
+import { compileSchema, type ValidateFunction } from '@runledger/contract-schemas';
+import { formatAjvErrors } from '../shared/schema';
 import { planWorkflow } from '../workflow/plan';
 import type { WorkflowStep } from '../workflow/types';
 
@@ -66,7 +67,7 @@ export const AGENT_PROFILE_SCHEMA = {
   },
 } as const;
 
-const validateSchema = createAjv().compile(AGENT_PROFILE_SCHEMA);
+let validateSchema: ValidateFunction | undefined;
 
 export type ProfileErrorCode = 'AGENT.INVALID_PROFILE';
 
@@ -76,6 +77,7 @@ export type ProfileErrorCode = 'AGENT.INVALID_PROFILE';
  * returned profile is a frozen copy: later changes to `input` cannot reach it.
  */
 export function parseAgentProfile(input: unknown): Result<AgentProfile, ProfileErrorCode> {
+  validateSchema ??= compileSchema(AGENT_PROFILE_SCHEMA);
   if (!validateSchema(input)) {
     const errors = formatAjvErrors(validateSchema.errors);
     return err('AGENT.INVALID_PROFILE', `invalid agent profile: ${errors.join('; ')}`, errors);

@@ -10,7 +10,8 @@ import requestUserInput from '../../../../proto-contracts/schemas/proposals/requ
 import selectNextTask from '../../../../proto-contracts/schemas/proposals/select-next-task.schema.json';
 import stateSnapshot from '../../../../proto-contracts/schemas/proposals/state-snapshot.schema.json';
 import validationError from '../../../../proto-contracts/schemas/proposals/validation-error.schema.json';
-import { createAjv, type ValidateFunction } from '../shared/schema';
+import { contractValidator } from '@runledger/contract-schemas';
+import type { ValidateFunction } from '../shared/schema';
 
 export const ACTION_TYPES = [
   'create_task',
@@ -47,13 +48,19 @@ export function isActionType(value: unknown): value is ActionType {
   return typeof value === 'string' && (ACTION_TYPES as readonly string[]).includes(value);
 }
 
-// Proposals are validated with defaults applied (requires_approval: true) on a
-// private copy, so the controller sees the approval flag explicitly.
-const proposalAjv = createAjv({ useDefaults: true });
-export const proposalValidators: Readonly<Record<ActionType, ValidateFunction>> = Object.fromEntries(
-  ACTION_TYPES.map((t) => [t, proposalAjv.compile(PROPOSAL_SCHEMAS[t])]),
-) as Record<ActionType, ValidateFunction>;
+const PROPOSAL_PATHS: Readonly<Record<ActionType, string>> = Object.fromEntries(
+  ACTION_TYPES.map((t) => [t, `schemas/proposals/${t.replace(/_/g, '-')}.schema.json`]),
+) as Record<ActionType, string>;
 
-const plainAjv = createAjv();
-export const validateSnapshotSchema: ValidateFunction = plainAjv.compile(STATE_SNAPSHOT_SCHEMA);
-export const validateValidationErrorSchema: ValidateFunction = plainAjv.compile(VALIDATION_ERROR_SCHEMA);
+/**
+ * The compiled proposal schema of an action type (the one contract validator). Proposals are validated with
+ * defaults applied (requires_approval: true) on a private copy, so the controller sees the approval flag explicitly.
+ */
+export function proposalValidator(type: ActionType): ValidateFunction {
+  return contractValidator(PROPOSAL_PATHS[type], 'defaults');
+}
+
+/** The compiled state-snapshot schema. */
+export function snapshotValidator(): ValidateFunction {
+  return contractValidator('schemas/proposals/state-snapshot.schema.json');
+}

@@ -2,7 +2,7 @@ import { freezeDeep, isPlainObject, toFrozenData, type DeepReadonly } from '../s
 import { err, ok, type Result } from '../shared/result';
 import { compareInstants, parseRfc3339, type Instant } from '../shared/rfc3339';
 import { formatAjvErrors } from '../shared/schema';
-import { SNAPSHOT_MAX_AUDIT_ENTRIES, SNAPSHOT_MAX_PENDING_TASKS, validateSnapshotSchema } from './schemas';
+import { SNAPSHOT_MAX_AUDIT_ENTRIES, SNAPSHOT_MAX_PENDING_TASKS, snapshotValidator } from './schemas';
 import type { AuditLogEntry, PendingTask, StateSnapshot } from './types';
 
 export type SnapshotErrorCode = 'SNAPSHOT.INVALID';
@@ -27,8 +27,9 @@ export interface BuiltSnapshot {
 
 /** Checks a snapshot against state-snapshot.schema.json. */
 export function validateStateSnapshot(value: unknown): Result<StateSnapshot, SnapshotErrorCode> {
-  if (validateSnapshotSchema(value)) return ok(value as StateSnapshot);
-  const errors = formatAjvErrors(validateSnapshotSchema.errors);
+  const validate = snapshotValidator();
+  if (validate(value)) return ok(value as StateSnapshot);
+  const errors = formatAjvErrors(validate.errors);
   return err('SNAPSHOT.INVALID', `invalid state snapshot: ${errors.join('; ')}`, errors);
 }
 

@@ -1,7 +1,7 @@
 import { freezeDeep, isPlainObject, type DeepReadonly } from '../shared/freeze';
 import { formatAjvErrors } from '../shared/schema';
 import { checkBusinessRules } from './business-rules';
-import { ACTION_TYPES, isActionType, proposalValidators, type ActionType } from './schemas';
+import { ACTION_TYPES, isActionType, proposalValidator, type ActionType } from './schemas';
 import { validateStateSnapshot } from './state-snapshot';
 import type { AgentProposal, StateSnapshot, ValidationErrorResponse } from './types';
 
@@ -67,7 +67,7 @@ export function validateProposal(json: string | unknown, snapshot?: DeepReadonly
   } catch (cause) {
     return invalid(actionType, [`proposal is not JSON data: ${cause instanceof Error ? cause.message : String(cause)}`]);
   }
-  const validate = proposalValidators[actionType];
+  const validate = proposalValidator(actionType);
   const schemaOk = validate(copy);
   const business = checkBusinessRules(actionType, copy, snapshot);
   const superseded = new Set(business.errors.map((e) => e.path));

@@ -1,5 +1,8 @@
 import { exampleSnapshot, PROPOSAL_EXAMPLES } from './contract-examples.unit-support';
-import { ACTION_TYPES, validateValidationErrorSchema } from './schemas';
+import { contractValidator } from '@runledger/contract-schemas';
+import { ACTION_TYPES } from './schemas';
+
+const validateValidationErrorSchema = contractValidator('schemas/proposals/validation-error.schema.json');
 import { buildStateSnapshot } from './state-snapshot';
 import type { StateSnapshot } from './types';
 import { toValidationErrorResponse, validateProposal, type ProposalValidationResult } from './validate-proposal';

@@ -1,21 +1,7 @@
-import Ajv, { type AnySchema, type ErrorObject, type ValidateFunction } from 'ajv';
-import addFormats from 'ajv-formats';
+import type { AnySchema, ErrorObject, ValidateFunction } from 'ajv';
 
-/**
- * One ajv configuration for the whole lib: draft-07, every error reported
- * (validation is total), formats (uuid, uri, date-time) checked. No coercion and
- * no defaults, so validating never changes the value that was validated.
- */
-export function createAjv(options: { strict?: boolean; useDefaults?: boolean } = {}): Ajv {
-  const ajv = new Ajv({
-    allErrors: true,
-    strict: options.strict ?? true,
-    useDefaults: options.useDefaults ?? false,
-    logger: false,
-  });
-  addFormats(ajv);
-  return ajv;
-}
+// Schemas are compiled by the one validator of libs/contract-schemas (issue 21): `contractValidator` for the
+// proto-contracts files (proposals, snapshots), `compileSchema` for the lib's own and callers' schemas.
 
 /** "/task/description must NOT have fewer than 10 characters" */
 export function formatAjvErrors(errors: readonly ErrorObject[] | null | undefined): string[] {

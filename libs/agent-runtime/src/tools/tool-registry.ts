@@ -1,6 +1,6 @@
-import type Ajv from 'ajv';
 import { err, ok, type Result } from '../shared/result';
-import { createAjv, formatAjvErrors, type AnySchema, type ValidateFunction } from '../shared/schema';
+import { compileSchema } from '@runledger/contract-schemas';
+import { formatAjvErrors, type AnySchema, type ValidateFunction } from '../shared/schema';
 
 export interface ToolDefinition {
   readonly name: string;
@@ -23,11 +23,10 @@ export type ToolRegistryErrorCode = 'TOOL.INVALID_DEFINITION' | 'TOOL.DUPLICATE'
  */
 export function createInputValidator(
   schema: AnySchema,
-  ajv: Ajv = createAjv({ strict: false }),
 ): Result<(input: unknown) => string[], 'TOOL.INVALID_DEFINITION'> {
   let validate: ValidateFunction;
   try {
-    validate = ajv.compile(schema);
+    validate = compileSchema(schema);
   } catch (cause) {
     const message = cause instanceof Error ? cause.message : String(cause);
     return err('TOOL.INVALID_DEFINITION', `input schema does not compile: ${message}`);
@@ -37,13 +36,11 @@ export function createInputValidator(
 
 export class ToolRegistry {
   private readonly tools = new Map<string, RegisteredTool>();
-  private readonly ajv = createAjv({ strict: false });
-
   /** Compiles the input schema up front so a broken schema fails registration, not a call. */
   register(tool: ToolDefinition): Result<RegisteredTool, ToolRegistryErrorCode> {
     if (tool.name.trim().length === 0) return err('TOOL.INVALID_DEFINITION', 'tool name must not be empty');
     if (this.tools.has(tool.name)) return err('TOOL.DUPLICATE', `tool '${tool.name}' is already registered`);
-    const validator = createInputValidator(tool.inputSchema, this.ajv);
+    const validator = createInputValidator(tool.inputSchema);
     if (!validator.ok) return err(validator.code, `tool '${tool.name}': ${validator.message}`);
     const registered: RegisteredTool = Object.freeze({ ...tool, validateInput: validator.value });
     this.tools.set(tool.name, registered);

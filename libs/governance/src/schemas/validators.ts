@@ -1,13 +1,5 @@
-import Ajv, { type ErrorObject, type ValidateFunction } from 'ajv';
-import addFormats from 'ajv-formats';
-// The JSON Schemas under proto-contracts/ are the single source; they are bundled as JSON modules,
-// so validation reads no file at run time and stays pure.
-import artifactRefSchema from '../../../../proto-contracts/schemas/governance/artifact_ref.schema.json';
-import auditEventSchema from '../../../../proto-contracts/schemas/governance/audit_event.schema.json';
-import exportBundleSchema from '../../../../proto-contracts/schemas/governance/export_bundle.schema.json';
-import lanesSchema from '../../../../proto-contracts/schemas/governance/lanes.schema.json';
-import rolesSchema from '../../../../proto-contracts/schemas/governance/roles.schema.json';
-import runRecordSchema from '../../../../proto-contracts/schemas/governance/run_record.schema.json';
+import type { ErrorObject } from 'ajv';
+import { contractValidator } from '@runledger/contract-schemas';
 
 /** The governance schemas by short name. */
 export type GovernanceSchemaName =
@@ -33,30 +25,10 @@ const SCHEMA_IDS: Record<GovernanceSchemaName, string> = {
 /** Result of a schema check: the problems are `<json pointer>: <message>` lines, safe to show. */
 export type SchemaCheck = { ok: true } | { ok: false; errors: string[] };
 
-let ajv: Ajv | undefined;
-const compiled = new Map<GovernanceSchemaName, ValidateFunction>();
-
-// Compiled on first use, not at import, so services that never validate pay nothing.
-function validatorFor(name: GovernanceSchemaName): ValidateFunction {
-  let validate = compiled.get(name);
-  if (!validate) {
-    if (!ajv) {
-      ajv = new Ajv({ allErrors: true, strict: true, strictTypes: false, strictRequired: false });
-      addFormats(ajv);
-      for (const schema of [artifactRefSchema, auditEventSchema, exportBundleSchema, lanesSchema, rolesSchema, runRecordSchema]) {
-        ajv.addSchema(schema);
-      }
-    }
-    validate = ajv.getSchema(SCHEMA_IDS[name]);
-    if (!validate) throw new Error(`governance schema not registered: ${name}`);
-    compiled.set(name, validate);
-  }
-  return validate;
-}
-
 /** Validates a value against one of the governance JSON Schemas, reporting every problem. */
 export function checkSchema(name: GovernanceSchemaName, value: unknown): SchemaCheck {
-  const validate = validatorFor(name);
+  // The one contract validator (libs/contract-schemas) owns the proto-contracts schemas.
+  const validate = contractValidator(SCHEMA_IDS[name]);
   if (validate(value)) return { ok: true };
   return { ok: false, errors: formatSchemaErrors(validate.errors ?? []) };
 }

@@ -1,5 +1,4 @@
-import Ajv from 'ajv';
-import addFormats from 'ajv-formats';
+import { compileSchema as compileWithContracts } from '@runledger/contract-schemas';
 
 /** One schema violation, with the JSON Pointer of the offending value. */
 export interface SchemaIssue {
@@ -11,10 +10,8 @@ export type SchemaCheck = (value: unknown) => SchemaIssue[];
 
 /** Compiles a JSON Schema; lenient about unknown keywords (user schemas carry annotations), strict about data. */
 export function compileSchema(schema: Readonly<Record<string, unknown>>): { ok: true; check: SchemaCheck } | { ok: false; error: string } {
-  const ajv = new Ajv({ allErrors: true, strict: false, logger: false });
-  addFormats(ajv);
   try {
-    const validate = ajv.compile(schema);
+    const validate = compileWithContracts(schema);
     return {
       ok: true,
       check: (value) =>

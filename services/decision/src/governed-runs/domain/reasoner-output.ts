@@ -1,4 +1,4 @@
-import Ajv, { type ValidateFunction } from 'ajv';
+import { compileSchema, type ValidateFunction } from '@runledger/contract-schemas';
 
 /**
  * The shapes an LLM-backed reasoner must answer with, checked before any step output is used (and so before
@@ -38,13 +38,12 @@ export const REASONER_SCHEMAS = {
 
 export type ReasonerTask = keyof typeof REASONER_SCHEMAS;
 
-const ajv = new Ajv({ allErrors: true, strict: false });
 const validators = new Map<ReasonerTask, ValidateFunction>();
 
 /** The violations of a model's answer for `task`; empty when it may be used. */
 export function reasonerOutputProblems(task: ReasonerTask, value: unknown): string[] {
   let validate = validators.get(task);
-  if (!validate) validators.set(task, (validate = ajv.compile(REASONER_SCHEMAS[task])));
+  if (!validate) validators.set(task, (validate = compileSchema(REASONER_SCHEMAS[task])));
   if (validate(value)) return [];
   return (validate.errors ?? []).slice(0, 5).map((e) => `${e.instancePath || '(root)'} ${e.message ?? 'is invalid'}`);
 }
