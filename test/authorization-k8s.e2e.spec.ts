@@ -87,7 +87,7 @@ describe('Issue 9 authorization under the k8s NATS users (user/password, same pe
   it('Issue 9 positive path (k8s): audit-ledger appends to the audit chain; decision appends a run event', async () => {
     const chain = await jetstream(await as('audit-ledger')).publish('rl.log.audit.chain', encodeJson({ type: 'AuditChainEntry' }), { timeout: 10_000 });
     expect(chain.seq).toBeGreaterThan(0);
-    const run = await jetstream(await as('decision')).publish(`rl.log.run.${randomUUID()}`, encodeJson({ type: 'RunStarted' }), { timeout: 10_000 });
+    const run = await jetstream(await as('decision')).publish(`rl.log.run.decision.${randomUUID()}`, encodeJson({ type: 'RunStarted' }), { timeout: 10_000 });
     expect(run.seq).toBeGreaterThan(chain.seq);
   });
 });

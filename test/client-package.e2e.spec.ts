@@ -177,7 +177,7 @@ export const wrong = () => connect({ servers: '' }).then((c) => c.runs.get(req))
   it('Issue 26 client tracing: the caller\'s active span is the parent of its requests, so the run and the ingest join the caller\'s trace', async () => {
     const opening = (await new RunRepository(stack.log).load(runId)).events[0];
     expect(opening.metadata.traceparent).toContain(traceId);
-    const ingest = (await stack.log.replay<string[]>((acc, e) => (e.type === 'RunCreated' && (e.data as { run_kind?: string }).run_kind === 'artifact_ingest' ? [...acc, String(e.metadata.traceparent)] : acc), [], { filter: 'rl.log.run.*' })).state;
+    const ingest = (await stack.log.replay<string[]>((acc, e) => (e.type === 'RunCreated' && (e.data as { run_kind?: string }).run_kind === 'artifact_ingest' ? [...acc, String(e.metadata.traceparent)] : acc), [], { filter: 'rl.log.run.>' })).state;
     expect(ingest.length).toBeGreaterThan(0);
     for (const tp of ingest) expect(tp).toContain(traceId);
   });
@@ -189,7 +189,7 @@ export const wrong = () => connect({ servers: '' }).then((c) => c.runs.get(req))
       run?.types.push(e.type);
       run?.data.push(e.data as Record<string, unknown>);
       return acc;
-    }, [], { filter: 'rl.log.run.*' })).state;
+    }, [], { filter: 'rl.log.run.>' })).state;
     const stored = ingests.find((r) => r.types.includes('ArtifactIngestAudited'))!;
     expect(stored.types).toEqual(['RunCreated', 'AuthzDecided', 'RunStarted', 'ArtifactIngestAudited', 'RunCompleted']);
     expect(stored.data[0]).toMatchObject({ run_kind: 'artifact_ingest', agent_name: 'INTAKE_AGENT', case_id: caseId, requested_by: 'caller' });
@@ -243,7 +243,7 @@ export const wrong = () => connect({ servers: '' }).then((c) => c.runs.get(req))
     });
 
     it('Issue 26 a caller gets no subscription on the live feed of every run', async () => {
-      const sub = nc.subscribe(`rl.live.run.${runId}`);
+      const sub = nc.subscribe(`rl.live.run.decision.${runId}`);
       await nc.flush();
       await expect((async () => { for await (const _m of sub) return 'message'; return 'closed'; })()).rejects.toThrow(/permission/i);
     });

@@ -109,7 +109,7 @@ describe('Issue 9 erasure: erasure works without breaking verification', () => {
     const runsOf = async (userId: string) => (await stack.log.replay<string[]>((ids, e) => {
       if (e.type === 'RunCreated' && (e.data as { user_id?: string; run_kind: string }).user_id === userId && (e.data as { run_kind: string }).run_kind === 'agent') ids.push(e.metadata.stream_id);
       return ids;
-    }, [], { filter: 'rl.log.run.*' })).state;
+    }, [], { filter: 'rl.log.run.>' })).state;
     aliceRuns = await runsOf(aliceConv.user_id);
     bobRun = (await runsOf(bobConv.user_id))[0];
     // The audit ledger has indexed every decision before the scans below.

@@ -32,7 +32,7 @@ describe('Issue 10 faults never lie (task assistant under crashes and nats-serve
   /** Sends REQUESTS adds; `fault` runs once the first tool call of the scenario is in the log (work is mid-call). */
   async function underFault(tag: string, fault: () => Promise<void>): Promise<TaskReply[]> {
     const replies = Array.from({ length: REQUESTS }, (_, i) => askUntilAnswered(stack, addRequest(tag, i)));
-    await waitUntil(async () => (await stack.log.replay((n: number, e) => (e.type === 'RunCreated' && (e.data as { run_kind: string; user_id?: string }).run_kind === 'tool_gateway' && (e.data as { user_id?: string }).user_id?.startsWith(tag) ? n + 1 : n), 0, { filter: 'rl.log.run.*' })).state > 0, { timeoutMs: 60_000, intervalMs: 100 });
+    await waitUntil(async () => (await stack.log.replay((n: number, e) => (e.type === 'RunCreated' && (e.data as { run_kind: string; user_id?: string }).run_kind === 'tool_gateway' && (e.data as { user_id?: string }).user_id?.startsWith(tag) ? n + 1 : n), 0, { filter: 'rl.log.run.>' })).state > 0, { timeoutMs: 60_000, intervalMs: 100 });
     await fault();
     return Promise.all(replies);
   }

@@ -31,7 +31,7 @@ describe('Issue 11 operators: runledger runs / deadletters against a running sta
 
   /** The task run of a conversation, once it is inside its first (slowed) tool call. */
   const taskRunInToolCall = (conversationId: string): Promise<string> => stack.waitFor(async () => {
-    const created = await stack.log.replay<string | null>((found, e) => found ?? (e.type === 'RunCreated' && (e.data as { conversation_id?: string }).conversation_id === conversationId ? (e.data as { run_id: string }).run_id : null), null, { filter: 'rl.log.run.*' });
+    const created = await stack.log.replay<string | null>((found, e) => found ?? (e.type === 'RunCreated' && (e.data as { conversation_id?: string }).conversation_id === conversationId ? (e.data as { run_id: string }).run_id : null), null, { filter: 'rl.log.run.>' });
     return created.state && (await stack.runEvents(created.state)).some((e) => e.type === 'ToolCallRequested') ? created.state : null;
   }, 60_000);
 

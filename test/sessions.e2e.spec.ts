@@ -229,7 +229,7 @@ describe('Issue 7 agent sessions over the bus (agents.session.start)', () => {
     // The sub-agent call is a journaled step of the parent (its answer), not a gateway tool call.
     expect(parentEvents.filter((e) => e.type === 'StepCompleted').map((e) => (e.data as { step_id: string }).step_id)).toEqual(['llm-1', 'tool-1', 'llm-2']);
     expect(parentEvents.some((e) => e.type === 'ToolCallRequested')).toBe(false);
-    const children = await stack.log.replay<Array<{ run_id: string; parent_run_id?: string; root_run_id: string }>>((acc, e) => (e.type === 'RunCreated' ? [...acc, e.data as never] : acc), [], { filter: 'rl.log.run.*' });
+    const children = await stack.log.replay<Array<{ run_id: string; parent_run_id?: string; root_run_id: string }>>((acc, e) => (e.type === 'RunCreated' ? [...acc, e.data as never] : acc), [], { filter: 'rl.log.run.>' });
     const child = children.state.find((c) => c.parent_run_id === planned.body.run_id && (c as unknown as { run_kind: string }).run_kind === 'agent')!;
     expect(child.root_run_id).toBe(planned.body.run_id);
     // Issue 21: the sub-agent is a child run of the engine, recorded on the parent before it was asked for.
@@ -240,7 +240,7 @@ describe('Issue 7 agent sessions over the bus (agents.session.start)', () => {
     const looped = await stack.request<SessionReply>('agents.session.start', { agent: 'looper', prompt: 'loop once', request_id: 'e2e-loop' }, 120_000);
     expect(looped.body.status).toBe('completed');
     expect(looped.body.result!.finalReport).toMatchObject({ content: expect.stringContaining('DELEGATION.CYCLE') });
-    const all = await stack.log.replay<Array<{ run_id: string; parent_run_id?: string }>>((acc, e) => (e.type === 'RunCreated' ? [...acc, e.data as never] : acc), [], { filter: 'rl.log.run.*' });
+    const all = await stack.log.replay<Array<{ run_id: string; parent_run_id?: string }>>((acc, e) => (e.type === 'RunCreated' ? [...acc, e.data as never] : acc), [], { filter: 'rl.log.run.>' });
     const loopChild = all.state.find((c) => c.parent_run_id === looped.body.run_id && (c as unknown as { run_kind: string }).run_kind === 'agent')!;
     const loopChildReply = await stack.request<SessionReply>('agents.session.get', { run_id: loopChild.run_id });
     expect(loopChildReply.body).toMatchObject({ status: 'failed', error: { error_code: 'DELEGATION.CYCLE' } });
