@@ -7,7 +7,7 @@ export type {
   PendingAction, PendingConfirmation, Task, ToolCall, ToolName, ToolOutcome, TurnStep, UserIntent,
 } from './types';
 export { classifyIntent, CONFIDENCE } from './classify';
-export { validateContext, MESSAGE_MAX } from './validate-input';
+export { validateContext, MESSAGE_MAX, type ShapeCheck } from './validate-input';
 export { nextStep } from './next-step';
 export { isPendingLive, createPendingConfirmation, PENDING_CONFIRMATION_TTL_MS } from './pending';
 export { validateDecision, DECISION_TYPES } from './validate-output';

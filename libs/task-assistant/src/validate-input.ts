@@ -23,29 +23,18 @@ function isRecord(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
-function isHistoryMessage(v: unknown): v is HistoryMessage {
-  return isRecord(v) && (v.role === 'user' || v.role === 'assistant') && typeof v.content === 'string' && typeof v.timestamp === 'string';
-}
-
-function isPending(v: unknown): v is PendingConfirmation {
-  return (
-    isRecord(v) &&
-    v.action_type === 'DELETE_TASK' &&
-    typeof v.task_id === 'string' &&
-    typeof v.task_description === 'string' &&
-    typeof v.created_at === 'string' &&
-    typeof v.expires_at === 'string'
-  );
-}
+/** The request's shape and bounds beyond the table (the transport's DTO, DecisionContextDto): its problems, none when well-formed. */
+export type ShapeCheck = (raw: unknown) => string[];
 
 /**
- * Validates an untrusted DecisionContext. On success returns a normalised copy:
- * history is always an array (malformed entries dropped: history is advisory), and a
- * malformed pending confirmation becomes null (nothing may be deleted on its strength).
- * A missing or invalid conversation_id is answered with the invalid-input message
- * (the contract has no row for it).
+ * Issue 21 "validated once": the one check of an untrusted DecisionContext. The table's rows come first, each
+ * answered with its contract template (a missing user before a bad conversation id); then `shape`, the
+ * transport's structural rules (types, bounds, history and pending confirmation), answered with the invalid-input
+ * message. A missing or invalid conversation_id is answered with the invalid-input
+ * message (the contract has no row for it). On success the context is normalised: history is always an array,
+ * a missing pending confirmation is null.
  */
-export function validateContext(ctx: unknown): Result {
+export function validateContext(ctx: unknown, shape: ShapeCheck): Result {
   const c = isRecord(ctx) ? ctx : {};
   if (typeof c.user_id !== 'string' || c.user_id.trim() === '') {
     return reply(TEMPLATES.error.authMissing(), 'user_id missing');
@@ -56,15 +45,16 @@ export function validateContext(ctx: unknown): Result {
   if (!isUuid(c.conversation_id)) {
     return reply(TEMPLATES.error.invalidInput(), 'conversation_id must be a uuid');
   }
-  const history = Array.isArray(c.message_history) ? c.message_history.filter(isHistoryMessage) : [];
+  const problems = shape(ctx);
+  if (problems.length) return reply(TEMPLATES.error.invalidInput(), problems.join('; ') || 'invalid request');
   return {
     ok: true,
     context: {
       user_id: c.user_id,
       message: c.message,
       conversation_id: c.conversation_id,
-      message_history: history,
-      pending_confirmation: isPending(c.pending_confirmation) ? c.pending_confirmation : null,
+      message_history: (c.message_history as HistoryMessage[] | undefined) ?? [],
+      pending_confirmation: (c.pending_confirmation as PendingConfirmation | null | undefined) ?? null,
     },
   };
 }

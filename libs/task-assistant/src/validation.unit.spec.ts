@@ -7,40 +7,49 @@ import { validateContext } from './validate-input';
 import { validateDecision } from './validate-output';
 
 const good = { user_id: USER, message: 'show tasks', conversation_id: CONVERSATION };
+/** A well-formed request by the transport's rules (the gateway hands in DecisionContextDto's check). */
+const wellFormed = (): string[] => [];
 
 describe('Input validation', () => {
   it.each([[{ ...good, user_id: undefined }], [{ ...good, user_id: '  ' }], [null]])(
     'Validation user_id: missing or empty → "I need you to be logged in to manage tasks." (%j)',
     (ctx) => {
-      const r = validateContext(ctx);
+      const r = validateContext(ctx, wellFormed);
       expect(r.ok).toBe(false);
       expect(!r.ok && r.decision).toMatchObject({ decision_type: 'RESPOND_ONLY', response_text: 'I need you to be logged in to manage tasks.' });
     },
   );
 
   it.each([[''], ['   '], ['x'.repeat(4001)]])('Validation message: %j (empty or 4001 chars) → invalid input message', (message) => {
-    const r = validateContext({ ...good, message });
+    const r = validateContext({ ...good, message }, wellFormed);
     expect(!r.ok && r.decision.response_text).toBe("I didn't understand that. Could you rephrase?");
   });
 
   it('Validation message: 4000 characters (emoji count as one) are accepted', () => {
-    expect(validateContext({ ...good, message: 'x'.repeat(4000) }).ok).toBe(true);
-    expect(validateContext({ ...good, message: '\u{1F600}'.repeat(4000) }).ok).toBe(true);
+    expect(validateContext({ ...good, message: 'x'.repeat(4000) }, wellFormed).ok).toBe(true);
+    expect(validateContext({ ...good, message: '\u{1F600}'.repeat(4000) }, wellFormed).ok).toBe(true);
   });
 
   it('Validation conversation_id: must be a uuid (invalid input message)', () => {
-    const r = validateContext({ ...good, conversation_id: 'abc' });
+    const r = validateContext({ ...good, conversation_id: 'abc' }, wellFormed);
     expect(!r.ok && r.decision.response_text).toBe("I didn't understand that. Could you rephrase?");
   });
 
-  it('Validation: a malformed pending confirmation is dropped, malformed history entries too', () => {
-    const r = validateContext({
-      ...good,
-      pending_confirmation: { action_type: 'COMPLETE_TASK', task_id: uuid(1) },
-      message_history: [{ role: 'user', content: 'hi', timestamp: 't' }, { role: 'system', content: 'x', timestamp: 't' }, 'junk'],
-    });
-    expect(r.ok && r.context.pending_confirmation).toBeNull();
-    expect(r.ok && r.context.message_history).toEqual([{ role: 'user', content: 'hi', timestamp: 't' }]);
+  it('Issue 21 validated once: the table rows come first, then the shape check; a shape problem is the invalid input message with its reason', () => {
+    const shapes: unknown[] = [];
+    const noUser = validateContext({ ...good, user_id: undefined, conversation_id: 'abc' }, (raw) => (shapes.push(raw), ['never asked']));
+    expect(!noUser.ok && noUser.decision.response_text).toBe('I need you to be logged in to manage tasks.');
+    expect(shapes).toEqual([]);
+    const bad = validateContext({ ...good, message_history: ['junk'] }, () => ['message_history.0: nested property must be an object']);
+    expect(bad).toMatchObject({ ok: false, reason: 'message_history.0: nested property must be an object', decision: { response_text: "I didn't understand that. Could you rephrase?" } });
+  });
+
+  it('Validation: a well-formed history and pending confirmation are kept; missing ones are normalised to [] and null', () => {
+    const pending = { action_type: 'DELETE_TASK', task_id: uuid(1), task_description: 'milk', created_at: 't', expires_at: 't' };
+    const history = [{ role: 'user', content: 'hi', timestamp: 't' }];
+    const r = validateContext({ ...good, pending_confirmation: pending, message_history: history }, wellFormed);
+    expect(r.ok && r.context).toMatchObject({ pending_confirmation: pending, message_history: history });
+    expect(validateContext(good, wellFormed)).toMatchObject({ ok: true, context: { message_history: [], pending_confirmation: null } });
   });
 });
 

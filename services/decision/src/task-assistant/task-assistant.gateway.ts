@@ -30,26 +30,21 @@ export class TaskAssistantGateway {
   async process(raw: unknown): Promise<AgentDecisionReply> {
     // Contract 000: invalid input is answered with its template (and audited), even when it is not JSON.
     if (raw === MALFORMED_PAYLOAD) return this.rejected.record({}, invalidInput(), 'the request is not valid JSON', 'REQUEST.INVALID');
-    const checked = validateContext(raw);
+    // Validated once (issue 21): the contract's table rows with their templates, then the DTO's shape.
+    const checked = validateContext(raw, shapeProblems);
     if (!checked.ok) return this.rejected.record(raw, checked.decision, checked.reason);
-    let dto: DecisionContextDto;
-    try {
-      dto = validateMessage(DecisionContextDto, raw);
-    } catch (err) {
-      const reason = err instanceof AppError ? (err.details ?? []).join('; ') || err.message : 'invalid request';
-      return this.rejected.record(raw, invalidInput(), reason);
-    }
+    const sent = raw as Partial<DecisionContextDto>;
     const context = checked.context;
-    const runId = dto.request_id ? deterministicUuid('task-assistant', context.user_id, dto.request_id) : randomUUID();
+    const runId = sent.request_id ? deterministicUuid('task-assistant', context.user_id, sent.request_id) : randomUUID();
     const command: AgentRequested = {
       run_id: runId,
       agent_name: TASK_AGENT,
       request: context,
-      caller_context: dto.message_history !== undefined || dto.pending_confirmation !== undefined,
+      caller_context: sent.message_history !== undefined || sent.pending_confirmation !== undefined,
     };
     const requestHash = taskRequestHash(context);
     // Without a request_id the run id is drawn at random: no run can have it yet, so nothing is read for it.
-    const watch = await this.waiter.watch(runId, this.replyTimeoutMs, { newRun: !dto.request_id });
+    const watch = await this.waiter.watch(runId, this.replyTimeoutMs, { newRun: !sent.request_id });
     try {
       // A request_id names one request: reused for another, it is refused instead of answering the old one.
       await this.refuseReuse(runId, requestHash, await watch.lastAtStart);
@@ -95,6 +90,16 @@ function decisionOf(terminal: StoredEvent): AgentDecision {
 
 function respondOnly(text: string): AgentDecision {
   return { decision_type: 'RESPOND_ONLY', tool_calls: null, response_text: text, clarification_question: null, pending_action: null };
+}
+
+/** The request's structural problems by its DTO (types, bounds, nesting), for the one validation of `process`. */
+function shapeProblems(raw: unknown): string[] {
+  try {
+    validateMessage(DecisionContextDto, raw);
+    return [];
+  } catch (err) {
+    return err instanceof AppError ? (err.details?.length ? [...err.details] : [err.message]) : ['invalid request'];
+  }
 }
 
 function invalidInput(): AgentDecision {
