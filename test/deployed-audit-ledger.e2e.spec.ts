@@ -3,7 +3,8 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
-import { aggregateRef, EventLog, LOG_STREAM } from '@runledger/event-log';
+import { EventLog, LOG_STREAM } from '@runledger/event-log';
+import { RunRepository } from '@runledger/runs';
 import { decodeReply, encodeJson } from '@runledger/messaging';
 import { tempDir, waitUntil, type TempDir } from '@runledger/testing';
 
@@ -113,10 +114,17 @@ describe('Issue 24 the ledger as shipped (dev overlay, containers run as declare
       return reply.body as T;
     };
     const admin = await as('runledger-admin', 'ADMIN_PASSWORD', '_INBOX_admin');
-    const log = new EventLog(jetstream(admin), await jetstreamManager(admin), { producer: 'deployed-test', clock: { now: () => new Date() } });
+    // Written as decision writes its runs (producer and subject), so the ledger chains lawful runs.
+    const log = new EventLog(jetstream(admin), await jetstreamManager(admin), { producer: 'decision', clock: { now: () => new Date() } });
+    // A lawful run, then its end: two events to chain.
+    const runs = new RunRepository(log);
     const appendRun = async () => {
       const runId = randomUUID();
-      await log.append(aggregateRef('run', runId), [{ type: 'RunCancelled', data: { run_id: runId, reason: 'issue 24 deployed ledger' } }], { commandId: `issue24:${runId}` });
+      const versions = { lanes: 'deployed', roles: 'deployed' };
+      await runs.append({ run_id: runId, root_run_id: runId, run_kind: 'agent' }, [
+        { type: 'RunCreated', data: { run_id: runId, run_kind: 'agent', agent_name: 'TASK_AGENT', root_run_id: runId, contract_version: 'v1', policy_versions: versions, input_artifacts: [], parameters: {}, request_hash_sha256: '0'.repeat(64) } },
+        { type: 'RunCancelled', data: { run_id: runId, reason: 'issue 24 deployed ledger' } },
+      ], { expectedVersion: 0, commandId: `issue24:${runId}` });
     };
     type Head = { checkpoint: { seq: number; key_id: string; entry_hash: string } | null; key_id: string; public_key_pem: string };
     const secretPub = entriesOf(objectNamed(objects, 'Secret', 'runledger-audit-key'))['signing-key.pub.pem'].toString();
