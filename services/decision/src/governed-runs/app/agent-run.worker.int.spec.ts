@@ -56,7 +56,7 @@ describe('AgentRunWorker over a real log: INV-CP-002 resume', () => {
     nc = await connect(server.connectOptions());
     const jsm = await jetstreamManager(nc);
     await ensureLogStream(jsm);
-    const log = new EventLog(jetstream(nc), jsm, { producer: 'spec', clock: { now: () => new Date('2026-11-22T10:00:00Z') } });
+    const log = new EventLog(jetstream(nc), jsm, { producer: 'decision' /* the worker's runs are decision's (issue 23 run ownership) */, clock: { now: () => new Date('2026-11-22T10:00:00Z') } });
     runs = new RunRepository(log);
     policies = new PolicyCatalog(log);
     await policies.start();
