@@ -15,6 +15,8 @@ import { policyVersionsIn, SHIPPED_POLICY_DIR, START, uploadCase } from './suppo
 import { seedRuns } from './support/seed-runs';
 import { TestStack } from './support/stack';
 
+/** A run append's span: its subject names the run's owner (issue 23), `publish rl.log.run.<owner>.{id}`. */
+const RUN_PUBLISH = /^publish rl\.log\.run\.[a-z-]+\.\{id\}$/;
 jest.setTimeout(300_000);
 
 const versions = policyVersionsIn(SHIPPED_POLICY_DIR);
@@ -324,12 +326,12 @@ describe('Issue 11 operators: runledger runs / deadletters against a running sta
   it('Issue 11 telemetry: spans follow the OpenTelemetry messaging conventions in full (operation name and type, destination template; an append is one message, its commit\'s event count an attribute of its own)', async () => {
     const spans = await stack.waitFor(async () => {
       const all = otlp.spans();
-      return all.some((s) => s.name === 'process rl.runs.list') && all.some((s) => s.name === 'publish rl.log.run.{id}') ? all : null;
+      return all.some((s) => s.name === 'process rl.runs.list') && all.some((s) => RUN_PUBLISH.test(s.name)) ? all : null;
     }, 30_000);
-    const publishes = spans.filter((s) => s.name === 'publish rl.log.run.{id}');
+    const publishes = spans.filter((s) => RUN_PUBLISH.test(s.name));
     for (const p of publishes) {
-      expect(p).toMatchObject({ kind: 4, attributes: expect.objectContaining({ 'messaging.system': 'nats', 'messaging.operation.name': 'publish', 'messaging.operation.type': 'send', 'messaging.destination.template': 'rl.log.run.{id}' }) });
-      expect(p.attributes['messaging.destination.name']).toMatch(/^rl\.log\.run\.[0-9a-f-]{36}$/);
+      expect(p).toMatchObject({ kind: 4, attributes: expect.objectContaining({ 'messaging.system': 'nats', 'messaging.operation.name': 'publish', 'messaging.operation.type': 'send', 'messaging.destination.template': expect.stringMatching(/^rl\.log\.run\.[a-z-]+\.\{id\}$/) }) });
+      expect(p.attributes['messaging.destination.name']).toMatch(/^rl\.log\.run\.[a-z-]+\.[0-9a-f-]{36}$/);
       // One message per append (a commit): no batch of messages, however many events it holds.
       expect(p.attributes['messaging.batch.message_count']).toBeUndefined();
       expect(Number(p.attributes['rl.commit.event_count'])).toBeGreaterThanOrEqual(1);
@@ -374,12 +376,12 @@ describe('Issue 11 operators: runledger runs / deadletters against a running sta
     const version = (JSON.parse(readFileSync(join(__dirname, '..', 'package.json'), 'utf8')) as { version: string }).version;
     // The denial is recorded in one commit (RunCreated … RunDenied): its publish span names run, agent and message.
     expect(errorSpans(spans, denied.body.run_id)).toContainEqual(expect.objectContaining({
-      name: 'publish rl.log.run.{id}', serviceName: 'decision', resource: expect.objectContaining({ 'service.version': version }), status: { code: 2, message: 'AGENT.UNKNOWN' },
+      name: 'publish rl.log.run.decision.{id}', serviceName: 'decision', resource: expect.objectContaining({ 'service.version': version }), status: { code: 2, message: 'AGENT.UNKNOWN' },
       attributes: expect.objectContaining({ 'error.type': 'AGENT.UNKNOWN', 'rl.agent': 'NOT_AN_AGENT', 'messaging.message.id': expect.stringMatching(/^[0-9a-f-]{36}$/) }),
     }));
     // The failure's commit, and the span of the inbox command that carried the run to it (run id and agent from the command).
     const failed = errorSpans(spans, failedId);
-    expect(failed).toContainEqual(expect.objectContaining({ name: 'publish rl.log.run.{id}', attributes: expect.objectContaining({ 'error.type': 'DATA.ERASED' }) }));
+    expect(failed).toContainEqual(expect.objectContaining({ name: expect.stringMatching(RUN_PUBLISH), attributes: expect.objectContaining({ 'error.type': 'DATA.ERASED' }) }));
     expect(failed).toContainEqual(expect.objectContaining({ name: 'process rl.log.inbox.{id}', attributes: expect.objectContaining({ 'error.type': 'DATA.ERASED', 'rl.agent': 'TASK_ASSISTANT', 'messaging.message.id': expect.any(String) }) }));
     expect(spans.filter((s) => s.serviceName).every((s) => s.resource['service.version'] === version)).toBe(true);
 

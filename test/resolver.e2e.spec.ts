@@ -3,9 +3,10 @@
  * log records, and the resolver never races a live worker into a second terminal event.
  */
 import { createHash, randomUUID } from 'node:crypto';
-import { ConcurrencyError } from '@runledger/event-log';
+import { jetstream, jetstreamManager } from '@nats-io/jetstream';
+import { ConcurrencyError, EventLog } from '@runledger/event-log';
 import { Bus } from '@runledger/messaging';
-import { LoadedRun, RunEvent, RunRepository, TERMINAL_TYPES } from '@runledger/runs';
+import { LoadedRun, ownerOfKind, RunEvent, RunRepository, TERMINAL_TYPES } from '@runledger/runs';
 import { RunResolver } from '../services/decision/src/resolver/run-resolver';
 import { TestStack } from './support/stack';
 
@@ -16,20 +17,27 @@ const TOOL_CALL_OK = { status: 'ok', result: { task_id: 't-1' } };
 
 describe('Issue 10 resolver (rl.runs.resolve): runs left open that nobody carries get their terminal event', () => {
   let stack: TestStack;
-  let repo: RunRepository;
+  /** Each kind of run recorded as its owner writes it (issue 23: a run another service wrote is forged, never resolved). */
+  let repoOf: (kind: string) => RunRepository;
   beforeAll(async () => {
     stack = await TestStack.start({
       services: ['decision', 'audit-ledger'],
       // Sweeps only when asked; a run under an ended root counts as abandoned after 1 s without events.
       env: { RL_RESOLVER_INTERVAL_MS: '0', RL_RESOLVER_GRACE_MS: '1000' },
     });
-    repo = new RunRepository(stack.log);
+    const jsm = await jetstreamManager(stack.nc);
+    const repos = new Map<string, RunRepository>();
+    repoOf = (kind) => {
+      const owner = ownerOfKind(kind)!;
+      if (!repos.has(owner)) repos.set(owner, new RunRepository(new EventLog(jetstream(stack.nc), jsm, { producer: owner, clock: { now: () => new Date() } })));
+      return repos.get(owner)!;
+    };
   });
   afterAll(async () => stack?.stop());
 
   /** Appends a run's events as its worker would have, before it was cut short. */
   async function record(run_id: string, root: string, kind: string, parent: string | undefined, more: RunEvent[], parameters: Record<string, unknown> = {}): Promise<void> {
-    await repo.append({ run_id, root_run_id: root, ...(parent ? { parent_run_id: parent } : {}) }, [
+    await repoOf(kind).append({ run_id, run_kind: kind as 'agent', root_run_id: root, ...(parent ? { parent_run_id: parent } : {}) }, [
       { type: 'RunCreated', data: { run_id, run_kind: kind as 'agent', agent_name: 'task-assistant', root_run_id: root, ...(parent ? { parent_run_id: parent } : {}), contract_version: 'v1', policy_versions: pin, input_artifacts: [], parameters, request_hash_sha256: createHash('sha256').update(run_id).digest('hex') } },
       { type: 'AuthzDecided', data: { decision: 'allow', policy_versions: pin } },
       { type: 'RunStarted', data: {} },
@@ -111,7 +119,7 @@ describe('Issue 10 resolver (rl.runs.resolve): runs left open that nobody carrie
         const loaded = await super.load(runId);
         if (runId === tg && !raced) {
           raced = true;
-          await repo.append({ run_id: tg, root_run_id: root, parent_run_id: root }, [{ type: 'ToolCallAudited', data: { tool_name: 'add_task', call_id: 'call-1', status: 'ok' } }, ...completed], { expectedVersion: loaded.version, commandId: `${tg}:close` });
+          await repoOf('tool_gateway').append({ run_id: tg, run_kind: 'tool_gateway', root_run_id: root, parent_run_id: root }, [{ type: 'ToolCallAudited', data: { tool_name: 'add_task', call_id: 'call-1', status: 'ok' } }, ...completed], { expectedVersion: loaded.version, commandId: `${tg}:close` });
         }
         return loaded;
       }
@@ -126,6 +134,6 @@ describe('Issue 10 resolver (rl.runs.resolve): runs left open that nobody carrie
     expect(events.filter((e) => TERMINAL_TYPES.has(e.type)).map((e) => e.type)).toEqual(['RunCompleted']);
     expect(events.some((e) => e.type === 'RunResolved')).toBe(false);
     // And a direct append on a stale version is refused the same way (the mechanism the resolver rests on).
-    await expect(repo.append({ run_id: tg, root_run_id: root }, [{ type: 'RunFailed', data: { error: { error_code: 'RUN.ABANDONED', message: 'x', retryable: false } } }], { expectedVersion: 3, commandId: `${tg}:stale` })).rejects.toBeInstanceOf(ConcurrencyError);
+    await expect(repoOf('tool_gateway').append({ run_id: tg, run_kind: 'tool_gateway', root_run_id: root }, [{ type: 'RunFailed', data: { error: { error_code: 'RUN.ABANDONED', message: 'x', retryable: false } } }], { expectedVersion: 3, commandId: `${tg}:stale` })).rejects.toBeInstanceOf(ConcurrencyError);
   });
 });

@@ -20,13 +20,11 @@ export type RunOwner = (typeof RUN_OWNERS)[number];
 /**
  * The one service that may append to runs it does not own (permissions.yaml `control`), and only what it decides
  * about a run it supervises: an operator's or caller's cancel request, or the resolution of an abandoned run
- * (services/decision resolver). Both must be serialised with the owner's own appends (a resolution is a terminal
+ * (services/decision resolver: a commit holding RunResolved, with the audit events and terminal event it records). Both must be serialised with the owner's own appends (a resolution is a terminal
  * event that must never race the owner's), and nats-server 2.9 checks an expected sequence on one subject only:
  * so they are appended under the owner's subject, and readers check the producer of each.
  */
 export const RUN_CONTROLLER: RunOwner = 'decision';
-/** A resolution commit (it holds RunResolved) may end a run with these; see services/decision resolver/domain/resolution.ts. */
-const RESOLUTION_TYPES = new Set(['RunResolved', 'AuthzDecided', 'RunStarted', 'RunDenied', 'RunFailed', 'RunCompleted']);
 
 const RUN_PREFIX = 'rl.log.run.';
 
@@ -156,7 +154,8 @@ export class OwnershipCheck {
     for (const e of events) {
       const producer = e.metadata.producer;
       if (producer === track.owner) continue;
-      if (producer === RUN_CONTROLLER && (e.type === 'RunCancelRequested' || (resolution && RESOLUTION_TYPES.has(e.type)))) continue;
+      // A resolution commit (services/decision resolver/domain/resolution.ts) ends the run with what its log supports.
+      if (producer === RUN_CONTROLLER && (e.type === 'RunCancelRequested' || (resolution && e.type !== 'RunCreated'))) continue;
       track.foreign = { run_id: runId, subject: e.subject, seq: e.seq, reason: `${e.type} produced by ${JSON.stringify(producer)} on ${track.owner}'s run` };
       this.found.push(track.foreign);
       return;

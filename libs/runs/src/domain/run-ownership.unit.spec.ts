@@ -33,7 +33,7 @@ describe('Issue 23: runs appendable only by their owner (run-ownership)', () => 
     const base = [created(s, 'db-write', 'db_write'), ev(s, 'RunCancelRequested', RUN_CONTROLLER)];
     expect(runOwnership(base).owner).toBe('db-write');
     const at = ++seq;
-    const resolution = [ev(s, 'RunResolved', RUN_CONTROLLER, {}, at), ev(s, 'RunFailed', RUN_CONTROLLER, {}, at)];
+    const resolution = [ev(s, 'DbWriteAudited', RUN_CONTROLLER, {}, at), ev(s, 'RunResolved', RUN_CONTROLLER, {}, at), ev(s, 'RunFailed', RUN_CONTROLLER, {}, at)];
     expect(runOwnership([...base, ...resolution]).owner).toBe('db-write');
     expect(runOwnership([...base, ev(s, 'RunFailed', RUN_CONTROLLER)]).forgeries[0].reason).toMatch(/RunFailed produced by "decision"/);
   });

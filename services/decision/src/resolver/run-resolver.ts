@@ -78,7 +78,11 @@ export class RunResolver implements OnApplicationBootstrap, OnApplicationShutdow
     idle.sort((a, b) => (DEPTH[a.run_kind ?? ''] ?? 0) - (DEPTH[b.run_kind ?? ''] ?? 0));
     const result: SweepResult = { open: open.length, resolved: [], left_to_worker: 0 };
     for (const row of idle) {
-      const done = await this.resolve(row.run_id, idleMs);
+      // A forged run, or one whose tree holds one (issue 23: not its owner's), is no run to resolve; audit verify names it.
+      const done = await this.resolve(row.run_id, idleMs).catch((err: unknown) => {
+        if ((err as { code?: string }).code === 'RUN.FORGED') return null;
+        throw err;
+      });
       if (done === 'left') result.left_to_worker++;
       else if (done) result.resolved.push(done);
     }
@@ -88,13 +92,7 @@ export class RunResolver implements OnApplicationBootstrap, OnApplicationShutdow
 
   /** Decides on the log's own view of the run (the index only pointed at it) and appends on that version. */
   private async resolve(runId: string, idleMs: number): Promise<ResolvedRun | 'left' | null> {
-    // A forged run (issue 23: not its owner's) is no run to resolve; audit verify names it.
-    const loaded = await this.runs.load(runId).catch((err: unknown) => {
-      if ((err as { code?: string }).code === 'RUN.FORGED') return null;
-      throw err;
-    });
-    if (!loaded) return null;
-    const { state, version, events } = loaded;
+    const { state, version, events } = await this.runs.load(runId);
     if (!state.run || isTerminal(state)) return null;
     // An effect whose claim's lease still holds is being executed by a live owner: it is carried, however quiet.
     if (liveClaim(state, this.clock.now())) return 'left';
