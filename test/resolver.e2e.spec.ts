@@ -59,7 +59,7 @@ describe('Issue 10 resolver (rl.runs.resolve): runs left open that nobody carrie
     await record(tg1, root, 'tool_gateway', root, [], { tool_name: 'add_task', call_id: 'call-1' });
     await record(dw1, root, 'db_write', tg1, [], { collection: 'tasks', operation: 'append' });
     await record(tg2, root, 'tool_gateway', root, [], { tool_name: 'add_task', call_id: 'call-2' });
-    await record(dw2, root, 'db_write', tg2, [{ type: 'DbWriteAudited', data: { collection: 'tasks', operation: 'append', status: 'ok' } }, ...completed]);
+    await record(dw2, root, 'db_write', tg2, [{ type: 'DbWriteAudited', data: { lane: 'TASKS', action: 'append:tasks', outcome: 'success', request_hash_sha256: createHash('sha256').update(dw2).digest('hex'), collection: 'tasks', operation: 'append', status: 'ok' } }, ...completed]);
     await record(tg3, root, 'tool_gateway', root, [], { tool_name: 'add_task', call_id: 'call-3' });
     await record(dw3, root, 'db_write', tg3, []);
     // The root ended: call-1's outcome recorded; call-2 and call-3 were never recorded (cut short).
@@ -119,7 +119,7 @@ describe('Issue 10 resolver (rl.runs.resolve): runs left open that nobody carrie
         const loaded = await super.load(runId);
         if (runId === tg && !raced) {
           raced = true;
-          await repoOf('tool_gateway').append({ run_id: tg, run_kind: 'tool_gateway', root_run_id: root, parent_run_id: root }, [{ type: 'ToolCallAudited', data: { tool_name: 'add_task', call_id: 'call-1', status: 'ok' } }, ...completed], { expectedVersion: loaded.version, commandId: `${tg}:close` });
+          await repoOf('tool_gateway').append({ run_id: tg, run_kind: 'tool_gateway', root_run_id: root, parent_run_id: root }, [{ type: 'ToolCallAudited', data: { lane: 'TASKS', action: 'tool:add_task', outcome: 'success', request_hash_sha256: createHash('sha256').update(tg).digest('hex'), tool_name: 'add_task', call_id: 'call-1', status: 'ok' } }, ...completed], { expectedVersion: loaded.version, commandId: `${tg}:close` });
         }
         return loaded;
       }
