@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { startOpenAiStub, type ChatRequestBody, type OpenAiStub } from '@runledger/testing';
 import type { SessionReply } from '@runledger/contracts';
-import { aggregateRef } from '@runledger/event-log';
+import { runSubject } from '@runledger/runs';
 import { dataKeyName } from '@runledger/messaging';
 import { TestStack } from './support/stack';
 import { childrenOf, policyVersionsIn, putArtifact, runTree, SHIPPED_POLICY_DIR, startRun, uploader } from './support/governed-runs';
@@ -61,7 +61,7 @@ describe('Issue 7 governed runs can think: an LLM reasoner built on agent sessio
     expect(sessions[0]!.types).toEqual(expect.arrayContaining(['StepCompleted', 'SessionAccounted']));
     expect(childrenOf(tree, run.run_id, 'db_write')).toHaveLength(2);
     // Issue 9 erasure (review 1): the session carries the run's case, so the case key seals the form it was sent.
-    const stored = await stack.storedLog.read(aggregateRef('run', sessions[0]!.run_id));
+    const stored = await stack.storedLog.read({ kind: 'run', id: sessions[0]!.run_id, subject: runSubject('decision', sessions[0]!.run_id) });
     expect(stored.map((e) => e.metadata.case_id)).toEqual(stored.map(() => 'case-llm-1'));
     expect((stored[0]!.data as { parameters: { prompt: unknown } }).parameters.prompt).toMatchObject({ sealed: 'aes-256-gcm/v1', owner: dataKeyName({ kind: 'case', id: 'case-llm-1' }) });
     for (const text of ['dana@example.com', 'Dana Reyes', 'overtime']) expect(JSON.stringify(stored)).not.toContain(text);

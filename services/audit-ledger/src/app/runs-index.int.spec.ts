@@ -85,3 +85,15 @@ describe('Issue 25 runs search: rl.runs.list over 10,000 runs in the runs index'
     expect((await index.list({ limit: 1 })).matched).toBe(RUNS);
   });
 });
+
+describe('Issue 25 runs search on a fresh stack: nothing indexed yet', () => {
+  const nats = useNatsServer();
+
+  it('Issue 25 runs search: a runs index nobody has written to lists no runs (not DEPENDENCY.DOWN), and the next list sees the first row', async () => {
+    const store = new NatsKvDocumentStore(nats.nc);
+    const index = new RunsIndexService(store, { nc: nats.nc });
+    expect((await index.list({})).runs).toEqual([]);
+    await store.collection<RunSummary>(RUNS_INDEX).put(id(1), row(1));
+    expect((await index.list({})).runs.map((r) => r.run_id)).toEqual([id(1)]);
+  });
+});

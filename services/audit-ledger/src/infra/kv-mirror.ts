@@ -34,7 +34,9 @@ export class KvMirror<T> {
   private async catchUp(): Promise<T[]> {
     this.jsm ??= jetstreamManager(this.nc);
     const { state } = await (await this.jsm).streams.info(this.stream);
-    const from = Math.max(this.next, state.first_seq);
+    // A bucket never written to says first_seq 0 (no message has that sequence): nothing to read until it is written.
+    const from = Math.max(this.next, state.first_seq, 1);
+    if (state.messages === 0 || from > state.last_seq) return [...this.rows.values()];
     await readSequences(this.nc, this.stream, from, state.last_seq, (read) => {
       if ('missing' in read || !read.subject.startsWith(this.subjectPrefix)) return; // an older revision, since replaced
       const key = read.subject.slice(this.subjectPrefix.length);
