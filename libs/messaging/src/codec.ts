@@ -1,5 +1,5 @@
 import { headers as natsHeaders, MsgHdrs } from '@nats-io/transport-node';
-import { isWireError, WireError } from '@runledger/kernel';
+import { isWireError, jsonShapeProblem, WireError } from '@runledger/kernel';
 
 /** Replies carry the contract shape as their body; success or failure travels in this header. */
 export const STATUS_HEADER = 'Rl-Status';
@@ -30,4 +30,16 @@ export function decodeReply(data: Uint8Array, hdrs: MsgHdrs | undefined): { ok: 
     return { ok: false, error: isWireError(body) ? body : { code: 'INTERNAL', message: 'Something went wrong on our side.', retryable: true } };
   }
   return { ok: true, body };
+}
+
+/** A request body as JSON within the structural bounds (depth, no prototype keys), or why not. */
+export function decodeBounded(data: Uint8Array): { ok: true; value: unknown } | { ok: false; reason: string } {
+  let value: unknown;
+  try {
+    value = decodeJson(data);
+  } catch {
+    return { ok: false, reason: 'The request is not valid JSON.' };
+  }
+  const problem = jsonShapeProblem(value);
+  return problem ? { ok: false, reason: `The request is not valid: ${problem}.` } : { ok: true, value };
 }

@@ -2,6 +2,14 @@ import { AckPolicy, DeliverPolicy, type JetStreamManager } from '@nats-io/jetstr
 import { jsErrorCode, LOG_STREAM } from '@runledger/event-log';
 import type { LogConsumerOptions } from './handlers';
 
+/** The longest a log handler may keep a message by heartbeats before it is considered hung. */
+export const MAX_HANDLER_MS = 5 * 60_000;
+
+/** Backoff for a failed delivery: 250 ms doubling to 15 s. */
+export function redeliveryDelayMs(deliveryCount: number): number {
+  return Math.min(15_000, 250 * 2 ** Math.max(0, deliveryCount - 1));
+}
+
 /**
  * Makes sure the durable consumer of a log handler exists with the settings its code asks for. A batch consumer
  * handles in log order, so an ack settles every event before it too (AckPolicy.All: a batch acked in order is settled

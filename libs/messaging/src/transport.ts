@@ -3,13 +3,13 @@ import { CustomTransportStrategy, MessageHandler, Server } from '@nestjs/microse
 import { Msg, NatsConnection, Subscription } from '@nats-io/transport-node';
 import { ConsumerMessages, JetStreamClient, JetStreamManager, JsMsg } from '@nats-io/jetstream';
 import { lastValueFrom, isObservable } from 'rxjs';
-import { AppError, isWireError, jsonShapeProblem, toWireError, WireError } from '@runledger/kernel';
+import { AppError, isWireError, toWireError, WireError } from '@runledger/kernel';
 import { EventLog, LOG_STREAM, aggregateRef, isBusFault, messageEvents, type StoredEvent } from '@runledger/event-log';
 import { contextFromTraceparent, eventSpanAttributes, extractTraceContext, logSubjectTemplate, messagingAttributes, observeConsumerLag, runledgerMetrics, SpanKind, withSpan } from '@runledger/telemetry';
-import { decodeJson, encodeJson, replyHeaders, REQUEST_ID_HEADER } from './codec';
+import { decodeBounded, encodeJson, replyHeaders, REQUEST_ID_HEADER } from './codec';
 import { ConsumerLease } from './consumer-lease';
 import { ServiceHealth } from './health';
-import { ensureDurable, unsettledRange } from './durable-consumer';
+import { ensureDurable, MAX_HANDLER_MS, redeliveryDelayMs, unsettledRange } from './durable-consumer';
 import { HANDLER_KIND, LogConsumerOptions, MALFORMED_PAYLOAD, MAX_REQUEST_BYTES } from './handlers';
 
 export interface TransportDeps {
@@ -19,26 +19,6 @@ export interface TransportDeps {
   jsm: JetStreamManager;
   log: EventLog;
   health?: ServiceHealth;
-}
-
-/** The longest a log handler may keep a message by heartbeats before it is considered hung. */
-const MAX_HANDLER_MS = 5 * 60_000;
-
-/** Backoff for a failed delivery: 250 ms doubling to 15 s. */
-export function redeliveryDelayMs(deliveryCount: number): number {
-  return Math.min(15_000, 250 * 2 ** Math.max(0, deliveryCount - 1));
-}
-
-/** A request body as JSON within the structural bounds (depth, no prototype keys), or why not. */
-function decodeBounded(data: Uint8Array): { ok: true; value: unknown } | { ok: false; reason: string } {
-  let value: unknown;
-  try {
-    value = decodeJson(data);
-  } catch {
-    return { ok: false, reason: 'The request is not valid JSON.' };
-  }
-  const problem = jsonShapeProblem(value);
-  return problem ? { ok: false, reason: `The request is not valid: ${problem}.` } : { ok: true, value };
 }
 
 /** How a batch consumer runs (see LogConsumerOptions.batch). */
