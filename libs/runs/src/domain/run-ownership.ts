@@ -20,7 +20,8 @@ export type RunOwner = (typeof RUN_OWNERS)[number];
 /**
  * The one service that may append to runs it does not own (permissions.yaml `control`), and only what it decides
  * about a run it supervises: an operator's or caller's cancel request, or the resolution of an abandoned run
- * (services/decision resolver: a commit holding RunResolved, with the audit events and terminal event it records). Both must be serialised with the owner's own appends (a resolution is a terminal
+ * (services/decision resolver: a commit holding RunResolved, with lifecycle events and audit records marked as its own:
+ * isResolutionEvent). Both must be serialised with the owner's own appends (a resolution is a terminal
  * event that must never race the owner's), and nats-server 2.9 checks an expected sequence on one subject only:
  * so they are appended under the owner's subject, and readers check the producer of each.
  */
@@ -155,7 +156,7 @@ export class OwnershipCheck {
       const producer = e.metadata.producer;
       if (producer === track.owner) continue;
       // A resolution commit (services/decision resolver/domain/resolution.ts) ends the run with what its log supports.
-      if (producer === RUN_CONTROLLER && (e.type === 'RunCancelRequested' || (resolution && e.type !== 'RunCreated'))) continue;
+      if (producer === RUN_CONTROLLER && (e.type === 'RunCancelRequested' || (resolution && isResolutionEvent(e)))) continue;
       track.foreign = { run_id: runId, subject: e.subject, seq: e.seq, reason: `${e.type} produced by ${JSON.stringify(producer)} on ${track.owner}'s run` };
       this.found.push(track.foreign);
       return;
@@ -179,6 +180,20 @@ export class OwnershipCheck {
     const owner = parseRunSubject(subject)?.owner;
     return Boolean(track?.owner) && (owner === null ? track!.legacyOwner === track!.owner : owner === track!.owner);
   }
+}
+
+/** What a resolution may record on another owner's run: its lifecycle to the end, never a fact about the effect. */
+const RESOLUTION_LIFECYCLE = new Set(['RunResolved', 'AuthzDecided', 'RunStarted', 'RunCompleted', 'RunFailed', 'RunDenied']);
+
+/**
+ * An event a resolution commit may hold: a lifecycle event, or an audit record the resolver marks as its own
+ * (`resolved_by`: coverage's record that the effect's outcome is unknown, never read as the effect's fact). Anything
+ * else (a tool's result, a write) would be decision speaking for the choke point, so it makes the run forged.
+ */
+function isResolutionEvent(e: OwnedEvent): boolean {
+  if (RESOLUTION_LIFECYCLE.has(e.type)) return true;
+  const resolvedBy = (e.data as { resolved_by?: unknown } | null)?.resolved_by;
+  return /Audited$|^Export(Authorized|Assembled|Finalized)$/.test(e.type) && typeof resolvedBy === 'string' && resolvedBy !== '';
 }
 
 const RUN_KIND_FIELD = 'run_kind';

@@ -33,9 +33,20 @@ describe('Issue 23: runs appendable only by their owner (run-ownership)', () => 
     const base = [created(s, 'db-write', 'db_write'), ev(s, 'RunCancelRequested', RUN_CONTROLLER)];
     expect(runOwnership(base).owner).toBe('db-write');
     const at = ++seq;
-    const resolution = [ev(s, 'DbWriteAudited', RUN_CONTROLLER, {}, at), ev(s, 'RunResolved', RUN_CONTROLLER, {}, at), ev(s, 'RunFailed', RUN_CONTROLLER, {}, at)];
+    const resolution = [ev(s, 'DbWriteAudited', RUN_CONTROLLER, { resolved_by: 'decision/run-resolver' }, at), ev(s, 'RunResolved', RUN_CONTROLLER, {}, at), ev(s, 'RunFailed', RUN_CONTROLLER, {}, at)];
     expect(runOwnership([...base, ...resolution]).owner).toBe('db-write');
     expect(runOwnership([...base, ev(s, 'RunFailed', RUN_CONTROLLER)]).forgeries[0].reason).toMatch(/RunFailed produced by "decision"/);
+  });
+
+  it('a resolution commit cannot carry a choke point\'s facts: an unmarked audit or an effect event by decision makes the run forged', () => {
+    const s = runSubject('tool-gateway', 't9');
+    const base = [created(s, 'tool-gateway', 'tool_gateway')];
+    const at = ++seq;
+    const unmarked = [ev(s, 'ToolCallAudited', RUN_CONTROLLER, { status: 'ok' }, at), ev(s, 'RunResolved', RUN_CONTROLLER, {}, at), ev(s, 'RunCompleted', RUN_CONTROLLER, {}, at)];
+    expect(runOwnership([...base, ...unmarked]).forgeries[0].reason).toMatch(/ToolCallAudited produced by "decision"/);
+    const at2 = ++seq;
+    const effect = [ev(s, 'ToolCallCompleted', RUN_CONTROLLER, {}, at2), ev(s, 'RunResolved', RUN_CONTROLLER, {}, at2), ev(s, 'RunCompleted', RUN_CONTROLLER, {}, at2)];
+    expect(runOwnership([...base, ...effect]).forgeries[0].reason).toMatch(/ToolCallCompleted produced by "decision"/);
   });
 
   it('cross-run append: events under a run id on another service\'s subject are not part of the run and are named forged', () => {
