@@ -206,7 +206,7 @@ describe('Audit ledger: `runledger audit verify` reports the first broken link o
     // Stop the ledger, log an audit event and move the ledger's consumer past it, as dead-lettering does.
     await stack.kill('audit-ledger', 'SIGTERM');
     const lostRun = randomUUID();
-    const appended = await stack.log.append(aggregateRef('run', lostRun), [{ type: 'RunCreated', data: { run_kind: 'db_write' }, metadata: { run_id: lostRun } }], { commandId: randomUUID(), expectedVersion: 0 });
+    const appended = await stack.log.append(aggregateRef('run', lostRun), [{ type: 'RunCreated', data: { run_id: lostRun, run_kind: 'db_write', agent_name: 'task-assistant', root_run_id: lostRun, contract_version: 'v1', policy_versions: { lanes: 'seed', roles: 'seed' }, input_artifacts: [], parameters: {}, request_hash_sha256: '0'.repeat(64) }, metadata: { run_id: lostRun } }], { commandId: randomUUID(), expectedVersion: 0 });
     const consumer = await jetstream(stack.nc).consumers.get(LOG_STREAM, 'audit-ledger');
     const skipped = await consumer.next({ expires: 10_000 });
     expect(skipped?.seq).toBe(appended.version);
