@@ -9,13 +9,16 @@
  *      nats-server per request at steady state, Runledger's and its transport floor's (bench/floor.js).
  * Prints ratio lines and the issue's goals (met or by how much not), and writes bench/results.md.
  * Sizes: BENCH_RAW, BENCH_ROUNDS (3), BENCH_SEQ (60), BENCH_C16 (320); BENCH_PEERS=0 measures Runledger alone.
+ * `--messages` measures only the messages through nats-server per request, Runledger's and its floor's, by hop (a table
+ *   for bench/results.md), and the CPU per request of those 100 requests at c16: message counts do not depend on the
+ *   machine's load, so this may run while other work loads it (the rates and CPU of a full run may not).
  * `--scale` measures instead request latency as the log grows to millions of events and the replay rate (bench/scale.js).
  * `--help` prints this text; any other option is a usage error (exit 2).
  */
 const path = require('node:path');
 const fs = require('node:fs');
 const os = require('node:os');
-require('./lib/usage').checkScriptArgs(__filename, process.argv.slice(2), { valued: [], switches: ['scale'] });
+require('./lib/usage').checkScriptArgs(__filename, process.argv.slice(2), { valued: [], switches: ['scale', 'messages'] });
 process.env.SWC_NODE_PROJECT ??= path.join(__dirname, '..', 'tsconfig.json');
 require('@swc-node/register');
 const { randomUUID } = require('node:crypto');
@@ -28,6 +31,8 @@ const { ensurePeersInstalled, runRounds, report, inFlight } = require('../bench/
 const { startRunledger } = require('../bench/runledger-system');
 const { startFloor } = require('../bench/floor');
 const { runScale } = require('../bench/scale');
+const { countMessages, breakdownLines } = require('../bench/message-count');
+const { cpuSeconds } = require('../bench/side-by-side');
 
 const RAW = Number(process.env.BENCH_RAW ?? 20000);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
@@ -62,39 +67,6 @@ function memoryMiB(pid) {
 
 /** `memory` per service as "name N MiB" for one of its measures. */
 const memoryLine = (memory, measure) => Object.entries(memory).map(([n, m]) => `${n} ${m[measure].toFixed(0)} MiB`).join(', ');
-
-/**
- * Counts every message through nats-server while `fn` runs: a `>` subscription of the admin's own (a connection of
- * its own; every identity is in the one application account, so it sees them all: requests and replies, appends and
- * their acks, consumers' deliveries and acks, republished copies, KV puts, direct gets, consumers' pull requests).
- * Left out: the bench's own settle probes (consumer info requests and their replies), and JetStream's advisories
- * (`$JS.EVENT.>`), which nats-server publishes only when someone listens: here only because this subscription does.
- */
-async function countMessages(nats, fn) {
-  const admin = await connect({ servers: nats.url, ...identityOptions({ creds: nats.creds.admin.file }), name: 'bench-message-count' });
-  let count = 0;
-  const probes = new Set();
-  admin.subscribe('>', {
-    callback: (_err, m) => {
-      if (m.subject.startsWith('$JS.EVENT.')) return;
-      if (m.subject.startsWith('$JS.API.CONSUMER.INFO.')) {
-        if (m.reply) probes.add(m.reply);
-        return;
-      }
-      if (probes.delete(m.subject)) return;
-      count++;
-    },
-  });
-  try {
-    await admin.flush();
-    await fn();
-    // Whatever was published before this round trip has reached the subscription.
-    await admin.flush();
-    return count;
-  } finally {
-    await admin.close();
-  }
-}
 
 async function measureLog(js, jsm) {
   await jsm.streams.add({ name: 'BENCH_RAW', subjects: ['bench.raw.>'], storage: 'file' });
@@ -161,7 +133,8 @@ async function main() {
       fs.writeFileSync(path.join(__dirname, '..', 'bench', 'results-scale.md'), `# Scale results\n\nProduced by \`npm run bench -- --scale\`.\n\n\`\`\`\n${lines.join('\n')}\n\`\`\`\n`);
       return;
     }
-    const logLines = await measureLog(js, jsm);
+    const messagesOnly = process.argv.includes('--messages');
+    const logLines = messagesOnly ? [] : await measureLog(js, jsm);
 
     const runledger = await startRunledger({ nats, nc, jsm });
     cleanup.push(() => runledger.stop());
@@ -173,17 +146,34 @@ async function main() {
     await runledger.settle();
     const before = await runledger.logMessages();
     // 100 requests at c16 after the warm-up, counted until the ledger has chained them (steady state).
-    const steady = (system, prefix) => countMessages(nats, async () => {
-      await inFlight(100, 16, (i) => system.run({ request_id: `${prefix}-${i}`, user_id: `bench-user-${i % 50}`, message: `add task steady ${i}` }));
-      await system.settle();
-    });
-    const messagesPerRequest = { runledger: (await steady(runledger, 'steady')) / 100 };
+    const cpu = {};
+    const steady = async (system, prefix) => {
+      const cpuBefore = cpuSeconds(system.pids());
+      const counted = await countMessages(nats, async () => {
+        await inFlight(100, 16, (i) => system.run({ request_id: `${prefix}-${i}`, user_id: `bench-user-${i % 50}`, message: `add task steady ${i}` }));
+        await system.settle();
+      });
+      cpu[prefix] = ((cpuSeconds(system.pids()) - cpuBefore) * 1000) / 100;
+      return counted;
+    };
+    const counted = { runledger: await steady(runledger, 'steady') };
+    const messagesPerRequest = { runledger: counted.runledger.total / 100 };
     const commitsPerRequest = ((await runledger.logMessages()) - before) / 100;
 
     const floor = await startFloor({ nats, nc, jsm });
     cleanup.push(() => floor.stop());
     await floor.settle();
-    messagesPerRequest.floor = (await steady(floor, 'floor-steady')) / 100;
+    counted.floor = await steady(floor, 'floor-steady');
+    messagesPerRequest.floor = counted.floor.total / 100;
+    if (messagesOnly) {
+      process.stdout.write([
+        `Runledger messages per request — ${new Date().toISOString()} — 100 requests at c16 after the warm-up, counted until the ledger has chained them`,
+        `log messages (commits) appended per request: ${commitsPerRequest.toFixed(1)}`,
+        `CPU per request of these 100 (all processes, the machine's load included): Runledger ${cpu.steady.toFixed(1)} ms, Transport floor ${cpu['floor-steady'].toFixed(1)} ms`,
+        '', 'Runledger:', ...breakdownLines(counted.runledger, 100), '', 'Transport floor:', ...breakdownLines(counted.floor, 100), '',
+      ].join('\n'));
+      return;
+    }
     const systems = [
       { key: 'runledger', name: 'Runledger (sustained)', durable: true, ...runledger },
       { key: 'floor', name: 'Transport floor (sustained)', reference: true, durable: false, ...floor },
