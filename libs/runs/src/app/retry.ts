@@ -38,15 +38,21 @@ export const RETRY = {
   none: noRetry,
 } as const satisfies Record<string, RetryPolicy>;
 
+/** What `retrying` ends with: the last attempt's result and how many attempts were made (for the caller's message). */
+export interface Retried<T> {
+  result: T;
+  attempts: number;
+}
+
 /**
  * Runs `attempt` until `settled` accepts its result or the policy gives up (then the last result is returned:
  * a failure the caller records, not an exception). Retryability is a field of the result, never a guess.
  */
-export async function retrying<T>(policy: RetryPolicy, attempt: (n: number) => Promise<T>, settled: (result: T) => boolean, sleep: (ms: number) => Promise<void> = timerSleep): Promise<T> {
+export async function retrying<T>(policy: RetryPolicy, attempt: (n: number) => Promise<T>, settled: (result: T) => boolean, sleep: (ms: number) => Promise<void> = timerSleep): Promise<Retried<T>> {
   for (let n = 0; ; n++) {
     const result = await attempt(n);
     const delay = settled(result) ? undefined : policy(n);
-    if (delay === undefined) return result;
+    if (delay === undefined) return { result, attempts: n + 1 };
     await sleep(delay);
   }
 }

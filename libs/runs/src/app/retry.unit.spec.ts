@@ -7,13 +7,13 @@ describe('One retry mechanism (issue 7: retries go through one mechanism)', () =
     const paused: number[] = [];
     const attempts: number[] = [];
     const out = await retrying(retryDelays([1_000, 3_000]), async (n) => (attempts.push(n), { ok: false, retryable: true }), (r) => r.ok || !r.retryable, async (ms) => void paused.push(ms));
-    expect({ out, attempts, paused }).toEqual({ out: { ok: false, retryable: true }, attempts: [0, 1, 2], paused: [1_000, 3_000] });
+    expect({ out, attempts, paused }).toEqual({ out: { result: { ok: false, retryable: true }, attempts: 3 }, attempts: [0, 1, 2], paused: [1_000, 3_000] });
   });
 
   it('retryability is a field of the result: a non-retryable failure or a success ends at once', async () => {
     const attempts: number[] = [];
-    await retrying(retryDelays([1]), async (n) => (attempts.push(n), { ok: false, retryable: false }), (r) => r.ok || !r.retryable, noSleep);
-    expect(attempts).toEqual([0]);
+    const out = await retrying(retryDelays([1]), async (n) => (attempts.push(n), { ok: false, retryable: false }), (r) => r.ok || !r.retryable, noSleep);
+    expect({ attempts, made: out.attempts }).toEqual({ attempts: [0], made: 1 });
   });
 
   it('policies: fixed pauses, a bounded number of equal pauses, capped doubling', () => {

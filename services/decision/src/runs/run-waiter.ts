@@ -4,16 +4,18 @@ import { RUNTIME, ServiceRuntime } from '@runledger/messaging';
 import { RunRepository, TERMINAL_TYPES } from '@runledger/runs';
 
 /** How often a run is looked at when the log has no live feed (a log created before it; see LIVE_RUN_PREFIX). */
-const POLL_WITHOUT_FEED_MS = 250;
+export const POLL_WITHOUT_FEED_MS = 250;
 
 /**
- * Waits for a run to reach a terminal event. The log republishes every run event it has stored on the run's live
- * subject (LIVE_RUN_PREFIX): a terminal event heard there is committed, so it is the outcome, with no read. The
- * log is also read right after subscribing, so an outcome recorded earlier (a repeated request) is not missed;
- * the caller gets that read too (`lastAtStart`: a request checks its id against it). A run whose id is new (drawn
- * at random for this request) cannot have been recorded earlier: no read. On a log without the live feed the run's
- * last event is looked at every POLL_WITHOUT_FEED_MS instead (a run's terminal event is its last: the lifecycle
- * admits nothing after it).
+ * Waits for a run to reach a terminal event, driven by events, with one timeout and no loop. The log republishes
+ * every run event it has stored on the run's live subject (LIVE_RUN_PREFIX): a terminal event heard there is
+ * committed, so it is the outcome, with no read (one whose body does not decode is looked up instead). The log is
+ * also read right after subscribing, so an outcome recorded earlier (a repeated request) is not missed; the caller
+ * gets that read too (`lastAtStart`: a request checks its id against it). A run whose id is new (drawn at random for
+ * this request) cannot have been recorded earlier: no read. At the timeout the run is looked up once more (an
+ * outcome the feed lost while nats-server restarted is still found). On a log without the live feed the run's last
+ * event is looked at every POLL_WITHOUT_FEED_MS instead (a run's terminal event is its last: the lifecycle admits
+ * nothing after it). The first of these to find the terminal event settles the outcome; the rest are dropped.
  */
 @Injectable()
 export class RunWaiter {
@@ -24,44 +26,36 @@ export class RunWaiter {
     const log = this.runs.log;
     // The runs waited for are agent runs, decision's own (a run begun before issue 23 also ends on decision's subject).
     const live = await log.liveSubject(RunRepository.ref(runId, 'decision'));
-    const sub = live ? this.runtime.nc.subscribe(live) : null;
-    let timer: NodeJS.Timeout | undefined;
-    const cancel = () => {
-      if (timer) clearTimeout(timer);
-      sub?.unsubscribe();
+    let settle!: (outcome: StoredEvent | 'timeout') => void;
+    const outcome = new Promise<StoredEvent | 'timeout'>((resolve) => (settle = resolve));
+    let settled = false;
+    const finish = (found: StoredEvent | 'timeout' | null) => {
+      if (!found || settled) return;
+      settled = true;
+      cancel();
+      settle(found);
     };
     const terminal = (last: StoredEvent | null) => (last && TERMINAL_TYPES.has(last.type) ? last : null);
     // A read that fails while nats-server restarts is "not there yet", never a reason to give up (or to crash).
-    const lookedUp = async (): Promise<StoredEvent | null> => terminal(await this.last(runId).catch(() => null));
-    const heard = sub
-      ? (async function* () {
-        for await (const m of sub) {
-          if (eventTypesOf(m.headers).some((t) => TERMINAL_TYPES.has(t))) yield liveEvents(m).find((e) => TERMINAL_TYPES.has(e.type)) ?? null;
-        }
-      })()
-      : null;
-    const never = new Promise<never>(() => undefined);
-    // The next terminal event the feed carries (null: heard, but its body did not decode: look it up instead).
-    const next = (): Promise<StoredEvent | null> => (heard ? heard.next().then((r) => (r.done ? never : r.value)) : new Promise((r) => setTimeout(() => r(null), POLL_WITHOUT_FEED_MS)));
+    const lookUp = (): Promise<StoredEvent | null> => this.last(runId).then(terminal, () => null);
+    const lookedUp = () => void lookUp().then(finish);
+    const heard = (m: Parameters<typeof liveEvents>[0]) => {
+      if (!eventTypesOf(m.headers).some((t) => TERMINAL_TYPES.has(t))) return;
+      const event = liveEvents(m).find((e) => TERMINAL_TYPES.has(e.type));
+      if (!event) return lookedUp();
+      Promise.resolve(log.open(event)).then(finish, lookedUp);
+    };
+    const sub = live ? this.runtime.nc.subscribe(live, { callback: (_err, m) => heard(m) }) : null;
+    const poll = sub ? undefined : setInterval(lookedUp, POLL_WITHOUT_FEED_MS);
+    const timer = setTimeout(() => void lookUp().then((last) => finish(last ?? 'timeout')), timeoutMs);
+    const cancel = () => {
+      clearTimeout(timer);
+      clearInterval(poll);
+      sub?.unsubscribe();
+    };
     const lastAtStart = opts.newRun ? Promise.resolve(null) : this.last(runId);
-    const outcome = (async (): Promise<StoredEvent | 'timeout'> => {
-      const timedOut = new Promise<'timeout'>((resolve) => (timer = setTimeout(() => resolve('timeout'), timeoutMs)));
-      try {
-        const earlier = terminal(await lastAtStart.catch(() => null));
-        if (earlier) return earlier;
-        for (;;) {
-          const woke = await Promise.race([next(), timedOut]);
-          if (woke !== null && woke !== 'timeout') return log.open(woke);
-          const last = await lookedUp();
-          if (last) return last;
-          if (woke === 'timeout') return 'timeout';
-        }
-      } finally {
-        cancel();
-      }
-    })();
-    // The caller may never await the outcome (its inbox append failed): an outcome that rejects must not go unhandled.
-    outcome.catch(() => undefined);
+    // A failed read here is the caller's to see (it rejects lastAtStart); the wait goes on regardless.
+    lastAtStart.then((last) => finish(terminal(last)), () => undefined);
     return { outcome, cancel, lastAtStart };
   }
 
@@ -77,7 +71,7 @@ export class RunWaiter {
 }
 
 export interface RunWatch {
-  /** The run's terminal event once the log holds it, or 'timeout'. */
+  /** The run's terminal event once the log holds it, or 'timeout' (never settles once cancelled). */
   outcome: Promise<StoredEvent | 'timeout'>;
   cancel: () => void;
   /** The run's last event as the log held it just after subscribing (null for a new run); rejects if the read failed. */

@@ -48,10 +48,9 @@ export function stepRuntime(spec: AgentRunSpec, asOfDay: string, outputs: Readon
     async tool(lane, callId, toolName, parameters) {
       // A retryable failure (the tool's own dependency was down) is tried again as a new call with its own
       // tool_gateway run: a call's recorded outcome is final, so a retry cannot reuse its call id.
-      let attempts = 0;
-      const res = await retrying(
+      const { result: res, attempts } = await retrying(
         RETRY.toolAttempt,
-        (n) => (attempts++, call(n === 0 ? callId : `${callId}#${n + 1}`, toolName, parameters, lane)),
+        (n) => call(n === 0 ? callId : `${callId}#${n + 1}`, toolName, parameters, lane),
         (r) => r.status === 'ok' || r.status === 'denied' || !(r.error?.retryable ?? true),
       );
       if (res.status === 'ok') return res.result;
