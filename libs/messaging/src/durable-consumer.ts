@@ -1,4 +1,4 @@
-import { AckPolicy, DeliverPolicy, type JetStreamManager } from '@nats-io/jetstream';
+import { AckPolicy, DeliverPolicy, type JetStreamManager, type JsMsg } from '@nats-io/jetstream';
 import { jsErrorCode, LOG_STREAM } from '@runledger/event-log';
 import type { LogConsumerOptions } from './handlers';
 
@@ -11,21 +11,22 @@ export function redeliveryDelayMs(deliveryCount: number): number {
 }
 
 /**
- * Makes sure the durable consumer of a log handler exists with the settings its code asks for. A batch consumer
+ * Makes sure the durable consumer of a log handler exists with the settings its code asks for, and says its ack policy. A batch consumer
  * handles in log order, so an ack settles every event before it too (AckPolicy.All: a batch acked in order is settled
  * up to its last ack that arrived); a consumer created before keeps its ack policy (the server cannot change it). Settings
  * that can change in place (ack wait, max ack pending) follow the code instead of being frozen at first creation.
  */
-export async function ensureDurable(jsm: JetStreamManager, filterSubject: string, opts: LogConsumerOptions, ackWaitMs: number): Promise<void> {
+export async function ensureDurable(jsm: JetStreamManager, filterSubject: string, opts: LogConsumerOptions, ackWaitMs: number): Promise<AckPolicy> {
   const tunable = { ack_wait: ackWaitMs * 1_000_000, max_ack_pending: Math.max(64, (opts.concurrency ?? 1) * 4, (opts.batch ?? 0) * 2) };
   const existing = await durableInfo(jsm, opts.durable);
   if (!existing) {
     // Only the bootstrap may create it where the permissions table holds (provisionDurable); a test's own bus may.
-    await jsm.consumers.add(LOG_STREAM, { ...pullDurable(opts.durable, filterSubject, Boolean(opts.batch)), ...tunable }).catch((err: unknown) => {
+    const created = pullDurable(opts.durable, filterSubject, Boolean(opts.batch));
+    await jsm.consumers.add(LOG_STREAM, { ...created, ...tunable }).catch((err: unknown) => {
       if (/permission/i.test(String((err as Error).message))) throw new Error(`durable consumer ${opts.durable} does not exist and this identity may not create it: run the bootstrap (npm start does) as the admin`);
       throw err;
     });
-    return;
+    return created.ack_policy;
   }
   if (existing.config.deliver_subject) throw new Error(`durable consumer ${opts.durable} pushes to ${existing.config.deliver_subject}: only a pull consumer is ours (the admin deletes it, the bootstrap creates it again)`);
   if (existing.config.ack_policy === AckPolicy.All && !opts.batch) throw new Error(`durable consumer ${opts.durable} acks all, which only a batch consumer (in log order) may: give it a new durable name`);
@@ -35,6 +36,7 @@ export async function ensureDurable(jsm: JetStreamManager, filterSubject: string
   if (existing.config.ack_wait !== tunable.ack_wait || existing.config.max_ack_pending !== tunable.max_ack_pending) {
     await jsm.consumers.update(LOG_STREAM, opts.durable, tunable);
   }
+  return existing.config.ack_policy;
 }
 
 /** A declared durable as the bootstrap creates it: pull (no deliver subject), the table's filter, every event. */
@@ -98,4 +100,20 @@ export async function unsettledRange(jsm: JetStreamManager, durable: string): Pr
   const info = await jsm.consumers.info(LOG_STREAM, durable);
   if (info.num_ack_pending === 0 || info.delivered.stream_seq <= info.ack_floor.stream_seq) return null;
   return { from: info.ack_floor.stream_seq + 1, to: info.delivered.stream_seq };
+}
+
+/**
+ * Settles a handled batch (issue 22: one ack per batch, not per delivery). On an ack-all consumer the ack of the
+ * batch's highest stream sequence settles every delivery up to it, the earlier ones included (nats-server drops each
+ * pending sequence at or below it); the other deliveries get no publish, so their reply subjects stay in nats-server's
+ * response bookkeeping of the owner until they expire (2 min), a map it prunes once a second. A consumer created
+ * before with explicit acks (the server cannot change a policy) gets one ack per delivery, in log order.
+ */
+export function settleBatch(handled: JsMsg[], ackAll: boolean): void {
+  if (!handled.length) return;
+  if (!ackAll) {
+    for (const m of handled) m.ack();
+    return;
+  }
+  handled.reduce((last, m) => (m.seq > last.seq ? m : last)).ack();
 }

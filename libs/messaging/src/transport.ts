@@ -1,7 +1,7 @@
 import { Logger } from '@nestjs/common';
 import { CustomTransportStrategy, MessageHandler, Server } from '@nestjs/microservices';
 import { Msg, NatsConnection, Subscription } from '@nats-io/transport-node';
-import { ConsumerMessages, JetStreamClient, JetStreamManager, JsMsg } from '@nats-io/jetstream';
+import { AckPolicy, ConsumerMessages, JetStreamClient, JetStreamManager, JsMsg } from '@nats-io/jetstream';
 import { lastValueFrom, isObservable } from 'rxjs';
 import { AppError, isWireError, toWireError, WireError } from '@runledger/kernel';
 import { EventLog, LOG_STREAM, aggregateRef, isBusFault, messageEvents, type StoredEvent } from '@runledger/event-log';
@@ -9,7 +9,7 @@ import { contextFromTraceparent, eventSpanAttributes, extractTraceContext, logSu
 import { decodeBounded, encodeJson, replyHeaders, REQUEST_ID_HEADER } from './codec';
 import { ConsumerLease } from './consumer-lease';
 import { ServiceHealth } from './health';
-import { ensureDurable, MAX_HANDLER_MS, redeliveryDelayMs, unsettledRange } from './durable-consumer';
+import { ensureDurable, MAX_HANDLER_MS, redeliveryDelayMs, settleBatch, unsettledRange } from './durable-consumer';
 import { HANDLER_KIND, LogConsumerOptions, MALFORMED_PAYLOAD, MAX_REQUEST_BYTES } from './handlers';
 
 export interface TransportDeps {
@@ -27,6 +27,8 @@ interface BatchOptions {
   durable: string;
   batch: number;
   lingerMs: number;
+  /** The consumer acks all (AckPolicy.All): one ack, the batch's last, settles the batch (see onLogBatch). */
+  ackAll: boolean;
   /** Events a previous holder was handed and never settled, handled before any delivery (see unsettled). */
   catchUp: CatchUp | null;
 }
@@ -189,7 +191,7 @@ export class RunledgerTransport extends Server implements CustomTransportStrateg
   private async bindLogConsumer(filterSubject: string, handler: MessageHandler, opts: LogConsumerOptions): Promise<void> {
     const ackWaitMs = opts.ackWaitMs ?? 30_000;
     const maxDeliver = opts.maxDeliver ?? 8;
-    await ensureDurable(this.deps.jsm, filterSubject, opts, ackWaitMs);
+    const ackAll = (await ensureDurable(this.deps.jsm, filterSubject, opts, ackWaitMs)) === AckPolicy.All;
     observeConsumerLag(opts.durable, async () => {
       const info = await this.deps.jsm.consumers.info(LOG_STREAM, opts.durable);
       return info.num_pending + info.num_ack_pending;
@@ -200,7 +202,7 @@ export class RunledgerTransport extends Server implements CustomTransportStrateg
       const unsettled = opts.batch ? await unsettledRange(this.deps.jsm, opts.durable) : null;
       const messages = await consumer.consume({ max_messages: Math.max(8, (opts.concurrency ?? 1) * 2, opts.batch ?? 0) });
       this.consumers.push(messages);
-      this.startHandling(messages, handler, opts, { maxDeliver, ackWaitMs, catchUp: unsettled && { filter: filterSubject, ...unsettled } });
+      this.startHandling(messages, handler, opts, { maxDeliver, ackWaitMs, ackAll, catchUp: unsettled && { filter: filterSubject, ...unsettled } });
       return () => messages.close().then(() => undefined, () => undefined);
     };
     if (!opts.exclusive) {
@@ -216,8 +218,8 @@ export class RunledgerTransport extends Server implements CustomTransportStrateg
     }, () => this.closing).catch((err: unknown) => this.log.error({ msg: 'consumer lease loop ended', durable: opts.durable, error: (err as Error).message }));
   }
 
-  private startHandling(messages: ConsumerMessages, handler: MessageHandler, opts: LogConsumerOptions, { maxDeliver, ackWaitMs, catchUp }: { maxDeliver: number; ackWaitMs: number; catchUp: CatchUp | null }): void {
-    if (opts.batch) return this.consumeBatches(messages, handler, { maxDeliver, durable: opts.durable, batch: opts.batch, lingerMs: opts.lingerMs ?? 0, catchUp });
+  private startHandling(messages: ConsumerMessages, handler: MessageHandler, opts: LogConsumerOptions, { maxDeliver, ackWaitMs, ackAll, catchUp }: { maxDeliver: number; ackWaitMs: number; ackAll: boolean; catchUp: CatchUp | null }): void {
+    if (opts.batch) return this.consumeBatches(messages, handler, { maxDeliver, durable: opts.durable, batch: opts.batch, lingerMs: opts.lingerMs ?? 0, ackAll, catchUp });
     const limit = Math.max(1, opts.concurrency ?? 1);
     const inFlight = new Set<Promise<void>>();
     void (async () => {
@@ -309,10 +311,10 @@ export class RunledgerTransport extends Server implements CustomTransportStrateg
       else ready.push({ m, events });
     }
     if (!ready.length) return;
-    // Every delivery is settled by exactly one publish to its reply subject, and none is sent before it: a batch
+    // A delivery is settled by at most one publish to its reply subject, and none is sent before it: a batch
     // consumer's owner may ack through its response permission (permissions.yaml `acks: responses`), which allows
-    // one publish per delivery and lets nats-server drop the delivery from its bookkeeping. So no progress
-    // heartbeats: a batch handler is idempotent, and one that outlives ack_wait sees the batch again.
+    // one publish per delivery. So no progress heartbeats: a batch handler is idempotent, and one that outlives
+    // ack_wait sees the batch again.
     try {
       // As in onLogMessage: handlers see events as producers wrote them (the log's codec opens sealed data).
       const events = await Promise.all(ready.flatMap((r) => r.events.map((e) => this.deps.log.open(e))));
@@ -323,8 +325,7 @@ export class RunledgerTransport extends Server implements CustomTransportStrateg
       for (const r of ready) await this.handleInPlace(handler, r.m, () => Promise.all(r.events.map((e) => this.deps.log.open(e))), opts);
       return;
     }
-    // In log order: with ack-all each ack also settles the ones before it.
-    for (const { m } of ready) m.ack();
+    settleBatch(ready.map((r) => r.m), opts.ackAll);
   }
 
   private async handleInPlace(handler: MessageHandler, m: JsMsg, opened: () => Promise<StoredEvent[]>, opts: { maxDeliver: number; durable: string }): Promise<void> {
