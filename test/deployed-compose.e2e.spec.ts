@@ -12,7 +12,7 @@ const IDENTITIES = ['AUDIT_LEDGER', 'DB_WRITE', 'DECISION', 'EXPORT', 'INTENT_CL
 
 /**
  * Issue 24, docker-compose.yml as `docker compose` reads it (YAML with merges, then interpolation of the whole file).
- * Containers of compose are not started here: its services need MongoDB, which this machine does not have.
+ * Its containers are run as declared in test/deployed-compose-run.e2e.spec.ts.
  */
 describe('Issue 24 docker-compose.yml as shipped', () => {
   it('Issue 24 compose: the README\'s `docker compose up jaeger` parses without a .env (no variable is required at parse time)', () => {

@@ -34,10 +34,10 @@ function entriesOf(obj) {
 }
 
 /**
- * The runtime stage of deploy/Dockerfile: WORKDIR, ENV (build args at their defaults), USER and CMD. Only the
+ * The runtime stage of deploy/Dockerfile: WORKDIR, ENV (build args as given, else at their defaults), USER and CMD. Only the
  * instructions the stage uses are understood; anything else that would change how a container starts is refused.
  */
-function imageFacts(dockerfile = path.join(ROOT, 'deploy', 'Dockerfile')) {
+function imageFacts(dockerfile = path.join(ROOT, 'deploy', 'Dockerfile'), buildArgs = {}) {
   const text = readFileSync(dockerfile, 'utf8').replace(/\\\n/g, ' ');
   const lines = text.split('\n').map((l) => l.trim()).filter((l) => l && !l.startsWith('#'));
   const stages = [];
@@ -52,7 +52,7 @@ function imageFacts(dockerfile = path.join(ROOT, 'deploy', 'Dockerfile')) {
   for (const line of stage) {
     const [, op, rest] = line.match(/^(\w+)\s+(.*)$/);
     switch (op.toUpperCase()) {
-      case 'ARG': { const [k, v = ''] = rest.split('='); args[k.trim()] = v.replace(/^"|"$/g, ''); break; }
+      case 'ARG': { const [k, v = ''] = rest.split('='); args[k.trim()] = buildArgs[k.trim()] ?? v.replace(/^"|"$/g, ''); break; }
       case 'ENV': for (const [, k, v] of rest.matchAll(/(\w+)=("[^"]*"|\S*)/g)) facts.env[k] = expand(v.replace(/^"|"$/g, '')); break;
       case 'WORKDIR': facts.workdir = path.posix.resolve(facts.workdir, rest); break;
       case 'USER': facts.user = rest; break;

@@ -41,11 +41,12 @@ class ClusterNetwork {
     const dir = mkdtempSync(path.join(os.tmpdir(), 'rl-cluster-'));
     const hosts = path.join(dir, 'hosts');
     writeFileSync(hosts, `127.0.0.1 localhost\n${ip} ${hostnames.join(' ')}\n`);
-    return new ClusterNetwork(holder, net, ip, hosts, dir, hostIf);
+    return new ClusterNetwork(holder, net, ip, hosts, dir, hostIf, hostIp);
   }
 
-  constructor(holder, net, ip, hosts, dir, hostIf) {
-    Object.assign(this, { holder, net, ip, hosts, dir, hostIf });
+  /** `hostIp`: the host's side of the veth pair (a server the test runs there is reachable from every pod). */
+  constructor(holder, net, ip, hosts, dir, hostIf, hostIp) {
+    Object.assign(this, { holder, net, ip, hosts, dir, hostIf, hostIp });
   }
 
   /**
@@ -164,6 +165,9 @@ function startContainer({ network, objects, pod, container, image = { ...imageFa
       args.push(mount.readOnly ? '--ro-bind' : '--bind', claim, dest);
     } else if (!volume) {
       throw new Error(`${container.name}: volume ${mount.name} is mounted but neither declared nor claimed`);
+    } else if (volume.hostPath) {
+      // A file or directory of the host (compose's bind mounts: `./deploy/nats/compose.conf:/etc/nats/nats.conf:ro`).
+      args.push(mount.readOnly ? '--ro-bind' : '--bind', volume.hostPath.path, dest);
     } else if (volume.emptyDir) {
       args.push('--tmpfs', dest);
       if (volume.emptyDir.sizeLimit) written.push(mount.mountPath);
@@ -189,6 +193,9 @@ function startContainer({ network, objects, pod, container, image = { ...imageFa
   }
   // Every mount point made: the root itself read-only from here on (readOnlyRootFilesystem).
   args.push('--remount-ro', '/');
+  // Capabilities as declared: a sandbox user 0 would keep the user namespace's full set unless they are dropped.
+  for (const cap of csc.capabilities?.drop ?? []) args.push('--cap-drop', cap === 'ALL' ? 'ALL' : `CAP_${cap}`);
+  for (const cap of csc.capabilities?.add ?? []) args.push('--cap-add', `CAP_${cap}`);
   const env = containerEnv(container, objects, pod, image);
   for (const [k, v] of Object.entries(env)) args.push('--setenv', k, v);
   args.push('--chdir', container.workingDir ?? image.workdir);
@@ -214,12 +221,28 @@ function startContainer({ network, objects, pod, container, image = { ...imageFa
       const pid = this.mainPid();
       if (pid) try { process.kill(pid, sig); } catch { /* gone */ }
     },
-    /** Kubernetes' termination: the preStop hook (run inside the container's namespaces), SIGTERM, SIGKILL after the grace period. */
+    /**
+     * A command run inside the running container (its namespaces, user, working directory and environment), as
+     * `docker exec` and an exec probe or hook run it. Resolves to { code, output }; a command past `timeoutMs` is killed.
+     */
+    exec(command, { timeoutMs = 30_000 } = {}) {
+      const pid = this.mainPid();
+      if (!pid) return Promise.resolve({ code: null, output: 'container not running' });
+      const envArgs = Object.entries(env).map(([k, v]) => `${k}=${v}`);
+      // With the container's capabilities: none when it dropped them all (a user 0 entering the namespace has all).
+      const dropped = (csc.capabilities?.drop ?? []).includes('ALL') ? ['setpriv', '--bounding-set=-all', '--inh-caps=-all', '--'] : [];
+      const run = spawn('nsenter', ['-t', String(pid), '-a', '-S', String(uid), '-G', String(gid), '-w', '--', ...dropped, 'env', '-i', ...envArgs, ...command], { stdio: ['ignore', 'pipe', 'pipe'] });
+      let out = '';
+      run.stdout.on('data', (c) => { out += c; });
+      run.stderr.on('data', (c) => { out += c; });
+      const timer = setTimeout(() => run.kill('SIGKILL'), timeoutMs);
+      return new Promise((resolve) => run.once('exit', (code) => { clearTimeout(timer); resolve({ code, output: out }); }));
+    },
+    /** Kubernetes' termination: the preStop hook (run inside the container), SIGTERM, SIGKILL after the grace period (0: at once, no hook). */
     async stop(graceMs = (spec.terminationGracePeriodSeconds ?? 30) * 1000) {
       if (child.exitCode !== null || child.signalCode !== null) return exited;
       const preStop = container.lifecycle?.preStop?.exec?.command;
-      const pid = this.mainPid();
-      if (preStop && pid) await new Promise((resolve) => spawn('nsenter', ['-t', String(pid), '-a', '--', ...preStop], { stdio: 'ignore' }).once('exit', resolve));
+      if (preStop && graceMs > 0) await this.exec(preStop, { timeoutMs: graceMs });
       this.signal('SIGTERM');
       const timer = setTimeout(() => { for (const p of descendants(child.pid).reverse()) { try { process.kill(p, 'SIGKILL'); } catch { /* gone */ } } }, graceMs);
       const res = await exited;
