@@ -28,10 +28,10 @@ export class RunWaiter {
     const live = await log.liveSubject(RunRepository.ref(runId, 'decision'));
     let settle!: (outcome: StoredEvent | 'timeout') => void;
     const outcome = new Promise<StoredEvent | 'timeout'>((resolve) => (settle = resolve));
-    let settled = false;
+    // Over once settled or cancelled: nothing heard or looked up afterwards settles it, and no look is scheduled.
+    let over = false;
     const finish = (found: StoredEvent | 'timeout' | null) => {
-      if (!found || settled) return;
-      settled = true;
+      if (!found || over) return;
       cancel();
       settle(found);
     };
@@ -46,11 +46,15 @@ export class RunWaiter {
       Promise.resolve(log.open(event)).then(finish, lookedUp);
     };
     const sub = live ? this.runtime.nc.subscribe(live, { callback: (_err, m) => heard(m) }) : null;
-    const poll = sub ? undefined : setInterval(lookedUp, POLL_WITHOUT_FEED_MS);
+    // Without the feed: the next look is scheduled once the last one answered (reads never pile up on a slow log).
+    let poll: NodeJS.Timeout | undefined;
+    const pollSoon = () => (poll = setTimeout(() => void lookUp().then((last) => (last ? finish(last) : over || pollSoon())), POLL_WITHOUT_FEED_MS));
+    if (!sub) pollSoon();
     const timer = setTimeout(() => void lookUp().then((last) => finish(last ?? 'timeout')), timeoutMs);
     const cancel = () => {
+      over = true;
       clearTimeout(timer);
-      clearInterval(poll);
+      clearTimeout(poll);
       sub?.unsubscribe();
     };
     const lastAtStart = opts.newRun ? Promise.resolve(null) : this.last(runId);

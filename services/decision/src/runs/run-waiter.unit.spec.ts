@@ -95,4 +95,16 @@ describe('Issue 21 RunWaiter: an event-driven wait for a run\'s terminal event, 
     await expect(watch.outcome).resolves.toMatchObject({ type: 'RunCompleted' });
     expect(log.reads).toBe(3);
   });
+
+  it('a cancelled watch (its inbox append failed) never settles and looks no more', async () => {
+    jest.useFakeTimers();
+    const { w, log, unsubscribed } = waiter({ feed: false });
+    const watch = await w.watch(RUN, 5_000, { newRun: true });
+    watch.cancel();
+    log.last = event('RunCompleted');
+    jest.advanceTimersByTime(10_000);
+    await flush();
+    expect(await Promise.race([watch.outcome, Promise.resolve('pending')])).toBe('pending');
+    expect([log.reads, unsubscribed.n]).toEqual([0, 0]);
+  });
 });
