@@ -5,9 +5,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { ConcurrencyError, EventLog } from '@runledger/event-log';
-import { Bus } from '@runledger/messaging';
-import { LoadedRun, ownerOfKind, RunEvent, RunRepository, TERMINAL_TYPES } from '@runledger/runs';
-import { RunResolver } from '../services/decision/src/resolver/run-resolver';
+import { LoadedRun, ownerOfKind, RunControl, RunEvent, RunRepository, TERMINAL_TYPES } from '@runledger/runs';
 import { TestStack } from './support/stack';
 
 jest.setTimeout(300_000);
@@ -21,7 +19,8 @@ describe('Issue 10 resolver (rl.runs.resolve): runs left open that nobody carrie
   let repoOf: (kind: string) => RunRepository;
   beforeAll(async () => {
     stack = await TestStack.start({
-      services: ['decision', 'audit-ledger'],
+      // Issue 23: each choke-point run is resolved by its owner, on decision's request (rl.runs.control.<owner>).
+      services: ['decision', 'audit-ledger', 'tool-gateway', 'db-write'],
       // Sweeps only when asked; a run under an ended root counts as abandoned after 1 s without events.
       env: { RL_RESOLVER_INTERVAL_MS: '0', RL_RESOLVER_GRACE_MS: '1000' },
     });
@@ -85,7 +84,9 @@ describe('Issue 10 resolver (rl.runs.resolve): runs left open that nobody carrie
     });
     const dw3Events = await stack.runEvents(dw3);
     expect(dw3Events.map((e) => e.type).slice(3)).toEqual(['DbWriteAudited', 'RunResolved', 'RunFailed']);
-    expect(dw3Events.find((e) => e.type === 'RunResolved')?.data).toMatchObject({ resolved_by: 'decision/run-resolver', outcome: 'failed' });
+    // Issue 23: ended by its owner on decision's request, never appended by decision.
+    expect(dw3Events.find((e) => e.type === 'RunResolved')?.data).toMatchObject({ resolved_by: 'db-write/run-resolver', outcome: 'failed' });
+    expect(new Set(dw3Events.map((e) => e.metadata.producer))).toEqual(new Set(['db-write']));
     expect(dw3Events.at(-1)?.data).toMatchObject({ error: { error_code: 'RUN.ABANDONED' } });
     // The carried tree is untouched.
     for (const id of [live, liveChild]) expect((await stack.runEvents(id)).some((e) => TERMINAL_TYPES.has(e.type))).toBe(false);
@@ -103,16 +104,12 @@ describe('Issue 10 resolver (rl.runs.resolve): runs left open that nobody carrie
     expect({ ok: r.ok, code: r.body.code }).toEqual({ ok: false, code: 'REQUEST.INVALID' });
   });
 
-  it('Issue 10 resolver: never races a live worker: a worker that advances the run while the resolver decides wins, one terminal event', async () => {
+  it('Issue 10 resolver: never races a live worker: a worker that advances the run while its owner decides the resolution wins, one terminal event', async () => {
     const root = randomUUID();
     const tg = randomUUID();
     await record(tg, root, 'tool_gateway', root, [], { tool_name: 'add_task', call_id: 'call-1' });
     await record(root, root, 'agent', undefined, [call('call-1', tg), { type: 'RunFailed', data: { error: { error_code: 'TOOL.FAILED', message: 'cut short', retryable: false } } }]);
-    await stack.waitFor(async () => {
-      const r = await stack.request<{ runs: { run_id: string }[] }>('rl.runs.list', { root_run_id: root }, 30_000);
-      return r.ok && r.body.runs.length === 2;
-    }, 60_000);
-    // The gateway's worker finishes the call right after the resolver has read the run, before it appends.
+    // The gateway's worker finishes the call right after the owner's resolution has read the run, before it appends.
     let raced = false;
     const racing = new (class extends RunRepository {
       override async load(runId: string): Promise<LoadedRun> {
@@ -123,17 +120,42 @@ describe('Issue 10 resolver (rl.runs.resolve): runs left open that nobody carrie
         }
         return loaded;
       }
-    })(stack.log);
-    const resolver = new RunResolver(racing, new Bus(stack.nc), { now: () => new Date() }, { idleMs: 3_600_000, graceMs: 0, intervalMs: 0 });
-    // A sweep that could not list the open runs (the index not answering in time) is simply repeated.
-    const sweep = await stack.waitFor(() => resolver.sweep(3_600_000, 'test').catch(() => null), 120_000);
+    })(repoOf('tool_gateway').log);
+    // What tool-gateway runs on decision's resolve_abandoned (rl.runs.control.tool-gateway).
+    const answer = await new RunControl(racing, 'tool-gateway', { now: () => new Date() }).handle({ type: 'resolve_abandoned', command_id: 'race', run_id: tg, idle_ms: 3_600_000, grace_ms: 0 });
     expect(raced).toBe(true);
-    expect(sweep.resolved.map((r) => r.run_id)).not.toContain(tg);
-    expect(sweep.left_to_worker).toBeGreaterThanOrEqual(1);
+    expect(answer).toMatchObject({ run_id: tg, outcome: 'left', status: 'completed' });
     const events = await stack.runEvents(tg);
     expect(events.filter((e) => TERMINAL_TYPES.has(e.type)).map((e) => e.type)).toEqual(['RunCompleted']);
     expect(events.some((e) => e.type === 'RunResolved')).toBe(false);
-    // And a direct append on a stale version is refused the same way (the mechanism the resolver rests on).
+    // And a direct append on a stale version is refused the same way (the mechanism the resolution rests on).
     await expect(repoOf('tool_gateway').append({ run_id: tg, run_kind: 'tool_gateway', root_run_id: root }, [{ type: 'RunFailed', data: { error: { error_code: 'RUN.ABANDONED', message: 'x', retryable: false } } }], { expectedVersion: 3, commandId: `${tg}:stale` })).rejects.toBeInstanceOf(ConcurrencyError);
+  });
+
+  it('Issue 23 resolver: a run whose owner is down is left open (counted left to its worker) and resolved by the next sweep once the owner is back', async () => {
+    const root = randomUUID();
+    const tg = randomUUID();
+    await record(tg, root, 'tool_gateway', root, [], { tool_name: 'add_task', call_id: 'call-1' });
+    await record(root, root, 'agent', undefined, [call('call-1', tg), { type: 'RunFailed', data: { error: { error_code: 'TOOL.FAILED', message: 'cut short', retryable: false } } }]);
+    await stack.waitFor(async () => {
+      const r = await stack.request<{ runs: { run_id: string }[] }>('rl.runs.list', { root_run_id: root }, 30_000);
+      return r.ok && r.body.runs.length === 2;
+    }, 60_000);
+    // The run is abandoned once quiet for the grace period (RL_RESOLVER_GRACE_MS 1 s: its root has ended).
+    const last = Date.parse((await stack.runEvents(tg)).at(-1)!.metadata.recorded_at);
+    await stack.waitFor(async () => Date.now() - last > 1_500, 10_000);
+    await stack.kill('tool-gateway');
+    try {
+      // The sweep asks tool-gateway, which is not there: the run is left for the next sweep, the sweep goes on.
+      const down = await resolveNow();
+      expect(down.left_to_worker).toBeGreaterThanOrEqual(1);
+      expect(down.resolved.map((r) => r.run_id)).not.toContain(tg);
+      expect((await stack.runEvents(tg)).some((e) => TERMINAL_TYPES.has(e.type))).toBe(false);
+    } finally {
+      await stack.startService('tool-gateway');
+    }
+    const resolved = await stack.waitFor(async () => (await resolveNow()).resolved.find((r) => r.run_id === tg), 60_000);
+    expect(resolved).toMatchObject({ outcome: 'failed', basis: 'nothing recorded' });
+    expect((await stack.runEvents(tg)).filter((e) => e.type === 'RunResolved').map((e) => e.metadata.producer)).toEqual(['tool-gateway']);
   });
 });

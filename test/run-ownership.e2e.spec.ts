@@ -115,10 +115,55 @@ describe('Issue 23 runs appendable only by their owner', () => {
     expect(coverage.code).not.toBe(0);
   });
 
-  it('Issue 23 producer mismatch: decision (which may append a cancel request or a resolution to any run) appends a RunCompleted to tool-gateway\'s run → the run is forged, named by audit verify', async () => {
+  /** An open run of `kind` as its owner writes it (created, authorised, started), under its owner's name. */
+  const openRunOf = async (owner: 'tool-gateway' | 'export', kind: 'tool_gateway' | 'export'): Promise<string> => {
+    const runId = randomUUID();
+    const pin = (task.events[0].data as { policy_versions: { lanes: string; roles: string } }).policy_versions;
+    const run = { run_id: runId, root_run_id: task.runId, parent_run_id: task.runId };
+    await (await logAs(owner)).append({ kind: 'run', id: runId, subject: runSubject(owner, runId) }, [
+      { type: 'RunCreated', data: { ...run, run_kind: kind, agent_name: 'task-assistant', contract_version: 'v1', policy_versions: pin, input_artifacts: [], parameters: {}, request_hash_sha256: createHash('sha256').update(runId).digest('hex') }, metadata: run },
+      { type: 'AuthzDecided', data: { decision: 'allow', policy_versions: pin }, metadata: run },
+      { type: 'RunStarted', data: {}, metadata: run },
+    ], { commandId: `open-${runId}`, expectedVersion: 0 });
+    return runId;
+  };
+  const cancelAsOperator = async (runId: string) => {
+    const msg = await (await as('operator')).request('rl.runs.cancel', encodeJson({ run_id: runId, reason: 'drill', requested_by: 'operator' }), { timeout: 40_000 });
+    return decodeReply(msg.data, msg.headers);
+  };
+
+  it.each(['tool-gateway', 'db-write', 'promotion', 'export'])('Issue 23 no control: decision\'s identity publishing on a %s run subject is refused by the bus, the run unchanged', async (owner) => {
+    const runId = owner === 'tool-gateway' ? toolRunId : randomUUID();
+    const before = owner === 'tool-gateway' ? (await stack.runEvents(runId)).length : 0;
+    await expect(rawAppendAs('decision', runSubject(owner as 'tool-gateway', runId))).rejects.toThrow(REFUSED);
+    if (owner === 'tool-gateway') expect(await stack.runEvents(runId)).toHaveLength(before);
+    else expect(await logHasSubject(runSubject(owner as 'tool-gateway', runId))).toBe(false);
+  });
+
+  it('Issue 23 no control: rl.runs.control.<owner> may be sent by decision only, the operator and the other services are refused', async () => {
+    for (const identity of ['operator', 'caller', 'tool-gateway', 'db-write', 'promotion', 'export', 'audit-ledger']) {
+      await expect((await as(identity)).request('rl.runs.control.tool-gateway', encodeJson({ command_id: 'x', type: 'cancel_request', run_id: toolRunId }), { timeout: 10_000 })).rejects.toThrow(REFUSED);
+    }
+  });
+
+  it('Issue 23 the owner ends its own runs on request: rl.runs.cancel of a tool-gateway run is recorded by tool-gateway on its own subject; asked again it is answered the same, nothing recorded twice', async () => {
+    const runId = await openRunOf('tool-gateway', 'tool_gateway');
+    const first = await cancelAsOperator(runId);
+    expect(first).toMatchObject({ ok: true, body: { run_id: runId, outcome: 'requested', status: 'running' } });
+    expect(await cancelAsOperator(runId)).toMatchObject({ ok: true, body: { outcome: 'requested' } });
+    const asked = (await stack.runEvents(runId)).filter((e) => e.type === 'RunCancelRequested');
+    expect(asked.map((e) => ({ subject: e.subject, producer: e.metadata.producer, data: e.data }))).toEqual([{ subject: runSubject('tool-gateway', runId), producer: 'tool-gateway', data: { reason: 'drill', requested_by: 'operator' } }]);
+    expect((await runsGet(runId)).ok).toBe(true);
+    // An ended run is answered as ended by its owner.
+    expect(await cancelAsOperator(toolRunId)).toMatchObject({ ok: true, body: { run_id: toolRunId, outcome: 'already_ended', status: 'completed' } });
+  });
+
+  it('Issue 23 recorded history: an event decision wrote on tool-gateway\'s run before the bus refused it, other than a cancel request or resolution (a RunCompleted), makes the run forged, named by audit verify', async () => {
     const tool = (await stack.runEvents(toolRunId))[0];
     const run = { run_id: toolRunId, root_run_id: tool.metadata.root_run_id, parent_run_id: task.runId };
-    await (await logAs('decision')).append({ kind: 'run', id: toolRunId, subject: runSubject('tool-gateway', toolRunId) }, [
+    // The bootstrap identity writes what decision could write before: the reader rule is what is tested.
+    const before = new EventLog(jetstream(stack.nc), await jetstreamManager(stack.nc), { producer: 'decision', clock: { now: () => new Date() } });
+    await before.append({ kind: 'run', id: toolRunId, subject: runSubject('tool-gateway', toolRunId) }, [
       { type: 'RunCompleted', data: { output_artifacts: [] }, metadata: run },
     ], { commandId: `mismatch-${toolRunId}` });
     const got = await runsGet(toolRunId);
@@ -126,5 +171,23 @@ describe('Issue 23 runs appendable only by their owner', () => {
     await expect(stack.runEvents(toolRunId)).rejects.toThrow(/RunCompleted produced by "decision" on tool-gateway's run/);
     const verdict = await verdictNaming(toolRunId);
     expect(verdict.stdout).toMatch(/forged_run/);
+  });
+
+  it('Issue 23 owner down: rl.runs.cancel of an export run while export is stopped answers DEPENDENCY.DOWN and records nothing; once export is back the cancel is recorded by export', async () => {
+    const runId = await openRunOf('export', 'export');
+    await stack.kill('export');
+    try {
+      const down = await cancelAsOperator(runId);
+      expect(down.ok ? null : down.error.code).toBe('DEPENDENCY.DOWN');
+      expect((await stack.runEvents(runId)).some((e) => e.type === 'RunCancelRequested')).toBe(false);
+    } finally {
+      await stack.startService('export');
+    }
+    const up = await stack.waitFor(async () => {
+      const r = await cancelAsOperator(runId);
+      return r.ok ? r : null;
+    }, 60_000);
+    expect(up.body).toMatchObject({ outcome: 'requested' });
+    expect((await stack.runEvents(runId)).filter((e) => e.type === 'RunCancelRequested').map((e) => e.metadata.producer)).toEqual(['export']);
   });
 });

@@ -53,20 +53,27 @@ function streamReadApi(stream) {
   ];
 }
 
+/** `rl.log.run.{owner}.{run_id}` as `identity`'s own: its name for the first `{param}`, the rest wildcards. */
+const ownName = (address, identity) => toWildcard(address.replace(/\{[^}]+\}/, identity));
+
 /**
  * The log subjects of one table entry an identity may append on. `append: self` with `owners`: each owner only under its
- * own name (the first `{param}` of the address), so the subject says who wrote it; `control`: these may append under
- * every owner's name (what readers accept from them there is checked by the readers).
+ * own name (the first `{param}` of the address), and nobody else under it, so the subject says who wrote it.
  */
 function logAppendSubjects(address, rule, identity) {
-  if ((rule.control ?? []).includes(identity)) return [toWildcard(address)];
-  if (rule.append === 'self') return (rule.owners ?? []).includes(identity) ? [toWildcard(address.replace(/\{[^}]+\}/, identity))] : [];
+  if (rule.append === 'self') return (rule.owners ?? []).includes(identity) ? [ownName(address, identity)] : [];
   return (rule.append ?? []).includes(identity) ? [toWildcard(address)] : [];
 }
 
-/** Who may append on a log subject entry: its appenders, or its owners and controllers. */
+/** Who may append on a log subject entry: its appenders, or its owners. */
 function logAppenders(rule) {
-  return rule.append === 'self' ? [...(rule.owners ?? []), ...(rule.control ?? [])] : (rule.append ?? []);
+  return rule.append === 'self' ? (rule.owners ?? []) : (rule.append ?? []);
+}
+
+/** Whether `identity` serves a request entry: named, or `self` (every service, or only the entry's `owners`) under its own name. */
+function servesRequest(table, rule, identity) {
+  if (rule.serve !== 'self') return rule.serve === identity;
+  return table.services.includes(identity) && (!rule.owners || rule.owners.includes(identity));
 }
 
 /**
@@ -81,8 +88,8 @@ function permissionsFor(table, identity) {
   const sub = new Set([`${inboxPrefix(identity)}.>`]);
   let serves = false;
   for (const [address, rule] of Object.entries(table.requests)) {
-    if (rule.serve === identity || (rule.serve === 'self' && table.services.includes(identity))) {
-      sub.add(rule.serve === 'self' ? address.replace(/\{[^}]+\}/, identity) : toWildcard(address));
+    if (servesRequest(table, rule, identity)) {
+      sub.add(rule.serve === 'self' ? ownName(address, identity) : toWildcard(address));
       serves = true;
     }
     // `{caller}`: the caller's own name, so the subject a request comes on says who sent it (permissions.yaml).
@@ -168,7 +175,8 @@ function checkAgainstAsyncApi(table, asyncapiDoc) {
   for (const s of channels) if (!tableSubjects.has(s)) problems.push(`asyncapi.yaml channel ${s} has no entry in deploy/nats/permissions.yaml`);
   for (const [address, rule] of Object.entries(table.requests)) {
     const known = [...identities(table), 'self'];
-    for (const who of [rule.serve, ...(rule.call ?? [])]) if (!known.includes(who)) problems.push(`permissions.yaml ${address}: unknown identity ${who}`);
+    for (const who of [rule.serve, ...(rule.call ?? []), ...(rule.owners ?? [])]) if (!known.includes(who)) problems.push(`permissions.yaml ${address}: unknown identity ${who}`);
+    if (rule.owners && rule.serve !== 'self') problems.push(`permissions.yaml ${address}: owners needs serve: self`);
   }
   for (const [address, rule] of Object.entries(table.log.subjects)) {
     if (rule.append === 'self' && !/^[^{]*\{[^}]+\}/.test(address)) problems.push(`permissions.yaml ${address}: append: self needs a {param} for the owner's name`);

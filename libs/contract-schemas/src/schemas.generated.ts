@@ -117,31 +117,33 @@ import s112 from '../../../proto-contracts/schemas/proposals/validation-error.sc
 import s113 from '../../../proto-contracts/schemas/runs/event-envelope.schema.json';
 import s114 from '../../../proto-contracts/schemas/runs/run-cancel-request.schema.json';
 import s115 from '../../../proto-contracts/schemas/runs/run-cancel-result.schema.json';
-import s116 from '../../../proto-contracts/schemas/runs/run-fork-request.schema.json';
-import s117 from '../../../proto-contracts/schemas/runs/run-fork-result.schema.json';
-import s118 from '../../../proto-contracts/schemas/runs/run-query.schema.json';
-import s119 from '../../../proto-contracts/schemas/runs/run-summary.schema.json';
-import s120 from '../../../proto-contracts/schemas/runs/runs-list-request.schema.json';
-import s121 from '../../../proto-contracts/schemas/runs/runs-list-result.schema.json';
-import s122 from '../../../proto-contracts/schemas/runs/runs-resolve-request.schema.json';
-import s123 from '../../../proto-contracts/schemas/runs/runs-resolve-result.schema.json';
-import s124 from '../../../proto-contracts/schemas/runs/sealed-value.schema.json';
-import s125 from '../../../proto-contracts/schemas/runtime/db-read-request.schema.json';
-import s126 from '../../../proto-contracts/schemas/runtime/db-result.schema.json';
-import s127 from '../../../proto-contracts/schemas/runtime/db-write-request.schema.json';
-import s128 from '../../../proto-contracts/schemas/runtime/governance-scope.schema.json';
-import s129 from '../../../proto-contracts/schemas/runtime/run-error.schema.json';
-import s130 from '../../../proto-contracts/schemas/runtime/tool-invocation-result.schema.json';
-import s131 from '../../../proto-contracts/schemas/runtime/tool-invocation.schema.json';
-import s132 from '../../../proto-contracts/schemas/runtime/transcription-result.schema.json';
-import s133 from '../../../proto-contracts/schemas/sessions/session-get-request.schema.json';
-import s134 from '../../../proto-contracts/schemas/sessions/session-reply.schema.json';
-import s135 from '../../../proto-contracts/schemas/sessions/session-start-request.schema.json';
-import s136 from '../../../proto-contracts/schemas/sessions/tool-list-reply.schema.json';
-import s137 from '../../../proto-contracts/schemas/task-assistant/agent-decision-reply.schema.json';
-import s138 from '../../../proto-contracts/schemas/task-assistant/classify-intent-request.schema.json';
-import s139 from '../../../proto-contracts/schemas/task-assistant/decision-context.schema.json';
-import s140 from '../../../proto-contracts/schemas/task-assistant/user-intent.schema.json';
+import s116 from '../../../proto-contracts/schemas/runs/run-control-request.schema.json';
+import s117 from '../../../proto-contracts/schemas/runs/run-control-result.schema.json';
+import s118 from '../../../proto-contracts/schemas/runs/run-fork-request.schema.json';
+import s119 from '../../../proto-contracts/schemas/runs/run-fork-result.schema.json';
+import s120 from '../../../proto-contracts/schemas/runs/run-query.schema.json';
+import s121 from '../../../proto-contracts/schemas/runs/run-summary.schema.json';
+import s122 from '../../../proto-contracts/schemas/runs/runs-list-request.schema.json';
+import s123 from '../../../proto-contracts/schemas/runs/runs-list-result.schema.json';
+import s124 from '../../../proto-contracts/schemas/runs/runs-resolve-request.schema.json';
+import s125 from '../../../proto-contracts/schemas/runs/runs-resolve-result.schema.json';
+import s126 from '../../../proto-contracts/schemas/runs/sealed-value.schema.json';
+import s127 from '../../../proto-contracts/schemas/runtime/db-read-request.schema.json';
+import s128 from '../../../proto-contracts/schemas/runtime/db-result.schema.json';
+import s129 from '../../../proto-contracts/schemas/runtime/db-write-request.schema.json';
+import s130 from '../../../proto-contracts/schemas/runtime/governance-scope.schema.json';
+import s131 from '../../../proto-contracts/schemas/runtime/run-error.schema.json';
+import s132 from '../../../proto-contracts/schemas/runtime/tool-invocation-result.schema.json';
+import s133 from '../../../proto-contracts/schemas/runtime/tool-invocation.schema.json';
+import s134 from '../../../proto-contracts/schemas/runtime/transcription-result.schema.json';
+import s135 from '../../../proto-contracts/schemas/sessions/session-get-request.schema.json';
+import s136 from '../../../proto-contracts/schemas/sessions/session-reply.schema.json';
+import s137 from '../../../proto-contracts/schemas/sessions/session-start-request.schema.json';
+import s138 from '../../../proto-contracts/schemas/sessions/tool-list-reply.schema.json';
+import s139 from '../../../proto-contracts/schemas/task-assistant/agent-decision-reply.schema.json';
+import s140 from '../../../proto-contracts/schemas/task-assistant/classify-intent-request.schema.json';
+import s141 from '../../../proto-contracts/schemas/task-assistant/decision-context.schema.json';
+import s142 from '../../../proto-contracts/schemas/task-assistant/user-intent.schema.json';
 
 /** Every contract schema with its path under proto-contracts/ (the key of a schema that has no $id). */
 export const CONTRACT_SCHEMAS: ReadonlyArray<{ readonly path: string; readonly schema: object }> = [
@@ -261,29 +263,31 @@ export const CONTRACT_SCHEMAS: ReadonlyArray<{ readonly path: string; readonly s
   { path: 'schemas/runs/event-envelope.schema.json', schema: s113 },
   { path: 'schemas/runs/run-cancel-request.schema.json', schema: s114 },
   { path: 'schemas/runs/run-cancel-result.schema.json', schema: s115 },
-  { path: 'schemas/runs/run-fork-request.schema.json', schema: s116 },
-  { path: 'schemas/runs/run-fork-result.schema.json', schema: s117 },
-  { path: 'schemas/runs/run-query.schema.json', schema: s118 },
-  { path: 'schemas/runs/run-summary.schema.json', schema: s119 },
-  { path: 'schemas/runs/runs-list-request.schema.json', schema: s120 },
-  { path: 'schemas/runs/runs-list-result.schema.json', schema: s121 },
-  { path: 'schemas/runs/runs-resolve-request.schema.json', schema: s122 },
-  { path: 'schemas/runs/runs-resolve-result.schema.json', schema: s123 },
-  { path: 'schemas/runs/sealed-value.schema.json', schema: s124 },
-  { path: 'schemas/runtime/db-read-request.schema.json', schema: s125 },
-  { path: 'schemas/runtime/db-result.schema.json', schema: s126 },
-  { path: 'schemas/runtime/db-write-request.schema.json', schema: s127 },
-  { path: 'schemas/runtime/governance-scope.schema.json', schema: s128 },
-  { path: 'schemas/runtime/run-error.schema.json', schema: s129 },
-  { path: 'schemas/runtime/tool-invocation-result.schema.json', schema: s130 },
-  { path: 'schemas/runtime/tool-invocation.schema.json', schema: s131 },
-  { path: 'schemas/runtime/transcription-result.schema.json', schema: s132 },
-  { path: 'schemas/sessions/session-get-request.schema.json', schema: s133 },
-  { path: 'schemas/sessions/session-reply.schema.json', schema: s134 },
-  { path: 'schemas/sessions/session-start-request.schema.json', schema: s135 },
-  { path: 'schemas/sessions/tool-list-reply.schema.json', schema: s136 },
-  { path: 'schemas/task-assistant/agent-decision-reply.schema.json', schema: s137 },
-  { path: 'schemas/task-assistant/classify-intent-request.schema.json', schema: s138 },
-  { path: 'schemas/task-assistant/decision-context.schema.json', schema: s139 },
-  { path: 'schemas/task-assistant/user-intent.schema.json', schema: s140 },
+  { path: 'schemas/runs/run-control-request.schema.json', schema: s116 },
+  { path: 'schemas/runs/run-control-result.schema.json', schema: s117 },
+  { path: 'schemas/runs/run-fork-request.schema.json', schema: s118 },
+  { path: 'schemas/runs/run-fork-result.schema.json', schema: s119 },
+  { path: 'schemas/runs/run-query.schema.json', schema: s120 },
+  { path: 'schemas/runs/run-summary.schema.json', schema: s121 },
+  { path: 'schemas/runs/runs-list-request.schema.json', schema: s122 },
+  { path: 'schemas/runs/runs-list-result.schema.json', schema: s123 },
+  { path: 'schemas/runs/runs-resolve-request.schema.json', schema: s124 },
+  { path: 'schemas/runs/runs-resolve-result.schema.json', schema: s125 },
+  { path: 'schemas/runs/sealed-value.schema.json', schema: s126 },
+  { path: 'schemas/runtime/db-read-request.schema.json', schema: s127 },
+  { path: 'schemas/runtime/db-result.schema.json', schema: s128 },
+  { path: 'schemas/runtime/db-write-request.schema.json', schema: s129 },
+  { path: 'schemas/runtime/governance-scope.schema.json', schema: s130 },
+  { path: 'schemas/runtime/run-error.schema.json', schema: s131 },
+  { path: 'schemas/runtime/tool-invocation-result.schema.json', schema: s132 },
+  { path: 'schemas/runtime/tool-invocation.schema.json', schema: s133 },
+  { path: 'schemas/runtime/transcription-result.schema.json', schema: s134 },
+  { path: 'schemas/sessions/session-get-request.schema.json', schema: s135 },
+  { path: 'schemas/sessions/session-reply.schema.json', schema: s136 },
+  { path: 'schemas/sessions/session-start-request.schema.json', schema: s137 },
+  { path: 'schemas/sessions/tool-list-reply.schema.json', schema: s138 },
+  { path: 'schemas/task-assistant/agent-decision-reply.schema.json', schema: s139 },
+  { path: 'schemas/task-assistant/classify-intent-request.schema.json', schema: s140 },
+  { path: 'schemas/task-assistant/decision-context.schema.json', schema: s141 },
+  { path: 'schemas/task-assistant/user-intent.schema.json', schema: s142 },
 ];

@@ -45,6 +45,18 @@ describe('Issue 9 permissions table', () => {
     }
   });
 
+  it('Issue 23 owner ends its own runs: no identity may append under another owner\'s run subject (decision included); decision may only ask each owner on rl.runs.control.<owner>, which each serves on its own name', () => {
+    const owners = ['decision', 'tool-gateway', 'db-write', 'promotion', 'export'];
+    for (const id of permissions.identities(table)) {
+      const runAppends = perms(id).publish.allow.filter((s) => s.startsWith('rl.log.run.'));
+      expect(runAppends).toEqual(owners.includes(id) ? [`rl.log.run.${id}.*`] : []);
+    }
+    const controllers = permissions.identities(table).filter((id: string) => perms(id).publish.allow.some((s) => s.startsWith('rl.runs.control.')));
+    expect(controllers).toEqual(['decision']);
+    for (const owner of owners.filter((o) => o !== 'decision')) expect(perms(owner).subscribe.allow.filter((s: string) => s.startsWith('rl.runs.control.'))).toEqual([`rl.runs.control.${owner}`]);
+    expect(perms('decision').subscribe.allow.filter((s: string) => s.startsWith('rl.runs.control.'))).toEqual([]);
+  });
+
   it('Issue 9 inboxes: every identity may subscribe to its own inbox prefix only, never _INBOX.> or another\'s', () => {
     for (const id of permissions.identities(table)) {
       const inboxes = perms(id).subscribe.allow.filter((s) => s.startsWith('_INBOX'));

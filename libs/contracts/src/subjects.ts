@@ -18,6 +18,8 @@ export const SUBJECTS = {
   runsCancel: 'rl.runs.cancel',
   runsFork: 'rl.runs.fork',
   runsResolve: 'rl.runs.resolve',
+  /** Issue 23: decision asks a run's owner (tool-gateway, db-write, promotion, export) to cancel or resolve one of its runs. */
+  runsControl: (owner: string) => `rl.runs.control.${owner}`,
   deadLettersList: 'rl.deadletters.list',
   deadLettersRetry: 'rl.deadletters.retry',
   intentClassify: 'rl.intent.classify',

@@ -3,6 +3,7 @@ import type { DocumentStore } from '@runledger/document-store';
 import { DOCUMENT_STORE, sealedDocumentStoreProvider, MessagingModule, ServiceRuntime } from '@runledger/messaging';
 import { CALLER_GRANTS, loadCallerGrants, PolicyCatalog } from '@runledger/policy-catalog';
 import { CallerVerifier, RunRepository } from '@runledger/runs';
+import { runControlController } from '@runledger/service-clients';
 import { DbWriteService } from './app/db-write.service';
 import { ARTIFACT_STORE, ArtifactStore } from './artifacts/artifact-store';
 import { artifactStoreProvider } from './artifacts/artifact-store.provider';
@@ -22,7 +23,7 @@ export class DbWriteModule implements OnApplicationShutdown {
     return {
       module: DbWriteModule,
       imports: [MessagingModule.forRuntime(runtime)],
-      controllers: [DbController, ArtifactsController, IngestController],
+      controllers: [DbController, ArtifactsController, IngestController, runControlController('db-write')],
       providers: [
         DbWriteService,
         ArtifactsService,

@@ -2,7 +2,7 @@ import { DynamicModule, Module } from '@nestjs/common';
 import { MessagingModule, ServiceRuntime } from '@runledger/messaging';
 import { PolicyCatalog } from '@runledger/policy-catalog';
 import { CallerVerifier, RunRepository } from '@runledger/runs';
-import { ArtifactClient } from '@runledger/service-clients';
+import { ArtifactClient, runControlController } from '@runledger/service-clients';
 import { ExportService } from './app/export.service';
 import { ExportController } from './transport/export.controller';
 
@@ -15,7 +15,7 @@ export class ExportModule {
     return {
       module: ExportModule,
       imports: [MessagingModule.forRuntime(runtime)],
-      controllers: [ExportController],
+      controllers: [ExportController, runControlController('export')],
       providers: [
         ExportService,
         ArtifactClient,

@@ -3,7 +3,7 @@ import type { DocumentStore } from '@runledger/document-store';
 import { DOCUMENT_STORE, sealedDocumentStoreProvider, MessagingModule, ServiceRuntime } from '@runledger/messaging';
 import { PolicyCatalog } from '@runledger/policy-catalog';
 import { CallerVerifier, RunRepository } from '@runledger/runs';
-import { ArtifactClient } from '@runledger/service-clients';
+import { ArtifactClient, runControlController } from '@runledger/service-clients';
 import { CaseSourcesReader, SCREEN_LIMITS } from './app/case-sources';
 import { PromotionTickets } from './app/promotion-tickets';
 import { PromotionService } from './app/promotion.service';
@@ -21,7 +21,7 @@ export class PromotionModule implements OnApplicationShutdown {
     return {
       module: PromotionModule,
       imports: [MessagingModule.forRuntime(runtime)],
-      controllers: [PromotionController],
+      controllers: [PromotionController, runControlController('promotion')],
       providers: [
         PromotionService,
         CaseSourcesReader,

@@ -2,6 +2,7 @@ import { DynamicModule, Logger, Module } from '@nestjs/common';
 import { MessagingModule, ServiceRuntime } from '@runledger/messaging';
 import { PolicyCatalog } from '@runledger/policy-catalog';
 import { CallerVerifier, RunRepository } from '@runledger/runs';
+import { runControlController } from '@runledger/service-clients';
 import { GATEWAY_LIMITS, TOOL_REGISTRY, ToolGatewayService } from './app/tool-gateway.service';
 import { limitsFromEnv } from './app/limits';
 import { buildToolRegistry } from './tools';
@@ -33,7 +34,7 @@ export class ToolGatewayModule {
     return {
       module: ToolGatewayModule,
       imports: [MessagingModule.forRuntime(runtime)],
-      controllers: [ToolController, ToolListController],
+      controllers: [ToolController, ToolListController, runControlController('tool-gateway')],
       providers: [
         ToolGatewayService, BrowserShutdown,
         { provide: PolicyCatalog, useValue: policies },

@@ -1,6 +1,6 @@
 import { Type } from 'class-transformer';
-import { IsBoolean, IsIn, IsInt, IsISO8601, IsNotEmpty, IsOptional, IsString, IsUUID, Matches, Max, MaxLength, Min, MinLength, ValidateNested } from 'class-validator';
-import type { DeadLetterRetryRequest, RunCancelRequest, RunForkRequest, RunsListRequest, RunsResolveRequest } from '../generated';
+import { ArrayMaxSize, IsArray, IsBoolean, IsIn, IsInt, IsISO8601, IsNotEmpty, IsOptional, IsString, IsUUID, Matches, Max, MaxLength, Min, MinLength, ValidateNested } from 'class-validator';
+import type { DeadLetterRetryRequest, RunCancelRequest, RunControlRequest, RunForkRequest, RunsListRequest, RunsResolveRequest } from '../generated';
 
 export const RUN_STATUSES = ['created', 'authorized', 'running', 'completed', 'failed', 'denied', 'cancelled'] as const;
 
@@ -45,6 +45,18 @@ export class RunForkRequestDto implements RunForkRequest {
 export class RunsResolveRequestDto implements RunsResolveRequest {
   @IsOptional() @IsInt() @Min(60_000) @Max(604_800_000) idle_ms?: number;
   @IsOptional() @IsString() @MaxLength(256) requested_by?: string;
+}
+
+/** rl.runs.control.<owner> (issue 23): decision asks a run's owner to cancel or resolve one of its runs. */
+export class RunControlRequestDto implements RunControlRequest {
+  @Matches(/^[A-Za-z0-9_.:@-]{1,128}$/) command_id!: string;
+  @IsIn(['cancel_request', 'resolve_abandoned']) type!: RunControlRequest['type'];
+  @IsUUID() run_id!: string;
+  @IsOptional() @IsString() @MaxLength(500) reason?: string;
+  @IsOptional() @IsString() @MaxLength(256) requested_by?: string;
+  @IsOptional() @IsInt() @Min(0) @Max(604_800_000) idle_ms?: number;
+  @IsOptional() @IsInt() @Min(0) @Max(604_800_000) grace_ms?: number;
+  @IsOptional() @IsArray() @ArrayMaxSize(1000) @IsUUID(undefined, { each: true }) child_run_ids?: string[];
 }
 
 export class DeadLettersListRequestDto {

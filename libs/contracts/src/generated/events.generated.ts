@@ -679,7 +679,7 @@ export interface ProposalRecordedData {
 }
 
 /**
- * Data of the RunCancelRequested event (appended by decision). An operator's or caller's cancel request; the run's worker answers it with RunCancelled.
+ * Data of the RunCancelRequested event (appended by the run's owner: decision, or the choke point on decision's rl.runs.control request; by decision on any run before issue 23). An operator's or caller's cancel request; the run's worker answers it with RunCancelled.
  */
 export interface RunCancelRequestedData {
   reason: string;
@@ -778,7 +778,7 @@ export interface RunFailedData {
 }
 
 /**
- * Data of the RunResolved event (appended by decision). The resolver ended an abandoned run: who, why and on what basis.
+ * Data of the RunResolved event (appended by the run's owner: decision for its own runs, the choke point for its runs on decision's rl.runs.control request; by decision on any run before issue 23). The resolver ended an abandoned run: who, why and on what basis.
  */
 export interface RunResolvedData {
   resolved_by: string;

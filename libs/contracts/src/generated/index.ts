@@ -168,6 +168,8 @@ export type {
   LogEvent,
   RunCancelRequest,
   RunCancelResult,
+  RunControlRequest,
+  RunControlResult,
   RunForkRequest,
   RunForkResult,
   RunQuery,

@@ -85,6 +85,54 @@ export interface RunCancelResult {
 }
 
 /**
+ * Sent by decision on rl.runs.control.<owner> (issue 23): asks the service that owns a run (tool-gateway, db-write, promotion, export) to end it on its own subject. The owner loads the run, decides with the run decider on its own log view and appends with the expected version; the same command_id is answered the same way. `cancel_request`: record RunCancelRequested (reason, requested_by). `resolve_abandoned`: end a run nobody carries any more with the outcome its log supports (the resolver's sweep: idle_ms, grace_ms, and the child runs the runs index lists).
+ */
+export interface RunControlRequest {
+  /**
+   * The command's id: its append's command id, so a retried command deduplicates.
+   */
+  command_id: string;
+  type: 'cancel_request' | 'resolve_abandoned';
+  run_id: string;
+  reason?: string;
+  /**
+   * Who asked decision (recorded in RunCancelRequested).
+   */
+  requested_by?: string;
+  /**
+   * resolve_abandoned: how long without an event makes the run abandoned.
+   */
+  idle_ms?: number;
+  /**
+   * resolve_abandoned: the shorter idle time once the run's root has ended.
+   */
+  grace_ms?: number;
+  /**
+   * resolve_abandoned: the run's children as the runs index lists them (read again from the log by the owner).
+   *
+   * @maxItems 1000
+   */
+  child_run_ids?: string[];
+}
+
+/**
+ * Reply of rl.runs.control.<owner>. cancel_request: `requested` (recorded, or recorded before) or `already_ended`. resolve_abandoned: `resolved` (with the outcome and its basis), `left` (carried: a live claim, not idle long enough, or a worker appended first), `not_open` (no open run to resolve).
+ */
+export interface RunControlResult {
+  run_id: string;
+  outcome: 'requested' | 'already_ended' | 'resolved' | 'left' | 'not_open';
+  /**
+   * The run's status when the reply was sent.
+   */
+  status: string;
+  resolution?: {
+    run_kind: string;
+    outcome: 'completed' | 'failed' | 'denied';
+    basis: string;
+  };
+}
+
+/**
  * Sent on rl.runs.fork: a new run of the source run's agent that restores the source's recorded step outputs up to and including `from_step` (read from the source's events, not copied) and executes the remaining steps under `policy_versions` (default: the current policy). The same `request_id` forks once: the fork's run id derives from it.
  */
 export interface RunForkRequest {

@@ -18,12 +18,11 @@ export const RUN_OWNERS = ['decision', 'tool-gateway', 'db-write', 'promotion', 
 export type RunOwner = (typeof RUN_OWNERS)[number];
 
 /**
- * The one service that may append to runs it does not own (permissions.yaml `control`), and only what it decides
- * about a run it supervises: an operator's or caller's cancel request, or the resolution of an abandoned run
- * (services/decision resolver: a commit holding RunResolved, with lifecycle events and audit records marked as its own:
- * isResolutionEvent). Both must be serialised with the owner's own appends (a resolution is a terminal
- * event that must never race the owner's), and nats-server 2.9 checks an expected sequence on one subject only:
- * so they are appended under the owner's subject, and readers check the producer of each.
+ * The service that, before issue 23 closed the right, could append to runs it does not own (permissions.yaml
+ * `control`): an operator's or caller's cancel request, or the resolution of an abandoned run (a commit holding
+ * RunResolved, with lifecycle events and audit records marked as its own: isResolutionEvent). The bus no longer lets it
+ * (each owner ends its own runs on decision's request, rl.runs.control.<owner>); readers still accept those two from
+ * it on another owner's run, so the logs written before read as they did, and nothing else.
  */
 export const RUN_CONTROLLER: RunOwner = 'decision';
 
@@ -116,7 +115,8 @@ interface RunTrack {
  * The ownership rules, fed commit by commit in log order (readers feed one run's, audit the whole log's). The run is
  * the earliest lawful creation under its id: a RunCreated on the subject of the service that may create that kind of
  * run, produced by it (a legacy-subject run continues on its kind's owner's subject). Every event of the run must be
- * its owner's, or the controller's cancel request or resolution; one that is not makes the run forged. Events under
+ * its owner's (or, in logs written before, the former controller's cancel request or resolution); one that is not makes
+ * the run forged. Events under
  * the id on any other subject are forgeries too, but never part of the run: another service cannot take a run over,
  * or hide it, by writing under its id on its own subject.
  */
@@ -155,7 +155,7 @@ export class OwnershipCheck {
     for (const e of events) {
       const producer = e.metadata.producer;
       if (producer === track.owner) continue;
-      // A resolution commit (services/decision resolver/domain/resolution.ts) ends the run with what its log supports.
+      // Written before issue 23: decision's cancel request, or its resolution commit (domain/resolution.ts).
       if (producer === RUN_CONTROLLER && (e.type === 'RunCancelRequested' || (resolution && isResolutionEvent(e)))) continue;
       track.foreign = { run_id: runId, subject: e.subject, seq: e.seq, reason: `${e.type} produced by ${JSON.stringify(producer)} on ${track.owner}'s run` };
       this.found.push(track.foreign);

@@ -28,7 +28,7 @@ describe('Issue 23: runs appendable only by their owner (run-ownership)', () => 
     expect(run.forgeries).toEqual([expect.objectContaining({ subject: s, reason: 'RunCompleted produced by "export" on decision\'s run' })]);
   });
 
-  it('the controller (decision) may add a cancel request or a resolution to another owner\'s run, nothing else', () => {
+  it('recorded history: decision\'s cancel request or resolution on another owner\'s run (written before the bus refused it) still reads, nothing else', () => {
     const s = runSubject('db-write', 'w1');
     const base = [created(s, 'db-write', 'db_write'), ev(s, 'RunCancelRequested', RUN_CONTROLLER)];
     expect(runOwnership(base).owner).toBe('db-write');
@@ -85,10 +85,12 @@ describe('Issue 23: runs appendable only by their owner (run-ownership)', () => 
 
   it('the owners of the permissions table are the owners of this table', () => {
     // eslint-disable-next-line @typescript-eslint/no-require-imports
-    const { loadTable } = require(path.join(__dirname, '../../../../scripts/lib/permissions.js')) as { loadTable(): { log: { subjects: Record<string, { owners?: string[]; control?: string[] }> } } };
+    const { loadTable } = require(path.join(__dirname, '../../../../scripts/lib/permissions.js')) as { loadTable(): { requests: Record<string, unknown>; log: { subjects: Record<string, { owners?: string[]; control?: string[] }> } } };
     const rule = loadTable().log.subjects['rl.log.run.{owner}.{run_id}'];
     expect([...(rule.owners ?? [])].sort()).toEqual([...RUN_OWNERS].sort());
-    expect(rule.control).toEqual([RUN_CONTROLLER]);
+    // Issue 23: nobody but the owner appends under its name; decision asks owners on rl.runs.control.{owner}.
+    expect(rule.control).toBeUndefined();
+    expect(loadTable().requests['rl.runs.control.{owner}']).toEqual({ serve: 'self', owners: RUN_OWNERS.filter((o) => o !== RUN_CONTROLLER), call: [RUN_CONTROLLER] });
     expect(new Set(Object.values(RUN_CREATORS))).toEqual(new Set(RUN_OWNERS));
   });
 });

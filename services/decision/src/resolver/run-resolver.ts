@@ -1,10 +1,9 @@
 import { Inject, Injectable, Logger, OnApplicationShutdown, OnApplicationBootstrap } from '@nestjs/common';
 import { RunsListRequest, RunsListResult, RunsResolveResult, RunSummary, SUBJECTS } from '@runledger/contracts';
-import { ConcurrencyError } from '@runledger/event-log';
 import { Clock, settingNumber } from '@runledger/kernel';
 import { Bus, CLOCK } from '@runledger/messaging';
-import { isTerminal, liveClaim, RunLifecycleViolation, RunRepository, RunSession } from '@runledger/runs';
-import { resolveAbandoned, runView, RunView } from './domain/resolution';
+import { resolveAbandonedRun, RunRepository, type AbandonedRunOutcome } from '@runledger/runs';
+import { RunControlClient } from '@runledger/service-clients';
 
 export const RESOLVER_SETTINGS = Symbol('RESOLVER_SETTINGS');
 
@@ -35,18 +34,23 @@ const DEPTH: Record<string, number> = { tool_gateway: 1, db_write: 2 };
 const OPEN_STATUSES: RunsListRequest['status'][] = ['created', 'authorized', 'running'];
 
 /**
- * Finds runs left open that no worker carries any more (idle past `idleMs`, listed by the runs index) and ends each
- * with the outcome its log supports (domain/resolution.ts). It never races a live worker into two terminal events:
- * it appends with the version it decided on, so a worker that advanced the run meanwhile wins and the run is left to it.
- * Two decision instances may sweep at once: the same command id and expected version make the second a no-op.
+ * Finds runs left open that no worker carries any more (idle past `idleMs`, listed by the runs index) and has each
+ * ended with the outcome its log supports (libs/runs resolveAbandonedRun), by its owner (issue 23: only the owner
+ * appends to its runs): decision's own runs here, every other owner's on rl.runs.control.<owner>, where the owner
+ * decides again on its own log view. It never races a live worker into two terminal events: the resolution is
+ * appended with the version it was decided on, so a worker that advanced the run meanwhile wins and the run is left
+ * to it. An owner that is down (DEPENDENCY.DOWN) leaves its run open for the next sweep.
  */
 @Injectable()
 export class RunResolver implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger('RunResolver');
+  private readonly control: RunControlClient;
   private timer?: NodeJS.Timeout;
   private sweeping?: Promise<SweepResult>;
 
-  constructor(private readonly runs: RunRepository, private readonly bus: Bus, @Inject(CLOCK) private readonly clock: Clock, @Inject(RESOLVER_SETTINGS) private readonly settings: ResolverSettings) {}
+  constructor(private readonly runs: RunRepository, private readonly bus: Bus, @Inject(CLOCK) private readonly clock: Clock, @Inject(RESOLVER_SETTINGS) private readonly settings: ResolverSettings) {
+    this.control = new RunControlClient(bus);
+  }
 
   onApplicationBootstrap(): void {
     if (this.settings.intervalMs <= 0) return;
@@ -77,52 +81,43 @@ export class RunResolver implements OnApplicationBootstrap, OnApplicationShutdow
     const idle = open.filter((r) => now - Date.parse(r.updated_at ?? r.created_at ?? '') >= Math.min(idleMs, this.settings.graceMs));
     idle.sort((a, b) => (DEPTH[a.run_kind ?? ''] ?? 0) - (DEPTH[b.run_kind ?? ''] ?? 0));
     const result: SweepResult = { open: open.length, resolved: [], left_to_worker: 0 };
+    const unreachable = new Set<string>();
     for (const row of idle) {
-      // A forged run, or one whose tree holds one (issue 23: not its owner's), is no run to resolve; audit verify names it.
-      const done = await this.resolve(row.run_id, idleMs).catch((err: unknown) => {
-        if ((err as { code?: string }).code === 'RUN.FORGED') return null;
+      const done = await this.resolve(row, idleMs).catch((err: unknown) => {
+        const code = (err as { code?: string }).code;
+        // A forged run, or one whose tree holds one (issue 23: not its owner's), is no run to resolve; audit verify names it.
+        if (code === 'RUN.FORGED') return null;
+        // Its owner is down or slow: the run stays open, and the next sweep asks again.
+        if (code === 'DEPENDENCY.DOWN' || code === 'RUN.TIMEOUT') {
+          unreachable.add(row.run_kind ?? '');
+          return 'left' as const;
+        }
         throw err;
       });
       if (done === 'left') result.left_to_worker++;
       else if (done) result.resolved.push(done);
     }
+    if (unreachable.size) this.logger.warn({ msg: 'run owners did not answer; their runs are left for the next sweep', run_kinds: [...unreachable] });
     if (result.resolved.length) this.logger.warn({ msg: 'resolved abandoned runs', requested_by: requestedBy, count: result.resolved.length, runs: result.resolved });
     return result;
   }
 
-  /** Decides on the log's own view of the run (the index only pointed at it) and appends on that version. */
-  private async resolve(runId: string, idleMs: number): Promise<ResolvedRun | 'left' | null> {
-    const { state, version, events } = await this.runs.load(runId);
-    if (!state.run || isTerminal(state)) return null;
-    // An effect whose claim's lease still holds is being executed by a live owner: it is carried, however quiet.
-    if (liveClaim(state, this.clock.now())) return 'left';
-    const idleFor = this.clock.now().getTime() - Date.parse(state.updated_at ?? '');
-    const parent = state.run.parent_run_id ? await this.view(state.run.parent_run_id) : undefined;
-    const rootEnded = state.run.root_run_id !== runId && isTerminal(parent?.run_id === state.run.root_run_id ? parent.state : (await this.runs.load(state.run.root_run_id)).state);
-    if (idleFor < (rootEnded ? Math.min(idleMs, this.settings.graceMs) : idleMs)) return 'left';
-    const view = runView(runId, state, events);
-    const childIds = (await this.list({ root_run_id: state.run.root_run_id })).filter((r) => r.parent_run_id === runId).map((r) => r.run_id);
-    const children = await Promise.all([...new Set([...childIds, ...state.child_run_ids])].map((id) => this.view(id)));
-    const why = rootEnded ? 'its root run has ended and nobody carries it' : 'nobody has carried it';
-    const resolution = resolveAbandoned(view, { parent, children }, `no event for ${Math.round(idleFor / 1000)} s; ${why}`);
-    if (!resolution) return null;
-    try {
-      await new RunSession(this.runs, state.run, state, version).decide({ type: 'Resolve', events: resolution.events }, 'resolved');
-    } catch (err) {
-      if (err instanceof ConcurrencyError) return 'left'; // a worker advanced the run: it is not abandoned
-      // A resolution the lifecycle refuses is a bug in it for this one run: logged, and the sweep goes on with the rest.
-      if (err instanceof RunLifecycleViolation) {
-        this.logger.error({ msg: 'resolution refused by the run lifecycle; run left open', run_id: runId, error: err.message });
-        return 'left';
-      }
-      throw err;
+  /** Has the run's owner decide on the log's own view of the run (the index only pointed at it) and append on that version. */
+  private async resolve(row: RunSummary, idleMs: number): Promise<ResolvedRun | 'left' | null> {
+    const owner = await this.runs.ownerOf(row.run_id);
+    if (!owner) {
+      await this.runs.events(row.run_id); // RUN.FORGED when forged
+      return null;
     }
-    return { run_id: runId, run_kind: state.run.run_kind, outcome: resolution.outcome, basis: resolution.basis };
-  }
-
-  private async view(runId: string): Promise<RunView> {
-    const { state, events } = await this.runs.load(runId);
-    return runView(runId, state, events);
+    const root = row.root_run_id ?? row.run_id;
+    const childRunIds = (await this.list({ root_run_id: root })).filter((r) => r.parent_run_id === row.run_id).map((r) => r.run_id);
+    const after = { idleMs, graceMs: this.settings.graceMs };
+    if (owner === 'decision') return outcomeOf(await resolveAbandonedRun(this.runs, row.run_id, { ...after, clock: this.clock, owner, childRunIds }));
+    // Decided on the version the owner reads: the same command twice is answered as it was the first time.
+    const { version } = await this.runs.load(row.run_id);
+    const answer = await this.control.send(owner, { type: 'resolve_abandoned', command_id: `resolve@${version}`, run_id: row.run_id, idle_ms: idleMs, grace_ms: this.settings.graceMs, child_run_ids: childRunIds });
+    if (answer.outcome === 'resolved' && answer.resolution) return { run_id: row.run_id, ...answer.resolution };
+    return answer.outcome === 'left' ? 'left' : null;
   }
 
   private async list(q: RunsListRequest): Promise<RunSummary[]> {
@@ -135,4 +130,8 @@ export class RunResolver implements OnApplicationBootstrap, OnApplicationShutdow
     } while (cursor);
     return rows;
   }
+}
+
+function outcomeOf(done: AbandonedRunOutcome): ResolvedRun | 'left' | null {
+  return done.outcome === 'resolved' ? done.resolved : done.outcome === 'left' ? 'left' : null;
 }

@@ -1,7 +1,11 @@
 import { foldEvents, recorded } from '@runledger/event-log';
 import { checkAuditCoverage } from '@runledger/governance';
-import { evolveRun, initialRunState, RunEvent } from '@runledger/runs';
-import { ABANDONED, RESOLVER, resolveAbandoned, runView, RunView } from './resolution';
+import type { RunEvent } from './run-events';
+import { evolveRun, initialRunState } from './run-state';
+import { ABANDONED, resolveAbandoned as resolveAs, resolverOf, runView, RunView } from './resolution';
+
+const RESOLVER = resolverOf('db-write');
+const resolveAbandoned = (run: RunView, around: Parameters<typeof resolveAs>[1], reason: string) => resolveAs(run, around, reason, RESOLVER);
 
 const pin = { lanes: 'l1', roles: 'r1' };
 const created = (run_id: string, run_kind: string, parent?: string, parameters: Record<string, unknown> = {}): RunEvent => ({

@@ -1,8 +1,14 @@
 import { REQUIRED_AUDIT_EVENTS, type RunKind } from '@runledger/governance';
-import { isTerminal, type RunError, type RunEvent, type RunState } from '@runledger/runs';
+import type { RunError, RunEvent } from './run-events';
+import { isTerminal, type RunState } from './run-state';
 
-/** Who resolves abandoned runs: recorded in every event the resolver appends. */
-export const RESOLVER = 'decision/run-resolver';
+/**
+ * Who resolves an abandoned run: its owner (issue 23: only the owner appends to its runs), on decision's sweep
+ * (services/decision resolver) or for its own runs; recorded in every event the resolution appends.
+ */
+export function resolverOf(owner: string): string {
+  return `${owner}/run-resolver`;
+}
 
 export const ABANDONED: RunError = {
   error_code: 'RUN.ABANDONED',
@@ -47,11 +53,11 @@ export interface Resolution {
  * The run's lifecycle is respected (an opening cut short is finished first: a run never started ran no effect),
  * the audit events its kind requires are added (marked as resolved), and a RunResolved event says who decided.
  */
-export function resolveAbandoned(run: RunView, around: RunNeighbourhood, reason: string): Resolution | null {
+export function resolveAbandoned(run: RunView, around: RunNeighbourhood, reason: string, resolver: string): Resolution | null {
   const s = run.state;
   if (!s.run || isTerminal(s)) return null;
   const kind = s.run.run_kind;
-  const resolved = { resolved_by: RESOLVER };
+  const resolved = { resolved_by: resolver };
   const note = (outcome: Resolution['outcome'], basis: string): RunEvent => ({ type: 'RunResolved', data: { ...resolved, reason, outcome, basis } });
 
   if (!s.authz) {
@@ -72,7 +78,7 @@ export function resolveAbandoned(run: RunView, around: RunNeighbourhood, reason:
     ? { type: 'RunFailed', data: { error: failure } }
     : { type: 'RunCompleted', data: { output_artifacts: [], ...(found?.call ? { result: { output: found.call.result, truncated: false } } : {}) } };
   const outcome = failure ? 'failed' : 'completed';
-  const audit = missingAudit(run, kind, failure ? 'failed' : 'ok', failure?.error_code);
+  const audit = missingAudit(run, kind, resolver, failure ? 'failed' : 'ok', failure?.error_code);
   return { outcome, basis, events: [...opening, ...audit, note(outcome, basis), terminal] };
 }
 
@@ -99,10 +105,10 @@ function recordedOutcome(run: RunView, kind: RunKind, around: RunNeighbourhood):
 }
 
 /** The audit events coverage requires of the run's kind that it lacks, recorded as the resolver's. */
-function missingAudit(run: RunView, kind: RunKind, status: 'ok' | 'failed', errorCode?: string): RunEvent[] {
+function missingAudit(run: RunView, kind: RunKind, resolver: string, status: 'ok' | 'failed', errorCode?: string): RunEvent[] {
   const created = run.state.run;
   const p = created?.parameters ?? {};
-  const base = { status, ...(errorCode ? { error_code: errorCode } : {}), resolved_by: RESOLVER };
+  const base = { status, ...(errorCode ? { error_code: errorCode } : {}), resolved_by: resolver };
   // What audit_event.schema.json requires of each type, from the run's own RunCreated.
   const effect = { lane: created?.lane ?? '', outcome: status === 'ok' ? 'success' : 'failure', request_hash_sha256: created?.request_hash_sha256 ?? '' };
   const present = new Set(run.types);
