@@ -6,6 +6,7 @@
  *   runs show  RUN_ID [--waterfall] [--json]                         the run, its child runs and their events (or bars)
  *   runs tail  [--agent A] [--case C] [--user U] [--failed] [--all] [--events] [--json]   follow runs live
  *   runs cancel RUN_ID [--reason TEXT] [--wait] [--json]              record a cancel; the worker stops the run
+ *   runs cancel --filter [list filters] [--reason TEXT] [--yes] [--json]  the open runs a filter matches (dry run first)
  *   runs fork  RUN_ID --from STEP_ID [--policy LANES/ROLES] [--request-id ID] [--wait] [--json]   rerun from a checkpoint
  */
 import { readFileSync } from 'node:fs';
@@ -19,6 +20,7 @@ import { ask, CliError, intFlag, json, parseArgs, ParsedArgs, runCommand, str, w
 import { textWaterfall } from './console/waterfall';
 import { tailRuns } from './runs-tail';
 import { fork, forkRequest } from './runs-fork';
+import { bulkCancel } from './runs-bulk-cli';
 
 /** The statuses a run can have, as the runs-list contract says (one place: its schema). */
 export const RUN_STATUSES: readonly string[] = (JSON.parse(readFileSync(join(__dirname, '..', '..', 'proto-contracts', 'schemas', 'runs', 'runs-list-request.schema.json'), 'utf8')) as { properties: { status: { enum: string[] } } }).properties.status.enum;
@@ -27,6 +29,7 @@ export const USAGE = `usage: runledger runs list [--text T] [--status S] [--agen
        runledger runs show RUN_ID [--waterfall] [--json]
        runledger runs tail [--agent A] [--case C] [--user U] [--failed] [--all] [--events] [--json]
        runledger runs cancel RUN_ID [--reason TEXT] [--wait] [--timeout SECONDS] [--json]
+       runledger runs cancel --filter [--text T] [--status S] [--agent A] [--case C] [--user U] [--kind K] [--since ISO] [--until ISO] [--failed] [--all] [--reason TEXT] [--yes] [--json]
        runledger runs fork RUN_ID --from STEP_ID [--policy LANES_VERSION/ROLES_VERSION] [--request-id ID] [--wait] [--timeout SECONDS] [--json]
        ${CONNECTION_USAGE}
   list     the runs index, newest first; --text: runs whose id, agent, kind, case, user, error code or error message
@@ -37,7 +40,9 @@ export const USAGE = `usage: runledger runs list [--text T] [--status S] [--agen
   show     the run, its child runs and their events: the message, intent and reply, durations, outcome, trace id;
            --waterfall: the run, its steps, tool calls and child runs as bars on one time axis instead of the events
   tail     follow runs live from the moment it is asked (--events: every event, not only starts and ends)
-  cancel   record a cancel; the worker ends the run at its next step (--wait: until it has, at most --timeout s)
+  cancel   record a cancel; the worker ends the run at its next step (--wait: until it has, at most --timeout s);
+           --filter: every open run the list filters match (at least one filter), one cancel each; without --yes
+           only counts them (a dry run), with --yes cancels them and prints how many were cancelled, had ended, refused
   fork     a new run of an ended top-level governed run that restores its steps up to and including STEP_ID (a
            StepCompleted of runs show) and executes the rest under --policy (default: the current versions); prints
            the fork's run id (--wait: and its outcome). The same --request-id forks once (default: a new fork)
@@ -47,7 +52,7 @@ const SPEC = {
   list: { valued: ['text', 'status', 'agent', 'case', 'user', 'kind', 'since', 'until', 'limit', 'cursor'], switches: ['failed', 'all', 'by-agent', 'json'] },
   show: { valued: [], switches: ['json', 'waterfall'] },
   tail: { valued: ['agent', 'case', 'user'], switches: ['failed', 'all', 'events', 'json'] },
-  cancel: { valued: ['reason', 'timeout'], switches: ['wait', 'json'] },
+  cancel: { valued: ['reason', 'timeout', 'text', 'status', 'agent', 'case', 'user', 'kind', 'since', 'until'], switches: ['wait', 'json', 'filter', 'yes', 'failed', 'all'] },
   fork: { valued: ['from', 'policy', 'request-id', 'timeout'], switches: ['wait', 'json'] },
 } as const;
 
@@ -61,7 +66,13 @@ export function main(args: string[]): Promise<number> {
       const request = listRequest(p); // a usage error is said before connecting
       return withConnection(p.conn, (nc) => list(nc, p, request));
     }
+    if (sub === 'cancel' && p.flags.has('filter')) {
+      return bulkCancel(p, listRequest(p), USAGE);
+    }
     if (sub === 'tail') return withConnection(p.conn, (nc) => tailRuns(nc, { agent: str(p, 'agent'), case: str(p, 'case'), user: str(p, 'user'), failed: p.flags.has('failed'), all: p.flags.has('all'), events: p.flags.has('events'), json: p.flags.has('json') }));
+    if (sub === 'cancel' && ['text', 'status', 'agent', 'case', 'user', 'kind', 'since', 'until', 'yes', 'failed', 'all'].some((f) => p.flags.has(f))) {
+      throw new CliError(`runs cancel takes filters only with --filter\n${USAGE}`, 2);
+    }
     const runId = p.positional[0];
     if (!runId || p.positional.length > 1) throw new CliError(`runs ${sub} takes one RUN_ID\n${USAGE}`, 2);
     if (sub === 'show') return withConnection(p.conn, (nc) => show(nc, runId, p.flags.has('json'), p.flags.has('waterfall')));

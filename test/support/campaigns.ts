@@ -9,6 +9,7 @@ import type { CampaignView } from '@runledger/contracts';
 import type { StoredEvent } from '@runledger/event-log';
 import { aggregateRef } from '@runledger/event-log';
 import { deterministicUuid } from '@runledger/kernel';
+import { decodeReply, encodeJson } from '@runledger/messaging';
 import type { TestStack } from './stack';
 
 export const CAMPAIGN_SERVICES = ['decision', 'tool-gateway', 'db-write', 'audit-ledger'];
@@ -19,14 +20,30 @@ export const itemIdOf = (campaignId: string, cycle: number) => deterministicUuid
 export const leadIdOf = (campaignId: string, index: number) => deterministicUuid('campaign-lead', campaignId, 'first', index);
 export const cycleRunOf = (campaignId: string, cycle: number) => deterministicUuid('campaign-cycle', campaignId, cycle);
 
+/**
+ * agents.campaign.<op>; `answer` as the operator identity, whose role in policy/operators.yaml decision checks
+ * (issue 25: the harness's own identity has none).
+ */
+async function ask<T>(stack: TestStack, op: string, body: unknown, timeoutMs: number): Promise<{ ok: boolean; body: T }> {
+  if (op !== 'answer') return stack.request<T>(`agents.campaign.${op}`, body, timeoutMs);
+  const nc = await stack.connectAs('operator');
+  try {
+    const msg = await nc.request(`agents.campaign.${op}`, encodeJson(body), { timeout: timeoutMs });
+    const decoded = decodeReply(msg.data, msg.headers);
+    return decoded.ok ? { ok: true, body: decoded.body as T } : { ok: false, body: decoded.error as unknown as T };
+  } finally {
+    await nc.close();
+  }
+}
+
 export async function call(stack: TestStack, op: string, body: unknown, timeoutMs = 60_000): Promise<CampaignView> {
-  const r = await stack.request<CampaignView>(`agents.campaign.${op}`, body, timeoutMs);
+  const r = await ask<CampaignView>(stack, op, body, timeoutMs);
   if (!r.ok) throw new Error(`agents.campaign.${op} failed: ${JSON.stringify(r.body)}`);
   return r.body;
 }
 
 export async function callError(stack: TestStack, op: string, body: unknown): Promise<{ code: string; message: string; details?: string[] }> {
-  const r = await stack.request<{ code: string; message: string; details?: string[] }>(`agents.campaign.${op}`, body, 60_000);
+  const r = await ask<{ code: string; message: string; details?: string[] }>(stack, op, body, 60_000);
   if (r.ok) throw new Error(`agents.campaign.${op} unexpectedly succeeded`);
   return r.body;
 }

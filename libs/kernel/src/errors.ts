@@ -50,6 +50,7 @@ export const ERROR_CODES = {
   'APPROVAL.NOT_FOUND': { retryable: false, message: 'No pending item with that id.' },
   'APPROVAL.ROLE_DENIED': { retryable: false, message: 'This role may not decide campaign items.' },
   'APPROVAL.EXPIRED': { retryable: false, message: 'The item expired; it will not be executed.' },
+  'OPERATOR.ACTION_NOT_GRANTED': { retryable: false, message: "The operator's role (policy/operators.yaml) does not grant this action." },
   'APPROVAL.ALREADY_DECIDED': { retryable: false, message: 'The item was already decided.' },
   'INTERNAL': { retryable: true, message: 'Something went wrong on our side.' },
 } as const;

@@ -75,6 +75,8 @@ export const SETTINGS = {
   TRANSCRIPTION_MODEL: textOr('whisper-1'),
   // db-write
   CALLER_GRANTS_FILE: text(),
+  // decision, audit-ledger: the operators' roles policy (default policy/operators.yaml)
+  OPERATOR_ROLES_FILE: text(),
   // promotion (defaults: the screen's own, in services/promotion)
   PROMOTION_MAX_CASE_RECORDS: { kind: 'number', min: 1 } as NumberSetting,
   PROMOTION_MAX_SCREEN_ARTIFACTS: { kind: 'number', min: 1 } as NumberSetting,

@@ -4,13 +4,15 @@ import { aggregateRef, EventLog } from '@runledger/event-log';
 import { loadPolicy, PolicyRegistry, PolicySet, PolicyVersions } from '@runledger/governance';
 import { AppError, settingText, sha256Hex } from '@runledger/kernel';
 
+export type PolicyFileName = 'lanes' | 'roles' | 'operators';
+
 /** Where the versioned policy files live; POLICY_DIR overrides (operators roll out a new version there). */
 export function defaultPolicyDir(env: NodeJS.ProcessEnv = process.env): string {
   return resolve(settingText('POLICY_DIR', env) ?? join(__dirname, '..', '..', '..', 'policy', 'contract-v1'));
 }
 
 interface PolicyFilePublished {
-  file: 'lanes' | 'roles';
+  file: PolicyFileName;
   version: string;
   yaml: string;
 }
@@ -31,8 +33,8 @@ export class PolicyCatalog {
     const lanesYaml = readFileSync(join(this.dir, 'lanes.yaml'), 'utf8');
     const rolesYaml = readFileSync(join(this.dir, 'roles.yaml'), 'utf8');
     this.current = this.registry.add(loadPolicy({ lanesYaml, rolesYaml }));
-    await this.publish('lanes', this.current.versions.lanes, lanesYaml);
-    await this.publish('roles', this.current.versions.roles, rolesYaml);
+    await publishPolicyFile(this.log, 'lanes', this.current.versions.lanes, lanesYaml);
+    await publishPolicyFile(this.log, 'roles', this.current.versions.roles, rolesYaml);
     return this.current;
   }
 
@@ -50,31 +52,40 @@ export class PolicyCatalog {
     return this.registry.add(loadPolicy({ lanesYaml: lanes, rolesYaml: roles }));
   }
 
-  private ref(file: 'lanes' | 'roles', version: string) {
-    // Versions contain dots; the subject token is a digest of the version name.
-    return aggregateRef('policy', `${file}-${sha256Hex(version).slice(0, 24)}`);
+  private readPublished(file: 'lanes' | 'roles', version: string): Promise<string | undefined> {
+    return readPublishedPolicyFile(this.log, file, version);
   }
+}
 
-  private async publish(file: 'lanes' | 'roles', version: string, yaml: string): Promise<void> {
-    const ref = this.ref(file, version);
-    const existing = await this.log.read(ref);
-    if (existing.some((e) => (e.data as PolicyFilePublished).yaml === yaml)) return;
-    if (existing.length > 0) {
-      // The registry refuses the same version with other content; the log keeps the first one published.
-      throw new AppError('POLICY.INVALID', `${file} version ${version} was published before with different content; bump the version.`);
-    }
-    await this.log.append(ref, [{ type: 'PolicyFilePublished', data: { file, version, yaml } satisfies PolicyFilePublished }], {
-      commandId: `policy:${file}:${version}:${sha256Hex(yaml)}`,
-      expectedVersion: 0,
-    }).catch(async (err) => {
-      // Another service published the same file first: fine if the content matches.
-      const again = await this.log.read(ref);
-      if (!again.some((e) => (e.data as PolicyFilePublished).yaml === yaml)) throw err;
-    });
-  }
+function policyRef(file: PolicyFileName, version: string) {
+  // Versions contain dots; the subject token is a digest of the version name.
+  return aggregateRef('policy', `${file}-${sha256Hex(version).slice(0, 24)}`);
+}
 
-  private async readPublished(file: 'lanes' | 'roles', version: string): Promise<string | undefined> {
-    const events = await this.log.read(this.ref(file, version));
-    return (events[0]?.data as PolicyFilePublished | undefined)?.yaml;
+/**
+ * Publishes one policy file version to the log (once); a version published before with other content is refused
+ * (POLICY.INVALID): versions are immutable, a change is a new version.
+ */
+export async function publishPolicyFile(log: EventLog, file: PolicyFileName, version: string, yaml: string): Promise<void> {
+  const ref = policyRef(file, version);
+  const existing = await log.read(ref);
+  if (existing.some((e) => (e.data as PolicyFilePublished).yaml === yaml)) return;
+  if (existing.length > 0) {
+    // The registry refuses the same version with other content; the log keeps the first one published.
+    throw new AppError('POLICY.INVALID', `${file} version ${version} was published before with different content; bump the version.`);
   }
+  await log.append(ref, [{ type: 'PolicyFilePublished', data: { file, version, yaml } satisfies PolicyFilePublished }], {
+    commandId: `policy:${file}:${version}:${sha256Hex(yaml)}`,
+    expectedVersion: 0,
+  }).catch(async (err) => {
+    // Another service published the same file first: fine if the content matches.
+    const again = await log.read(ref);
+    if (!again.some((e) => (e.data as PolicyFilePublished).yaml === yaml)) throw err;
+  });
+}
+
+/** The text of a published policy file version, if any. */
+export async function readPublishedPolicyFile(log: EventLog, file: PolicyFileName, version: string): Promise<string | undefined> {
+  const events = await log.read(policyRef(file, version));
+  return (events[0]?.data as PolicyFilePublished | undefined)?.yaml;
 }

@@ -10,12 +10,13 @@ import { SUBJECTS } from '../../../libs/contracts/src/subjects';
 import { answerItem, type Approver, type Decision, type PendingApproval, PendingApprovals } from '../approvals';
 import { ask } from '../operator';
 import { loadTree, type RunNode } from '../runs';
+import { type BulkCancelSummary, type BulkSelection, cancelEach, selectOpenRuns } from '../runs-bulk';
 
 export class ConsoleApi {
   /** Kept for the console's life: each approvals page reads only what the log added since the last. */
   private readonly approvals: PendingApprovals;
 
-  constructor(private readonly nc: NatsConnection, readonly approver: Approver) {
+  constructor(readonly nc: NatsConnection, readonly approver: Approver) {
     this.approvals = new PendingApprovals(nc);
   }
 
@@ -29,6 +30,16 @@ export class ConsoleApi {
 
   cancel(runId: string, reason: string | undefined): Promise<RunCancelResult> {
     return ask<RunCancelResult>(this.nc, SUBJECTS.runsCancel, { run_id: runId, requested_by: this.approver.id, ...(reason ? { reason } : {}) });
+  }
+
+  /** The open runs a filter matches (every page), for a bulk cancel. */
+  selectOpen(filter: RunsListRequest): Promise<BulkSelection> {
+    return selectOpenRuns(this.nc, filter);
+  }
+
+  /** One rl.runs.cancel per run, as this console's operator. */
+  cancelEach(runIds: string[], reason: string, matched: number): Promise<BulkCancelSummary> {
+    return cancelEach(this.nc, runIds, reason, this.approver.id, matched);
   }
 
   /** rl.runs.fork, waiting for the fork's outcome (the reply comes at its end, or with status running after decision's reply timeout). */

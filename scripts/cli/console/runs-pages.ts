@@ -7,6 +7,8 @@ import { exchangeOf, RUN_STATUSES, type RunNode } from '../runs';
 import type { ConsoleApi } from './api';
 import { duration, esc, hidden, json, page, postForm, table, traceLink } from './html';
 import { waterfall } from './waterfall';
+import { bulkCancelForm } from './bulk-pages';
+import { liveBlock } from './live';
 
 const TERMINAL = new Set(['completed', 'failed', 'denied', 'cancelled']);
 
@@ -51,20 +53,26 @@ function searchForm(q: URLSearchParams): string {
   const statuses = ['', ...RUN_STATUSES].map((s) => `<option value="${esc(s)}"${(q.get('status') ?? '') === s ? ' selected' : ''}>${esc(s || 'any')}</option>`).join('');
   return `<form id="search" method="get" action="/">${input('text', 'Text')}<label>Status <select name="status">${statuses}</select></label> ${input('agent', 'Agent')}${input('kind', 'Kind')}${input('case', 'Case')}${input('user', 'User')}
 <br>${input('since', 'From (UTC)', 'datetime-local')}${input('until', 'to (UTC)', 'datetime-local')}${check('failed', 'failed or denied only')}${check('all', 'child runs too')}
-<label>Page size <input type="number" name="limit" min="1" max="500" value="${esc(q.get('limit') ?? '50')}"></label> ${check('refresh', 'refresh every 5 s')}<button type="submit">Search</button></form>`;
+<label>Page size <input type="number" name="limit" min="1" max="500" value="${esc(q.get('limit') ?? '50')}"></label> <button type="submit">Search</button> <span class="note">(the results update live)</span></form>`;
 }
 
-export async function runsPage(api: ConsoleApi, q: URLSearchParams): Promise<string> {
+export async function runsPage(api: ConsoleApi, q: URLSearchParams, csrf: string, banner = ''): Promise<string> {
   const form = searchForm(q);
-  let request: RunsListRequest;
-  let found;
+  let results: string;
   try {
-    request = searchRequest(q);
-    found = await api.runs(request);
+    results = await runsResults(api, q);
   } catch (err) {
-    if (err instanceof CliError) return page('Runs', `${form}<p class="error" id="error">${esc(err.message)}</p>`);
+    if (err instanceof CliError) return page('Runs', `${banner}${form}<p class="error" id="error">${esc(err.message)}</p>`);
     throw err;
   }
+  const feed = new URLSearchParams(q);
+  feed.set('view', 'runs');
+  return page('Runs', `${banner}${form}${liveBlock(`/live?${feed.toString()}`, results)}${bulkCancelForm(q, csrf)}`);
+}
+
+/** The search's results (the live block of the runs page): counts, the page of runs, paging, per agent. */
+export async function runsResults(api: ConsoleApi, q: URLSearchParams): Promise<string> {
+  const found = await api.runs(searchRequest(q));
   const rows = found.runs.map((r) => [
     `<a href="/runs/${esc(r.run_id)}">${esc(r.run_id)}</a>`, esc(r.agent_name ?? '-'), esc(r.run_kind ?? '-'), `<span class="${esc(r.status)}">${esc(r.status)}</span>`,
     esc(time(r.created_at)), esc(duration(r.duration_ms)), esc(r.case_id ?? r.user_id ?? '-'), r.error_code ? `${esc(r.error_code)}: ${esc(r.error_message ?? '')}` : '',
@@ -74,10 +82,9 @@ export async function runsPage(api: ConsoleApi, q: URLSearchParams): Promise<str
   const first = q.get('cursor') ? `<a id="first" href="/?${esc(more.toString())}">first page</a> ` : '';
   if (found.next_cursor) more.set('cursor', found.next_cursor);
   const next = found.next_cursor ? `<a id="next" href="/?${esc(more.toString())}">next page</a>` : '';
-  const refresh = q.get('refresh') ? '<meta http-equiv="refresh" content="5">' : '';
   const agents = (found.by_agent ?? []).map((a) => [esc(a.agent_name ?? '-'), ...[a.runs, a.completed, a.failed, a.denied, a.cancelled, a.open].map(String), esc(duration(a.p50_ms)), esc(duration(a.p95_ms))]);
-  return page('Runs', `${refresh}${form}<p id="matched">${found.matched} matching run(s)</p>${table(['Run', 'Agent', 'Kind', 'Status', 'Created (UTC)', 'Duration', 'Case / user', 'Error'], rows, 'runs')}<p>${first}${next}</p>
-<h2>Matching runs per agent</h2>${table(['Agent', 'Runs', 'Completed', 'Failed', 'Denied', 'Cancelled', 'Open', 'p50', 'p95'], agents, 'per-agent')}`);
+  return `<p id="matched">${found.matched} matching run(s)</p>${table(['Run', 'Agent', 'Kind', 'Status', 'Created (UTC)', 'Duration', 'Case / user', 'Error'], rows, 'runs')}<p>${first}${next}</p>
+<h2>Matching runs per agent</h2>${table(['Agent', 'Runs', 'Completed', 'Failed', 'Denied', 'Cancelled', 'Open', 'p50', 'p95'], agents, 'per-agent')}`;
 }
 
 /** An ended run's duration from its own events, while the runs index has not folded its end yet. */
@@ -121,13 +128,25 @@ export async function runPage(api: ConsoleApi, runId: string, csrf: string, bann
     if (err instanceof CliError) return page('Run not found', `${banner}<p class="error" id="error">${esc(err.message)}</p>`);
     throw err;
   }
+  const actions = TERMINAL.has(tree.run.status)
+    ? forkForm(runId, tree.run.events, csrf)
+    : `<h2>Actions</h2>${postForm(`/runs/${runId}/cancel`, csrf, '<label>Reason <input name="reason" maxlength="500"></label> ', 'Cancel run', 'inline cancel')}`;
+  return page(`Run ${runId}`, `${banner}${liveBlock(`/live?view=run&id=${runId}`, runBody(tree))}${actions}`);
+}
+
+/** The run tree's run ids (what a run page's live block follows). */
+export function treeIds(node: RunNode, into = new Set<string>()): Set<string> {
+  into.add(node.run.run_id);
+  for (const c of node.children) treeIds(c, into);
+  return into;
+}
+
+/** A run page's live block: its head, what it was asked and answered, its waterfall and events. */
+export function runBody(tree: RunNode): string {
   const r = tree.run;
   const s = tree.summary;
   const head = `<p id="run-head"><span class="${esc(r.status)}">${esc(r.status)}</span> · ${esc(r.run?.agent_name ?? '-')} · ${esc(r.run?.run_kind ?? '-')} · created ${esc(time(r.created_at))} · ${esc(duration(s?.duration_ms ?? spanOf(r)))}${r.error ? ` · <span class="error">${esc(r.error.error_code)}: ${esc(r.error.message)}</span>` : ''}</p>
 <p>trace ${traceLink(s?.trace_id)}${pins(r.events)}${r.run?.case_id ? ` · case ${esc(r.run.case_id)}` : ''}${r.run?.user_id ? ` · user ${esc(r.run.user_id)}` : ''}${r.run?.parent_run_id ? ` · parent <a href="/runs/${esc(r.run.parent_run_id)}">${esc(r.run.parent_run_id)}</a>` : ''}</p>`;
   const exchange = exchangeOf(r.events).map(([label, text]) => [esc(label), `<pre>${esc(text)}</pre>`]);
-  const actions = TERMINAL.has(r.status)
-    ? forkForm(runId, r.events, csrf)
-    : `<h2>Actions</h2>${postForm(`/runs/${runId}/cancel`, csrf, '<label>Reason <input name="reason" maxlength="500"></label> ', 'Cancel run', 'inline cancel')}`;
-  return page(`Run ${runId}`, `${banner}${head}${exchange.length ? table(['', ''], exchange, 'exchange') : ''}${actions}<h2>Waterfall</h2>${waterfall(tree)}<h2>Events</h2>${events(tree)}`);
+  return `${head}${exchange.length ? table(['', ''], exchange, 'exchange') : ''}<h2>Waterfall</h2>${waterfall(tree)}<h2>Events</h2>${events(tree)}`;
 }

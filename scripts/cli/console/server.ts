@@ -9,14 +9,16 @@ import type { ConsoleApi } from './api';
 import { ConsoleAuth, sessionCookie, type Session } from './auth';
 import { result } from './html';
 import { approvalsPage, auditPage, deadLettersPage } from './ops-pages';
-import { runPage, runsPage } from './runs-pages';
+import { runBody, runPage, runsPage, runsResults, treeIds } from './runs-pages';
+import { bulkCancel } from './bulk-pages';
+import { LIVE_SCRIPT_HASH, LiveRuns, serveFeed } from './live';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const MAX_FORM_BYTES = 16 * 1024;
 
-/** No script runs, nothing loads from elsewhere, no page frames it, nothing is cached, no address leaks to another site. */
+/** No script runs but the live-update one (by its hash), nothing loads from elsewhere, no page frames it, nothing is cached, no address leaks to another site. */
 const HEADERS = {
-  'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
+  'content-security-policy': `default-src 'none'; style-src 'unsafe-inline'; script-src ${LIVE_SCRIPT_HASH}; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'`,
   'x-content-type-options': 'nosniff',
   // same-origin, not no-referrer: with no-referrer Chromium sends `Origin: null` on our own form posts.
   'referrer-policy': 'same-origin',
@@ -58,12 +60,27 @@ export async function startConsoleServer(api: ConsoleApi, port: number, auth = n
   // A DNS-rebinding page reaches 127.0.0.1 under its own host name: only our own host names are served.
   const hostOk = (req: IncomingMessage) => [`127.0.0.1:${port}`, `localhost:${port}`].includes(req.headers.host ?? '');
 
+  const liveRuns = new LiveRuns(api.nc);
+  /** GET /live?view=runs&<search> or ?view=run&id=<run>: the page's live block as server-sent events. */
+  async function live(res: ServerResponse, q: URLSearchParams): Promise<void> {
+    if (q.get('view') === 'runs') return serveFeed(res, liveRuns, HEADERS, () => runsResults(api, q));
+    const id = q.get('id') ?? '';
+    if (q.get('view') !== 'run' || !UUID.test(id)) throw new HttpError(400, 'view=runs or view=run&id=RUN_ID');
+    let ids = new Set([id]);
+    return serveFeed(res, liveRuns, HEADERS, async () => {
+      const tree = await api.tree(id);
+      ids = treeIds(tree);
+      return runBody(tree);
+    }, (runId) => ids.has(runId));
+  }
+
   async function route(req: IncomingMessage, res: ServerResponse, url: URL, session: Session): Promise<void> {
     const path = url.pathname;
     if (req.method === 'GET') {
-      if (path === '/') return send(res, 200, await runsPage(api, url.searchParams));
+      if (path === '/') return send(res, 200, await runsPage(api, url.searchParams, session.csrf));
       const run = /^\/runs\/([^/]+)$/.exec(path);
       if (run && UUID.test(run[1])) return send(res, 200, await runPage(api, run[1], session.csrf));
+      if (path === '/live') return live(res, url.searchParams);
       if (path === '/approvals') return send(res, 200, await approvalsPage(api, session.csrf));
       if (path === '/deadletters') return send(res, 200, await deadLettersPage(api, session.csrf));
       if (path === '/audit') return send(res, 200, await auditPage(api));
@@ -74,6 +91,10 @@ export async function startConsoleServer(api: ConsoleApi, port: number, auth = n
     if (req.headers.origin !== undefined && req.headers.origin !== origin && req.headers.origin !== origin.replace('127.0.0.1', 'localhost')) throw new HttpError(403, 'a form from another site');
     const form = await readForm(req);
     if (!auth.csrfOk(session, form.get('csrf'))) throw new HttpError(403, 'the form is not from this console session (reload the page)');
+    if (path === '/runs/cancel-matching') {
+      const done = await bulkCancel(api, form, session.csrf);
+      return send(res, 200, 'page' in done ? done.page : await runsPage(api, done.query, session.csrf, done.banner));
+    }
     const cancel = /^\/runs\/([^/]+)\/cancel$/.exec(path);
     if (cancel && UUID.test(cancel[1])) {
       const banner = await outcome(async () => {

@@ -1,4 +1,5 @@
 import { DynamicModule, Module } from '@nestjs/common';
+import { loadOperatorRoles, OperatorActions } from '@runledger/policy-catalog';
 import { auditHeadDir, auditKeyFile, documentStoreProvider, loadOrCreateAuditKey, MessagingModule, ServiceRuntime } from '@runledger/messaging';
 import { AUDIT_SIGNER, AuditChainWriter, CHAIN_ANCHOR } from './app/audit-chain.writer';
 import { AuditLedgerService } from './app/audit-ledger.service';
@@ -23,6 +24,16 @@ export class AuditLedgerModule {
         // The signing key is read (or generated) once at start: a ledger that cannot sign must not start.
         { provide: AUDIT_SIGNER, useFactory: () => loadOrCreateAuditKey(keyFile) },
         { provide: CHAIN_ANCHOR, useFactory: () => ChainAnchor.open(keyFile, runtime.jsm, heads) },
+        // Operators' roles (policy/operators.yaml) for rl.deadletters.retry: a bad file stops the ledger.
+        {
+          provide: OperatorActions,
+          useFactory: async () => {
+            const { policy, yaml } = loadOperatorRoles();
+            const operators = new OperatorActions(runtime.log, policy, yaml);
+            await operators.start(false);
+            return operators;
+          },
+        },
       ],
     };
   }

@@ -1,6 +1,6 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { MessagingModule, ServiceRuntime } from '@runledger/messaging';
-import { PolicyCatalog } from '@runledger/policy-catalog';
+import { loadOperatorRoles, OperatorActions, PolicyCatalog } from '@runledger/policy-catalog';
 import { RunRepository } from '@runledger/runs';
 import { CAMPAIGN_CONTROLLERS, campaignProviders } from './campaigns/campaigns.providers';
 import { ConversationRepository } from './conversation/conversation.repository';
@@ -29,6 +29,10 @@ export class DecisionModule {
   static async forRuntime(runtime: ServiceRuntime): Promise<DynamicModule> {
     const policies = new PolicyCatalog(runtime.log);
     await policies.start();
+    // Operators' roles (policy/operators.yaml): a bad file, or a known version with other content, stops decision.
+    const operatorRoles = loadOperatorRoles();
+    const operators = new OperatorActions(runtime.log, operatorRoles.policy, operatorRoles.yaml);
+    await operators.start(true);
     const profiles = new ProfileCatalog(runtime.log, undefined, runtime.health);
     await profiles.start();
     const toolTimeoutMs = settingNumber('TOOL_TIMEOUT_MS');
@@ -43,6 +47,7 @@ export class DecisionModule {
         ...governedRunsProviders(process.env, toolTimeoutMs),
         ...campaignProviders(process.env),
         { provide: PolicyCatalog, useValue: policies },
+        { provide: OperatorActions, useValue: operators },
         SessionGateway, SessionWorker,
         { provide: ProfileCatalog, useValue: profiles },
         { provide: SESSION_MODELS, useValue: sessionModelsFromEnv() },

@@ -587,6 +587,36 @@ export interface MessageExchangedData {
 }
 
 /**
+ * Data of the OperatorActionDecided event (appended by decision and audit-ledger on rl.log.operator.<identity>, issue 25). An operator action (cancel, fork, dead-letter retry, approve, reject, answer) checked against the operators' roles policy (policy/operators.yaml) before it runs: the identity the request came from, its role, the person it acts for and why, the policy version, and whether it was granted; a refusal is answered OPERATOR.ACTION_NOT_GRANTED and nothing else happens.
+ */
+export interface OperatorActionDecidedData {
+  action: 'cancel' | 'fork' | 'deadletter_retry' | 'approve' | 'reject' | 'answer';
+  /**
+   * The NATS identity of the request's reply inbox, or unknown.
+   */
+  identity: string;
+  /**
+   * The identity's role in the policy; null when it has none.
+   */
+  role: string | null;
+  /**
+   * The person the identity acts for, as the request names them.
+   */
+  requested_by: string;
+  reason?: string;
+  /**
+   * What the action is on: run_id, dead_letter_id, campaign_id and item_id.
+   */
+  target: {
+    [k: string]: string;
+  };
+  policy_version: string;
+  granted: boolean;
+  error_code?: 'OPERATOR.ACTION_NOT_GRANTED';
+  message?: string;
+}
+
+/**
  * Data of the PolicyFilePublished event (appended by export, tool-gateway, db-write, promotion, decision). A policy file version (lanes, roles), published to the log so runs pin it.
  */
 export interface PolicyFilePublishedData {

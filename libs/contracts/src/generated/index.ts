@@ -74,6 +74,7 @@ export type {
   LeadsImportedData,
   MessageDeadLetteredData,
   MessageExchangedData,
+  OperatorActionDecidedData,
   PolicyFilePublishedData,
   PromotionAuditedData,
   PromotionRefusedData,

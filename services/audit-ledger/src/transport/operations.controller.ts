@@ -1,14 +1,15 @@
 import { Controller } from '@nestjs/common';
-import { Payload } from '@nestjs/microservices';
+import { Ctx, Payload } from '@nestjs/microservices';
 import { DeadLetterRetryRequestDto, DeadLettersListRequestDto, RunsListRequestDto, SUBJECTS } from '@runledger/contracts';
-import { RequestHandler, validateMessage } from '@runledger/messaging';
+import { replyIdentity, RequestContext, RequestHandler, validateMessage } from '@runledger/messaging';
+import { OperatorActions } from '@runledger/policy-catalog';
 import { DeadLettersService } from '../app/dead-letters.service';
 import { RunsIndexService } from '../app/runs-index.service';
 
 /** What operators ask of the log beyond the audit view: the runs index and dead letters. */
 @Controller()
 export class OperationsController {
-  constructor(private readonly runs: RunsIndexService, private readonly deadLetters: DeadLettersService) {}
+  constructor(private readonly runs: RunsIndexService, private readonly deadLetters: DeadLettersService, private readonly operators: OperatorActions) {}
 
   @RequestHandler(SUBJECTS.runsList)
   list(@Payload() raw: unknown) {
@@ -21,8 +22,11 @@ export class OperationsController {
   }
 
   @RequestHandler(SUBJECTS.deadLettersRetry)
-  retryDeadLetter(@Payload() raw: unknown) {
+  async retryDeadLetter(@Payload() raw: unknown, @Ctx() ctx: RequestContext) {
     const q = validateMessage(DeadLetterRetryRequestDto, raw);
-    return this.deadLetters.retry(q.id, q.requested_by ?? 'operator');
+    const requestedBy = q.requested_by ?? 'operator';
+    // The operator identity's role must grant `deadletter_retry` (policy/operators.yaml).
+    await this.operators.authorize({ action: 'deadletter_retry', identity: replyIdentity(ctx?.reply), requested_by: requestedBy, target: { dead_letter_id: q.id } });
+    return this.deadLetters.retry(q.id, requestedBy);
   }
 }

@@ -1,15 +1,16 @@
 import { Controller } from '@nestjs/common';
-import { Payload } from '@nestjs/microservices';
+import { Ctx, Payload } from '@nestjs/microservices';
 import { RunCancelRequestDto, RunCancelResult, RunQueryDto, SUBJECTS } from '@runledger/contracts';
 import { AppError } from '@runledger/kernel';
-import { RequestHandler, validateMessage } from '@runledger/messaging';
+import { replyIdentity, RequestContext, RequestHandler, validateMessage } from '@runledger/messaging';
+import { OperatorActions } from '@runledger/policy-catalog';
 import { RunRepository } from '@runledger/runs';
 import { RunCancellation } from './run-cancellation';
 
 /** Operators and callers inspect a run: its state and checkpoint as folded from its events. */
 @Controller()
 export class RunsController {
-  constructor(private readonly runs: RunRepository, private readonly cancellation: RunCancellation) {}
+  constructor(private readonly runs: RunRepository, private readonly cancellation: RunCancellation, private readonly operators: OperatorActions) {}
 
   @RequestHandler(SUBJECTS.runsGet)
   async get(@Payload() raw: unknown) {
@@ -24,10 +25,13 @@ export class RunsController {
     };
   }
 
-  /** rl.runs.cancel: see RunCancellation. */
+  /** rl.runs.cancel: the operator's role must grant `cancel` (policy/operators.yaml); then see RunCancellation. */
   @RequestHandler(SUBJECTS.runsCancel)
-  cancel(@Payload() raw: unknown): Promise<RunCancelResult> {
+  async cancel(@Payload() raw: unknown, @Ctx() ctx: RequestContext): Promise<RunCancelResult> {
     const q = validateMessage(RunCancelRequestDto, raw);
-    return this.cancellation.request(q.run_id, q.reason ?? 'cancelled by an operator', q.requested_by ?? 'operator');
+    const reason = q.reason ?? 'cancelled by an operator';
+    const requestedBy = q.requested_by ?? 'operator';
+    await this.operators.authorize({ action: 'cancel', identity: replyIdentity(ctx?.reply), requested_by: requestedBy, reason, target: { run_id: q.run_id } });
+    return this.cancellation.request(q.run_id, reason, requestedBy);
   }
 }

@@ -1,14 +1,15 @@
 import { Controller } from '@nestjs/common';
-import { Payload } from '@nestjs/microservices';
+import { Ctx, Payload } from '@nestjs/microservices';
 import { CampaignAnswerRequest, CampaignCommandRequest, CampaignCreateRequest, CampaignLeadsImportRequest, CampaignView, SUBJECTS } from '@runledger/contracts';
-import { RequestHandler } from '@runledger/messaging';
+import { replyIdentity, RequestContext, RequestHandler } from '@runledger/messaging';
+import { OperatorActions } from '@runledger/policy-catalog';
 import { CampaignService } from '../app/campaign.service';
 import { validCampaignRequest } from './campaign-schemas';
 
 /** agents.campaign.*: the contract-003 controller's API (proto-contracts/schemas/campaigns/). */
 @Controller()
 export class CampaignsController {
-  constructor(private readonly campaigns: CampaignService) {}
+  constructor(private readonly campaigns: CampaignService, private readonly operators: OperatorActions) {}
 
   @RequestHandler(SUBJECTS.campaignCreate)
   create(@Payload() raw: unknown): Promise<CampaignView> {
@@ -46,7 +47,11 @@ export class CampaignsController {
   }
 
   @RequestHandler(SUBJECTS.campaignAnswer)
-  answer(@Payload() raw: unknown): Promise<CampaignView> {
-    return this.campaigns.answer(validCampaignRequest<CampaignAnswerRequest>('answer', raw));
+  async answer(@Payload() raw: unknown, @Ctx() ctx: RequestContext): Promise<CampaignView> {
+    const q = validCampaignRequest<CampaignAnswerRequest>('answer', raw);
+    // The operator identity's role (policy/operators.yaml) first; the campaign's pinned roles then check the approver's.
+    const action = q.decision === 'approved' ? 'approve' : q.decision === 'rejected' ? 'reject' : 'answer';
+    await this.operators.authorize({ action, identity: replyIdentity(ctx?.reply), requested_by: q.approver.id, ...(q.answer ? { reason: q.answer } : {}), target: { campaign_id: q.campaign_id, item_id: q.item_id } });
+    return this.campaigns.answer(q);
   }
 }

@@ -1,16 +1,19 @@
 import { Controller } from '@nestjs/common';
-import { Payload } from '@nestjs/microservices';
+import { Ctx, Payload } from '@nestjs/microservices';
 import { RunForkRequestDto, RunForkResult, SUBJECTS } from '@runledger/contracts';
-import { RequestHandler, validateMessage } from '@runledger/messaging';
+import { replyIdentity, RequestContext, RequestHandler, validateMessage } from '@runledger/messaging';
+import { OperatorActions } from '@runledger/policy-catalog';
 import { RunForkService } from '../app/run-fork';
 
-/** rl.runs.fork (issue 25): operators only (deploy/nats/permissions.yaml); see RunForkService. */
+/** rl.runs.fork (issue 25): operators only (deploy/nats/permissions.yaml) whose role grants `fork` (policy/operators.yaml); see RunForkService. */
 @Controller()
 export class RunForkController {
-  constructor(private readonly forks: RunForkService) {}
+  constructor(private readonly forks: RunForkService, private readonly operators: OperatorActions) {}
 
   @RequestHandler(SUBJECTS.runsFork)
-  fork(@Payload() raw: unknown): Promise<RunForkResult> {
-    return this.forks.fork(validateMessage(RunForkRequestDto, raw));
+  async fork(@Payload() raw: unknown, @Ctx() ctx: RequestContext): Promise<RunForkResult> {
+    const q = validateMessage(RunForkRequestDto, raw);
+    await this.operators.authorize({ action: 'fork', identity: replyIdentity(ctx?.reply), requested_by: q.requested_by ?? 'operator', reason: `fork from step ${q.from_step}`, target: { run_id: q.run_id } });
+    return this.forks.fork(q);
   }
 }
