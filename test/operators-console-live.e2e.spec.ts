@@ -32,8 +32,8 @@ describe('Issue 25 console live updates and bulk cancel, in headless Chromium', 
     await repo.append({ run_id: runId, root_run_id: runId }, [{ type: 'RunCompleted', data: { output_artifacts: [], result: { done: true } } }], { expectedVersion: version, commandId: `complete:${runId}` });
   };
   /** A mark set in the page's window: still there means the page was never reloaded. */
-  const mark = () => page.evaluate(() => ((window as unknown as { __kept: boolean }).__kept = true));
-  const kept = () => page.evaluate(() => (window as unknown as { __kept?: boolean }).__kept === true);
+  const mark = () => page.evaluate(() => ((globalThis as unknown as { __kept: boolean }).__kept = true));
+  const kept = () => page.evaluate(() => (globalThis as unknown as { __kept?: boolean }).__kept === true);
 
   beforeAll(async () => {
     mkdirSync(SHOTS, { recursive: true });
@@ -79,6 +79,37 @@ describe('Issue 25 console live updates and bulk cancel, in headless Chromium', 
     expect(await kept()).toBe(true);
     await page.screenshot({ path: path.join(SHOTS, 'live-run-page.png'), fullPage: true });
     expect(errors).toEqual([]);
+  });
+
+  it('Issue 25 waterfall and dashboards: an agent session\'s model attempts are bars with their tokens and cost; the dashboards show per-agent rates, consumer lag, dead letters and token spend from the stack', async () => {
+    // An agent run whose session made two model attempts (one rate-limited), as its accounting records them.
+    const [runId] = await seedRuns(stack, { agent: 'LLM_AGENT', count: 1, open: [0] });
+    const repo = new RunRepository(stack.log);
+    const { version } = await repo.load(runId);
+    const llm = (index: number, entry: Record<string, unknown>) => ({ type: 'SessionAccounted', data: { index, entry: { type: 'llm', provider: 'openai', model: 'gpt-test', timestamp: Date.now(), ...entry } } });
+    await repo.append({ run_id: runId, root_run_id: runId }, [
+      llm(0, { status: 'failed', latency: 200, tokens: { inputTokens: 0, outputTokens: 0, totalTokens: 0 }, errorKind: 'rate_limit' }),
+      llm(1, { status: 'ok', latency: 800, tokens: { inputTokens: 1200, outputTokens: 300, totalTokens: 1500 }, costUsd: 0.0123 }),
+      { type: 'RunCompleted', data: { output_artifacts: [], result: { done: true } } },
+    ], { expectedVersion: version, commandId: `llm:${runId}` });
+
+    await page.goto(`${operatorConsole.base}/runs/${runId}`);
+    const bars = page.locator('#waterfall .row[data-kind=llm] .label');
+    await expect(bars.evaluateAll((els) => els.map((e) => e.getAttribute('title')))).resolves.toEqual([
+      'llm openai/gpt-test · 0 in / 0 out tokens · rate_limit',
+      'llm openai/gpt-test · 1200 in / 300 out tokens · $0.0123',
+    ]);
+    await expect(page.locator('#llm-usage').textContent()).resolves.toBe('LLM: 2 attempt(s), 1500 tokens, $0.0123');
+    await page.screenshot({ path: path.join(SHOTS, 'waterfall-llm.png'), fullPage: true });
+
+    await stack.waitFor(async () => ((await stack.request<RunsListResult>('rl.runs.list', { agent_name: 'LLM_AGENT' })).body.runs?.[0]?.status === 'completed') || null, 30_000);
+    await page.goto(`${operatorConsole.base}/dashboards?window=1h`);
+    const row = async (tableId: string, first: string) => (await page.locator(`#${tableId} tr`, { has: page.locator('td', { hasText: new RegExp(`^${first}$`) }) }).locator('td').allTextContents());
+    expect(await row('dash-agents', 'LLM_AGENT')).toEqual(['LLM_AGENT', '1', '1.00', expect.any(String), expect.any(String), '0.0%', '0.0%', '0']);
+    expect(await row('dash-tokens', 'LLM_AGENT')).toEqual(['LLM_AGENT', 'openai/gpt-test', '2', '1', '1200', '300', '1500', '$0.0123']);
+    for (const durable of ['decision-inbox', 'audit-ledger']) expect((await row('dash-lag', durable))[1]).toMatch(/^\d+$/);
+    await expect(page.locator('#dash-deadletters').textContent()).resolves.toMatch(/^\d+ dead letter\(s\)$/);
+    await page.screenshot({ path: path.join(SHOTS, 'dashboards.png'), fullPage: true });
   });
 
   it('Issue 25 bulk cancel in the console: the filter\'s open runs are counted first, then each is cancelled with who and why', async () => {

@@ -127,6 +127,8 @@ function permissionsFor(table, identity) {
       if (d.acks === 'responses') respondsToDeliveries = true;
       else pub.add(`$JS.ACK.${stream}.${durable}.>`);
     } else {
+      // `lag_readers`: may read the durable's info (its lag: the console's dashboards), nothing else of it.
+      if ((table.log.lag_readers ?? []).includes(identity)) pub.add(`$JS.API.CONSUMER.INFO.${stream}.${durable}`);
       deny.add(`$JS.API.CONSUMER.CREATE.${stream}.${durable}.>`);
       deny.add(`$JS.API.CONSUMER.MSG.NEXT.${stream}.${durable}`);
       deny.add(`$JS.ACK.${stream}.${durable}.>`);

@@ -16,12 +16,12 @@ form.inline{display:inline}fieldset{border:1px solid #ddd;margin:.5em 0}code,pre
 .wf .label{width:22em;overflow:hidden;white-space:nowrap;text-overflow:ellipsis;font-size:12px;padding-right:.5em}
 .wf .track{position:relative;flex:1;height:14px;background:#f6f6f6}
 .wf .bar{position:absolute;height:14px;min-width:2px;background:#69c;font-size:11px;color:#fff;white-space:nowrap;overflow:visible}
-.wf .bar.run{background:#36a}.wf .bar.tool{background:#c80}.wf .bar.step{background:#6a6}.wf .bar.failed,.wf .bar.denied{background:#b33}
+.wf .bar.run{background:#36a}.wf .bar.tool{background:#c80}.wf .bar.step{background:#6a6}.wf .bar.llm{background:#86c}.wf .bar.failed,.wf .bar.denied{background:#b33}
 .wf .bar span{position:absolute;left:100%;padding-left:4px;color:#333}`;
 
 export function page(title: string, body: string): string {
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${esc(title)} · Runledger</title><style>${STYLE}</style></head>
-<body><nav><a href="/">Runs</a><a href="/approvals">Approvals</a><a href="/deadletters">Dead letters</a><a href="/audit">Audit</a></nav>
+<body><nav><a href="/">Runs</a><a href="/approvals">Approvals</a><a href="/deadletters">Dead letters</a><a href="/audit">Audit</a><a href="/dashboards">Dashboards</a></nav>
 <h1>${esc(title)}</h1>${body}</body></html>`;
 }
 

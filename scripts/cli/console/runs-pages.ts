@@ -6,7 +6,7 @@ import { CliError } from '../operator';
 import { exchangeOf, RUN_STATUSES, type RunNode } from '../runs';
 import type { ConsoleApi } from './api';
 import { duration, esc, hidden, json, page, postForm, table, traceLink } from './html';
-import { waterfall } from './waterfall';
+import { barsOf, llmAttempt, waterfall } from './waterfall';
 import { bulkCancelForm } from './bulk-pages';
 import { liveBlock } from './live';
 
@@ -134,6 +134,23 @@ export async function runPage(api: ConsoleApi, runId: string, csrf: string, bann
   return page(`Run ${runId}`, `${banner}${liveBlock(`/live?view=run&id=${runId}`, runBody(tree))}${actions}`);
 }
 
+/** The model attempts of the run and its children (agent sessions' accounting): how many, tokens, cost. */
+function llmUsage(node: RunNode): string {
+  const attempts = barsOf(node).filter((b) => b.kind === 'llm').length;
+  if (!attempts) return '';
+  let tokens = 0;
+  let cost = 0;
+  const walk = (n: RunNode) => {
+    for (const e of n.run.events) {
+      const a = e.type === 'SessionAccounted' ? llmAttempt((e.data as { entry?: unknown }).entry) : null;
+      if (a) (tokens += a.tokens), (cost += a.costUsd);
+    }
+    n.children.forEach(walk);
+  };
+  walk(node);
+  return `<p id="llm-usage">LLM: ${attempts} attempt(s), ${tokens} tokens, $${cost.toFixed(4)}</p>`;
+}
+
 /** The run tree's run ids (what a run page's live block follows). */
 export function treeIds(node: RunNode, into = new Set<string>()): Set<string> {
   into.add(node.run.run_id);
@@ -148,5 +165,5 @@ export function runBody(tree: RunNode): string {
   const head = `<p id="run-head"><span class="${esc(r.status)}">${esc(r.status)}</span> · ${esc(r.run?.agent_name ?? '-')} · ${esc(r.run?.run_kind ?? '-')} · created ${esc(time(r.created_at))} · ${esc(duration(s?.duration_ms ?? spanOf(r)))}${r.error ? ` · <span class="error">${esc(r.error.error_code)}: ${esc(r.error.message)}</span>` : ''}</p>
 <p>trace ${traceLink(s?.trace_id)}${pins(r.events)}${r.run?.case_id ? ` · case ${esc(r.run.case_id)}` : ''}${r.run?.user_id ? ` · user ${esc(r.run.user_id)}` : ''}${r.run?.parent_run_id ? ` · parent <a href="/runs/${esc(r.run.parent_run_id)}">${esc(r.run.parent_run_id)}</a>` : ''}</p>`;
   const exchange = exchangeOf(r.events).map(([label, text]) => [esc(label), `<pre>${esc(text)}</pre>`]);
-  return `${head}${exchange.length ? table(['', ''], exchange, 'exchange') : ''}<h2>Waterfall</h2>${waterfall(tree)}<h2>Events</h2>${events(tree)}`;
+  return `${head}${llmUsage(tree)}${exchange.length ? table(['', ''], exchange, 'exchange') : ''}<h2>Waterfall</h2>${waterfall(tree)}<h2>Events</h2>${events(tree)}`;
 }

@@ -12,6 +12,9 @@ import { approvalsPage, auditPage, deadLettersPage } from './ops-pages';
 import { runBody, runPage, runsPage, runsResults, treeIds } from './runs-pages';
 import { bulkCancel } from './bulk-pages';
 import { LIVE_SCRIPT_HASH, LiveRuns, serveFeed } from './live';
+import { dashboardsPage, TokenSpend } from './dashboards';
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const { loadTable } = require('../../lib/permissions') as { loadTable: () => unknown };
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const MAX_FORM_BYTES = 16 * 1024;
@@ -61,6 +64,9 @@ export async function startConsoleServer(api: ConsoleApi, port: number, auth = n
   const hostOk = (req: IncomingMessage) => [`127.0.0.1:${port}`, `localhost:${port}`].includes(req.headers.host ?? '');
 
   const liveRuns = new LiveRuns(api.nc);
+  const spend = new TokenSpend(api.nc);
+  // The durable consumers of the permissions table (deploy/nats/permissions.yaml), whose lag the dashboards show.
+  const durables = Object.keys((loadTable() as { log: { durables: Record<string, unknown> } }).log.durables);
   /** GET /live?view=runs&<search> or ?view=run&id=<run>: the page's live block as server-sent events. */
   async function live(res: ServerResponse, q: URLSearchParams): Promise<void> {
     if (q.get('view') === 'runs') return serveFeed(res, liveRuns, HEADERS, () => runsResults(api, q));
@@ -84,6 +90,7 @@ export async function startConsoleServer(api: ConsoleApi, port: number, auth = n
       if (path === '/approvals') return send(res, 200, await approvalsPage(api, session.csrf));
       if (path === '/deadletters') return send(res, 200, await deadLettersPage(api, session.csrf));
       if (path === '/audit') return send(res, 200, await auditPage(api));
+      if (path === '/dashboards') return send(res, 200, await dashboardsPage(api, spend, durables, url.searchParams));
       throw new HttpError(404, 'not found');
     }
     if (req.method !== 'POST') throw new HttpError(405, 'GET or POST only');

@@ -7,7 +7,7 @@ import type { RunNode } from '../runs';
 import { duration, esc } from './html';
 
 export interface Bar {
-  kind: 'run' | 'step' | 'tool';
+  kind: 'run' | 'step' | 'tool' | 'llm';
   label: string;
   start: number;
   end: number;
@@ -37,6 +37,9 @@ export function barsOf(node: RunNode, depth = 0): Bar[] {
     else if (e.type === 'StepCompleted') {
       bars.push({ kind: 'step', label: `step ${String(d.step_id ?? d.step_index ?? '')}`, start: stepFrom, end: t, depth: depth + 1 });
       stepFrom = t;
+    } else if (e.type === 'SessionAccounted') {
+      const attempt = llmAttempt(d.entry);
+      if (attempt) bars.push({ kind: 'llm', label: attempt.label, start: t - attempt.latency, end: t, depth: depth + 1, status: attempt.failed ? 'failed' : undefined });
     } else if (e.type === 'ToolCallRequested') openCalls.set(String(d.call_id), { name: String(d.tool_name ?? d.call_id), start: t });
     else if (e.type === 'ToolCallRecorded') {
       const call = openCalls.get(String(d.call_id));
@@ -49,6 +52,19 @@ export function barsOf(node: RunNode, depth = 0): Bar[] {
   if (!TERMINAL.has(events[events.length - 1].type)) bars[0].label += ' (open)';
   for (const child of node.children) bars.push(...barsOf(child, depth + 1));
   return bars;
+}
+
+/** An agent session's model attempt as its accounting entry records it (SessionAccounted, type llm), or null. */
+export function llmAttempt(entry: unknown): { label: string; latency: number; failed: boolean; tokens: number; costUsd: number } | null {
+  const e = (entry ?? {}) as { type?: string; provider?: string; model?: string; status?: string; latency?: number; tokens?: { inputTokens?: number; outputTokens?: number; totalTokens?: number }; costUsd?: number; errorKind?: string };
+  if (e.type !== 'llm') return null;
+  const tokens = e.tokens ?? {};
+  const cost = typeof e.costUsd === 'number' ? ` · $${e.costUsd.toFixed(4)}` : '';
+  const failed = e.status === 'failed';
+  return {
+    label: `llm ${e.provider ?? '-'}/${e.model ?? '-'} · ${tokens.inputTokens ?? 0} in / ${tokens.outputTokens ?? 0} out tokens${cost}${failed ? ` · ${e.errorKind ?? 'failed'}` : ''}`,
+    latency: Math.max(0, Number(e.latency ?? 0)), failed, tokens: tokens.totalTokens ?? 0, costUsd: e.costUsd ?? 0,
+  };
 }
 
 export function waterfall(node: RunNode): string {
