@@ -30,6 +30,7 @@ const ALLOWED: Readonly<Record<string, string>> = {
   'libs/agent-session/src/app/llm-attempts.ts': 'contract 002 §1 maxRetries: a turn\'s model attempts are the contract\'s own semantics (round-robin, each accounted); each attempt is a journaled step of the engine',
   'libs/agent-session/src/domain/retry-policy.ts': 'contract 002 §3: the rate-limit backoff the contract specifies for a turn\'s attempts',
   'services/decision/src/campaigns/app/cycle-runner.ts': 'contract 003\'s invalid-proposal attempts of one cycle (settings.max_attempts, on_invalid): each attempt is recorded on the campaign (RecordProposal) before the next, so a resumed cycle goes on from the recorded one',
+  'scripts/cli/console/dashboards.ts': 'counts the model attempts the log recorded, for the token-spend dashboard (a read model): it retries nothing',
   'libs/telemetry/src/sdk.ts': 'walks up directories to the file-system root to find the package file',
   'libs/testing/': 'test harness (waiting for a condition in tests), not a run carrier',
   'scripts/lib/chaos/': 'the chaos test harness, not a run carrier',
