@@ -4,7 +4,7 @@ import { AckPolicy, DeliverPolicy, jetstream, jetstreamManager } from '@nats-io/
 import { aggregateRef, ensureLogStream, EventLog, LOG_STREAM, StoredEvent } from '@runledger/event-log';
 import { TEST_ADMIN, useNatsServer, waitUntil } from '@runledger/testing';
 import { bootstrapService, ServiceHandle } from './bootstrap';
-import { LogConsumer } from './handlers';
+import { DeferredSettlement, LogConsumer } from './handlers';
 import { MessagingModule } from './messaging.module';
 import { ServiceRuntime } from './runtime';
 
@@ -20,10 +20,23 @@ class CountingProjection {
   }
 }
 
+const deferredSeen: number[] = [];
+let releaseDeferred: () => void = () => undefined;
+const deferred = new Promise<void>((resolve) => (releaseDeferred = resolve));
+
+@Controller()
+class DeferringProjection {
+  @LogConsumer('rl.log.batchdefer.*', { durable: 'batch-defer', batch: 16, ackWaitMs: ACK_WAIT_MS })
+  async onBatch(@Payload() events: StoredEvent[]): Promise<DeferredSettlement> {
+    deferredSeen.push(...events.map((e) => (e.data as { n: number }).n));
+    return { settled: deferred };
+  }
+}
+
 @Module({})
 class ProjectionModule {
   static forRuntime(runtime: ServiceRuntime): DynamicModule {
-    return { module: ProjectionModule, imports: [MessagingModule.forRuntime(runtime)], controllers: [CountingProjection] };
+    return { module: ProjectionModule, imports: [MessagingModule.forRuntime(runtime)], controllers: [CountingProjection, DeferringProjection] };
   }
 }
 
@@ -48,7 +61,7 @@ describe('Issue 22 a batch consumer settles a batch with one ack (fewer messages
     let lastSeq = 0;
     for (let i = 1; i <= n; i++) lastSeq = (await log.append(aggregateRef('batchack', `a${i % 3}`), [{ type: 'Plain', data: { n: i } }], { commandId: `${ackPolicy}-${i}` })).version;
     let acks = 0;
-    const tap = nats.nc.subscribe(`$JS.ACK.${LOG_STREAM}.batch-ack.>`, { callback: () => acks++ });
+    const tap = nats.nc.subscribe(`$JS.ACK.${LOG_STREAM}.batch-ack.>`, { callback: () => void acks++ });
     const service = await start();
     try {
       await waitUntil(() => batches.flat().length >= n, { timeoutMs: 60_000, description: 'every commit handled' });
@@ -75,5 +88,27 @@ describe('Issue 22 a batch consumer settles a batch with one ack (fewer messages
     expect(batches.flat()).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
     expect(r.acks).toBe(8);
     expect(r).toMatchObject({ pending: 0, ackFloor: r.lastSeq });
+  });
+  it('a batch whose handler deferred part of its work (DeferredSettlement) is acked only once that work is done', async () => {
+    const js = jetstream(nats.nc);
+    const jsm = await jetstreamManager(nats.nc);
+    await ensureLogStream(jsm);
+    await jsm.consumers.delete(LOG_STREAM, 'batch-defer').catch(() => undefined);
+    await jsm.consumers.add(LOG_STREAM, {
+      durable_name: 'batch-defer', filter_subject: 'rl.log.batchdefer.*', ack_policy: AckPolicy.All, deliver_policy: DeliverPolicy.New,
+      max_deliver: -1, ack_wait: ACK_WAIT_MS * 1_000_000, max_ack_pending: 64,
+    });
+    const log = new EventLog(js, jsm, { producer: 'test', clock: { now: () => new Date() } });
+    for (const n of [1, 2, 3]) await log.append(aggregateRef('batchdefer', 'a'), [{ type: 'Plain', data: { n } }], { commandId: `defer-${n}` });
+    const service = await start();
+    try {
+      await waitUntil(() => deferredSeen.length >= 3, { timeoutMs: 60_000, description: 'every commit handled' });
+      await nats.nc.flush();
+      expect((await jsm.consumers.info(LOG_STREAM, 'batch-defer')).num_ack_pending).toBe(3);
+      releaseDeferred();
+      await waitUntil(async () => (await jsm.consumers.info(LOG_STREAM, 'batch-defer')).num_ack_pending === 0, { timeoutMs: 60_000, description: 'the batch acked once its deferred work is done' });
+    } finally {
+      await service.stop();
+    }
   });
 });

@@ -1,6 +1,6 @@
 import { AckPolicy, DeliverPolicy, type JetStreamManager, type JsMsg } from '@nats-io/jetstream';
 import { jsErrorCode, LOG_STREAM } from '@runledger/event-log';
-import type { LogConsumerOptions } from './handlers';
+import { deferredSettlement, type LogConsumerOptions } from './handlers';
 
 /** The longest a log handler may keep a message by heartbeats before it is considered hung. */
 export const MAX_HANDLER_MS = 5 * 60_000;
@@ -116,4 +116,38 @@ export function settleBatch(handled: JsMsg[], ackAll: boolean): void {
     return;
   }
   handled.reduce((last, m) => (m.seq > last.seq ? m : last)).ack();
+}
+
+/**
+ * Acks a batch consumer's handled batches in log order, each once what its handler deferred (a DeferredSettlement) and
+ * every batch before it are durable: on an ack-all consumer an ack settles everything before it too, so no batch may
+ * be acked while an earlier one still holds work. Deferred work that fails stops the acks for good (logged):
+ * acking a later batch would settle the failed one; the server redelivers after ack_wait instead.
+ */
+export class BatchSettler {
+  private chain: Promise<void> = Promise.resolve();
+  private broken = false;
+
+  constructor(private readonly ackAll: boolean, private readonly durable: string, private readonly log: { error(entry: object): void }) {}
+
+  /** Acks `handled` (none: only orders `out`'s deferred work) after `out`'s deferred work and the batches before; resolves then. */
+  after(handled: JsMsg[], out: unknown): Promise<void> {
+    const deferred = deferredSettlement(out);
+    this.chain = this.chain.then(() => deferred).then(
+      () => {
+        if (this.broken) return;
+        try {
+          settleBatch(handled, this.ackAll);
+        } catch (err) {
+          // A lost ack is settled by the next one (ack-all), or the server redelivers: handling is idempotent.
+          this.log.error({ msg: 'ack not sent', durable: this.durable, error: (err as Error)?.message });
+        }
+      },
+      (err: unknown) => {
+        this.broken = true;
+        this.log.error({ msg: 'deferred work of a batch failed: acks stop, the server redelivers after ack_wait', durable: this.durable, error: (err as Error)?.message });
+      },
+    );
+    return this.chain;
+  }
 }

@@ -32,6 +32,22 @@ export interface LogConsumerOptions {
   lingerMs?: number;
 }
 
+/**
+ * What a batch handler may return when part of its work is durable only later (issue 22: the ledger holds an open
+ * run's read-model rows until the run ends or a bound passes, so a run's row is written once): the batch is acked,
+ * in log order after every batch before it, once `settled` resolves. `settled` should only reject when that work can
+ * never be done in this process: acks then stop and the server redelivers after ack_wait.
+ */
+export interface DeferredSettlement {
+  settled: Promise<void>;
+}
+
+/** The `settled` of a handler's result, if it is a DeferredSettlement. */
+export function deferredSettlement(out: unknown): Promise<void> | undefined {
+  const settled = (out as Partial<DeferredSettlement> | null | undefined)?.settled;
+  return settled instanceof Promise ? settled : undefined;
+}
+
 export interface RequestContext {
   subject: string;
   headers?: MsgHdrs;

@@ -9,7 +9,7 @@ import { contextFromTraceparent, eventSpanAttributes, extractTraceContext, logSu
 import { decodeBounded, encodeJson, replyHeaders, REQUEST_ID_HEADER } from './codec';
 import { ConsumerLease } from './consumer-lease';
 import { ServiceHealth } from './health';
-import { ensureDurable, MAX_HANDLER_MS, redeliveryDelayMs, settleBatch, unsettledRange } from './durable-consumer';
+import { BatchSettler, ensureDurable, MAX_HANDLER_MS, redeliveryDelayMs, unsettledRange } from './durable-consumer';
 import { HANDLER_KIND, LogConsumerOptions, MALFORMED_PAYLOAD, MAX_REQUEST_BYTES } from './handlers';
 
 export interface TransportDeps {
@@ -27,8 +27,8 @@ interface BatchOptions {
   durable: string;
   batch: number;
   lingerMs: number;
-  /** The consumer acks all (AckPolicy.All): one ack, the batch's last, settles the batch (see onLogBatch). */
-  ackAll: boolean;
+  /** Acks handled batches in log order once what their handler deferred is durable (see BatchSettler). */
+  settler: BatchSettler;
   /** Events a previous holder was handed and never settled, handled before any delivery (see unsettled). */
   catchUp: CatchUp | null;
 }
@@ -219,7 +219,7 @@ export class RunledgerTransport extends Server implements CustomTransportStrateg
   }
 
   private startHandling(messages: ConsumerMessages, handler: MessageHandler, opts: LogConsumerOptions, { maxDeliver, ackWaitMs, ackAll, catchUp }: { maxDeliver: number; ackWaitMs: number; ackAll: boolean; catchUp: CatchUp | null }): void {
-    if (opts.batch) return this.consumeBatches(messages, handler, { maxDeliver, durable: opts.durable, batch: opts.batch, lingerMs: opts.lingerMs ?? 0, ackAll, catchUp });
+    if (opts.batch) return this.consumeBatches(messages, handler, { maxDeliver, durable: opts.durable, batch: opts.batch, lingerMs: opts.lingerMs ?? 0, settler: new BatchSettler(ackAll, opts.durable, this.log), catchUp });
     const limit = Math.max(1, opts.concurrency ?? 1);
     const inFlight = new Set<Promise<void>>();
     void (async () => {
@@ -283,7 +283,7 @@ export class RunledgerTransport extends Server implements CustomTransportStrateg
     for (let attempt = 1; !this.closing; attempt++) {
       try {
         const events = await this.deps.log.range(range.filter, range.from, range.to);
-        for (let i = 0; i < events.length; i += opts.batch) await this.invoke(handler, events.slice(i, i + opts.batch), { durable: opts.durable });
+        for (let i = 0; i < events.length; i += opts.batch) void this.track(opts.settler.after([], await this.invoke(handler, events.slice(i, i + opts.batch), { durable: opts.durable })));
         return;
       } catch (err) {
         this.log.warn({ msg: 'unsettled range not handled yet, retrying', durable: opts.durable, attempt, error: (err as Error)?.message });
@@ -315,24 +315,24 @@ export class RunledgerTransport extends Server implements CustomTransportStrateg
     // consumer's owner may ack through its response permission (permissions.yaml `acks: responses`), which allows
     // one publish per delivery. So no progress heartbeats: a batch handler is idempotent, and one that outlives
     // ack_wait sees the batch again.
+    let handledAll: unknown;
     try {
       // As in onLogMessage: handlers see events as producers wrote them (the log's codec opens sealed data).
       const events = await Promise.all(ready.flatMap((r) => r.events.map((e) => this.deps.log.open(e))));
-      await this.invoke(handler, events, { durable: opts.durable });
+      handledAll = await this.invoke(handler, events, { durable: opts.durable });
     } catch {
       // One commit at a time, in order, each retried in place until handled or dead-lettered: a nak'd commit would be
       // redelivered after later ones were handled, and a batch consumer is one whose handler needs log order.
       for (const r of ready) await this.handleInPlace(handler, r.m, () => Promise.all(r.events.map((e) => this.deps.log.open(e))), opts);
       return;
     }
-    settleBatch(ready.map((r) => r.m), opts.ackAll);
+    void this.track(opts.settler.after(ready.map((r) => r.m), handledAll));
   }
 
-  private async handleInPlace(handler: MessageHandler, m: JsMsg, opened: () => Promise<StoredEvent[]>, opts: { maxDeliver: number; durable: string }): Promise<void> {
+  private async handleInPlace(handler: MessageHandler, m: JsMsg, opened: () => Promise<StoredEvent[]>, opts: BatchOptions): Promise<void> {
     for (let attempt = m.info.deliveryCount; ; attempt++) {
       try {
-        await this.invoke(handler, await opened(), { durable: opts.durable });
-        m.ack();
+        await this.track(opts.settler.after([m], await this.invoke(handler, await opened(), { durable: opts.durable })));
         return;
       } catch (err) {
         const retryable = err instanceof AppError ? err.retryable : true;

@@ -38,9 +38,9 @@ export class AuditLedgerService {
   /**
    * Projection step for run events in log order: chain the batch (one append and one signature for all of it: the
    * chain's order is the log's), then write their read-model rows together (idempotent puts keyed by ids, so their
-   * order is free). Each chained event gets its span in its own request's trace.
+   * order is free). `holdMs`: an open run's row may be held unwritten that long (see settled). Each chained event gets its span in its own request's trace.
    */
-  async ingest(events: StoredEvent[]): Promise<void> {
+  async ingest(events: StoredEvent[], opts: { holdMs?: number } = {}): Promise<void> {
     const byId = new Map(events.map((e) => [e.metadata.event_id, e]));
     const entries = await withSpans('chain audit batch', events.filter((e) => CHAINED_EVENT_TYPES.has(e.type)).map(chainingSpan), () => this.chain.chain(events));
     const byRun = new Map<string, AuditEventRow[]>();
@@ -56,8 +56,13 @@ export class AuditLedgerService {
       }
     }
     const created = runsCreatedIn(events);
-    for (const [runId, added] of byRun) rows.push(this.auditRows.fold(runId, (row) => added.reduce(withAuditEvent, row) as RunAuditRow, { fresh: created.has(runId) }));
+    for (const [runId, added] of byRun) rows.push(this.auditRows.fold(runId, (row) => added.reduce(withAuditEvent, row) as RunAuditRow, { fresh: created.has(runId), holdMs: opts.holdMs }));
     await Promise.all(rows);
+  }
+
+  /** Resolves once every row folded so far is written (rows of open runs may be held, see FoldedRows). */
+  settled(): Promise<void> {
+    return this.auditRows.settled();
   }
 
   async query(q: { conversation_id?: string; run_id?: string; root_run_id?: string; limit?: number }) {

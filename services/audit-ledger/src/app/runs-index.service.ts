@@ -3,8 +3,8 @@ import type { RunsListRequest, RunsListResult } from '@runledger/contracts';
 import { type DocumentStore, NatsKvDocumentStore } from '@runledger/document-store';
 import type { StoredEvent } from '@runledger/event-log';
 import { AppError } from '@runledger/kernel';
-import { DOCUMENT_STORE, RUNTIME, type ServiceRuntime } from '@runledger/messaging';
-import { evolveRunSummary, initialRunSummary, RunSummary } from '@runledger/runs';
+import { type CachedDataKeys, DATA_KEYS, DOCUMENT_STORE, isSealed, openDeep, RUNTIME, type ServiceRuntime } from '@runledger/messaging';
+import { evolveIndexedRun, type IndexedRun, initialRunSummary, isListed, listedRow, RunSummary } from '@runledger/runs';
 import { recordRunEvent } from '@runledger/telemetry';
 import { decodeCursor, pageRuns, storeFilter } from '../domain/runs-query';
 import { FoldedRows, runsCreatedIn } from '../infra/folded-rows';
@@ -22,51 +22,70 @@ const TERMINAL_STATUSES: ReadonlySet<string> = new Set(['completed', 'failed', '
 @Injectable()
 export class RunsIndexService {
   /** One row per run, written by this consumer only. */
-  private readonly index: FoldedRows<RunSummary>;
+  private readonly index: FoldedRows<IndexedRun>;
   /** On NATS KV: every row in memory, caught up with the bucket on each list (see rowsFor). */
-  private mirror?: Promise<KvMirror<RunSummary>>;
+  private mirror?: Promise<KvMirror<IndexedRun>>;
 
-  constructor(@Inject(DOCUMENT_STORE) private readonly store: DocumentStore, @Optional() @Inject(RUNTIME) private readonly runtime?: Pick<ServiceRuntime, 'nc'>) {
+  constructor(
+    @Inject(DOCUMENT_STORE) private readonly store: DocumentStore,
+    @Optional() @Inject(RUNTIME) private readonly runtime?: Pick<ServiceRuntime, 'nc'>,
+    /** Opens sealed values the rows copied from the log (a failed run's error message), for the answer and its text search. */
+    @Optional() @Inject(DATA_KEYS) private readonly keys?: CachedDataKeys,
+  ) {
     this.index = new FoldedRows(this.rows, (row) => !TERMINAL_STATUSES.has(row.status));
   }
 
   private get rows() {
-    return this.store.collection<RunSummary>(RUNS_INDEX);
+    return this.store.collection<IndexedRun>(RUNS_INDEX);
   }
 
-  /** Folds events (in log order) into their runs' rows: at most one read (none for a run kept open or created in this batch) and one write per run, runs in parallel. */
-  async ingest(events: StoredEvent[]): Promise<void> {
+  /**
+   * Folds events (in log order) into their runs' rows: at most one read (none for a run kept open or created in this
+   * batch) and one write per run, runs in parallel; `holdMs`: an open run's row may be held unwritten that long.
+   */
+  async ingest(events: StoredEvent[], opts: { holdMs?: number } = {}): Promise<void> {
     const byRun = new Map<string, StoredEvent[]>();
     for (const event of events) {
       const runId = event.metadata.stream_id;
       byRun.set(runId, [...(byRun.get(runId) ?? []), event]);
     }
     const created = runsCreatedIn(events);
-    await Promise.all([...byRun].map(([runId, runEvents]) => this.fold(runId, runEvents, created.has(runId))));
+    await Promise.all([...byRun].map(([runId, runEvents]) => this.fold(runId, runEvents, { fresh: created.has(runId), holdMs: opts.holdMs })));
   }
 
   /** Folds one run's events into its row (kept in memory while the run is open, see FoldedRows). */
-  private async fold(runId: string, events: StoredEvent[], fresh: boolean): Promise<void> {
+  private async fold(runId: string, events: StoredEvent[], opts: { fresh: boolean; holdMs?: number }): Promise<void> {
     let folded: Array<[string, RunSummary]> = [];
     await this.index.fold(runId, (current) => {
       folded = [];
-      let next = current ?? initialRunSummary(runId);
-      for (const event of events) {
-        const after = evolveRunSummary(next, event);
-        if (after !== next) folded.push([event.type, after]);
-        next = after;
-      }
-      return next;
-    }, { fresh });
+      // Issue 23: only the run its owner wrote is indexed (a forged run is left out; audit coverage names it).
+      return evolveIndexedRun(current ?? initialRunSummary(runId), events, (type, after) => folded.push([type, after]));
+    }, opts);
     // Counted here, once per event folded: every run kind passes through this one projection.
     for (const [type, summary] of folded) recordRunEvent(type, summary);
+  }
+
+  /** Resolves once every row folded so far is written (rows of open runs may be held, see FoldedRows). */
+  settled(): Promise<void> {
+    return this.index.settled();
   }
 
   async list(q: RunsListRequest): Promise<RunsListResult> {
     const cursor = q.cursor ? decodeCursor(q.cursor) : null;
     if (q.cursor && !cursor) throw new AppError('REQUEST.INVALID', 'The cursor is not one rl.runs.list returned.');
     if (q.since && q.until && Date.parse(q.since) >= Date.parse(q.until)) throw new AppError('REQUEST.INVALID', 'since must be before until.');
-    return pageRuns(await this.rowsFor(q), q, cursor);
+    const rows = (await this.rowsFor(q)).filter(isListed).map(listedRow);
+    return pageRuns(await this.opened(rows), q, cursor);
+  }
+
+  /** Rows with their sealed error message opened (a failed run's RunFailed text, sealed in the log; erased: "[erased]"). */
+  private async opened(rows: RunSummary[]): Promise<RunSummary[]> {
+    const keys = this.keys;
+    if (!keys) return rows;
+    const sealed = rows.flatMap((r, i) => (isSealed(r.error_message) ? [i] : []));
+    const out = [...rows];
+    await Promise.all(sealed.map(async (i) => (out[i] = { ...rows[i], error_message: (await openDeep(keys, rows[i].error_message)) as string })));
+    return out;
   }
 
   /**
@@ -74,7 +93,7 @@ export class RunsIndexService {
    * 1–2 s for 10,000 runs on our machines), so there the rows come from a mirror that reads only what the bucket
    * stored since the last list; a list still sees every row written before it was asked. MongoDB filters itself.
    */
-  private async rowsFor(q: RunsListRequest): Promise<RunSummary[]> {
+  private async rowsFor(q: RunsListRequest): Promise<IndexedRun[]> {
     if (!(this.store instanceof NatsKvDocumentStore) || !this.runtime) return (await this.rows.find(storeFilter(q))).map((d) => d.value);
     const store = this.store;
     const nc = this.runtime.nc;
@@ -82,7 +101,7 @@ export class RunsIndexService {
       // The get creates the bucket if nothing was indexed yet; a failed start is tried again by the next list.
       this.mirror = this.rows.get('created-on-first-use').then(() => {
         const { stream, subject } = store.storedAt(RUNS_INDEX, 'x');
-        return new KvMirror<RunSummary>(nc, stream, subject.slice(0, -1));
+        return new KvMirror<IndexedRun>(nc, stream, subject.slice(0, -1));
       });
       this.mirror.catch(() => (this.mirror = undefined));
     }

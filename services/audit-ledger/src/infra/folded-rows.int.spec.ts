@@ -43,4 +43,30 @@ describe('FoldedRows: the ledger read models kept in memory while a run is open'
     await restarted.fold('run-3', (row) => add(3)(add(1)(row)), { fresh: true });
     expect((await rows.get('run-3'))?.value.seen).toEqual([1, 2, 3]);
   });
+  it('Issue 22 an open run\'s row is held unwritten and written once, when the run ends; settled() waits for the write', async () => {
+    const rows = store().collection<Row>('folded_rows');
+    const folded = new FoldedRows(rows, (r) => !r.done);
+    await folded.fold('run-4', add(1), { fresh: true, holdMs: 60_000 });
+    await folded.fold('run-4', add(2), { holdMs: 60_000 });
+    expect(await rows.get('run-4')).toBeNull();
+    let settled = false;
+    const done = folded.settled().then(() => (settled = true));
+    await folded.fold('run-4', (row) => ({ ...add(3)(row), done: true }), { holdMs: 60_000 });
+    await done;
+    expect(settled).toBe(true);
+    const stored = await rows.get('run-4');
+    expect(stored?.value).toEqual({ seen: [1, 2, 3], done: true });
+    expect(stored?.revision).toBeGreaterThan(0);
+  });
+
+  it('Issue 22 a row held for a run that stays open is written after holdMs, and folded on after that', async () => {
+    const rows = store().collection<Row>('folded_rows');
+    const folded = new FoldedRows(rows, (r) => !r.done);
+    await folded.fold('run-5', add(1), { fresh: true, holdMs: 20 });
+    await folded.settled();
+    expect((await rows.get('run-5'))?.value.seen).toEqual([1]);
+    await folded.fold('run-5', add(2), { holdMs: 20 });
+    await folded.settled();
+    expect((await rows.get('run-5'))?.value.seen).toEqual([1, 2]);
+  });
 });

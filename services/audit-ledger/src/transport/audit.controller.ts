@@ -2,11 +2,12 @@ import { Controller, Inject } from '@nestjs/common';
 import { Payload } from '@nestjs/microservices';
 import { AuditQueryDto, SUBJECTS } from '@runledger/contracts';
 import type { StoredEvent } from '@runledger/event-log';
-import { CachedDataKeys, DATA_KEYS, LogConsumer, openDeep, RequestHandler, validateMessage } from '@runledger/messaging';
+import { CachedDataKeys, DATA_KEYS, DeferredSettlement, LogConsumer, openDeep, RequestHandler, validateMessage } from '@runledger/messaging';
 import { AuditLedgerService } from '../app/audit-ledger.service';
 import { LEDGER_DURABLE } from '../app/audit-ledger.service';
 import { AuditVerifier } from '../app/audit-verifier';
 import { RunsIndexService } from '../app/runs-index.service';
+import { ROW_HOLD_MS } from '../infra/folded-rows';
 
 /** Largest batch of run events the ledger takes at once (batches grow only when events arrive faster than it chains). */
 const LEDGER_BATCH = 256;
@@ -28,14 +29,16 @@ export class AuditController {
 
   /**
    * One consumer in log order (the chain's order is the log's order) feeds the chain and the runs index in one
-   * pass, in batches: each run event is delivered and acked once, and a batch's read-model rows are written together.
-   * Exclusive: with two ledger instances (a cluster) one consumes and the other stands by, so the order still holds.
+   * pass, in batches: each run event is delivered once, a batch's read-model rows are written together, and a row of
+   * a run still open is held up to ROW_HOLD_MS, so that a run that ends meanwhile is written once (issue 22); the
+   * batch is acked (in log order, one ack) once its rows are written. Exclusive: with two ledger instances (a cluster) one consumes and the other stands by, so the order still holds.
    */
   // rl.log.run.>: runs of both formats (rl.log.run.{run_id} before issue 23, rl.log.run.{owner}.{run_id} since).
   @LogConsumer('rl.log.run.>', { durable: LEDGER_DURABLE, batch: LEDGER_BATCH, lingerMs: LEDGER_LINGER_MS, exclusive: true })
-  async onRunEvents(@Payload() events: StoredEvent[]): Promise<void> {
-    await this.ledger.ingest(events);
-    await this.runsIndex.ingest(events);
+  async onRunEvents(@Payload() events: StoredEvent[]): Promise<DeferredSettlement> {
+    await this.ledger.ingest(events, { holdMs: ROW_HOLD_MS });
+    await this.runsIndex.ingest(events, { holdMs: ROW_HOLD_MS });
+    return { settled: Promise.all([this.ledger.settled(), this.runsIndex.settled()]).then(() => undefined) };
   }
 
   @RequestHandler(SUBJECTS.auditQuery)
