@@ -21,7 +21,6 @@ import { readFile } from 'node:fs/promises';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { ToolRegistry } from '@runledger/agent-runtime';
-import { runOverBus } from './agent-bus';
 import { openLocalLog } from './agent-log';
 import {
   accountingOf,
@@ -242,7 +241,9 @@ async function mcpTools(servers: Readonly<Record<string, unknown>>, queues: Read
 
 export async function main(args: string[], io: CliIo = processIo()): Promise<number> {
   // --agent names a registered profile: the decision service runs the session over the bus.
-  if (args.includes('--agent')) return runOverBus(args, io);
+  // Over the bus only with --agent: its messaging stack is loaded then, not for a local session or --help.
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  if (args.includes('--agent')) return (require('./agent-bus') as typeof import('./agent-bus')).runOverBus(args, io);
   let outcome: CliOutcome;
   try {
     outcome = await run(args, io);

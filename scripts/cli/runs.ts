@@ -17,10 +17,19 @@ import { SUBJECTS } from '../../libs/contracts/src/subjects';
 import { CONNECTION_USAGE } from './connection';
 import { duration, eventDetail, jaegerLink, table, time } from './format';
 import { ask, CliError, intFlag, json, parseArgs, ParsedArgs, runCommand, str, withConnection } from './operator';
-import { textWaterfall } from './console/waterfall';
-import { tailRuns } from './runs-tail';
-import { fork, forkRequest } from './runs-fork';
-import { bulkCancel } from './runs-bulk-cli';
+
+/*
+ * Each subcommand's module is loaded when it is asked for (a `runs list` starts without the live-feed follower, the
+ * fork, bulk cancel or waterfall code and the libraries they pull in): commands start in well under a second.
+ */
+/* eslint-disable @typescript-eslint/no-require-imports */
+const lazy = {
+  tail: () => require('./runs-tail') as typeof import('./runs-tail'),
+  fork: () => require('./runs-fork') as typeof import('./runs-fork'),
+  bulk: () => require('./runs-bulk-cli') as typeof import('./runs-bulk-cli'),
+  waterfall: () => require('./console/waterfall') as typeof import('./console/waterfall'),
+};
+/* eslint-enable @typescript-eslint/no-require-imports */
 
 /** The statuses a run can have, as the runs-list contract says (one place: its schema). */
 export const RUN_STATUSES: readonly string[] = (JSON.parse(readFileSync(join(__dirname, '..', '..', 'proto-contracts', 'schemas', 'runs', 'runs-list-request.schema.json'), 'utf8')) as { properties: { status: { enum: string[] } } }).properties.status.enum;
@@ -67,9 +76,9 @@ export function main(args: string[]): Promise<number> {
       return withConnection(p.conn, (nc) => list(nc, p, request));
     }
     if (sub === 'cancel' && p.flags.has('filter')) {
-      return bulkCancel(p, listRequest(p), USAGE);
+      return lazy.bulk().bulkCancel(p, listRequest(p), USAGE);
     }
-    if (sub === 'tail') return withConnection(p.conn, (nc) => tailRuns(nc, { agent: str(p, 'agent'), case: str(p, 'case'), user: str(p, 'user'), failed: p.flags.has('failed'), all: p.flags.has('all'), events: p.flags.has('events'), json: p.flags.has('json') }));
+    if (sub === 'tail') return withConnection(p.conn, (nc) => lazy.tail().tailRuns(nc, { agent: str(p, 'agent'), case: str(p, 'case'), user: str(p, 'user'), failed: p.flags.has('failed'), all: p.flags.has('all'), events: p.flags.has('events'), json: p.flags.has('json') }));
     if (sub === 'cancel' && ['text', 'status', 'agent', 'case', 'user', 'kind', 'since', 'until', 'yes', 'failed', 'all'].some((f) => p.flags.has(f))) {
       throw new CliError(`runs cancel takes filters only with --filter\n${USAGE}`, 2);
     }
@@ -77,6 +86,7 @@ export function main(args: string[]): Promise<number> {
     if (!runId || p.positional.length > 1) throw new CliError(`runs ${sub} takes one RUN_ID\n${USAGE}`, 2);
     if (sub === 'show') return withConnection(p.conn, (nc) => show(nc, runId, p.flags.has('json'), p.flags.has('waterfall')));
     if (sub === 'fork') {
+      const { fork, forkRequest } = lazy.fork();
       const request = forkRequest(runId, p, USAGE);
       return withConnection(p.conn, (nc) => fork(nc, request, p, USAGE));
     }
@@ -221,7 +231,7 @@ function renderTree(node: RunNode, indent: string, out: string[]): void {
 async function show(nc: NatsConnection, runId: string, asJson: boolean, bars: boolean): Promise<number> {
   const tree = await loadTree(nc, runId);
   if (asJson) return (json(tree), 0);
-  if (bars) return (process.stdout.write(textWaterfall(tree)), 0);
+  if (bars) return (process.stdout.write(lazy.waterfall().textWaterfall(tree)), 0);
   const out: string[] = [];
   renderTree(tree, '', out);
   process.stdout.write(`${out.join('\n')}\n`);
