@@ -23,12 +23,19 @@ describe('Crash safety: SIGKILL a service in the middle of a stream of agent req
   beforeAll(async () => {
     stub = await startOpenAiStub((body) => {
       const tool = body.messages.find((m) => m.role === 'tool');
+      // A planner delegates its prompt's task to the crasher (a sub-agent: a child run), then reports what it answered.
+      const plan = /^plan: (.*)$/.exec(promptOf(body));
+      if (plan) {
+        if (!tool) return { tool_calls: [{ name: 'agent__crasher', arguments: JSON.stringify({ task: plan[1] }) }] };
+        return { tool_calls: [{ name: 'agent__final_report', arguments: JSON.stringify({ format: 'markdown', report_content: `delegated: ${String(tool.content)}` }) }] };
+      }
       if (!tool) return { tool_calls: [{ name: 'web__slow', arguments: JSON.stringify({ key: promptOf(body) }) }] };
       return { tool_calls: [{ name: 'agent__final_report', arguments: JSON.stringify({ format: 'markdown', report_content: `got ${String(tool.content)}` }) }] };
     });
     web = await startHttpMcpServer();
     const profile = { id: 'crasher', version: '1', role: 'SESSION_AGENT', lane: 'TOOL_SESSION_TEST', targets: ['stub/stub-model'], tools: ['web__slow'], session: { toolTransport: 'native', maxTurns: 3 } };
-    const sessions = await sessionFixtures({ stubBaseUrl: stub.baseURL, httpMcpUrl: web.url, profiles: [profile], laneTools: ['web__slow'] });
+    const planner = { id: 'crash-planner', version: '1', role: 'SESSION_AGENT', targets: ['stub/stub-model'], subAgents: ['crasher'], session: { toolTransport: 'native', maxTurns: 3 } };
+    const sessions = await sessionFixtures({ stubBaseUrl: stub.baseURL, httpMcpUrl: web.url, profiles: [profile, planner], laneTools: ['web__slow'] });
     // A short ack wait so redelivery after the crash happens within the test.
     stack = await TestStack.start({
       services: ['intent-classification', 'db-write', 'tool-gateway', 'audit-ledger', 'decision'],
@@ -124,7 +131,7 @@ describe('Crash safety: SIGKILL a service in the middle of a stream of agent req
     const prompt = 'crash-session-1';
     const held = web.hold(prompt);
     // This caller's reply dies with the process; the session is carried on from decision's inbox after the restart.
-    const first = stack.request<SessionReply>('agents.session.start', { agent: 'crasher', prompt, request_id: prompt }, 15_000).catch((e: Error) => e);
+    const first = stack.request<SessionReply>('agents.session.start', { agent: 'crasher', prompt, request_id: prompt }, 5_000).catch((e: Error) => e);
     await held.reached;
     // Mid-step: the first model answer and the tool call's request are on the run; the tool runs at the MCP server.
     await stack.kill('decision', 'SIGKILL');
@@ -148,6 +155,37 @@ describe('Crash safety: SIGKILL a service in the middle of a stream of agent req
     const child = (await stack.runEvents(childRunId('tool_gateway', reply.run_id, 'tool-1'))).map((e) => e.type);
     expect(child.filter((t) => t === 'EffectClaimed')).toHaveLength(1);
     expect(child.filter((t) => t === 'ToolCallAudited')).toHaveLength(1);
+    expect(await first).toBeInstanceOf(Error);
+  });
+
+  it('Issue 21 sub-agent child run crash: SIGKILL decision while a session\'s sub-agent (a child run) has its tool call executing; after restart parent and child finish, the child was started once and its tool ran once at the MCP server', async () => {
+    const task = 'crash-sub-1';
+    const held = web.hold(task);
+    const asked = { agent: 'crash-planner', prompt: `plan: ${task}`, request_id: `plan-${task}` };
+    const first = stack.request<SessionReply>('agents.session.start', asked, 5_000).catch((e: Error) => e);
+    await held.reached;
+    await stack.kill('decision', 'SIGKILL');
+    held.release();
+    await stack.startService('decision');
+
+    const reply = await waitUntil(async () => {
+      const r = await stack.request<SessionReply>('agents.session.start', asked, 30_000).catch(() => undefined);
+      return r?.body.status === 'completed' ? r.body : undefined;
+    }, { timeoutMs: 120_000, intervalMs: 500 });
+    expect(reply.result).toMatchObject({ success: true, finalReport: { content: `delegated: got slow ${task}` } });
+    // No effect repeated: one child run started (recorded once on the parent), its tool ran once at the MCP server, and
+    // each model request of the child (before and after its tool) was sent once.
+    const started = (await stack.runEvents(reply.run_id)).filter((e) => e.type === 'ChildRunStarted').map((e) => (e.data as { child_run_id: string }).child_run_id);
+    expect(started).toHaveLength(1);
+    expect(web.executions.filter((e) => e.tool === 'slow' && (e.args as { key: string }).key === task)).toHaveLength(1);
+    for (const prompt of [task, asked.prompt]) {
+      const requests = stub.requests.filter((r) => promptOf(r.body) === prompt);
+      expect([0, 1].map((k) => requests.filter((r) => r.body.messages.filter((m) => m.role === 'tool').length === k).length)).toEqual([1, 1]);
+    }
+    for (const runId of [reply.run_id, started[0]!]) {
+      const events = await stack.runEvents(runId);
+      expect(foldEvents(evolveRun, initialRunState(), events as unknown as RecordedEvent[])).toMatchObject({ status: 'completed', anomalies: [] });
+    }
     expect(await first).toBeInstanceOf(Error);
   });
 });
