@@ -11,6 +11,7 @@ import type { AgentRunResponse } from '@runledger/contracts';
 import { aggregateRef } from '@runledger/event-log';
 import { deterministicUuid } from '@runledger/kernel';
 import { DATA_KEYS_BUCKET, encodeJson, ERASED_TEXT, ERASED_VALUE } from '@runledger/messaging';
+import { RunRepository } from '@runledger/runs';
 import { runCli } from './support/cli';
 import { ConsoleUnderTest } from './support/console';
 import { policyVersionsIn, runTree, RunView, SHIPPED_POLICY_DIR, START, startRun, uploadCase } from './support/governed-runs';
@@ -208,6 +209,36 @@ describe('Issue 9 erasure: erasure works without breaking verification', () => {
   it('Issue 9 erasure: replay after erasure gives what live processing gives (the erased marker folds the same everywhere)', async () => {
     const r = await cli('admin', 'replay', '--check-runs', '60');
     expect({ code: r.code, tail: r.stdout.split('\n').slice(-2).join('\n') }).toEqual({ code: 0, tail: 'no differences\n' });
+  });
+
+  it('Issue 23 erasure: a failed run\'s error text (RunFailed error.message, which can quote the user) is sealed at rest, read opened by rl.runs.get and rl.runs.list, and reads as erased once its user is erased', async () => {
+    const carol = `u-carol-${tag}`;
+    const CAROL_TEXT = `pick up the lupine seeds ${tag}`;
+    const runId = randomUUID();
+    const run = { run_id: runId, root_run_id: runId, user_id: carol };
+    // A sub-agent's model error that quotes the user's message, as decision records a run that failed on it.
+    await new RunRepository(stack.log).append({ ...run, run_kind: 'agent' }, [
+      { type: 'RunCreated', data: { ...run, run_kind: 'agent', agent_name: 'TASK_ASSISTANT', contract_version: 'v1', policy_versions: { lanes: 'seed', roles: 'seed' }, input_artifacts: [], parameters: {}, request_hash_sha256: 'a'.repeat(64) } },
+      { type: 'AuthzDecided', data: { decision: 'allow', policy_versions: { lanes: 'seed', roles: 'seed' } } },
+      { type: 'RunStarted', data: {} },
+      { type: 'RunFailed', data: { error: { error_code: 'AGENT.FAILED', message: `model error: cannot plan "${CAROL_TEXT}"`, retryable: false } } },
+    ], { expectedVersion: 0, commandId: `carol-${runId}` });
+    const listedMessage = async () => {
+      const r = await stack.request<{ runs: Array<{ run_id: string; error_message: unknown }> }>('rl.runs.list', { text: runId, include_children: true }, 30_000);
+      return r.ok ? r.body.runs.find((x) => x.run_id === runId)?.error_message : undefined;
+    };
+    expect(await stack.waitFor(async () => listedMessage(), 60_000)).toBe(`model error: cannot plan "${CAROL_TEXT}"`);
+    expect((await runGet(runId)).events.find((e) => e.type === 'RunFailed')?.data).toEqual({ error: { error_code: 'AGENT.FAILED', message: `model error: cannot plan "${CAROL_TEXT}"`, retryable: false } });
+    // At rest, in the log and in the runs index, only ciphertext.
+    expect(await plaintextIn([CAROL_TEXT])).toEqual([]);
+    expect((await cli('admin', 'erase', '--user', carol)).code).toBe(0);
+    const failed = await stack.waitFor(async () => {
+      const e = (await runGet(runId)).events.find((x) => x.type === 'RunFailed');
+      return (e?.data.error as { message?: string } | undefined)?.message === ERASED_TEXT ? e : undefined;
+    }, 15_000);
+    expect(failed.data).toEqual({ error: { error_code: 'AGENT.FAILED', message: ERASED_TEXT, retryable: false } });
+    expect(await stack.waitFor(async () => ((await listedMessage()) === ERASED_TEXT ? ERASED_TEXT : undefined), 15_000)).toBe(ERASED_TEXT);
+    expect(await plaintextIn([CAROL_TEXT], { everywhere: true })).toEqual([]);
   });
 
   it('Issue 9 erasure: only services read data keys; callers and operators read nothing, and only the admin may delete them', async () => {

@@ -38,6 +38,13 @@ describe('Issue 23 runs appendable only by their owner', () => {
     const msg = await (await as('operator')).request('rl.runs.get', encodeJson({ run_id: runId }), { timeout: 20_000 });
     return decodeReply(msg.data, msg.headers);
   };
+  /** The run ids rl.runs.list (the runs index, as the operator asks it) answers for a search on `runId`. */
+  const listed = async (runId: string): Promise<string[]> => {
+    const msg = await (await as('operator')).request('rl.runs.list', encodeJson({ text: runId, include_children: true }), { timeout: 30_000 });
+    const r = decodeReply(msg.data, msg.headers);
+    if (!r.ok) throw new Error(JSON.stringify(r.error));
+    return (r.body as { runs: { run_id: string }[] }).runs.map((x) => x.run_id);
+  };
   /** `runledger audit verify` as the operator, once its verdict names the run (the ledger chains asynchronously): a failure. */
   const verdictNaming = async (runId: string) => {
     const verdict = await stack.waitFor(async () => {
@@ -63,6 +70,18 @@ describe('Issue 23 runs appendable only by their owner', () => {
     await stack?.stop();
   });
 
+  /** An open run of `kind` as its owner writes it (created, authorised, started), under its owner's name. */
+  const openRunOf = async (owner: 'tool-gateway' | 'export', kind: 'tool_gateway' | 'export'): Promise<string> => {
+    const runId = randomUUID();
+    const pin = (task.events[0].data as { policy_versions: { lanes: string; roles: string } }).policy_versions;
+    const run = { run_id: runId, root_run_id: task.runId, parent_run_id: task.runId };
+    await (await logAs(owner)).append({ kind: 'run', id: runId, subject: runSubject(owner, runId) }, [
+      { type: 'RunCreated', data: { ...run, run_kind: kind, agent_name: 'task-assistant', contract_version: 'v1', policy_versions: pin, input_artifacts: [], parameters: {}, request_hash_sha256: createHash('sha256').update(runId).digest('hex') }, metadata: run },
+      { type: 'AuthzDecided', data: { decision: 'allow', policy_versions: pin }, metadata: run },
+      { type: 'RunStarted', data: {}, metadata: run },
+    ], { commandId: `open-${runId}`, expectedVersion: 0 });
+    return runId;
+  };
   it('Issue 23 owner subjects: each run is stored under its owner\'s name (the task run under decision, its tool call under tool-gateway)', async () => {
     expect(new Set(task.events.map((e) => e.subject))).toEqual(new Set([runSubject('decision', task.runId)]));
     expect(new Set((await stack.runEvents(toolRunId)).map((e) => e.subject))).toEqual(new Set([runSubject('tool-gateway', toolRunId)]));
@@ -113,20 +132,12 @@ describe('Issue 23 runs appendable only by their owner', () => {
     const coverage = await runCli(stack.url, ['audit', 'coverage'], stack.cliEnv('operator'));
     expect(coverage.stdout).toContain(`FORGED ${runId}: a agent run under tool-gateway's name`);
     expect(coverage.code).not.toBe(0);
+    // The runs index leaves it out: a lawful run tool-gateway opens after it is listed, the forged one never is.
+    const after = await openRunOf('tool-gateway', 'tool_gateway');
+    await stack.waitFor(async () => (await listed(after)).includes(after), 60_000);
+    expect(await listed(runId)).toEqual([]);
   });
 
-  /** An open run of `kind` as its owner writes it (created, authorised, started), under its owner's name. */
-  const openRunOf = async (owner: 'tool-gateway' | 'export', kind: 'tool_gateway' | 'export'): Promise<string> => {
-    const runId = randomUUID();
-    const pin = (task.events[0].data as { policy_versions: { lanes: string; roles: string } }).policy_versions;
-    const run = { run_id: runId, root_run_id: task.runId, parent_run_id: task.runId };
-    await (await logAs(owner)).append({ kind: 'run', id: runId, subject: runSubject(owner, runId) }, [
-      { type: 'RunCreated', data: { ...run, run_kind: kind, agent_name: 'task-assistant', contract_version: 'v1', policy_versions: pin, input_artifacts: [], parameters: {}, request_hash_sha256: createHash('sha256').update(runId).digest('hex') }, metadata: run },
-      { type: 'AuthzDecided', data: { decision: 'allow', policy_versions: pin }, metadata: run },
-      { type: 'RunStarted', data: {}, metadata: run },
-    ], { commandId: `open-${runId}`, expectedVersion: 0 });
-    return runId;
-  };
   const cancelAsOperator = async (runId: string) => {
     const msg = await (await as('operator')).request('rl.runs.cancel', encodeJson({ run_id: runId, reason: 'drill', requested_by: 'operator' }), { timeout: 40_000 });
     return decodeReply(msg.data, msg.headers);
@@ -159,6 +170,7 @@ describe('Issue 23 runs appendable only by their owner', () => {
   });
 
   it('Issue 23 recorded history: an event decision wrote on tool-gateway\'s run before the bus refused it, other than a cancel request or resolution (a RunCompleted), makes the run forged, named by audit verify', async () => {
+    await stack.waitFor(async () => (await listed(toolRunId)).includes(toolRunId), 60_000);
     const tool = (await stack.runEvents(toolRunId))[0];
     const run = { run_id: toolRunId, root_run_id: tool.metadata.root_run_id, parent_run_id: task.runId };
     // The bootstrap identity writes what decision could write before: the reader rule is what is tested.
@@ -171,6 +183,8 @@ describe('Issue 23 runs appendable only by their owner', () => {
     await expect(stack.runEvents(toolRunId)).rejects.toThrow(/RunCompleted produced by "decision" on tool-gateway's run/);
     const verdict = await verdictNaming(toolRunId);
     expect(verdict.stdout).toMatch(/forged_run/);
+    // Listed before; the runs index leaves it out once forged (audit coverage names it instead).
+    await stack.waitFor(async () => !(await listed(toolRunId)).includes(toolRunId), 60_000);
   });
 
   it('Issue 23 owner down: rl.runs.cancel of an export run while export is stopped answers DEPENDENCY.DOWN and records nothing; once export is back the cancel is recorded by export', async () => {

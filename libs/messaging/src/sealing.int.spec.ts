@@ -39,7 +39,7 @@ describe('Issue 9 erasure: the sealing codec seals the table\'s fields with the 
   it('Issue 9 erasure: a case event is sealed with the case key, an event type outside the table and an ownerless event are left as they are', async () => {
     const step = await codec.seal(event('StepCompleted', { step_id: 'facts', step_index: 1, output: { facts: ['Tom fired Dana'] } }, { case_id: 'k1', user_id: 'u1' }));
     expect(JSON.stringify(step.data)).toContain('"owner":"case.');
-    const other = event('RunFailed', { error: { error_code: 'X', message: 'm', retryable: false } }, { case_id: 'k1' });
+    const other = event('RunDenied', { error: { error_code: 'X', message: 'm', retryable: false } }, { case_id: 'k1' });
     expect(await codec.seal(other)).toBe(other);
     const ownerless = event('StepCompleted', { output: 'campaign text' });
     expect(await codec.seal(ownerless)).toBe(ownerless);
@@ -64,5 +64,20 @@ describe('Issue 9 erasure: the sealing codec seals the table\'s fields with the 
     expect((await codec.open(sealed)).data).toEqual(failed);
     await keys.destroy({ kind: 'user', id: 'u-tool' });
     expect((await codec.open(sealed)).data).toEqual({ ...failed, error: { ...failed.error, message: ERASED_TEXT } });
+  });
+
+  it('Issue 23 privacy: a failed run\'s error text (RunFailed error.message) is sealed with the owner\'s key, its code stays; after erasure it reads as erased, and a run of the erased owner still ends (its text stored as the erased marker)', async () => {
+    const failed = { error: { error_code: 'AGENT.FAILED', message: 'model error: cannot schedule "call Dana Reyes at 555-0142"', retryable: false } };
+    const sealed = await codec.seal(event('RunFailed', failed, { user_id: 'u-failed' }));
+    expect(JSON.stringify(sealed.data)).not.toMatch(/Dana|555/);
+    expect(sealed.data).toMatchObject({ error: { error_code: 'AGENT.FAILED', retryable: false } });
+    expect((await codec.open(sealed)).data).toEqual(failed);
+    await keys.destroy({ kind: 'user', id: 'u-failed' });
+    expect((await codec.open(sealed)).data).toEqual({ error: { ...failed.error, message: ERASED_TEXT } });
+    const after = await codec.seal(event('RunFailed', { error: { error_code: 'RUN.ABANDONED', message: 'cut short while asking about Dana', retryable: false } }, { user_id: 'u-failed' }));
+    expect(after.data).toEqual({ error: { error_code: 'RUN.ABANDONED', message: ERASED_TEXT, retryable: false } });
+    // Recorded history: a RunFailed written before the field was sealed (its text plain) reads as it was written.
+    const before = event('RunFailed', { error: { error_code: 'TOOL.FAILED', message: 'written plain before', retryable: true } }, { user_id: 'u-earlier' });
+    expect((await codec.open(before)).data).toEqual(before.data);
   });
 });

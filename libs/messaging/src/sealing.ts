@@ -1,5 +1,5 @@
 import type { EventCodec, EventEnvelope } from '@runledger/event-log';
-import { CachedDataKeys, DataOwner, dataKeyName, isSealed, openWithKey, ownerErased, SealedValue, sealWithKey } from './data-keys';
+import { CachedDataKeys, DataOwner, dataKeyName, ERASED_TEXT, isSealed, openWithKey, ownerErased, SealedValue, sealWithKey } from './data-keys';
 
 /**
  * Issue 9 erasure — the one table of personal and case data in events: per event type, the data fields (dotted
@@ -21,6 +21,8 @@ export const SEALED_FIELDS: Readonly<Record<string, readonly string[]>> = {
   ToolCallRequested: ['parameters'],
   ToolCallRecorded: ['result', 'error.message'],
   RunCompleted: ['result'],
+  // A failed run's error text (issue 23): a failed sub-agent's or model's error can quote the user's input.
+  RunFailed: ['error.message'],
   // The decision and its audit record's free text (ids and codes stay: the audit ledger indexes them).
   DecisionRecorded: ['decision', 'intent', 'audit_record.input_message', 'audit_record.tool_calls', 'audit_record.response_preview'],
   // The conversation history.
@@ -36,6 +38,12 @@ export const SEALED_FIELDS: Readonly<Record<string, readonly string[]>> = {
   SessionNoted: ['entry.message', 'entry.data'],
   SessionFinished: ['finalReport', 'conversation', 'error.message'],
 };
+
+/**
+ * Events that must be stored even once their owner is erased: a run's end (a run cut short by the erasure, or resolved
+ * later, still gets its terminal event). Their sealed fields are stored as the erased marker, what they would read as.
+ */
+const STORED_ERASED: ReadonlySet<string> = new Set(['RunFailed']);
 
 /** Whose key seals an event: its case (metadata.case_id), else its user (metadata.user_id, or the user the event names). */
 export function dataOwnerOf(event: EventEnvelope): DataOwner | null {
@@ -85,8 +93,11 @@ export class SealingCodec implements EventCodec {
     const name = dataKeyName(owner);
     const key = await this.keys.keyFor(owner); // the cache first: one map lookup for a known key
     if (!key) {
-      if (paths.some((p) => mapAt(event.data as Json, p, () => undefined) !== event.data)) throw ownerErased(owner);
-      return event;
+      if (!paths.some((p) => mapAt(event.data as Json, p, () => undefined) !== event.data)) return event;
+      if (!STORED_ERASED.has(event.type)) throw ownerErased(owner);
+      let erased = event.data as Json;
+      for (const path of paths) erased = mapAt(erased, path, () => ERASED_TEXT);
+      return { ...event, data: erased };
     }
     let data = event.data as Json;
     for (const path of paths) data = mapAt(data, path, (v) => (isSealed(v) ? v : sealWithKey(key, name, v)));

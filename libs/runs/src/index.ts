@@ -11,6 +11,7 @@ export * from './infra/run-session';
 export * from './infra/child-run';
 export * from './infra/caller-verifier';
 export * from './domain/run-summary';
+export * from './domain/indexed-run';
 export * from './app/run-engine';
 export * from './app/retry';
 export * from './infra/caller-runs';

@@ -9,7 +9,8 @@ import type { RecordedEvent, StoredEvent } from '@runledger/event-log';
 import type { ChainEntry } from '@runledger/governance';
 import { deterministicUuid } from '@runledger/kernel';
 import { evolveRun, initialRunState, RunState } from '../../../libs/runs/src/domain/run-state';
-import { evolveRunSummary, initialRunSummary, RunSummary } from '../../../libs/runs/src/domain/run-summary';
+import { initialRunSummary } from '../../../libs/runs/src/domain/run-summary';
+import { evolveIndexedRun, listedRow, type IndexedRun } from '../../../libs/runs/src/domain/indexed-run';
 import { auditEventRow, nextChainEntry, RunAuditRow, withAuditEvent } from '../../../services/audit-ledger/src/domain/audit-chain';
 import { ConversationState, evolveConversation, initialConversation } from '../../../services/decision/src/conversation/conversation';
 import { DomainDocuments, evolveDomainDocuments, initialDomainDocuments } from '../../../services/db-write/src/domain/documents';
@@ -18,7 +19,9 @@ type Doc = Record<string, unknown>;
 
 export class Rebuild {
   readonly runs = new Map<string, RunState>();
-  readonly summaries = new Map<string, RunSummary>();
+  readonly summaries = new Map<string, IndexedRun>();
+  /** The run commit being read (its events come together): the runs index folds whole commits (issue 23 ownership). */
+  private commit: StoredEvent[] = [];
   readonly conversations = new Map<string, ConversationState>();
   readonly chain: string[] = [];
   readonly auditEvents = new Map<string, RunAuditRow>();
@@ -39,7 +42,9 @@ export class Rebuild {
     const runId = e.metadata.stream_id;
     const run = evolveRun(this.runs.get(runId) ?? initialRunState(), e as unknown as RecordedEvent);
     this.runs.set(runId, run);
-    this.summaries.set(runId, evolveRunSummary(this.summaries.get(runId) ?? initialRunSummary(runId), e));
+    // As the ledger folds it: the log's events as stored (a sealed field stays sealed), whole commits.
+    if (this.commit.length && this.commit[0].seq !== raw.seq) this.foldCommit();
+    this.commit.push(raw);
     evolveDomainDocuments(this.documents, e);
     const entry = nextChainEntry(this.lastChainEntry, raw);
     if (entry) {
@@ -69,10 +74,17 @@ export class Rebuild {
     if ((d.output.based_on_run_id ?? null) !== replayed) this.contextMismatches.push(`${e.metadata.stream_id}: recorded context follows run ${d.output.based_on_run_id ?? 'none'}, the replayed conversation ${replayed ?? 'none'}`);
   }
 
-  /** The rebuilt read models, by the document-store collection each lives in. */
+  private foldCommit(): void {
+    const runId = this.commit[0].metadata.stream_id;
+    this.summaries.set(runId, evolveIndexedRun(this.summaries.get(runId) ?? initialRunSummary(runId), this.commit));
+    this.commit = [];
+  }
+
+  /** The rebuilt read models, by the document-store collection each lives in (the runs index as rl.runs.list sees rows: without their ownership track). */
   collections(): Map<string, Map<string, Doc | null>> {
+    if (this.commit.length) this.foldCommit();
     const out = new Map<string, Map<string, Doc | null>>([
-      ['runs_index', new Map([...this.summaries].map(([id, s]) => [id, s as unknown as Doc]))],
+      ['runs_index', new Map([...this.summaries].map(([id, s]) => [id, listedRow(s) as unknown as Doc]))],
       ['audit_events', new Map([...this.auditEvents].map(([id, r]) => [id, r as Doc]))],
       ['audit_decisions', this.decisions as Map<string, Doc | null>],
     ]);

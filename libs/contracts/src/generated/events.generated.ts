@@ -802,6 +802,9 @@ export interface RunDeniedData {
 export interface RunFailedData {
   error: {
     error_code: string;
+    /**
+     * Sealed in the log with the owner's data key (README "Erasure"): a failed sub-agent's or model's error can quote the user's input. Reads "[erased]" once the key is destroyed; a run of an erased owner still ends, with this text stored as "[erased]".
+     */
     message: string;
     retryable: boolean;
   };

@@ -99,16 +99,70 @@ export function runOwnership<E extends OwnedEvent>(all: readonly E[]): RunOwners
   return owner ? { owner, events: served, forgeries } : { events: [], forgeries };
 }
 
-/** What the check keeps of one run id: a few fields, whatever the number of its events (audit reads the whole log). */
-interface RunTrack {
+/**
+ * What the check keeps of one run id: a few fields, whatever the number of its events (audit reads the whole log).
+ * Plain JSON: the runs index keeps it with the run's row (services/audit-ledger), so the check resumes after a restart.
+ */
+export interface RunTrack {
   /** The owner of the lawful run under this id, once created. */
   owner?: RunOwner;
   /** The owner a run begun on the legacy subject continues under (its kind's). */
   legacyOwner?: string;
   /** Owner tokens ('' : legacy) seen, and whether each is the run or forged. */
-  groups: Map<string, 'run' | 'forged'>;
+  groups: Record<string, 'run' | 'forged'>;
   /** The first event of the run that its owner did not write: the run is forged. */
   foreign?: Forgery;
+}
+
+/**
+ * The ownership rules for one commit (one stored message: one subject, one sequence) of one run id, in log order: the
+ * track after it, the forgery it shows (if any), and whether its events are part of the run (see OwnershipCheck).
+ * Other subjects than runs' are no part of any run.
+ */
+export function trackCommit(before: RunTrack | undefined, events: readonly OwnedEvent[]): { track: RunTrack; forgery?: Forgery; inRun: boolean } {
+  const parsed = events.length ? parseRunSubject(events[0].subject) : null;
+  const track: RunTrack = before ? { ...before, groups: { ...before.groups } } : { groups: {} };
+  if (!parsed) return { track, inRun: false };
+  let forgery: Forgery | undefined;
+  const legacy = parsed.owner === null;
+  if (legacy && !('' in track.groups) && events[0].type === 'RunCreated') track.legacyOwner = ownerOfKind(kindOf(events[0]));
+  // A legacy run and its continuation on its owner's subject are one group.
+  const group = legacy ? (track.legacyOwner ?? '') : parsed.owner!;
+  const key = legacy ? '' : group;
+  let status = track.groups[key] ?? (group === track.legacyOwner && track.groups[''] === 'run' ? 'run' : undefined);
+  if (!status) {
+    const problem = creationProblem(group, events[0], legacy) ?? (track.owner ? `a run with this id was created before, by ${track.owner}` : undefined);
+    status = problem ? 'forged' : 'run';
+    if (problem) forgery = { run_id: parsed.runId, subject: events[0].subject, seq: events[0].seq, reason: problem };
+    else track.owner = group as RunOwner;
+  }
+  track.groups[key] = status;
+  // The legacy subject's producers were whatever the sender wrote and any appender could write there: they prove
+  // nothing either way, so its messages are read as they were (only the kind names the owner); the rule holds from
+  // the owner subjects on, where the bus says who wrote each event.
+  if (status === 'run' && !track.foreign && !legacy) {
+    track.foreign = foreignEvent(parsed.runId, track.owner!, events);
+    forgery = track.foreign;
+  }
+  return { track, ...(forgery ? { forgery } : {}), inRun: status === 'run' && (legacy ? track.legacyOwner === track.owner : group === track.owner) };
+}
+
+/** The first event of a commit on the run's own subject that its owner did not write, as a forgery; none when all are. */
+function foreignEvent(runId: string, owner: RunOwner, events: readonly OwnedEvent[]): Forgery | undefined {
+  const resolution = events.some((e) => e.type === 'RunResolved' && e.metadata.producer === RUN_CONTROLLER);
+  for (const e of events) {
+    const producer = e.metadata.producer;
+    if (producer === owner) continue;
+    // Written before issue 23: decision's cancel request, or its resolution commit (domain/resolution.ts).
+    if (producer === RUN_CONTROLLER && (e.type === 'RunCancelRequested' || (resolution && isResolutionEvent(e)))) continue;
+    return { run_id: runId, subject: e.subject, seq: e.seq, reason: `${e.type} produced by ${JSON.stringify(producer)} on ${owner}'s run` };
+  }
+  return undefined;
+}
+
+/** Whether readers serve the run a track describes: lawfully created, every event its owner's. */
+export function isServed(track: RunTrack | undefined): boolean {
+  return Boolean(track?.owner) && !track!.foreign;
 }
 
 /**
@@ -116,9 +170,8 @@ interface RunTrack {
  * the earliest lawful creation under its id: a RunCreated on the subject of the service that may create that kind of
  * run, produced by it (a legacy-subject run continues on its kind's owner's subject). Every event of the run must be
  * its owner's (or, in logs written before, the former controller's cancel request or resolution); one that is not makes
- * the run forged. Events under
- * the id on any other subject are forgeries too, but never part of the run: another service cannot take a run over,
- * or hide it, by writing under its id on its own subject.
+ * the run forged. Events under the id on any other subject are forgeries too, but never part of the run: another
+ * service cannot take a run over, or hide it, by writing under its id on its own subject.
  */
 export class OwnershipCheck {
   private readonly runs = new Map<string, RunTrack>();
@@ -126,41 +179,11 @@ export class OwnershipCheck {
 
   /** One stored message's events (one commit: one subject, one sequence); other subjects than runs' are ignored. */
   commit(events: readonly OwnedEvent[]): void {
-    if (!events.length) return;
-    const parsed = parseRunSubject(events[0].subject);
+    const parsed = events.length ? parseRunSubject(events[0].subject) : null;
     if (!parsed) return;
-    let track = this.runs.get(parsed.runId);
-    if (!track) this.runs.set(parsed.runId, (track = { groups: new Map() }));
-    const legacy = parsed.owner === null;
-    if (legacy && !track.groups.has('') && events[0].type === 'RunCreated') track.legacyOwner = ownerOfKind(kindOf(events[0]));
-    // A legacy run and its continuation on its owner's subject are one group.
-    const group = legacy ? (track.legacyOwner ?? '') : parsed.owner!;
-    const key = legacy ? '' : group;
-    let status = track.groups.get(key) ?? (group === track.legacyOwner && track.groups.get('') === 'run' ? 'run' : undefined);
-    if (!status) {
-      const problem = creationProblem(group, events[0], legacy) ?? (track.owner ? `a run with this id was created before, by ${track.owner}` : undefined);
-      status = problem ? 'forged' : 'run';
-      if (problem) this.found.push({ run_id: parsed.runId, subject: events[0].subject, seq: events[0].seq, reason: problem });
-      else track.owner = group as RunOwner;
-    }
-    track.groups.set(key, status);
-    // The legacy subject's producers were whatever the sender wrote and any appender could write there: they prove
-    // nothing either way, so its messages are read as they were (only the kind names the owner); the rule holds from
-    // the owner subjects on, where the bus says who wrote each event.
-    if (status === 'run' && !track.foreign && !legacy) this.checkProducers(parsed.runId, track, events);
-  }
-
-  private checkProducers(runId: string, track: RunTrack, events: readonly OwnedEvent[]): void {
-    const resolution = events.some((e) => e.type === 'RunResolved' && e.metadata.producer === RUN_CONTROLLER);
-    for (const e of events) {
-      const producer = e.metadata.producer;
-      if (producer === track.owner) continue;
-      // Written before issue 23: decision's cancel request, or its resolution commit (domain/resolution.ts).
-      if (producer === RUN_CONTROLLER && (e.type === 'RunCancelRequested' || (resolution && isResolutionEvent(e)))) continue;
-      track.foreign = { run_id: runId, subject: e.subject, seq: e.seq, reason: `${e.type} produced by ${JSON.stringify(producer)} on ${track.owner}'s run` };
-      this.found.push(track.foreign);
-      return;
-    }
+    const { track, forgery } = trackCommit(this.runs.get(parsed.runId), events);
+    this.runs.set(parsed.runId, track);
+    if (forgery) this.found.push(forgery);
   }
 
   /** Every forgery found, in log order. */
@@ -171,7 +194,7 @@ export class OwnershipCheck {
   /** The owner of the run readers may serve under this id: lawfully created, every event its owner's. */
   servedOwner(runId: string): RunOwner | undefined {
     const track = this.runs.get(runId);
-    return track && !track.foreign ? track.owner : undefined;
+    return isServed(track) ? track!.owner : undefined;
   }
 
   /** Whether an event on `subject` is part of the run under this id (not another service's under the same id). */
