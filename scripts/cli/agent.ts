@@ -242,7 +242,6 @@ async function mcpTools(servers: Readonly<Record<string, unknown>>, queues: Read
 export async function main(args: string[], io: CliIo = processIo()): Promise<number> {
   // --agent names a registered profile: the decision service runs the session over the bus.
   // Over the bus only with --agent: its messaging stack is loaded then, not for a local session or --help.
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
   if (args.includes('--agent')) return (require('./agent-bus') as typeof import('./agent-bus')).runOverBus(args, io);
   let outcome: CliOutcome;
   try {

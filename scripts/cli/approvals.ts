@@ -5,11 +5,11 @@
  *   approvals answer CAMPAIGN_ID ITEM_ID --approve|--reject [--reason TEXT] | --answer TEXT
  *                    [--approver ID] [--role ROLE] [--json]          decide (agents.campaign.answer)
  */
-import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { SUBJECTS } from '../../libs/contracts/src/subjects';
-import { EventLog, type StoredEvent } from '@runledger/event-log';
+import type { StoredEvent } from '@runledger/event-log';
 import { CONNECTION_USAGE } from './connection';
+import { LogFold } from './log-fold';
 import { table, time } from './format';
 import { ask, CliError, json, parseArgs, runCommand, str, withConnection } from './operator';
 
@@ -53,31 +53,16 @@ export function evolvePendingApprovals(pending: Map<string, PendingApproval>, ev
   return pending;
 }
 
-/**
- * Reads pending items from the log as the operator (one of its readers: direct gets, no consumer). Kept between
- * reads, each read goes on from where the last stopped.
- */
+/** Pending items read from the log as the operator, each read going on from where the last stopped (see LogFold). */
 export class PendingApprovals {
-  private log?: EventLog;
-  private state = new Map<string, PendingApproval>();
-  private from = 1;
-  /** One read at a time: two folding the same events into one map could interleave a request after its decision. */
-  private last: Promise<unknown> = Promise.resolve();
+  private readonly fold: LogFold<Map<string, PendingApproval>>;
 
-  constructor(private readonly nc: NatsConnection) {}
-
-  read(): Promise<PendingApproval[]> {
-    const next = this.last.then(() => this.readOnce(), () => this.readOnce());
-    this.last = next;
-    return next;
+  constructor(nc: NatsConnection) {
+    this.fold = new LogFold(nc, 'rl.log.campaign.*', evolvePendingApprovals, new Map());
   }
 
-  private async readOnce(): Promise<PendingApproval[]> {
-    this.log ??= new EventLog(jetstream(this.nc), await jetstreamManager(this.nc), { producer: 'runledger-cli', clock: { now: () => new Date() } });
-    const { state, lastSeq } = await this.log.replay(evolvePendingApprovals, this.state, { filter: 'rl.log.campaign.*', fromSeq: this.from });
-    this.state = state;
-    this.from = Math.max(this.from, lastSeq + 1);
-    return [...state.values()].sort((a, b) => a.requested_at.localeCompare(b.requested_at));
+  async read(): Promise<PendingApproval[]> {
+    return [...(await this.fold.read()).values()].sort((a, b) => a.requested_at.localeCompare(b.requested_at));
   }
 }
 

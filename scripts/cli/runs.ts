@@ -22,14 +22,12 @@ import { ask, CliError, intFlag, json, parseArgs, ParsedArgs, runCommand, str, w
  * Each subcommand's module is loaded when it is asked for (a `runs list` starts without the live-feed follower, the
  * fork, bulk cancel or waterfall code and the libraries they pull in): commands start in well under a second.
  */
-/* eslint-disable @typescript-eslint/no-require-imports */
 const lazy = {
   tail: () => require('./runs-tail') as typeof import('./runs-tail'),
   fork: () => require('./runs-fork') as typeof import('./runs-fork'),
   bulk: () => require('./runs-bulk-cli') as typeof import('./runs-bulk-cli'),
   waterfall: () => require('./console/waterfall') as typeof import('./console/waterfall'),
 };
-/* eslint-enable @typescript-eslint/no-require-imports */
 
 /** The statuses a run can have, as the runs-list contract says (one place: its schema). */
 export const RUN_STATUSES: readonly string[] = (JSON.parse(readFileSync(join(__dirname, '..', '..', 'proto-contracts', 'schemas', 'runs', 'runs-list-request.schema.json'), 'utf8')) as { properties: { status: { enum: string[] } } }).properties.status.enum;

@@ -7,8 +7,8 @@
  */
 import { jetstreamManager } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/transport-node';
-import { EventLog, LOG_STREAM, type StoredEvent } from '@runledger/event-log';
-import { jetstream } from '@nats-io/jetstream';
+import { LOG_STREAM, type StoredEvent } from '@runledger/event-log';
+import { LogFold } from '../log-fold';
 import type { RunsListResult } from '../../../libs/contracts/src/generated';
 import type { ConsoleApi } from './api';
 import { duration, esc, page, table } from './html';
@@ -29,41 +29,31 @@ interface Spend {
 
 /** LLM attempts folded from the log: the agent of each run (its RunCreated) and each accounting entry of type llm. */
 export class TokenSpend {
-  private log?: EventLog;
-  private from = 1;
   private readonly agents = new Map<string, string>();
-  private readonly spends: Spend[] = [];
-  private last: Promise<unknown> = Promise.resolve();
+  private readonly fold: LogFold<Spend[]>;
 
-  constructor(private readonly nc: NatsConnection) {}
-
-  read(): Promise<Spend[]> {
-    const next = this.last.then(() => this.readOnce(), () => this.readOnce());
-    this.last = next;
-    return next;
+  constructor(nc: NatsConnection) {
+    this.fold = new LogFold<Spend[]>(nc, 'rl.log.run.>', (spends, e) => this.evolve(spends, e), []);
   }
 
-  private fold = (_: null, e: StoredEvent): null => {
+  read(): Promise<Spend[]> {
+    return this.fold.read();
+  }
+
+  private evolve(spends: Spend[], e: StoredEvent): Spend[] {
     const d = (e.data ?? {}) as Record<string, unknown>;
     if (e.type === 'RunCreated' && typeof d.agent_name === 'string') this.agents.set(e.metadata.stream_id, d.agent_name);
     else if (e.type === 'SessionAccounted') {
-      const entry = d.entry as { type?: string; model?: string; provider?: string; status?: string; tokens?: { inputTokens?: number; outputTokens?: number; totalTokens?: number }; costUsd?: number };
+      const entry = d.entry as { model?: string; provider?: string; status?: string; tokens?: { inputTokens?: number; outputTokens?: number; totalTokens?: number }; costUsd?: number };
       if (llmAttempt(entry)) {
         const t = entry.tokens ?? {};
-        this.spends.push({
+        spends.push({
           at: Date.parse(e.metadata.recorded_at), agent: this.agents.get(e.metadata.stream_id) ?? '-', model: `${entry.provider ?? '-'}/${entry.model ?? '-'}`,
           failed: entry.status === 'failed', tokens: t.totalTokens ?? 0, input: t.inputTokens ?? 0, output: t.outputTokens ?? 0, costUsd: entry.costUsd ?? 0,
         });
       }
     }
-    return null;
-  };
-
-  private async readOnce(): Promise<Spend[]> {
-    this.log ??= new EventLog(jetstream(this.nc), await jetstreamManager(this.nc), { producer: 'runledger-cli', clock: { now: () => new Date() } });
-    const { lastSeq } = await this.log.replay(this.fold, null, { filter: 'rl.log.run.>', fromSeq: this.from });
-    this.from = Math.max(this.from, lastSeq + 1);
-    return this.spends;
+    return spends;
   }
 }
 

@@ -143,7 +143,9 @@ function llmUsage(node: RunNode): string {
   const walk = (n: RunNode) => {
     for (const e of n.run.events) {
       const a = e.type === 'SessionAccounted' ? llmAttempt((e.data as { entry?: unknown }).entry) : null;
-      if (a) (tokens += a.tokens), (cost += a.costUsd);
+      if (!a) continue;
+      tokens += a.tokens;
+      cost += a.costUsd;
     }
     n.children.forEach(walk);
   };

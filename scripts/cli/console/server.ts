@@ -13,7 +13,6 @@ import { runBody, runPage, runsPage, runsResults, treeIds } from './runs-pages';
 import { bulkCancel } from './bulk-pages';
 import { LIVE_SCRIPT_HASH, LiveRuns, serveFeed } from './live';
 import { dashboardsPage, TokenSpend } from './dashboards';
-// eslint-disable-next-line @typescript-eslint/no-require-imports
 const { loadTable } = require('../../lib/permissions') as { loadTable: () => unknown };
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
