@@ -12,18 +12,20 @@
  *   decision, the worker (the inbox's durable consumer, ack after the run; no read of the run, its id is new): a
  *   direct get of the conversation, classify (request/reply to a classifier), the run commit [RunCreated,
  *   AuthzDecided, RunStarted, StepCompleted, StepCompleted, ToolCallRequested] v0, the tool call (request/reply) →
- *   gateway: one direct get (the caller run's last message), its child run commit [RunCreated, AuthzDecided,
- *   RunStarted, EffectClaimed] v0, the write (request/reply) → writer: one direct get (the caller's last message),
- *   its child run commit [RunCreated, AuthzDecided, RunStarted] v0, the document (KV put), [DbWriteAudited,
+ *   gateway: two direct gets (the caller run's first message, which names its owner, and its last), its child run
+ *   commit [RunCreated, AuthzDecided, RunStarted, EffectClaimed] v0, the write (request/reply) → writer: the same two
+ *   direct gets of its caller, its child run commit [RunCreated, AuthzDecided, RunStarted] v0, the document (KV put), [DbWriteAudited,
  *   RunCompleted]; gateway: [ToolCallAudited, RunCompleted]; decision: the conversation commit [MessageExchanged]
  *   v0, then the run commit [ToolCallRecorded, DecisionRecorded, RunCompleted], whose copy republished on the live
- *   feed answers the caller. A ledger process holds a durable batch consumer on the run messages (one ack per
- *   delivery) and per batch writes a document per run to two buckets, one per decision record, and appends one
- *   chain commit.
+ *   feed answers the caller. A ledger process holds a durable batch consumer on the run messages (ack-all, one ack
+ *   per batch: its last delivery) and per batch appends one chain commit and writes one document per decision
+ *   record; it writes a run's document to two buckets once, in the batch that holds the run's end (Runledger's
+ *   ledger holds an open run's rows until it ends, up to 500 ms, which no run of this workload outlasts).
  *
  * Per request: 22 events in 8 commits (6 run commits, the inbox's, the conversation's) plus a share of a chain
- * commit, 4 direct gets, 4 request/replies (caller, classify, tool, write), 1 KV put; ~75 messages through
- * nats-server in all (`npm run bench` counts both Runledger's and the floor's).
+ * commit, 6 direct gets, 4 request/replies (caller, classify, tool, write), 1 KV put; the ledger's 6 deliveries,
+ * 6 row puts and 1 decision record put; ~68 messages through nats-server in all (`npm run bench` counts both
+ * Runledger's and the floor's; `npm run bench -- --messages` by hop).
  *
  * So `npm run bench` can say what the messages alone cost on this machine: CPU per request, rate sequential and at
  * c16. Whatever Runledger spends above the floor is its own logic; a goal the floor itself misses cannot be met by
@@ -98,6 +100,11 @@ async function role(name, url, credsFile) {
   };
   /** The last message of an aggregate (a direct get), or null when it has none. */
   const lookup = (subject) => jsm.direct.getMessage(stream, { last_by_subj: subject }).catch(() => null);
+  /** As a choke point checks its caller (issue 23): the run's first message, then its last. */
+  const checkCaller = async (subject) => {
+    await jsm.direct.getMessage(stream, { next_by_subj: subject, seq: 1 }).catch(() => null);
+    await lookup(subject);
+  };
   const request = (subject, payload) => nc.request(subject, enc.encode(JSON.stringify(payload)), { timeout: 30_000, headers: traced() });
   const serve = (subject, handler) => nc.subscribe(subject, {
     queue: name,
@@ -115,7 +122,7 @@ async function role(name, url, credsFile) {
     const tasks = await kvm.open(buckets.tasks);
     serve(on.write, async ({ run_id: parent }) => {
       const child = `${prefix}.run.${randomUUID()}`;
-      await lookup(`${prefix}.run.${parent}`);
+      await checkCaller(`${prefix}.run.${parent}`);
       const v = await append(child, ['RunCreated', 'AuthzDecided', 'RunStarted'], 0);
       await tasks.put(randomUUID(), enc.encode(JSON.stringify({ task_id: parent, description: 'x'.repeat(200) })));
       await append(child, ['DbWriteAudited', 'RunCompleted'], v);
@@ -126,7 +133,7 @@ async function role(name, url, credsFile) {
   if (name === 'tool') {
     serve(on.tool, async ({ run_id: parent }) => {
       const child = `${prefix}.run.${randomUUID()}`;
-      await lookup(`${prefix}.run.${parent}`);
+      await checkCaller(`${prefix}.run.${parent}`);
       const v = await append(child, ['RunCreated', 'AuthzDecided', 'RunStarted', 'EffectClaimed'], 0);
       await request(on.write, { run_id: parent });
       await append(child, ['ToolCallAudited', 'RunCompleted'], v);
@@ -210,12 +217,14 @@ async function role(name, url, credsFile) {
       // As the ledger: a part-filled batch waits 25 ms for more (one chain append per request or so, not per event).
       if (queue.length < 256) await new Promise((r) => setTimeout(r, 25));
       const batch = queue.splice(0, 256);
-      const runs = new Set(batch.map((m) => m.subject));
+      const typed = (m, type) => m.headers?.get('Rl-Event-Type')?.includes(type);
+      const ended = new Set(batch.filter((m) => typed(m, 'RunCompleted')).map((m) => m.subject));
       const doc = enc.encode(JSON.stringify({ n: batch.length, pad: 'x'.repeat(400) }));
-      await Promise.all([...runs].flatMap((s) => [events.put(s.slice(prefix.length + 5), doc), index.put(s.slice(prefix.length + 5), doc)]));
-      await Promise.all(batch.filter((m) => m.headers?.get('Rl-Event-Type')?.includes('DecisionRecorded')).map((m) => decisions.put(String(m.seq), doc)));
       chainVersion = await append(`${prefix}.audit.chain`, ['AuditChainBatch'], chainVersion);
-      for (const m of batch) m.ack();
+      await Promise.all([...ended].flatMap((s) => [events.put(s.slice(prefix.length + 5), doc), index.put(s.slice(prefix.length + 5), doc)]));
+      await Promise.all(batch.filter((m) => typed(m, 'DecisionRecorded')).map((m) => decisions.put(String(m.seq), doc)));
+      // Ack-all: the last delivery's ack settles the batch.
+      batch[batch.length - 1].ack();
     }
   }
 }

@@ -148,12 +148,13 @@ async function main() {
     // 100 requests at c16 after the warm-up, counted until the ledger has chained them (steady state).
     const cpu = {};
     const steady = async (system, prefix) => {
-      const cpuBefore = cpuSeconds(system.pids());
+      const before = system.pids().map((pid) => cpuSeconds([pid]));
       const counted = await countMessages(nats, async () => {
         await inFlight(100, 16, (i) => system.run({ request_id: `${prefix}-${i}`, user_id: `bench-user-${i % 50}`, message: `add task steady ${i}` }));
         await system.settle();
       });
-      cpu[prefix] = ((cpuSeconds(system.pids()) - cpuBefore) * 1000) / 100;
+      const used = system.pids().map((pid, i) => ((cpuSeconds([pid]) - before[i]) * 1000) / 100);
+      cpu[prefix] = `${used.reduce((a, b) => a + b, 0).toFixed(1)} ms (${system.processNames().map((n, i) => `${n} ${used[i].toFixed(1)}`).join(', ')})`;
       return counted;
     };
     const counted = { runledger: await steady(runledger, 'steady') };
@@ -169,7 +170,7 @@ async function main() {
       process.stdout.write([
         `Runledger messages per request — ${new Date().toISOString()} — 100 requests at c16 after the warm-up, counted until the ledger has chained them`,
         `log messages (commits) appended per request: ${commitsPerRequest.toFixed(1)}`,
-        `CPU per request of these 100 (all processes, the machine's load included): Runledger ${cpu.steady.toFixed(1)} ms, Transport floor ${cpu['floor-steady'].toFixed(1)} ms`,
+        `CPU per request of these 100 (the machine's load included): Runledger ${cpu.steady}; Transport floor ${cpu['floor-steady']}`,
         '', 'Runledger:', ...breakdownLines(counted.runledger, 100), '', 'Transport floor:', ...breakdownLines(counted.floor, 100), '',
       ].join('\n'));
       return;
@@ -205,7 +206,8 @@ async function main() {
       `goal: each service ≤ 80 MiB resident: ${largest('rss') <= 80 ? 'met' : `not met as RSS (largest ${largest('rss').toFixed(0)} MiB)`}; as PSS ${largest('pss') <= 80 ? 'met' : 'not met'} (largest ${largest('pss').toFixed(0)} MiB)`,
     ];
     process.stdout.write(`${lines.join('\n')}\n`);
-    fs.writeFileSync(path.join(__dirname, '..', 'bench', 'results.md'), `# Benchmark results\n\nProduced by \`npm run bench\` (one run; every system on this machine, side by side).\n\n\`\`\`\n${lines.join('\n')}\n\`\`\`\n`);
+    const byHop = ['', '## Messages through nats-server per request, by hop', '', '100 requests at c16 after the warm-up, counted until the ledger has chained them (`npm run bench -- --messages` measures only these).', '', '### Runledger', '', ...breakdownLines(counted.runledger, 100), '', '### Transport floor', '', ...breakdownLines(counted.floor, 100)];
+    fs.writeFileSync(path.join(__dirname, '..', 'bench', 'results.md'), `# Benchmark results\n\nProduced by \`npm run bench\` (one run; every system on this machine, side by side).\n\n\`\`\`\n${lines.join('\n')}\n\`\`\`\n${byHop.join('\n')}\n`);
   } finally {
     // Each stop is bounded: a peer whose client pool never drains (seen once with a PostgreSQL peer) must not keep
     // the bench, the services and the servers after it running. Stopping the peers' PostgreSQL then ends the
