@@ -17,7 +17,9 @@ export function redeliveryDelayMs(deliveryCount: number): number {
  * that can change in place (ack wait, max ack pending) follow the code instead of being frozen at first creation.
  */
 export async function ensureDurable(jsm: JetStreamManager, filterSubject: string, opts: LogConsumerOptions, ackWaitMs: number): Promise<AckPolicy> {
-  const tunable = { ack_wait: ackWaitMs * 1_000_000, max_ack_pending: Math.max(64, (opts.concurrency ?? 1) * 4, (opts.batch ?? 0) * 2) };
+  // A batch consumer may hold its acks while its handler's deferred work is done (DeferredSettlement: the ledger's held
+  // rows, up to ROW_HOLD_MS): room for several batches delivered meanwhile, so holding does not stall delivery.
+  const tunable = { ack_wait: ackWaitMs * 1_000_000, max_ack_pending: Math.max(64, (opts.concurrency ?? 1) * 4, (opts.batch ?? 0) * 8) };
   const existing = await durableInfo(jsm, opts.durable);
   if (!existing) {
     // Only the bootstrap may create it where the permissions table holds (provisionDurable); a test's own bus may.
