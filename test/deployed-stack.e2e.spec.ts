@@ -2,16 +2,16 @@ import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import { appendFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
-import { jetstream, jetstreamManager } from '@nats-io/jetstream';
-import { EventLog, LOG_STREAM } from '@runledger/event-log';
-import { decodeReply, encodeJson } from '@runledger/messaging';
-import { deterministicUuid } from '@runledger/kernel';
-import { sleep, tempDir, waitUntil, type TempDir } from '@runledger/testing';
+import { jetstreamManager } from '@nats-io/jetstream';
+import { Kvm } from '@nats-io/kv';
+import { LOG_STREAM } from '@runledger/event-log';
+import { tempDir, waitUntil, type TempDir } from '@runledger/testing';
 
 /* eslint-disable @typescript-eslint/no-require-imports, @typescript-eslint/no-explicit-any */
 const { renderOverlay, objectNamed, entriesOf } = require('../scripts/lib/deployed/manifests.js');
 const { ClusterNetwork, startContainer, untilProbe } = require('../scripts/lib/deployed/sandbox.js');
-const { settle, resolveLeftOpen, checkLog, checkAudit } = require('../scripts/lib/chaos/checks.js');
+const { taskRequests, checkWorkload, explainRuns, ask } = require('../scripts/lib/deployed/workload.js');
+const { jetStreamLag, desiredReplicas } = require('../scripts/lib/deployed/scaler.js');
 
 jest.setTimeout(600_000);
 
@@ -21,8 +21,6 @@ type Pod = { name: string; ip: string; net: string; hosts: string; close(): void
 
 const NS = 'runledger';
 const TAG = `deployed-${randomBytes(3).toString('hex')}`;
-const item = (i: number) => `${TAG} item ${i}`;
-const expected = (i: number) => `I've added '${item(i)}' to your tasks.`;
 
 /**
  * The Secrets the base does not ship, created as k8s/README.md says (here with throwaway values): a password per NATS
@@ -182,38 +180,10 @@ describe('Issue 24 the base deployment run as declared, through a rolling restar
     expect(natsSet.spec.replicas).toBe(3);
     const admin = await as('runledger-admin', 'ADMIN_PASSWORD', '_INBOX_admin');
     const caller = await as('runledger-caller', 'CALLER_PASSWORD', '_INBOX_caller');
-    const ask = async <T>(subject: string, body: unknown = {}): Promise<T> => {
-      const msg = await admin.request(subject, encodeJson(body), { timeout: 60_000 });
-      const reply = decodeReply(msg.data, msg.headers);
-      if (!reply.ok) throw new Error(`${subject}: ${JSON.stringify(reply.error)}`);
-      return reply.body as T;
-    };
-
-    const replies: Array<{ run_id: string; response_text: string } | undefined> = [];
-    const attempts: number[] = [];
-    /**
-     * One request as @runledger/client makes it: the same request_id on every attempt, asked again when no reply came
-     * in time (a lost reply), nobody served it yet, or the reply says "taking longer" (the run goes on; the same
-     * request_id joins it), until the final answer.
-     */
-    const request = async (i: number) => {
-      const body = encodeJson({ user_id: `${TAG}-user-${i}`, conversation_id: deterministicUuid(TAG, 'conversation', String(i)), request_id: `${TAG}-req-${i}`, message: `add task ${item(i)}` });
-      for (attempts[i] = 1; attempts[i] <= 8; attempts[i]++) {
-        const msg = await caller.request('agents.task-assistant.process', body, { timeout: 30_000 }).catch((err: Error) => {
-          if (!/timeout|no responders/i.test(err.message)) throw err;
-          return null;
-        });
-        const reply = msg && decodeReply(msg.data, msg.headers);
-        if (reply && !reply.ok && !reply.error.retryable) throw new Error(`request ${i}: ${JSON.stringify(reply.error)}`);
-        const answer = reply?.ok ? (reply.body as { run_id: string; response_text: string }) : null;
-        if (answer && !/taking longer/.test(answer.response_text ?? '')) return void (replies[i] = answer);
-        await sleep(Math.min(5_000, 250 * 2 ** attempts[i])); // the client's backoff, not a condition
-      }
-      throw new Error(`request ${i}: no final answer in ${attempts[i] - 1} attempts`);
-    };
+    const { replies, attempts, request, wrongAnswers } = taskRequests(caller, TAG);
     await request(0);
     type Head = { checkpoint: { seq: number } | null; key_id: string };
-    const before = await ask<Head>('rl.audit.head');
+    const before: Head = await ask(admin, 'rl.audit.head');
 
     // Two callers keep requests coming while everything restarts and a NATS node dies.
     let stop = false;
@@ -240,24 +210,105 @@ describe('Issue 24 the base deployment run as declared, through a rolling restar
 
     // Every request answered, with the answer that matches what it asked, and one run each.
     expect(replies.length).toBe(sent);
-    expect(replies.map((r, i) => (r?.response_text === expected(i) ? 'ok' : `${i}: ${JSON.stringify(r)}`)).filter((x) => x !== 'ok')).toEqual([]);
-    expect(new Set(replies.map((r) => r!.run_id)).size).toBe(sent);
+    expect(wrongAnswers()).toEqual([]);
+    expect(new Set(replies.map((r: { run_id: string }) => r.run_id)).size).toBe(sent);
 
     // What the log says: nothing duplicated at the tool (one agent run, tool call and write per request), nothing lost,
     // every run terminal (the resolver closes what nobody carries any more), the chain continuous.
     const progress = (line: string) => process.stderr.write(`[deployed] ${line}\n`);
-    const jsm = await jetstreamManager(admin);
-    const log = new EventLog(jetstream(admin), jsm, { producer: 'deployed-test', clock: { now: () => new Date() } });
-    await settle(jsm, progress);
-    const leftOpen = await resolveLeftOpen(admin, log, new Set(replies.map((r) => r!.run_id)), progress);
-    await settle(jsm, progress);
-    const counts = { ...leftOpen, ...(await checkLog(log, replies)), ...(await checkAudit(admin, progress)) };
-    progress(`${sent} requests (${attempts.filter((a) => a > 1).length} asked again after "taking longer"), NATS node killed: ${killed}; ${JSON.stringify(counts)}`);
+    const counts = await checkWorkload(admin, replies, progress);
+    progress(`${sent} requests (${attempts.filter((a: number) => a > 1).length} asked again after "taking longer"), NATS node killed: ${killed}; ${JSON.stringify(counts)}`);
     expect(counts).toMatchObject({ non_terminal: 0, lies: 0, duplicates: 0, lost: 0, coverage_violations: 0, chain_ok: true });
 
     // The ledger was replaced: its signed head continues, signed with the same key from the Secret.
-    const after = await ask<Head>('rl.audit.head');
+    const after: Head = await ask(admin, 'rl.audit.head');
     expect(after.key_id).toBe(before.key_id);
     expect(after.checkpoint!.seq).toBeGreaterThan(before.checkpoint!.seq);
+  });
+  /**
+   * Issue 24, scaling out on an existing engine: decision's ScaledObject (k8s/overlays/production/scaledobjects.yaml) on
+   * this base, the test in KEDA's place (scripts/lib/deployed/scaler.js). A backlog builds on decision's inbox while
+   * tool-gateway has no pod (its two pods stopped: a choke point down; no run can finish, so the lag holds still and
+   * the count is exact); the lag is read as the trigger declares it (its stream, consumer, lagThreshold, from the NATS
+   * monitoring endpoint of the consumer's leader) and the replicas computed as KEDA's HPA would; the new decision pods
+   * start as the Deployment declares, then tool-gateway comes back. Who handled what is seen on the bus: the admin
+   * listens to the runs' appends (a JetStream publish carries the reply inbox of the connection that made it) and
+   * /connz says which pod's connection that inbox is. Nothing done twice: one agent run, tool call and write per request in the log, one task per request in
+   * the store.
+   */
+  it('Issue 24 scale out on consumer lag: decision goes from 2 to the replicas its ScaledObject asks for, every instance handles part of the backlog, nothing is done twice', async () => {
+    const scaled = objectNamed(renderOverlay('k8s/overlays/production'), 'ScaledObject', 'decision') as Obj;
+    const trigger = scaled.spec.triggers.find((t: { type: string }) => t.type === 'nats-jetstream');
+    const decision = workloads.find((w) => w.metadata.name === scaled.spec.scaleTargetRef.name)!;
+    const gateway = workloads.find((w) => w.metadata.name === 'tool-gateway')!;
+    const current = podsOf(decision).length;
+    expect([current, decision.spec.replicas]).toEqual([scaled.spec.minReplicaCount, scaled.spec.minReplicaCount]);
+    const port = trigger.metadata.natsServerMonitoringEndpoint.split(':').pop();
+    const lagNow = () => jetStreamLag(trigger, [...natsIps.values()].map((ip) => `${ip}:${port}`));
+    const admin = await as('runledger-admin', 'ADMIN_PASSWORD', '_INBOX_admin');
+    const caller = await as('runledger-caller', 'CALLER_PASSWORD', '_INBOX_caller');
+    const tasks = await new Kvm(admin).open('rl_doc_tasks');
+    const taskCount = async () => { let n = 0; for await (const _ of await tasks.keys()) n++; return n; };
+    const tasksBefore = await taskCount();
+    const { lag: idle } = await lagNow();
+    expect(idle).toBe(0);
+
+    // The bus, as the admin sees it: each run's completion appended by decision, with the reply inbox of the instance
+    // that appended it (a JetStream publish is a request; the inbox is that instance's connection's).
+    const completedBy = new Map<string, string>(); // run id → inbox token
+    admin.subscribe('rl.log.run.decision.*', { callback: (_e, m) => {
+      if (m.reply?.startsWith('_INBOX_decision.') && new TextDecoder().decode(m.data).includes('"RunCompleted"')) completedBy.set(m.subject.split('.').pop()!, m.reply.split('.')[1]);
+    } });
+    await admin.flush();
+
+    // The backlog: enough requests that KEDA would ask for more than the two replicas (past the HPA's 10 % tolerance).
+    const threshold = Number(trigger.metadata.lagThreshold);
+    const n = Math.ceil(current * threshold * 1.25);
+    await Promise.all(podsOf(gateway).map((p) => stopPod(p)));
+    const load = taskRequests(caller, `${TAG}-scale`);
+    let failed: unknown;
+    const answered = Promise.all(Array.from({ length: n }, (_, i) => load.request(i))).catch((err) => { failed = err; });
+    const { lag, leader } = await waitUntil(async () => { const r = await lagNow(); return r.lag >= n && r; }, { timeoutMs: 120_000, intervalMs: 500 });
+    const desired = desiredReplicas(scaled, trigger, lag, current);
+    process.stderr.write(`[deployed] ${trigger.metadata.consumer} lag ${lag} (leader ${leader}), lagThreshold ${threshold}: ${current} → ${desired} replicas\n`);
+    expect(lag).toBe(n);
+    expect(desired).toBe(Math.min(scaled.spec.maxReplicaCount, Math.ceil(n / threshold)));
+    expect(desired).toBeGreaterThan(current);
+
+    // Scale out as declared, then the choke point back at its replicas; the backlog drains.
+    await Promise.all(Array.from({ length: desired - current }, () => startPod(decision, newPodName(decision))));
+    await Promise.all(Array.from({ length: gateway.spec.replicas }, () => startPod(gateway, newPodName(gateway))));
+    await answered;
+    if (failed) throw failed;
+    const wrong = load.wrongAnswers();
+    if (wrong.length) process.stderr.write(`[deployed] ${await explainRuns(admin, wrong.slice(0, 3).map((w: string) => JSON.parse(w.slice(w.indexOf(' ') + 1)).run_id))}\n`);
+    expect(wrong).toEqual([]);
+    expect(new Set(load.replies.map((r: { run_id: string }) => r.run_id)).size).toBe(n);
+
+    // Every instance handled part of the backlog: completed some of its runs (the inbox each completion came from,
+    // and /connz: whose connection subscribes to that inbox).
+    const podOfInbox = new Map<string, string>();
+    for (const ip of natsIps.values()) {
+      const connz = (await (await fetch(`http://${ip}:${port}/connz?subs=1&limit=1024`)).json()) as { connections?: Array<{ ip: string; subscriptions_list?: string[] }> };
+      for (const c of connz.connections ?? []) {
+        const pod = [...running].find(([, r]) => r.pod.ip === c.ip)?.[0];
+        for (const sub of c.subscriptions_list ?? []) if (pod && sub.startsWith('_INBOX_decision.')) podOfInbox.set(sub.split('.')[1], pod);
+      }
+    }
+    const handled = new Map<string, number>();
+    for (const r of load.replies as Array<{ run_id: string }>) {
+      const token = completedBy.get(r.run_id);
+      const pod = token === undefined ? 'completion not seen' : podOfInbox.get(token) ?? `inbox ${token}`;
+      handled.set(pod, (handled.get(pod) ?? 0) + 1);
+    }
+    process.stderr.write(`[deployed] runs completed per decision pod: ${JSON.stringify(Object.fromEntries(handled))}\n`);
+    expect(podsOf(decision)).toHaveLength(desired);
+    expect(podsOf(decision).filter((p) => !handled.get(p))).toEqual([]);
+    expect([...handled.keys()].filter((p) => !podsOf(decision).includes(p))).toEqual([]);
+
+    // Nothing done twice: the log (one run, tool call and write per request, chain OK) and the store (one task each).
+    const counts = await checkWorkload(admin, load.replies, (line: string) => process.stderr.write(`[deployed] ${line}\n`));
+    expect(counts).toMatchObject({ non_terminal: 0, lies: 0, duplicates: 0, lost: 0, coverage_violations: 0, chain_ok: true });
+    expect((await taskCount()) - tasksBefore).toBe(n);
   });
 });

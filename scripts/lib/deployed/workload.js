@@ -56,6 +56,21 @@ async function checkWorkload(admin, replies, progress) {
   return { ...leftOpen, ...(await checkLog(log, replies)), ...(await checkAudit(admin, progress)) };
 }
 
+/** What the log holds for runs (a wrong answer's): each run's events with their errors, and its children's. */
+async function explainRuns(admin, runIds) {
+  const jsm = await jetstreamManager(admin);
+  const log = new EventLog(jetstream(admin), jsm, { producer: 'deployed-test', clock: { now: () => new Date() } });
+  const lines = [];
+  const explain = async (subject, depth) => {
+    const events = await log.read(subject).catch((err) => [{ type: `unreadable: ${err.message}`, data: {} }]);
+    lines.push(`${'  '.repeat(depth)}${subject}: ${events.map((e) => (e.data?.error ? `${e.type}(${JSON.stringify(e.data.error)})` : e.type)).join(' ')}`);
+    const children = new Set(events.flatMap((e) => [e.data?.child_run_id].filter(Boolean)));
+    for (const child of depth < 2 ? children : []) await explain(`rl.log.run.*.${child}`, depth + 1);
+  };
+  for (const id of runIds) await explain(`rl.log.run.*.${id}`, 0);
+  return lines.join('\n');
+}
+
 /** Request/reply as `nc`; a failure reply throws with its error. */
 async function ask(nc, subject, body = {}, timeoutMs = 60_000) {
   const msg = await nc.request(subject, encodeJson(body), { timeout: timeoutMs });
@@ -64,4 +79,4 @@ async function ask(nc, subject, body = {}, timeoutMs = 60_000) {
   return reply.body;
 }
 
-module.exports = { taskRequests, checkWorkload, ask };
+module.exports = { taskRequests, checkWorkload, explainRuns, ask };
