@@ -108,6 +108,8 @@ describe('Crash safety: SIGKILL a service in the middle of a stream of agent req
     const ofKind = (k: string) => mine.filter(([, ev]) => (ev[0].data as { run_kind: string }).run_kind === k);
     expect(roots.size).toBe(REQUESTS);
     expect([ofKind('agent').length, ofKind('tool_gateway').length, ofKind('db_write').length]).toEqual([REQUESTS, REQUESTS, REQUESTS]);
+    // Issue 21: each decision is stored once, in DecisionRecorded; RunCompleted holds no copy.
+    for (const [, ev] of ofKind('agent')) expect(ev.find((e) => e.type === 'RunCompleted')!.data).not.toHaveProperty('result');
     const events = mine.flatMap(([, ev]) => ev);
     expect(events.filter((e) => e.type === 'ToolCallAudited')).toHaveLength(REQUESTS);
     expect(events.filter((e) => e.type === 'DbWriteAudited')).toHaveLength(REQUESTS);

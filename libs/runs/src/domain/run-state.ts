@@ -22,6 +22,7 @@ interface RunStateCommon {
   tool_calls: ToolCallView[];
   child_run_ids: string[];
   output_artifacts: ArtifactRefLike[];
+  /** RunCompleted's result; a task run's is `{ decision }` from its DecisionRecorded (its RunCompleted holds none). */
   result?: unknown;
   response_hash_sha256?: string;
   error?: RunError;
@@ -106,8 +107,12 @@ function evolveFields(next: LooseRunState, state: RunState, event: RecordedEvent
       return state.cancel_requested ? next : { ...next, cancel_requested: { reason: String(d.reason ?? ''), requested_by: String(d.requested_by ?? '') } };
     case 'ChildRunStarted':
       return state.child_run_ids.includes(d.child_run_id as string) ? next : { ...next, child_run_ids: [...state.child_run_ids, d.child_run_id as string] };
+    case 'DecisionRecorded':
+      // A task run's result is the decision it records; its RunCompleted references it instead of holding a copy.
+      return state.status === 'running' ? { ...next, result: { decision: d.decision } } : next;
     case 'RunCompleted':
-      return { ...next, output_artifacts: (d.output_artifacts as ArtifactRefLike[]) ?? [], result: d.result, response_hash_sha256: d.response_hash_sha256 as string | undefined };
+      // Without a `result` (issue 21: the decision stored once), the result recorded before it in the run stands.
+      return { ...next, output_artifacts: (d.output_artifacts as ArtifactRefLike[]) ?? [], result: Object.hasOwn(d, 'result') ? d.result : state.result, response_hash_sha256: d.response_hash_sha256 as string | undefined };
     case 'RunFailed':
     case 'RunDenied':
       return { ...next, error: d.error as RunError };

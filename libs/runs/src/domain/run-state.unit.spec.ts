@@ -45,4 +45,21 @@ describe('Run projection (lifecycle of policy/contract-v1/run_lifecycle.md)', ()
     const state = foldEvents(evolveRun, initialRunState(), fixture.events as unknown as RecordedEvent[]);
     expect(JSON.parse(JSON.stringify(state))).toEqual(fixture.expected_state);
   });
+
+  it('Issue 21 the decision stored once: a task run whose RunCompleted holds no copy of the decision folds to the state of one recorded with the copy (result { decision } from DecisionRecorded)', () => {
+    const events = fixture.events as unknown as RecordedEvent[];
+    const last = events[events.length - 1]!;
+    const { result: _copy, ...withoutCopy } = last.data as { result: unknown };
+    const referenced = [...events.slice(0, -1), { ...last, data: withoutCopy }];
+    expect(JSON.parse(JSON.stringify(foldEvents(evolveRun, initialRunState(), referenced)))).toEqual(fixture.expected_state);
+  });
+
+  it('Issue 21 a DecisionRecorded on a run that is not running (a refused request, recorded before RunDenied) sets no result, as before', () => {
+    const decided = { type: 'DecisionRecorded', data: { decision: { decision_type: 'RESPOND_ONLY' } } } as RunEvent;
+    const denied = fold([created, { type: 'AuthzDecided', data: { decision: 'deny', code: 'C', policy_versions: { lanes: 'l1', roles: 'r1' } } }, decided, { type: 'RunDenied', data: { error: { error_code: 'C', message: 'm', retryable: false } } }]);
+    expect(denied.result).toBeUndefined();
+    const completed = fold([created, allow, { type: 'RunStarted', data: {} }, { type: 'RunCompleted', data: { output_artifacts: [], result: { done: true } } }]);
+    expect(completed.result).toEqual({ done: true });
+  });
 });
+

@@ -9,7 +9,8 @@ export const POLL_WITHOUT_FEED_MS = 250;
 /**
  * Waits for a run to reach a terminal event, driven by events, with one timeout and no loop. The log republishes
  * every run event it has stored on the run's live subject (LIVE_RUN_PREFIX): a terminal event heard there is
- * committed, so it is the outcome, with no read (one whose body does not decode is looked up instead). The log is
+ * committed, so it is the outcome, with no read (one whose body does not decode is looked up instead), handed over
+ * with the commit that holds it (a task run's decision is recorded beside its RunCompleted, not in it). The log is
  * also read right after subscribing, so an outcome recorded earlier (a repeated request) is not missed; the caller
  * gets that read too (`lastAtStart`: a request checks its id against it). A run whose id is new (drawn at random for
  * this request) cannot have been recorded earlier: no read. At the timeout the run is looked up once more (an
@@ -26,24 +27,27 @@ export class RunWaiter {
     const log = this.runs.log;
     // The runs waited for are agent runs, decision's own (a run begun before issue 23 also ends on decision's subject).
     const live = await log.liveSubject(RunRepository.ref(runId, 'decision'));
-    let settle!: (outcome: StoredEvent | 'timeout') => void;
-    const outcome = new Promise<StoredEvent | 'timeout'>((resolve) => (settle = resolve));
+    let settle!: (outcome: RunOutcome | 'timeout') => void;
+    const outcome = new Promise<RunOutcome | 'timeout'>((resolve) => (settle = resolve));
     // Over once settled or cancelled: nothing heard or looked up afterwards settles it, and no look is scheduled.
     let over = false;
-    const finish = (found: StoredEvent | 'timeout' | null) => {
+    const finish = (found: RunOutcome | 'timeout' | null) => {
       if (!found || over) return;
       cancel();
       settle(found);
     };
-    const terminal = (last: StoredEvent | null) => (last && TERMINAL_TYPES.has(last.type) ? last : null);
+    const ended = (commit: StoredEvent[]): RunOutcome | null => {
+      const terminal = commit.at(-1);
+      return terminal && TERMINAL_TYPES.has(terminal.type) ? { terminal, commit } : null;
+    };
     // A read that fails while nats-server restarts is "not there yet", never a reason to give up (or to crash).
-    const lookUp = (): Promise<StoredEvent | null> => this.last(runId).then(terminal, () => null);
+    const lookUp = (): Promise<RunOutcome | null> => this.runs.lastCommit(runId, 'decision').then(ended, () => null);
     const lookedUp = () => void lookUp().then(finish);
     const heard = (m: Parameters<typeof liveEvents>[0]) => {
       if (!eventTypesOf(m.headers).some((t) => TERMINAL_TYPES.has(t))) return;
-      const event = liveEvents(m).find((e) => TERMINAL_TYPES.has(e.type));
-      if (!event) return lookedUp();
-      Promise.resolve(log.open(event)).then(finish, lookedUp);
+      const commit = liveEvents(m);
+      if (!commit.some((e) => TERMINAL_TYPES.has(e.type))) return lookedUp();
+      Promise.all(commit.map((e) => log.open(e))).then((opened) => finish(ended(opened)), lookedUp);
     };
     const sub = live ? this.runtime.nc.subscribe(live, { callback: (_err, m) => heard(m) }) : null;
     // Without the feed: the next look is scheduled once the last one answered (reads never pile up on a slow log).
@@ -57,15 +61,13 @@ export class RunWaiter {
       clearTimeout(poll);
       sub?.unsubscribe();
     };
-    const lastAtStart = opts.newRun ? Promise.resolve(null) : this.last(runId);
+    const atStart = opts.newRun ? Promise.resolve([]) : this.runs.lastCommit(runId, 'decision');
     // A failed read here is the caller's to see (it rejects lastAtStart); the wait goes on regardless.
-    lastAtStart.then((last) => finish(terminal(last)), () => undefined);
+    atStart.then((commit) => finish(ended(commit)), () => undefined);
+    const lastAtStart = atStart.then((commit) => commit.at(-1) ?? null);
+    // Not every caller reads it: a failed read must not go unhandled.
+    lastAtStart.catch(() => undefined);
     return { outcome, cancel, lastAtStart };
-  }
-
-  /** The run's last event (null: none yet), opened. */
-  private async last(runId: string): Promise<StoredEvent | null> {
-    return (await this.runs.lastCommit(runId, 'decision')).pop() ?? null;
   }
 
   /** The run's RunCreated, if decision created it. */
@@ -74,9 +76,15 @@ export class RunWaiter {
   }
 }
 
+/** A run's terminal event and the commit that holds it (the records appended with it, opened), as the log stored them. */
+export interface RunOutcome {
+  terminal: StoredEvent;
+  commit: readonly StoredEvent[];
+}
+
 export interface RunWatch {
-  /** The run's terminal event once the log holds it, or 'timeout' (never settles once cancelled). */
-  outcome: Promise<StoredEvent | 'timeout'>;
+  /** The run's end once the log holds it, or 'timeout' (never settles once cancelled). */
+  outcome: Promise<RunOutcome | 'timeout'>;
   cancel: () => void;
   /** The run's last event as the log held it just after subscribing (null for a new run); rejects if the read failed. */
   lastAtStart: Promise<StoredEvent | null>;

@@ -28,8 +28,8 @@ function waiter(opts: { feed: boolean }) {
       return log.last ? [log.last] : [];
     },
   } as unknown as RunRepository;
-  const hear = (type: string, data?: Uint8Array) =>
-    deliver!({ data: data ?? encodeCommit([event(type)]), headers: headers({ 'Rl-Event-Type': type, 'Nats-Sequence': '7', 'Nats-Subject': `rl.log.run.decision.${RUN}` }) });
+  const hear = (types: string[], data?: Uint8Array) =>
+    deliver!({ data: data ?? encodeCommit(types.map(event)), headers: headers({ 'Rl-Event-Type': types.join(','), 'Nats-Sequence': '7', 'Nats-Subject': `rl.log.run.decision.${RUN}` }) });
   return { w: new RunWaiter(runtime, runs), log, hear, unsubscribed };
 }
 
@@ -41,9 +41,10 @@ describe('Issue 21 RunWaiter: an event-driven wait for a run\'s terminal event, 
   it('a terminal event heard on the live feed is the outcome, with no read of the log; the subscription ends', async () => {
     const { w, log, hear, unsubscribed } = waiter({ feed: true });
     const watch = await w.watch(RUN, 60_000, { newRun: true });
-    hear('StepCompleted');
-    hear('RunCompleted');
-    await expect(watch.outcome).resolves.toMatchObject({ type: 'RunCompleted' });
+    hear(['StepCompleted']);
+    hear(['DecisionRecorded', 'RunCompleted']);
+    // With the commit that holds it: a task run's decision is recorded beside RunCompleted.
+    await expect(watch.outcome).resolves.toMatchObject({ terminal: { type: 'RunCompleted' }, commit: [{ type: 'DecisionRecorded' }, { type: 'RunCompleted' }] });
     expect(log.reads).toBe(0);
     expect(unsubscribed.n).toBe(1);
   });
@@ -53,15 +54,15 @@ describe('Issue 21 RunWaiter: an event-driven wait for a run\'s terminal event, 
     log.last = event('RunFailed');
     const watch = await w.watch(RUN, 60_000);
     await expect(watch.lastAtStart).resolves.toMatchObject({ type: 'RunFailed' });
-    await expect(watch.outcome).resolves.toMatchObject({ type: 'RunFailed' });
+    await expect(watch.outcome).resolves.toMatchObject({ terminal: { type: 'RunFailed' } });
   });
 
   it('a terminal event heard whose body does not decode is looked up in the log', async () => {
     const { w, log, hear } = waiter({ feed: true });
     const watch = await w.watch(RUN, 60_000, { newRun: true });
     log.last = event('RunCancelled');
-    hear('RunCancelled', new TextEncoder().encode('not a commit'));
-    await expect(watch.outcome).resolves.toMatchObject({ type: 'RunCancelled' });
+    hear(['RunCancelled'], new TextEncoder().encode('not a commit'));
+    await expect(watch.outcome).resolves.toMatchObject({ terminal: { type: 'RunCancelled' } });
   });
 
   it('at the timeout the run is looked up once more: an outcome the feed lost is found, none is a timeout', async () => {
@@ -70,7 +71,7 @@ describe('Issue 21 RunWaiter: an event-driven wait for a run\'s terminal event, 
     const a = await found.w.watch(RUN, 5_000, { newRun: true });
     found.log.last = event('RunCompleted');
     jest.advanceTimersByTime(5_000);
-    await expect(a.outcome).resolves.toMatchObject({ type: 'RunCompleted' });
+    await expect(a.outcome).resolves.toMatchObject({ terminal: { type: 'RunCompleted' } });
 
     const none = waiter({ feed: true });
     const b = await none.w.watch(RUN, 5_000, { newRun: true });
@@ -92,7 +93,7 @@ describe('Issue 21 RunWaiter: an event-driven wait for a run\'s terminal event, 
     await flush();
     log.last = event('RunCompleted');
     jest.advanceTimersByTime(POLL_WITHOUT_FEED_MS);
-    await expect(watch.outcome).resolves.toMatchObject({ type: 'RunCompleted' });
+    await expect(watch.outcome).resolves.toMatchObject({ terminal: { type: 'RunCompleted' } });
     expect(log.reads).toBe(3);
   });
 

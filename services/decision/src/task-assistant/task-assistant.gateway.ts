@@ -7,7 +7,8 @@ import { MALFORMED_PAYLOAD, validateMessage } from '@runledger/messaging';
 import { AgentDecision, TEMPLATES, validateContext } from '@runledger/task-assistant';
 import { RunWaiter } from '../runs/run-waiter';
 import { RejectedRequestRecorder } from './rejected-request.recorder';
-import { AgentRequested, DECISION_INBOX, TASK_AGENT, TaskRunResult, taskRequestHash } from './task-run.types';
+import { decisionOf, respondOnly } from './task-run.reply';
+import { AgentRequested, DECISION_INBOX, TASK_AGENT, taskRequestHash } from './task-run.types';
 
 export const REPLY_TIMEOUT_MS = Symbol('REPLY_TIMEOUT_MS');
 
@@ -73,23 +74,6 @@ export class TaskAssistantGateway {
 
 function reused(): AppError {
   return new AppError('REQUEST.CONFLICT', 'That request_id was already used for a different request (user, conversation or message differ).');
-}
-
-/**
- * What the caller is told once the run has ended: its decision, or, for a run that ended without one, what happened
- * (cancelled by an operator, denied, the user's data erased, failed), never "I didn't understand that".
- */
-function decisionOf(terminal: StoredEvent): AgentDecision {
-  const result = (terminal.data as { result?: TaskRunResult }).result;
-  if (terminal.type === 'RunCompleted' && result?.decision) return result.decision;
-  if (terminal.type === 'RunCancelled') return respondOnly(TEMPLATES.ours.cancelled());
-  if (terminal.type === 'RunDenied') return respondOnly(TEMPLATES.ours.denied());
-  const code = (terminal.data as { error?: { error_code?: string } }).error?.error_code;
-  return respondOnly(code === 'DATA.ERASED' ? TEMPLATES.ours.erased() : TEMPLATES.ours.failed());
-}
-
-function respondOnly(text: string): AgentDecision {
-  return { decision_type: 'RESPOND_ONLY', tool_calls: null, response_text: text, clarification_question: null, pending_action: null };
 }
 
 /** The request's structural problems by its DTO (types, bounds, nesting), for the one validation of `process`. */

@@ -20,7 +20,10 @@ export function taskRequestHash(r: Pick<DecisionContext, 'user_id' | 'conversati
   return childRequestHash({ agent_name: TASK_AGENT, user_id: r.user_id, conversation_id: r.conversation_id, message: r.message });
 }
 
-/** What a completed task-assistant run records as its result (and the reply carries). */
+/**
+ * A completed task-assistant run's result (the reply carries its decision): recorded once, as DecisionRecorded, which
+ * the run's state folds into `result`; RunCompleted holds it too only in runs recorded before issue 21.
+ */
 export interface TaskRunResult {
   decision: AgentDecision;
 }

@@ -206,9 +206,11 @@ export class TaskRunWorker {
       ...(resolved.based_on_run_id !== undefined ? { based_on_run_id: resolved.based_on_run_id } : {}),
     }, conversation);
     const audit = buildAuditRecord({ timestamp: this.clock.now().toISOString(), context: r, intent, decision });
+    // The decision is stored once, in DecisionRecorded: RunCompleted holds no copy (the run's folded result is
+    // `{ decision }` from it, and the hash still covers exactly that).
     const result: TaskRunResult = { decision };
     await run.complete(
-      { output_artifacts: [], result, response_hash_sha256: childRequestHash(result) },
+      { output_artifacts: [], response_hash_sha256: childRequestHash(result) },
       [{ type: 'DecisionRecorded', data: { decision, intent, conversation_effect: effect, audit_record: { ...audit, run_id: cmd.run_id } } }],
     );
   }
