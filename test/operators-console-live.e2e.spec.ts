@@ -112,7 +112,7 @@ describe('Issue 25 console live updates and bulk cancel, in headless Chromium', 
     await page.screenshot({ path: path.join(SHOTS, 'dashboards.png'), fullPage: true });
   });
 
-  it('Issue 25 bulk cancel in the console: the filter\'s open runs are counted first, then each is cancelled with who and why', async () => {
+  it('Issue 25 bulk cancel in the console: the filter\'s open runs are counted first, then each is cancelled with who and why, each shown on the operator actions page as granted by the operators\' roles policy', async () => {
     await page.goto(`${operatorConsole.base}/?agent=BULK_CONSOLE_AGENT`);
     await page.fill('form.bulk-cancel input[name=reason]', 'console drill');
     await page.click('form.bulk-cancel button');
@@ -128,5 +128,11 @@ describe('Issue 25 console live updates and bulk cancel, in headless Chromium', 
     }
     expect((await stack.runEvents(bulk[3])).filter((e) => e.type === 'RunCancelRequested')).toEqual([]);
     await page.screenshot({ path: path.join(SHOTS, 'bulk-cancel-done.png'), fullPage: true });
+
+    // Each cancel as decided against the operators' roles policy, on the operator actions page.
+    await page.goto(`${operatorConsole.base}/actions`);
+    const rows = await page.locator('#operator-actions tbody tr').evaluateAll((trs) => trs.map((tr) => [...tr.querySelectorAll('td')].slice(1).map((td) => td.textContent)));
+    expect(rows.filter((r) => r[4] === 'console drill').sort()).toEqual([0, 1, 2].map((i) => ['cancel', bulk[i], 'ops-alice', 'operator (operator-admin)', 'console drill', 'operators-2026.11.1', 'granted']).sort());
+    await page.screenshot({ path: path.join(SHOTS, 'operator-actions.png'), fullPage: true });
   });
 });

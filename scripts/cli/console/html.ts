@@ -21,7 +21,7 @@ form.inline{display:inline}fieldset{border:1px solid #ddd;margin:.5em 0}code,pre
 
 export function page(title: string, body: string): string {
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${esc(title)} · Runledger</title><style>${STYLE}</style></head>
-<body><nav><a href="/">Runs</a><a href="/approvals">Approvals</a><a href="/deadletters">Dead letters</a><a href="/audit">Audit</a><a href="/dashboards">Dashboards</a></nav>
+<body><nav><a href="/">Runs</a><a href="/approvals">Approvals</a><a href="/deadletters">Dead letters</a><a href="/audit">Audit</a><a href="/dashboards">Dashboards</a><a href="/actions">Operator actions</a></nav>
 <h1>${esc(title)}</h1>${body}</body></html>`;
 }
 

@@ -1,5 +1,7 @@
-/** The console's operations pages: campaign items waiting for a person, dead letters, the audit chain and coverage. */
+/** The console's operations pages: campaign items waiting for a person, dead letters, the audit chain and coverage, operator actions. */
+import type { NatsConnection } from '@nats-io/transport-node';
 import { time } from '../format';
+import { LogFold } from '../log-fold';
 import type { ConsoleApi } from './api';
 import { esc, hidden, json, page, postForm, table } from './html';
 
@@ -40,4 +42,24 @@ export async function auditPage(api: ConsoleApi): Promise<string> {
     ? `<p id="coverage" class="ok">coverage OK: ${coverage.runs_checked} runs (${coverage.in_progress.length} in progress)</p>`
     : `<p id="coverage" class="failed">coverage: ${coverage.violations.length} missing record(s)</p>${table(['Run', 'Missing'], coverage.violations.slice(0, 500).map((v) => [`<a href="/runs/${esc(v.run_id)}">${esc(v.run_id)}</a>`, esc(v.missing)]))}`;
   return page('Audit', `<h2>Chain</h2>${status}<h2>Coverage (contract 001 §6)</h2>${cov}`);
+}
+
+interface OperatorActionView {
+  at: string;
+  data: { action: string; identity: string; role: string | null; requested_by: string; reason?: string; target: Record<string, string>; policy_version: string; granted: boolean; message?: string };
+}
+
+/** Every operator action decided against the operators' roles policy (OperatorActionDecided, rl.log.operator.*), newest first. */
+export function operatorActionsLog(nc: NatsConnection): LogFold<OperatorActionView[]> {
+  return new LogFold<OperatorActionView[]>(nc, 'rl.log.operator.*', (all, e) => (e.type === 'OperatorActionDecided' ? [...all, { at: e.metadata.recorded_at, data: e.data as OperatorActionView['data'] }] : all), []);
+}
+
+export async function operatorActionsPage(actions: LogFold<OperatorActionView[]>): Promise<string> {
+  const all = await actions.read();
+  const rows = [...all].reverse().slice(0, 500).map(({ at, data: d }) => [
+    esc(time(at)), esc(d.action), Object.entries(d.target).map(([k, v]) => (k === 'run_id' ? `<a href="/runs/${esc(v)}">${esc(v)}</a>` : `${esc(k)} ${esc(v)}`)).join('<br>'),
+    esc(d.requested_by), `${esc(d.identity)} (${esc(d.role ?? 'no role')})`, esc(d.reason ?? ''), esc(d.policy_version),
+    d.granted ? '<span class="ok">granted</span>' : `<span class="error">refused: ${esc(d.message ?? '')}</span>`,
+  ]);
+  return page('Operator actions', `<p>Each action as the service that executes it decided it against the operators' roles policy (policy/operators.yaml), newest first (at most 500 shown of ${all.length}).</p>${table(['At (UTC)', 'Action', 'On', 'Who', 'Identity (role)', 'Why', 'Policy', 'Verdict'], rows, 'operator-actions')}`);
 }

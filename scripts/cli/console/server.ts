@@ -8,7 +8,7 @@ import { CliError } from '../operator';
 import type { ConsoleApi } from './api';
 import { ConsoleAuth, sessionCookie, type Session } from './auth';
 import { result } from './html';
-import { approvalsPage, auditPage, deadLettersPage } from './ops-pages';
+import { approvalsPage, auditPage, deadLettersPage, operatorActionsLog, operatorActionsPage } from './ops-pages';
 import { runBody, runPage, runsPage, runsResults, treeIds } from './runs-pages';
 import { bulkCancel } from './bulk-pages';
 import { LIVE_SCRIPT_HASH, LiveRuns, serveFeed } from './live';
@@ -64,6 +64,7 @@ export async function startConsoleServer(api: ConsoleApi, port: number, auth = n
 
   const liveRuns = new LiveRuns(api.nc);
   const spend = new TokenSpend(api.nc);
+  const actions = operatorActionsLog(api.nc);
   // The durable consumers of the permissions table (deploy/nats/permissions.yaml), whose lag the dashboards show.
   const durables = Object.keys((loadTable() as { log: { durables: Record<string, unknown> } }).log.durables);
   /** GET /live?view=runs&<search> or ?view=run&id=<run>: the page's live block as server-sent events. */
@@ -89,6 +90,7 @@ export async function startConsoleServer(api: ConsoleApi, port: number, auth = n
       if (path === '/approvals') return send(res, 200, await approvalsPage(api, session.csrf));
       if (path === '/deadletters') return send(res, 200, await deadLettersPage(api, session.csrf));
       if (path === '/audit') return send(res, 200, await auditPage(api));
+      if (path === '/actions') return send(res, 200, await operatorActionsPage(actions));
       if (path === '/dashboards') return send(res, 200, await dashboardsPage(api, spend, durables, url.searchParams));
       throw new HttpError(404, 'not found');
     }
