@@ -129,8 +129,8 @@ export class FoldedRows<T extends object> {
         value = steps.reduce<T | null>((row, s) => s(row), base?.value ?? null) as T;
         continue;
       }
-      this.remember(written);
-      return written.value;
+      this.remember(written, value);
+      return value;
     }
   }
 
@@ -140,8 +140,9 @@ export class FoldedRows<T extends object> {
     return doc;
   }
 
-  private remember(doc: StoredDocument<T>): void {
-    if (this.stillOpen(doc.value)) this.open.set(doc.id, doc);
+  /** Keeps an open run's row as written; decided on the row folded (`value`), so a closed run's row is never parsed back. */
+  private remember(doc: StoredDocument<T>, value: T): void {
+    if (this.stillOpen(value)) this.open.set(doc.id, doc);
     else this.open.delete(doc.id);
   }
 }
