@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { appendFileSync, readdirSync } from 'node:fs';
+import { appendFileSync, readdirSync, readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
@@ -14,7 +14,7 @@ const { taskRequests, checkWorkload } = require('../scripts/lib/deployed/workloa
 
 jest.setTimeout(600_000);
 
-type Running = { name: string; exited: Promise<{ code: number | null }>; output(): string; stop(graceMs?: number): Promise<unknown>; exec(argv: string[]): Promise<{ code: number | null; output: string }> };
+type Running = { name: string; exited: Promise<{ code: number | null }>; output(): string; mainPid(): number; stop(graceMs?: number): Promise<unknown>; exec(argv: string[]): Promise<{ code: number | null; output: string }> };
 
 /** The one deviation from docker-compose.yml: no MongoDB on this machine, so the store is the embedded default (NATS KV). */
 const DEVIATION = { unset: ['MONGO_URL'], notRun: ['mongo'] };
@@ -94,6 +94,9 @@ describe('Issue 24 docker-compose.yml run as declared (the one deviation: no Mon
       const { output } = await running.get(name)!.exec(['/bin/sh', '-c', 'id -u; grep CapEff /proc/self/status; touch /app/x /x 2>/dev/null && echo root-writable; touch /tmp/x 2>/dev/null && echo tmp-writable']);
       const user = name === 'nats' ? '0' : '10001'; // the nats image runs as root; deploy/Dockerfile's USER 10001
       expect([name, output.trim().split('\n')]).toEqual([name, [user, 'CapEff:\t0000000000000000', ...(services[name].tmpfs ? ['tmp-writable'] : [])]]);
+      // The container's own process, seen from the host: no capabilities, no_new_privs (security_opt).
+      const status = readFileSync(`/proc/${running.get(name)!.mainPid()}/status`, 'utf8');
+      expect([name, /^CapEff:\s*(\w+)/m.exec(status)![1], /^NoNewPrivs:\s*(\d)/m.exec(status)![1]]).toEqual([name, '0000000000000000', '1']);
     }
     // The ledger's signing key (made on first start) on its named volume audit-data; NATS's store on nats-data.
     expect(readdirSync(join(dir.path, 'audit-data'))).toContain('signing-key.pem');

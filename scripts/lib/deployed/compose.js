@@ -46,7 +46,7 @@ function durationMs(text, fallback) {
  * A compose service as the pod and container startContainer runs (scripts/lib/deployed/sandbox.js): entrypoint →
  * command and command → args (each replaces the image's ENTRYPOINT/CMD as in Kubernetes), environment, read_only,
  * tmpfs (a fresh tmpfs), volumes (a named volume: `claim(name)`, a directory kept across restarts; a bind: the host
- * path, read-only with `:ro`), user, cap_drop/cap_add, stop_grace_period, and the image: deploy/Dockerfile's runtime
+ * path, read-only with `:ro`), user, cap_drop/cap_add, security_opt no-new-privileges, stop_grace_period, and the image: deploy/Dockerfile's runtime
  * stage with the service's build args, or, for a public image, only what the service itself declares. `unset`: env
  * names left out (each one a deviation the caller declares).
  */
@@ -73,6 +73,8 @@ function composeContainer(project, name, { claim, unset = [] } = {}) {
       mounts.push({ name: source, mountPath: target, readOnly });
     }
   });
+  // bwrap always sets no_new_privs: declared or not, the process runs with it (stricter than compose without it).
+  for (const opt of s.security_opt ?? []) if (opt !== 'no-new-privileges:true') throw new Error(`${name}: security_opt ${opt} is not understood`);
   const built = s.build?.dockerfile;
   if (!built && !(s.entrypoint || s.command)) throw new Error(`${name}: image ${s.image} runs its own command, which is not known here`);
   const image = built
