@@ -29,7 +29,8 @@ const DEVIATION = { unset: ['MONGO_URL'], notRun: ['mongo'] };
  * container at their interval, timeout, start_period and retries. Exactly one deviation, declared in DEVIATION: no
  * MongoDB (no server, no Docker here), so MONGO_URL is left unset and the services keep documents in the embedded
  * default store (NATS KV); nothing else is changed. The jaeger image is not a Runledger container and is not run:
- * `jaeger` resolves to a stand-in OTLP/HTTP receiver on the host, which counts what the services export.
+ * `jaeger` resolves to a stand-in OTLP/HTTP receiver on the host, which counts what the services export. NATS's
+ * published ports are not bound on this host's loopback: the test reaches NATS at its container's address.
  */
 describe('Issue 24 docker-compose.yml run as declared (the one deviation: no MongoDB)', () => {
   const env = Object.fromEntries(execFileSync(process.execPath, [join(ROOT, 'scripts/render-k8s-nats.js'), '--compose-env'], { encoding: 'utf8' }).trim().split('\n').map((l) => l.split(/=(.*)/s).slice(0, 2)));
