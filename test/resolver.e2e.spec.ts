@@ -88,6 +88,13 @@ describe('Issue 10 resolver (rl.runs.resolve): runs left open that nobody carrie
     expect(dw3Events.find((e) => e.type === 'RunResolved')?.data).toMatchObject({ resolved_by: 'db-write/run-resolver', outcome: 'failed' });
     expect(new Set(dw3Events.map((e) => e.metadata.producer))).toEqual(new Set(['db-write']));
     expect(dw3Events.at(-1)?.data).toMatchObject({ error: { error_code: 'RUN.ABANDONED' } });
+    // Issue 23 idempotent by command id: decision's command again (its reply lost) is answered as it was, nothing appended.
+    const tg3Events = await stack.runEvents(tg3);
+    const resolvedAt = tg3Events.find((e) => e.type === 'RunResolved')!.seq;
+    const decidedOn = Math.max(...tg3Events.filter((e) => e.seq < resolvedAt).map((e) => e.seq));
+    const again = await stack.request('rl.runs.control.tool-gateway', { type: 'resolve_abandoned', command_id: `resolve@${decidedOn}`, run_id: tg3, idle_ms: 60_000, grace_ms: 1_000 }, 30_000);
+    expect(again).toEqual({ ok: true, body: { run_id: tg3, outcome: 'resolved', status: 'failed', resolution: { run_kind: 'tool_gateway', outcome: 'failed', basis: 'nothing recorded' } } });
+    expect(await stack.runEvents(tg3)).toHaveLength(tg3Events.length);
     // The carried tree is untouched.
     for (const id of [live, liveChild]) expect((await stack.runEvents(id)).some((e) => TERMINAL_TYPES.has(e.type))).toBe(false);
     // rl.audit.coverage: none of the resolved runs lacks anything.

@@ -1,4 +1,4 @@
-import { Controller, Inject, Injectable, type Type } from '@nestjs/common';
+import { Controller, Inject, Injectable, Logger, type Type } from '@nestjs/common';
 import { Payload } from '@nestjs/microservices';
 import { RunControlRequestDto, SUBJECTS, type RunControlRequest, type RunControlResult } from '@runledger/contracts';
 import type { Clock } from '@runledger/kernel';
@@ -33,7 +33,8 @@ export function runControlController(owner: Exclude<RunOwner, 'decision'>): Type
     private readonly control: RunControl;
 
     constructor(runs: RunRepository, @Inject(CLOCK) clock: Clock) {
-      this.control = new RunControl(runs, owner, clock);
+      const logger = new Logger('RunControl');
+      this.control = new RunControl(runs, owner, clock, (run_id, error) => logger.error({ msg: 'resolution refused by the run lifecycle; run left open', run_id, error }));
     }
 
     @RequestHandler(SUBJECTS.runsControl(owner))

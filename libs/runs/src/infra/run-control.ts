@@ -22,7 +22,7 @@ export interface ResolvedRun {
 }
 
 /** What resolving one run came to: ended (`resolved`), carried by a live worker (`left`), or nothing to end. */
-export type AbandonedRunOutcome = { outcome: 'resolved'; resolved: ResolvedRun } | { outcome: 'left' | 'not_open' };
+export type AbandonedRunOutcome = { outcome: 'resolved'; resolved: ResolvedRun } | { outcome: 'left' | 'not_open'; refused?: string };
 
 /**
  * Ends one run left open that nobody carries any more with the outcome its log supports (domain/resolution.ts), as
@@ -54,7 +54,7 @@ export async function resolveAbandonedRun(runs: RunRepository, runId: string, op
   } catch (err) {
     if (err instanceof ConcurrencyError) return { outcome: 'left' }; // a worker advanced the run: it is not abandoned
     // A resolution the lifecycle refuses is a bug in it for this one run: the run is left open, the sweep goes on.
-    if (err instanceof RunLifecycleViolation) return { outcome: 'left' };
+    if (err instanceof RunLifecycleViolation) return { outcome: 'left', refused: err.message };
     throw err;
   }
   return { outcome: 'resolved', resolved: { run_id: runId, run_kind: state.run.run_kind, outcome: resolution.outcome, basis: resolution.basis } };
@@ -79,7 +79,8 @@ export interface RunControlAnswer {
  * the same command twice records once and is answered the same way.
  */
 export class RunControl {
-  constructor(private readonly runs: RunRepository, private readonly owner: RunOwner, private readonly clock: Clock) {}
+  /** `refused`: a resolution the run lifecycle refused (a bug for that one run, which is left open): the caller logs it. */
+  constructor(private readonly runs: RunRepository, private readonly owner: RunOwner, private readonly clock: Clock, private readonly refused: (runId: string, why: string) => void = () => undefined) {}
 
   async handle(command: RunControlCommand): Promise<RunControlAnswer> {
     // Only this owner's runs: another's (or none) is not found here, whatever the command says.
@@ -100,6 +101,7 @@ export class RunControl {
       idleMs: c.idle_ms, graceMs: c.grace_ms, clock: this.clock, owner: this.owner,
       ...(c.child_run_ids ? { childRunIds: c.child_run_ids } : {}), commandId: c.command_id,
     });
+    if (done.outcome !== 'resolved' && done.refused) this.refused(c.run_id, done.refused);
     const { state, events } = await this.runs.load(c.run_id);
     if (done.outcome === 'resolved') return { run_id: c.run_id, outcome: 'resolved', status: state.status, resolution: withoutId(done.resolved) };
     // The same command again after its reply was lost: answered with what it recorded.

@@ -112,7 +112,11 @@ export class RunResolver implements OnApplicationBootstrap, OnApplicationShutdow
     const root = row.root_run_id ?? row.run_id;
     const childRunIds = (await this.list({ root_run_id: root })).filter((r) => r.parent_run_id === row.run_id).map((r) => r.run_id);
     const after = { idleMs, graceMs: this.settings.graceMs };
-    if (owner === 'decision') return outcomeOf(await resolveAbandonedRun(this.runs, row.run_id, { ...after, clock: this.clock, owner, childRunIds }));
+    if (owner === 'decision') {
+      const done = await resolveAbandonedRun(this.runs, row.run_id, { ...after, clock: this.clock, owner, childRunIds });
+      if (done.outcome !== 'resolved' && done.refused) this.logger.error({ msg: 'resolution refused by the run lifecycle; run left open', run_id: row.run_id, error: done.refused });
+      return outcomeOf(done);
+    }
     // Decided on the version the owner reads: the same command twice is answered as it was the first time.
     const { version } = await this.runs.load(row.run_id);
     const answer = await this.control.send(owner, { type: 'resolve_abandoned', command_id: `resolve@${version}`, run_id: row.run_id, idle_ms: idleMs, grace_ms: this.settings.graceMs, child_run_ids: childRunIds });
