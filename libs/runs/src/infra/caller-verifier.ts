@@ -61,7 +61,7 @@ export class CallerVerifier {
    */
   async decideChild<D extends { decision: 'allow' | 'deny' }>(claims: CallerClaims, policy: () => D | Promise<D>): Promise<D | ChildDenial> {
     const runId = claims.parent_run_id;
-    const lastCommit = this.finished.has(runId) ? null : await this.runs.lastCommit(runId);
+    const lastCommit = this.finished.has(runId) ? null : await this.runs.callerLastCommit(runId);
     const opened = lastCommit?.find((e) => e.type === 'RunCreated');
     if (opened) this.created.set(runId, opened.data as RunCreatedData);
     const mismatch = mismatchOf(await this.recorded(runId), claims);

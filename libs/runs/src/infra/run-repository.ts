@@ -1,7 +1,7 @@
 import { AggregateRef, ConcurrencyError, EventLog, foldEvents, NewEvent, RecordedEvent, StoredEvent } from '@runledger/event-log';
 import { AppError, LruMap } from '@runledger/kernel';
 import { evolveRun, initialRunState, RunState } from '../domain/run-state';
-import { legacyRunSubject, ownerOfKind, ownerSubjectsOf, RunOwner, runOwnership, runSubject } from '../domain/run-ownership';
+import { legacyRunSubject, ownerOfKind, ownerSubjectsOf, parseRunSubject, RunOwner, runOwnership, runSubject } from '../domain/run-ownership';
 import { RunCommands, RunSession } from './run-session';
 import type { RunCreatedData, RunEvent } from '../domain/run-events';
 
@@ -78,6 +78,14 @@ export class RunRepository {
 
   /** The run's RunCreated if its owner created it (the caller check's record of a calling run), else null. */
   async created(runId: string): Promise<StoredEvent | null> {
+    if (!this.owners.get(runId) && !(await this.hasLegacy())) {
+      // The first event under any owner's name is the RunCreated when it is a lawful creation (on its owner's subject).
+      const first = await this.log.first(ownerSubjectsOf(runId));
+      const owner = first ? runOwnership([first]).owner : undefined;
+      if (!owner) return null;
+      this.owners.set(runId, owner);
+      return first;
+    }
     const owner = await this.ownerOf(runId);
     if (!owner) return null;
     return ((await this.hasLegacy()) ? await this.log.first(legacyRunSubject(runId)) : null) ?? this.log.first(runSubject(owner, runId));
@@ -92,6 +100,24 @@ export class RunRepository {
     if (!by) return [];
     const own = await this.log.lastCommit(runSubject(by, runId));
     return own.length || !(await this.hasLegacy()) ? own : this.log.lastCommit(legacyRunSubject(runId));
+  }
+
+  /**
+   * A calling run's last commit for a choke point, in one get where one is enough (issue 22): the last commit under
+   * any owner's name (`rl.log.run.*.<run_id>`). When that commit opens the run lawfully on its own owner's subject
+   * (a caller's first request goes out with its opening), it names the owner and holds the RunCreated: nothing more is
+   * read. Otherwise (an owner already known, a run that has gone on since its opening, a legacy log, a forgery) the
+   * owner is looked up as `ownerOf` does and the owner's last commit read, as before.
+   */
+  async callerLastCommit(runId: string): Promise<StoredEvent[]> {
+    const known = this.owners.get(runId);
+    if (known || (await this.hasLegacy())) return this.lastCommit(runId, known);
+    const last = await this.log.lastCommit(ownerSubjectsOf(runId));
+    const opening = last[0]?.type === 'RunCreated' ? runOwnership(last) : undefined;
+    const owner = opening && !opening.forgeries.length ? opening.owner : undefined;
+    if (!owner || parseRunSubject(last[0].subject)?.owner !== owner) return this.lastCommit(runId);
+    this.owners.set(runId, owner);
+    return last;
   }
 
   /** Appends events decided on `expectedVersion`; metadata links every event to its run tree. */

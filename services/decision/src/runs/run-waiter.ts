@@ -13,7 +13,8 @@ export const POLL_WITHOUT_FEED_MS = 250;
  * with the commit that holds it (a task run's decision is recorded beside its RunCompleted, not in it). The log is
  * also read right after subscribing, so an outcome recorded earlier (a repeated request) is not missed; the caller
  * gets that read too (`lastAtStart`: a request checks its id against it). A run whose id is new (drawn at random for
- * this request) cannot have been recorded earlier: no read. At the timeout the run is looked up once more (an
+ * this request) cannot have been recorded earlier: no read (`newRun`). A caller that learns only after subscribing
+ * whether the request is new (its inbox append answered as a duplicate, issue 22) asks for that read then (`look`). At the timeout the run is looked up once more (an
  * outcome the feed lost while nats-server restarted is still found). On a log without the live feed the run's last
  * event is looked at every POLL_WITHOUT_FEED_MS instead (a run's terminal event is its last: the lifecycle admits
  * nothing after it). The first of these to find the terminal event settles the outcome; the rest are dropped.
@@ -36,18 +37,18 @@ export class RunWaiter {
       cancel();
       settle(found);
     };
-    const ended = (commit: StoredEvent[]): RunOutcome | null => {
+    const ended = (commit: StoredEvent[], heard = false): RunOutcome | null => {
       const terminal = commit.at(-1);
-      return terminal && TERMINAL_TYPES.has(terminal.type) ? { terminal, commit } : null;
+      return terminal && TERMINAL_TYPES.has(terminal.type) ? { terminal, commit, heard } : null;
     };
     // A read that fails while nats-server restarts is "not there yet", never a reason to give up (or to crash).
-    const lookUp = (): Promise<RunOutcome | null> => this.runs.lastCommit(runId, 'decision').then(ended, () => null);
+    const lookUp = (): Promise<RunOutcome | null> => this.runs.lastCommit(runId, 'decision').then((c) => ended(c), () => null);
     const lookedUp = () => void lookUp().then(finish);
     const heard = (m: Parameters<typeof liveEvents>[0]) => {
       if (!eventTypesOf(m.headers).some((t) => TERMINAL_TYPES.has(t))) return;
       const commit = liveEvents(m);
       if (!commit.some((e) => TERMINAL_TYPES.has(e.type))) return lookedUp();
-      Promise.all(commit.map((e) => log.open(e))).then((opened) => finish(ended(opened)), lookedUp);
+      Promise.all(commit.map((e) => log.open(e))).then((opened) => finish(ended(opened, true)), lookedUp);
     };
     const sub = live ? this.runtime.nc.subscribe(live, { callback: (_err, m) => heard(m) }) : null;
     // Without the feed: the next look is scheduled once the last one answered (reads never pile up on a slow log).
@@ -61,13 +62,17 @@ export class RunWaiter {
       clearTimeout(poll);
       sub?.unsubscribe();
     };
-    const atStart = opts.newRun ? Promise.resolve([]) : this.runs.lastCommit(runId, 'decision');
-    // A failed read here is the caller's to see (it rejects lastAtStart); the wait goes on regardless.
-    atStart.then((commit) => finish(ended(commit)), () => undefined);
-    const lastAtStart = atStart.then((commit) => commit.at(-1) ?? null);
-    // Not every caller reads it: a failed read must not go unhandled.
-    lastAtStart.catch(() => undefined);
-    return { outcome, cancel, lastAtStart };
+    const read = () => {
+      const commit = this.runs.lastCommit(runId, 'decision');
+      // A failed read here is the caller's to see (it rejects the last event); the wait goes on regardless.
+      commit.then((c) => finish(ended(c)), () => undefined);
+      const last = commit.then((c) => c.at(-1) ?? null);
+      // Not every caller reads it: a failed read must not go unhandled.
+      last.catch(() => undefined);
+      return last;
+    };
+    const lastAtStart = opts.newRun ? Promise.resolve(null) : read();
+    return { outcome, cancel, lastAtStart, look: read };
   }
 
   /** The run's RunCreated, if decision created it. */
@@ -80,6 +85,8 @@ export class RunWaiter {
 export interface RunOutcome {
   terminal: StoredEvent;
   commit: readonly StoredEvent[];
+  /** Heard on the live feed (false: found by a read of the log). */
+  heard: boolean;
 }
 
 export interface RunWatch {
@@ -88,4 +95,6 @@ export interface RunWatch {
   cancel: () => void;
   /** The run's last event as the log held it just after subscribing (null for a new run); rejects if the read failed. */
   lastAtStart: Promise<StoredEvent | null>;
+  /** Reads the run's last commit now (settling the outcome if it is terminal): its last event, null for none; rejects if the read failed. */
+  look: () => Promise<StoredEvent | null>;
 }

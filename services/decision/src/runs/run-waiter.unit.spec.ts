@@ -44,7 +44,7 @@ describe('Issue 21 RunWaiter: an event-driven wait for a run\'s terminal event, 
     hear(['StepCompleted']);
     hear(['DecisionRecorded', 'RunCompleted']);
     // With the commit that holds it: a task run's decision is recorded beside RunCompleted.
-    await expect(watch.outcome).resolves.toMatchObject({ terminal: { type: 'RunCompleted' }, commit: [{ type: 'DecisionRecorded' }, { type: 'RunCompleted' }] });
+    await expect(watch.outcome).resolves.toMatchObject({ terminal: { type: 'RunCompleted' }, commit: [{ type: 'DecisionRecorded' }, { type: 'RunCompleted' }], heard: true });
     expect(log.reads).toBe(0);
     expect(unsubscribed.n).toBe(1);
   });
@@ -55,6 +55,16 @@ describe('Issue 21 RunWaiter: an event-driven wait for a run\'s terminal event, 
     const watch = await w.watch(RUN, 60_000);
     await expect(watch.lastAtStart).resolves.toMatchObject({ type: 'RunFailed' });
     await expect(watch.outcome).resolves.toMatchObject({ terminal: { type: 'RunFailed' } });
+  });
+
+  it('Issue 22 a watch begun without a read looks when asked (its request turned out a duplicate): a recorded outcome settles it', async () => {
+    const { w, log } = waiter({ feed: true });
+    const watch = await w.watch(RUN, 60_000, { newRun: true });
+    expect(log.reads).toBe(0);
+    log.last = event('RunCompleted');
+    await expect(watch.look()).resolves.toMatchObject({ type: 'RunCompleted' });
+    await expect(watch.outcome).resolves.toMatchObject({ terminal: { type: 'RunCompleted' }, heard: false });
+    expect(log.reads).toBe(1);
   });
 
   it('a terminal event heard whose body does not decode is looked up in the log', async () => {

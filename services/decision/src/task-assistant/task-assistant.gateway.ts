@@ -44,14 +44,19 @@ export class TaskAssistantGateway {
       caller_context: sent.message_history !== undefined || sent.pending_confirmation !== undefined,
     };
     const requestHash = taskRequestHash(context);
-    // Without a request_id the run id is drawn at random: no run can have it yet, so nothing is read for it.
-    const watch = await this.waiter.watch(runId, this.replyTimeoutMs, { newRun: !sent.request_id });
+    // Nothing is read before the inbox append (issue 22). Without a request_id the run id is drawn at random: no run
+    // can have it yet. With one, an append the log takes as new proves the request new within the log's duplicate
+    // window: nothing can have answered it yet, the live feed will. Only a duplicate (a repeated request) is looked up.
+    const watch = await this.waiter.watch(runId, this.replyTimeoutMs, { newRun: true });
+    let duplicate = false;
     try {
-      // A request_id names one request: reused for another, it is refused instead of answering the old one.
-      await this.refuseReuse(runId, requestHash, await watch.lastAtStart);
       const queued = await this.log.append(aggregateRef('inbox', DECISION_INBOX), [{ type: 'AgentRequested', data: command, metadata: { run_id: runId, root_run_id: runId, user_id: context.user_id } }], { commandId: `request:${runId}` });
-      // The run may not exist yet while its first request waits in the inbox: the queued command is the record.
-      if (queued.duplicate && taskRequestHash((queued.events[0].data as AgentRequested).request) !== requestHash) throw reused();
+      duplicate = queued.duplicate;
+      // A request_id names one request: reused for another, it is refused instead of answering the old one. The run
+      // may not exist yet while its first request waits in the inbox: the queued command is the record.
+      if (duplicate && taskRequestHash((queued.events[0].data as AgentRequested).request) !== requestHash) throw reused();
+      // Its outcome may be in the log already (recorded before this watch subscribed): read once.
+      if (duplicate) await this.refuseReuse(runId, requestHash, await watch.look());
     } catch (err) {
       watch.cancel();
       throw err;
@@ -61,6 +66,9 @@ export class TaskAssistantGateway {
       this.logger.warn({ msg: 'reply timeout; run continues', run_id: runId });
       return { run_id: runId, ...respondOnly(TEMPLATES.error.timeout()) };
     }
+    // Repeated past the duplicate window, the request was taken as new: a run found by the timeout's look (not heard
+    // being carried for it) may be an older request's, checked as a duplicate's would be.
+    if (sent.request_id && !duplicate && !outcome.heard) await this.refuseReuse(runId, requestHash, outcome.terminal);
     return { run_id: runId, ...decisionOf(outcome) };
   }
 

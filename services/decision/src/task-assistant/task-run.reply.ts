@@ -8,7 +8,7 @@ import type { TaskRunResult } from './task-run.types';
  * is the DecisionRecorded appended with RunCompleted (issue 21: stored once); a run recorded before that holds it in
  * RunCompleted's result too, and is read from there.
  */
-export function decisionOf({ terminal, commit }: RunOutcome): AgentDecision {
+export function decisionOf({ terminal, commit }: Pick<RunOutcome, 'terminal' | 'commit'>): AgentDecision {
   if (terminal.type === 'RunCompleted') {
     const recorded = commit.find((e) => e.type === 'DecisionRecorded')?.data as { decision?: AgentDecision } | undefined;
     const decision = recorded?.decision ?? (terminal.data as { result?: TaskRunResult }).result?.decision;
