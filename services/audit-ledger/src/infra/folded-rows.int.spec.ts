@@ -59,6 +59,14 @@ describe('FoldedRows: the ledger read models kept in memory while a run is open'
     expect(stored?.revision).toBeGreaterThan(0);
   });
 
+  it('Issue 22 a row written at once (its run ended in the batch) is folded once: the step is not run again for the write', async () => {
+    const rows = store().collection<Row>('folded_rows');
+    const folded = new FoldedRows(rows, (r) => !r.done);
+    let steps = 0;
+    await folded.fold('run-6', (row) => (steps++, { ...add(1)(row), done: true }), { fresh: true, holdMs: 60_000 });
+    expect({ steps, stored: (await rows.get('run-6'))?.value }).toEqual({ steps: 1, stored: { seen: [1], done: true } });
+  });
+
   it('Issue 22 a row held for a run that stays open is written after holdMs, and folded on after that', async () => {
     const rows = store().collection<Row>('folded_rows');
     const folded = new FoldedRows(rows, (r) => !r.done);

@@ -68,7 +68,8 @@ export class FoldedRows<T extends object> {
       this.hold(id, current, next, step, opts.holdMs);
       return next;
     }
-    return this.write(id, current, [step]);
+    // Folded already: written as folded, not folded again (a step folds every event of the batch for the row).
+    return this.write(id, current, [step], next);
   }
 
   /** Resolves once every row folded so far is written. */
