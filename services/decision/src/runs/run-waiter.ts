@@ -53,9 +53,10 @@ export class RunWaiter {
     const sub = live ? this.runtime.nc.subscribe(live, { callback: (_err, m) => heard(m) }) : null;
     // Without the feed: the next look is scheduled once the last one answered (reads never pile up on a slow log).
     let poll: NodeJS.Timeout | undefined;
-    const pollSoon = () => (poll = setTimeout(() => void lookUp().then((last) => (last ? finish(last) : over || pollSoon())), POLL_WITHOUT_FEED_MS));
+    // unref: a pending wait never keeps the process alive on its own (a stopping service is not held by it).
+    const pollSoon = () => (poll = setTimeout(() => void lookUp().then((last) => (last ? finish(last) : over || pollSoon())), POLL_WITHOUT_FEED_MS).unref());
     if (!sub) pollSoon();
-    const timer = setTimeout(() => void lookUp().then((last) => finish(last ?? 'timeout')), timeoutMs);
+    const timer = setTimeout(() => void lookUp().then((last) => finish(last ?? 'timeout')), timeoutMs).unref();
     const cancel = () => {
       over = true;
       clearTimeout(timer);
