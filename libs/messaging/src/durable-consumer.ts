@@ -1,6 +1,6 @@
-import { AckPolicy, DeliverPolicy, type JetStreamManager, type JsMsg } from '@nats-io/jetstream';
+import { AckPolicy, DeliverPolicy, type JetStreamManager } from '@nats-io/jetstream';
 import { jsErrorCode, LOG_STREAM } from '@runledger/event-log';
-import { deferredSettlement, type LogConsumerOptions } from './handlers';
+import type { LogConsumerOptions } from './handlers';
 
 /** The longest a log handler may keep a message by heartbeats before it is considered hung. */
 export const MAX_HANDLER_MS = 5 * 60_000;
@@ -102,54 +102,4 @@ export async function unsettledRange(jsm: JetStreamManager, durable: string): Pr
   const info = await jsm.consumers.info(LOG_STREAM, durable);
   if (info.num_ack_pending === 0 || info.delivered.stream_seq <= info.ack_floor.stream_seq) return null;
   return { from: info.ack_floor.stream_seq + 1, to: info.delivered.stream_seq };
-}
-
-/**
- * Settles a handled batch (issue 22: one ack per batch, not per delivery). On an ack-all consumer the ack of the
- * batch's highest stream sequence settles every delivery up to it, the earlier ones included (nats-server drops each
- * pending sequence at or below it); the other deliveries get no publish, so their reply subjects stay in nats-server's
- * response bookkeeping of the owner until they expire (2 min), a map it prunes once a second. A consumer created
- * before with explicit acks (the server cannot change a policy) gets one ack per delivery, in log order.
- */
-export function settleBatch(handled: JsMsg[], ackAll: boolean): void {
-  if (!handled.length) return;
-  if (!ackAll) {
-    for (const m of handled) m.ack();
-    return;
-  }
-  handled.reduce((last, m) => (m.seq > last.seq ? m : last)).ack();
-}
-
-/**
- * Acks a batch consumer's handled batches in log order, each once what its handler deferred (a DeferredSettlement) and
- * every batch before it are durable: on an ack-all consumer an ack settles everything before it too, so no batch may
- * be acked while an earlier one still holds work. Deferred work that fails stops the acks for good (logged):
- * acking a later batch would settle the failed one; the server redelivers after ack_wait instead.
- */
-export class BatchSettler {
-  private chain: Promise<void> = Promise.resolve();
-  private broken = false;
-
-  constructor(private readonly ackAll: boolean, private readonly durable: string, private readonly log: { error(entry: object): void }) {}
-
-  /** Acks `handled` (none: only orders `out`'s deferred work) after `out`'s deferred work and the batches before; resolves then. */
-  after(handled: JsMsg[], out: unknown): Promise<void> {
-    const deferred = deferredSettlement(out);
-    this.chain = this.chain.then(() => deferred).then(
-      () => {
-        if (this.broken) return;
-        try {
-          settleBatch(handled, this.ackAll);
-        } catch (err) {
-          // A lost ack is settled by the next one (ack-all), or the server redelivers: handling is idempotent.
-          this.log.error({ msg: 'ack not sent', durable: this.durable, error: (err as Error)?.message });
-        }
-      },
-      (err: unknown) => {
-        this.broken = true;
-        this.log.error({ msg: 'deferred work of a batch failed: acks stop, the server redelivers after ack_wait', durable: this.durable, error: (err as Error)?.message });
-      },
-    );
-    return this.chain;
-  }
 }

@@ -9,7 +9,8 @@ import { contextFromTraceparent, eventSpanAttributes, extractTraceContext, logSu
 import { decodeBounded, encodeJson, replyHeaders, REQUEST_ID_HEADER } from './codec';
 import { ConsumerLease } from './consumer-lease';
 import { ServiceHealth } from './health';
-import { BatchSettler, ensureDurable, MAX_HANDLER_MS, redeliveryDelayMs, unsettledRange } from './durable-consumer';
+import { ensureDurable, MAX_HANDLER_MS, redeliveryDelayMs, unsettledRange } from './durable-consumer';
+import { BatchConsumer, BatchSettler, type BatchHost, type CatchUp } from './batch-consumer';
 import { HANDLER_KIND, LogConsumerOptions, MALFORMED_PAYLOAD, MAX_REQUEST_BYTES } from './handlers';
 
 export interface TransportDeps {
@@ -19,24 +20,6 @@ export interface TransportDeps {
   jsm: JetStreamManager;
   log: EventLog;
   health?: ServiceHealth;
-}
-
-/** How a batch consumer runs (see LogConsumerOptions.batch). */
-interface BatchOptions {
-  maxDeliver: number;
-  durable: string;
-  batch: number;
-  lingerMs: number;
-  /** Acks handled batches in log order once what their handler deferred is durable (see BatchSettler). */
-  settler: BatchSettler;
-  /** Events a previous holder was handed and never settled, handled before any delivery (see unsettled). */
-  catchUp: CatchUp | null;
-}
-
-interface CatchUp {
-  filter: string;
-  from: number;
-  to: number;
 }
 
 /**
@@ -52,6 +35,16 @@ export class RunledgerTransport extends Server implements CustomTransportStrateg
   private readonly inFlight = new Set<Promise<unknown>>();
   private readonly log = new Logger('Transport');
   private closing = false;
+
+  /** What a batch consumer uses of this transport (see BatchConsumer). */
+  private readonly batchHost: BatchHost = {
+    log: () => this.deps.log,
+    logger: this.log,
+    closing: () => this.closing,
+    track: (work) => this.track(work),
+    invoke: (handler, payload, ctx) => this.invoke(handler, payload, ctx),
+    poison: (m, durable, reason, err) => this.poison(m, durable, reason, err),
+  };
 
   constructor(private readonly deps: TransportDeps) {
     super();
@@ -219,7 +212,7 @@ export class RunledgerTransport extends Server implements CustomTransportStrateg
   }
 
   private startHandling(messages: ConsumerMessages, handler: MessageHandler, opts: LogConsumerOptions, { maxDeliver, ackWaitMs, ackAll, catchUp }: { maxDeliver: number; ackWaitMs: number; ackAll: boolean; catchUp: CatchUp | null }): void {
-    if (opts.batch) return this.consumeBatches(messages, handler, { maxDeliver, durable: opts.durable, batch: opts.batch, lingerMs: opts.lingerMs ?? 0, settler: new BatchSettler(ackAll, opts.durable, this.log), catchUp });
+    if (opts.batch) return new BatchConsumer(this.batchHost, handler, { maxDeliver, durable: opts.durable, batch: opts.batch, lingerMs: opts.lingerMs ?? 0, settler: new BatchSettler(ackAll, opts.durable, this.log), catchUp }).start(messages);
     const limit = Math.max(1, opts.concurrency ?? 1);
     const inFlight = new Set<Promise<void>>();
     void (async () => {
@@ -234,115 +227,6 @@ export class RunledgerTransport extends Server implements CustomTransportStrateg
         if (inFlight.size >= limit) await Promise.race(inFlight);
       }
     })().catch((err) => this.log.error({ msg: 'consumer loop ended', durable: opts.durable, error: (err as Error).message }));
-  }
-
-  /** Batch mode (see LogConsumerOptions.batch): one reader queues deliveries, one worker hands them over in order. */
-  private consumeBatches(messages: ConsumerMessages, handler: MessageHandler, opts: BatchOptions): void {
-    const queue: JsMsg[] = [];
-    const waiter: { wake?: () => void } = {};
-    let ended = false;
-    void (async () => {
-      for await (const m of messages) {
-        if (this.closing) break;
-        queue.push(m);
-        waiter.wake?.();
-      }
-    })().catch((err) => this.log.error({ msg: 'consumer loop ended', durable: opts.durable, error: (err as Error).message })).finally(() => {
-      ended = true;
-      waiter.wake?.();
-    });
-    void (async () => {
-      if (opts.catchUp) await this.catchUp(handler, opts.catchUp, opts);
-      for (;;) {
-        if (!queue.length) {
-          if (ended || this.closing) return;
-          await new Promise<void>((resolve) => (waiter.wake = resolve));
-          waiter.wake = undefined;
-          continue;
-        }
-        if (opts.lingerMs > 0 && queue.length < opts.batch && !this.closing) await new Promise((resolve) => setTimeout(resolve, opts.lingerMs));
-        const batch = queue.splice(0, opts.batch);
-        try {
-          await this.track(this.onLogBatch(handler, batch, opts));
-        } catch (err) {
-          // The bus failed under an ack or a dead-letter (a nats-server restart): nothing was lost, the unacked
-          // messages come back after ack_wait. The worker must live on: a rejected loop would crash the process.
-          this.log.warn({ msg: 'batch not settled, left to redelivery', durable: opts.durable, size: batch.length, error: (err as Error)?.message });
-        }
-      }
-    })();
-  }
-
-  /**
-   * Hands the unsettled range to the handler in log order before any delivery, retrying until it is handled: a
-   * batch handler is idempotent (the server may still redeliver these events later), and going on without them
-   * would break the order it relies on.
-   */
-  private async catchUp(handler: MessageHandler, range: CatchUp, opts: BatchOptions): Promise<void> {
-    this.log.warn({ msg: 'handling what the previous holder left unsettled', durable: opts.durable, from: range.from, to: range.to });
-    for (let attempt = 1; !this.closing; attempt++) {
-      try {
-        const events = await this.deps.log.range(range.filter, range.from, range.to);
-        for (let i = 0; i < events.length; i += opts.batch) void this.track(opts.settler.after([], await this.invoke(handler, events.slice(i, i + opts.batch), { durable: opts.durable })));
-        return;
-      } catch (err) {
-        this.log.warn({ msg: 'unsettled range not handled yet, retrying', durable: opts.durable, attempt, error: (err as Error)?.message });
-        await new Promise((resolve) => setTimeout(resolve, redeliveryDelayMs(attempt)));
-      }
-    }
-  }
-
-  private async onLogBatch(handler: MessageHandler, delivered: JsMsg[], opts: BatchOptions): Promise<void> {
-    // A message redelivered while its first delivery still waited here (ack_wait ran out during a bus fault) is one
-    // event: handed over once, in its place, and settled through its latest delivery.
-    const bySeq = new Map<number, JsMsg>();
-    for (const m of delivered) bySeq.set(m.seq, m);
-    const batch = [...bySeq.values()];
-    const ready: Array<{ m: JsMsg; events: StoredEvent[] }> = [];
-    for (const m of batch) {
-      let events;
-      try {
-        events = messageEvents(m);
-      } catch (err) {
-        await this.poison(m, opts.durable, 'undecodable message', err);
-        continue;
-      }
-      if (m.info.deliveryCount > opts.maxDeliver) await this.poison(m, opts.durable, 'delivery budget exhausted', new AppError('INTERNAL'));
-      else ready.push({ m, events });
-    }
-    if (!ready.length) return;
-    // A delivery is settled by at most one publish to its reply subject, and none is sent before it: a batch
-    // consumer's owner may ack through its response permission (permissions.yaml `acks: responses`), which allows
-    // one publish per delivery. So no progress heartbeats: a batch handler is idempotent, and one that outlives
-    // ack_wait sees the batch again.
-    let handledAll: unknown;
-    try {
-      // As in onLogMessage: handlers see events as producers wrote them (the log's codec opens sealed data).
-      const events = await Promise.all(ready.flatMap((r) => r.events.map((e) => this.deps.log.open(e))));
-      handledAll = await this.invoke(handler, events, { durable: opts.durable });
-    } catch {
-      // One commit at a time, in order, each retried in place until handled or dead-lettered: a nak'd commit would be
-      // redelivered after later ones were handled, and a batch consumer is one whose handler needs log order.
-      for (const r of ready) await this.handleInPlace(handler, r.m, () => Promise.all(r.events.map((e) => this.deps.log.open(e))), opts);
-      return;
-    }
-    void this.track(opts.settler.after(ready.map((r) => r.m), handledAll));
-  }
-
-  private async handleInPlace(handler: MessageHandler, m: JsMsg, opened: () => Promise<StoredEvent[]>, opts: BatchOptions): Promise<void> {
-    for (let attempt = m.info.deliveryCount; ; attempt++) {
-      try {
-        await this.track(opts.settler.after([m], await this.invoke(handler, await opened(), { durable: opts.durable })));
-        return;
-      } catch (err) {
-        const retryable = err instanceof AppError ? err.retryable : true;
-        if (!retryable || attempt >= opts.maxDeliver) return this.poison(m, opts.durable, 'handler failed', err);
-        // Stopping: left unsettled, the next holder handles it first (catchUp), in order.
-        if (this.closing) return;
-        this.log.warn({ msg: 'handler failed, retrying in order', durable: opts.durable, seq: m.seq, attempt, error: (err as Error)?.message });
-        await new Promise((resolve) => setTimeout(resolve, redeliveryDelayMs(attempt)));
-      }
-    }
   }
 
   private async onLogMessage(handler: MessageHandler, m: JsMsg, opts: { maxDeliver: number; ackWaitMs: number; durable: string }): Promise<void> {
