@@ -22,7 +22,7 @@ describe('Issue 10 resolver (rl.runs.resolve): runs left open that nobody carrie
       // Issue 23: each choke-point run is resolved by its owner, on decision's request (rl.runs.control.<owner>).
       services: ['decision', 'audit-ledger', 'tool-gateway', 'db-write'],
       // Sweeps only when asked; a run under an ended root counts as abandoned after 1 s without events.
-      env: { RL_RESOLVER_INTERVAL_MS: '0', RL_RESOLVER_GRACE_MS: '1000' },
+      env: { RL_RESOLVER_INTERVAL_MS: '0', RL_RESOLVER_GRACE_MS: '1000', RL_RESOLVER_MIN_IDLE_MS: '1000' },
     });
     const jsm = await jetstreamManager(stack.nc);
     const repos = new Map<string, RunRepository>();
@@ -129,7 +129,9 @@ describe('Issue 10 resolver (rl.runs.resolve): runs left open that nobody carrie
       }
     })(repoOf('tool_gateway').log);
     // What tool-gateway runs on decision's resolve_abandoned (rl.runs.control.tool-gateway).
-    const answer = await new RunControl(racing, 'tool-gateway', { now: () => new Date() }).handle({ type: 'resolve_abandoned', command_id: 'race', run_id: tg, idle_ms: 3_600_000, grace_ms: 0 });
+    // Its clock two hours on: the run counts as abandoned (idle past both thresholds, the owners' floor kept).
+    const later = { now: () => new Date(Date.now() + 7_200_000) };
+    const answer = await new RunControl(racing, 'tool-gateway', later, { minIdleMs: 60_000 }).handle({ type: 'resolve_abandoned', command_id: 'race', run_id: tg, idle_ms: 3_600_000, grace_ms: 60_000 });
     expect(raced).toBe(true);
     expect(answer).toMatchObject({ run_id: tg, outcome: 'left', status: 'completed' });
     const events = await stack.runEvents(tg);

@@ -46,6 +46,8 @@ export const SETTINGS = {
   RL_RESOLVER_IDLE_MS: ms(15 * 60_000),
   RL_RESOLVER_GRACE_MS: ms(60_000),
   RL_RESOLVER_INTERVAL_MS: ms(5 * 60_000),
+  /** The least idle/grace time a run owner resolves a run after (rl.runs.control), whatever decision asks; rl.runs.resolve's floor. */
+  RL_RESOLVER_MIN_IDLE_MS: ms(60_000),
   RL_REJECTED_BURST: count(20),
   RL_REJECTED_PER_MINUTE: count(30),
   RL_REJECTED_OVERALL_BURST: count(200),

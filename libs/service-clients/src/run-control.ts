@@ -1,7 +1,7 @@
 import { Controller, Inject, Injectable, Logger, type Type } from '@nestjs/common';
 import { Payload } from '@nestjs/microservices';
 import { RunControlRequestDto, SUBJECTS, type RunControlRequest, type RunControlResult } from '@runledger/contracts';
-import type { Clock } from '@runledger/kernel';
+import { type Clock, settingNumber } from '@runledger/kernel';
 import { Bus, CLOCK, RequestHandler, validateMessage } from '@runledger/messaging';
 import { RunControl, RunRepository, type RunControlCommand, type RunOwner } from '@runledger/runs';
 
@@ -34,7 +34,10 @@ export function runControlController(owner: Exclude<RunOwner, 'decision'>): Type
 
     constructor(runs: RunRepository, @Inject(CLOCK) clock: Clock) {
       const logger = new Logger('RunControl');
-      this.control = new RunControl(runs, owner, clock, (run_id, error) => logger.error({ msg: 'resolution refused by the run lifecycle; run left open', run_id, error }));
+      this.control = new RunControl(runs, owner, clock, {
+        minIdleMs: settingNumber('RL_RESOLVER_MIN_IDLE_MS'),
+        refused: (run_id, error) => logger.error({ msg: 'resolution refused by the run lifecycle; run left open', run_id, error }),
+      });
     }
 
     @RequestHandler(SUBJECTS.runsControl(owner))

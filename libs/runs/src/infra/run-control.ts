@@ -45,7 +45,10 @@ export async function resolveAbandonedRun(runs: RunRepository, runId: string, op
   const root = state.run.root_run_id === runId ? undefined : parent?.run_id === state.run.root_run_id ? parent.state : (await runs.load(state.run.root_run_id)).state;
   const rootEnded = root !== undefined && isTerminal(root);
   if (idleFor < (rootEnded ? Math.min(opts.idleMs, opts.graceMs) : opts.idleMs)) return { outcome: 'left' };
-  const children: RunView[] = await Promise.all([...new Set([...(opts.childRunIds ?? []), ...state.child_run_ids])].map(view));
+  // Only the run's own children count: a listed id whose run names another parent is no proof of this run's effect
+  // (issue 23: a completed write elsewhere must not let an owner record this run's call as done).
+  const listed = await Promise.all([...new Set([...(opts.childRunIds ?? []), ...state.child_run_ids])].map(view));
+  const children: RunView[] = listed.filter((c) => c.state.run?.parent_run_id === runId);
   const why = rootEnded ? 'its root run has ended and nobody carries it' : 'nobody has carried it';
   const resolution = resolveAbandoned(runView(runId, state, events), { parent, children }, `no event for ${Math.round(idleFor / 1000)} s; ${why}`, resolverOf(opts.owner));
   if (!resolution) return { outcome: 'not_open' };
@@ -79,8 +82,15 @@ export interface RunControlAnswer {
  * the same command twice records once and is answered the same way.
  */
 export class RunControl {
-  /** `refused`: a resolution the run lifecycle refused (a bug for that one run, which is left open): the caller logs it. */
-  constructor(private readonly runs: RunRepository, private readonly owner: RunOwner, private readonly clock: Clock, private readonly refused: (runId: string, why: string) => void = () => undefined) {}
+  /**
+   * `minIdleMs`: the least idle and grace time this owner accepts (RL_RESOLVER_MIN_IDLE_MS, the floor rl.runs.resolve
+   * has too), whatever decision asks: a run quieter than that may still be carried by a live worker.
+   * `refused`: a resolution the run lifecycle refused (a bug for that one run, which is left open): the caller logs it.
+   */
+  constructor(
+    private readonly runs: RunRepository, private readonly owner: RunOwner, private readonly clock: Clock,
+    private readonly opts: { minIdleMs: number; refused?: (runId: string, why: string) => void },
+  ) {}
 
   async handle(command: RunControlCommand): Promise<RunControlAnswer> {
     // Only this owner's runs: another's (or none) is not found here, whatever the command says.
@@ -97,11 +107,12 @@ export class RunControl {
   private async resolve(c: Extract<RunControlCommand, { type: 'resolve_abandoned' }>): Promise<RunControlAnswer> {
     // The sweep's thresholds are decision's (services/decision ResolverSettings): the owner applies them on its own clock.
     if (c.idle_ms === undefined || c.grace_ms === undefined) throw new AppError('REQUEST.INVALID', 'resolve_abandoned needs idle_ms and grace_ms.');
+    if (c.idle_ms < this.opts.minIdleMs || c.grace_ms < this.opts.minIdleMs) throw new AppError('REQUEST.INVALID', `resolve_abandoned needs idle_ms and grace_ms of at least ${this.opts.minIdleMs} ms.`);
     const done = await resolveAbandonedRun(this.runs, c.run_id, {
       idleMs: c.idle_ms, graceMs: c.grace_ms, clock: this.clock, owner: this.owner,
       ...(c.child_run_ids ? { childRunIds: c.child_run_ids } : {}), commandId: c.command_id,
     });
-    if (done.outcome !== 'resolved' && done.refused) this.refused(c.run_id, done.refused);
+    if (done.outcome !== 'resolved' && done.refused) this.opts.refused?.(c.run_id, done.refused);
     const { state, events } = await this.runs.load(c.run_id);
     if (done.outcome === 'resolved') return { run_id: c.run_id, outcome: 'resolved', status: state.status, resolution: withoutId(done.resolved) };
     // The same command again after its reply was lost: answered with what it recorded.

@@ -20,10 +20,20 @@ export interface ResolverSettings {
    * (on NATS KV every row), so it is not frequent: an abandoned run is found within idle time + this.
    */
   intervalMs: number;
+  /** The least idle/grace time a run owner resolves a run after (RL_RESOLVER_MIN_IDLE_MS; owners apply it too), and rl.runs.resolve's floor. */
+  minIdleMs: number;
 }
 
+/** The resolver's settings; idle and grace under the owners' floor would have every owner refuse, so they stop the start. */
 export function resolverSettingsFrom(env: NodeJS.ProcessEnv): ResolverSettings {
-  return { idleMs: settingNumber('RL_RESOLVER_IDLE_MS', env), graceMs: settingNumber('RL_RESOLVER_GRACE_MS', env), intervalMs: settingNumber('RL_RESOLVER_INTERVAL_MS', env) };
+  const settings = {
+    idleMs: settingNumber('RL_RESOLVER_IDLE_MS', env), graceMs: settingNumber('RL_RESOLVER_GRACE_MS', env),
+    intervalMs: settingNumber('RL_RESOLVER_INTERVAL_MS', env), minIdleMs: settingNumber('RL_RESOLVER_MIN_IDLE_MS', env),
+  };
+  for (const name of ['idleMs', 'graceMs'] as const) {
+    if (settings[name] < settings.minIdleMs) throw new Error(`RL_RESOLVER_${name === 'idleMs' ? 'IDLE' : 'GRACE'}_MS is under RL_RESOLVER_MIN_IDLE_MS (${settings.minIdleMs}): run owners would refuse every resolution.`);
+  }
+  return settings;
 }
 
 type SweepResult = RunsResolveResult;
