@@ -169,10 +169,15 @@ export class EventLog {
     return event ? this.open(event) : null;
   }
 
-  /** Every event of the aggregate's last commit, in one get (the leader answers); none if it has no events. */
-  async lastCommit(ref: AggregateRef | string): Promise<StoredEvent[]> {
+  /**
+   * Every event of the aggregate's last commit, in one get (the leader answers); none if it has no events.
+   * `sealed`: the events as stored, sealed fields left sealed (a reader of ids, types and unsealed fields only).
+   */
+  async lastCommit(ref: AggregateRef | string, opts: { sealed?: boolean } = {}): Promise<StoredEvent[]> {
     const msg = await this.lastMessage(ref);
-    return msg ? this.openAll(tryStoredEvents(msg.data, msg.seq, msg.subject)) : [];
+    if (!msg) return [];
+    const events = tryStoredEvents(msg.data, msg.seq, msg.subject);
+    return opts.sealed ? events : this.openAll(events);
   }
 
   private async lastMessage(ref: AggregateRef | string): Promise<StoredMsg | null> {

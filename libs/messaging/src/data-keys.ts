@@ -234,13 +234,18 @@ function freshNonce(): Buffer {
 
 /** Seals JSON data with a key (synchronous: the key is already at hand). */
 export function sealWithKey(key: Buffer, ownerName: string, value: unknown): SealedValue {
+  return sealJsonWithKey(key, ownerName, JSON.stringify(value), typeof value === 'string');
+}
+
+/** Seals a value's JSON text (`json`: JSON.stringify of it; `text`: the value is a string). */
+export function sealJsonWithKey(key: Buffer, ownerName: string, json: string, text: boolean): SealedValue {
   const iv = freshNonce();
   const cipher = createCipheriv('aes-256-gcm', key, iv);
   cipher.setAAD(Buffer.from(ownerName));
-  const ciphertext = Buffer.concat([cipher.update(JSON.stringify(value), 'utf8'), cipher.final()]);
+  const ciphertext = Buffer.concat([cipher.update(json, 'utf8'), cipher.final()]);
   return {
     sealed: 'aes-256-gcm/v1', owner: ownerName, iv: iv.toString('base64'), tag: cipher.getAuthTag().toString('base64'), ciphertext: ciphertext.toString('base64'),
-    ...(typeof value === 'string' ? { text: true as const } : {}),
+    ...(text ? { text: true as const } : {}),
   };
 }
 

@@ -36,6 +36,17 @@ describe('Issue 9 erasure: the sealing codec seals the table\'s fields with the 
     expect(await codec.open(sealed)).toEqual(plain);
   });
 
+  it('Issue 22 a value sealed by this process opens from what it sealed (no decryption), as another process opens it; one changed in any byte is decrypted and refused', async () => {
+    const plain = event('RunCreated', { run_id: 'r9', parameters: { message: 'add milk' } }, { user_id: 'u9' });
+    const sealed = await codec.seal(plain);
+    expect(await codec.open(sealed)).toEqual(plain);
+    expect(await new SealingCodec(keys).open(sealed)).toEqual(plain);
+    const value = (sealed.data as { parameters: { message: { ciphertext: string } } }).parameters.message;
+    const flipped = `${value.ciphertext[0] === 'A' ? 'B' : 'A'}${value.ciphertext.slice(1)}`;
+    const tampered = { ...sealed, data: { ...(sealed.data as object), parameters: { message: { ...value, ciphertext: flipped } } } };
+    await expect(Promise.resolve(codec.open(tampered))).rejects.toThrow();
+  });
+
   it('Issue 9 erasure: a case event is sealed with the case key, an event type outside the table and an ownerless event are left as they are', async () => {
     const step = await codec.seal(event('StepCompleted', { step_id: 'facts', step_index: 1, output: { facts: ['Tom fired Dana'] } }, { case_id: 'k1', user_id: 'u1' }));
     expect(JSON.stringify(step.data)).toContain('"owner":"case.');

@@ -1,5 +1,9 @@
 import type { EventCodec, EventEnvelope } from '@runledger/event-log';
-import { CachedDataKeys, DataOwner, dataKeyName, ERASED_TEXT, isSealed, openWithKey, ownerErased, SealedValue, sealWithKey } from './data-keys';
+import { LruMap } from '@runledger/kernel';
+import { CachedDataKeys, DataOwner, dataKeyName, ERASED_TEXT, isSealed, openWithKey, ownerErased, SealedValue, sealJsonWithKey } from './data-keys';
+
+/** How many values this process sealed it remembers the plain JSON of (see SealingCodec). */
+const SEALED_HERE_KEPT = 2_000;
 
 /**
  * Issue 9 erasure — the one table of personal and case data in events: per event type, the data fields (dotted
@@ -83,6 +87,14 @@ const PATHS = new Map(Object.entries(SEALED_FIELDS).map(([type, fields]) => [typ
  * opens as the erased marker, the same on every read and every replay (folds stay pure: they see the marker).
  */
 export class SealingCodec implements EventCodec {
+  /**
+   * The plain JSON of values this process sealed lately, by the sealed value's every byte (owner, nonce, tag and
+   * ciphertext), so a value read back here (a queued request its worker takes, a commit heard on the live feed) is
+   * opened without decrypting it again. The owner's key is still looked up first: an erased owner's value reads as the
+   * erased marker, as ever; a value that differs in any byte is decrypted (and refused if it does not verify).
+   */
+  private readonly sealedHere = new LruMap<string, string>(SEALED_HERE_KEPT);
+
   constructor(private readonly keys: CachedDataKeys) {}
 
   async seal(event: EventEnvelope): Promise<EventEnvelope> {
@@ -100,8 +112,15 @@ export class SealingCodec implements EventCodec {
       return { ...event, data: erased };
     }
     let data = event.data as Json;
-    for (const path of paths) data = mapAt(data, path, (v) => (isSealed(v) ? v : sealWithKey(key, name, v)));
+    for (const path of paths) data = mapAt(data, path, (v) => (isSealed(v) ? v : this.sealHere(key, name, v)));
     return data === event.data ? event : { ...event, data };
+  }
+
+  private sealHere(key: Buffer, name: string, value: unknown): SealedValue {
+    const json = JSON.stringify(value);
+    const sealed = sealJsonWithKey(key, name, json, typeof value === 'string');
+    this.sealedHere.set(sealedId(sealed), json);
+    return sealed;
   }
 
   /** The event with its sealed fields opened; one with none is handed back at once (no promise: replays read millions). */
@@ -115,7 +134,9 @@ export class SealingCodec implements EventCodec {
   private async openFields<E extends EventEnvelope>(event: E, sealedAt: ReadonlyArray<readonly [string[], SealedValue]>): Promise<E> {
     let data = event.data as Json;
     for (const [path, sealed] of sealedAt) {
-      const value = openWithKey(await this.keys.stateOf(sealed.owner), sealed);
+      const key = await this.keys.stateOf(sealed.owner);
+      const here = Buffer.isBuffer(key) ? this.sealedHere.get(sealedId(sealed)) : undefined;
+      const value = here !== undefined ? (JSON.parse(here) as unknown) : openWithKey(key, sealed);
       data = mapAt(data, path, () => value);
     }
     return { ...event, data };
@@ -130,4 +151,9 @@ export async function openDeep(keys: CachedDataKeys, value: unknown): Promise<un
   const out: Json = {};
   for (const [k, v] of Object.entries(value)) out[k] = await openDeep(keys, v);
   return out;
+}
+
+/** A sealed value's identity: every byte of it (a nonce is drawn once per seal, so no two seals share one). */
+function sealedId(v: SealedValue): string {
+  return `${v.owner}\n${v.iv}\n${v.tag}\n${v.text ? 't' : 'j'}\n${v.ciphertext}`;
 }

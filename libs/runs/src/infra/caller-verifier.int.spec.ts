@@ -43,6 +43,8 @@ describe('Issue 22 CallerVerifier: one read per hop on a real log', () => {
     const counts = countingReads();
     const decided = await new CallerVerifier(repo).decideChild(claims('caller-opening'), allow);
     expect({ decided, reads: counts.reads }).toEqual({ decided: { decision: 'allow' }, reads: 1 });
+    // Read sealed: the check reads ids, types and unsealed fields, so nothing is decrypted for it.
+    expect(repo.log.lastCommit).toHaveBeenCalledWith('rl.log.run.*.caller-opening', { sealed: true });
   });
 
   it('Issue 22 a caller that went on since its opening is read as before (owner, then its last commit): a finished one parents nothing', async () => {

@@ -33,7 +33,9 @@ export interface CheckOptions {
  * Checks a caller's claims (who it is, which case or user, which pinned policy) against the RunCreated of
  * the run it says it acts for, so a choke point decides on what the log pinned, not on what a message says,
  * and (decideChild) refuses a finished (completed, failed, denied, cancelled) run as the parent of a new child run.
- * RunCreated never changes, so it is cached by run id; so is a run once it is finished.
+ * RunCreated never changes, so it is cached by run id; so is a run once it is finished. The record may be kept with its
+ * sealed fields sealed (read from the caller's last commit, issue 22): the check, and `recorded`'s readers, read only
+ * ids, agent, case, user and policy versions, which are never sealed.
  */
 export class CallerVerifier {
   private readonly created: LruMap<string, RunCreatedData>;

@@ -95,11 +95,11 @@ export class RunRepository {
    * The events of the run's last commit (none: no run), in one get where the owner is known: its owner's subject, or
    * the legacy subject for a run not yet continued. `owner`: who the caller knows owns it (a waiter, for its own runs).
    */
-  async lastCommit(runId: string, owner?: RunOwner): Promise<StoredEvent[]> {
+  async lastCommit(runId: string, owner?: RunOwner, opts: { sealed?: boolean } = {}): Promise<StoredEvent[]> {
     const by = owner ?? (await this.ownerOf(runId));
     if (!by) return [];
-    const own = await this.log.lastCommit(runSubject(by, runId));
-    return own.length || !(await this.hasLegacy()) ? own : this.log.lastCommit(legacyRunSubject(runId));
+    const own = await this.log.lastCommit(runSubject(by, runId), opts);
+    return own.length || !(await this.hasLegacy()) ? own : this.log.lastCommit(legacyRunSubject(runId), opts);
   }
 
   /**
@@ -107,15 +107,17 @@ export class RunRepository {
    * any owner's name (`rl.log.run.*.<run_id>`). When that commit opens the run lawfully on its own owner's subject
    * (a caller's first request goes out with its opening), it names the owner and holds the RunCreated: nothing more is
    * read. Otherwise (an owner already known, a run that has gone on since its opening, a legacy log, a forgery) the
-   * owner is looked up as `ownerOf` does and the owner's last commit read, as before.
+   * owner is looked up as `ownerOf` does and the owner's last commit read, as before. The events come sealed (the
+   * check reads ids, types and the RunCreated's unsealed fields: nothing is decrypted for it).
    */
   async callerLastCommit(runId: string): Promise<StoredEvent[]> {
+    const sealed = { sealed: true };
     const known = this.owners.get(runId);
-    if (known || (await this.hasLegacy())) return this.lastCommit(runId, known);
-    const last = await this.log.lastCommit(ownerSubjectsOf(runId));
+    if (known || (await this.hasLegacy())) return this.lastCommit(runId, known, sealed);
+    const last = await this.log.lastCommit(ownerSubjectsOf(runId), sealed);
     const opening = last[0]?.type === 'RunCreated' ? runOwnership(last) : undefined;
     const owner = opening && !opening.forgeries.length ? opening.owner : undefined;
-    if (!owner || parseRunSubject(last[0].subject)?.owner !== owner) return this.lastCommit(runId);
+    if (!owner || parseRunSubject(last[0].subject)?.owner !== owner) return this.lastCommit(runId, undefined, sealed);
     this.owners.set(runId, owner);
     return last;
   }
