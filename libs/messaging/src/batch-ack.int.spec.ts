@@ -33,16 +33,43 @@ class DeferringProjection {
   }
 }
 
+// Issue 22 review: a batch whose work is deferred, then a poison message; its term must wait for that work.
+const gateSeen: number[] = [];
+let openGate: () => void = () => undefined;
+const gate = new Promise<void>((resolve) => (openGate = resolve));
+
+@Controller()
+class GatedProjection {
+  @LogConsumer('rl.log.batchpoison.*', { durable: 'batch-poison', batch: 16, ackWaitMs: ACK_WAIT_MS })
+  async onBatch(@Payload() events: StoredEvent[]): Promise<DeferredSettlement> {
+    gateSeen.push(...events.map((e) => (e.data as { n: number }).n));
+    return { settled: gate };
+  }
+}
+
+// Issue 22 review: the first deferred settlement fails once; the consumer must not stop acking for good.
+const failingSeen: number[] = [];
+let failures = 1;
+
+@Controller()
+class FailingOnceProjection {
+  @LogConsumer('rl.log.batchfail.*', { durable: 'batch-fail', batch: 16, ackWaitMs: ACK_WAIT_MS })
+  async onBatch(@Payload() events: StoredEvent[]): Promise<DeferredSettlement> {
+    failingSeen.push(...events.map((e) => (e.data as { n: number }).n));
+    return { settled: failures-- > 0 ? Promise.reject(new Error('row not written')) : Promise.resolve() };
+  }
+}
+
 @Module({})
 class ProjectionModule {
   static forRuntime(runtime: ServiceRuntime): DynamicModule {
-    return { module: ProjectionModule, imports: [MessagingModule.forRuntime(runtime)], controllers: [CountingProjection, DeferringProjection] };
+    return { module: ProjectionModule, imports: [MessagingModule.forRuntime(runtime)], controllers: [CountingProjection, DeferringProjection, GatedProjection, FailingOnceProjection] };
   }
 }
 
 jest.setTimeout(120_000);
 
-describe('Issue 22 a batch consumer settles a batch with one ack (fewer messages per request)', () => {
+describe('Issue 22 a batch consumer acks every delivery, in log order, once its batch\'s deferred work is durable', () => {
   const nats = useNatsServer();
   const start = (): Promise<ServiceHandle> => bootstrapService('projection', (rt) => ProjectionModule.forRuntime(rt), { natsUrl: nats.server.url, httpPort: 0, identity: { creds: nats.server.creds[TEST_ADMIN].file } });
 
@@ -75,15 +102,15 @@ describe('Issue 22 a batch consumer settles a batch with one ack (fewer messages
     }
   }
 
-  it('on an ack-all consumer: one ack per batch settles every delivery in it', async () => {
+  it('Issue 22 review: on an ack-all durable (made by issue 22 test stacks; its policy cannot change), every delivery is acked, not one per batch (nats-server scans unanswered reply subjects on each delivery)', async () => {
     const r = await handleAll(AckPolicy.All, 8);
     expect(batches.flat()).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
-    expect(r.acks).toBe(batches.length);
-    expect(r.acks).toBeLessThan(8);
+    expect(batches.length).toBeLessThan(8);
+    expect(r.acks).toBe(8);
     expect(r).toMatchObject({ pending: 0, ackFloor: r.lastSeq });
   });
 
-  it('on a consumer created before with explicit acks (its policy cannot change): every delivery is still acked', async () => {
+  it('on an explicit-ack durable, as the bootstrap creates them: every delivery is acked', async () => {
     const r = await handleAll(AckPolicy.Explicit, 8);
     expect(batches.flat()).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
     expect(r.acks).toBe(8);
@@ -107,6 +134,75 @@ describe('Issue 22 a batch consumer settles a batch with one ack (fewer messages
       expect((await jsm.consumers.info(LOG_STREAM, 'batch-defer')).num_ack_pending).toBe(3);
       releaseDeferred();
       await waitUntil(async () => (await jsm.consumers.info(LOG_STREAM, 'batch-defer')).num_ack_pending === 0, { timeoutMs: 60_000, description: 'the batch acked once its deferred work is done' });
+    } finally {
+      await service.stop();
+    }
+  });
+
+  it('Issue 22 review: a durable the service creates for a batch consumer acks explicitly', async () => {
+    const jsm = await jetstreamManager(nats.nc);
+    await ensureLogStream(jsm);
+    await jsm.consumers.delete(LOG_STREAM, 'batch-fail').catch(() => undefined);
+    const service = await start();
+    try {
+      expect((await jsm.consumers.info(LOG_STREAM, 'batch-fail')).config.ack_policy).toBe(AckPolicy.Explicit);
+    } finally {
+      await service.stop();
+    }
+  });
+
+  it('Issue 22 review: a poison message after a batch whose work is deferred is terminated only after that batch is acked (nothing settled early)', async () => {
+    const js = jetstream(nats.nc);
+    const jsm = await jetstreamManager(nats.nc);
+    await ensureLogStream(jsm);
+    await jsm.consumers.delete(LOG_STREAM, 'batch-poison').catch(() => undefined);
+    // Ack-all, where a term settles everything before it too: the strictest case for the order.
+    await jsm.consumers.add(LOG_STREAM, {
+      durable_name: 'batch-poison', filter_subject: 'rl.log.batchpoison.*', ack_policy: AckPolicy.All, deliver_policy: DeliverPolicy.New,
+      max_deliver: -1, ack_wait: ACK_WAIT_MS * 1_000_000, max_ack_pending: 64,
+    });
+    const log = new EventLog(js, jsm, { producer: 'test', clock: { now: () => new Date() } });
+    const first = (await log.append(aggregateRef('batchpoison', 'a'), [{ type: 'Plain', data: { n: 1 } }], { commandId: 'poison-1' })).version;
+    const service = await start();
+    try {
+      await waitUntil(() => gateSeen.length >= 1, { timeoutMs: 60_000, description: 'the deferred batch handled' });
+      const poison = (await js.publish('rl.log.batchpoison.b', new TextEncoder().encode('not events'))).seq;
+      await waitUntil(async () => (await log.read(aggregateRef('deadletter', 'batch-poison'))).some((e) => (e.data as { stream_seq: number }).stream_seq === poison), { timeoutMs: 60_000, description: 'the poison message dead-lettered' });
+      await nats.nc.flush();
+      const held = await jsm.consumers.info(LOG_STREAM, 'batch-poison');
+      // Its term waits for the deferred batch: nothing is settled yet (an early term would have settled the batch too).
+      expect(held.ack_floor.stream_seq).toBeLessThan(first);
+      expect(held.num_ack_pending).toBe(2);
+      openGate();
+      await waitUntil(async () => (await jsm.consumers.info(LOG_STREAM, 'batch-poison')).num_ack_pending === 0, { timeoutMs: 60_000, description: 'both settled once the deferred work is done' });
+      const settled = await jsm.consumers.info(LOG_STREAM, 'batch-poison');
+      expect(settled.ack_floor.stream_seq).toBe(poison);
+      expect(gateSeen).toEqual([1]);
+    } finally {
+      await service.stop();
+    }
+  });
+
+  it('Issue 22 review: a deferred settlement that fails does not stop the acks for good: the consumer handles again from the ack floor and acks later deliveries', async () => {
+    const js = jetstream(nats.nc);
+    const jsm = await jetstreamManager(nats.nc);
+    await ensureLogStream(jsm);
+    await jsm.consumers.delete(LOG_STREAM, 'batch-fail').catch(() => undefined);
+    const log = new EventLog(js, jsm, { producer: 'test', clock: { now: () => new Date() } });
+    const service = await start();
+    try {
+      const first = (await log.append(aggregateRef('batchfail', 'a'), [{ type: 'Plain', data: { n: 1 } }], { commandId: 'fail-1' })).version;
+      // Handled, its settlement failed, then handled again from the ack floor (what was delivered and not acked).
+      await waitUntil(() => failingSeen.filter((n) => n === 1).length >= 2, { timeoutMs: 60_000, description: 'the failed batch handled again' });
+      const second = (await log.append(aggregateRef('batchfail', 'a'), [{ type: 'Plain', data: { n: 2 } }], { commandId: 'fail-2' })).version;
+      await waitUntil(async () => {
+        const info = await jsm.consumers.info(LOG_STREAM, 'batch-fail');
+        return info.delivered.stream_seq >= second && info.num_ack_pending === 1;
+      }, { timeoutMs: 60_000, description: 'the later delivery acked' });
+      const info = await jsm.consumers.info(LOG_STREAM, 'batch-fail');
+      // The failed delivery stays unacked (the server redelivers it after ack_wait); nothing after it waits on it.
+      expect(info.ack_floor.stream_seq).toBeLessThan(first);
+      expect(failingSeen).toEqual([1, 1, 2]);
     } finally {
       await service.stop();
     }

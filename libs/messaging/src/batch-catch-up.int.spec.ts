@@ -37,7 +37,7 @@ describe('Batch consumer after its holder died (Issue 12 ack-all batches, Issue 
     const js = jetstream(nats.nc);
     const jsm = await jetstreamManager(nats.nc);
     await ensureLogStream(jsm);
-    // The durable as the service makes it (a batch consumer acks all), created before any holder runs.
+    // An ack-all durable (as issue 22's test stacks made them; the strictest case: an ack settles what is before it), created before any holder runs.
     await jsm.consumers.add(LOG_STREAM, {
       durable_name: 'catch-up', filter_subject: 'rl.log.catchup.*', ack_policy: AckPolicy.All, deliver_policy: DeliverPolicy.All,
       max_deliver: -1, ack_wait: ACK_WAIT_MS * 1_000_000, max_ack_pending: 64,

@@ -11,10 +11,11 @@ export function redeliveryDelayMs(deliveryCount: number): number {
 }
 
 /**
- * Makes sure the durable consumer of a log handler exists with the settings its code asks for, and says its ack policy. A batch consumer
- * handles in log order, so an ack settles every event before it too (AckPolicy.All: a batch acked in order is settled
- * up to its last ack that arrived); a consumer created before keeps its ack policy (the server cannot change it). Settings
- * that can change in place (ack wait, max ack pending) follow the code instead of being frozen at first creation.
+ * Makes sure the durable consumer of a log handler exists with the settings its code asks for, and says its ack
+ * policy. Every durable is created with explicit acks, each delivery acked (issue 22 review: see settleInOrder); a
+ * batch consumer's durable created with AckPolicy.All (only by issue 22's test stacks, never a release) keeps it, as the
+ * server cannot change a policy, and is settled correctly by the same per-delivery acks in log order. Settings that can
+ * change in place (ack wait, max ack pending) follow the code instead of being frozen at first creation.
  */
 export async function ensureDurable(jsm: JetStreamManager, filterSubject: string, opts: LogConsumerOptions, ackWaitMs: number): Promise<AckPolicy> {
   // A batch consumer may hold its acks while its handler's deferred work is done (DeferredSettlement: the ledger's held
@@ -23,7 +24,7 @@ export async function ensureDurable(jsm: JetStreamManager, filterSubject: string
   const existing = await durableInfo(jsm, opts.durable);
   if (!existing) {
     // Only the bootstrap may create it where the permissions table holds (provisionDurable); a test's own bus may.
-    const created = pullDurable(opts.durable, filterSubject, Boolean(opts.batch));
+    const created = pullDurable(opts.durable, filterSubject);
     await jsm.consumers.add(LOG_STREAM, { ...created, ...tunable }).catch((err: unknown) => {
       if (/permission/i.test(String((err as Error).message))) throw new Error(`durable consumer ${opts.durable} does not exist and this identity may not create it: run the bootstrap (npm start does) as the admin`);
       throw err;
@@ -41,9 +42,9 @@ export async function ensureDurable(jsm: JetStreamManager, filterSubject: string
   return existing.config.ack_policy;
 }
 
-/** A declared durable as the bootstrap creates it: pull (no deliver subject), the table's filter, every event. */
-function pullDurable(durable: string, filterSubject: string, batch: boolean) {
-  return { durable_name: durable, filter_subject: filterSubject, ack_policy: batch ? AckPolicy.All : AckPolicy.Explicit, deliver_policy: DeliverPolicy.All, max_deliver: -1 };
+/** A declared durable as the bootstrap creates it: pull (no deliver subject), the table's filter, every event, each delivery acked. */
+function pullDurable(durable: string, filterSubject: string) {
+  return { durable_name: durable, filter_subject: filterSubject, ack_policy: AckPolicy.Explicit, deliver_policy: DeliverPolicy.All, max_deliver: -1 };
 }
 
 async function durableInfo(jsm: JetStreamManager, durable: string) {
@@ -58,14 +59,14 @@ async function durableInfo(jsm: JetStreamManager, durable: string) {
  * with its filter before its owner starts. The owner may only tune it: nats-server refuses to turn a pull consumer
  * into a push one, while a consumer its owner created could push the log anywhere (the body, not the subject, decides).
  */
-export async function provisionDurable(jsm: JetStreamManager, durable: string, filterSubject: string, batch: boolean): Promise<void> {
+export async function provisionDurable(jsm: JetStreamManager, durable: string, filterSubject: string): Promise<void> {
   const existing = await durableInfo(jsm, durable);
   if (!existing) {
-    await jsm.consumers.add(LOG_STREAM, pullDurable(durable, filterSubject, batch));
+    await jsm.consumers.add(LOG_STREAM, pullDurable(durable, filterSubject));
     return;
   }
   if (existing.config.deliver_subject) throw new Error(`durable consumer ${durable} pushes to ${existing.config.deliver_subject}: delete it (as the admin) and run the bootstrap again`);
-  if (existing.config.filter_subject !== filterSubject) await migrateFilter(jsm, durable, existing.config.filter_subject ?? '', filterSubject, batch);
+  if (existing.config.filter_subject !== filterSubject) await migrateFilter(jsm, durable, existing.config.filter_subject ?? '', filterSubject);
 }
 
 /**
@@ -75,7 +76,7 @@ export async function provisionDurable(jsm: JetStreamManager, durable: string, f
  * server that refuses gets the durable created again at its ack floor + 1, so what was delivered and not acked is
  * delivered again (the owner handles redeliveries), nothing acked is delivered twice and nothing is skipped.
  */
-async function migrateFilter(jsm: JetStreamManager, durable: string, from: string, to: string, batch: boolean): Promise<void> {
+async function migrateFilter(jsm: JetStreamManager, durable: string, from: string, to: string): Promise<void> {
   if (!widens(from, to)) throw new Error(`durable consumer ${durable} filters ${from}, not ${to} as the permissions table says (only a wider filter is migrated)`);
   try {
     await jsm.consumers.update(LOG_STREAM, durable, { filter_subject: to });
@@ -85,7 +86,7 @@ async function migrateFilter(jsm: JetStreamManager, durable: string, from: strin
   }
   const info = await jsm.consumers.info(LOG_STREAM, durable);
   await jsm.consumers.delete(LOG_STREAM, durable);
-  await jsm.consumers.add(LOG_STREAM, { ...pullDurable(durable, to, batch), deliver_policy: DeliverPolicy.StartSequence, opt_start_seq: info.ack_floor.stream_seq + 1 });
+  await jsm.consumers.add(LOG_STREAM, { ...pullDurable(durable, to), deliver_policy: DeliverPolicy.StartSequence, opt_start_seq: info.ack_floor.stream_seq + 1 });
 }
 
 /** Whether every subject `from` matches, `to` matches too (the migrations the table makes: a trailing `*` to `>`). */

@@ -35,8 +35,10 @@ export interface LogConsumerOptions {
 /**
  * What a batch handler may return when part of its work is durable only later (issue 22: the ledger holds an open
  * run's read-model rows until the run ends or a bound passes, so a run's row is written once): the batch is acked,
- * in log order after every batch before it, once `settled` resolves. `settled` should only reject when that work can
- * never be done in this process: acks then stop and the server redelivers after ack_wait.
+ * in log order after every batch before it, once `settled` resolves. `settled` rejects when that work can never be
+ * done (the ledger: a row write that failed its retries): the batch is never acked (the server redelivers it after
+ * ack_wait, up to maxDeliver), nothing after it is acked by this consumer, which then consumes again from the ack floor,
+ * handing what it had handled since to the handler again (see BatchSettler).
  */
 export interface DeferredSettlement {
   settled: Promise<void>;

@@ -24,7 +24,7 @@ export interface BusLayout {
 export async function provisionBus(nc: NatsConnection, layout: BusLayout): Promise<void> {
   const jsm = await jetstreamManager(nc);
   await ensureLogStream(jsm);
-  for (const [durable, d] of Object.entries(layout.durables ?? {})) await provisionDurable(jsm, durable, d.filter, Boolean(d.batch));
+  for (const [durable, d] of Object.entries(layout.durables ?? {})) await provisionDurable(jsm, durable, d.filter);
   const kvm = new Kvm(nc);
   const replicas = layout.replicas ?? settingNumber('RL_KV_REPLICAS');
   // With replicas, reads go to each bucket's leader: a replica that lags must not make a compare-and-set read stale.

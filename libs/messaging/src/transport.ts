@@ -1,7 +1,7 @@
 import { Logger } from '@nestjs/common';
 import { CustomTransportStrategy, MessageHandler, Server } from '@nestjs/microservices';
 import { Msg, NatsConnection, Subscription } from '@nats-io/transport-node';
-import { AckPolicy, ConsumerMessages, JetStreamClient, JetStreamManager, JsMsg } from '@nats-io/jetstream';
+import { ConsumerMessages, JetStreamClient, JetStreamManager, JsMsg } from '@nats-io/jetstream';
 import { lastValueFrom, isObservable } from 'rxjs';
 import { AppError, isWireError, toWireError, WireError } from '@runledger/kernel';
 import { EventLog, LOG_STREAM, aggregateRef, isBusFault, messageEvents, type StoredEvent } from '@runledger/event-log';
@@ -10,7 +10,7 @@ import { decodeBounded, encodeJson, replyHeaders, REQUEST_ID_HEADER } from './co
 import { ConsumerLease } from './consumer-lease';
 import { ServiceHealth } from './health';
 import { ensureDurable, MAX_HANDLER_MS, redeliveryDelayMs, unsettledRange } from './durable-consumer';
-import { BatchConsumer, BatchSettler, type BatchHost, type CatchUp } from './batch-consumer';
+import { BatchConsumer, type BatchHost, type CatchUp } from './batch-consumer';
 import { HANDLER_KIND, LogConsumerOptions, MALFORMED_PAYLOAD, MAX_REQUEST_BYTES } from './handlers';
 
 export interface TransportDeps {
@@ -43,7 +43,7 @@ export class RunledgerTransport extends Server implements CustomTransportStrateg
     closing: () => this.closing,
     track: (work) => this.track(work),
     invoke: (handler, payload, ctx) => this.invoke(handler, payload, ctx),
-    poison: (m, durable, reason, err) => this.poison(m, durable, reason, err),
+    poison: (m, durable, reason, err, settle) => this.poison(m, durable, reason, err, settle),
   };
 
   constructor(private readonly deps: TransportDeps) {
@@ -184,19 +184,51 @@ export class RunledgerTransport extends Server implements CustomTransportStrateg
   private async bindLogConsumer(filterSubject: string, handler: MessageHandler, opts: LogConsumerOptions): Promise<void> {
     const ackWaitMs = opts.ackWaitMs ?? 30_000;
     const maxDeliver = opts.maxDeliver ?? 8;
-    const ackAll = (await ensureDurable(this.deps.jsm, filterSubject, opts, ackWaitMs)) === AckPolicy.All;
+    await ensureDurable(this.deps.jsm, filterSubject, opts, ackWaitMs);
     observeConsumerLag(opts.durable, async () => {
       const info = await this.deps.jsm.consumers.info(LOG_STREAM, opts.durable);
       return info.num_pending + info.num_ack_pending;
     });
     const consume = async (): Promise<() => Promise<void>> => {
-      const consumer = await this.deps.js.consumers.get(LOG_STREAM, opts.durable);
-      // Read before pulling: what a previous holder took and never settled is ours to handle first (see catchUp).
-      const unsettled = opts.batch ? await unsettledRange(this.deps.jsm, opts.durable) : null;
-      const messages = await consumer.consume({ max_messages: Math.max(8, (opts.concurrency ?? 1) * 2, opts.batch ?? 0) });
-      this.consumers.push(messages);
-      this.startHandling(messages, handler, opts, { maxDeliver, ackWaitMs, ackAll, catchUp: unsettled && { filter: filterSubject, ...unsettled } });
-      return () => messages.close().then(() => undefined, () => undefined);
+      let stopped = false;
+      let current: ConsumerMessages | undefined;
+      const open = async () => {
+        const consumer = await this.deps.js.consumers.get(LOG_STREAM, opts.durable);
+        // Read before pulling: what a previous holder took and never settled is ours to handle first (see catchUp).
+        const unsettled = opts.batch ? await unsettledRange(this.deps.jsm, opts.durable) : null;
+        const messages = await consumer.consume({ max_messages: Math.max(8, (opts.concurrency ?? 1) * 2, opts.batch ?? 0) });
+        current = messages;
+        this.consumers.push(messages);
+        return { messages, catchUp: unsettled && { filter: filterSubject, ...unsettled } };
+      };
+      // A deferred settlement failed (see BatchSettler): consume again from the ack floor, as a new holder would.
+      const reopen = async () => {
+        for (let attempt = 1; !stopped && !this.closing; attempt++) {
+          this.log.warn({ msg: 'a deferred settlement failed: consuming again from the ack floor', durable: opts.durable, attempt });
+          try {
+            return await open();
+          } catch (err) {
+            this.log.error({ msg: 'consuming again failed, retrying', durable: opts.durable, error: (err as Error)?.message });
+            await new Promise((resolve) => setTimeout(resolve, redeliveryDelayMs(attempt)));
+          }
+        }
+        return null;
+      };
+      const run = ({ messages, catchUp }: { messages: ConsumerMessages; catchUp: CatchUp | null }): void => {
+        if (!opts.batch) return this.startHandling(messages, handler, opts, { maxDeliver, ackWaitMs });
+        void new BatchConsumer(this.batchHost, handler, { maxDeliver, durable: opts.durable, batch: opts.batch, lingerMs: opts.lingerMs ?? 0, catchUp })
+          .start(messages)
+          .then(async (broken) => {
+            const again = broken && !stopped && !this.closing ? await reopen() : null;
+            if (again) run(again);
+          })
+          .catch((err: unknown) => this.log.error({ msg: 'batch consumer ended', durable: opts.durable, error: (err as Error)?.message }));
+      };
+      run(await open());
+      return () => {
+        stopped = true;
+        return (current?.close() ?? Promise.resolve()).then(() => undefined, () => undefined);
+      };
     };
     if (!opts.exclusive) {
       await consume();
@@ -211,8 +243,7 @@ export class RunledgerTransport extends Server implements CustomTransportStrateg
     }, () => this.closing).catch((err: unknown) => this.log.error({ msg: 'consumer lease loop ended', durable: opts.durable, error: (err as Error).message }));
   }
 
-  private startHandling(messages: ConsumerMessages, handler: MessageHandler, opts: LogConsumerOptions, { maxDeliver, ackWaitMs, ackAll, catchUp }: { maxDeliver: number; ackWaitMs: number; ackAll: boolean; catchUp: CatchUp | null }): void {
-    if (opts.batch) return new BatchConsumer(this.batchHost, handler, { maxDeliver, durable: opts.durable, batch: opts.batch, lingerMs: opts.lingerMs ?? 0, settler: new BatchSettler(ackAll, opts.durable, this.log), catchUp }).start(messages);
+  private startHandling(messages: ConsumerMessages, handler: MessageHandler, opts: LogConsumerOptions, { maxDeliver, ackWaitMs }: { maxDeliver: number; ackWaitMs: number }): void {
     const limit = Math.max(1, opts.concurrency ?? 1);
     const inFlight = new Set<Promise<void>>();
     void (async () => {
@@ -262,8 +293,11 @@ export class RunledgerTransport extends Server implements CustomTransportStrateg
     }
   }
 
-  /** A poison message is recorded as a dead-letter event (the log keeps everything), then terminated. */
-  private async poison(m: JsMsg, durable: string, reason: string, err: unknown): Promise<void> {
+  /**
+   * A poison message is recorded as a dead-letter event (the log keeps everything), then terminated. `settle` runs the
+   * term (or the nak): a batch consumer's runs it in turn, after every delivery before it is settled (BatchSettler).
+   */
+  private async poison(m: JsMsg, durable: string, reason: string, err: unknown, settle: (action: () => void) => void = (action) => action()): Promise<void> {
     this.log.error({ msg: 'dead-lettering message', durable, seq: m.seq, reason, error: (err as Error)?.message });
     try {
       await this.deps.log.append(aggregateRef('deadletter', durable), [{
@@ -273,11 +307,11 @@ export class RunledgerTransport extends Server implements CustomTransportStrateg
       runledgerMetrics().deadLetters.add(1, { 'messaging.consumer.group.name': durable });
       // Plain `+TERM`: nats-server 2.9.x ignores a term that carries a reason and redelivers forever.
       // The reason is in the dead-letter record above.
-      m.term();
+      settle(() => m.term());
     } catch (appendErr) {
       // Without the dead-letter record we must not drop the message: let it come back.
       this.log.error({ msg: 'dead-letter append failed', error: (appendErr as Error).message });
-      m.nak(redeliveryDelayMs(m.info.deliveryCount));
+      settle(() => m.nak(redeliveryDelayMs(m.info.deliveryCount)));
     }
   }
 }
