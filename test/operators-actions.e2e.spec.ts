@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { RunsListResult } from '@runledger/contracts';
 import { aggregateRef } from '@runledger/event-log';
+import { decodeReply, encodeJson } from '@runledger/messaging';
 import { runCli } from './support/cli';
 import { seedRuns } from './support/seed-runs';
 import { TestStack } from './support/stack';
@@ -62,12 +63,20 @@ describe('Issue 25 operator actions: the operators\' roles policy and bulk cance
       await cli('runs', 'cancel', '--filter', '--agent', 'BULK_AGENT', '--yes'),
     ];
     for (const r of refused) expect({ code: r.code, refused: `${r.stdout}${r.stderr}`.includes('OPERATOR.ACTION_NOT_GRANTED') }).toEqual({ code: 1, refused: true });
+    // Issue 25 review: a resolver sweep (rl.runs.resolve) needs `resolve` too, asked as operator.
+    const operator = await stack.connectAs('operator');
+    try {
+      const sweep = await operator.request('rl.runs.resolve', encodeJson({ requested_by: 'ops-alice' }), { timeout: 30_000 });
+      expect(decodeReply(sweep.data, sweep.headers)).toMatchObject({ ok: false, error: { code: 'OPERATOR.ACTION_NOT_GRANTED' } });
+    } finally {
+      await operator.close();
+    }
     expect(refused[4].stdout).toContain('cancel recorded for 0 run(s)');
     expect(refused[4].stdout).toContain('3 refused');
     for (const id of bulk) expect(await cancelRequests(id)).toEqual([]);
 
     const log = await decided();
-    expect(log.map((d) => d.action).sort()).toEqual(['approve', 'cancel', 'cancel', 'cancel', 'cancel', 'deadletter_retry', 'fork']);
+    expect(log.map((d) => d.action).sort()).toEqual(['approve', 'cancel', 'cancel', 'cancel', 'cancel', 'deadletter_retry', 'fork', 'resolve']);
     for (const d of log) expect(d).toMatchObject({ identity: 'operator', role: 'read-only', requested_by: 'ops-alice', policy_version: 'operators-test-read-only', granted: false, error_code: 'OPERATOR.ACTION_NOT_GRANTED' });
     expect(log.find((d) => d.action === 'cancel' && d.target.run_id === bulk[0])).toMatchObject({ reason: 'drill' });
     expect(log.find((d) => d.action === 'deadletter_retry')).toMatchObject({ target: { dead_letter_id: 'decision-inbox:1' } });
@@ -98,6 +107,6 @@ describe('Issue 25 operator actions: the operators\' roles policy and bulk cance
     for (const i of [1, 3]) expect(await cancelRequests(bulk[i])).toEqual([]);
     const granted = (await decided()).slice(before);
     expect(granted).toHaveLength(3);
-    for (const d of granted) expect(d).toMatchObject({ action: 'cancel', identity: 'operator', role: 'operator-admin', requested_by: 'ops-alice', reason: 'bulk drill', policy_version: 'operators-2026.11.1', granted: true });
+    for (const d of granted) expect(d).toMatchObject({ action: 'cancel', identity: 'operator', role: 'operator-admin', requested_by: 'ops-alice', reason: 'bulk drill', policy_version: 'operators-2026.11.2', granted: true });
   });
 });

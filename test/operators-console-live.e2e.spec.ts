@@ -132,7 +132,7 @@ describe('Issue 25 console live updates and bulk cancel, in headless Chromium', 
     // Each cancel as decided against the operators' roles policy, on the operator actions page.
     await page.goto(`${operatorConsole.base}/actions`);
     const rows = await page.locator('#operator-actions tbody tr').evaluateAll((trs) => trs.map((tr) => [...tr.querySelectorAll('td')].slice(1).map((td) => td.textContent)));
-    expect(rows.filter((r) => r[4] === 'console drill').sort()).toEqual([0, 1, 2].map((i) => ['cancel', bulk[i], 'ops-alice', 'operator (operator-admin)', 'console drill', 'operators-2026.11.1', 'granted']).sort());
+    expect(rows.filter((r) => r[4] === 'console drill').sort()).toEqual([0, 1, 2].map((i) => ['cancel', bulk[i], 'ops-alice', 'operator (operator-admin)', 'console drill', 'operators-2026.11.2', 'granted']).sort());
     await page.screenshot({ path: path.join(SHOTS, 'operator-actions.png'), fullPage: true });
   });
 });

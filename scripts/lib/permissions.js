@@ -22,6 +22,22 @@ const inboxPrefix = (identity) => `_INBOX_${identity}`;
 /** The token of a request address that stands for the calling identity itself (rl.caller.{caller}.…). */
 const CALLER_TOKEN = '{caller}';
 
+/**
+ * The operator subjects: each action on them is checked against policy/operators.yaml as `operator`'s
+ * (libs/policy-catalog OPERATOR_IDENTITY). A request's reply inbox is the sender's to name and proves nothing; what
+ * the bus enforces is who may publish, so these may be published by `operator` only (and the admin, who has every
+ * right): a table that lets another identity publish one is refused (operatorSubjectProblems).
+ */
+const OPERATOR_IDENTITY = 'operator';
+const OPERATOR_SUBJECTS = ['rl.runs.cancel', 'rl.runs.fork', 'rl.runs.resolve', 'rl.deadletters.retry', 'agents.campaign.answer'];
+
+function operatorSubjectProblems(table) {
+  return OPERATOR_SUBJECTS.filter((s) => table.requests?.[s]).flatMap((s) => {
+    const call = table.requests[s].call ?? [];
+    return call.length === 1 && call[0] === OPERATOR_IDENTITY ? [] : [`permissions.yaml ${s}: an operator subject may be called by ${OPERATOR_IDENTITY} only (operator actions are taken as ${OPERATOR_IDENTITY}'s; called by ${call.join(', ') || 'nobody'})`];
+  });
+}
+
 /** Every identity of the table (services, then clients), without the implicit admin. */
 function identities(table) {
   return [...table.services, ...Object.keys(table.clients)];
@@ -83,6 +99,8 @@ function servesRequest(table, rule, identity) {
 function permissionsFor(table, identity) {
   if (identity === ADMIN) return null; // full rights within the account
   if (!identities(table).includes(identity)) throw new Error(`unknown identity "${identity}" (not in ${path.relative(ROOT, TABLE_FILE)})`);
+  const refused = operatorSubjectProblems(table);
+  if (refused.length) throw new Error(refused.join('; '));
   const stream = table.log.stream;
   const pub = new Set();
   const sub = new Set([`${inboxPrefix(identity)}.>`]);
@@ -172,7 +190,7 @@ function permissionsFor(table, identity) {
 function checkAgainstAsyncApi(table, asyncapiDoc) {
   const tableSubjects = new Set([...Object.keys(table.requests), ...Object.keys(table.log.subjects), table.log.live]);
   const channels = new Set(Object.values(asyncapiDoc.channels ?? {}).map((c) => c.address));
-  const problems = [];
+  const problems = [...operatorSubjectProblems(table)];
   for (const s of tableSubjects) if (!channels.has(s)) problems.push(`permissions.yaml names ${s}, which no channel of asyncapi.yaml has`);
   for (const s of channels) if (!tableSubjects.has(s)) problems.push(`asyncapi.yaml channel ${s} has no entry in deploy/nats/permissions.yaml`);
   for (const [address, rule] of Object.entries(table.requests)) {
@@ -187,4 +205,4 @@ function checkAgainstAsyncApi(table, asyncapiDoc) {
   return problems;
 }
 
-module.exports = { ADMIN, TABLE_FILE, loadTable, identities, kvBuckets, busLayout, permissionsFor, checkAgainstAsyncApi, inboxPrefix, toWildcard };
+module.exports = { ADMIN, TABLE_FILE, OPERATOR_SUBJECTS, operatorSubjectProblems, loadTable, identities, kvBuckets, busLayout, permissionsFor, checkAgainstAsyncApi, inboxPrefix, toWildcard };

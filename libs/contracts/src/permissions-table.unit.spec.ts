@@ -106,3 +106,17 @@ describe('Issue 9 permissions table', () => {
     }
   });
 });
+
+describe('Issue 25 operator identity from what the bus enforces', () => {
+  it('Issue 25 the shipped table lets only operator call the operator subjects (the services take every operator action as operator\'s)', () => {
+    expect(permissions.operatorSubjectProblems(table)).toEqual([]);
+    for (const s of permissions.OPERATOR_SUBJECTS) expect(table.requests[s].call).toEqual(['operator']);
+  });
+
+  it('Issue 25 a table that lets another identity publish an operator subject is refused by the renderer and by contracts:check (its reply inbox could name operator)', () => {
+    const widened = { ...table, requests: { ...table.requests, 'rl.runs.resolve': { ...table.requests['rl.runs.resolve'], call: ['operator', 'caller'] } } };
+    expect(() => permissions.permissionsFor(widened, 'caller')).toThrow(/rl.runs.resolve: an operator subject may be called by operator only/);
+    const channels = Object.fromEntries([...Object.keys(widened.requests), ...Object.keys(widened.log.subjects), widened.log.live].map((a, i) => [`c${i}`, { address: a }]));
+    expect(permissions.checkAgainstAsyncApi(widened, { channels })).toEqual([expect.stringContaining('rl.runs.resolve: an operator subject may be called by operator only')]);
+  });
+});

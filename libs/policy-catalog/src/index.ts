@@ -1,3 +1,3 @@
 export * from './policy-catalog';
 export { CALLER_GRANTS, callerGrantsFile, loadCallerGrants } from './caller-grants';
-export { loadOperatorRoles, OperatorActions, operatorRolesFile, type OperatorAsk, type OperatorGrant } from './operator-actions';
+export { loadOperatorRoles, OPERATOR_IDENTITY, OperatorActions, operatorRequestId, operatorRolesFile, type OperatorAsk, type OperatorGrant } from './operator-actions';

@@ -30,7 +30,7 @@ export class AuditLedgerModule {
           useFactory: async () => {
             const { policy, yaml } = loadOperatorRoles();
             const operators = new OperatorActions(runtime.log, policy, yaml);
-            await operators.start(false);
+            await operators.start();
             return operators;
           },
         },

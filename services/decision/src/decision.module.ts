@@ -32,7 +32,7 @@ export class DecisionModule {
     // Operators' roles (policy/operators.yaml): a bad file, or a known version with other content, stops decision.
     const operatorRoles = loadOperatorRoles();
     const operators = new OperatorActions(runtime.log, operatorRoles.policy, operatorRoles.yaml);
-    await operators.start(true);
+    await operators.start();
     const profiles = new ProfileCatalog(runtime.log, undefined, runtime.health);
     await profiles.start();
     const toolTimeoutMs = settingNumber('TOOL_TIMEOUT_MS');

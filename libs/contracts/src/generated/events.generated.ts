@@ -587,12 +587,12 @@ export interface MessageExchangedData {
 }
 
 /**
- * Data of the OperatorActionDecided event (appended by decision and audit-ledger on rl.log.operator.<identity>, issue 25). An operator action (cancel, fork, dead-letter retry, approve, reject, answer) checked against the operators' roles policy (policy/operators.yaml) before it runs: the identity the request came from, its role, the person it acts for and why, the policy version, and whether it was granted; a refusal is answered OPERATOR.ACTION_NOT_GRANTED and nothing else happens.
+ * Data of the OperatorActionDecided event (appended by decision and audit-ledger on rl.log.operator.<identity>, issue 25). An operator action (cancel, fork, resolver sweep, dead-letter retry, approve, reject, answer) checked against the operators' roles policy (policy/operators.yaml) before it runs: the identity the request came from, its role, the person it acts for and why, the policy version, and whether it was granted; a refusal is answered OPERATOR.ACTION_NOT_GRANTED and nothing else happens.
  */
 export interface OperatorActionDecidedData {
-  action: 'cancel' | 'fork' | 'deadletter_retry' | 'approve' | 'reject' | 'answer';
+  action: 'cancel' | 'fork' | 'resolve' | 'deadletter_retry' | 'approve' | 'reject' | 'answer';
   /**
-   * The NATS identity of the request's reply inbox, or unknown.
+   * The operator NATS identity: operator, the only identity deploy/nats/permissions.yaml lets publish the operator subjects (earlier events: the identity the request's reply inbox named, or unknown).
    */
   identity: string;
   /**

@@ -5,8 +5,8 @@
  * other content); an identity or action the file does not name is refused.
  */
 
-/** Every action an operator takes on the stack; `runs cancel --filter` is one `cancel` per run. */
-export const OPERATOR_ACTIONS = ['cancel', 'fork', 'deadletter_retry', 'approve', 'reject', 'answer'] as const;
+/** Every action an operator takes on the stack; `runs cancel --filter` is one `cancel` per run; `resolve`: a resolver sweep now (rl.runs.resolve). */
+export const OPERATOR_ACTIONS = ['cancel', 'fork', 'resolve', 'deadletter_retry', 'approve', 'reject', 'answer'] as const;
 export type OperatorAction = (typeof OPERATOR_ACTIONS)[number];
 
 export interface OperatorRoles {

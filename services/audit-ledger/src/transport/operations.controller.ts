@@ -1,8 +1,8 @@
 import { Controller } from '@nestjs/common';
 import { Ctx, Payload } from '@nestjs/microservices';
 import { DeadLetterRetryRequestDto, DeadLettersListRequestDto, RunsListRequestDto, SUBJECTS } from '@runledger/contracts';
-import { replyIdentity, RequestContext, RequestHandler, validateMessage } from '@runledger/messaging';
-import { OperatorActions } from '@runledger/policy-catalog';
+import { RequestContext, RequestHandler, validateMessage } from '@runledger/messaging';
+import { OperatorActions, operatorRequestId } from '@runledger/policy-catalog';
 import { DeadLettersService } from '../app/dead-letters.service';
 import { RunsIndexService } from '../app/runs-index.service';
 
@@ -26,7 +26,7 @@ export class OperationsController {
     const q = validateMessage(DeadLetterRetryRequestDto, raw);
     const requestedBy = q.requested_by ?? 'operator';
     // The operator identity's role must grant `deadletter_retry` (policy/operators.yaml).
-    await this.operators.authorize({ action: 'deadletter_retry', identity: replyIdentity(ctx?.reply), requested_by: requestedBy, target: { dead_letter_id: q.id } });
+    await this.operators.authorize({ action: 'deadletter_retry', request_id: operatorRequestId(ctx), requested_by: requestedBy, target: { dead_letter_id: q.id } });
     return this.deadLetters.retry(q.id, requestedBy);
   }
 }

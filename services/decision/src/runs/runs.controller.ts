@@ -2,8 +2,8 @@ import { Controller } from '@nestjs/common';
 import { Ctx, Payload } from '@nestjs/microservices';
 import { RunCancelRequestDto, RunCancelResult, RunQueryDto, SUBJECTS } from '@runledger/contracts';
 import { AppError } from '@runledger/kernel';
-import { replyIdentity, RequestContext, RequestHandler, validateMessage } from '@runledger/messaging';
-import { OperatorActions } from '@runledger/policy-catalog';
+import { RequestContext, RequestHandler, validateMessage } from '@runledger/messaging';
+import { OperatorActions, operatorRequestId } from '@runledger/policy-catalog';
 import { RunRepository } from '@runledger/runs';
 import { RunCancellation } from './run-cancellation';
 
@@ -31,7 +31,7 @@ export class RunsController {
     const q = validateMessage(RunCancelRequestDto, raw);
     const reason = q.reason ?? 'cancelled by an operator';
     const requestedBy = q.requested_by ?? 'operator';
-    await this.operators.authorize({ action: 'cancel', identity: replyIdentity(ctx?.reply), requested_by: requestedBy, reason, target: { run_id: q.run_id } });
+    await this.operators.authorize({ action: 'cancel', request_id: operatorRequestId(ctx), requested_by: requestedBy, reason, target: { run_id: q.run_id } });
     return this.cancellation.request(q.run_id, reason, requestedBy);
   }
 }

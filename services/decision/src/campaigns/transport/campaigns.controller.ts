@@ -1,8 +1,8 @@
 import { Controller } from '@nestjs/common';
 import { Ctx, Payload } from '@nestjs/microservices';
 import { CampaignAnswerRequest, CampaignCommandRequest, CampaignCreateRequest, CampaignLeadsImportRequest, CampaignView, SUBJECTS } from '@runledger/contracts';
-import { replyIdentity, RequestContext, RequestHandler } from '@runledger/messaging';
-import { OperatorActions } from '@runledger/policy-catalog';
+import { RequestContext, RequestHandler } from '@runledger/messaging';
+import { OperatorActions, operatorRequestId } from '@runledger/policy-catalog';
 import { CampaignService } from '../app/campaign.service';
 import { validCampaignRequest } from './campaign-schemas';
 
@@ -51,7 +51,7 @@ export class CampaignsController {
     const q = validCampaignRequest<CampaignAnswerRequest>('answer', raw);
     // The operator identity's role (policy/operators.yaml) first; the campaign's pinned roles then check the approver's.
     const action = q.decision === 'approved' ? 'approve' : q.decision === 'rejected' ? 'reject' : 'answer';
-    await this.operators.authorize({ action, identity: replyIdentity(ctx?.reply), requested_by: q.approver.id, ...(q.answer ? { reason: q.answer } : {}), target: { campaign_id: q.campaign_id, item_id: q.item_id } });
+    await this.operators.authorize({ action, request_id: operatorRequestId(ctx), requested_by: q.approver.id, ...(q.answer ? { reason: q.answer } : {}), target: { campaign_id: q.campaign_id, item_id: q.item_id } });
     return this.campaigns.answer(q);
   }
 }
