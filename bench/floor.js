@@ -7,14 +7,15 @@
  * a commit, published with a msgID and (but for the inbox) the expected version; its `Rl-Event-Type` header lists
  * the commit's types comma-separated.
  *
- *   request (agents.task-assistant.process) → decision, the front: a direct get of the run's last message (the reply
- *   waiter's look), the run's live feed subscribed, the inbox commit [AgentRequested] (no expected version, awaited);
+ *   request (agents.task-assistant.process) → decision, the front: the run's live feed subscribed (no read: an inbox
+ *   append taken as new proves the request new), the inbox commit [AgentRequested] (no expected version, awaited);
  *   decision, the worker (the inbox's durable consumer, ack after the run; no read of the run, its id is new): a
  *   direct get of the conversation, classify (request/reply to a classifier), the run commit [RunCreated,
  *   AuthzDecided, RunStarted, StepCompleted, StepCompleted, ToolCallRequested] v0, the tool call (request/reply) →
- *   gateway: two direct gets (the caller run's first message, which names its owner, and its last), its child run
- *   commit [RunCreated, AuthzDecided, RunStarted, EffectClaimed] v0, the write (request/reply) → writer: the same two
- *   direct gets of its caller, its child run commit [RunCreated, AuthzDecided, RunStarted] v0, the document (KV put), [DbWriteAudited,
+ *   gateway: one direct get of its caller (the run's last message under any owner's name: its opening, which names
+ *   the owner and holds its RunCreated), its child run
+ *   commit [RunCreated, AuthzDecided, RunStarted, EffectClaimed] v0, the write (request/reply) → writer: the same
+ *   direct get of its caller, its child run commit [RunCreated, AuthzDecided, RunStarted] v0, the document (KV put), [DbWriteAudited,
  *   RunCompleted]; gateway: [ToolCallAudited, RunCompleted]; decision: the conversation commit [MessageExchanged]
  *   v0, then the run commit [ToolCallRecorded, DecisionRecorded, RunCompleted], whose copy republished on the live
  *   feed answers the caller. A ledger process holds a durable batch consumer on the run messages (explicit acks, one
@@ -24,8 +25,8 @@
  *   ledger holds an open run's rows until it ends, up to 500 ms, which no run of this workload outlasts).
  *
  * Per request: 22 events in 8 commits (6 run commits, the inbox's, the conversation's) plus a share of a chain
- * commit, 6 direct gets, 4 request/replies (caller, classify, tool, write), 1 KV put; the ledger's 6 deliveries,
- * 6 row puts and 1 decision record put; ~68 messages through nats-server in all (`npm run bench` counts both
+ * commit, 3 direct gets, 4 request/replies (caller, classify, tool, write), 1 KV put; the ledger's 6 deliveries,
+ * 6 row puts and 1 decision record put; ~64 messages through nats-server in all (`npm run bench` counts both
  * Runledger's and the floor's; `npm run bench -- --messages` by hop).
  *
  * So `npm run bench` can say what the messages alone cost on this machine: CPU per request, rate sequential and at
@@ -101,11 +102,8 @@ async function role(name, url, credsFile) {
   };
   /** The last message of an aggregate (a direct get), or null when it has none. */
   const lookup = (subject) => jsm.direct.getMessage(stream, { last_by_subj: subject }).catch(() => null);
-  /** As a choke point checks its caller (issue 23): the run's first message, then its last. */
-  const checkCaller = async (subject) => {
-    await jsm.direct.getMessage(stream, { next_by_subj: subject, seq: 1 }).catch(() => null);
-    await lookup(subject);
-  };
+  /** As a choke point checks its caller (issue 22): one get of the run's last message (its opening, in this workload). */
+  const checkCaller = (subject) => lookup(subject);
   const request = (subject, payload) => nc.request(subject, enc.encode(JSON.stringify(payload)), { timeout: 30_000, headers: traced() });
   const serve = (subject, handler) => nc.subscribe(subject, {
     queue: name,
@@ -149,8 +147,7 @@ async function role(name, url, credsFile) {
     // The front: the caller's request becomes an inbox event; the run's close, republished by the log, answers it.
     serve(on.request, async (req) => {
       const runId = randomUUID();
-      // As the run waiter: a look at the run's last message, then the live feed subscribed, then the inbox commit.
-      await lookup(`${prefix}.run.${runId}`);
+      // As the run waiter: the live feed subscribed, then the inbox commit (a request taken as new is not looked up).
       let live;
       const closed = new Promise((resolve) => {
         live = nc.subscribe(`${liveFeed}.${runId}`, {
