@@ -35,6 +35,11 @@ export const RETRY = {
   classify: backoff(250, 2_000),
   /** A tool call that failed retryably, asked again as a new call by a governed run's workflow step. */
   toolAttempt: retryDelays([1_000, 3_000]),
+  /**
+   * A read-model row the ledger held and then writes (a store fault, a conflict that outlived the write's own re-reads):
+   * about 16 s, inside the ledger's 30 s ack_wait; then the row's batch is never acked, so it is handled again.
+   */
+  ledgerRow: retryDelays([250, 500, 1_000, 2_000, 4_000, 8_000]),
   none: noRetry,
 } as const satisfies Record<string, RetryPolicy>;
 

@@ -1,4 +1,5 @@
-import { NatsKvDocumentStore } from '@runledger/document-store';
+import { DocumentCollection, NatsKvDocumentStore } from '@runledger/document-store';
+import { AppError } from '@runledger/kernel';
 import { useNatsServer } from '@runledger/testing';
 import { FoldedRows } from './folded-rows';
 
@@ -7,6 +8,22 @@ jest.setTimeout(60_000);
 interface Row {
   seen: number[];
   done?: boolean;
+}
+
+/** `rows` whose writes (create, replace) throw what `fault` returns for each, until it returns null. */
+function failingWrites<T>(rows: DocumentCollection<T>, fault: () => Error | null): DocumentCollection<T> {
+  return new Proxy(rows, {
+    get(target, prop) {
+      const value = Reflect.get(target, prop) as unknown;
+      if (typeof value !== 'function') return value;
+      if (prop !== 'create' && prop !== 'replace') return value.bind(target);
+      return async (...args: unknown[]) => {
+        const err = fault();
+        if (err) throw err;
+        return value.apply(target, args);
+      };
+    },
+  });
 }
 
 const add = (n: number) => (row: Row | null): Row => (row?.seen.includes(n) ? row : { seen: [...(row?.seen ?? []), n] });
@@ -76,5 +93,36 @@ describe('FoldedRows: the ledger read models kept in memory while a run is open'
     await folded.fold('run-5', add(2), { holdMs: 20 });
     await folded.settled();
     expect((await rows.get('run-5'))?.value.seen).toEqual([1, 2]);
+  });
+
+  describe('Issue 22 review: a held row that cannot be written is never acked as written', () => {
+    const held = async (rows: DocumentCollection<Row>, id: string) => {
+      const folded = new FoldedRows(rows, (r) => !r.done);
+      await folded.fold(id, add(1), { fresh: true, holdMs: 60_000 });
+      // The run ends: its held row is written now (the write the store refuses).
+      await folded.fold(id, (row) => ({ ...add(2)(row), done: true }), { holdMs: 60_000 });
+      return folded.settled();
+    };
+
+    it('a store error that cannot pass (non-retryable) rejects settled() at once: the row is not written and its batch not acked', async () => {
+      const rows = store().collection<Row>('folded_rows');
+      await expect(held(failingWrites(rows, () => new AppError('REQUEST.TOO_LARGE')), 'run-f1')).rejects.toThrow(AppError);
+      expect(await rows.get('run-f1')).toBeNull();
+    });
+
+    it('a passing store error is retried as RETRY.ledgerRow says and the row written', async () => {
+      const rows = store().collection<Row>('folded_rows');
+      let faults = 2;
+      await held(failingWrites(rows, () => (faults-- > 0 ? new Error('store unavailable') : null)), 'run-f2');
+      expect((await rows.get('run-f2'))?.value).toEqual({ seen: [1, 2], done: true });
+    });
+
+    it('a store error that never passes is given up after RETRY.ledgerRow (not retried forever): settled() rejects', async () => {
+      const rows = store().collection<Row>('folded_rows');
+      let writes = 0;
+      await expect(held(failingWrites(rows, () => (writes++, new Error('maximum payload exceeded'))), 'run-f3')).rejects.toThrow('maximum payload exceeded');
+      expect(writes).toBe(7); // the first write and RETRY.ledgerRow's six retries
+      expect(await rows.get('run-f3')).toBeNull();
+    });
   });
 });

@@ -2,6 +2,7 @@ import { DocumentConflictError, type DocumentCollection, type StoredDocument } f
 import type { StoredEvent } from '@runledger/event-log';
 import { Logger } from '@nestjs/common';
 import { AppError, LruMap } from '@runledger/kernel';
+import { RETRY, retrying } from '@runledger/runs';
 
 /** Rows of open runs kept in memory: far more than run at once, so a run's next batch finds its row here. */
 const OPEN_ROWS_KEPT = 10_000;
@@ -15,11 +16,12 @@ interface Held<T> {
   steps: Step<T>[];
   written: Promise<void>;
   resolve: () => void;
+  reject: (err: unknown) => void;
   timer?: NodeJS.Timeout;
 }
 
-/** Attempts of a held row's write that failed without a retryable cause (a bus fault is retried until it passes). */
-const GIVE_UP_AFTER = 8;
+/** One attempt at writing a held row. */
+type Attempt = { ok: true } | { ok: false; error: unknown; retryable: boolean };
 
 /**
  * A read model whose rows the ledger folds events into, one row per run. Each write expects the revision the row
@@ -30,12 +32,15 @@ const GIVE_UP_AFTER = 8;
  * Folded with `holdMs` (issue 22: a run's row written once, not once per batch its events fall into), the row of a run still
  * open is held in memory, unwritten, until the run ends or `holdMs` has passed; `settled()` says when everything
  * folded so far is written, and the ledger's batch is acked only then (a DeferredSettlement), so a crash loses no fold:
- * the unacked events are delivered again.
+ * the unacked events are delivered again. A held row is written again as RETRY.ledgerRow says; a row never written
+ * makes `settled()` reject, so its batch is never acked (handled again, or dead-lettered past maxDeliver).
  */
 export class FoldedRows<T extends object> {
   private readonly open = new LruMap<string, StoredDocument<T>>(OPEN_ROWS_KEPT);
   private readonly held = new Map<string, Held<T>>();
   private readonly writing = new Map<string, Promise<void>>();
+  /** Held rows a fold wrote (its run ended) and could not: reported by the next settled(), the fold's batch's. */
+  private failed: Promise<void>[] = [];
 
   constructor(
     private readonly rows: DocumentCollection<T>,
@@ -51,14 +56,18 @@ export class FoldedRows<T extends object> {
    * and folded again.
    */
   async fold(id: string, step: Step<T>, opts: { fresh?: boolean; holdMs?: number } = {}): Promise<T | null> {
-    await this.writing.get(id); // a held row being written: fold on what it wrote
+    // A held row being written: fold on what it wrote (a write that failed is its own batch's to report, see settled).
+    await this.writing.get(id)?.catch(() => undefined);
     const held = this.held.get(id);
     if (held) {
       const next = step(held.value);
       if (next === held.value) return null;
       held.value = next;
       held.steps.push(step);
-      if (!this.stillOpen(next)) await this.flush(id);
+      if (!this.stillOpen(next)) {
+        const flushed = this.flush(id);
+        await flushed.catch(() => void this.failed.push(flushed));
+      }
       return next;
     }
     const current = this.open.get(id) ?? (opts.fresh ? null : await this.rows.get(id));
@@ -72,48 +81,53 @@ export class FoldedRows<T extends object> {
     return this.write(id, current, [step], next);
   }
 
-  /** Resolves once every row folded so far is written. */
+  /** Resolves once every row folded so far is written; rejects when one never was (see RETRY.ledgerRow). */
   settled(): Promise<void> {
-    return Promise.all([...[...this.held.values()].map((h) => h.written), ...this.writing.values()]).then(() => undefined);
+    const failed = this.failed.splice(0);
+    return Promise.all([...[...this.held.values()].map((h) => h.written), ...this.writing.values(), ...failed]).then(() => undefined);
   }
 
   private hold(id: string, base: StoredDocument<T> | null, value: T, step: Step<T>, holdMs: number): void {
     let resolve!: () => void;
-    const written = new Promise<void>((r) => (resolve = r));
-    const held: Held<T> = { base, value, steps: [step], written, resolve };
+    let reject!: (err: unknown) => void;
+    const written = new Promise<void>((res, rej) => ((resolve = res), (reject = rej)));
+    written.catch(() => undefined); // reported by the settled() that took it; a flush by the timer has no other awaiter
+    const held: Held<T> = { base, value, steps: [step], written, resolve, reject };
     held.timer = setTimeout(() => void this.flush(id), holdMs);
     held.timer.unref();
     this.held.set(id, held);
   }
 
-  /** Writes a held row now; retried until it is written (or, failing for no passing cause, given up and logged). */
+  /** Writes a held row now, again as RETRY.ledgerRow says while it fails retryably; rejects (and its `written`) when it never is. */
   private flush(id: string): Promise<void> {
     const held = this.held.get(id);
     if (!held) return this.writing.get(id) ?? Promise.resolve();
     this.held.delete(id);
     clearTimeout(held.timer);
-    const done = (async () => {
-      for (let attempt = 1; ; attempt++) {
-        try {
-          await this.write(id, held.base, held.steps, held.value);
-          return;
-        } catch (err) {
-          const retryable = err instanceof AppError ? err.retryable : true;
-          if (!retryable && attempt >= GIVE_UP_AFTER) {
-            new Logger('FoldedRows').error({ msg: 'read-model row not written: given up', row: id, error: (err as Error)?.message });
-            return;
-          }
-          await new Promise((r) => setTimeout(r, Math.min(15_000, 250 * 2 ** (attempt - 1))));
-          held.base = await this.rows.get(id).catch(() => held.base);
-          held.value = held.steps.reduce<T | null>((row, s) => s(row), held.base?.value ?? null) as T;
-        }
-      }
-    })().finally(() => {
-      this.writing.delete(id);
-      held.resolve();
-    });
+    const done = retrying(RETRY.ledgerRow, (n) => this.writeHeld(id, held, n), (r) => r.ok || !r.retryable, unrefSleep)
+      .then(({ result, attempts }) => {
+        if (result.ok) return;
+        new Logger('FoldedRows').error({ msg: 'read-model row not written: its batch is not acked', row: id, attempts, error: (result.error as Error)?.message });
+        throw result.error;
+      })
+      .finally(() => this.writing.delete(id));
+    done.then(held.resolve, held.reject);
     this.writing.set(id, done);
     return done;
+  }
+
+  /** Attempt `n` (0-based) at writing a held row; after a failure, its steps are folded again on the row as stored. */
+  private async writeHeld(id: string, held: Held<T>, n: number): Promise<Attempt> {
+    try {
+      if (n > 0) {
+        held.base = await this.rows.get(id);
+        held.value = held.steps.reduce<T | null>((row, s) => s(row), held.base?.value ?? null) as T;
+      }
+      await this.write(id, held.base, held.steps, held.value);
+      return { ok: true };
+    } catch (error) {
+      return { ok: false, error, retryable: error instanceof AppError ? error.retryable : true };
+    }
   }
 
   /** Writes `steps` folded on `base` (`value`: already folded), expecting base's revision; a conflict reads and folds again. */
@@ -147,6 +161,9 @@ export class FoldedRows<T extends object> {
     else this.open.delete(doc.id);
   }
 }
+
+/** A retry's pause that keeps no stopping process alive. */
+const unrefSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref());
 
 /** How long the ledger holds an open run's row unwritten (issue 22): a run that ends within it is written once. */
 export const ROW_HOLD_MS = 500;
