@@ -2,6 +2,7 @@ import { DynamicModule, Module } from '@nestjs/common';
 import { MessagingModule, ServiceRuntime } from '@runledger/messaging';
 import { loadOperatorRoles, OperatorActions, PolicyCatalog } from '@runledger/policy-catalog';
 import { RunRepository } from '@runledger/runs';
+import { RunControlClient } from '@runledger/service-clients';
 import { CAMPAIGN_CONTROLLERS, campaignProviders } from './campaigns/campaigns.providers';
 import { ConversationRepository } from './conversation/conversation.repository';
 import { GOVERNED_RUNS_CONTROLLERS, governedRunsProviders } from './governed-runs/governed-runs.providers';
@@ -43,7 +44,7 @@ export class DecisionModule {
       controllers: [TaskAssistantController, RunsController, CallerRunsController, ResolverController, SessionsController, ...GOVERNED_RUNS_CONTROLLERS, ...CAMPAIGN_CONTROLLERS],
       providers: [
         TaskAssistantGateway, TaskRunWorker, RunWaiter, RunCancellation, CallerRuns, RejectedRequestRecorder, ConversationRepository, InboxDispatcher,
-        RunResolver, { provide: RESOLVER_SETTINGS, useValue: resolverSettingsFrom(process.env) },
+        RunControlClient, RunResolver, { provide: RESOLVER_SETTINGS, useValue: resolverSettingsFrom(process.env) },
         ...governedRunsProviders(process.env, toolTimeoutMs),
         ...campaignProviders(process.env),
         { provide: PolicyCatalog, useValue: policies },

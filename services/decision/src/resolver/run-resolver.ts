@@ -2,7 +2,7 @@ import { Inject, Injectable, Logger, OnApplicationShutdown, OnApplicationBootstr
 import { RunsListRequest, RunsListResult, RunsResolveResult, RunSummary, SUBJECTS } from '@runledger/contracts';
 import { Clock, settingNumber } from '@runledger/kernel';
 import { Bus, CLOCK } from '@runledger/messaging';
-import { resolveAbandonedRun, RunRepository, type AbandonedRunOutcome } from '@runledger/runs';
+import { resolveAbandonedRun, RunRepository, type AbandonedRunOutcome, type RunOwner } from '@runledger/runs';
 import { RunControlClient } from '@runledger/service-clients';
 
 export const RESOLVER_SETTINGS = Symbol('RESOLVER_SETTINGS');
@@ -54,13 +54,13 @@ const OPEN_STATUSES: RunsListRequest['status'][] = ['created', 'authorized', 'ru
 @Injectable()
 export class RunResolver implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger('RunResolver');
-  private readonly control: RunControlClient;
   private timer?: NodeJS.Timeout;
   private sweeping?: Promise<SweepResult>;
 
-  constructor(private readonly runs: RunRepository, private readonly bus: Bus, @Inject(CLOCK) private readonly clock: Clock, @Inject(RESOLVER_SETTINGS) private readonly settings: ResolverSettings) {
-    this.control = new RunControlClient(bus);
-  }
+  constructor(
+    private readonly runs: RunRepository, private readonly bus: Bus, private readonly control: RunControlClient,
+    @Inject(CLOCK) private readonly clock: Clock, @Inject(RESOLVER_SETTINGS) private readonly settings: ResolverSettings,
+  ) {}
 
   onApplicationBootstrap(): void {
     if (this.settings.intervalMs <= 0) return;
@@ -91,34 +91,33 @@ export class RunResolver implements OnApplicationBootstrap, OnApplicationShutdow
     const idle = open.filter((r) => now - Date.parse(r.updated_at ?? r.created_at ?? '') >= Math.min(idleMs, this.settings.graceMs));
     idle.sort((a, b) => (DEPTH[a.run_kind ?? ''] ?? 0) - (DEPTH[b.run_kind ?? ''] ?? 0));
     const result: SweepResult = { open: open.length, resolved: [], left_to_worker: 0 };
-    const unreachable = new Set<string>();
+    // Owners that did not answer in this sweep: not asked again until the next (each ask of a hung owner waits its timeout).
+    const unreachable = new Set<RunOwner>();
     for (const row of idle) {
-      const done = await this.resolve(row, idleMs).catch((err: unknown) => {
+      const done = await this.resolve(row, idleMs, unreachable).catch((err: unknown) => {
         const code = (err as { code?: string }).code;
         // A forged run, or one whose tree holds one (issue 23: not its owner's), is no run to resolve; audit verify names it.
         if (code === 'RUN.FORGED') return null;
-        // Its owner is down or slow: the run stays open, and the next sweep asks again.
-        if (code === 'DEPENDENCY.DOWN' || code === 'RUN.TIMEOUT') {
-          unreachable.add(row.run_kind ?? '');
-          return 'left' as const;
-        }
+        // The runs index did not answer: the run stays open, and the next sweep looks again.
+        if (isUnanswered(err)) return 'left' as const;
         throw err;
       });
       if (done === 'left') result.left_to_worker++;
       else if (done) result.resolved.push(done);
     }
-    if (unreachable.size) this.logger.warn({ msg: 'run owners did not answer; their runs are left for the next sweep', run_kinds: [...unreachable] });
+    if (unreachable.size) this.logger.warn({ msg: 'run owners did not answer; their runs are left for the next sweep', owners: [...unreachable] });
     if (result.resolved.length) this.logger.warn({ msg: 'resolved abandoned runs', requested_by: requestedBy, count: result.resolved.length, runs: result.resolved });
     return result;
   }
 
   /** Has the run's owner decide on the log's own view of the run (the index only pointed at it) and append on that version. */
-  private async resolve(row: RunSummary, idleMs: number): Promise<ResolvedRun | 'left' | null> {
+  private async resolve(row: RunSummary, idleMs: number, unreachable: Set<RunOwner>): Promise<ResolvedRun | 'left' | null> {
     const owner = await this.runs.ownerOf(row.run_id);
     if (!owner) {
       await this.runs.events(row.run_id); // RUN.FORGED when forged
       return null;
     }
+    if (unreachable.has(owner)) return 'left';
     const root = row.root_run_id ?? row.run_id;
     const childRunIds = (await this.list({ root_run_id: root })).filter((r) => r.parent_run_id === row.run_id).map((r) => r.run_id);
     const after = { idleMs, graceMs: this.settings.graceMs };
@@ -129,7 +128,13 @@ export class RunResolver implements OnApplicationBootstrap, OnApplicationShutdow
     }
     // Decided on the version the owner reads: the same command twice is answered as it was the first time.
     const { version } = await this.runs.load(row.run_id);
-    const answer = await this.control.send(owner, { type: 'resolve_abandoned', command_id: `resolve@${version}`, run_id: row.run_id, idle_ms: idleMs, grace_ms: this.settings.graceMs, child_run_ids: childRunIds });
+    const answer = await this.control.send(owner, { type: 'resolve_abandoned', command_id: `resolve@${version}`, run_id: row.run_id, idle_ms: idleMs, grace_ms: this.settings.graceMs, child_run_ids: childRunIds }).catch((err: unknown) => {
+      // Its owner is down or hung: this run and the owner's others stay open for the next sweep.
+      if (!isUnanswered(err)) throw err;
+      unreachable.add(owner);
+      return null;
+    });
+    if (!answer) return 'left';
     if (answer.outcome === 'resolved' && answer.resolution) return { run_id: row.run_id, ...answer.resolution };
     return answer.outcome === 'left' ? 'left' : null;
   }
@@ -144,6 +149,12 @@ export class RunResolver implements OnApplicationBootstrap, OnApplicationShutdow
     } while (cursor);
     return rows;
   }
+}
+
+/** No answer: nobody serves the subject (DEPENDENCY.DOWN) or the server did not answer in time (RUN.TIMEOUT). */
+function isUnanswered(err: unknown): boolean {
+  const code = (err as { code?: string }).code;
+  return code === 'DEPENDENCY.DOWN' || code === 'RUN.TIMEOUT';
 }
 
 function outcomeOf(done: AbandonedRunOutcome): ResolvedRun | 'left' | null {

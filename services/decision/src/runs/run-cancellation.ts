@@ -2,7 +2,6 @@ import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import type { RunCancelResult } from '@runledger/contracts';
 import { AppError } from '@runledger/kernel';
-import { Bus } from '@runledger/messaging';
 import { isTerminal, RunRepository } from '@runledger/runs';
 import { RunControlClient } from '@runledger/service-clients';
 
@@ -14,11 +13,7 @@ import { RunControlClient } from '@runledger/service-clients';
  */
 @Injectable()
 export class RunCancellation {
-  private readonly control: RunControlClient;
-
-  constructor(private readonly runs: RunRepository, bus: Bus) {
-    this.control = new RunControlClient(bus);
-  }
+  constructor(private readonly runs: RunRepository, private readonly control: RunControlClient) {}
 
   async request(runId: string, reason: string, requestedBy: string): Promise<RunCancelResult> {
     const owner = await this.runs.ownerOf(runId);
