@@ -19,6 +19,15 @@ export const LIVE_SCRIPT_HASH = `'sha256-${createHash('sha256').update(LIVE_SCRI
 /** A block that follows its feed; `html` is its first rendering. */
 export const liveBlock = (src: string, html: string) => `<div id="live" data-src="${src.replace(/&/g, '&amp;').replace(/"/g, '&quot;')}">${html}</div><script>${LIVE_SCRIPT}</script>`;
 
+/**
+ * One server-sent event: each line of `data` its own `data:` field. An event stream ends a line at CR LF, LF or a
+ * bare CR alike, so all three split `data` here: a CR inside a run's text can never start a field of its own
+ * (`event:`, `id:`, a second event) in what the browser reads.
+ */
+export function sseEvent(event: string, data: string): string {
+  return `event: ${event}\n${data.split(/\r\n|\r|\n/).map((l) => `data: ${l}`).join('\n')}\n\n`;
+}
+
 /** Re-renders after a change is seen: at once, then again as the index catches up. */
 const FOLLOW_UPS_MS = [150, 1_000, 3_000];
 /** Without any run event, still re-render this often (a feed cut short, an index that lagged). */
@@ -61,7 +70,7 @@ export function serveFeed(res: ServerResponse, live: LiveRuns, headers: Record<s
     busy = true;
     try {
       const html = await render();
-      if (last !== null && html !== last && !res.destroyed) res.write(`event: update\n${html.split('\n').map((l) => `data: ${l}`).join('\n')}\n\n`);
+      if (last !== null && html !== last && !res.destroyed) res.write(sseEvent('update', html));
       last = html;
     } catch {
       // The next change or tick tries again; the page keeps what it shows.
