@@ -31,7 +31,8 @@ export class AuditController {
    * One consumer in log order (the chain's order is the log's order) feeds the chain and the runs index in one
    * pass, in batches: each run event is delivered once, a batch's read-model rows are written together, and a row of
    * a run still open is held up to ROW_HOLD_MS, so that a run that ends meanwhile is written once (issue 22); the
-   * batch is acked (in log order, one ack) once its rows are written. Exclusive: with two ledger instances (a cluster) one consumes and the other stands by, so the order still holds.
+   * batch's deliveries are acked (each, in log order) once its rows are written; a row never written rejects the
+   * settlement, so its batch is not acked (see FoldedRows, BatchSettler). Exclusive: with two ledger instances (a cluster) one consumes and the other stands by, so the order still holds.
    */
   // rl.log.run.>: runs of both formats (rl.log.run.{run_id} before issue 23, rl.log.run.{owner}.{run_id} since).
   @LogConsumer('rl.log.run.>', { durable: LEDGER_DURABLE, batch: LEDGER_BATCH, lingerMs: LEDGER_LINGER_MS, exclusive: true })
