@@ -75,6 +75,23 @@ describe('Issue 11 replay: rebuild every projection and compare with live; what-
     }
   });
 
+  it('Issue 23 replay: a live runs-index row whose ownership track takes its run as forged (so rl.runs.list leaves it out) is reported as a difference, exit 1', async () => {
+    const live = stack.documents();
+    const row = (await live.collection<Record<string, unknown>>('runs_index').find({ agent_name: 'SEED_AGENT' }))[0];
+    const track = row.value.ownership as { owner: string; groups: Record<string, string> };
+    expect(track.owner).toBeDefined();
+    await live.collection('runs_index').put(row.id, { ...row.value, ownership: { ...track, foreign: { run_id: row.id, subject: 'rl.log.run.x', seq: 1, reason: 'tampered' } } });
+    try {
+      const r = await cli('replay', '--check-runs', '10');
+      expect(r.code).toBe(1);
+      expect(r.stdout).toContain(`DIFFERENCE runs_index ${row.id}: differs — listed: rebuilt true, live false`);
+      expect(r.stdout).toMatch(/\n1 difference\(s\)\n$/);
+    } finally {
+      await live.collection('runs_index').put(row.id, row.value);
+      await live.close();
+    }
+  });
+
   it('Issue 11 what-if: replay --policy re-decides every recorded authorization and prints the ones that would change', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'rl-policy-'));
     copyFileSync(join(SHIPPED_POLICY_DIR, 'roles.yaml'), join(dir, 'roles.yaml'));

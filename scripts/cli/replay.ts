@@ -15,7 +15,7 @@ import { chainEntriesOf, type ChainEntry } from '@runledger/governance';
 import { CONNECTION_USAGE } from './connection';
 import { ask, CliError, intFlag, json, parseArgs, ParsedArgs, runCommand, str, withConnection } from './operator';
 import { Progress, scanLog } from './progress';
-import { compareDocs, Difference, ModelReport, readAll, writeAll } from './replay/compare';
+import { compareDocs, Difference, ModelReport, readAll, withListing, writeAll } from './replay/compare';
 import { Rebuild } from './replay/rebuild';
 import { whatIf } from './replay/what-if';
 
@@ -84,10 +84,10 @@ async function replay(nc: NatsConnection, p: ParsedArgs): Promise<number> {
     for (const name of collections.keys()) {
       // A runs-index row a consumer folded past the horizon (the log moved on during the replay) is not comparable.
       const skip = name === 'runs_index' ? (doc: Record<string, unknown>) => Number(doc.last_seq) > horizon : undefined;
-      const liveDocs = await readAll(live, name);
-      // A runs-index row keeps its run's ownership track (issue 23), which no answer holds: compared without it.
-      if (name === 'runs_index') for (const doc of liveDocs.values()) delete doc.ownership;
-      reports.push(compareDocs(name, await readAll(fresh, name), liveDocs, skip));
+      const [rebuiltDocs, liveDocs] = await Promise.all([readAll(fresh, name), readAll(live, name)]);
+      // A runs-index row keeps its run's ownership track (issue 23): compared, and whether the run is listed.
+      if (name === 'runs_index') withListing(rebuiltDocs, liveDocs);
+      reports.push(compareDocs(name, rebuiltDocs, liveDocs, skip));
     }
   } finally {
     await live.close().catch(() => undefined);

@@ -1,6 +1,7 @@
 /** Comparing rebuilt read models with the live ones: by id, documents compared as canonical JSON. */
 import type { DocumentStore } from '@runledger/document-store';
 import { canonicalJson } from '../../../libs/governance/src/hashing/canonical-json';
+import { isListed, type IndexedRun } from '../../../libs/runs/src/domain/indexed-run';
 
 type Doc = Record<string, unknown>;
 
@@ -65,5 +66,18 @@ export async function writeAll(store: DocumentStore, name: string, docs: Map<str
       await col.put(id, doc);
       onEach();
     }));
+  }
+}
+
+/**
+ * Runs-index rows compared with their ownership (issue 23): each side's row says whether rl.runs.list lists the run
+ * (`listed`: not a forged run) and keeps its ownership track, so a live index that lists a forged run, or leaves out
+ * a lawful one, is a difference. A live row indexed before the index kept tracks has none: for it the listing is compared.
+ */
+export function withListing(rebuilt: Map<string, Doc>, live: Map<string, Doc>): void {
+  for (const docs of [rebuilt, live]) for (const doc of docs.values()) doc.listed = isListed(doc as unknown as IndexedRun);
+  for (const [id, doc] of live) {
+    const mine = rebuilt.get(id);
+    if (doc.ownership === undefined && mine) delete mine.ownership;
   }
 }

@@ -10,7 +10,7 @@ import type { ChainEntry } from '@runledger/governance';
 import { deterministicUuid } from '@runledger/kernel';
 import { evolveRun, initialRunState, RunState } from '../../../libs/runs/src/domain/run-state';
 import { initialRunSummary } from '../../../libs/runs/src/domain/run-summary';
-import { evolveIndexedRun, listedRow, type IndexedRun } from '../../../libs/runs/src/domain/indexed-run';
+import { evolveIndexedRun, type IndexedRun } from '../../../libs/runs/src/domain/indexed-run';
 import { auditEventRow, nextChainEntry, RunAuditRow, withAuditEvent } from '../../../services/audit-ledger/src/domain/audit-chain';
 import { ConversationState, evolveConversation, initialConversation } from '../../../services/decision/src/conversation/conversation';
 import { DomainDocuments, evolveDomainDocuments, initialDomainDocuments } from '../../../services/db-write/src/domain/documents';
@@ -80,11 +80,11 @@ export class Rebuild {
     this.commit = [];
   }
 
-  /** The rebuilt read models, by the document-store collection each lives in (the runs index as rl.runs.list sees rows: without their ownership track). */
+  /** The rebuilt read models, by the document-store collection each lives in (runs-index rows with their ownership track, as the ledger keeps them). */
   collections(): Map<string, Map<string, Doc | null>> {
     if (this.commit.length) this.foldCommit();
     const out = new Map<string, Map<string, Doc | null>>([
-      ['runs_index', new Map([...this.summaries].map(([id, s]) => [id, listedRow(s) as unknown as Doc]))],
+      ['runs_index', new Map([...this.summaries].map(([id, s]) => [id, s as unknown as Doc]))],
       ['audit_events', new Map([...this.auditEvents].map(([id, r]) => [id, r as Doc]))],
       ['audit_decisions', this.decisions as Map<string, Doc | null>],
     ]);
