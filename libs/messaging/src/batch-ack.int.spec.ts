@@ -163,16 +163,20 @@ describe('Issue 22 a batch consumer acks every delivery, in log order, once its 
     });
     const log = new EventLog(js, jsm, { producer: 'test', clock: { now: () => new Date() } });
     const first = (await log.append(aggregateRef('batchpoison', 'a'), [{ type: 'Plain', data: { n: 1 } }], { commandId: 'poison-1' })).version;
+    const notEvents = new TextEncoder().encode('not events');
+    // One poison message in the deferred batch itself (delivered with it), one in a later batch.
+    const inBatch = (await js.publish('rl.log.batchpoison.b', notEvents)).seq;
+    const deadLettered = async (seq: number) => (await log.read(aggregateRef('deadletter', 'batch-poison'))).some((e) => (e.data as { stream_seq: number }).stream_seq === seq);
     const service = await start();
     try {
       await waitUntil(() => gateSeen.length >= 1, { timeoutMs: 60_000, description: 'the deferred batch handled' });
-      const poison = (await js.publish('rl.log.batchpoison.b', new TextEncoder().encode('not events'))).seq;
-      await waitUntil(async () => (await log.read(aggregateRef('deadletter', 'batch-poison'))).some((e) => (e.data as { stream_seq: number }).stream_seq === poison), { timeoutMs: 60_000, description: 'the poison message dead-lettered' });
+      const poison = (await js.publish('rl.log.batchpoison.b', notEvents)).seq;
+      await waitUntil(async () => (await deadLettered(inBatch)) && deadLettered(poison), { timeoutMs: 60_000, description: 'the poison messages dead-lettered' });
       await nats.nc.flush();
       const held = await jsm.consumers.info(LOG_STREAM, 'batch-poison');
-      // Its term waits for the deferred batch: nothing is settled yet (an early term would have settled the batch too).
+      // Their terms wait for the deferred batch: nothing is settled yet (an early term would have settled the batch too).
       expect(held.ack_floor.stream_seq).toBeLessThan(first);
-      expect(held.num_ack_pending).toBe(2);
+      expect(held.num_ack_pending).toBe(3);
       openGate();
       await waitUntil(async () => (await jsm.consumers.info(LOG_STREAM, 'batch-poison')).num_ack_pending === 0, { timeoutMs: 60_000, description: 'both settled once the deferred work is done' });
       const settled = await jsm.consumers.info(LOG_STREAM, 'batch-poison');

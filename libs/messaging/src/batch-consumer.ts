@@ -114,25 +114,34 @@ export class BatchConsumer {
   }
 
   private async onLogBatch(delivered: JsMsg[]): Promise<void> {
-    const { handler, opts } = this;
+    const { opts } = this;
     // A message redelivered while its first delivery still waited here (ack_wait ran out during a bus fault) is one
     // event: handed over once, in its place, and settled through its latest delivery.
     const bySeq = new Map<number, JsMsg>();
     for (const m of delivered) bySeq.set(m.seq, m);
     const batch = [...bySeq.values()];
     const ready: Array<{ m: JsMsg; events: StoredEvent[] }> = [];
+    // Terms of this batch's poison messages, sent after its acks: on an ack-all durable a term settles every sequence
+    // before it, this batch's included.
+    const terms: Array<() => void> = [];
     for (const m of batch) {
       let events;
       try {
         events = messageEvents(m);
       } catch (err) {
-        await this.poison(m, 'undecodable message', err);
+        await this.host.poison(m, opts.durable, 'undecodable message', err, (term) => terms.push(term));
         continue;
       }
-      if (m.info.deliveryCount > opts.maxDeliver) await this.poison(m, 'delivery budget exhausted', new AppError('INTERNAL'));
+      if (m.info.deliveryCount > opts.maxDeliver) await this.host.poison(m, opts.durable, 'delivery budget exhausted', new AppError('INTERNAL'), (term) => terms.push(term));
       else ready.push({ m, events });
     }
-    if (!ready.length) return;
+    if (ready.length) await this.handle(ready);
+    for (const term of terms) void this.host.track(this.settler.inTurn(term));
+  }
+
+  /** Hands `ready` over as one batch, or, when that fails, one commit at a time; settled in turn (see BatchSettler). */
+  private async handle(ready: Array<{ m: JsMsg; events: StoredEvent[] }>): Promise<void> {
+    const { handler, opts } = this;
     // A delivery is settled by at most one publish to its reply subject, and none is sent before it: a batch
     // consumer's owner may ack through its response permission (permissions.yaml `acks: responses`), which allows
     // one publish per delivery. So no progress heartbeats: a batch handler is idempotent, and one that outlives

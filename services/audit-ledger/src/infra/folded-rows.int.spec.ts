@@ -11,7 +11,7 @@ interface Row {
 }
 
 /** `rows` whose writes (create, replace) throw what `fault` returns for each, until it returns null. */
-function failingWrites<T>(rows: DocumentCollection<T>, fault: () => Error | null): DocumentCollection<T> {
+function failingWrites<T extends object>(rows: DocumentCollection<T>, fault: () => Error | null): DocumentCollection<T> {
   return new Proxy(rows, {
     get(target, prop) {
       const value = Reflect.get(target, prop) as unknown;
