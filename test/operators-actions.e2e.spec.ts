@@ -91,8 +91,19 @@ describe('Issue 25 operator actions: the operators\' roles policy and bulk cance
     const dry = await cli('runs', 'cancel', '--filter', '--agent', 'BULK_AGENT');
     expect(dry).toMatchObject({ code: 0, stderr: '' });
     expect(dry.stdout).toContain('5 run(s) match agent_name=BULK_AGENT; 3 of them have no outcome yet and would be cancelled');
-    expect(dry.stdout).toContain('Nothing was cancelled: add --yes to cancel them.');
+    expect(dry.stdout).toContain('Nothing was cancelled: add --yes --selection ');
     for (const i of [0, 2, 4]) expect(dry.stdout).toContain(bulk[i]);
+    expect((await decided()).length).toBe(before);
+    const selection = /--selection (\S+)/.exec(dry.stdout)![1]!;
+    // Issue 25 review: an open run of the agent that starts after the dry run is not one it showed.
+    const [late] = await seedRuns(stack, { agent: 'BULK_AGENT', count: 1, open: [0] });
+    await stack.waitFor(async () => {
+      const r = await cli('runs', 'list', '--agent', 'BULK_AGENT', '--json');
+      return r.code === 0 && (JSON.parse(r.stdout) as RunsListResult).matched === 6;
+    }, 60_000);
+    // A selection the filter no longer matches exactly (its digest) cancels nothing.
+    const stale = await cli('runs', 'cancel', '--filter', '--agent', 'BULK_AGENT', '--yes', '--selection', selection.replace(/\/.*/, `/${'0'.repeat(32)}`));
+    expect({ code: stale.code, said: stale.stderr.includes('not the ones the dry run showed') }).toEqual({ code: 1, said: true });
     expect((await decided()).length).toBe(before);
 
     const noFilter = await cli('runs', 'cancel', '--filter', '--yes');
@@ -100,11 +111,13 @@ describe('Issue 25 operator actions: the operators\' roles policy and bulk cance
     const mixed = await cli('runs', 'cancel', bulk[0], '--agent', 'BULK_AGENT');
     expect(mixed.code).toBe(2);
 
-    const done = await cli('runs', 'cancel', '--filter', '--agent', 'BULK_AGENT', '--reason', 'bulk drill', '--yes');
+    const done = await cli('runs', 'cancel', '--filter', '--agent', 'BULK_AGENT', '--reason', 'bulk drill', '--yes', '--selection', selection);
     expect(done).toMatchObject({ code: 0, stderr: '' });
     expect(done.stdout).toBe('cancel recorded for 3 run(s) (their workers stop them at their next step); 0 had already ended\n');
     for (const i of [0, 2, 4]) expect(await cancelRequests(bulk[i])).toEqual([expect.objectContaining({ reason: 'bulk drill', requested_by: 'ops-alice' })]);
     for (const i of [1, 3]) expect(await cancelRequests(bulk[i])).toEqual([]);
+    // Exactly the runs the dry run showed: the later one is left alone.
+    expect(await cancelRequests(late!)).toEqual([]);
     const granted = (await decided()).slice(before);
     expect(granted).toHaveLength(3);
     for (const d of granted) expect(d).toMatchObject({ action: 'cancel', identity: 'operator', role: 'operator-admin', requested_by: 'ops-alice', reason: 'bulk drill', policy_version: 'operators-2026.11.2', granted: true });

@@ -119,6 +119,12 @@ describe('Issue 25 console live updates and bulk cancel, in headless Chromium', 
     await expect(page.locator('#bulk-count').textContent()).resolves.toContain('4 run(s) match agent_name=BULK_CONSOLE_AGENT; 3 have no outcome yet');
     for (const i of [0, 1, 2]) expect(await stack.runEvents(bulk[i])).not.toContainEqual(expect.objectContaining({ type: 'RunCancelRequested' }));
     await page.screenshot({ path: path.join(SHOTS, 'bulk-cancel-confirm.png'), fullPage: true });
+    // Issue 25 review: an open run of the agent that starts while the confirm page is shown is not one it showed.
+    const [late] = await seedRuns(stack, { agent: 'BULK_CONSOLE_AGENT', count: 1, open: [0] });
+    await stack.waitFor(async () => {
+      const r = await stack.request<{ matched: number }>('rl.runs.list', { agent_name: 'BULK_CONSOLE_AGENT' }, 30_000);
+      return r.ok && r.body.matched === 5;
+    }, 60_000);
 
     await page.click('form.bulk-confirm button');
     await expect(page.locator('#result').textContent()).resolves.toContain('cancel recorded for 3 run(s)');
@@ -127,6 +133,7 @@ describe('Issue 25 console live updates and bulk cancel, in headless Chromium', 
       expect(requested).toEqual([expect.objectContaining({ reason: 'console drill', requested_by: 'ops-alice' })]);
     }
     expect((await stack.runEvents(bulk[3])).filter((e) => e.type === 'RunCancelRequested')).toEqual([]);
+    expect((await stack.runEvents(late!)).filter((e) => e.type === 'RunCancelRequested')).toEqual([]);
     await page.screenshot({ path: path.join(SHOTS, 'bulk-cancel-done.png'), fullPage: true });
 
     // Each cancel as decided against the operators' roles policy, on the operator actions page.

@@ -11,7 +11,7 @@ import { LOG_STREAM } from '@runledger/event-log';
 import { CachedDataKeys, KvDataKeyStore } from '../../libs/messaging/src/data-keys';
 import { SealingCodec } from '../../libs/messaging/src/sealing';
 import { SealedDocumentStore } from '../../libs/messaging/src/sealed-documents';
-import { chainEntriesOf, type ChainEntry } from '@runledger/governance';
+import { chainEntriesOf, type ChainEntry, isTerminalStatus } from '@runledger/governance';
 import { CONNECTION_USAGE } from './connection';
 import { ask, CliError, intFlag, json, parseArgs, ParsedArgs, runCommand, str, withConnection } from './operator';
 import { Progress, scanLog } from './progress';
@@ -138,7 +138,7 @@ async function compareRuns(nc: NatsConnection, rebuild: Rebuild, limit: number):
     const live = await ask<Record<string, unknown>>(nc, 'rl.runs.get', { run_id: id }).catch((err: Error) => ({ __error: err.message }));
     if ('__error' in live) differences.push({ model: 'runs', id, kind: 'missing in live', detail: String(live.__error) });
     else {
-      const r = compareDocs('runs', new Map([[id, pick(state as unknown as Record<string, unknown>)]]), new Map([[id, pick(live)]]), (doc) => doc.status !== state.status && !['completed', 'failed', 'denied', 'cancelled'].includes(state.status));
+      const r = compareDocs('runs', new Map([[id, pick(state as unknown as Record<string, unknown>)]]), new Map([[id, pick(live)]]), (doc) => doc.status !== state.status && !isTerminalStatus(state.status));
       differences.push(...r.differences);
     }
     progress.update(i + 1, i + 1);

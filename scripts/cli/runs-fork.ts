@@ -4,8 +4,8 @@ import type { NatsConnection } from '@nats-io/transport-node';
 import type { RunForkRequest, RunForkResult } from '../../libs/contracts/src/generated';
 import { SUBJECTS } from '../../libs/contracts/src/subjects';
 import { ask, CliError, intFlag, json, ParsedArgs, str } from './operator';
+import { isTerminalStatus } from '../../libs/governance/src/lifecycle/run-lifecycle';
 
-const ENDED = ['completed', 'failed', 'denied', 'cancelled'];
 
 /** The request, decided before connecting (a usage error is said first). */
 export function forkRequest(runId: string, p: ParsedArgs, usage: string): RunForkRequest {
@@ -25,7 +25,7 @@ export async function fork(nc: NatsConnection, request: RunForkRequest, p: Parse
   let { status, error } = res;
   if (p.flags.has('wait')) {
     const deadline = Date.now() + (intFlag(p, 'timeout', usage) ?? 120) * 1_000;
-    while (!ENDED.includes(status)) {
+    while (!isTerminalStatus(status)) {
       if (Date.now() > deadline) throw new CliError(`fork ${res.run_id} has no outcome yet (status ${status}); follow it with runledger runs show ${res.run_id}`, 1);
       await new Promise((r) => setTimeout(r, 250));
       ({ status, error } = await ask<Pick<RunForkResult, 'status' | 'error'>>(nc, SUBJECTS.runsGet, { run_id: res.run_id }));

@@ -14,6 +14,7 @@ import { join } from 'node:path';
 import type { NatsConnection } from '@nats-io/transport-node';
 import type { RunCancelResult, RunsListRequest, RunsListResult, RunSummary } from '../../libs/contracts/src/generated';
 import { SUBJECTS } from '../../libs/contracts/src/subjects';
+import { isTerminalStatus } from '../../libs/governance/src/lifecycle/run-lifecycle';
 import { CONNECTION_USAGE } from './connection';
 import { duration, eventDetail, jaegerLink, table, time } from './format';
 import { ask, CliError, intFlag, json, parseArgs, ParsedArgs, runCommand, str, withConnection } from './operator';
@@ -36,7 +37,7 @@ export const USAGE = `usage: runledger runs list [--text T] [--status S] [--agen
        runledger runs show RUN_ID [--waterfall] [--json]
        runledger runs tail [--agent A] [--case C] [--user U] [--failed] [--all] [--events] [--json]
        runledger runs cancel RUN_ID [--reason TEXT] [--wait] [--timeout SECONDS] [--json]
-       runledger runs cancel --filter [--text T] [--status S] [--agent A] [--case C] [--user U] [--kind K] [--since ISO] [--until ISO] [--failed] [--all] [--reason TEXT] [--yes] [--json]
+       runledger runs cancel --filter [--text T] [--status S] [--agent A] [--case C] [--user U] [--kind K] [--since ISO] [--until ISO] [--failed] [--all] [--reason TEXT] [--yes [--selection TOKEN]] [--json]
        runledger runs fork RUN_ID --from STEP_ID [--policy LANES_VERSION/ROLES_VERSION] [--request-id ID] [--wait] [--timeout SECONDS] [--json]
        ${CONNECTION_USAGE}
   list     the runs index, newest first; --text: runs whose id, agent, kind, case, user, error code or error message
@@ -49,7 +50,8 @@ export const USAGE = `usage: runledger runs list [--text T] [--status S] [--agen
   tail     follow runs live from the moment it is asked (--events: every event, not only starts and ends)
   cancel   record a cancel; the worker ends the run at its next step (--wait: until it has, at most --timeout s);
            --filter: every open run the list filters match (at least one filter), one cancel each; without --yes
-           only counts them (a dry run), with --yes cancels them and prints how many were cancelled, had ended, refused
+           only counts them (a dry run, which prints its selection's token), with --yes cancels them and prints how many
+           were cancelled, had ended, refused; --yes --selection TOKEN: exactly the runs the dry run showed, or nothing
   fork     a new run of an ended top-level governed run that restores its steps up to and including STEP_ID (a
            StepCompleted of runs show) and executes the rest under --policy (default: the current versions); prints
            the fork's run id (--wait: and its outcome). The same --request-id forks once (default: a new fork)
@@ -59,7 +61,7 @@ const SPEC = {
   list: { valued: ['text', 'status', 'agent', 'case', 'user', 'kind', 'since', 'until', 'limit', 'cursor'], switches: ['failed', 'all', 'by-agent', 'json'] },
   show: { valued: [], switches: ['json', 'waterfall'] },
   tail: { valued: ['agent', 'case', 'user'], switches: ['failed', 'all', 'events', 'json'] },
-  cancel: { valued: ['reason', 'timeout', 'text', 'status', 'agent', 'case', 'user', 'kind', 'since', 'until'], switches: ['wait', 'json', 'filter', 'yes', 'failed', 'all'] },
+  cancel: { valued: ['reason', 'timeout', 'text', 'status', 'agent', 'case', 'user', 'kind', 'since', 'until', 'selection'], switches: ['wait', 'json', 'filter', 'yes', 'failed', 'all'] },
   fork: { valued: ['from', 'policy', 'request-id', 'timeout'], switches: ['wait', 'json'] },
 } as const;
 
@@ -77,7 +79,7 @@ export function main(args: string[]): Promise<number> {
       return lazy.bulk().bulkCancel(p, listRequest(p), USAGE);
     }
     if (sub === 'tail') return withConnection(p.conn, (nc) => lazy.tail().tailRuns(nc, { agent: str(p, 'agent'), case: str(p, 'case'), user: str(p, 'user'), failed: p.flags.has('failed'), all: p.flags.has('all'), events: p.flags.has('events'), json: p.flags.has('json') }));
-    if (sub === 'cancel' && ['text', 'status', 'agent', 'case', 'user', 'kind', 'since', 'until', 'yes', 'failed', 'all'].some((f) => p.flags.has(f))) {
+    if (sub === 'cancel' && ['text', 'status', 'agent', 'case', 'user', 'kind', 'since', 'until', 'yes', 'selection', 'failed', 'all'].some((f) => p.flags.has(f))) {
       throw new CliError(`runs cancel takes filters only with --filter\n${USAGE}`, 2);
     }
     const runId = p.positional[0];
@@ -241,7 +243,7 @@ async function cancel(nc: NatsConnection, runId: string, p: ParsedArgs): Promise
   let status = res.status;
   if (p.flags.has('wait') && res.outcome === 'requested') {
     const deadline = Date.now() + (intFlag(p, 'timeout', USAGE) ?? 60) * 1_000;
-    while (!['completed', 'failed', 'denied', 'cancelled'].includes(status)) {
+    while (!isTerminalStatus(status)) {
       if (Date.now() > deadline) throw new CliError(`run ${runId} has not stopped yet (status ${status}); its worker stops it at its next step`, 1);
       await new Promise((r) => setTimeout(r, 200));
       status = (await ask<{ status: string }>(nc, SUBJECTS.runsGet, { run_id: runId })).status;

@@ -10,7 +10,7 @@ import { SUBJECTS } from '../../../libs/contracts/src/subjects';
 import { answerItem, type Approver, type Decision, type PendingApproval, PendingApprovals } from '../approvals';
 import { ask } from '../operator';
 import { loadTree, type RunNode } from '../runs';
-import { type BulkCancelSummary, type BulkSelection, cancelEach, selectOpenRuns } from '../runs-bulk';
+import { type BulkCancelSummary, type BulkSelection, cancelEach, selectOpenRuns, selectShown, type ShownSelection } from '../runs-bulk';
 
 export class ConsoleApi {
   /** Kept for the console's life: each approvals page reads only what the log added since the last. */
@@ -35,6 +35,11 @@ export class ConsoleApi {
   /** The open runs a filter matches (every page), for a bulk cancel. */
   selectOpen(filter: RunsListRequest): Promise<BulkSelection> {
     return selectOpenRuns(this.nc, filter);
+  }
+
+  /** The open runs of a selection shown before, or null when the filter no longer matches exactly those runs. */
+  selectShown(filter: RunsListRequest, shown: ShownSelection): Promise<BulkSelection | null> {
+    return selectShown(this.nc, filter, shown);
   }
 
   /** One rl.runs.cancel per run, as this console's operator. */

@@ -9,8 +9,8 @@ import { duration, esc, hidden, json, page, postForm, table, traceLink } from '.
 import { barsOf, llmAttempt, waterfall } from './waterfall';
 import { bulkCancelForm } from './bulk-pages';
 import { liveBlock } from './live';
+import { isTerminalStatus } from '../../../libs/governance/src/lifecycle/run-lifecycle';
 
-const TERMINAL = new Set(['completed', 'failed', 'denied', 'cancelled']);
 
 /** A form's `datetime-local` (no zone: read as UTC, as the page says) or a full ISO time; null when it is neither. */
 export function utcTime(v: string): string | null {
@@ -90,7 +90,7 @@ export async function runsResults(api: ConsoleApi, q: URLSearchParams): Promise<
 /** An ended run's duration from its own events, while the runs index has not folded its end yet. */
 function spanOf(run: RunNode['run']): number | null {
   const [first, last] = [run.events[0], run.events[run.events.length - 1]];
-  return first && TERMINAL.has(run.status) ? Date.parse(last.recorded_at) - Date.parse(first.recorded_at) : null;
+  return first && isTerminalStatus(run.status) ? Date.parse(last.recorded_at) - Date.parse(first.recorded_at) : null;
 }
 
 /** The policy versions the run was pinned to and, for a fork, where it comes from (its RunCreated). */
@@ -128,7 +128,7 @@ export async function runPage(api: ConsoleApi, runId: string, csrf: string, bann
     if (err instanceof CliError) return page('Run not found', `${banner}<p class="error" id="error">${esc(err.message)}</p>`);
     throw err;
   }
-  const actions = TERMINAL.has(tree.run.status)
+  const actions = isTerminalStatus(tree.run.status)
     ? forkForm(runId, tree.run.events, csrf)
     : `<h2>Actions</h2>${postForm(`/runs/${runId}/cancel`, csrf, '<label>Reason <input name="reason" maxlength="500"></label> ', 'Cancel run', 'inline cancel')}`;
   return page(`Run ${runId}`, `${banner}${liveBlock(`/live?view=run&id=${runId}`, runBody(tree))}${actions}`);

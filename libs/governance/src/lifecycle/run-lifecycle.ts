@@ -43,6 +43,13 @@ const TERMINAL_STATUS: Record<TerminalEventType, RunStatus> = {
   RunCancelled: 'cancelled',
 };
 
+const TERMINAL_STATUSES: ReadonlySet<string> = new Set(Object.values(TERMINAL_STATUS));
+
+/** Whether a run with this status has its outcome (completed, failed, denied, cancelled). */
+export function isTerminalStatus(status: string): boolean {
+  return TERMINAL_STATUSES.has(status);
+}
+
 /**
  * One step of the run state machine of run_lifecycle.md, as a pure fold step.
  * Non-lifecycle events (audit events, LLM calls …) leave the state unchanged; an illegal lifecycle

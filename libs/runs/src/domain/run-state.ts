@@ -1,4 +1,4 @@
-import { nextRunState, REQUIRED_AUDIT_EVENTS, RunLifecycleState } from '@runledger/governance';
+import { isTerminalStatus, nextRunState, REQUIRED_AUDIT_EVENTS, RunLifecycleState } from '@runledger/governance';
 import { Checkpoint, evolveCheckpoint } from '@runledger/agent-runtime';
 import type { RecordedEvent } from '@runledger/event-log';
 import type { ArtifactRefLike, AuthzDecidedData, EffectClaim, RunCreatedData, RunError, ToolCallStatus } from './run-events';
@@ -59,7 +59,7 @@ export function initialRunState(): RunState {
 
 export type TerminalRunState = RunStatusOf<'completed' | 'failed' | 'denied' | 'cancelled'>;
 
-export const isTerminal = (s: RunState): s is TerminalRunState => ['completed', 'failed', 'denied', 'cancelled'].includes(s.status);
+export const isTerminal = (s: RunState): s is TerminalRunState => isTerminalStatus(s.status);
 
 /** Every effect audit event type of §6 (one per run of its kind). */
 const EFFECT_AUDIT_TYPES: ReadonlySet<string> = new Set(Object.values(REQUIRED_AUDIT_EVENTS).flat());
