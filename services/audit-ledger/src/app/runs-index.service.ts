@@ -75,7 +75,10 @@ export class RunsIndexService {
     if (q.cursor && !cursor) throw new AppError('REQUEST.INVALID', 'The cursor is not one rl.runs.list returned.');
     if (q.since && q.until && Date.parse(q.since) >= Date.parse(q.until)) throw new AppError('REQUEST.INVALID', 'since must be before until.');
     const rows = (await this.rowsFor(q)).filter(isListed).map(listedRow);
-    return pageRuns(await this.opened(rows), q, cursor);
+    // A text search looks in error messages, so it needs them open; otherwise only the page's rows are opened.
+    if (q.text) return pageRuns(await this.opened(rows), q, cursor);
+    const page = pageRuns(rows, q, cursor);
+    return { ...page, runs: await this.opened(page.runs) };
   }
 
   /** Rows with their sealed error message opened (a failed run's RunFailed text, sealed in the log; erased: "[erased]"). */
