@@ -100,15 +100,15 @@ export interface RunControlRequest {
    */
   requested_by?: string;
   /**
-   * resolve_abandoned: how long without an event makes the run abandoned.
+   * resolve_abandoned: how long without an event makes the run abandoned. Required; under the owner's RL_RESOLVER_MIN_IDLE_MS (default 60000) it is REQUEST.INVALID.
    */
   idle_ms?: number;
   /**
-   * resolve_abandoned: the shorter idle time once the run's root has ended.
+   * resolve_abandoned: the shorter idle time once the run's root has ended. Required; under the owner's RL_RESOLVER_MIN_IDLE_MS it is REQUEST.INVALID.
    */
   grace_ms?: number;
   /**
-   * resolve_abandoned: the run's children as the runs index lists them (read again from the log by the owner).
+   * resolve_abandoned: the run's children as the runs index lists them (read again from the log by the owner, which counts only those whose parent_run_id is this run).
    *
    * @maxItems 1000
    */
