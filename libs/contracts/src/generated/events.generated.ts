@@ -617,7 +617,7 @@ export interface OperatorActionDecidedData {
 }
 
 /**
- * Data of the PolicyFilePublished event (appended by export, tool-gateway, db-write, promotion, decision). A policy file version (lanes, roles), published to the log so runs pin it.
+ * Data of the PolicyFilePublished event (appended by export, tool-gateway, db-write, promotion, decision; operators also by audit-ledger). A policy file version (lanes, roles; operators: the operators' roles), published to the log so runs pin it and a version keeps one content.
  */
 export interface PolicyFilePublishedData {
   file: string;
