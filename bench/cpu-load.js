@@ -1,0 +1,52 @@
+#!/usr/bin/env node
+/**
+ * Runledger's CPU per request under load, by process: `node bench/cpu-load.js` starts a secured nats-server and the
+ * seven services as `npm run bench` does (bench/runledger-system.js), sends 50 warm-up requests (one per user, so each
+ * user's data key exists), then CPU_LOAD_REQUESTS (default 1,000) task-assistant requests at c16, waits until the
+ * ledger has chained them, and prints every process's CPU per request (from /proc). With
+ * `RL_SERVICE_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof"` every service writes a V8 CPU profile on exit.
+ * Not a comparison with anything: the same harness on two commits says what a change did (bench/results.md).
+ */
+const path = require('node:path');
+const fs = require('node:fs');
+const os = require('node:os');
+process.env.SWC_NODE_PROJECT ??= path.join(__dirname, '..', 'tsconfig.json');
+require('@swc-node/register');
+const { connect } = require('@nats-io/transport-node');
+const { jetstreamManager } = require('@nats-io/jetstream');
+const { ensureLogStream } = require('../libs/event-log/src');
+const { freePort, startNats } = require('../scripts/lib/stack');
+const { identityOptions } = require('../libs/messaging/src/nats-identity');
+const { inFlight, cpuSeconds } = require('./side-by-side');
+const { startRunledger } = require('./runledger-system');
+
+async function main() {
+  const n = Number(process.env.CPU_LOAD_REQUESTS ?? 1000);
+  const store = fs.mkdtempSync(path.join(os.tmpdir(), 'runledger-cpu-load-'));
+  const nats = await startNats({ port: await freePort(), storeDir: path.join(store, 'nats'), credsDir: path.join(store, 'credentials') });
+  const nc = await connect({ servers: nats.url, ...identityOptions({ creds: nats.creds.admin.file }) });
+  const jsm = await jetstreamManager(nc);
+  await ensureLogStream(jsm);
+  const runledger = await startRunledger({ nats, nc, jsm });
+  try {
+    await inFlight(50, 16, (i) => runledger.run({ request_id: `warm-user-${i}`, user_id: `bench-user-${i}`, message: `add task warm up user ${i}` }));
+    await runledger.settle();
+    const before = runledger.pids().map((pid) => cpuSeconds([pid]));
+    const t0 = Date.now();
+    await inFlight(n, 16, (i) => runledger.run({ request_id: `load-${i}`, user_id: `bench-user-${i % 50}`, message: `add task steady ${i}` }));
+    await runledger.settle();
+    const used = runledger.pids().map((pid, i) => ((cpuSeconds([pid]) - before[i]) * 1000) / n);
+    const byProcess = runledger.processNames().map((name, i) => `${name} ${used[i].toFixed(2)}`).join(', ');
+    process.stdout.write(`${n} requests at c16 in ${Date.now() - t0} ms; CPU per request ${used.reduce((a, b) => a + b, 0).toFixed(2)} ms: ${byProcess}\n`);
+  } finally {
+    await runledger.stop();
+    await nc.close();
+    await nats.stop?.();
+    fs.rmSync(store, { recursive: true, force: true });
+  }
+}
+
+main().then(() => process.exit(0), (err) => {
+  process.stderr.write(`${err?.stack ?? err}\n`);
+  process.exit(1);
+});
