@@ -94,7 +94,11 @@ describe('Issue 23: audit verify names a damaged stored message, reads one consi
       bytes[at] = bytes[at] === 0x61 ? 0x62 : 0x61; // one byte of the event's body ('a' <-> 'b': still valid JSON)
       writeFileSync(file, bytes);
     });
-    const verdict = await runledger('verify');
+    // The ledger reconnects to the restarted nats-server on its own schedule: until then nobody serves verify.
+    const verdict = await stack.waitFor(async () => {
+      const v = await runledger('verify');
+      return /nobody answers/.test(v.stderr) ? null : v;
+    }, 60_000);
     expect(verdict.stdout).toContain(`audit log BROKEN at log message ${target.seq}: damaged_message`);
     expect(verdict.code).toBe(1);
   });
