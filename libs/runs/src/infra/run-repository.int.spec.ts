@@ -1,4 +1,4 @@
-import type { RunRepository } from './run-repository';
+import { RunRepository } from './run-repository';
 import { runRepositoryOnRealLog } from './real-log.fixture';
 import { ChildRunSpec, EffectClaimOptions, runChildOnce } from './child-run';
 
@@ -168,5 +168,20 @@ describe('runChildOnce on a real log', () => {
       expect(calls.n).toBe(2);
       expect((await repo.load('c-release')).events.map((e) => e.type)).toEqual(['RunCreated', 'AuthzDecided', 'RunStarted', 'EffectClaimed', 'EffectReleased', 'EffectClaimed', 'ToolCallAudited', 'RunCompleted']);
     });
+  });
+
+  it('Issue 22 a run\'s owner is found by exact-subject gets, never a wildcard first-match get (which nats-server 2.9 answers by scanning the log from its start)', async () => {
+    const s = spec('c-owner');
+    await repo.append(s.created, [{ type: 'RunCreated', data: s.created }], { expectedVersion: 0, commandId: 'owner-open' });
+    const fresh = new RunRepository(repo.log); // nothing cached: the owner is read from the log
+    const first = jest.spyOn(fresh.log, 'first');
+    try {
+      expect(await fresh.ownerOf('c-owner')).toBe('tool-gateway');
+      expect(await fresh.ownerOf('c-no-such-run')).toBeNull();
+      expect(first.mock.calls.map(([subject]) => String(subject)).filter((subject) => subject.includes('*'))).toEqual([]);
+      expect(first).toHaveBeenCalledWith('rl.log.run.tool-gateway.c-owner');
+    } finally {
+      first.mockRestore();
+    }
   });
 });

@@ -1,7 +1,7 @@
 import { AggregateRef, ConcurrencyError, EventLog, foldEvents, NewEvent, RecordedEvent, StoredEvent } from '@runledger/event-log';
 import { AppError, LruMap } from '@runledger/kernel';
 import { evolveRun, initialRunState, RunState } from '../domain/run-state';
-import { legacyRunSubject, ownerOfKind, ownerSubjectsOf, parseRunSubject, RunOwner, runOwnership, runSubject } from '../domain/run-ownership';
+import { legacyRunSubject, ownerOfKind, ownerSubjectsOf, parseRunSubject, RUN_OWNERS, RunOwner, runOwnership, runSubject } from '../domain/run-ownership';
 import { RunCommands, RunSession } from './run-session';
 import type { RunCreatedData, RunEvent } from '../domain/run-events';
 
@@ -70,17 +70,27 @@ export class RunRepository {
   async ownerOf(runId: string): Promise<RunOwner | null> {
     const known = this.owners.get(runId);
     if (known) return known;
-    const first = ((await this.hasLegacy()) ? await this.log.first(legacyRunSubject(runId)) : null) ?? (await this.log.first(ownerSubjectsOf(runId)));
+    const first = ((await this.hasLegacy()) ? await this.log.first(legacyRunSubject(runId)) : null) ?? (await this.firstUnderAnyOwner(runId));
     const owner = first ? runOwnership([first]).owner ?? null : null;
     if (owner) this.owners.set(runId, owner);
     return owner;
+  }
+
+  /**
+   * The first event under any owner's name (rl.log.run.<owner>.<run_id>; only an owner may append under its name,
+   * permissions.yaml `append: self`): one exact-subject get per owner, side by side. A wildcard get of the first
+   * match is answered by nats-server 2.9 with a scan of the log from its start, a cost that grows with the log.
+   */
+  private async firstUnderAnyOwner(runId: string): Promise<StoredEvent | null> {
+    const firsts = await Promise.all(RUN_OWNERS.map((owner) => this.log.first(runSubject(owner, runId))));
+    return firsts.reduce<StoredEvent | null>((earliest, e) => (e && (!earliest || e.seq < earliest.seq) ? e : earliest), null);
   }
 
   /** The run's RunCreated if its owner created it (the caller check's record of a calling run), else null. */
   async created(runId: string): Promise<StoredEvent | null> {
     if (!this.owners.get(runId) && !(await this.hasLegacy())) {
       // The first event under any owner's name is the RunCreated when it is a lawful creation (on its owner's subject).
-      const first = await this.log.first(ownerSubjectsOf(runId));
+      const first = await this.firstUnderAnyOwner(runId);
       const owner = first ? runOwnership([first]).owner : undefined;
       if (!owner) return null;
       this.owners.set(runId, owner);
