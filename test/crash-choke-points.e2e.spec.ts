@@ -51,7 +51,14 @@ describe('Issue 21 crash per child-run kind: SIGKILL the promotion and export ch
     });
     await stack.nc.flush();
     const lost = stack.request(subject, request, 3_000).then(() => 'answered', () => 'lost');
-    await seen;
+    // Bounded, with what the services said: an effect that never goes out fails here, not at jest's timeout.
+    let bound: NodeJS.Timeout | undefined;
+    let lostState = 'pending';
+    void lost.then((o) => (lostState = o));
+    const never = new Promise<never>((_, reject) => {
+      bound = setTimeout(() => reject(new Error(`${service} never sent ${effectSubject} with ${marker}; the request ${String(lostState)}; service output:\n${stack.logs.slice(-40).join('\n')}`)), 90_000);
+    });
+    await Promise.race([seen, never]).finally(() => clearTimeout(bound));
     await killed;
     expect(await lost).toBe('lost');
   }
