@@ -17,7 +17,7 @@ export interface AppendOptions {
    * carries no meaning (an inbox of independent commands, dead letters); every aggregate append states it.
    */
   expectedVersion?: number;
-  /** The command that produced these events: event ids and msgIDs derive from it, so a retried command deduplicates. */
+  /** The command that produced these events: event ids derive from it (and the msgID without a version), so a retried command deduplicates. */
   commandId: string;
 }
 
@@ -30,6 +30,22 @@ export interface AppendResult {
 }
 
 const tracer = trace.getTracer('runledger.event-log');
+
+/**
+ * The msgID of an append on a stated version: one per (aggregate, version), so the server's duplicate check, made
+ * when a message is stored, lets one commit per version through. The expected-sequence check alone does not hold
+ * in a cluster before nats-server 2.11: the stream leader checks it against what is stored before the raft proposal,
+ * so two appends on the same version in flight together both pass and both are stored (a run with two terminal
+ * events, seen under a NATS node kill). Applied in order, the second is a duplicate and its writer decides again.
+ */
+export function versionSlotId(subject: string, version: number): string {
+  return deterministicUuid('append', subject, version);
+}
+
+/** Whether the log's commit holds exactly these events (same ids, in order): this command's commit, not another's. */
+function sameCommit(stored: readonly StoredEvent[], envelopes: readonly EventEnvelope[]): boolean {
+  return stored.length === envelopes.length && stored.every((e, i) => e.metadata.event_id === envelopes[i].metadata.event_id);
+}
 /** The header nats-server stores with a message published with `expect.lastSubjectSequence`. */
 const EXPECTED_LAST_SUBJECT_SEQ = 'Nats-Expected-Last-Subject-Sequence';
 
@@ -90,8 +106,8 @@ export class EventLog {
 
   /**
    * One append is one message, a commit of all its events (LOG_FORMAT): stored whole or not at all, under the
-   * aggregate's expected version (`expect.lastSubjectSequence`) and a msgID derived from the command, so a retried
-   * command is recognised as a duplicate and answered with what the log holds.
+   * aggregate's expected version (`expect.lastSubjectSequence`, with a msgID per version: see versionSlotId). Event
+   * ids derive from the command, so a retried command is recognised and answered with what the log holds.
    */
   private async appendInSpan(ref: AggregateRef, events: NewEvent[], options: AppendOptions): Promise<AppendResult> {
     if (!events.length) return { version: options.expectedVersion ?? (await this.version(ref)), events: [], duplicate: false };
@@ -104,22 +120,26 @@ export class EventLog {
     const headers = natsHeaders();
     for (const [k, v] of Object.entries(carrier)) headers.set(k, v);
     headers.set(EVENT_TYPE_HEADER, envelopes.map((e) => e.type).join(','));
-    const expect = options.expectedVersion !== undefined ? { lastSubjectSequence: options.expectedVersion } : undefined;
+    const version = options.expectedVersion;
+    const expect = version !== undefined ? { lastSubjectSequence: version } : undefined;
     let ack: PubAck;
     try {
-      ack = await this.js.publish(ref.subject, encodeCommit(written), { msgID: envelopes[0].metadata.event_id, headers, ...(expect ? { expect } : {}) });
+      ack = await this.js.publish(ref.subject, encodeCommit(written), { msgID: version !== undefined ? versionSlotId(ref.subject, version) : envelopes[0].metadata.event_id, headers, ...(expect ? { expect } : {}) });
     } catch (err) {
-      if (jsErrorCode(err) === JS_WRONG_LAST_SEQUENCE) throw new ConcurrencyError(ref.subject, options.expectedVersion ?? -1);
-      throw err;
+      if (jsErrorCode(err) !== JS_WRONG_LAST_SEQUENCE || version === undefined) throw err;
+      // Someone took the version first: this command itself (an earlier attempt whose acknowledgement was lost), or another.
+      const next = await nextMatching(this.jsm, this.stream, ref.subject, version + 1);
+      const taken = next ? await this.openAll(tryStoredEvents(next.data, next.seq, next.subject)) : [];
+      if (next && sameCommit(taken, envelopes)) return { version: next.seq, events: taken, duplicate: true };
+      throw new ConcurrencyError(ref.subject, version);
     }
     if (!ack.duplicate) return { version: ack.seq, events: envelopes.map((envelope, index): StoredEvent => ({ ...envelope, seq: ack.seq, index, subject: ref.subject })), duplicate: false };
     // A duplicate is whatever the log already holds under that id, not what this caller sent now. It must be this
-    // command's commit, event for event: a message that holds other events under the first one's id (a prefix stored
-    // by a format-1 release, one event per message) is a conflict to decide again on, never this append's outcome.
+    // command's commit, event for event: another command's commit on the same version, or a message that holds other
+    // events under the first one's id (a prefix stored by a format-1 release, one event per message), is a conflict to
+    // decide again on, never this append's outcome.
     const stored = await this.commitAt(ack.seq);
-    if (stored.length !== envelopes.length || stored.some((e, i) => e.metadata.event_id !== envelopes[i].metadata.event_id)) {
-      throw new ConcurrencyError(ref.subject, options.expectedVersion ?? -1);
-    }
+    if (!sameCommit(stored, envelopes)) throw new ConcurrencyError(ref.subject, version ?? -1);
     return { version: ack.seq, events: stored, duplicate: true };
   }
 

@@ -89,7 +89,7 @@ function checkRun(events: readonly CoverageEvent[], options: CoverageOptions): {
   const terminals = after.filter((e) => (TERMINAL_EVENT_TYPES as readonly string[]).includes(e.type));
   const inProgress = terminals.length === 0 && options.allowInProgress === true;
   if (terminals.length === 0 && !inProgress) missing.push('terminal event');
-  if (terminals.length > 1) missing.push(`exactly one terminal event (found ${terminals.length})`);
+  if (terminals.length > 1) missing.push(`exactly one terminal event (found ${terminals.length}: ${terminals.map((e) => e.type).join(', ')})`);
   const denied = terminals.some((e) => e.type === 'RunDenied');
   if (decision === 'deny' && terminals.length > 0 && !denied) missing.push('RunDenied after a deny decision');
   if (decision === 'allow' && denied) missing.push('a deny decision before RunDenied');

@@ -39,7 +39,7 @@ describe('§6 required audit coverage', () => {
     const none = without(interviewRun(), 'agent-1', 'RunCompleted');
     expect(checkAuditCoverage(none).violations).toEqual([{ run_id: 'agent-1', missing: 'terminal event' }]);
     const two = [...interviewRun(), ev('agent-1', 'RunFailed')];
-    expect(checkAuditCoverage(two).violations).toEqual([{ run_id: 'agent-1', missing: 'exactly one terminal event (found 2)' }]);
+    expect(checkAuditCoverage(two).violations).toEqual([{ run_id: 'agent-1', missing: 'exactly one terminal event (found 2: RunCompleted, RunFailed)' }]);
   });
 
   test('§1 denied runs: a deny decision ends in RunDenied and needs no action audit; RunDenied needs a deny', () => {
