@@ -88,12 +88,13 @@ const PATHS = new Map(Object.entries(SEALED_FIELDS).map(([type, fields]) => [typ
  */
 export class SealingCodec implements EventCodec {
   /**
-   * The plain JSON of values this process sealed lately, by the sealed value's every byte (owner, nonce, tag and
-   * ciphertext), so a value read back here (a queued request its worker takes, a commit heard on the live feed) is
-   * opened without decrypting it again. The owner's key is still looked up first: an erased owner's value reads as the
+   * The plain JSON of values this process sealed lately, so a value read back here (a queued request its worker takes,
+   * a commit heard on the live feed) is opened without decrypting it again. Found by owner, nonce and tag (a short key:
+   * a Map hashes its whole key, and the ciphertext can be kilobytes), then taken only when every other byte is the
+   * same too (ciphertext, text flag). The owner's key is still looked up first: an erased owner's value reads as the
    * erased marker, as ever; a value that differs in any byte is decrypted (and refused if it does not verify).
    */
-  private readonly sealedHere = new LruMap<string, string>(SEALED_HERE_KEPT);
+  private readonly sealedHere = new LruMap<string, { sealed: SealedValue; json: string }>(SEALED_HERE_KEPT);
 
   constructor(private readonly keys: CachedDataKeys) {}
 
@@ -119,7 +120,7 @@ export class SealingCodec implements EventCodec {
   private sealHere(key: Buffer, name: string, value: unknown): SealedValue {
     const json = JSON.stringify(value);
     const sealed = sealJsonWithKey(key, name, json, typeof value === 'string');
-    this.sealedHere.set(sealedId(sealed), json);
+    this.sealedHere.set(sealedId(sealed), { sealed, json });
     return sealed;
   }
 
@@ -135,11 +136,18 @@ export class SealingCodec implements EventCodec {
     let data = event.data as Json;
     for (const [path, sealed] of sealedAt) {
       const key = await this.keys.stateOf(sealed.owner);
-      const here = Buffer.isBuffer(key) ? this.sealedHere.get(sealedId(sealed)) : undefined;
+      const here = Buffer.isBuffer(key) ? this.sealedHereJson(sealed) : undefined;
       const value = here !== undefined ? (JSON.parse(here) as unknown) : openWithKey(key, sealed);
       data = mapAt(data, path, () => value);
     }
     return { ...event, data };
+  }
+
+  /** The JSON this process sealed `sealed` from, if it is that very value (every byte of it). */
+  private sealedHereJson(sealed: SealedValue): string | undefined {
+    const here = this.sealedHere.get(sealedId(sealed));
+    if (!here || here.sealed.ciphertext !== sealed.ciphertext || !here.sealed.text !== !sealed.text) return undefined;
+    return here.json;
   }
 }
 
@@ -153,7 +161,7 @@ export async function openDeep(keys: CachedDataKeys, value: unknown): Promise<un
   return out;
 }
 
-/** A sealed value's identity: every byte of it (a nonce is drawn once per seal, so no two seals share one). */
+/** A sealed value's look-up key: owner, nonce and tag (a nonce is drawn once per seal, so no two seals share one). */
 function sealedId(v: SealedValue): string {
-  return `${v.owner}\n${v.iv}\n${v.tag}\n${v.text ? 't' : 'j'}\n${v.ciphertext}`;
+  return `${v.owner}\n${v.iv}\n${v.tag}`;
 }
