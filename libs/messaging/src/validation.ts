@@ -2,15 +2,20 @@ import { ArgumentMetadata, Injectable, PipeTransform } from '@nestjs/common';
 import { plainToInstance } from 'class-transformer';
 import { validateSync, ValidationError } from 'class-validator';
 import { AppError } from '@runledger/kernel';
+import { acceptedAs } from './dto-fast-path';
 
 /**
  * Validates a plain message against a class-validator DTO. Unknown properties are refused,
- * so a caller learns about a typo instead of having it silently ignored.
+ * so a caller learns about a typo instead of having it silently ignored. A message the DTO's compiled checks accept
+ * (dto-fast-path.ts: the same constraints, without class-transformer's copy) is answered from them; any other is
+ * class-validator's to refuse, with its errors.
  */
 export function validateMessage<T extends object>(dto: new () => T, plain: unknown): T {
   if (typeof plain !== 'object' || plain === null || Array.isArray(plain)) {
     throw new AppError('REQUEST.INVALID', 'The request must be a JSON object.');
   }
+  const accepted = acceptedAs(dto, plain as Record<string, unknown>);
+  if (accepted) return accepted;
   const instance = plainToInstance(dto, plain, { enableImplicitConversion: false });
   const errors = validateSync(instance, { whitelist: true, forbidNonWhitelisted: true, forbidUnknownValues: true });
   if (errors.length) throw new AppError('REQUEST.INVALID', 'The request is not valid.', flatten(errors));
