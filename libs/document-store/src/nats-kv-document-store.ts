@@ -1,7 +1,7 @@
-import { jetstreamManager, JetStreamApiCodes, JetStreamApiError, type JetStreamManager } from '@nats-io/jetstream';
 import { Kvm, type KV, type KvEntry } from '@nats-io/kv';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { idToKey, keyToId } from './key-codec';
+import { KvCompareAndSet } from './kv-compare-and-set';
 import { applyQuery } from './query';
 import {
   DocumentConflictError,
@@ -45,13 +45,6 @@ function writtenDoc<T>(id: string, revision: number, json: string): StoredDocume
   };
 }
 
-function isWrongLastSequence(err: unknown): boolean {
-  if (err instanceof JetStreamApiError) {
-    return err.code === JetStreamApiCodes.StreamWrongLastSequence || err.code === JetStreamApiCodes.StreamWrongLastSequenceUnknown;
-  }
-  return err instanceof Error && /wrong last sequence/i.test(err.message);
-}
-
 /**
  * The embedded default document store: one JetStream KV bucket per collection
  * (`rl_doc_<name>`), revision = KV revision, so no extra database is needed.
@@ -62,7 +55,7 @@ function isWrongLastSequence(err: unknown): boolean {
 export class NatsKvDocumentStore implements DocumentStore {
   readonly kind = 'nats-kv' as const;
   private readonly kvm: Kvm;
-  private jsm?: Promise<JetStreamManager>;
+  private readonly cas: KvCompareAndSet;
   private readonly buckets = new Map<string, Promise<KV>>();
   private readonly collections = new Map<string, NatsKvCollection<object>>();
   private closed = false;
@@ -71,8 +64,9 @@ export class NatsKvDocumentStore implements DocumentStore {
   readonly scanConcurrency: number;
 
   /** The connection stays owned by the caller: close() does not close it. */
-  constructor(private readonly nc: NatsConnection, opts: NatsKvDocumentStoreOptions = {}) {
+  constructor(nc: NatsConnection, opts: NatsKvDocumentStoreOptions = {}) {
     this.kvm = new Kvm(nc);
+    this.cas = new KvCompareAndSet(nc);
     this.bucketPrefix = opts.bucketPrefix ?? 'rl_doc_';
     this.history = opts.history ?? 1;
     this.scanConcurrency = opts.scanConcurrency ?? 32;
@@ -101,13 +95,9 @@ export class NatsKvDocumentStore implements DocumentStore {
    */
   async keys(name: string): Promise<string[]> {
     await this.bucket(name); // created on first use, as every other operation does
-    this.jsm ??= jetstreamManager(this.nc).catch((err: unknown) => {
-      this.jsm = undefined;
-      throw err;
-    });
     const bucket = `${this.bucketPrefix}${name}`;
     const prefix = `$KV.${bucket}.`;
-    const info = await (await this.jsm).streams.info(`KV_${bucket}`, { subjects_filter: `${prefix}>` });
+    const info = await (await this.cas.manager()).streams.info(`KV_${bucket}`, { subjects_filter: `${prefix}>` });
     return Object.keys(info.state.subjects ?? {}).map((subject) => subject.slice(prefix.length));
   }
 
@@ -120,6 +110,15 @@ export class NatsKvDocumentStore implements DocumentStore {
     validateId(id);
     const bucket = `${this.bucketPrefix}${collection}`;
     return { stream: `KV_${bucket}`, subject: `$KV.${bucket}.${idToKey(id)}` };
+  }
+
+  /**
+   * Writes a document's value (`null`: deletes it) if its last revision is `expectedRevision` (0: no message);
+   * the new revision, or null when another write took that revision. See KvCompareAndSet. @internal
+   */
+  async compareAndSet(collection: string, id: string, expectedRevision: number, json: string | null): Promise<number | null> {
+    await this.bucket(collection);
+    return this.cas.write(this.storedAt(collection, id), expectedRevision, json);
   }
 
   /** Opens (creating on first use) the bucket of a collection. @internal */
@@ -164,17 +163,16 @@ class NatsKvCollection<T extends object> implements DocumentCollection<T> {
     validateId(id);
     const json = serialised(value);
     const kv = await this.store.bucket(this.name);
+    // First as a key never written (one request), then over the tombstone the read finds, as kv.create does.
+    let expectedRevision = 0;
     for (let attempt = 0; attempt < MAX_RACE_RETRIES; attempt++) {
-      try {
-        // kv.create only succeeds when the key is absent or a tombstone, atomically on the server.
-        const revision = await kv.create(idToKey(id), json);
-        return { created: true, doc: writtenDoc(id, revision, json) };
-      } catch (err) {
-        if (!isWrongLastSequence(err)) throw err;
-      }
-      const existing = await this.read(kv, id);
+      const revision = await this.store.compareAndSet(this.name, id, expectedRevision, json);
+      if (revision !== null) return { created: true, doc: writtenDoc(id, revision, json) };
+      const entry = await kv.get(idToKey(id));
+      const existing = this.toDoc(id, entry);
       if (existing) return { created: false, doc: existing };
-      // Deleted between our attempt and the read: try creating again.
+      // Deleted (or created and deleted) between our attempt and the read: create over what the read found.
+      expectedRevision = entry?.revision ?? 0;
     }
     throw new Error(`create of "${id}" in "${this.name}" kept racing with concurrent deletes`);
   }
@@ -183,17 +181,12 @@ class NatsKvCollection<T extends object> implements DocumentCollection<T> {
     validateId(id);
     validateRevision(expectedRevision);
     const json = serialised(value);
-    const kv = await this.store.bucket(this.name);
-    try {
-      // The server checks the key's last sequence atomically. (A caller could only pass a
-      // tombstone's revision by guessing it, since get() never returns deleted documents.)
-      const revision = await kv.update(idToKey(id), json, expectedRevision);
-      return writtenDoc(id, revision, json);
-    } catch (err) {
-      if (!isWrongLastSequence(err)) throw err;
-      const current = await this.read(kv, id);
-      throw new DocumentConflictError({ collection: this.name, id, expectedRevision, actualRevision: current?.revision ?? null });
-    }
+    // One write per revision, also on a cluster. (A caller could only pass a tombstone's revision by guessing it,
+    // since get() never returns deleted documents.)
+    const revision = await this.store.compareAndSet(this.name, id, expectedRevision, json);
+    if (revision !== null) return writtenDoc(id, revision, json);
+    const current = await this.read(await this.store.bucket(this.name), id);
+    throw new DocumentConflictError({ collection: this.name, id, expectedRevision, actualRevision: current?.revision ?? null });
   }
 
   async put(id: string, value: T): Promise<StoredDocument<T>> {
@@ -214,14 +207,9 @@ class NatsKvCollection<T extends object> implements DocumentCollection<T> {
       if (expectedRevision !== undefined && current.revision !== expectedRevision) {
         throw new DocumentConflictError({ collection: this.name, id, expectedRevision, actualRevision: current.revision });
       }
-      try {
-        // Conditional on the revision just read, so "true" means we deleted that version.
-        await kv.delete(idToKey(id), { previousSeq: current.revision });
-        return true;
-      } catch (err) {
-        if (!isWrongLastSequence(err)) throw err;
-        // Written or deleted concurrently: re-read and decide again.
-      }
+      // Conditional on the revision just read, so "true" means we deleted that version.
+      if ((await this.store.compareAndSet(this.name, id, current.revision, null)) !== null) return true;
+      // Written or deleted concurrently: re-read and decide again.
     }
     throw new Error(`delete of "${id}" in "${this.name}" kept racing with concurrent writes`);
   }

@@ -1,18 +1,8 @@
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
-import { connect, nkeyAuthenticator, type NatsConnection } from '@nats-io/transport-node';
+import type { NatsConnection } from '@nats-io/transport-node';
 import { FixedClock } from '@runledger/kernel';
-import { tempDir, waitUntil, type TempDir } from '@runledger/testing';
+import { startNatsCluster, type NatsClusterHandle } from '@runledger/testing';
 import { aggregateRef, ConcurrencyError, ensureLogStream, EventLog } from './index';
-
-// The launcher's own way of starting a JetStream cluster node (the fault suite's --cluster uses it too).
-// eslint-disable-next-line @typescript-eslint/no-require-imports
-const stack = require('../../../scripts/lib/stack.js') as {
-  freePort(): Promise<number>;
-  startNats(opts: Record<string, unknown>): Promise<{ child: import('node:child_process').ChildProcess; creds: Record<string, { file: string; inboxPrefix: string }> }>;
-  stopProcess(child: unknown, signal?: string): Promise<void>;
-};
 
 jest.setTimeout(180_000);
 
@@ -23,35 +13,15 @@ jest.setTimeout(180_000);
  * events under a NATS node kill). The log's msgID per version makes the second one a duplicate when stored.
  */
 describe('EventLog on a three-node JetStream cluster', () => {
-  let store: TempDir;
-  const nodes: Array<{ child: unknown }> = [];
-  const conns: NatsConnection[] = [];
+  let cluster: NatsClusterHandle;
+  let conns: readonly NatsConnection[];
 
   beforeAll(async () => {
-    store = await tempDir('runledger-cluster-');
-    const ports = await Promise.all(Array.from({ length: 6 }, () => stack.freePort()));
-    const started = await Promise.all([0, 1, 2].map((i) => stack.startNats({
-      port: ports[i],
-      storeDir: join(store.path, `n${i + 1}`),
-      credsDir: join(store.path, 'credentials'),
-      fullRights: ['test-admin'],
-      readyTimeoutMs: 60_000,
-      cluster: { name: 'runledger', serverName: `n${i + 1}`, port: ports[3 + i], routes: ports.slice(3).filter((_, j) => j !== i) },
-    })));
-    nodes.push(...started);
-    const admin = started[0].creds['test-admin'];
-    const seed = new TextEncoder().encode(readFileSync(admin.file, 'utf8').trim());
-    // One writer connected to each node: their appends reach the stream leader through different routes.
-    for (let i = 0; i < 3; i++) conns.push(await connect({ servers: `nats://127.0.0.1:${ports[i]}`, authenticator: nkeyAuthenticator(seed), inboxPrefix: admin.inboxPrefix }));
-    const jsm = await jetstreamManager(conns[0]);
-    // A cluster still electing its JetStream meta leader refuses stream creation for a while.
-    await waitUntil(() => ensureLogStream(jsm, { num_replicas: 3 }).then(() => true, () => false), { timeoutMs: 120_000, intervalMs: 500 });
+    cluster = await startNatsCluster(3);
+    conns = cluster.conns;
+    await ensureLogStream(await jetstreamManager(conns[0]), { num_replicas: 3 });
   });
-  afterAll(async () => {
-    await Promise.all(conns.map((c) => c.close()));
-    await Promise.all(nodes.map((n) => stack.stopProcess(n.child)));
-    await store?.remove();
-  });
+  afterAll(() => cluster?.stop());
 
   const logOn = async (nc: NatsConnection) => new EventLog(jetstream(nc), await jetstreamManager(nc), { producer: 'spec', clock: new FixedClock(new Date('2026-01-01T00:00:00Z')) });
 

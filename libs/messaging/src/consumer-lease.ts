@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { Kvm, type KV } from '@nats-io/kv';
+import { KvCompareAndSet } from '@runledger/document-store';
 
 /** The bucket of consumer leases (the `consumer_leases` collection of deploy/nats/permissions.yaml, created by the bootstrap). */
 export const LEASE_BUCKET = 'rl_doc_consumer_leases';
@@ -16,16 +17,22 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 /**
  * One holder at a time for a durable consumer whose handler must see the log in order (the audit chain): with two
  * instances of a service, the one holding the lease consumes and the other stands by, taking over once the lease
- * lapses (the holder crashed or lost the bus). The lease is a key of a KV bucket written with compare-and-set, so
- * two instances can never both believe they hold it; the holder renews it every third of its lifetime and stops
- * consuming when it cannot renew before it lapses.
+ * lapses (the holder crashed or lost the bus). The lease is a key of a KV bucket written with compare-and-set (one
+ * write per revision also on a replicated bucket of a nats-server 2.9 cluster: KvCompareAndSet), so two instances can
+ * never both believe they hold it; the holder renews it every third of its lifetime and stops consuming when it cannot
+ * renew before it lapses.
  */
 export class ConsumerLease {
   private readonly holder = randomUUID();
   /** While held: how to give the lease up at once (a graceful stop need not make the next holder wait it out). */
-  private held?: { kv: KV; revision: number };
+  private held?: { revision: number };
+  private readonly cas: KvCompareAndSet;
+  private readonly at: { stream: string; subject: string };
 
-  constructor(private readonly nc: NatsConnection, private readonly key: string, private readonly ttlMs = 15_000) {}
+  constructor(private readonly nc: NatsConnection, private readonly key: string, private readonly ttlMs = 15_000) {
+    this.cas = new KvCompareAndSet(nc);
+    this.at = { stream: `KV_${LEASE_BUCKET}`, subject: `$KV.${LEASE_BUCKET}.${key}` };
+  }
 
   /**
    * Runs `start` whenever this process holds the lease and the function it returned once it loses it; returns when
@@ -45,16 +52,18 @@ export class ConsumerLease {
         continue;
       }
       let { until } = acquired;
-      this.held = { kv, revision: acquired.revision };
+      const held = { revision: acquired.revision };
+      this.held = held;
       while (!closing()) {
         await sleep(this.ttlMs / 3);
         const renewed = Date.now() + this.ttlMs;
         try {
-          this.held.revision = await kv.update(this.key, this.encode(renewed), this.held.revision);
-          until = renewed; // only a renewal the bucket accepted extends what we hold
-        } catch (err) {
+          const revision = await this.cas.write(this.at, held.revision, this.encode(renewed));
           // Another holder took it (the revision moved on): stop at once.
-          if (/wrong last sequence/i.test(String((err as Error)?.message))) break;
+          if (revision === null) break;
+          held.revision = revision;
+          until = renewed; // only a renewal the bucket accepted extends what we hold
+        } catch {
           // The bus is away: keep consuming only while the lease we last got has not (nearly) lapsed.
           if (Date.now() > until - this.ttlMs / 3) break;
         }
@@ -68,7 +77,7 @@ export class ConsumerLease {
   async release(): Promise<void> {
     const held = this.held;
     this.held = undefined;
-    if (held) await held.kv.update(this.key, this.encode(0), held.revision).catch(() => undefined);
+    if (held) await this.cas.write(this.at, held.revision, this.encode(0)).catch(() => undefined);
   }
 
   private async bucket(closing: () => boolean): Promise<KV | null> {
@@ -82,14 +91,17 @@ export class ConsumerLease {
     return null;
   }
 
-  /** The lease's revision when this process now holds it; null when another holder's lease is still running. */
+  /** The lease's revision when this process now holds it; null when another holder's lease is running or won the race. */
   private async acquire(kv: KV): Promise<{ revision: number; until: number } | null> {
     const until = Date.now() + this.ttlMs;
     const current = await kv.get(this.key);
-    if (!current || current.operation !== 'PUT') return { revision: await kv.create(this.key, this.encode(until)), until };
-    const lease = current.json<Lease>();
-    if (lease.holder !== this.holder && lease.until > Date.now()) return null;
-    return { revision: await kv.update(this.key, this.encode(until), current.revision), until };
+    if (current?.operation === 'PUT') {
+      const lease = current.json<Lease>();
+      if (lease.holder !== this.holder && lease.until > Date.now()) return null;
+    }
+    // Over whatever the key holds (nothing, a tombstone, a lapsed or our own lease): another writer on it wins or we do.
+    const revision = await this.cas.write(this.at, current?.revision ?? 0, this.encode(until));
+    return revision === null ? null : { revision, until };
   }
 
   private encode(until: number): string {

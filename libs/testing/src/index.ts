@@ -13,6 +13,7 @@ export {
   type NatsServerHandle,
   type NatsServerOptions,
 } from './nats-server';
+export { startNatsCluster, type NatsClusterHandle } from './nats-cluster';
 export { LogContracts, PROTO_CONTRACTS_DIR, type LoggedEvent, type SealedFieldRules } from './log-contracts';
 export { normaliseId, startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from './otlp-receiver';
 export type { ReceivedMetricPoint } from './otlp-metrics';
