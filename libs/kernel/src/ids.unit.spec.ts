@@ -14,6 +14,11 @@ describe('ids', () => {
   it('sha256Hex matches the published test vector', () => {
     expect(sha256Hex('abc')).toBe('ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad');
   });
+  it('Issue 22 sha256Hex (one-shot) hashes a text as its UTF-8 bytes, and bytes as given', () => {
+    expect(sha256Hex('')).toBe('e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855');
+    expect(sha256Hex(new TextEncoder().encode('abc'))).toBe(sha256Hex('abc'));
+    expect(sha256Hex(new TextEncoder().encode('tâche \u{1F600}'))).toBe(sha256Hex('tâche \u{1F600}'));
+  });
 });
 
 describe('errors', () => {
