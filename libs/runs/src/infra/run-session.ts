@@ -51,9 +51,11 @@ export class RunSession {
       const at = opts.defer ? this.repo.log.clock.now().toISOString() : (this.state.updated_at ?? '');
       let state = this.state;
       const events: RunEvent[] = [];
-      for (const command of Array.isArray(decided) ? decided : [decided]) {
-        const next = decideRun(command, state);
-        state = foldEvents(evolveRun, state, next.map((e) => ({ ...e, metadata: { recorded_at: at } })) as RecordedEvent[]);
+      const list = Array.isArray(decided) ? decided : [decided];
+      for (let i = 0; i < list.length; i++) {
+        const next = decideRun(list[i], state);
+        // What the last command decides is folded once, from what the append stores (below), unless it is deferred.
+        if (opts.defer || i < list.length - 1) state = foldEvents(evolveRun, state, next.map((e) => ({ ...e, metadata: { recorded_at: at } })) as RecordedEvent[]);
         events.push(...next);
       }
       if (opts.defer) {
@@ -91,7 +93,11 @@ export class RunSession {
     // A duplicate is what the log holds under our ids; one of another type is not a retry of this decision
     // (an earlier attempt decided otherwise under the same label): a conflict to decide again on, never our outcome.
     if (result.events.length !== all.length || result.events.some((stored, i) => stored.type !== all[i]?.type) || (this.believedNew && result.duplicate)) throw new ConcurrencyError(this.repo.refOf(this.run).subject, this.version);
-    this.state = foldEvents(evolveRun, pending?.base ?? this.state, result.events as unknown as RecordedEvent[]);
+    // Stored as sent, the deferred events are what this.state already folded (same data, recorded_at the time each was
+    // decided): only this append's own are folded on, with the time the log stamped. A duplicate is the log's
+    // (decided earlier, at other times): folded whole from the state before it.
+    const stored = result.events as unknown as RecordedEvent[];
+    this.state = result.duplicate ? foldEvents(evolveRun, pending?.base ?? this.state, stored) : foldEvents(evolveRun, this.state, stored.slice(pending?.events.length ?? 0));
     this.version = result.version;
     this.pending = undefined;
     this.believedNew = false;
