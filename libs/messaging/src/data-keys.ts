@@ -270,10 +270,15 @@ export function ownerErased(owner: DataOwner): AppError {
 }
 
 /** Seals JSON data for an owner with that owner's data key; refuses (DATA.ERASED) once the key was destroyed. */
-export async function sealFor(keys: DataKeyStore, owner: DataOwner, value: unknown): Promise<SealedValue> {
+export function sealFor(keys: DataKeyStore, owner: DataOwner, value: unknown): Promise<SealedValue> {
+  return sealJsonFor(keys, owner, JSON.stringify(value), typeof value === 'string');
+}
+
+/** sealFor of a value's JSON text (`json`: JSON.stringify of it, kept by a caller that opens what it sealed). */
+export async function sealJsonFor(keys: DataKeyStore, owner: DataOwner, json: string, text: boolean): Promise<SealedValue> {
   const key = await keys.keyFor(owner);
   if (!key) throw ownerErased(owner);
-  return sealWithKey(key, dataKeyName(owner), value);
+  return sealJsonWithKey(key, dataKeyName(owner), json, text);
 }
 
 /** Opens a sealed value (the key it names); the erased marker when that key was destroyed. Unsealed values pass through. */

@@ -38,6 +38,19 @@ describe('Issue 23 erasure: personal rows are sealed at rest with their owner\'s
     await expect(tasks.find({}, { sort: { field: 'description', direction: 1 } })).rejects.toMatchObject({ code: 'STORE.INVALID' });
   });
 
+  it('Issue 22 a row written here is answered from what was sealed (no decryption), as a read of the stored row gives it; a create that finds another row answers that one', async () => {
+    const tasks = store.collection<Record<string, unknown>>('tasks');
+    const row = { description: 'buy stamps', task_id: 't-w', status: 'pending', owner_id: 'u-w', notes: { n: [1, 'two', null] } };
+    const { created, doc } = await tasks.create('t-w', row);
+    expect(created).toBe(true);
+    const read = (await tasks.get('t-w'))!.value;
+    expect(JSON.stringify(doc.value)).toBe(JSON.stringify(read)); // same fields, same order (plain ones first)
+    const put = await tasks.put('t-w', { ...read, description: 'buy more stamps' });
+    expect(JSON.stringify(put.value)).toBe(JSON.stringify((await tasks.get('t-w'))!.value));
+    const again = await tasks.create('t-w', { ...row, description: 'another request' });
+    expect(again).toMatchObject({ created: false, doc: { value: { description: 'buy more stamps' } } });
+  });
+
   it('Issue 23 erasure: once the owner\'s key is destroyed a row reads as its plain fields and the erased marker, and no row is written for the owner', async () => {
     const facts = store.collection<Record<string, unknown>>('facts');
     await facts.put('f1', { document_id: 'f1', case_id: 'case-z', text: 'Dana Reyes worked overtime' });

@@ -1,6 +1,6 @@
 import { DocumentStoreError, type DocumentCollection, type DocumentStore, type FindOptions, type StoredDocument } from '@runledger/document-store';
 import type { SealedValue } from '@runledger/contracts';
-import { type DataKeyStore, type DataOwner, isSealed, openSealed, sealFor } from './data-keys';
+import { type DataKeyStore, type DataOwner, isSealed, openSealed, openWithKey, sealJsonFor } from './data-keys';
 
 /**
  * The domain collections that hold a user's or a case's content (the rows db-write keeps and promotion reads):
@@ -51,25 +51,43 @@ export class SealedDocumentStore implements DocumentStore {
   }
 }
 
+/** A row as it is stored, and (when its content was sealed) the sealed value with the JSON it was sealed from. */
+interface SealedRow<T> {
+  row: T;
+  sealed?: { value: SealedValue; json: string };
+}
+
 class SealedCollection<T extends object> implements DocumentCollection<T> {
   constructor(private readonly inner: DocumentCollection<T>, private readonly keys: DataKeyStore) {}
 
-  private async seal(value: T): Promise<T> {
+  private async seal(value: T): Promise<SealedRow<T>> {
     const row = value as Row;
     const owner = ownerOf(row);
-    if (!owner) return value;
+    if (!owner) return { row: value };
     const plain: Row = {};
     const content: Row = {};
     for (const [field, v] of Object.entries(row)) (PLAIN_FIELDS.has(field) ? plain : content)[field] = v;
-    if (!Object.keys(content).length) return value;
-    return { ...plain, [SEALED_ROW_FIELD]: await sealFor(this.keys, owner, content) } as T;
+    if (!Object.keys(content).length) return { row: value };
+    const json = JSON.stringify(content);
+    const sealed = await sealJsonFor(this.keys, owner, json, false);
+    return { row: { ...plain, [SEALED_ROW_FIELD]: sealed } as T, sealed: { value: sealed, json } };
   }
 
-  private async open(doc: StoredDocument<T>): Promise<StoredDocument<T>> {
+  /**
+   * The row as callers see it (content opened). `written`: what this call sealed, so the row it just wrote is opened
+   * from the JSON it sealed instead of decrypting it again (the owner's key state still looked up first: an erased
+   * owner's row reads as erased, as ever); a stored value that differs in any byte is decrypted.
+   */
+  private async open(doc: StoredDocument<T>, written?: SealedRow<T>['sealed']): Promise<StoredDocument<T>> {
     const { [SEALED_ROW_FIELD]: sealed, ...plain } = doc.value as Row;
     if (!isSealed(sealed)) return doc;
-    const content = await openSealed(this.keys, sealed as SealedValue);
+    const content = written && sameSealed(sealed, written.value) ? await this.openWritten(sealed, written.json) : await openSealed(this.keys, sealed);
     return { id: doc.id, revision: doc.revision, value: { ...plain, ...(content as Row) } as T };
+  }
+
+  private async openWritten(sealed: SealedValue, json: string): Promise<unknown> {
+    const key = await this.keys.stateOf(sealed.owner);
+    return Buffer.isBuffer(key) ? JSON.parse(json) : openWithKey(key, sealed);
   }
 
   private async opened(doc: StoredDocument<T> | null): Promise<StoredDocument<T> | null> {
@@ -81,16 +99,19 @@ class SealedCollection<T extends object> implements DocumentCollection<T> {
   }
 
   async create(id: string, value: T): Promise<{ created: boolean; doc: StoredDocument<T> }> {
-    const { created, doc } = await this.inner.create(id, await this.seal(value));
-    return { created, doc: await this.open(doc) };
+    const written = await this.seal(value);
+    const { created, doc } = await this.inner.create(id, written.row);
+    return { created, doc: await this.open(doc, written.sealed) };
   }
 
   async replace(id: string, value: T, expectedRevision: number): Promise<StoredDocument<T>> {
-    return this.open(await this.inner.replace(id, await this.seal(value), expectedRevision));
+    const written = await this.seal(value);
+    return this.open(await this.inner.replace(id, written.row, expectedRevision), written.sealed);
   }
 
   async put(id: string, value: T): Promise<StoredDocument<T>> {
-    return this.open(await this.inner.put(id, await this.seal(value)));
+    const written = await this.seal(value);
+    return this.open(await this.inner.put(id, written.row), written.sealed);
   }
 
   delete(id: string, expectedRevision?: number): Promise<boolean> {
@@ -114,4 +135,9 @@ class SealedCollection<T extends object> implements DocumentCollection<T> {
     }));
     return opts.limit === undefined ? hits : hits.slice(0, opts.limit);
   }
+}
+
+/** Whether two sealed values are the same bytes (owner, nonce, tag, ciphertext, text flag). */
+function sameSealed(a: SealedValue, b: SealedValue): boolean {
+  return a.owner === b.owner && a.iv === b.iv && a.tag === b.tag && a.ciphertext === b.ciphertext && !a.text === !b.text;
 }
