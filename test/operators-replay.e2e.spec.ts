@@ -92,6 +92,23 @@ describe('Issue 11 replay: rebuild every projection and compare with live; what-
     }
   });
 
+  it('Issue 22 replay: a live runs-index row whose audit trail puts an event at another chain place is an audit_events difference, exit 1', async () => {
+    const live = stack.documents();
+    const row = (await live.collection<Record<string, unknown>>('runs_index').find({ agent_name: 'SEED_AGENT' }))[0];
+    const trail = row.value.audit_trail as Array<[number, number, number, string]>;
+    expect(trail.length).toBeGreaterThan(1);
+    await live.collection('runs_index').put(row.id, { ...row.value, audit_trail: [[trail[0][0] + 1_000_000, ...trail[0].slice(1)], ...trail.slice(1)] });
+    try {
+      const r = await cli('replay', '--check-runs', '10');
+      expect(r.code).toBe(1);
+      expect(r.stdout).toContain(`DIFFERENCE audit_events ${row.id}: differs — events:`);
+      expect(r.stdout).toMatch(/\n1 difference\(s\)\n$/);
+    } finally {
+      await live.collection('runs_index').put(row.id, row.value);
+      await live.close();
+    }
+  });
+
   it('Issue 11 what-if: replay --policy re-decides every recorded authorization and prints the ones that would change', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'rl-policy-'));
     copyFileSync(join(SHIPPED_POLICY_DIR, 'roles.yaml'), join(dir, 'roles.yaml'));

@@ -16,6 +16,7 @@ import { CONNECTION_USAGE } from './connection';
 import { ask, CliError, intFlag, json, parseArgs, ParsedArgs, runCommand, str, withConnection } from './operator';
 import { Progress, scanLog } from './progress';
 import { compareDocs, Difference, ModelReport, readAll, withListing, writeAll } from './replay/compare';
+import { compareAuditTrails, withoutTrails } from './replay/audit-trails';
 import { Rebuild } from './replay/rebuild';
 import { whatIf } from './replay/what-if';
 
@@ -84,9 +85,14 @@ async function replay(nc: NatsConnection, p: ParsedArgs): Promise<number> {
     for (const name of collections.keys()) {
       // A runs-index row a consumer folded past the horizon (the log moved on during the replay) is not comparable.
       const skip = name === 'runs_index' ? (doc: Record<string, unknown>) => Number(doc.last_seq) > horizon : undefined;
-      const [rebuiltDocs, liveDocs] = await Promise.all([readAll(fresh, name), readAll(live, name)]);
-      // A runs-index row keeps its run's ownership track (issue 23): compared, and whether the run is listed.
-      if (name === 'runs_index') withListing(rebuiltDocs, liveDocs);
+      let [rebuiltDocs, liveDocs] = await Promise.all([readAll(fresh, name), readAll(live, name)]);
+      if (name === 'runs_index') {
+        // Issue 22: a row's audit trail is compared as its run's trail (with a data directory's earlier audit_events rows).
+        reports.push(compareAuditTrails(rebuild, liveDocs, await readAll(live, 'audit_events'), horizon));
+        [rebuiltDocs, liveDocs] = [withoutTrails(rebuiltDocs), withoutTrails(liveDocs)];
+        // A runs-index row keeps its run's ownership track (issue 23): compared, and whether the run is listed.
+        withListing(rebuiltDocs, liveDocs);
+      }
       reports.push(compareDocs(name, rebuiltDocs, liveDocs, skip));
     }
   } finally {
@@ -96,7 +102,9 @@ async function replay(nc: NatsConnection, p: ParsedArgs): Promise<number> {
   }
   reports.push(await compareChain(nc, rebuild, horizon));
   reports.push(await compareRuns(nc, rebuild, intFlag(p, 'check-runs', USAGE, 0) ?? 200));
-  reports.push({ model: 'conversations (run contexts)', rebuilt: rebuild.conversations.size, live: rebuild.contextChecks, skipped: 0, differences: rebuild.contextMismatches.map((m) => ({ model: 'conversations', id: m.split(':')[0], kind: 'differs' as const, detail: m })) });
+  // Compared per task run: the context it recorded (live) against the conversation replayed up to it (rebuilt), so both
+  // counts are those contexts (the number of conversations replayed is not a count of compared things).
+  reports.push({ model: 'conversations (run contexts)', rebuilt: rebuild.contextChecks, live: rebuild.contextChecks, skipped: 0, differences: rebuild.contextMismatches.map((m) => ({ model: 'conversations', id: m.split(':')[0], kind: 'differs' as const, detail: m })) });
   return report(reports, { horizon, events: count, fresh: p.flags.has('keep-store') ? freshName : null }, p.flags.has('json'));
 }
 

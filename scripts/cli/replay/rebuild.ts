@@ -1,17 +1,16 @@
 /**
  * Every projection and read model, rebuilt from the log by the same folds live processing uses:
  * runs, checkpoints and governed runs (evolveRun), the runs index (evolveRunSummary), conversations
- * (evolveConversation), the audit chain and its read models (nextChainEntry, auditEventRow, DecisionRecorded
- * rows) and db-write's domain documents (evolveDomainDocuments). Fed one event at a time in log order, as the log
+ * (evolveConversation), the audit chain and its read models (nextChainEntry; each run's audit trail, which the
+ * runs-index row points to: evolveLedgerRow; DecisionRecorded rows) and db-write's domain documents (evolveDomainDocuments). Fed one event at a time in log order, as the log
  * holds it (the audit ledger chains and indexes sealed data) and opened (what every other service folds).
  */
 import type { RecordedEvent, StoredEvent } from '@runledger/event-log';
 import type { ChainEntry } from '@runledger/governance';
 import { deterministicUuid } from '@runledger/kernel';
 import { evolveRun, initialRunState, RunState } from '../../../libs/runs/src/domain/run-state';
-import { initialRunSummary } from '../../../libs/runs/src/domain/run-summary';
-import { evolveIndexedRun, type IndexedRun } from '../../../libs/runs/src/domain/indexed-run';
-import { auditEventRow, nextChainEntry, RunAuditRow, withAuditEvent } from '../../../services/audit-ledger/src/domain/audit-chain';
+import { auditEventRow, type AuditEventRow, nextChainEntry, RunAuditRow, withAuditEvent } from '../../../services/audit-ledger/src/domain/audit-chain';
+import { evolveLedgerRow, type LedgerRow } from '../../../services/audit-ledger/src/domain/ledger-row';
 import { ConversationState, evolveConversation, initialConversation } from '../../../services/decision/src/conversation/conversation';
 import { DomainDocuments, evolveDomainDocuments, initialDomainDocuments } from '../../../services/db-write/src/domain/documents';
 
@@ -19,12 +18,16 @@ type Doc = Record<string, unknown>;
 
 export class Rebuild {
   readonly runs = new Map<string, RunState>();
-  readonly summaries = new Map<string, IndexedRun>();
+  /** The runs index's rows: each run's summary and audit trail (LedgerRow). */
+  readonly summaries = new Map<string, LedgerRow>();
   /** The run commit being read (its events come together): the runs index folds whole commits (issue 23 ownership). */
   private commit: StoredEvent[] = [];
   readonly conversations = new Map<string, ConversationState>();
   readonly chain: string[] = [];
+  /** Each run's audit trail with its events' data, as rl.audit.query answers it (compared with the live trails). */
   readonly auditEvents = new Map<string, RunAuditRow>();
+  /** Each chained event's row by its log position (`seq:index`): what a live trail's pointer must point to. */
+  readonly chainedAt = new Map<string, AuditEventRow>();
   readonly decisions = new Map<string, Doc>();
   readonly documents: DomainDocuments = initialDomainDocuments();
   /** Runs whose recorded conversation context disagrees with the conversation replayed up to that point. */
@@ -52,6 +55,8 @@ export class Rebuild {
       this.chain.push(entry.entry_hash);
       const row = auditEventRow(entry, raw.data);
       this.auditEvents.set(row.run_id, withAuditEvent(this.auditEvents.get(row.run_id) ?? null, row));
+      this.chainedAt.set(`${raw.seq}:${raw.index}`, row);
+      this.summaries.set(row.run_id, evolveLedgerRow(this.summaries.get(row.run_id) ?? null, row.run_id, [], [entry]));
       if (raw.type === 'DecisionRecorded') {
         const record = (raw.data as { audit_record: Doc & { run_id: string } }).audit_record;
         this.decisions.set(record.run_id, record);
@@ -76,16 +81,15 @@ export class Rebuild {
 
   private foldCommit(): void {
     const runId = this.commit[0].metadata.stream_id;
-    this.summaries.set(runId, evolveIndexedRun(this.summaries.get(runId) ?? initialRunSummary(runId), this.commit));
+    this.summaries.set(runId, evolveLedgerRow(this.summaries.get(runId) ?? null, runId, this.commit, []));
     this.commit = [];
   }
 
-  /** The rebuilt read models, by the document-store collection each lives in (runs-index rows with their ownership track, as the ledger keeps them). */
+  /** The rebuilt read models, by the document-store collection each lives in (runs-index rows with their ownership track and audit trail, as the ledger keeps them). */
   collections(): Map<string, Map<string, Doc | null>> {
     if (this.commit.length) this.foldCommit();
     const out = new Map<string, Map<string, Doc | null>>([
       ['runs_index', new Map([...this.summaries].map(([id, s]) => [id, s as unknown as Doc]))],
-      ['audit_events', new Map([...this.auditEvents].map(([id, r]) => [id, r as Doc]))],
       ['audit_decisions', this.decisions as Map<string, Doc | null>],
     ]);
     for (const [name, docs] of this.documents.collections) out.set(name, docs);

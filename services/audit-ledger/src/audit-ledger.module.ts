@@ -3,6 +3,7 @@ import { loadOperatorRoles, OperatorActions } from '@runledger/policy-catalog';
 import { auditHeadDir, auditKeyFile, documentStoreProvider, loadOrCreateAuditKey, MessagingModule, ServiceRuntime } from '@runledger/messaging';
 import { AUDIT_SIGNER, AuditChainWriter, CHAIN_ANCHOR } from './app/audit-chain.writer';
 import { AuditLedgerService } from './app/audit-ledger.service';
+import { AuditTrails } from './app/audit-trails';
 import { AuditVerifier } from './app/audit-verifier';
 import { ChainAnchor } from './infra/chain-anchor';
 import { DeadLettersService } from './app/dead-letters.service';
@@ -20,7 +21,7 @@ export class AuditLedgerModule {
       imports: [MessagingModule.forRuntime(runtime)],
       controllers: [AuditController, OperationsController],
       providers: [
-        AuditLedgerService, AuditChainWriter, AuditVerifier, RunsIndexService, DeadLettersService, documentStoreProvider(runtime),
+        AuditLedgerService, AuditTrails, AuditChainWriter, AuditVerifier, RunsIndexService, DeadLettersService, documentStoreProvider(runtime),
         // The signing key is read (or generated) once at start: a ledger that cannot sign must not start.
         { provide: AUDIT_SIGNER, useFactory: () => loadOrCreateAuditKey(keyFile) },
         { provide: CHAIN_ANCHOR, useFactory: () => ChainAnchor.open(keyFile, runtime.jsm, heads) },

@@ -5,10 +5,11 @@ import { checkAuditCoverage, CoverageEvent } from '@runledger/governance';
 import { OwnedEvent, servedRunEvents } from '@runledger/runs';
 import { AppError, Clock, settingNumber } from '@runledger/kernel';
 import { CLOCK, DOCUMENT_STORE } from '@runledger/messaging';
-import { AUDIT_DECISIONS, AUDIT_EVENTS, auditEventRow, AuditEventRow, auditRowOpen, CHAINED_EVENT_TYPES, RunAuditRow, withAuditEvent } from '../domain/audit-chain';
-import { FoldedRows, runsCreatedIn } from '../infra/folded-rows';
+import type { ChainEntry } from '@runledger/governance';
+import { AUDIT_DECISIONS, CHAINED_EVENT_TYPES } from '../domain/audit-chain';
 import { contextFromTraceparent, logSubjectTemplate, messagingAttributes, SpanKind, SpanSpec, withSpans } from '@runledger/telemetry';
 import { AuditChainWriter } from './audit-chain.writer';
+import { AuditTrails } from './audit-trails';
 
 /** The durable consumer that feeds the chain and the runs index; its ack floor says how far the ledger has processed the log. */
 export const LEDGER_DURABLE = 'audit-ledger';
@@ -23,46 +24,32 @@ interface DecisionRow extends Record<string, unknown> {
 /** The audit view of the log: the hash chain, its read models, queries, verification and coverage. */
 @Injectable()
 export class AuditLedgerService {
-  /** audit_events: one row per run, written by this consumer only. */
-  private readonly auditRows: FoldedRows<RunAuditRow>;
-
   constructor(
     private readonly log: EventLog,
     private readonly chain: AuditChainWriter,
+    private readonly trails: AuditTrails,
     @Inject(DOCUMENT_STORE) private readonly store: DocumentStore,
     @Inject(CLOCK) private readonly clock: Clock,
-  ) {
-    this.auditRows = new FoldedRows(store.collection<RunAuditRow>(AUDIT_EVENTS), auditRowOpen);
-  }
+  ) {}
 
   /**
    * Projection step for run events in log order: chain the batch (one append and one signature for all of it: the
-   * chain's order is the log's), then write their read-model rows together (idempotent puts keyed by ids, so their
-   * order is free). `holdMs`: an open run's row may be held unwritten that long (see settled). Each chained event gets its span in its own request's trace.
+   * chain's order is the log's) and write its decision records (idempotent puts keyed by run id). Returns the batch's
+   * chain entries (those of redelivered events too): the runs index folds them into each run's audit trail (issue 22:
+   * the run's one row). Each chained event gets its span in its own request's trace.
    */
-  async ingest(events: StoredEvent[], opts: { holdMs?: number } = {}): Promise<void> {
+  async ingest(events: StoredEvent[]): Promise<ChainEntry[]> {
     const byId = new Map(events.map((e) => [e.metadata.event_id, e]));
     const entries = await withSpans('chain audit batch', events.filter((e) => CHAINED_EVENT_TYPES.has(e.type)).map(chainingSpan), () => this.chain.chain(events));
-    const byRun = new Map<string, AuditEventRow[]>();
     const rows: Array<Promise<unknown>> = [];
     for (const entry of entries) {
       const event = byId.get(entry.event_id);
-      if (!event) continue;
-      const row = auditEventRow(entry, event.data);
-      byRun.set(row.run_id, [...(byRun.get(row.run_id) ?? []), row]);
-      if (event.type === 'DecisionRecorded') {
-        const record = (event.data as { audit_record: DecisionRow }).audit_record;
-        rows.push(this.store.collection<DecisionRow>(AUDIT_DECISIONS).put(record.run_id, record));
-      }
+      if (event?.type !== 'DecisionRecorded') continue;
+      const record = (event.data as { audit_record: DecisionRow }).audit_record;
+      rows.push(this.store.collection<DecisionRow>(AUDIT_DECISIONS).put(record.run_id, record));
     }
-    const created = runsCreatedIn(events);
-    for (const [runId, added] of byRun) rows.push(this.auditRows.fold(runId, (row) => added.reduce(withAuditEvent, row) as RunAuditRow, { fresh: created.has(runId), holdMs: opts.holdMs }));
     await Promise.all(rows);
-  }
-
-  /** Resolves once every row folded so far is written (rows of open runs may be held, see FoldedRows). */
-  settled(): Promise<void> {
-    return this.auditRows.settled();
+    return entries;
   }
 
   async query(q: { conversation_id?: string; run_id?: string; root_run_id?: string; limit?: number }) {
@@ -71,11 +58,8 @@ export class AuditLedgerService {
       const rows = await this.store.collection<DecisionRow>(AUDIT_DECISIONS).find({ conversation_id: q.conversation_id });
       return { records: rows.map((r) => r.value).sort((a, b) => a.timestamp.localeCompare(b.timestamp)).slice(-limit) };
     }
-    if (q.run_id || q.root_run_id) {
-      const runs = this.store.collection<RunAuditRow>(AUDIT_EVENTS);
-      const rows = q.run_id ? [await runs.get(q.run_id)] : await runs.find({ root_run_id: q.root_run_id });
-      return { events: rows.flatMap((r) => r?.value.events ?? []).sort((a, b) => a.chain_seq - b.chain_seq).slice(0, limit) };
-    }
+    if (q.run_id) return { events: await this.trails.ofRun(q.run_id, limit) };
+    if (q.root_run_id) return { events: await this.trails.ofTree(q.root_run_id, limit) };
     throw new AppError('REQUEST.INVALID', 'Give conversation_id, run_id or root_run_id.');
   }
 

@@ -2,29 +2,32 @@ import { Inject, Injectable, Optional } from '@nestjs/common';
 import type { RunsListRequest, RunsListResult } from '@runledger/contracts';
 import { type DocumentStore, NatsKvDocumentStore } from '@runledger/document-store';
 import type { StoredEvent } from '@runledger/event-log';
+import type { ChainEntry } from '@runledger/governance';
 import { AppError } from '@runledger/kernel';
 import { type CachedDataKeys, DATA_KEYS, DOCUMENT_STORE, isSealed, openDeep, RUNTIME, type ServiceRuntime } from '@runledger/messaging';
-import { evolveIndexedRun, type IndexedRun, initialRunSummary, isListed, listedRow, RunSummary } from '@runledger/runs';
+import type { RunSummary } from '@runledger/runs';
 import { recordRunEvent } from '@runledger/telemetry';
+import { evolveLedgerRow, isListedRun, type LedgerRow, listedRunOf } from '../domain/ledger-row';
 import { decodeCursor, pageRuns, storeFilter } from '../domain/runs-query';
 import { FoldedRows, runsCreatedIn } from '../infra/folded-rows';
 import { KvMirror } from '../infra/kv-mirror';
 
-/** The runs index's collection: one RunSummary per run id. `runledger replay` rebuilds it under the same name. */
+/** The runs index's collection: one LedgerRow per run id (its summary and audit trail). `runledger replay` rebuilds it under the same name. */
 export const RUNS_INDEX = 'runs_index';
 const TERMINAL_STATUSES: ReadonlySet<string> = new Set(['completed', 'failed', 'denied', 'cancelled']);
 
 /**
- * The runs index: a read model folded from run events in the ledger's pass over the log, queried by rl.runs.list.
+ * The runs index: a read model folded from run events in the ledger's pass over the log, queried by rl.runs.list, and
+ * (issue 22) each run's audit trail, queried by rl.audit.query (AuditTrails): one row, one write per run.
  * Each event is folded into its run's row; the row remembers the last log sequence it folded, so a
  * redelivered event is a no-op and the row equals a replay of the run's events.
  */
 @Injectable()
 export class RunsIndexService {
   /** One row per run, written by this consumer only. */
-  private readonly index: FoldedRows<IndexedRun>;
-  /** On NATS KV: every row in memory, caught up with the bucket on each list (see rowsFor). */
-  private mirror?: Promise<KvMirror<IndexedRun>>;
+  private readonly index: FoldedRows<LedgerRow>;
+  /** On NATS KV: every row in memory, caught up with the bucket on each list (see rowsWhere). */
+  private mirror?: Promise<KvMirror<LedgerRow>>;
 
   constructor(
     @Inject(DOCUMENT_STORE) private readonly store: DocumentStore,
@@ -36,30 +39,30 @@ export class RunsIndexService {
   }
 
   private get rows() {
-    return this.store.collection<IndexedRun>(RUNS_INDEX);
+    return this.store.collection<LedgerRow>(RUNS_INDEX);
   }
 
   /**
-   * Folds events (in log order) into their runs' rows: at most one read (none for a run kept open or created in this
-   * batch) and one write per run, runs in parallel; `holdMs`: an open run's row may be held unwritten that long.
+   * Folds events (in log order) and the chain entries the batch made of them into their runs' rows: at most one read
+   * (none for a run kept open or created in this batch) and one write per run, runs in parallel; `holdMs`: an open
+   * run's row may be held unwritten that long. An entry goes to the run its event names (the chain's run_id).
    */
-  async ingest(events: StoredEvent[], opts: { holdMs?: number } = {}): Promise<void> {
-    const byRun = new Map<string, StoredEvent[]>();
-    for (const event of events) {
-      const runId = event.metadata.stream_id;
-      byRun.set(runId, [...(byRun.get(runId) ?? []), event]);
-    }
+  async ingest(events: StoredEvent[], entries: readonly ChainEntry[], opts: { holdMs?: number } = {}): Promise<void> {
+    const byRun = new Map<string, { events: StoredEvent[]; entries: ChainEntry[] }>();
+    const of = (runId: string) => byRun.get(runId) ?? byRun.set(runId, { events: [], entries: [] }).get(runId)!;
+    for (const event of events) of(event.metadata.stream_id).events.push(event);
+    for (const entry of entries) of(String(entry.body.run_id)).entries.push(entry);
     const created = runsCreatedIn(events);
-    await Promise.all([...byRun].map(([runId, runEvents]) => this.fold(runId, runEvents, { fresh: created.has(runId), holdMs: opts.holdMs })));
+    await Promise.all([...byRun].map(([runId, run]) => this.fold(runId, run, { fresh: created.has(runId), holdMs: opts.holdMs })));
   }
 
-  /** Folds one run's events into its row (kept in memory while the run is open, see FoldedRows). */
-  private async fold(runId: string, events: StoredEvent[], opts: { fresh: boolean; holdMs?: number }): Promise<void> {
+  /** Folds one run's events and chain entries into its row (kept in memory while the run is open, see FoldedRows). */
+  private async fold(runId: string, run: { events: StoredEvent[]; entries: ChainEntry[] }, opts: { fresh: boolean; holdMs?: number }): Promise<void> {
     let folded: Array<[string, RunSummary]> = [];
     await this.index.fold(runId, (current) => {
       folded = [];
       // Issue 23: only the run its owner wrote is indexed (a forged run is left out; audit coverage names it).
-      return evolveIndexedRun(current ?? initialRunSummary(runId), events, (type, after) => folded.push([type, after]));
+      return evolveLedgerRow(current, runId, run.events, run.entries, (type, after) => folded.push([type, after]));
     }, opts);
     // Counted here, once per event folded: every run kind passes through this one projection.
     for (const [type, summary] of folded) recordRunEvent(type, summary);
@@ -74,7 +77,7 @@ export class RunsIndexService {
     const cursor = q.cursor ? decodeCursor(q.cursor) : null;
     if (q.cursor && !cursor) throw new AppError('REQUEST.INVALID', 'The cursor is not one rl.runs.list returned.');
     if (q.since && q.until && Date.parse(q.since) >= Date.parse(q.until)) throw new AppError('REQUEST.INVALID', 'since must be before until.');
-    const rows = (await this.rowsFor(q)).filter(isListed).map(listedRow);
+    const rows = (await this.rowsWhere(storeFilter(q))).filter(isListedRun).map(listedRunOf);
     // A text search looks in error messages, so it needs them open; otherwise only the page's rows are opened.
     if (q.text) return pageRuns(await this.opened(rows), q, cursor);
     const page = pageRuns(rows, q, cursor);
@@ -91,20 +94,30 @@ export class RunsIndexService {
     return out;
   }
 
+  /** Run `id`'s row with its audit trail (rl.audit.query by run_id), or null. */
+  async row(id: string): Promise<LedgerRow | null> {
+    return (await this.rows.get(id))?.value ?? null;
+  }
+
+  /** The rows whose audit trail names run tree `rootRunId` (rl.audit.query by root_run_id). */
+  async rowsOfTree(rootRunId: string): Promise<LedgerRow[]> {
+    return (await this.rowsWhere({ audit_root_run_id: rootRunId })).filter((r) => r.audit_root_run_id === rootRunId);
+  }
+
   /**
-   * The rows a query may match (pageRuns applies the filter). A find on NATS KV reads every key, one get each (about
+   * The rows a query may match (the caller applies the filter). A find on NATS KV reads every key, one get each (about
    * 1–2 s for 10,000 runs on our machines), so there the rows come from a mirror that reads only what the bucket
    * stored since the last list; a list still sees every row written before it was asked. MongoDB filters itself.
    */
-  private async rowsFor(q: RunsListRequest): Promise<IndexedRun[]> {
-    if (!(this.store instanceof NatsKvDocumentStore) || !this.runtime) return (await this.rows.find(storeFilter(q))).map((d) => d.value);
+  private async rowsWhere(filter: Partial<Record<keyof LedgerRow, unknown>>): Promise<LedgerRow[]> {
+    if (!(this.store instanceof NatsKvDocumentStore) || !this.runtime) return (await this.rows.find(filter)).map((d) => d.value);
     const store = this.store;
     const nc = this.runtime.nc;
     if (!this.mirror) {
       // The get creates the bucket if nothing was indexed yet; a failed start is tried again by the next list.
       this.mirror = this.rows.get('created-on-first-use').then(() => {
         const { stream, subject } = store.storedAt(RUNS_INDEX, 'x');
-        return new KvMirror<IndexedRun>(nc, stream, subject.slice(0, -1));
+        return new KvMirror<LedgerRow>(nc, stream, subject.slice(0, -1));
       });
       this.mirror.catch(() => (this.mirror = undefined));
     }

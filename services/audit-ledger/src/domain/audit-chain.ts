@@ -1,5 +1,5 @@
 import type { StoredEvent } from '@runledger/event-log';
-import { ChainEntry, chainEntry, ChainEvent, dataDigest, LoggedAuditEvent, TERMINAL_EVENT_TYPES } from '@runledger/governance';
+import { ChainEntry, chainEntry, ChainEvent, dataDigest, LoggedAuditEvent } from '@runledger/governance';
 
 /** Events that enter the tamper-evident chain: authorisations, outcomes and every audited effect. */
 export const CHAINED_EVENT_TYPES: ReadonlySet<string> = new Set([
@@ -61,7 +61,12 @@ export function loggedAuditEvent(event: StoredEvent): LoggedAuditEvent | null {
   return { event_id: event.metadata.event_id, log_seq: event.seq, ...(event.index > 0 ? { log_index: event.index } : {}), data_sha256: dataDigest(event.data) };
 }
 
-/** The ledger's read models in the document store (`runledger replay` rebuilds them under the same names). */
+/**
+ * The ledger's read models in the document store (`runledger replay` rebuilds them under the same names). AUDIT_EVENTS
+ * is written no more (issue 22): releases before it kept a copy of each run's chained events there, which a data
+ * directory they wrote still holds and rl.audit.query still reads (see AuditTrails); a run's trail is now part of its
+ * runs-index row (LedgerRow).
+ */
 export const AUDIT_EVENTS = 'audit_events';
 export const AUDIT_DECISIONS = 'audit_decisions';
 
@@ -84,9 +89,16 @@ export function auditEventRow(entry: ChainEntry, data: unknown): AuditEventRow {
   };
 }
 
+/** The row of a chained event read back from the log, at its place in the chain: what auditEventRow made of it when it was chained. */
+export function auditEventRowOf(event: StoredEvent, chainSeq: number): AuditEventRow {
+  const md = event.metadata;
+  // The fields chainBodyOf records of the event, read from the event itself.
+  return { event_id: md.event_id, run_id: md.run_id ?? md.stream_id, root_run_id: md.root_run_id ?? null, type: event.type, chain_seq: chainSeq, recorded_at: md.recorded_at, data: event.data };
+}
+
 /**
- * The audit_events read-model row: one per run, its chained events in chain order. A run's audit trail is then one
- * get (and one write per batch), not a scan of every event row ever written.
+ * A run's audit trail as releases before issue 22 kept it in `audit_events`: its chained events in chain order, data
+ * copied. Still what replay folds to compare the live trails with, and what those releases' rows hold.
  */
 export interface RunAuditRow extends Record<string, unknown> {
   run_id: string;
@@ -94,13 +106,8 @@ export interface RunAuditRow extends Record<string, unknown> {
   events: AuditEventRow[];
 }
 
-/** A run's row with one more chained event (the same row when it holds the event already): live ingest and replay fold with this. */
+/** A run's row with one more chained event (the same row when it holds the event already): replay folds with this. */
 export function withAuditEvent(row: RunAuditRow | null, event: AuditEventRow): RunAuditRow {
   if (row?.events.some((e) => e.event_id === event.event_id)) return row;
   return { run_id: event.run_id, root_run_id: row?.root_run_id ?? event.root_run_id, events: [...(row?.events ?? []), event] };
-}
-
-/** Whether more chained events may still come for the run (its terminal event is not in yet). */
-export function auditRowOpen(row: RunAuditRow): boolean {
-  return !row.events.some((e) => TERMINAL_EVENT_TYPES.includes(e.type as (typeof TERMINAL_EVENT_TYPES)[number]));
 }

@@ -1,8 +1,9 @@
-import { auditRowOpen, withAuditEvent, type AuditEventRow } from './audit-chain';
+import type { StoredEvent } from '@runledger/event-log';
+import { auditEventRow, auditEventRowOf, evolveChain, withAuditEvent, type AuditEventRow } from './audit-chain';
 
 const event = (event_id: string, type: string, chain_seq: number): AuditEventRow => ({ event_id, run_id: 'run-1', root_run_id: 'root-1', type, chain_seq, recorded_at: '2026-11-25T00:00:00.000Z', data: {} });
 
-describe('audit_events rows: one per run, its chained events in chain order', () => {
+describe('audit trails: a run\'s chained events in chain order', () => {
   it('collects a run\'s chained events in order, once each (a redelivered event leaves the row as it was)', () => {
     const created = withAuditEvent(null, event('e1', 'RunCreated', 7));
     const authorised = withAuditEvent(created, event('e2', 'AuthzDecided', 9));
@@ -10,9 +11,13 @@ describe('audit_events rows: one per run, its chained events in chain order', ()
     expect(withAuditEvent(authorised, event('e1', 'RunCreated', 7))).toBe(authorised);
   });
 
-  it('a row stays open until the run\'s terminal event is in', () => {
-    const open = withAuditEvent(null, event('e1', 'RunCreated', 1));
-    expect(auditRowOpen(open)).toBe(true);
-    expect(auditRowOpen(withAuditEvent(open, event('e2', 'RunCompleted', 2)))).toBe(false);
+  it('Issue 22: an event read back from the log at its chain place is the row its chaining made (the trail keeps no copy of the log)', () => {
+    const md = (run: string, root?: string) => ({ event_id: `e-${run}`, stream_id: run, producer: 'decision', recorded_at: '2026-11-27T00:00:00.000Z', ...(root ? { root_run_id: root } : {}) });
+    const events = [
+      { subject: 'rl.log.run.decision.r1', type: 'RunCreated', data: { sealed: 'x' }, seq: 4, index: 0, metadata: md('r1', 'r1') },
+      { subject: 'rl.log.run.decision.r2', type: 'RunCompleted', data: { result: 1 }, seq: 5, index: 2, metadata: { ...md('r2'), run_id: 'r3' } },
+    ] as unknown as StoredEvent[];
+    const chain = events.reduce(evolveChain, []);
+    chain.forEach((entry, i) => expect(auditEventRowOf(events[i], entry.seq)).toEqual(auditEventRow(entry, events[i].data)));
   });
 });

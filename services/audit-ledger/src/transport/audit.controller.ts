@@ -2,7 +2,7 @@ import { Controller, Inject } from '@nestjs/common';
 import { Payload } from '@nestjs/microservices';
 import { AuditQueryDto, SUBJECTS } from '@runledger/contracts';
 import type { StoredEvent } from '@runledger/event-log';
-import { CachedDataKeys, DATA_KEYS, DeferredSettlement, LogConsumer, openDeep, RequestHandler, validateMessage } from '@runledger/messaging';
+import { CachedDataKeys, DATA_KEYS, DeferredSettlement, LogConsumer, openDeep, RequestHandler, validateEmptyMessage, validateMessage } from '@runledger/messaging';
 import { AuditLedgerService } from '../app/audit-ledger.service';
 import { LEDGER_DURABLE } from '../app/audit-ledger.service';
 import { AuditVerifier } from '../app/audit-verifier';
@@ -29,7 +29,8 @@ export class AuditController {
 
   /**
    * One consumer in log order (the chain's order is the log's order) feeds the chain and the runs index in one
-   * pass, in batches: each run event is delivered once, a batch's read-model rows are written together, and a row of
+   * pass, in batches: each run event is delivered once, a batch's read-model rows are written together (one per run:
+   * its summary and audit trail, issue 22), and a row of
    * a run still open is held up to ROW_HOLD_MS, so that a run that ends meanwhile is written once (issue 22); the
    * batch's deliveries are acked (each, in log order) once its rows are written; a row never written rejects the
    * settlement, so its batch is not acked (see FoldedRows, BatchSettler). Exclusive: with two ledger instances (a cluster) one consumes and the other stands by, so the order still holds.
@@ -37,9 +38,9 @@ export class AuditController {
   // rl.log.run.>: runs of both formats (rl.log.run.{run_id} before issue 23, rl.log.run.{owner}.{run_id} since).
   @LogConsumer('rl.log.run.>', { durable: LEDGER_DURABLE, batch: LEDGER_BATCH, lingerMs: LEDGER_LINGER_MS, exclusive: true })
   async onRunEvents(@Payload() events: StoredEvent[]): Promise<DeferredSettlement> {
-    await this.ledger.ingest(events, { holdMs: ROW_HOLD_MS });
-    await this.runsIndex.ingest(events, { holdMs: ROW_HOLD_MS });
-    return { settled: Promise.all([this.ledger.settled(), this.runsIndex.settled()]).then(() => undefined) };
+    const entries = await this.ledger.ingest(events);
+    await this.runsIndex.ingest(events, entries, { holdMs: ROW_HOLD_MS });
+    return { settled: this.runsIndex.settled() };
   }
 
   @RequestHandler(SUBJECTS.auditQuery)
@@ -48,18 +49,22 @@ export class AuditController {
     return openDeep(this.keys, await this.ledger.query(validateMessage(AuditQueryDto, raw)));
   }
 
+  // Empty requests (asyncapi): a body with fields is REQUEST.INVALID, not silently ignored.
   @RequestHandler(SUBJECTS.auditVerify)
-  verify() {
+  verify(@Payload() raw: unknown) {
+    validateEmptyMessage(raw);
     return this.verifier.verify();
   }
 
   @RequestHandler(SUBJECTS.auditHead)
-  head() {
+  head(@Payload() raw: unknown) {
+    validateEmptyMessage(raw);
     return this.verifier.head();
   }
 
   @RequestHandler(SUBJECTS.auditCoverage)
-  coverage() {
+  coverage(@Payload() raw: unknown) {
+    validateEmptyMessage(raw);
     return this.ledger.coverage();
   }
 }

@@ -1,0 +1,60 @@
+import type { StoredEvent } from '@runledger/event-log';
+import type { ChainEntry } from '@runledger/governance';
+import { evolveIndexedRun, type IndexedRun, initialRunSummary, isListed, listedRow, type RunSummary } from '@runledger/runs';
+
+/**
+ * Where one chained event of a run is: [chain_seq, log_seq, log_index, event_id]. The event itself (its type, time,
+ * run tree and data) is the log's: rl.audit.query reads it there (issue 22: the row keeps no copy of the log).
+ */
+export type AuditPointer = [chainSeq: number, logSeq: number, logIndex: number, eventId: string];
+
+/**
+ * The ledger's one row per run (issue 22), in `runs_index`: the run's summary for rl.runs.list (IndexedRun) and its
+ * audit trail for rl.audit.query, the chained events whose chain entry names the run, in chain order, each once. Both
+ * are folded from the same batch in one write; releases before issue 22 wrote the trail, data copied, to a second row
+ * (`audit_events`). A row whose run has no chained event yet has no trail fields.
+ */
+export type LedgerRow = IndexedRun & {
+  /** The first run tree named by the trail's events (as the `audit_events` row's `root_run_id`): rl.audit.query by root_run_id finds rows by it. */
+  audit_root_run_id?: string | null;
+  audit_trail?: AuditPointer[];
+};
+
+/** The row with one more chained event (the same row when it holds the event already). */
+export function withChainEntry(row: LedgerRow, entry: ChainEntry): LedgerRow {
+  const trail = row.audit_trail ?? [];
+  if (trail.some((p) => p[3] === entry.event_id)) return row;
+  const pointer: AuditPointer = [entry.seq, Number(entry.body.log_seq), Number(entry.body.log_index ?? 0), entry.event_id];
+  return { ...row, audit_root_run_id: row.audit_root_run_id ?? (entry.body.root_run_id as string | undefined) ?? null, audit_trail: [...trail, pointer] };
+}
+
+/**
+ * Folds into run `id`'s row its run events (log order, whole commits: `events` of the stream `id`) and the chain
+ * entries that name it (the same row when nothing changed). Live ingest and replay fold with this.
+ * `folded`: each event folded into the summary.
+ */
+export function evolveLedgerRow(row: LedgerRow | null, id: string, events: readonly StoredEvent[], entries: readonly ChainEntry[], folded?: (type: string, after: RunSummary) => void): LedgerRow {
+  const start = row ?? initialRunSummary(id);
+  // evolveIndexedRun keeps the row's other fields (the trail) as they were.
+  const indexed = events.length ? (evolveIndexedRun(start, events, folded) as LedgerRow) : start;
+  return entries.reduce(withChainEntry, indexed);
+}
+
+/**
+ * Whether rl.runs.list lists the row: a run its owner wrote (isListed), and a run at all: a row holding only chain
+ * entries that name its id from another run's events (no event of its own folded, no ownership track) is none.
+ */
+export function isListedRun(row: LedgerRow): boolean {
+  return isListed(row) && !(row.audit_trail && row.ownership === undefined && row.event_count === 0);
+}
+
+/** The row without its audit trail: what the runs index compares and lists. */
+export function indexedRunOf(row: LedgerRow): IndexedRun {
+  const { audit_root_run_id: _root, audit_trail: _trail, ...indexed } = row;
+  return indexed;
+}
+
+/** The row as rl.runs.list answers it (the wire RunSummary). */
+export function listedRunOf(row: LedgerRow): RunSummary {
+  return listedRow(indexedRunOf(row));
+}
