@@ -2,21 +2,27 @@
 /**
  * runledger <command> …  — operator and user commands against a running stack (NATS_URL, default the local stack at nats://127.0.0.1:4322).
  * `runledger <command> --help` prints that command's usage, with the values its options take.
- *   chat  --user <id> [--conversation <uuid>]   talk to the task assistant
+ *   chat  --user <id> [--conversation <uuid>]   talk to the task assistant (as the caller)
  *   audit verify [--anchor w.json | --file chain.jsonl]  verify the audit hash chain (live, against a witness, or an exported copy)
  *   audit anchor export [--out w.json]         a witness copy of the signed head and the log's identity, kept outside the cluster
+ *   audit export [--out chain.jsonl]           export the audit chain (to stdout without --out)
+ *   audit head [--out head.json]               the signed checkpoint of the chain's head, with its public key
+ *   audit coverage                             runs missing an authz decision, an outcome or an effect audit event
  *   erase --user ID | --case ID                destroy a user's or a case's data key (sealed data then reads as erased)
- *   audit export > chain.jsonl                 export the audit chain
  *   agent --config <file> --prompt "<text>"      run one agent session (contract 002) and print its final report
- *   agent --agent <profile-id> --prompt "<text>" the same, run by the decision service over the bus
+ *   agent --agent <profile-id> --prompt "<text>" [--request-id ID]  the same, run by the decision service over the bus (as the caller)
  *   runs list|show|tail|cancel|fork …          find, inspect, follow, cancel and fork runs
- *   deadletters list|retry …                   poison messages and their retry
+ *   deadletters list|show|retry …              poison messages, one with its payload, and their retry
  *   approvals list|answer …                    campaign items waiting for a person, and the decision on one
  *   console [--port N]                         the operator console in a browser (loopback, signed in by a printed URL)
  *   replay [--policy DIR]                      rebuild every read model and compare; or a what-if under another policy
  * Exit codes: 0 done; 1 the stack refused the request (its stable error code is printed) or a check failed (a chain
  * that does not verify, a replay with differences); 2 usage (an unknown command or option, a missing or malformed
- * value); 3 the stack cannot be reached; 4 an unknown agent (agent --agent).
+ * value, a --creds file or --context that does not exist); 3 the stack cannot be reached, refused the credentials or
+ * does not permit this identity the command; agent keeps its contract's codes (4 invalid arguments or an unknown
+ * agent, 5 a schema that does not compile).
+ * On the local stack each command connects as the identity `npm start` wrote for it (.data/credentials): chat and
+ * agent --agent as caller, erase and replay as admin, the others as operator; --creds names another.
  * Each command lives in scripts/cli/<command>.ts and is loaded through @swc-node/register so it can use the libs.
  */
 const path = require('node:path');
@@ -37,7 +43,7 @@ if (command === undefined || command === 'help' || command === '--help' || comma
   return;
 }
 if (!commands[command]) {
-  process.stderr.write(`unknown command ${command}\n\n${headerUsage(__filename)}`);
+  process.stderr.write(`unknown command '${command}'\n\n${headerUsage(__filename)}`);
   process.exit(2);
 }
 process.env.SWC_NODE_PROJECT ??= path.join(__dirname, '..', 'tsconfig.json');

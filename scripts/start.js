@@ -71,13 +71,32 @@ async function main() {
       `  terminal chat  : npm run chat -- --user alice${nats ? ` --creds ${rel('caller')}` : ''}\n` +
       `  audit verify   : npm run runledger -- audit verify${nats ? ` --creds ${rel('operator')}` : ''}\n` +
       `  web console    : npm run runledger -- console (http://127.0.0.1:4380, prints its sign-in URL; as the operator)\n` +
-      `  runs / audit   : rl.runs.get, rl.audit.query, rl.audit.verify, rl.audit.coverage\n` +
-      `  health (http)  : ${ports}\n`,
+      `  agent requests : ${callerSubjects()} (as the caller)\n` +
+      `  runs / audit   : rl.runs.get, rl.audit.query, rl.audit.verify, rl.audit.coverage (as the operator)\n` +
+      `  health (http)  : ${ports}\n` +
+      '  Ctrl-C stops the services and nats-server (a few seconds); .data keeps the log and the credentials\n',
     );
   } catch (err) {
     process.stderr.write(`failed to start: ${err.message}\n`);
     await stopAll(1);
   }
+}
+
+/**
+ * The subjects a caller may ask, from the permissions table (`call: [caller]`), grouped by their stem:
+ * agents.session.start|get. `{caller}` is the caller's own name, `caller` on this stack.
+ */
+function callerSubjects() {
+  const { loadTable } = require('./lib/permissions');
+  const stems = new Map();
+  for (const [address, rule] of Object.entries(loadTable().requests)) {
+    if (!(rule.call ?? []).includes('caller')) continue;
+    const subject = address.replace('{caller}', 'caller');
+    const cut = subject.lastIndexOf('.');
+    const stem = subject.slice(0, cut);
+    stems.set(stem, [...(stems.get(stem) ?? []), subject.slice(cut + 1)]);
+  }
+  return [...stems].map(([stem, last]) => `${stem}.${last.join('|')}`).join(', ');
 }
 
 main();

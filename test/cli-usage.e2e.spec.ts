@@ -5,6 +5,7 @@
  */
 import { spawn } from 'node:child_process';
 import path from 'node:path';
+import { errorText, eventDetail, table } from '../scripts/cli/format';
 import { CliResult, runCli } from './support/cli';
 
 jest.setTimeout(120_000);
@@ -37,7 +38,7 @@ describe('Issue 25 CLI: help, usage errors and exit codes', () => {
     expect(none.stderr).toContain('runledger <command>');
     const unknown = await cli('explode');
     expect(unknown).toMatchObject({ code: 2, stdout: '' });
-    expect(unknown.stderr).toMatch(/^unknown command explode\n/);
+    expect(unknown.stderr).toMatch(/^unknown command 'explode'\n/);
   });
 
   it('Issue 25 CLI: --help on every command and subcommand prints its usage and exits 0, without reaching for the stack', async () => {
@@ -75,6 +76,41 @@ describe('Issue 25 CLI: help, usage errors and exit codes', () => {
     const chat = await cli('chat');
     expect(chat).toMatchObject({ code: 2 });
     expect(chat.stderr).toContain('--user is required');
+  });
+
+  it('Probe findings, CLI help and README agree: every command is listed, agent --help has the bus mode, audit --help its exit codes', async () => {
+    const top = (await cli('--help')).stdout;
+    for (const line of ['audit export [--out chain.jsonl]', 'audit head [--out head.json]', 'audit coverage', 'deadletters list|show|retry', 'agent --agent <profile-id> --prompt "<text>" [--request-id ID]']) expect(top).toContain(line);
+    const agent = await cli('agent', '--help');
+    expect(agent).toMatchObject({ code: 0, stderr: '' });
+    for (const part of ['runledger agent --config <file>', 'runledger agent --agent <profile-id>', '--request-id ID', 'exit codes: 0 success']) expect(agent.stdout).toContain(part);
+    expect((await cli('agent', '--agent', 'x', '--help')).stdout).toContain('runledger agent --agent <profile-id>');
+    expect((await cli('audit', '--help')).stdout).toMatch(/exit codes: 0 chain intact.*2 usage.*3 the stack cannot be reached/s);
+  });
+
+  it('Probe findings, usage errors say what is wrong before the usage (exit 2): an unknown subcommand, a missing value, a credentials file that does not exist', async () => {
+    for (const [args, first] of [
+      [['runs', 'lsit'], "unknown command 'lsit'"], [['audit', 'frob'], "unknown command 'frob'"], [['deadletters', 'frob'], "unknown command 'frob'"],
+      [['approvals'], 'a command is needed'], [['runs', 'list', '--user'], '--user needs a value'],
+      [['runs', 'list', '--creds', '/nonexistent.nk'], 'credentials file /nonexistent.nk not found'],
+      [['audit', 'head', '--creds', '/nonexistent.nk'], 'credentials file /nonexistent.nk not found'],
+      [['chat', '--user', 'a', '--creds', '/nonexistent.nk'], 'runledger chat: credentials file /nonexistent.nk not found'],
+    ] as Array<[string[], string]>) {
+      const r = await cli(...args);
+      expect({ args, code: r.code, first: r.stderr.split('\n')[0] }).toEqual({ args, code: 2, first });
+    }
+  });
+
+  it('Probe findings, one formatter for runs tail and runs show: a sealed message is "[sealed]" (never [object Object]), a session error shows its kind, long cells are cut', () => {
+    const sealed = { sealed: 'aes-256-gcm/v1', owner: 'case.x', iv: 'i', tag: 't', ciphertext: 'c' };
+    expect(eventDetail({ type: 'RunFailed', data: { error: { error_code: 'TOOL.FAILED', message: sealed } } })).toBe(' TOOL.FAILED: [sealed]');
+    expect(eventDetail({ type: 'RunFailed', data: { error: { error_code: 'TOOL.FAILED', message: 'The tool failed.' } } })).toBe(' TOOL.FAILED: The tool failed.');
+    expect(eventDetail({ type: 'RunFailed', data: { error: { error_code: 'X', message: { erased: true } } } })).toBe(' X: [erased]');
+    expect(eventDetail({ type: 'SessionFinished', data: { success: false, error: { kind: 'model_error', message: 'target openai/x failed' } } })).toBe(' model_error: target openai/x failed');
+    expect(errorText({ error_code: 'RUN.ABANDONED', message: 'no worker' })).toBe('RUN.ABANDONED: no worker');
+    const rows = table(['USER', 'STATUS'], [['u'.repeat(257), 'failed'], ['bob', 'completed']]).split('\n');
+    expect(rows[1]).toBe(`${'u'.repeat(39)}…  failed`);
+    expect(rows[2]).toBe(`bob${' '.repeat(37)}  completed`);
   });
 
   it('Issue 25 CLI: scripts/chaos.js --help and npm run bench -- --help print their usage and exit 0 (no fault suite, no benchmark); an unknown option is exit 2', async () => {

@@ -275,5 +275,14 @@ describe('Issue 7 agent sessions over the bus (agents.session.start)', () => {
     expect(unknown.err).toContain('REQUEST.INVALID');
     const unreachable = await run(['--server', 'nats://127.0.0.1:1', '--agent', 'researcher', '--prompt', 'hi']);
     expect(unreachable.code).toBe(3);
+    // Probe finding: sessions are started by callers; the operator is refused (3) with a hint naming the caller's
+    // credentials, and a credentials file that does not exist is an invalid argument (4), said before connecting.
+    const operator = stack.cliEnv('operator');
+    const refusals: string[] = [];
+    const asOperator = await agentCli(['--server', stack.url, '--creds', operator.NATS_CREDS!, '--inbox-prefix', operator.NATS_INBOX_PREFIX!, '--agent', 'researcher', '--prompt', 'hi'], { cwd: process.cwd(), env: {}, stdout: () => undefined, stderr: (t) => void refusals.push(t) });
+    expect(asOperator).toBe(3);
+    expect(refusals.join('')).toMatch(/refused: .*agents\.session\.start.*--creds with the caller's credentials \(\.data\/credentials\/caller\.nk/);
+    const missing = await run(['--server', 'nats://127.0.0.1:1', '--creds', '/nonexistent.nk', '--agent', 'researcher', '--prompt', 'hi']);
+    expect(missing).toMatchObject({ code: 4, err: 'runledger agent: credentials file /nonexistent.nk not found\n' });
   });
 });

@@ -3,13 +3,15 @@
  * service over the bus (agents.session.start): the session is an `agent` run on the log, its tools go through the
  * tool gateway, and it survives a crash of the service. Prints the final report (or the whole reply with --json).
  *
- * Exit codes (§2): 0 success, 1 session failure, 3 the stack is not reachable or refused the credentials,
- * 4 invalid arguments or a refused request (unknown agent …), 5 the agent's output schema does not compile.
+ * On the local stack it connects as the caller identity `npm start` wrote (.data/credentials/caller.nk): sessions are
+ * started by callers. Exit codes (§2): 0 success, 1 session failure, 3 the stack is not reachable or refused the
+ * credentials, 4 invalid arguments (a credentials file that does not exist too) or a refused request (unknown agent
+ * …), 5 the agent's output schema does not compile.
  */
 import type { NatsConnection } from '@nats-io/transport-node';
 import type { SessionReply } from '@runledger/contracts';
 import { decodeReply, encodeJson } from '@runledger/messaging';
-import { connectCli, ConnectionRefused, ConnectionUsageError, parseConnectionFlags, unansweredRequest } from './connection';
+import { connectCli, ConnectionRefused, ConnectionSettingInvalid, ConnectionUsageError, parseConnectionFlags, unansweredRequest } from './connection';
 
 export interface BusIo {
   readonly stdout: (text: string) => void;
@@ -63,11 +65,13 @@ export async function runOverBus(args: string[], io: BusIo): Promise<number> {
   }
   let nc: NatsConnection;
   try {
-    nc = await connectCli(connection.flags, 'runledger-agent');
+    // Sessions are started by callers (agents.session.start): on the local stack, as the caller identity.
+    nc = await connectCli(connection.flags, 'runledger-agent', 'caller');
   } catch (e) {
     if (!(e instanceof ConnectionRefused)) throw e;
     io.stderr(`runledger agent: ${e.message}\n`);
-    return 3;
+    // A credentials file or context that does not exist is an invalid argument (§2: exit 4), not a refusal.
+    return e instanceof ConnectionSettingInvalid ? 4 : 3;
   }
   try {
     const request = { agent: opts.agent, prompt: opts.prompt, ...(opts.requestId ? { request_id: opts.requestId } : {}), ...(opts.version ? { version: opts.version } : {}) };

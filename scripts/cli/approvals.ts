@@ -11,7 +11,7 @@ import type { StoredEvent } from '@runledger/event-log';
 import { CONNECTION_USAGE } from './connection';
 import { LogFold } from './log-fold';
 import { table, time } from './format';
-import { ask, CliError, json, parseArgs, runCommand, str, withConnection } from './operator';
+import { ask, CliError, unknownCommand, json, parseArgs, runCommand, str, withConnection } from './operator';
 
 export const USAGE = `usage: runledger approvals list [--json]
        runledger approvals answer CAMPAIGN_ID ITEM_ID (--approve | --reject) [--reason TEXT] [--approver ID] [--role ROLE] [--json]
@@ -108,6 +108,6 @@ export function main(args: string[]): Promise<number> {
         return 0;
       });
     }
-    throw new CliError(USAGE, 2);
+    throw unknownCommand(sub, USAGE);
   });
 }

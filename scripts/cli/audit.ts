@@ -34,10 +34,19 @@ import { LOG_KINDS, SUBJECTS } from '../../libs/contracts/src/subjects';
 import { auditKeyFile, publicKeyFileOf, trustedKeys } from '../../libs/messaging/src/audit-keys';
 import { decodeReply, encodeJson } from '../../libs/messaging/src/codec';
 import { CliConnectionFlags, connectCli, CONNECTION_USAGE, ConnectionRefused, ConnectionUsageError, parseConnectionFlags, unansweredRequest } from './connection';
+import { unknownCommand } from './operator';
 import { scanLog } from './progress';
 import { servedRunEvents, type OwnedEvent } from '../../libs/runs/src/domain/run-ownership';
 
-export const USAGE = `usage: runledger audit verify [--anchor witness.json | --file chain.jsonl [--public-key key.pem] [--head head.json]] | runledger audit export [--out chain.jsonl] | runledger audit head [--out head.json] | runledger audit anchor export [--out witness.json] | runledger audit coverage [--json]   ${CONNECTION_USAGE}`;
+export const USAGE = `usage: runledger audit verify [--anchor witness.json | --file chain.jsonl [--public-key key.pem] [--head head.json]]
+       runledger audit export [--out chain.jsonl]      (stdout without --out)
+       runledger audit head [--out head.json]
+       runledger audit anchor export [--out witness.json]
+       runledger audit coverage [--json]
+       ${CONNECTION_USAGE}
+exit codes: 0 chain intact (coverage: nothing missing), 1 chain broken (coverage: a run misses a record) or the stack
+refused the request (its error code is printed), 2 usage or unreadable input, 3 the stack cannot be reached or refused
+this identity`;
 const CHAIN_SUBJECT = aggregateRef(LOG_KINDS.audit, 'chain');
 
 /** What each break means, for the operator reading the report. */
@@ -79,7 +88,7 @@ export async function main(args: string[]): Promise<number> {
     if (sub === 'verify') return opts.file ? verifyFile({ ...opts, file: opts.file }) : await verifyLive(parsed.flags, opts.anchor);
     if (sub === 'export') return await exportChain(opts.out, parsed.flags);
     if (sub === 'head') return await head(opts.out, parsed.flags);
-    throw new CliError(USAGE, 2);
+    throw new CliError(unknownCommand(sub, USAGE).message, 2);
   } catch (err) {
     if (err instanceof ConnectionRefused) {
       process.stderr.write(`${err.message}\n`);
@@ -146,7 +155,7 @@ async function askLedger(subject: string, flags: CliConnectionFlags, timeout: nu
       throw new CliError(unansweredRequest(subject, err, 'the audit-ledger'), 3);
     });
     const reply = decodeReply(msg.data, msg.headers);
-    if (!reply.ok) throw new CliError(`${subject} failed: ${reply.error.code} ${reply.error.message}`, 3);
+    if (!reply.ok) throw new CliError(`${subject} failed: ${reply.error.code} ${reply.error.message}`, 1);
     return reply.body;
   } finally {
     await nc.close();

@@ -10,7 +10,7 @@ import { NatsConnection, RequestError } from '@nats-io/transport-node';
 // Imported by path, not through @runledger/contracts: the package index loads every DTO and validator,
 // which a terminal client does not need at start-up.
 import { SUBJECTS } from '../../libs/contracts/src/subjects';
-import { CliConnectionFlags, connectCli, CONNECTION_USAGE, ConnectionRefused, ConnectionUsageError, parseConnectionFlags, unansweredRequest } from './connection';
+import { CliConnectionFlags, connectCli, CONNECTION_USAGE, ConnectionRefused, ConnectionSettingInvalid, ConnectionUsageError, parseConnectionFlags, unansweredRequest } from './connection';
 
 const USAGE = `usage: runledger chat --user <id> [--conversation <uuid>] ${CONNECTION_USAGE}\n  (or: npm run chat -- --user <id>)\n`;
 const NOT_RUNNING = 'Runledger is not running: start it with npm start\n';
@@ -126,6 +126,10 @@ export async function main(args: string[]): Promise<number> {
     nc = await connectCli(connection.flags, 'runledger-chat', 'caller');
   } catch (err) {
     if (!(err instanceof ConnectionRefused)) throw err;
+    if (err instanceof ConnectionSettingInvalid) {
+      process.stderr.write(`runledger chat: ${err.message}\n${USAGE}`);
+      return 2;
+    }
     process.stderr.write(/refused these credentials/.test(err.message) ? `${err.message}\n` : NOT_RUNNING);
     return 3;
   }

@@ -7,7 +7,8 @@
  *   --context NAME | NATS_CONTEXT      a `nats` CLI context (~/.config/nats/context/NAME.json: url, creds, user, password)
  * Servers: --server URL | NATS_URL | the context's url | nats://127.0.0.1:4322 (the nats-server `npm start` runs).
  * Against that local server with no credentials given, the command uses the identity `npm start` generated for
- * its kind of user (.data/credentials/caller.nk for chat, operator.nk for operator commands), when present.
+ * its kind of user (.data/credentials/caller.nk for chat and agent --agent, which callers start; admin.nk for erase
+ * and replay; operator.nk for the other operator commands), when present.
  * Replies come back on the identity's own inbox prefix (--inbox-prefix | NATS_INBOX_PREFIX | the context's
  * inbox_prefix), because a least-privilege server lets each identity subscribe only to its own replies.
  */
@@ -34,7 +35,12 @@ export interface CliConnectionFlags {
 
 /** Raised when the stack cannot be used; `exitCode` is what the command exits with (3: not reachable or refused). */
 export class ConnectionRefused extends Error {
-  readonly exitCode = 3;
+  readonly exitCode: number = 3;
+}
+
+/** A connection setting that names nothing usable (a credentials file or context that does not exist): exit 2, a wrong value. */
+export class ConnectionSettingInvalid extends ConnectionRefused {
+  override readonly exitCode: number = 2;
 }
 
 const FLAG_NAMES: Record<string, keyof CliConnectionFlags> = {
@@ -77,11 +83,11 @@ interface NatsContextFile {
 
 function readContext(name: string): NatsContextFile {
   const file = name.endsWith('.json') ? name : path.join(process.env.XDG_CONFIG_HOME ?? path.join(homedir(), '.config'), 'nats', 'context', `${name}.json`);
-  if (!existsSync(file)) throw new ConnectionRefused(`NATS context "${name}" not found (${file})`);
+  if (!existsSync(file)) throw new ConnectionSettingInvalid(`NATS context "${name}" not found (${file})`);
   try {
     return JSON.parse(readFileSync(file, 'utf8')) as NatsContextFile;
   } catch {
-    throw new ConnectionRefused(`NATS context file ${file} is not valid JSON`);
+    throw new ConnectionSettingInvalid(`NATS context file ${file} is not valid JSON`);
   }
 }
 
@@ -102,7 +108,7 @@ function authOptions(settings: CliConnectionFlags): Partial<ConnectionOptions> {
   try {
     return identityOptions({ creds: settings.creds, user: settings.user, password: settings.password, inboxPrefix: settings.inboxPrefix });
   } catch (err) {
-    if (err instanceof CredentialsMissingError) throw new ConnectionRefused(err.message);
+    if (err instanceof CredentialsMissingError) throw new ConnectionSettingInvalid(err.message);
     throw err;
   }
 }
@@ -115,6 +121,17 @@ function localDefaultCreds(settings: CliConnectionFlags, identity: LocalIdentity
 }
 
 export type LocalIdentity = 'caller' | 'operator' | 'admin';
+
+/**
+ * Which of the local identities may ask `subject`, as the permissions table says (`requests.<address>.call`): the
+ * agent entry points are callers', approvals and the rl.runs/rl.audit subjects operators'. Read only for a refusal.
+ */
+export function identityFor(subject: string): LocalIdentity {
+  const table = (require('../lib/permissions.js') as { loadTable(): { requests: Record<string, { call?: string[] }> } }).loadTable();
+  const matches = (address: string) => address.split('.').length === subject.split('.').length && address.split('.').every((t, i) => t.startsWith('{') || t === subject.split('.')[i]);
+  const call = Object.entries(table.requests).find(([address]) => matches(address))?.[1].call ?? [];
+  return call.includes('caller') ? 'caller' : 'operator';
+}
 
 /**
  * Connects as the identity the flags and environment name (or, on the local stack, as `defaultIdentity`);
@@ -148,7 +165,7 @@ export async function connectCli(flags: CliConnectionFlags, name = 'runledger-cl
 export function unansweredRequest(subject: string, err: unknown, service = 'the stack'): string {
   const message = (err as Error)?.message ?? String(err);
   if (/permissions violation/i.test(message)) {
-    return `refused: this identity is not permitted to ask ${subject} (see deploy/nats/permissions.yaml); connect as an identity that may, e.g. --creds with the operator's credentials`;
+    return `refused: this identity is not permitted to ask ${subject} (see deploy/nats/permissions.yaml); connect as an identity that may, e.g. --creds with the ${identityFor(subject)}'s credentials (.data/credentials/${identityFor(subject)}.nk on the local stack)`;
   }
   if (/no responders|503/i.test(message)) return `nobody answers ${subject}: is ${service} running?`;
   return `${subject} did not answer (${message}); is ${service} running?`;

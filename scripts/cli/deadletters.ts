@@ -10,7 +10,7 @@ import type { DeadLetter, DeadLettersListResult } from '../../libs/contracts/src
 import { SUBJECTS } from '../../libs/contracts/src/subjects';
 import { CONNECTION_USAGE } from './connection';
 import { table, time } from './format';
-import { ask, CliError, json, parseArgs, runCommand, str, withConnection } from './operator';
+import { ask, CliError, unknownCommand, json, parseArgs, runCommand, str, withConnection } from './operator';
 
 export const USAGE = `usage: runledger deadletters list [--durable NAME] [--json]
        runledger deadletters show ID [--json]
@@ -54,7 +54,7 @@ export function main(args: string[]): Promise<number> {
         return 0;
       });
     }
-    throw new CliError(USAGE, 2);
+    throw unknownCommand(sub, USAGE);
   });
 }
 

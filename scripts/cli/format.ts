@@ -11,7 +11,14 @@ export function duration(ms: number | null | undefined): string {
 /** `2026-11-24T07:01:02.345Z` → `2026-11-24 07:01:02` (UTC, as recorded). */
 export const time = (iso: string | null | undefined): string => (iso ? iso.replace('T', ' ').slice(0, 19) : '-');
 
-export function table(headers: string[], rows: string[][]): string {
+/** Widest a table cell is shown (ids are 36): a longer value (a 257-character user id) is cut with an ellipsis, `--json` has it whole. */
+export const CELL_MAX = 40;
+
+export const clip = (text: string, max = CELL_MAX): string => (text.length > max ? `${text.slice(0, max - 1)}…` : text);
+
+/** Aligned columns; every column but the last (which stretches nothing) is cut at CELL_MAX characters. */
+export function table(headers: string[], cells: string[][]): string {
+  const rows = cells.map((r) => r.map((c, i) => (i === r.length - 1 ? c : clip(c ?? ''))));
   const widths = headers.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
   const line = (cells: string[]) => cells.map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i]))).join('  ').trimEnd();
   return [line(headers), ...rows.map(line)].join('\n') + '\n';
@@ -22,15 +29,40 @@ export function jaegerLink(traceId: string | null | undefined): string | null {
   return traceId && base ? `${base.replace(/\/$/, '')}/trace/${traceId}` : null;
 }
 
+/**
+ * A recorded text as a person reads it. The log holds personal text sealed (README "Erasure"): the live feed and the
+ * log as stored give the sealed value, which only a service holding the key opens (rl.runs.get does); an erased
+ * owner's value reads as erased.
+ */
+export function recordedText(value: unknown): string {
+  if (typeof value === 'string') return value;
+  if (value === undefined || value === null) return '';
+  if (typeof value === 'object' && 'sealed' in value) return '[sealed]';
+  if (typeof value === 'object' && (value as { erased?: unknown }).erased === true) return '[erased]';
+  return JSON.stringify(value);
+}
+
+/** A recorded error (a run's `error_code`, a session's `kind`) and its message: `CODE: message`. */
+export function errorText(error: unknown): string {
+  if (typeof error !== 'object' || error === null || 'sealed' in error) return recordedText(error);
+  const err = error as { error_code?: unknown; code?: unknown; kind?: unknown; message?: unknown };
+  const code = err.error_code ?? err.code ?? err.kind;
+  const message = recordedText(err.message);
+  return [typeof code === 'string' ? code : '', message].filter(Boolean).join(': ');
+}
+
+/** Whether an event's error message is sealed (the log as stored): the caller may ask rl.runs.get, which opens it. */
+export const sealedErrorOf = (e: { data: unknown }): boolean => recordedText(((e.data ?? {}) as { error?: { message?: unknown } }).error?.message) === '[sealed]';
+
 /** The one fact of an event an operator reads first. */
 export function eventDetail(e: { type: string; data: unknown }): string {
   const d = (e.data ?? {}) as Record<string, unknown>;
-  const err = d.error as { error_code?: string; message?: string } | undefined;
+
   if (e.type === 'AuthzDecided') return ` ${d.decision}${d.lane ? ` lane ${d.lane}` : ''}${d.action ? ` ${d.action}` : ''}${d.code ? ` (${d.code})` : ''}`;
   if (e.type === 'StepCompleted') return ` ${d.step_id}`;
   if (e.type === 'ToolCallRequested' || e.type === 'ToolCallRecorded') return ` ${d.tool_name ?? d.call_id}${d.status ? ` ${d.status}` : ''}`;
   if (e.type === 'ChildRunStarted') return ` ${d.agent_name} ${d.child_run_id}`;
-  if (err) return ` ${err.error_code}: ${err.message}`;
+  if (d.error !== undefined && d.error !== null) return ` ${errorText(d.error)}`;
   if (e.type === 'RunCancelled' || e.type === 'RunCancelRequested') return ` ${d.reason ?? ''}`;
   return '';
 }

@@ -51,6 +51,11 @@ export function parseArgs(args: string[], spec: { valued: string[]; switches: st
   return { conn: parsed.flags, positional, flags };
 }
 
+/** A missing or unknown subcommand: said first, then the usage (exit 2). */
+export function unknownCommand(sub: string | undefined, usage: string): CliError {
+  return new CliError(`${sub === undefined ? 'a command is needed' : `unknown command '${sub}'`}\n${usage}`, 2);
+}
+
 export const str = (p: ParsedArgs, name: string): string | undefined => {
   const v = p.flags.get(name);
   return typeof v === 'string' ? v : undefined;

@@ -8,7 +8,9 @@ import type { NatsConnection } from '@nats-io/transport-node';
 import { jetstream, jetstreamManager, type JetStreamManager } from '@nats-io/jetstream';
 import { EventLog, LIVE_RUN_PREFIX, liveEvents, LOG_STREAM, LOG_SUBJECT_PREFIX, tryStoredEvents, type StoredEvent } from '@runledger/event-log';
 import { evolveRunSummary, initialRunSummary, RunSummary } from '../../libs/runs/src/domain/run-summary';
-import { eventDetail, time } from './format';
+import { SUBJECTS } from '../../libs/contracts/src/subjects';
+import { eventDetail, sealedErrorOf, time } from './format';
+import { ask } from './operator';
 
 export interface TailOptions {
   agent?: string;
@@ -29,6 +31,16 @@ export function tailMatches(s: RunSummary, e: { type: string }, o: TailOptions):
   if (o.user && s.user_id !== o.user) return false;
   if (o.failed) return s.failed && (e.type === 'RunFailed' || e.type === 'RunDenied');
   return o.events || LIFECYCLE.has(e.type);
+}
+
+/**
+ * The event's detail as `runs show` prints it: a run's failure text is sealed on the log (the operator holds no data
+ * keys), so it is read from rl.runs.get, which opens it, as `runs show` does; if that is not answered, it stays "[sealed]".
+ */
+async function detailOpened(nc: NatsConnection, event: StoredEvent): Promise<string> {
+  if (event.type !== 'RunFailed' || !sealedErrorOf(event)) return eventDetail(event);
+  const run = await ask<{ error?: unknown }>(nc, SUBJECTS.runsGet, { run_id: event.metadata.stream_id }, 5_000).catch(() => null);
+  return run?.error ? eventDetail({ ...event, data: { ...(event.data as object), error: run.error } }) : eventDetail(event);
 }
 
 /** How far before its own start a tail begins: the moment it was asked includes the shell starting the process. */
@@ -59,7 +71,7 @@ export async function tailRuns(nc: NatsConnection, o: TailOptions, since = new D
     runs.set(runId, summary);
     if (!tailMatches(summary, event, o)) return;
     if (o.json) process.stdout.write(`${JSON.stringify({ run_id: runId, seq: event.seq, index: event.index, type: event.type, recorded_at: event.metadata.recorded_at, data: event.data, run: summary })}\n`);
-    else process.stdout.write(`${time(event.metadata.recorded_at)}  ${runId}  ${summary.agent_name ?? '-'}  ${event.type}${eventDetail(event)}\n`);
+    else process.stdout.write(`${time(event.metadata.recorded_at)}  ${runId}  ${summary.agent_name ?? '-'}  ${event.type}${await detailOpened(nc, event)}\n`);
   };
 
   // The tail follows from the moment it was asked (the process's start, less a second), not from when it got connected: what was

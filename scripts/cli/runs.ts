@@ -16,8 +16,8 @@ import type { RunCancelResult, RunsListRequest, RunsListResult, RunSummary } fro
 import { SUBJECTS } from '../../libs/contracts/src/subjects';
 import { isTerminalStatus } from '../../libs/governance/src/lifecycle/run-lifecycle';
 import { CONNECTION_USAGE } from './connection';
-import { duration, eventDetail, jaegerLink, table, time } from './format';
-import { ask, CliError, intFlag, json, parseArgs, ParsedArgs, runCommand, str, withConnection } from './operator';
+import { duration, errorText, eventDetail, jaegerLink, table, time } from './format';
+import { ask, CliError, unknownCommand, intFlag, json, parseArgs, ParsedArgs, runCommand, str, withConnection } from './operator';
 
 /*
  * Each subcommand's module is loaded when it is asked for (a `runs list` starts without the live-feed follower, the
@@ -68,7 +68,7 @@ const SPEC = {
 export function main(args: string[]): Promise<number> {
   return runCommand(async () => {
     const [sub, ...rest] = args;
-    if (!sub || !(sub in SPEC)) throw new CliError(USAGE, 2);
+    if (!sub || !(sub in SPEC)) throw unknownCommand(sub, USAGE);
     const spec = SPEC[sub as keyof typeof SPEC];
     const p = parseArgs(rest, { valued: [...spec.valued], switches: [...spec.switches] }, USAGE);
     if (sub === 'list') {
@@ -214,7 +214,7 @@ function renderTree(node: RunNode, indent: string, out: string[]): void {
   const started = r.created_at ? Date.parse(r.created_at) : NaN;
   const ended = r.updated_at ? Date.parse(r.updated_at) : NaN;
   const head = [`run ${r.run_id}`, r.run?.agent_name ?? '-', r.run?.run_kind ?? '-', r.status, duration(Number.isNaN(ended - started) ? null : ended - started)];
-  if (r.error) head.push(`${r.error.error_code}: ${r.error.message}`);
+  if (r.error) head.push(errorText(r.error));
   out.push(`${indent}${head.join('  ')}`);
   const origin = r.run?.forked_from;
   if (origin) out.push(`${indent}  forked from run ${origin.run_id} at step ${origin.checkpoint}`);

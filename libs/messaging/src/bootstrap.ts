@@ -25,7 +25,9 @@ export async function bootstrapService(service: string, module: (runtime: Servic
   startTelemetry(service);
   const logger = new JsonLogger(service);
   const runtime = await createRuntime(service, { natsUrl: opts.natsUrl, identity: opts.identity, rawLog: opts.rawLog });
-  const app = await NestFactory.create(await module(runtime), { logger, abortOnError: false });
+  // No body parser: the HTTP side is the health endpoints (GET, no body); a parser answered a malformed body with its own
+  // error text ("Expected property name … in JSON"), which is no business of a health check.
+  const app = await NestFactory.create(await module(runtime), { logger, abortOnError: false, bodyParser: false });
   app.useGlobalFilters(new RunledgerExceptionFilter(app.get(HttpAdapterHost).httpAdapter));
   const transport = new RunledgerTransport(runtime);
   app.connectMicroservice({ strategy: transport }, { inheritAppConfig: true });

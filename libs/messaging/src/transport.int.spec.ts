@@ -178,6 +178,14 @@ describe('RunledgerTransport (NestJS custom transport over NATS and JetStream)',
     expect(http.status).toBe(200);
   });
 
+  it('health: a request with a malformed JSON body gets no parser internals back (probe finding: "Expected property name …")', async () => {
+    for (const method of ['POST', 'PUT']) {
+      const r = await fetch(`http://127.0.0.1:${service.httpPort}/health/ready`, { method, headers: { 'content-type': 'application/json' }, body: '{bad' });
+      const text = await r.text();
+      expect({ method, status: r.status, leaks: /JSON|position|SyntaxError/i.test(text) }).toEqual({ method, status: 404, leaks: false });
+    }
+  });
+
   it('health: HTTP readiness reports 503 while NATS is unreachable and recovers after reconnecting', async () => {
     const ready = async () => (await fetch(`http://127.0.0.1:${service.httpPort}/health/ready`)).status;
     server.kill('SIGKILL');

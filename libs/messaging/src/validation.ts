@@ -22,6 +22,17 @@ export function validateMessage<T extends object>(dto: new () => T, plain: unkno
   return instance;
 }
 
+/**
+ * A request its contract says is empty (`{}` or no body: rl.audit.verify, .head, .coverage): anything else is refused,
+ * so a caller who sends fields learns they are not read instead of thinking they were applied.
+ */
+export function validateEmptyMessage(plain: unknown): void {
+  if (plain === undefined) return;
+  if (typeof plain !== 'object' || plain === null || Array.isArray(plain)) throw new AppError('REQUEST.INVALID', 'The request must be a JSON object.');
+  const fields = Object.keys(plain);
+  if (fields.length) throw new AppError('REQUEST.INVALID', 'The request is not valid: it takes no fields.', fields.map((f) => `property ${f} should not exist`));
+}
+
 function flatten(errors: ValidationError[], prefix = ''): string[] {
   return errors.flatMap((e) => {
     const path = prefix ? `${prefix}.${e.property}` : e.property;

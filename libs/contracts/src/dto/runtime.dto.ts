@@ -1,5 +1,5 @@
 import { Type } from 'class-transformer';
-import { IsDefined, IsIn, IsInt, IsNotEmpty, IsObject, IsOptional, IsString, IsUUID, Matches, Max, MaxLength, Min, ValidateNested } from 'class-validator';
+import { IsBoolean, IsDefined, IsIn, IsInt, IsNotEmpty, IsObject, IsOptional, IsString, IsUUID, Matches, Max, MaxLength, Min, ValidateNested } from 'class-validator';
 import { JSON_FIELD_MAX_BYTES, MaxJsonBytes } from './bounds';
 import type { DbReadRequest, DbWriteRequest, GovernanceScope, PolicyVersions, ToolInvocation } from '../generated';
 
@@ -51,7 +51,7 @@ export class DbReadRequestDto implements DbReadRequest {
 
 export class RunQueryDto {
   @IsUUID() run_id!: string;
-  @IsOptional() include_events?: boolean;
+  @IsOptional() @IsBoolean() include_events?: boolean;
 }
 
 export class AuditQueryDto {
