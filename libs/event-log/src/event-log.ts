@@ -2,7 +2,7 @@ import { headers as natsHeaders, MsgHdrs } from '@nats-io/transport-node';
 import { JetStreamClient, JetStreamManager, type PubAck, type StoredMsg, type StreamConfig } from '@nats-io/jetstream';
 import { context, propagation, SpanKind, trace } from '@opentelemetry/api';
 import { AppError, Clock, deterministicUuid } from '@runledger/kernel';
-import { eventSpanAttributes, failedRunOutcome, markRunFailed, messagingAttributes } from '@runledger/telemetry';
+import { eventSpanAttributes, failedRunOutcome, markRunFailed, messagingAttributes, spansKeepAttributes } from '@runledger/telemetry';
 import { AggregateRef } from './aggregate-ref';
 import type { EventCodec } from './codec';
 import { encodeCommit, ENVELOPE_SCHEMA_VERSION, EventEnvelope, NewEvent, StoredEvent } from './envelope';
@@ -86,13 +86,13 @@ export class EventLog {
     const span = tracer.startSpan(`publish ${template}`, {
       kind: SpanKind.PRODUCER,
       // One message whatever the number of events (no messaging batch): the commit's size is an attribute of its own.
-      attributes: { ...messagingAttributes({ operation: 'publish', subject: ref.subject, template }), 'rl.commit.event_count': events.length },
+      ...(spansKeepAttributes() ? { attributes: { ...messagingAttributes({ operation: 'publish', subject: ref.subject, template }), 'rl.commit.event_count': events.length } } : {}),
     });
     // The span that carries this write (a request's, a consumer's): a run it ends failed or denied marks it too.
     const carrier = trace.getActiveSpan();
     try {
       const result = await context.with(trace.setSpan(context.active(), span), () => this.appendInSpan(ref, events, options));
-      span.setAttributes(eventSpanAttributes(result.events));
+      if (span.isRecording()) span.setAttributes(eventSpanAttributes(result.events));
       const failed = failedRunOutcome(result.events);
       if (failed) for (const s of [span, carrier]) markRunFailed(s, failed);
       return result;

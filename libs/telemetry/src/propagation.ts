@@ -1,5 +1,6 @@
 import { context, Context, propagation, Span, SpanKind, SpanStatusCode, trace, TextMapGetter, TextMapSetter } from '@opentelemetry/api';
 import type { MsgHdrs } from '@nats-io/transport-node';
+import { spansKeepAttributes } from './sdk';
 
 /** W3C trace context through NATS headers. A missing header reads as `undefined`, never "". */
 const getter: TextMapGetter<MsgHdrs | undefined> = {
@@ -41,7 +42,7 @@ export async function withSpan<T>(
   opts: { kind: SpanKind; parent?: Context; attributes?: Record<string, string | number | boolean> },
   fn: (span: Span) => Promise<T>,
 ): Promise<T> {
-  const span = tracer.startSpan(name, { kind: opts.kind, attributes: { 'messaging.system': 'nats', ...opts.attributes } }, opts.parent ?? context.active());
+  const span = tracer.startSpan(name, { kind: opts.kind, ...(spansKeepAttributes() ? { attributes: { 'messaging.system': 'nats', ...opts.attributes } } : {}) }, opts.parent ?? context.active());
   return context.with(trace.setSpan(opts.parent ?? context.active(), span), async () => {
     try {
       return await fn(span);

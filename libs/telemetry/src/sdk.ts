@@ -59,12 +59,25 @@ export async function stopTelemetry(): Promise<void> {
   await current?.shutdown().catch(() => undefined);
 }
 
+/** False while only the propagating tracer is installed: spans keep no attributes, so none need building. */
+let recordingSpans = true;
+
+/**
+ * Whether the spans this process starts keep attributes (an exporter is configured, or a test's own provider):
+ * a hot path builds a span's attributes only then (issue 22: a commit's publish span, per append).
+ */
+export function spansKeepAttributes(): boolean {
+  return recordingSpans;
+}
+
 function startPropagationOnly(): Pick<NodeSDK, 'shutdown'> {
   context.setGlobalContextManager(new AsyncLocalContextManager());
   propagation.setGlobalPropagator(new CompositePropagator({ propagators: [new W3CTraceContextPropagator(), new W3CBaggagePropagator()] }));
   trace.setGlobalTracerProvider(new PropagatingTracerProvider());
+  recordingSpans = false;
   return {
     shutdown: async () => {
+      recordingSpans = true;
       trace.disable();
       propagation.disable();
       context.disable();

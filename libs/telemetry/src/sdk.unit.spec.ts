@@ -1,5 +1,5 @@
 import { context, propagation, trace, TraceFlags } from '@opentelemetry/api';
-import { startTelemetry, stopTelemetry } from './sdk';
+import { spansKeepAttributes, startTelemetry, stopTelemetry } from './sdk';
 
 /** The traceparent a message sent from `ctx` would carry. */
 function traceparentOf(ctx = context.active()): string | undefined {
@@ -46,5 +46,19 @@ describe('Telemetry with nothing to export: one trace per agent request still pr
     expect(inner.spanId).not.toBe(root.spanContext().spanId);
     const batch = context.with(trace.setSpan(context.active(), root), () => tracer().startSpan('chain audit batch', { root: true }));
     expect(batch.spanContext().traceId).not.toBe(traceId);
+  });
+
+  it('Issue 22 spans keep no attributes here, so hot paths build none (spansKeepAttributes); the span still carries its trace', () => {
+    expect(spansKeepAttributes()).toBe(false);
+    expect(tracer().startSpan('publish rl.log.run.{id}').isRecording()).toBe(false);
+  });
+});
+
+describe('Telemetry stopped: spans keep attributes again (a provider of a test\'s own, or an exporter)', () => {
+  it('Issue 22 spansKeepAttributes is true unless only the propagating tracer is installed', async () => {
+    startTelemetry('spec-again');
+    expect(spansKeepAttributes()).toBe(false);
+    await stopTelemetry();
+    expect(spansKeepAttributes()).toBe(true);
   });
 });
