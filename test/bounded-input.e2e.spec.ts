@@ -6,6 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { LOG_STREAM } from '@runledger/event-log';
 import { MAX_REQUEST_BYTES } from '@runledger/messaging';
+import { runCli } from './support/cli';
 import { TestStack } from './support/stack';
 import { DecisionReply, PROCESS, send } from './support/task-assistant';
 
@@ -31,6 +32,20 @@ describe('Issue 10 bounded input, reused request ids and rejected floods (task a
     const events = await stack.runEvents(r.body.run_id);
     expect(events.map((e) => e.type)).toEqual(['RunCreated', 'AuthzDecided', 'DecisionRecorded', 'RunDenied']);
     expect(events[3].data).toMatchObject({ error: { error_code: 'REQUEST.INVALID', retryable: false } });
+    // Probe finding: that user id does not stretch every row of `runs list`: the cell is cut with an ellipsis.
+    const list = await runCli(stack.url, ['runs', 'list', '--limit', '500'], stack.cliEnv('operator'));
+    expect(list.code).toBe(0);
+    const row = list.stdout.split('\n').find((l) => l.startsWith(r.body.run_id))!;
+    expect(row).toContain(`${'u'.repeat(39)}…`);
+    expect(row.length).toBeLessThan(200);
+  });
+
+  it('Probe findings: rl.runs.get takes include_events as a boolean only, and the empty audit requests take no fields (REQUEST.INVALID, never ignored)', async () => {
+    expect(await stack.request('rl.runs.get', { run_id: randomUUID(), include_events: 'yes' })).toMatchObject({ ok: false, body: { code: 'REQUEST.INVALID' } });
+    for (const subject of ['rl.audit.coverage', 'rl.audit.head']) {
+      expect(await stack.request(subject, { junk: 1 })).toMatchObject({ ok: false, body: { code: 'REQUEST.INVALID', details: ['property junk should not exist'] } });
+    }
+    expect(await stack.request('rl.audit.head', {})).toMatchObject({ ok: true });
   });
 
   it.each([
