@@ -60,6 +60,22 @@ export async function retryingTransient<T>(read: () => Promise<T>, timeoutMs = 6
   }
 }
 
+/**
+ * A meeting point of two callers per key: the first waits for the second, then both go on in the same tick (two
+ * racers leave together, whatever delayed one of them); later callers of a key go on at once.
+ */
+export function meetingInPairs(): (key: string) => Promise<void> {
+  const waiting = new Map<string, Array<() => void>>();
+  return (key) => {
+    const met = waiting.get(key) ?? [];
+    waiting.set(key, met);
+    if (met.length >= 2) return Promise.resolve();
+    return new Promise((go) => {
+      if (met.push(go) === 2) met.forEach((release) => release());
+    });
+  };
+}
+
 /** Resolves after `ms` milliseconds. */
 export function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));

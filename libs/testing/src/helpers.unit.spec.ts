@@ -1,7 +1,7 @@
 import { existsSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
-import { freePort, tempDir, waitUntil } from './helpers';
+import { freePort, meetingInPairs, tempDir, waitUntil } from './helpers';
 
 describe('waitUntil', () => {
   it('resolves with the first truthy value, retrying through falsy results and errors', async () => {
@@ -56,5 +56,19 @@ describe('tempDir', () => {
     expect(existsSync(a.path)).toBe(false);
     expect(existsSync(b.path)).toBe(true);
     await b.remove();
+  });
+});
+
+describe('meetingInPairs', () => {
+  it('lets the first caller of a key go on only with the second, both in the same tick; a third is not held', async () => {
+    const meet = meetingInPairs();
+    const went: string[] = [];
+    const first = meet('k').then(() => went.push('first'));
+    void meet('other-key').then(() => went.push('alone on another key'));
+    await new Promise(setImmediate); // every pending callback has run: the first is still held
+    expect(went).toEqual([]);
+    await Promise.all([first, meet('k').then(() => went.push('second'))]);
+    await meet('k');
+    expect(went).toEqual(['first', 'second']);
   });
 });

@@ -2,7 +2,7 @@
  * Shared real-component test harness: a private nats-server per test file, an OTLP
  * trace receiver, an OpenAI-compatible stub and small polling/temp-dir helpers.
  */
-export { freePort, retryingTransient, sleep, tempDir, waitUntil, type TempDir, type WaitUntilOptions } from './helpers';
+export { freePort, meetingInPairs, retryingTransient, sleep, tempDir, waitUntil, type TempDir, type WaitUntilOptions } from './helpers';
 export {
   findNatsServerBinary,
   NATS_SERVER_MISSING_MESSAGE,
