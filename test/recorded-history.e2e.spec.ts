@@ -13,6 +13,7 @@ import { connect, NatsConnection } from '@nats-io/transport-node';
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { EventLog, LOG_STREAM, decodeMessage } from '@runledger/event-log';
 import { decodeReply, encodeJson, identityOptions } from '@runledger/messaging';
+import { chainEntriesOf } from '@runledger/governance';
 import { RunRepository } from '@runledger/runs';
 import { freePort, tempDir, type TempDir } from '@runledger/testing';
 import { runCli } from './support/cli';
@@ -119,5 +120,25 @@ describe('Recorded history: a data directory of log format 1 (release c732176) u
     const replay = await runCli(nats.url, ['replay'], cliEnv('admin'), 180_000);
     expect(replay.stdout).toMatch(/no differences/i);
     expect(replay.code).toBe(0);
+  });
+
+  it('Issue 22 upgrade: rl.audit.query answers a recorded run from the audit_events row release c732176 wrote, and a run of this release from the log, each with the events the chain names for it', async () => {
+    const entries = chainEntriesOf(await log.read('rl.log.audit.chain'));
+    const recorded = Object.keys(expected.runs).find((id) => entries.some((e) => e.body.run_id === id))!;
+    const current = String(entries[entries.length - 1].body.run_id); // chained after the recording (the request above)
+    expect(entries.slice(0, RECORDED_CHAIN_ENTRIES).some((e) => e.body.run_id === current)).toBe(false);
+    const operator = await connect({ servers: nats.url, ...identityOptions({ creds: nats.creds.operator.file, inboxPrefix: nats.creds.operator.inboxPrefix }) });
+    try {
+      for (const runId of [recorded, current]) {
+        const msg = await operator.request('rl.audit.query', encodeJson({ run_id: runId }), { timeout: 30_000 });
+        const reply = decodeReply(msg.data, msg.headers);
+        if (!reply.ok) throw new Error(`rl.audit.query was refused: ${JSON.stringify(reply.error)}`);
+        const events = (reply.body as { events: Array<{ event_id: string; chain_seq: number; type: string; data: unknown }> }).events;
+        expect(events.map((e) => [e.event_id, e.chain_seq, e.type])).toEqual(entries.filter((e) => e.body.run_id === runId).map((e) => [e.event_id, e.seq, e.body.type]));
+        expect(events.every((e) => e.data !== undefined)).toBe(true);
+      }
+    } finally {
+      await operator.close();
+    }
   });
 });
