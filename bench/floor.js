@@ -18,9 +18,9 @@
  *   direct get of its caller, its child run commit [RunCreated, AuthzDecided, RunStarted] v0, the document (KV put), [DbWriteAudited,
  *   RunCompleted]; gateway: [ToolCallAudited, RunCompleted]; decision: the conversation commit [MessageExchanged]
  *   v0, then the run commit [ToolCallRecorded, DecisionRecorded, RunCompleted], whose copy republished on the live
- *   feed answers the caller. A ledger process holds a durable batch consumer on the run messages (explicit acks, one
- *   ack per delivery, in log order: a delivery left unanswered costs nats-server CPU, see permissions.yaml) and per
- *   batch appends one chain commit and writes one document per decision
+ *   feed answers the caller. A ledger process holds a durable batch consumer on the run messages (ack-all, one ack
+ *   per batch, on a connection without response permissions, as the ledger's consumer identity: see permissions.yaml)
+ *   and per batch appends one chain commit and writes one document per decision
  *   record; it writes a run's document to two buckets once, in the batch that holds the run's end (Runledger's
  *   ledger holds an open run's rows until it ends, up to 500 ms, which no run of this workload outlasts).
  *
@@ -221,8 +221,8 @@ async function role(name, url, credsFile) {
       chainVersion = await append(`${prefix}.audit.chain`, ['AuditChainBatch'], chainVersion);
       await Promise.all([...ended].flatMap((s) => [events.put(s.slice(prefix.length + 5), doc), index.put(s.slice(prefix.length + 5), doc)]));
       await Promise.all(batch.filter((m) => typed(m, 'DecisionRecorded')).map((m) => decisions.put(String(m.seq), doc)));
-      // As the ledger: every delivery acked, in log order.
-      for (const m of batch) m.ack();
+      // As the ledger: one ack per batch, of its highest sequence (ack-all).
+      batch[batch.length - 1]?.ack();
     }
   }
 }
@@ -237,8 +237,8 @@ async function provisionFloor(jsm, nc) {
   const kvm = new Kvm(nc);
   for (const b of Object.values(buckets)) await kvm.create(b, { history: 1, allow_direct: true });
   await jsm.consumers.add(stream, { durable_name: inboxDurable, filter_subject: `${prefix}.inbox.decision`, ack_policy: AckPolicy.Explicit, deliver_policy: DeliverPolicy.All, max_ack_pending: 256 });
-  // The ledger's consumer as Runledger's batch consumers are: explicit acks, one ack per delivery, in log order.
-  await jsm.consumers.add(stream, { durable_name: ledger, filter_subject: `${prefix}.run.>`, ack_policy: AckPolicy.Explicit, deliver_policy: DeliverPolicy.All, max_ack_pending: 512, ack_wait: 30_000_000_000 });
+  // The ledger's consumer as Runledger's is: ack-all, one ack per batch.
+  await jsm.consumers.add(stream, { durable_name: ledger, filter_subject: `${prefix}.run.>`, ack_policy: AckPolicy.All, deliver_policy: DeliverPolicy.All, max_ack_pending: 512, ack_wait: 30_000_000_000 });
 }
 
 /** The floor as a system of the side-by-side bench (the same interface as bench/runledger-system.js). */

@@ -134,6 +134,45 @@ describe('Issue 9 authorization: every identity is held to the permissions table
     });
   });
 
+  describe('audit-ledger-consumer (Issue 22: pulls and acks the ledger\'s durable, nothing else, no response permission)', () => {
+    it('Issue 22 positive path: the ledger chains through its ack-all durable, pulled and acked as audit-ledger-consumer (audit-ledger itself may not)', async () => {
+      const jsm = await jetstreamManager(stack.nc);
+      expect((await jsm.consumers.info(LOG_STREAM, 'audit-ledger')).config.ack_policy).toBe('all');
+      await stack.waitFor(async () => {
+        const info = await jsm.consumers.info(LOG_STREAM, 'audit-ledger');
+        return info.num_pending === 0 && info.num_ack_pending === 0 && info.ack_floor.stream_seq > 0;
+      }, 60_000);
+      await expect(requestAs('audit-ledger', `$JS.API.CONSUMER.MSG.NEXT.${LOG_STREAM}.audit-ledger`, { batch: 1, no_wait: true })).rejects.toThrow(REFUSED);
+      await expect(requestAs('audit-ledger', `$JS.ACK.${LOG_STREAM}.audit-ledger.1.1.1.1.0`, '+ACK')).rejects.toThrow(REFUSED);
+    });
+    it('Issue 22 bypass: audit-ledger-consumer appends to the log (a forged run, a forged chain entry) → refused', async () => {
+      await expect(appendAs('audit-ledger-consumer', `rl.log.run.decision.${randomUUID()}`, 'RunCompleted', { result: 'forged' })).rejects.toThrow(REFUSED);
+      await expect(appendAs('audit-ledger-consumer', 'rl.log.audit.chain', 'AuditChainEntry', { forged: true })).rejects.toThrow(REFUSED);
+    });
+    it('Issue 22 bypass: audit-ledger-consumer serves a request subject (rl.audit.query, rl.runs.list) or calls one (rl.audit.verify, agents.task-assistant.process) → refused', async () => {
+      expect(String(await subscribeAs('audit-ledger-consumer', 'rl.audit.query'))).toMatch(REFUSED);
+      expect(String(await subscribeAs('audit-ledger-consumer', 'rl.runs.list'))).toMatch(REFUSED);
+      await expect(requestAs('audit-ledger-consumer', 'rl.audit.verify', {})).rejects.toThrow(REFUSED);
+      await expect(requestAs('audit-ledger-consumer', 'agents.task-assistant.process', {})).rejects.toThrow(REFUSED);
+      // No response permission: it cannot answer into another identity's inbox.
+      await expect(requestAs('audit-ledger-consumer', '_INBOX_operator.forged', {})).rejects.toThrow(REFUSED);
+    });
+    it('Issue 22 bypass: audit-ledger-consumer creates a consumer (its own durable re-created, a new durable, an ephemeral one) or reads consumer info → refused', async () => {
+      const config = { durable_name: 'audit-ledger', filter_subject: 'rl.log.run.>', ack_policy: 'all', deliver_subject: '_INBOX_audit-ledger-consumer.stolen' };
+      await expect(requestAs('audit-ledger-consumer', `$JS.API.CONSUMER.CREATE.${LOG_STREAM}.audit-ledger.rl.log.run.>`, { stream_name: LOG_STREAM, config })).rejects.toThrow(REFUSED);
+      await expect(requestAs('audit-ledger-consumer', `$JS.API.CONSUMER.DURABLE.CREATE.${LOG_STREAM}.mine`, { stream_name: LOG_STREAM, config: { durable_name: 'mine', ack_policy: 'explicit' } })).rejects.toThrow(REFUSED);
+      await expect(requestAs('audit-ledger-consumer', `$JS.API.CONSUMER.CREATE.${LOG_STREAM}`, { stream_name: LOG_STREAM, config: { ack_policy: 'none' } })).rejects.toThrow(REFUSED);
+      await expect(requestAs('audit-ledger-consumer', `$JS.API.CONSUMER.INFO.${LOG_STREAM}.audit-ledger`, {})).rejects.toThrow(REFUSED);
+    });
+    it('Issue 22 bypass: audit-ledger-consumer pulls or acks another durable (decision-inbox), reads the log or a KV bucket → refused', async () => {
+      await expect(requestAs('audit-ledger-consumer', `$JS.API.CONSUMER.MSG.NEXT.${LOG_STREAM}.decision-inbox`, { batch: 1, no_wait: true })).rejects.toThrow(REFUSED);
+      await expect(requestAs('audit-ledger-consumer', `$JS.ACK.${LOG_STREAM}.decision-inbox.1.1.1.1.0`, '+ACK')).rejects.toThrow(REFUSED);
+      await expect(requestAs('audit-ledger-consumer', `$JS.API.DIRECT.GET.${LOG_STREAM}`, { seq: 1 })).rejects.toThrow(REFUSED);
+      await expect(requestAs('audit-ledger-consumer', '$KV.rl_doc_audit_events.forged', { forged: true })).rejects.toThrow(REFUSED);
+      expect(String(await subscribeAs('audit-ledger-consumer', 'rl.live.run.*.*'))).toMatch(REFUSED);
+    });
+  });
+
   describe('services (each appends only to the subjects it owns)', () => {
     it.each([
       ['tool-gateway', 'rl.log.audit.chain', 'a forged audit-chain entry'],

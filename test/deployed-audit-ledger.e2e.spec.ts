@@ -103,6 +103,9 @@ describe('Issue 24 the ledger as shipped (dev overlay, containers run as declare
     expect(mounts['audit-key'].readOnly).toBe(true);
     expect(env.RL_AUDIT_HEAD_DIR.startsWith(mounts['audit-head'].mountPath + '/')).toBe(true);
     expect(ledgerContainer.securityContext.readOnlyRootFilesystem).toBe(true);
+    // Issue 22: its durable is pulled and acked as its consumer identity, a user of its own in the Secret.
+    expect(env).toMatchObject({ NATS_CONSUMER_USER: 'runledger-audit-ledger-consumer', NATS_CONSUMER_INBOX_PREFIX: '_INBOX_audit-ledger-consumer' });
+    expect(ledgerContainer.env.find((e: any) => e.name === 'NATS_CONSUMER_PASSWORD').valueFrom.secretKeyRef.key).toBe('AUDIT_LEDGER_CONSUMER_PASSWORD');
   });
 
   it('Issue 24 the ledger as shipped: it starts read-only with the Secret\'s key, signs, its signed head continues across a restart and across a key rotation', async () => {
@@ -135,6 +138,8 @@ describe('Issue 24 the ledger as shipped (dev overlay, containers run as declare
     // Signed with the key the Secret holds, not one made in the pod.
     expect(first.public_key_pem).toBe(secretPub);
     expect(first.checkpoint!.key_id).toBe(first.key_id);
+    // Issue 22: chained through the durable the bootstrap Job made ack-all, which only runledger-audit-ledger-consumer may pull and ack.
+    expect((await (await jetstreamManager(admin)).consumers.info(LOG_STREAM, 'audit-ledger')).config.ack_policy).toBe('all');
 
     // A clean stop (SIGTERM, as a rolling update) leaves the head on the volume, nowhere else.
     await ledger.stop();

@@ -8,7 +8,7 @@ const { imageFacts } = require('../scripts/lib/deployed/manifests.js');
 /* eslint-enable @typescript-eslint/no-require-imports */
 
 type Service = { image?: string; build?: { dockerfile: string }; entrypoint?: string[]; command?: string[]; environment?: Record<string, string>; read_only?: boolean; tmpfs?: string[]; cap_drop?: string[]; volumes?: string[] };
-const IDENTITIES = ['AUDIT_LEDGER', 'DB_WRITE', 'DECISION', 'EXPORT', 'INTENT_CLASSIFICATION', 'PROMOTION', 'TOOL_GATEWAY', 'CALLER', 'OPERATOR', 'ADMIN', 'SYS'];
+const IDENTITIES = ['AUDIT_LEDGER', 'AUDIT_LEDGER_CONSUMER', 'DB_WRITE', 'DECISION', 'EXPORT', 'INTENT_CLASSIFICATION', 'PROMOTION', 'TOOL_GATEWAY', 'CALLER', 'OPERATOR', 'ADMIN', 'SYS'];
 
 /**
  * Issue 24, docker-compose.yml as `docker compose` reads it (YAML with merges, then interpolation of the whole file).

@@ -31,7 +31,7 @@ function secretsOfTheApplyOrder(): Obj[] {
     kind: 'Secret', metadata: { name }, spec: undefined,
     data: Object.fromEntries(Object.entries(entries).map(([k, v]) => [k, Buffer.from(v).toString('base64')])),
   });
-  const ids = ['AUDIT_LEDGER', 'DB_WRITE', 'DECISION', 'EXPORT', 'INTENT_CLASSIFICATION', 'PROMOTION', 'TOOL_GATEWAY', 'CALLER', 'OPERATOR', 'ADMIN', 'SYS'];
+  const ids = ['AUDIT_LEDGER', 'AUDIT_LEDGER_CONSUMER', 'DB_WRITE', 'DECISION', 'EXPORT', 'INTENT_CLASSIFICATION', 'PROMOTION', 'TOOL_GATEWAY', 'CALLER', 'OPERATOR', 'ADMIN', 'SYS'];
   const key = generateKeyPairSync('ed25519');
   return [
     secret('runledger-nats-auth', Object.fromEntries(ids.map((id) => [`${id}_PASSWORD`, `p${randomBytes(24).toString('hex')}`]))),

@@ -10,7 +10,7 @@ import { execFileSync, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { connect, NatsConnection } from '@nats-io/transport-node';
-import { jetstream, jetstreamManager } from '@nats-io/jetstream';
+import { AckPolicy, DeliverPolicy, jetstream, jetstreamManager, type ConsumerInfo, type JetStreamManager } from '@nats-io/jetstream';
 import { EventLog, LOG_STREAM, decodeMessage } from '@runledger/event-log';
 import { decodeReply, encodeJson, identityOptions } from '@runledger/messaging';
 import { chainEntriesOf } from '@runledger/governance';
@@ -33,23 +33,41 @@ const RECORDED_CHAIN_ENTRIES = 130;
 
 jest.setTimeout(240_000);
 
+/**
+ * Release c732176 left the ledger's durable ack-all (issue 12's batches); the releases after issue 22's review
+ * (74e926e) created it with explicit acks, one per delivery. The recorded durable is made as such a release holds it,
+ * at the same position (its ack floor), so this release's bootstrap must migrate it: the upgrade from either.
+ */
+async function asExplicitAckRelease(jsm: JetStreamManager): Promise<ConsumerInfo> {
+  const recorded = await jsm.consumers.info(LOG_STREAM, 'audit-ledger');
+  await jsm.consumers.delete(LOG_STREAM, 'audit-ledger');
+  await jsm.consumers.add(LOG_STREAM, {
+    durable_name: 'audit-ledger', filter_subject: recorded.config.filter_subject, ack_policy: AckPolicy.Explicit, max_deliver: -1,
+    deliver_policy: DeliverPolicy.StartSequence, opt_start_seq: recorded.ack_floor.stream_seq + 1,
+  });
+  return recorded;
+}
+
 describe('Recorded history: a data directory of log format 1 (release c732176) under this release', () => {
   let dir: TempDir;
   let nats: Awaited<ReturnType<typeof launcher.startNats>>;
   const services: ChildProcess[] = [];
   let admin: NatsConnection;
   let log: EventLog;
+  /** The ledger's durable as recorded, before this release's bootstrap (made explicit-ack at its position: see asExplicitAckRelease). */
+  let recordedDurable: ConsumerInfo;
   const cliEnv = (identity: string) => ({ NATS_CREDS: nats.creds[identity].file, NATS_INBOX_PREFIX: nats.creds[identity].inboxPrefix });
 
   beforeAll(async () => {
     dir = await tempDir('rl-recorded-');
     execFileSync('tar', ['xzf', FIXTURE, '-C', dir.path]);
     nats = await launcher.startNats({ port: await freePort(), storeDir: path.join(dir.path, 'nats'), credsDir: path.join(dir.path, 'credentials') });
+    admin = await connect({ servers: nats.url, ...identityOptions({ creds: nats.creds.admin.file, inboxPrefix: nats.creds.admin.inboxPrefix }) });
+    recordedDurable = await asExplicitAckRelease(await jetstreamManager(admin));
     await launcher.runBootstrap({ natsUrl: nats.url, creds: nats.creds });
     const started = launcher.SERVICES.map((name) => launcher.startService(name, { natsUrl: nats.url, creds: nats.creds, env: { RL_DATA_DIR: dir.path } }));
     services.push(...started.map((s) => s.child));
     await Promise.all(started.map((s) => s.ready));
-    admin = await connect({ servers: nats.url, ...identityOptions({ creds: nats.creds.admin.file, inboxPrefix: nats.creds.admin.inboxPrefix }) });
     // The log as stored (sealed data left sealed): what the recording folded.
     log = new EventLog(jetstream(admin), await jetstreamManager(admin), { producer: 'test', clock: { now: () => new Date() } });
   });
@@ -114,6 +132,13 @@ describe('Recorded history: a data directory of log format 1 (release c732176) u
     // Every legacy run event was settled before the migration and is still: the chain holds each once (verify above).
     const lastLegacy = await jsm.streams.getMessage(LOG_STREAM, { last_by_subj: 'rl.log.run.*' });
     expect(durable.ack_floor.stream_seq).toBeGreaterThanOrEqual(lastLegacy!.seq);
+  });
+
+  it('Issue 22 migration: the ledger\'s explicit-ack durable of the releases since 74e926e is created again ack-all at its ack floor + 1 (pulled and acked by audit-ledger-consumer): nothing settled is delivered again, nothing is skipped', async () => {
+    expect(recordedDurable.ack_floor.stream_seq).toBeGreaterThan(0);
+    const durable = await (await jetstreamManager(admin)).consumers.info(LOG_STREAM, 'audit-ledger');
+    expect(durable.config).toMatchObject({ ack_policy: 'all', deliver_policy: 'by_start_sequence', opt_start_seq: recordedDurable.ack_floor.stream_seq + 1 });
+    expect(durable.config.filter_subject).toBe('rl.log.run.>');
   });
 
   it('Recorded history: replaying the log of both formats rebuilds every read model with no differences', async () => {

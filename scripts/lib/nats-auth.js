@@ -6,7 +6,7 @@
 const fs = require('node:fs');
 const path = require('node:path');
 const { nkeys } = require('@nats-io/transport-node');
-const { ADMIN, loadTable, identities, permissionsFor, inboxPrefix } = require('./permissions');
+const { ADMIN, loadTable, identities, permissionsFor, inboxPrefix, consumerIdentityOf } = require('./permissions');
 
 /** Application account of every Runledger identity; users never sit in an `authorization` block beside `accounts` (CVE-2023-47090). */
 const ACCOUNT = 'RUNLEDGER';
@@ -39,11 +39,17 @@ function allIdentities(table = loadTable()) {
   return [...identities(table), ADMIN];
 }
 
-/** The environment that makes a process connect as `identity` (libs/messaging runtime, scripts/cli/connection.ts). */
-function identityEnv(creds, identity) {
+/**
+ * The environment that makes a process connect as `identity` (libs/messaging runtime, scripts/cli/connection.ts), and,
+ * for a service that owns a durable with a consumer identity (permissions.yaml log.durables `consumer`), its second
+ * connection's: NATS_CONSUMER_CREDS and NATS_CONSUMER_INBOX_PREFIX.
+ */
+function identityEnv(creds, identity, table = loadTable()) {
   const c = creds[identity];
   if (!c) throw new Error(`no credentials for identity "${identity}"`);
-  return { NATS_CREDS: c.file, NATS_INBOX_PREFIX: c.inboxPrefix };
+  const consumer = consumerIdentityOf(table, identity);
+  if (consumer && !creds[consumer]) throw new Error(`no credentials for identity "${consumer}" (the consumer identity of ${identity})`);
+  return { NATS_CREDS: c.file, NATS_INBOX_PREFIX: c.inboxPrefix, ...(consumer ? { NATS_CONSUMER_CREDS: creds[consumer].file, NATS_CONSUMER_INBOX_PREFIX: creds[consumer].inboxPrefix } : {}) };
 }
 
 /** nats.conf syntax; `{ $var: 'NAME' }` renders as an unquoted `$NAME` (resolved from the environment by nats-server). */

@@ -38,9 +38,41 @@ function operatorSubjectProblems(table) {
   });
 }
 
-/** Every identity of the table (services, then clients), without the implicit admin. */
+/** Every identity of the table (services, clients, then the durables' consumer identities), without the implicit admin. */
 function identities(table) {
-  return [...table.services, ...Object.keys(table.clients)];
+  return [...table.services, ...Object.keys(table.clients), ...consumerIdentities(table)];
+}
+
+/** The identities that only pull and ack a durable (log.durables `consumer`). */
+function consumerIdentities(table) {
+  return Object.values(table.log.durables).flatMap((d) => (d.consumer ? [d.consumer] : []));
+}
+
+/** The durable `identity` pulls and acks as its consumer identity, if it is one. */
+function consumedDurable(table, identity) {
+  return Object.entries(table.log.durables).find(([, d]) => d.consumer === identity)?.[0];
+}
+
+/** The consumer identity of the durable `service` owns, if that durable has one: the service's second connection. */
+function consumerIdentityOf(table, service) {
+  return Object.values(table.log.durables).find((d) => d.owner === service && d.consumer)?.consumer;
+}
+
+/** What only the admin may do: said explicitly in every identity's deny list, whatever its allows grow into. */
+const ADMIN_ONLY = ['$JS.API.STREAM.CREATE.>', '$JS.API.STREAM.UPDATE.>', '$JS.API.STREAM.DELETE.>', '$JS.API.STREAM.PURGE.>',
+  '$JS.API.STREAM.MSG.DELETE.>', '$JS.API.CONSUMER.DELETE.>', '$JS.API.CONSUMER.DURABLE.CREATE.>'];
+
+/**
+ * A durable's consumer identity (log.durables `consumer`): it may pull from that durable and ack its deliveries (a
+ * standing allow), and receive on its own inbox; nothing else. No response permission: nats-server then keeps no
+ * reply subject of a delivery for its connection, so a batch is settled by one ack (see permissions.yaml).
+ */
+function consumerPermissions(table, identity, durable) {
+  const stream = table.log.stream;
+  return {
+    publish: { allow: [`$JS.ACK.${stream}.${durable}.>`, `$JS.API.CONSUMER.MSG.NEXT.${stream}.${durable}`].sort(), deny: ['$JS.API.CONSUMER.CREATE.>', ...ADMIN_ONLY].sort() },
+    subscribe: { allow: [`${inboxPrefix(identity)}.>`], deny: [] },
+  };
 }
 
 /** The KV bucket of every collection of the embedded document store. */
@@ -101,6 +133,8 @@ function permissionsFor(table, identity) {
   if (!identities(table).includes(identity)) throw new Error(`unknown identity "${identity}" (not in ${path.relative(ROOT, TABLE_FILE)})`);
   const refused = operatorSubjectProblems(table);
   if (refused.length) throw new Error(refused.join('; '));
+  const consumed = consumedDurable(table, identity);
+  if (consumed) return consumerPermissions(table, identity, consumed);
   const stream = table.log.stream;
   const pub = new Set();
   const sub = new Set([`${inboxPrefix(identity)}.>`]);
@@ -130,7 +164,6 @@ function permissionsFor(table, identity) {
     sub.add(toWildcard(table.log.live));
   }
   const deny = new Set();
-  let respondsToDeliveries = false;
   let ownsDurable = false;
   for (const [durable, d] of Object.entries(table.log.durables)) {
     if (d.owner === identity) {
@@ -139,11 +172,14 @@ function permissionsFor(table, identity) {
       // filter (both in the subject). nats-server refuses to turn an existing pull consumer into a push one.
       pub.add(`$JS.API.CONSUMER.CREATE.${stream}.${durable}.${d.filter}`);
       pub.add(`$JS.API.CONSUMER.INFO.${stream}.${durable}`);
-      pub.add(`$JS.API.CONSUMER.MSG.NEXT.${stream}.${durable}`);
-      // `acks: responses`: the owner settles each delivery through its response permission (one publish per
-      // delivery it was handed), not a standing allow; see the table.
-      if (d.acks === 'responses') respondsToDeliveries = true;
-      else pub.add(`$JS.ACK.${stream}.${durable}.>`);
+      if (d.consumer) {
+        // Pulled and acked by its consumer identity only, on the owner's second connection (see the table).
+        deny.add(`$JS.API.CONSUMER.MSG.NEXT.${stream}.${durable}`);
+        deny.add(`$JS.ACK.${stream}.${durable}.>`);
+      } else {
+        pub.add(`$JS.API.CONSUMER.MSG.NEXT.${stream}.${durable}`);
+        pub.add(`$JS.ACK.${stream}.${durable}.>`);
+      }
     } else {
       // `lag_readers`: may read the durable's info (its lag: the console's dashboards), nothing else of it.
       if ((table.log.lag_readers ?? []).includes(identity)) pub.add(`$JS.API.CONSUMER.INFO.${stream}.${durable}`);
@@ -177,12 +213,11 @@ function permissionsFor(table, identity) {
   }
   if (usesJetStream) pub.add('$JS.FC.>');
   // Only the admin changes the shape of the log and the stores: said explicitly, whatever the allows above grow into.
-  for (const s of ['$JS.API.STREAM.CREATE.>', '$JS.API.STREAM.UPDATE.>', '$JS.API.STREAM.DELETE.>', '$JS.API.STREAM.PURGE.>',
-    '$JS.API.STREAM.MSG.DELETE.>', '$JS.API.CONSUMER.DELETE.>', '$JS.API.CONSUMER.DURABLE.CREATE.>']) deny.add(s);
+  for (const s of ADMIN_ONLY) deny.add(s);
   return {
     publish: { allow: [...pub].sort(), deny: [...deny].sort() },
     subscribe: { allow: [...sub].sort(), deny: [] },
-    ...(serves || respondsToDeliveries ? { allow_responses: true } : {}),
+    ...(serves ? { allow_responses: true } : {}),
   };
 }
 
@@ -194,9 +229,12 @@ function checkAgainstAsyncApi(table, asyncapiDoc) {
   for (const s of tableSubjects) if (!channels.has(s)) problems.push(`permissions.yaml names ${s}, which no channel of asyncapi.yaml has`);
   for (const s of channels) if (!tableSubjects.has(s)) problems.push(`asyncapi.yaml channel ${s} has no entry in deploy/nats/permissions.yaml`);
   for (const [address, rule] of Object.entries(table.requests)) {
-    const known = [...identities(table), 'self'];
+    const known = [...table.services, ...Object.keys(table.clients), 'self']; // a durable's consumer identity serves and calls nothing
     for (const who of [rule.serve, ...(rule.call ?? []), ...(rule.owners ?? [])]) if (!known.includes(who)) problems.push(`permissions.yaml ${address}: unknown identity ${who}`);
     if (rule.owners && rule.serve !== 'self') problems.push(`permissions.yaml ${address}: owners needs serve: self`);
+  }
+  for (const [durable, d] of Object.entries(table.log.durables)) {
+    if (d.consumer && (table.services.includes(d.consumer) || table.clients[d.consumer])) problems.push(`permissions.yaml durable ${durable}: its consumer ${d.consumer} must be an identity of its own, not a service or client`);
   }
   for (const [address, rule] of Object.entries(table.log.subjects)) {
     if (rule.append === 'self' && !/^[^{]*\{[^}]+\}/.test(address)) problems.push(`permissions.yaml ${address}: append: self needs a {param} for the owner's name`);
@@ -205,4 +243,4 @@ function checkAgainstAsyncApi(table, asyncapiDoc) {
   return problems;
 }
 
-module.exports = { ADMIN, TABLE_FILE, OPERATOR_SUBJECTS, operatorSubjectProblems, loadTable, identities, kvBuckets, busLayout, permissionsFor, checkAgainstAsyncApi, inboxPrefix, toWildcard };
+module.exports = { ADMIN, TABLE_FILE, consumerIdentities, consumerIdentityOf, OPERATOR_SUBJECTS, operatorSubjectProblems, loadTable, identities, kvBuckets, busLayout, permissionsFor, checkAgainstAsyncApi, inboxPrefix, toWildcard };

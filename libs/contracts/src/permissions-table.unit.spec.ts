@@ -22,11 +22,28 @@ describe('Issue 9 permissions table', () => {
     expect(permissions.checkAgainstAsyncApi(table, { channels: fewer })).toEqual([`permissions.yaml names ${channels.c0.address}, which no channel of asyncapi.yaml has`]);
   });
 
-  it('Issue 9 acks as responses: the audit ledger settles its deliveries through its response permission (no standing ack allow), decision keeps its standing allow for heartbeats', () => {
+  it('Issue 22 the ledger\'s durable is pulled and acked by audit-ledger-consumer only: a standing allow on its ack and pull subjects, its own inbox, nothing else, no response permission', () => {
+    const consumer = perms('audit-ledger-consumer');
+    expect(consumer.publish.allow).toEqual(['$JS.ACK.RUNLEDGER_LOG.audit-ledger.>', '$JS.API.CONSUMER.MSG.NEXT.RUNLEDGER_LOG.audit-ledger']);
+    expect(consumer.subscribe.allow).toEqual(['_INBOX_audit-ledger-consumer.>']);
+    expect(consumer.allow_responses).toBeUndefined();
+    expect(consumer.publish.deny).toEqual(expect.arrayContaining(['$JS.API.CONSUMER.CREATE.>', '$JS.API.CONSUMER.DELETE.>']));
+    // The ledger itself serves requests (response permission) and no longer pulls or acks its durable; it may tune it.
     const ledger = perms('audit-ledger');
-    expect(ledger.publish.allow).not.toContain('$JS.ACK.RUNLEDGER_LOG.audit-ledger.>');
     expect(ledger.allow_responses).toBe(true);
+    expect(ledger.publish.allow.filter((s) => s.includes('audit-ledger') && s.startsWith('$JS'))).toEqual(['$JS.API.CONSUMER.CREATE.RUNLEDGER_LOG.audit-ledger.rl.log.run.>', '$JS.API.CONSUMER.INFO.RUNLEDGER_LOG.audit-ledger']);
+    expect(ledger.publish.deny).toEqual(expect.arrayContaining(['$JS.ACK.RUNLEDGER_LOG.audit-ledger.>', '$JS.API.CONSUMER.MSG.NEXT.RUNLEDGER_LOG.audit-ledger']));
+    // decision keeps its standing allow: a run in progress heartbeats its delivery.
     expect(perms('decision').publish.allow).toContain('$JS.ACK.RUNLEDGER_LOG.decision-inbox.>');
+    expect(natsAuth.identityEnv({ 'audit-ledger': { file: 'l.nk', inboxPrefix: '_INBOX_audit-ledger' }, 'audit-ledger-consumer': { file: 'c.nk', inboxPrefix: '_INBOX_audit-ledger-consumer' } }, 'audit-ledger', table))
+      .toEqual({ NATS_CREDS: 'l.nk', NATS_INBOX_PREFIX: '_INBOX_audit-ledger', NATS_CONSUMER_CREDS: 'c.nk', NATS_CONSUMER_INBOX_PREFIX: '_INBOX_audit-ledger-consumer' });
+  });
+
+  it('Issue 22 a table that names a durable\'s consumer identity as a caller or server is refused by contracts:check', () => {
+    const widened = { ...table, requests: { ...table.requests, 'rl.audit.head': { ...table.requests['rl.audit.head'], call: ['operator', 'audit-ledger-consumer'] } } };
+    const channels = Object.fromEntries([...Object.keys(widened.requests), ...Object.keys(widened.log.subjects), widened.log.live].map((a, i) => [`c${i}`, { address: a }]));
+    expect(permissions.checkAgainstAsyncApi(widened, { channels })).toEqual(['permissions.yaml rl.audit.head: unknown identity audit-ledger-consumer']);
+    expect(perms('audit-ledger-consumer').publish.allow).not.toContain('rl.audit.head');
   });
 
   it('Issue 9 live feed: readers follow runs on rl.live.run.*.* (issue 23: per owner), never by a core subscription on the log\'s own subjects', () => {

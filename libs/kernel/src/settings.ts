@@ -26,6 +26,11 @@ export const SETTINGS = {
   NATS_TLS_CA_FILE: text(),
   NATS_TLS_CERT_FILE: text(),
   NATS_TLS_KEY_FILE: text(),
+  // A service's second connection, as the consumer identity of the durable it owns (permissions.yaml log.durables `consumer`).
+  NATS_CONSUMER_CREDS: text(),
+  NATS_CONSUMER_USER: text(),
+  NATS_CONSUMER_PASSWORD: text(),
+  NATS_CONSUMER_INBOX_PREFIX: text(),
   MONGO_URL: text(),
   HTTP_HOST: textOr('127.0.0.1'),
   HTTP_PORT: count(0),

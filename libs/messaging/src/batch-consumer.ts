@@ -13,8 +13,8 @@ export interface BatchHost {
   /** Tracks work as in flight until it settles (a graceful stop finishes it). */
   track<T>(work: Promise<T>): Promise<T>;
   invoke(handler: MessageHandler, payload: unknown, ctx: unknown): Promise<unknown>;
-  /** Records `m` as a dead letter, then terminates it (nak when the record failed) through `settle`. */
-  poison(m: JsMsg, durable: string, reason: string, err: unknown, settle: (action: () => void) => void): Promise<void>;
+  /** Records `m` as a dead letter, then terminates it (nak when the record failed: `redelivered`) through `settle`. */
+  poison(m: JsMsg, durable: string, reason: string, err: unknown, settle: (action: () => void, redelivered?: boolean) => void): Promise<void>;
 }
 
 /** How a batch consumer runs (see LogConsumerOptions.batch). */
@@ -23,6 +23,8 @@ export interface BatchOptions {
   durable: string;
   batch: number;
   lingerMs: number;
+  /** The durable acks all (AckPolicy.All): one ack, of a batch's highest sequence, settles the batch (see settleInOrder). */
+  ackAll: boolean;
   /** Events a previous holder was handed and never settled, handled before any delivery (see unsettled). */
   catchUp: CatchUp | null;
 }
@@ -41,7 +43,7 @@ export class BatchConsumer {
   private messages?: ConsumerMessages;
 
   constructor(private readonly host: BatchHost, private readonly handler: MessageHandler, private readonly opts: BatchOptions) {
-    this.settler = new BatchSettler(opts.durable, host.logger, () => this.stop());
+    this.settler = new BatchSettler(opts.durable, host.logger, () => this.stop(), opts.ackAll);
   }
 
   /**
@@ -123,29 +125,31 @@ export class BatchConsumer {
     const ready: Array<{ m: JsMsg; events: StoredEvent[] }> = [];
     // Terms of this batch's poison messages, sent after its acks: on an ack-all durable a term settles every sequence
     // before it, this batch's included.
-    const terms: Array<() => void> = [];
+    const terms: Array<{ seq: number; action: () => void; redelivered?: boolean }> = [];
     for (const m of batch) {
+      const later = (action: () => void, redelivered?: boolean) => void terms.push({ seq: m.seq, action, redelivered });
       let events;
       try {
         events = messageEvents(m);
       } catch (err) {
-        await this.host.poison(m, opts.durable, 'undecodable message', err, (term) => terms.push(term));
+        await this.host.poison(m, opts.durable, 'undecodable message', err, later);
         continue;
       }
-      if (m.info.deliveryCount > opts.maxDeliver) await this.host.poison(m, opts.durable, 'delivery budget exhausted', new AppError('INTERNAL'), (term) => terms.push(term));
+      if (m.info.deliveryCount > opts.maxDeliver) await this.host.poison(m, opts.durable, 'delivery budget exhausted', new AppError('INTERNAL'), later);
       else ready.push({ m, events });
     }
-    if (ready.length) await this.handle(ready);
-    for (const term of terms) void this.host.track(this.settler.inTurn(term));
+    // On an ack-all durable nothing after a nak'd delivery may be acked (it would settle that one unhandled): what
+    // follows it is left to the next pass from the ack floor, which the nak starts (BatchSettler.inTurn).
+    const nakd = opts.ackAll ? terms.find((t) => t.redelivered)?.seq : undefined;
+    const handled = nakd === undefined ? ready : ready.filter((r) => r.m.seq < nakd);
+    if (handled.length) await this.handle(handled);
+    for (const { action, redelivered } of terms) void this.host.track(this.settler.inTurn(action, redelivered));
   }
 
   /** Hands `ready` over as one batch, or, when that fails, one commit at a time; settled in turn (see BatchSettler). */
   private async handle(ready: Array<{ m: JsMsg; events: StoredEvent[] }>): Promise<void> {
     const { handler, opts } = this;
-    // A delivery is settled by at most one publish to its reply subject, and none is sent before it: a batch
-    // consumer's owner may ack through its response permission (permissions.yaml `acks: responses`), which allows
-    // one publish per delivery. So no progress heartbeats: a batch handler is idempotent, and one that outlives
-    // ack_wait sees the batch again.
+    // No progress heartbeats: a batch handler is idempotent, and one that outlives ack_wait sees the batch again.
     let handledAll: unknown;
     try {
       // As in onLogMessage: handlers see events as producers wrote them (the log's codec opens sealed data).
@@ -162,7 +166,7 @@ export class BatchConsumer {
 
   /** Dead-letters `m`; its term (or nak) waits for everything before it to be settled (see BatchSettler). */
   private poison(m: JsMsg, reason: string, err: unknown): Promise<void> {
-    return this.host.poison(m, this.opts.durable, reason, err, (action) => void this.host.track(this.settler.inTurn(action)));
+    return this.host.poison(m, this.opts.durable, reason, err, (action, redelivered) => void this.host.track(this.settler.inTurn(action, redelivered)));
   }
 
   private async handleInPlace(m: JsMsg, opened: () => Promise<StoredEvent[]>): Promise<void> {
@@ -187,15 +191,18 @@ export class BatchConsumer {
 }
 
 /**
- * Settles handled deliveries: one ack each, in log order (issue 22 review). Not one ack of the highest sequence per
- * batch: the owner acks through its response permission (permissions.yaml `acks: responses`), and nats-server 2.9
- * keeps every delivery's reply subject for that connection until it is answered or 2 min pass; above 4,096 kept it
- * scans them all on every delivery (deliverMsg → pruneReplyPerms), so unanswered deliveries cost the server CPU that
- * grows with their square (measured: 40k deliveries, 0.19 s acking each, 9.02 s acking the last of each 256). Acked
- * in order, each delivery settles only itself on an explicit-ack consumer, and on an ack-all one (a durable created by
- * the issue 22 test stacks) each ack settles what is before it, which is already acked.
+ * Settles handled deliveries in log order. On an ack-all durable (the ledger's, issue 22) one ack, of the highest
+ * sequence, settles them and everything before it: the settler sends it only once everything before is handled. It
+ * is pulled and acked by its consumer identity, which has no response permission (permissions.yaml log.durables
+ * `consumer`): nats-server 2.9 keeps every delivery's reply subject for a connection with response permissions until
+ * it is answered or 2 min pass, and above 4,096 kept scans them all on every delivery (deliverMsg → pruneReplyPerms),
+ * CPU that grows with the square of unanswered deliveries (measured: 40k deliveries, 0.19 s acking each, 9.02 s
+ * acking the last of each 256); for a connection without them it keeps none. On an explicit-ack durable each
+ * delivery is acked.
  */
-export function settleInOrder(handled: readonly JsMsg[]): void {
+export function settleInOrder(handled: readonly JsMsg[], ackAll = false): void {
+  if (!handled.length) return;
+  if (ackAll) return handled.reduce((last, m) => (m.seq > last.seq ? m : last)).ack();
   for (const m of [...handled].sort((a, b) => a.seq - b.seq)) m.ack();
 }
 
@@ -205,12 +212,13 @@ export function settleInOrder(handled: readonly JsMsg[]): void {
  * ack-all consumer settles what is before it too, so it waits its turn like an ack). Deferred work that fails stops
  * this settler for good (logged) and calls `onBroken`: its consumer stops and consumes again from the ack floor,
  * so what was handled after the failure is handled again (the server redelivers it too: handling is idempotent).
+ * On an ack-all consumer a nak stops it the same way: a later ack would settle the nak'd delivery unhandled.
  */
 export class BatchSettler {
   private chain: Promise<void> = Promise.resolve();
   private failed = false;
 
-  constructor(private readonly durable: string, private readonly log: { error(entry: object): void }, private readonly onBroken: () => void = () => undefined) {}
+  constructor(private readonly durable: string, private readonly log: { error(entry: object): void }, private readonly onBroken: () => void = () => undefined, private readonly ackAll = false) {}
 
   /** Whether a deferred settlement failed: nothing is settled any more. */
   get broken(): boolean {
@@ -219,15 +227,16 @@ export class BatchSettler {
 
   /** Acks `handled` (none: only orders `out`'s deferred work) after `out`'s deferred work and the batches before; resolves then. */
   after(handled: JsMsg[], out: unknown): Promise<void> {
-    return this.enqueue(deferredSettlement(out), () => settleInOrder(handled));
+    return this.enqueue(deferredSettlement(out), () => settleInOrder(handled, this.ackAll));
   }
 
-  /** Runs `settle` (a term, a nak) once everything before it is settled; resolves then. */
-  inTurn(settle: () => void): Promise<void> {
-    return this.enqueue(undefined, settle);
+  /** Runs `settle` (a term, a nak: `redelivered`) once everything before it is settled; resolves then. */
+  inTurn(settle: () => void, redelivered = false): Promise<void> {
+    return this.enqueue(undefined, settle, redelivered && this.ackAll ? 'a delivery was nak\'d on an ack-all durable' : undefined);
   }
 
-  private enqueue(deferred: Promise<void> | undefined, settle: () => void): Promise<void> {
+  /** `breaks`: after `settle`, nothing more is settled (why, logged) and the consumer consumes again from the ack floor. */
+  private enqueue(deferred: Promise<void> | undefined, settle: () => void, breaks?: string): Promise<void> {
     this.chain = this.chain.then(() => deferred).then(
       () => {
         if (this.failed) return;
@@ -237,14 +246,17 @@ export class BatchSettler {
           // A lost ack or term: the server redelivers after ack_wait, and handling is idempotent.
           this.log.error({ msg: 'settlement not sent', durable: this.durable, error: (err as Error)?.message });
         }
+        if (breaks) this.break(breaks);
       },
-      (err: unknown) => {
-        if (this.failed) return;
-        this.failed = true;
-        this.log.error({ msg: 'deferred work of a batch failed: acks stop, consuming again from the ack floor', durable: this.durable, error: (err as Error)?.message });
-        this.onBroken();
-      },
+      (err: unknown) => this.break(`deferred work of a batch failed: ${(err as Error)?.message}`),
     );
     return this.chain;
+  }
+
+  private break(why: string): void {
+    if (this.failed) return;
+    this.failed = true;
+    this.log.error({ msg: 'acks stop, consuming again from the ack floor', durable: this.durable, why });
+    this.onBroken();
   }
 }

@@ -21,10 +21,10 @@ export interface ServiceHandle {
  * Starts one Runledger service: telemetry, NATS + log stream, the Nest app with its HTTP health endpoints
  * and the NATS/JetStream transport. `module` receives the runtime so providers can use the log and bus.
  */
-export async function bootstrapService(service: string, module: (runtime: ServiceRuntime) => DynamicModule | Promise<DynamicModule>, opts: { httpPort?: number; natsUrl?: string; identity?: NatsIdentity; rawLog?: boolean } = {}): Promise<ServiceHandle> {
+export async function bootstrapService(service: string, module: (runtime: ServiceRuntime) => DynamicModule | Promise<DynamicModule>, opts: { httpPort?: number; natsUrl?: string; identity?: NatsIdentity; consumerIdentity?: NatsIdentity; rawLog?: boolean } = {}): Promise<ServiceHandle> {
   startTelemetry(service);
   const logger = new JsonLogger(service);
-  const runtime = await createRuntime(service, { natsUrl: opts.natsUrl, identity: opts.identity, rawLog: opts.rawLog });
+  const runtime = await createRuntime(service, { natsUrl: opts.natsUrl, identity: opts.identity, consumerIdentity: opts.consumerIdentity, rawLog: opts.rawLog });
   // No body parser: the HTTP side is the health endpoints (GET, no body); a parser answered a malformed body with its own
   // error text ("Expected property name … in JSON"), which is no business of a health check.
   const app = await NestFactory.create(await module(runtime), { logger, abortOnError: false, bodyParser: false });
@@ -43,6 +43,7 @@ export async function bootstrapService(service: string, module: (runtime: Servic
     // Finish what this instance took before anything closes under it (README "Configuration": RL_SHUTDOWN_DRAIN_MS).
     await transport.quiesce(settingNumber('RL_SHUTDOWN_DRAIN_MS')).catch(() => undefined);
     await app.close().catch(() => undefined);
+    await runtime.consumerNc?.drain().catch(() => undefined);
     await runtime.nc.drain().catch(() => undefined);
     await stopTelemetry();
   };

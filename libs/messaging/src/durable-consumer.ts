@@ -1,4 +1,4 @@
-import { AckPolicy, DeliverPolicy, type JetStreamManager } from '@nats-io/jetstream';
+import { AckPolicy, DeliverPolicy, type ConsumerInfo, type JetStreamManager } from '@nats-io/jetstream';
 import { jsErrorCode, LOG_STREAM } from '@runledger/event-log';
 import type { LogConsumerOptions } from './handlers';
 
@@ -12,10 +12,9 @@ export function redeliveryDelayMs(deliveryCount: number): number {
 
 /**
  * Makes sure the durable consumer of a log handler exists with the settings its code asks for, and says its ack
- * policy. Every durable is created with explicit acks, each delivery acked (issue 22 review: see settleInOrder); a
- * batch consumer's durable created with AckPolicy.All (only by issue 22's test stacks, never a release) keeps it, as the
- * server cannot change a policy, and is settled correctly by the same per-delivery acks in log order. Settings that can
- * change in place (ack wait, max ack pending) follow the code instead of being frozen at first creation.
+ * policy. The bootstrap creates the declared ones (provisionDurable: the table's ack policy); one missing here (a
+ * test's own bus) is created with explicit acks. A batch consumer settles either policy (settleInOrder). Settings that
+ * can change in place (ack wait, max ack pending) follow the code instead of being frozen at first creation.
  */
 export async function ensureDurable(jsm: JetStreamManager, filterSubject: string, opts: LogConsumerOptions, ackWaitMs: number): Promise<AckPolicy> {
   // A batch consumer may hold its acks while its handler's deferred work is done (DeferredSettlement: the ledger's held
@@ -42,9 +41,9 @@ export async function ensureDurable(jsm: JetStreamManager, filterSubject: string
   return existing.config.ack_policy;
 }
 
-/** A declared durable as the bootstrap creates it: pull (no deliver subject), the table's filter, every event, each delivery acked. */
-function pullDurable(durable: string, filterSubject: string) {
-  return { durable_name: durable, filter_subject: filterSubject, ack_policy: AckPolicy.Explicit, deliver_policy: DeliverPolicy.All, max_deliver: -1 };
+/** A declared durable as the bootstrap creates it: pull (no deliver subject), the table's filter, every event. */
+function pullDurable(durable: string, filterSubject: string, ackPolicy: AckPolicy = AckPolicy.Explicit) {
+  return { durable_name: durable, filter_subject: filterSubject, ack_policy: ackPolicy, deliver_policy: DeliverPolicy.All, max_deliver: -1 };
 }
 
 async function durableInfo(jsm: JetStreamManager, durable: string) {
@@ -56,17 +55,40 @@ async function durableInfo(jsm: JetStreamManager, durable: string) {
 
 /**
  * The bootstrap's part (deploy/nats/permissions.yaml `log.durables`): each declared durable exists as a pull consumer
- * with its filter before its owner starts. The owner may only tune it: nats-server refuses to turn a pull consumer
- * into a push one, while a consumer its owner created could push the log anywhere (the body, not the subject, decides).
+ * with its filter and ack policy (`acks: all`, else explicit) before its owner starts. The owner may only tune it:
+ * nats-server refuses to turn a pull consumer into a push one, while a consumer its owner created could push the log
+ * anywhere (the body, not the subject, decides).
  */
-export async function provisionDurable(jsm: JetStreamManager, durable: string, filterSubject: string): Promise<void> {
+export async function provisionDurable(jsm: JetStreamManager, durable: string, filterSubject: string, ackAll = false): Promise<void> {
   const existing = await durableInfo(jsm, durable);
   if (!existing) {
-    await jsm.consumers.add(LOG_STREAM, pullDurable(durable, filterSubject));
+    await jsm.consumers.add(LOG_STREAM, pullDurable(durable, filterSubject, ackAll ? AckPolicy.All : AckPolicy.Explicit));
     return;
   }
   if (existing.config.deliver_subject) throw new Error(`durable consumer ${durable} pushes to ${existing.config.deliver_subject}: delete it (as the admin) and run the bootstrap again`);
   if (existing.config.filter_subject !== filterSubject) await migrateFilter(jsm, durable, existing.config.filter_subject ?? '', filterSubject);
+  if (ackAll && existing.config.ack_policy === AckPolicy.Explicit) await migrateToAckAll(jsm, durable);
+}
+
+/**
+ * An explicit-ack durable of an earlier release whose table entry now says `acks: all` (issue 22: the ledger's). The
+ * server cannot change a policy in place, so it is created again, ack-all, at its ack floor + 1, with its filter and
+ * tuning: nothing acked is delivered again (nothing is chained or indexed twice) and nothing is skipped; what was
+ * delivered and not acked, and what was acked above the floor, is delivered again (the owner handles redeliveries:
+ * its chain writer and read models are idempotent). An owner still running acks its deliveries on the new durable
+ * (same name), and an ack the old one took after its floor was read is only a redelivery.
+ */
+async function migrateToAckAll(jsm: JetStreamManager, durable: string): Promise<void> {
+  const info = await jsm.consumers.info(LOG_STREAM, durable);
+  await jsm.consumers.delete(LOG_STREAM, durable);
+  const { filter_subject, ack_wait, max_ack_pending } = info.config;
+  await jsm.consumers.add(LOG_STREAM, { ...pullDurable(durable, filter_subject ?? '', AckPolicy.All), ack_wait, max_ack_pending, ...resumeAfter(info) });
+}
+
+/** Where a durable created again resumes: after what it settled (settledThrough), or at the log's start. */
+function resumeAfter(info: ConsumerInfo) {
+  const settled = settledThrough(info);
+  return settled > 0 ? { deliver_policy: DeliverPolicy.StartSequence, opt_start_seq: settled + 1 } : { deliver_policy: DeliverPolicy.All };
 }
 
 /**
@@ -86,7 +108,7 @@ async function migrateFilter(jsm: JetStreamManager, durable: string, from: strin
   }
   const info = await jsm.consumers.info(LOG_STREAM, durable);
   await jsm.consumers.delete(LOG_STREAM, durable);
-  await jsm.consumers.add(LOG_STREAM, { ...pullDurable(durable, to), deliver_policy: DeliverPolicy.StartSequence, opt_start_seq: info.ack_floor.stream_seq + 1 });
+  await jsm.consumers.add(LOG_STREAM, { ...pullDurable(durable, to, info.config.ack_policy), ...resumeAfter(info) });
 }
 
 /** Whether every subject `from` matches, `to` matches too (the migrations the table makes: a trailing `*` to `>`). */
@@ -101,6 +123,17 @@ function widens(from: string, to: string): boolean {
  */
 export async function unsettledRange(jsm: JetStreamManager, durable: string): Promise<{ from: number; to: number } | null> {
   const info = await jsm.consumers.info(LOG_STREAM, durable);
-  if (info.num_ack_pending === 0 || info.delivered.stream_seq <= info.ack_floor.stream_seq) return null;
-  return { from: info.ack_floor.stream_seq + 1, to: info.delivered.stream_seq };
+  const settled = settledThrough(info);
+  if (info.num_ack_pending === 0 || info.delivered.stream_seq <= settled) return null;
+  return { from: settled + 1, to: info.delivered.stream_seq };
+}
+
+/**
+ * The stream sequence a durable has settled everything up to: its ack floor, or, for one that started at a sequence
+ * (created again by a migration) and has acked nothing since, the sequence before its start: nats-server 2.9 reports
+ * such a durable's ack floor as 0, though nothing before its start was ever its to deliver.
+ */
+function settledThrough(info: ConsumerInfo): number {
+  const started = info.config.deliver_policy === DeliverPolicy.StartSequence ? (info.config.opt_start_seq ?? 1) - 1 : 0;
+  return Math.max(info.ack_floor.stream_seq, started);
 }

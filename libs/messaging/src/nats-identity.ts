@@ -26,6 +26,19 @@ export function identityFromEnv(env: NodeJS.ProcessEnv = process.env): NatsIdent
   };
 }
 
+/**
+ * The identity a service pulls and acks its durable as, on a second connection (permissions.yaml log.durables
+ * `consumer`): NATS_CONSUMER_CREDS or NATS_CONSUMER_USER/NATS_CONSUMER_PASSWORD, NATS_CONSUMER_INBOX_PREFIX, over the
+ * same TLS as the service's own. Undefined when none is named: the service consumes on its own connection.
+ */
+export function consumerIdentityFromEnv(env: NodeJS.ProcessEnv = process.env): NatsIdentity | undefined {
+  const own = identityFromEnv(env);
+  const creds = settingText('NATS_CONSUMER_CREDS', env);
+  const user = settingText('NATS_CONSUMER_USER', env);
+  if (!creds && !user) return undefined;
+  return { creds, user, password: settingText('NATS_CONSUMER_PASSWORD', env), inboxPrefix: settingText('NATS_CONSUMER_INBOX_PREFIX', env), tlsCaFile: own.tlsCaFile, tlsCertFile: own.tlsCertFile, tlsKeyFile: own.tlsKeyFile };
+}
+
 /** A seed file named `<identity>.nk` (as npm start writes them under .data/credentials) implies `_INBOX_<identity>`. */
 export function defaultInboxPrefix(creds: string | undefined): string | undefined {
   const name = creds ? /([\w-]+)\.nk$/.exec(creds)?.[1] : undefined;

@@ -12,7 +12,7 @@ export interface BusLayout {
   kvBuckets: string[];
   objectStores: string[];
   /** The log's durable consumers (permissions.yaml `log.durables`): created here, never by their owners. */
-  durables?: Record<string, { filter: string; batch?: boolean }>;
+  durables?: Record<string, { filter: string; batch?: boolean; acks?: 'all' }>;
   /** Replicas of each bucket and object store: 3 on a three-node cluster (RL_KV_REPLICAS), 1 on one server. */
   replicas?: number;
 }
@@ -24,7 +24,7 @@ export interface BusLayout {
 export async function provisionBus(nc: NatsConnection, layout: BusLayout): Promise<void> {
   const jsm = await jetstreamManager(nc);
   await ensureLogStream(jsm);
-  for (const [durable, d] of Object.entries(layout.durables ?? {})) await provisionDurable(jsm, durable, d.filter);
+  for (const [durable, d] of Object.entries(layout.durables ?? {})) await provisionDurable(jsm, durable, d.filter, d.acks === 'all');
   const kvm = new Kvm(nc);
   const replicas = layout.replicas ?? settingNumber('RL_KV_REPLICAS');
   // With replicas, reads go to each bucket's leader: a replica that lags must not make a compare-and-set read stale.

@@ -4,7 +4,7 @@ import { jetstream, jetstreamManager, JetStreamClient, JetStreamManager } from '
 import { Clock, settingFlag, settingText } from '@runledger/kernel';
 import { ensureLogStream, EventLog } from '@runledger/event-log';
 import { Bus } from './bus';
-import { identityFromEnv, identityOptions, NatsIdentity } from './nats-identity';
+import { consumerIdentityFromEnv, identityFromEnv, identityOptions, NatsIdentity } from './nats-identity';
 import { CachedDataKeys, KvDataKeyStore } from './data-keys';
 import { SealingCodec } from './sealing';
 import { ServiceHealth } from './health';
@@ -13,6 +13,12 @@ import { ServiceHealth } from './health';
 export interface ServiceRuntime {
   service: string;
   nc: NatsConnection;
+  /**
+   * The connection the service's durables are pulled and acked on, as their consumer identity (permissions.yaml
+   * log.durables `consumer`: no response permission, so nats-server keeps no reply subject of a delivery for it).
+   * Undefined: pulled and acked on `nc`.
+   */
+  consumerNc?: NatsConnection;
   js: JetStreamClient;
   jsm: JetStreamManager;
   log: EventLog;
@@ -50,11 +56,11 @@ export const systemClock: Clock = { now: () => new Date() };
  * data at append and opens it at read (README "Erasure"); `rawLog` keeps it sealed on both ways, for the audit
  * ledger, whose chain hashes what the log holds.
  */
-export async function createRuntime(service: string, opts: { natsUrl?: string; clock?: Clock; identity?: NatsIdentity; rawLog?: boolean } = {}): Promise<ServiceRuntime> {
-  const nc = await connect({
+export async function createRuntime(service: string, opts: { natsUrl?: string; clock?: Clock; identity?: NatsIdentity; consumerIdentity?: NatsIdentity; rawLog?: boolean } = {}): Promise<ServiceRuntime> {
+  const connectAs = (name: string, identity: NatsIdentity) => connect({
     // A comma-separated list names several nodes of a cluster (the client fails over between them).
     servers: (opts.natsUrl ?? settingText('NATS_URL')).split(','),
-    name: `runledger-${service}`,
+    name,
     maxReconnectAttempts: -1,
     reconnectTimeWait: 500,
     // The client builds an Error per request only to give async stack traces: 11–16 % of a service's CPU
@@ -64,8 +70,11 @@ export async function createRuntime(service: string, opts: { natsUrl?: string; c
     timeout: 30_000,
     // Each service connects as its own identity (permissions from deploy/nats/permissions.yaml) and gets
     // replies on its own inbox prefix.
-    ...identityOptions(opts.identity ?? identityFromEnv()),
+    ...identityOptions(identity),
   });
+  const nc = await connectAs(`runledger-${service}`, opts.identity ?? identityFromEnv());
+  const consumerIdentity = opts.consumerIdentity ?? consumerIdentityFromEnv();
+  const consumerNc = consumerIdentity ? await connectAs(`runledger-${service}-consumer`, consumerIdentity) : undefined;
   const jsm = await checkLog(nc);
   const js = jetstream(nc);
   const clock = opts.clock ?? systemClock;
@@ -79,7 +88,7 @@ export async function createRuntime(service: string, opts: { natsUrl?: string; c
     }
   })();
   return {
-    service, nc, js, jsm, clock, dataKeys, log: new EventLog(js, jsm, { producer: service, clock, codec }), bus: new Bus(nc),
+    service, nc, consumerNc, js, jsm, clock, dataKeys, log: new EventLog(js, jsm, { producer: service, clock, codec }), bus: new Bus(nc),
     isConnected: () => connected && !nc.isClosed() && !nc.isDraining(),
     health: new ServiceHealth(),
   };

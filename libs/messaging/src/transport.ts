@@ -1,7 +1,7 @@
 import { Logger } from '@nestjs/common';
 import { CustomTransportStrategy, MessageHandler, Server } from '@nestjs/microservices';
 import { Msg, NatsConnection, Subscription } from '@nats-io/transport-node';
-import { ConsumerMessages, JetStreamClient, JetStreamManager, JsMsg } from '@nats-io/jetstream';
+import { AckPolicy, ConsumerMessages, jetstream, JetStreamClient, JetStreamManager, JsMsg } from '@nats-io/jetstream';
 import { lastValueFrom, isObservable } from 'rxjs';
 import { AppError, isWireError, toWireError, WireError } from '@runledger/kernel';
 import { EventLog, LOG_STREAM, aggregateRef, isBusFault, messageEvents, type StoredEvent } from '@runledger/event-log';
@@ -16,6 +16,8 @@ import { HANDLER_KIND, LogConsumerOptions, MALFORMED_PAYLOAD, MAX_REQUEST_BYTES 
 export interface TransportDeps {
   service: string;
   nc: NatsConnection;
+  /** Where durables are pulled and acked, as their consumer identity (see ServiceRuntime.consumerNc); else `nc`. */
+  consumerNc?: NatsConnection;
   js: JetStreamClient;
   jsm: JetStreamManager;
   log: EventLog;
@@ -193,13 +195,18 @@ export class RunledgerTransport extends Server implements CustomTransportStrateg
       let stopped = false;
       let current: ConsumerMessages | undefined;
       const open = async () => {
-        const consumer = await this.deps.js.consumers.get(LOG_STREAM, opts.durable);
+        // The durable's info is read on the service's own connection: its consumer identity may only pull and ack.
+        const info = await this.deps.jsm.consumers.info(LOG_STREAM, opts.durable);
         // Read before pulling: what a previous holder took and never settled is ours to handle first (see catchUp).
         const unsettled = opts.batch ? await unsettledRange(this.deps.jsm, opts.durable) : null;
-        const messages = await consumer.consume({ max_messages: Math.max(8, (opts.concurrency ?? 1) * 2, opts.batch ?? 0) });
+        const pullNc = this.deps.consumerNc ?? this.deps.nc;
+        const consumer = (pullNc === this.deps.nc ? this.deps.js : jetstream(pullNc)).consumers.getConsumerFromInfo(info);
+        // `bind` on the consumer identity's connection: the client re-pulls after a missed heartbeat without asking
+        // for the consumer's info, which that identity may not.
+        const messages = await consumer.consume({ max_messages: Math.max(8, (opts.concurrency ?? 1) * 2, opts.batch ?? 0), bind: pullNc !== this.deps.nc });
         current = messages;
         this.consumers.push(messages);
-        return { messages, catchUp: unsettled && { filter: filterSubject, ...unsettled } };
+        return { messages, ackAll: info.config.ack_policy === AckPolicy.All, catchUp: unsettled && { filter: filterSubject, ...unsettled } };
       };
       // A deferred settlement failed (see BatchSettler): consume again from the ack floor, as a new holder would.
       const reopen = async () => {
@@ -214,9 +221,9 @@ export class RunledgerTransport extends Server implements CustomTransportStrateg
         }
         return null;
       };
-      const run = ({ messages, catchUp }: { messages: ConsumerMessages; catchUp: CatchUp | null }): void => {
+      const run = ({ messages, ackAll, catchUp }: { messages: ConsumerMessages; ackAll: boolean; catchUp: CatchUp | null }): void => {
         if (!opts.batch) return this.startHandling(messages, handler, opts, { maxDeliver, ackWaitMs });
-        void new BatchConsumer(this.batchHost, handler, { maxDeliver, durable: opts.durable, batch: opts.batch, lingerMs: opts.lingerMs ?? 0, catchUp })
+        void new BatchConsumer(this.batchHost, handler, { maxDeliver, durable: opts.durable, batch: opts.batch, lingerMs: opts.lingerMs ?? 0, ackAll, catchUp })
           .start(messages)
           .then(async (broken) => {
             const again = broken && !stopped && !this.closing ? await reopen() : null;
@@ -295,9 +302,10 @@ export class RunledgerTransport extends Server implements CustomTransportStrateg
 
   /**
    * A poison message is recorded as a dead-letter event (the log keeps everything), then terminated. `settle` runs the
-   * term (or the nak): a batch consumer's runs it in turn, after every delivery before it is settled (BatchSettler).
+   * term (or the nak, `redelivered`): a batch consumer's runs it in turn, after every delivery before it is settled
+   * (BatchSettler).
    */
-  private async poison(m: JsMsg, durable: string, reason: string, err: unknown, settle: (action: () => void) => void = (action) => action()): Promise<void> {
+  private async poison(m: JsMsg, durable: string, reason: string, err: unknown, settle: (action: () => void, redelivered?: boolean) => void = (action) => action()): Promise<void> {
     this.log.error({ msg: 'dead-lettering message', durable, seq: m.seq, reason, error: (err as Error)?.message });
     try {
       await this.deps.log.append(aggregateRef('deadletter', durable), [{
@@ -311,7 +319,7 @@ export class RunledgerTransport extends Server implements CustomTransportStrateg
     } catch (appendErr) {
       // Without the dead-letter record we must not drop the message: let it come back.
       this.log.error({ msg: 'dead-letter append failed', error: (appendErr as Error).message });
-      settle(() => m.nak(redeliveryDelayMs(m.info.deliveryCount)));
+      settle(() => m.nak(redeliveryDelayMs(m.info.deliveryCount)), true);
     }
   }
 }
