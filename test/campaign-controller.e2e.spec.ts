@@ -1,11 +1,12 @@
 import type { CampaignView } from '@runledger/contracts';
 import { canonicalJson } from '@runledger/governance';
-import { sha256Hex } from '@runledger/kernel';
+import { deterministicUuid, sha256Hex } from '@runledger/kernel';
 import type { CoverageReport } from '@runledger/governance';
 import { freePort, waitUntil } from '@runledger/testing';
 import {
   call, callError, CAMPAIGN_SERVICES, campaignEvents, cycleRunOf, itemIdOf, leadIdOf, LoopbackSite, ofType, OPERATOR, scriptedCampaign, startLoopbackSite, taskIdOf,
 } from './support/campaigns';
+import { runCli } from './support/cli';
 import { TestStack } from './support/stack';
 
 jest.setTimeout(240_000);
@@ -47,7 +48,9 @@ describe('Issue 8: the contract-003 controller runs campaigns over the bus', () 
     ]);
 
     const first = await call(stack, 'run', { campaign_id: campaign }, 180_000);
-    expect(first.ran!.map((r) => r.outcome)).toEqual([...Array(9).fill('executed'), 'awaiting_approval']);
+    // Probe finding: the denied python_execute is `failed` (with its code), never `executed`; the run goes on after it.
+    expect(first.ran!.map((r) => r.outcome)).toEqual([...Array(7).fill('executed'), 'failed', 'executed', 'awaiting_approval']);
+    expect(first.ran![7]).toMatchObject({ action_type: 'execute_tool', errors: ['LANE.ACTION_DENIED'] });
     expect(first.current_lead_id).toBe(leadIdOf(campaign, 0));
 
     // FR-007: the task moved to done only on the controller's verified navigation.
@@ -218,6 +221,34 @@ describe('Issue 8: the contract-003 controller runs campaigns over the bus', () 
     // The approval pending before the crash is still pending, and executes once when approved.
     const approved = await call(stack, 'answer', { campaign_id: campaign, item_id: itemIdOf(campaign, 1), decision: 'approved', approver: OPERATOR });
     expect(approved.pending_items[0]).toMatchObject({ status: 'approved', executed: { status: 'ok' } });
+  });
+
+  it('Probe finding: a cycle request cancelled while its cycle runs ends that cycle too (CycleAborted, the cycle run RunCancelled) instead of leaving it in progress until the next request', async () => {
+    site.hold();
+    const visits = site.heldVisits;
+    const campaign = await scriptedCampaign(stack, [
+      { action_type: 'execute_tool', tool_name: 'browser_navigate', parameters: { url: `${site.url}/held` } },
+      { action_type: 'no_op', reason: 'campaign_complete', details: 'done' },
+    ]);
+    const asked = stack.request('agents.campaign.run', { campaign_id: campaign, request_id: 'cancel-me', max_cycles: 2 }, 5_000).catch(() => undefined);
+    await waitUntil(() => site.heldVisits > visits, { timeoutMs: 60_000, description: 'the held navigation' });
+    const requestRun = deterministicUuid('campaign-cycles', campaign, 'cancel-me');
+    expect(await runCli(stack.url, ['runs', 'cancel', requestRun, '--reason', 'operator stop'], stack.cliEnv('operator'))).toMatchObject({ code: 0 });
+    // The request's carrier dies mid-cycle; the redelivered request finds the cancel and ends, with its open cycle.
+    await stack.kill('decision', 'SIGKILL');
+    site.release();
+    await asked;
+    await stack.startService('decision');
+    await stack.waitFor(async () => (await stack.runEvents(requestRun)).find((e) => e.type === 'RunCancelled'), 90_000);
+    const cycleTypes = (await stack.runEvents(cycleRunOf(campaign, 1))).map((e) => e.type);
+    expect(cycleTypes.at(-1)).toBe('RunCancelled');
+    expect(ofType(await campaignEvents(stack, campaign), 'CycleAborted')).toEqual([expect.objectContaining({ cycle: 1, reason: expect.stringContaining('operator stop') })]);
+    const cycleRun = cycleRunOf(campaign, 1);
+    const report = await stack.waitFor(async () => {
+      const r = await stack.request<CoverageReport>('rl.audit.coverage', {});
+      return r.body.in_progress.includes(cycleRun) ? undefined : r.body;
+    }, 30_000);
+    expect(report.violations.filter((v) => v.run_id === cycleRun)).toEqual([]);
   });
 
   it('Issue 21 a repeated cycle request (same request_id) joins the cycles it queued and answers their outcome; it never runs another cycle', async () => {

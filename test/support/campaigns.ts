@@ -76,6 +76,8 @@ export interface LoopbackSite {
   submissions: URLSearchParams[];
   /** How many times /held was asked for: it answers only once release() is called (a tool call caught mid-flight). */
   readonly heldVisits: number;
+  /** /held waits again (until the next release()). */
+  hold(): void;
   release(): void;
   stop(): Promise<void>;
 }
@@ -112,6 +114,9 @@ export async function startLoopbackSite(): Promise<LoopbackSite> {
     submissions,
     get heldVisits() {
       return heldVisits;
+    },
+    hold() {
+      released = false;
     },
     release() {
       released = true;

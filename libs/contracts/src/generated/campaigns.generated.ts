@@ -144,7 +144,10 @@ export interface CampaignItemView {
 export interface CampaignCycleOutcome {
   cycle: number;
   run_id: string;
-  outcome: 'executed' | 'aborted' | 'awaiting_approval' | 'refused';
+  /**
+   * executed: the proposal was carried out and its effect succeeded; failed: carried out, but its effect did not succeed (a tool denied, failed or not verified, a write refused; errors names the code).
+   */
+  outcome: 'executed' | 'failed' | 'aborted' | 'awaiting_approval' | 'refused';
   action_type?: string | null;
   errors?: string[];
   validation_error?: {};

@@ -16,7 +16,8 @@ export const CAMPAIGN_TOOL_TIMEOUT_MS = Symbol('CAMPAIGN_TOOL_TIMEOUT_MS');
 export interface CycleOutcome {
   cycle: number;
   run_id: string;
-  outcome: 'executed' | 'aborted' | 'awaiting_approval' | 'refused';
+  /** `failed`: the proposal was carried out but its effect did not succeed (a tool denied or failed, a write refused). */
+  outcome: 'executed' | 'failed' | 'aborted' | 'awaiting_approval' | 'refused';
   action_type: string | null;
   errors?: string[];
   validation_error?: Record<string, unknown>;
@@ -104,8 +105,14 @@ export class CycleRunner {
 
     const proposal = state.open_cycle!.valid_proposal as Record<string, unknown> & { action_type: string };
     const executed = await executeProposal({ store: this.store, state, run, cycle, now: this.clock.now(), toolTimeoutMs: this.toolTimeoutMs }, proposal);
+    // An effect that did not succeed is not "executed" to the caller (probe finding: a denied tool read as executed).
+    const failed = executed.outcome === 'executed' && !executed.success;
+    const errorCode = executed.payload['error_code'];
     return {
-      outcome: { cycle, run_id: runId, outcome: executed.outcome, action_type: proposal.action_type },
+      outcome: {
+        cycle, run_id: runId, outcome: failed ? 'failed' : executed.outcome, action_type: proposal.action_type,
+        ...(failed && typeof errorCode === 'string' ? { errors: [errorCode] } : {}),
+      },
       closing: {
         type: 'complete', data: { cycle, action_type: proposal.action_type, success: executed.success, payload: executed.payload },
         ...(executed.complete_campaign !== undefined ? { complete_campaign: executed.complete_campaign } : {}),
@@ -133,6 +140,20 @@ export class CycleRunner {
       await run.fail(result.closing.error);
     }
     this.logger.log({ msg: 'campaign cycle', campaign_id: campaignId, cycle, action_type: result.outcome.action_type, outcome: result.outcome.outcome });
+  }
+
+  /**
+   * A request cancelled while a cycle of its campaign is open ends that cycle too (probe finding: its run stayed
+   * running until the next cycle request): the campaign records CycleAborted and the cycle's run RunCancelled, with
+   * the request's reason. Idempotent: no open cycle, or a run that ended already, is left as it is.
+   */
+  async cancelOpen(campaignId: string, reason: string): Promise<void> {
+    const state = await this.store.loadExisting(campaignId);
+    const open = state.open_cycle;
+    if (!open) return;
+    await this.store.handle(campaignId, { type: 'AbortCycle', cycle: open.cycle, reason: truncateChars(`the request carrying the cycle was cancelled: ${reason}`, 2000) }, `cycle-${open.cycle}:abort`);
+    const run = await this.runs.open(state, deterministicUuid('campaign-cycle', campaignId, open.cycle), { action: 'campaign.cycle', campaign_id: campaignId, cycle: open.cycle });
+    if (!isTerminal(run.session.state)) await run.session.cancel(reason);
   }
 
 }

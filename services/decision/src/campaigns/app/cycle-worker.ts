@@ -45,7 +45,11 @@ export class CampaignCycleWorker {
     const campaign = await this.store.loadExisting(cmd.campaign_id);
     const run = await this.runs.open(campaign, cmd.run_id, { action: 'campaign.cycles', campaign_id: cmd.campaign_id, max_cycles: cmd.max_cycles });
     const engine = run.session;
-    if (isTerminal(engine.state) || (await engine.cancelIfRequested())) return;
+    if (isTerminal(engine.state)) return;
+    // Cancelled while it carried a cycle (a redelivery after a crash or a failed attempt): that cycle ends with it.
+    const asked = engine.state.cancel_requested;
+    if (asked) await this.serialised(cmd.campaign_id, () => this.cycles.cancelOpen(cmd.campaign_id, asked.reason));
+    if (await engine.cancelIfRequested()) return;
     let results: CycleResult[];
     try {
       // Each cycle is a journaled step (null: the campaign was no longer active), closed on the campaign only once it is
@@ -53,11 +57,16 @@ export class CampaignCycleWorker {
       results = await engine.stepsUntil<CycleResult>(
         'cycle', cmd.max_cycles,
         () => this.serialised(cmd.campaign_id, () => this.nextCycle(cmd.campaign_id)),
-        ({ outcome }) => outcome.outcome !== 'executed' || outcome.action_type === 'no_op',
+        // A cycle whose effect failed is carried out all the same: the next cycle's agent sees it in the snapshot.
+        ({ outcome }) => (outcome.outcome !== 'executed' && outcome.outcome !== 'failed') || outcome.action_type === 'no_op',
         (result) => this.serialised(cmd.campaign_id, () => this.cycles.close(cmd.campaign_id, result)),
       );
     } catch (err) {
-      if (err instanceof CancelRequested) return engine.cancel(err.reason);
+      if (err instanceof CancelRequested) {
+        // The cycle it left open ends with it, before the request does (a crash in between redelivers and ends it here).
+        await this.serialised(cmd.campaign_id, () => this.cycles.cancelOpen(cmd.campaign_id, err.reason));
+        return engine.cancel(err.reason);
+      }
       // A refusal is the request's outcome; anything else (a bus fault) redelivers the command and resumes here.
       if (!(err instanceof AppError) || err.retryable) throw err;
       return run.fail({ error_code: err.code, message: err.message, retryable: false });
