@@ -169,8 +169,9 @@ describe('Issue 11 operators: runledger runs / deadletters against a running sta
     try {
       await tail.until(() => tail.stderr.includes('following runs'), 'the tail to start');
       const [other] = await seedRuns(stack, { agent: 'OTHER_AGENT', count: 1 });
-      const ids = await seedRuns(stack, { agent: 'TAIL_AGENT', count: 2, failing: [1] });
-      await tail.until(() => tail.stdout.includes(`${ids[0]}  TAIL_AGENT  RunCompleted`) && tail.stdout.includes(`${ids[1]}  TAIL_AGENT  RunFailed TOOL.FAILED`), 'both runs to end');
+      // A case's runs: the failure text is sealed on the log; the tail prints it opened, as runs show does (probe finding).
+      const ids = await seedRuns(stack, { agent: 'TAIL_AGENT', count: 2, failing: [1], case_id: 'case-tail' });
+      await tail.until(() => tail.stdout.includes(`${ids[0]}  TAIL_AGENT  RunCompleted`) && tail.stdout.includes(`${ids[1]}  TAIL_AGENT  RunFailed TOOL.FAILED: seeded failure 1\n`), 'both runs to end');
       expect(tail.stdout).toContain(`${ids[0]}  TAIL_AGENT  RunCreated`);
       expect(tail.stdout).not.toContain(other);
       expect(tail.stdout).not.toContain('AuthzDecided'); // lifecycle only, unless --events
