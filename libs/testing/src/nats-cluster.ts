@@ -68,9 +68,13 @@ export async function startNatsCluster(size = 3, opts: { readyTimeoutMs?: number
       return { servers: urls[node], authenticator: nkeyAuthenticator(seed), inboxPrefix: id.inboxPrefix };
     };
     for (let i = 0; i < size; i++) conns.push(await connect(connectOptions(i)));
-    const jsm = await jetstreamManager(conns[0]);
     const probe = { name: 'CLUSTER_READY_PROBE', subjects: ['cluster.ready.probe'], num_replicas: size };
-    await waitUntil(() => jsm.streams.add(probe).then(() => true, () => false), { timeoutMs: readyTimeoutMs, intervalMs: 500, description: `a ${size}-node JetStream cluster` });
+    // Even opening a manager asks the meta leader (account info): "JetStream system temporarily unavailable" until then.
+    const jsm = await waitUntil(async () => {
+      const manager = await jetstreamManager(conns[0]);
+      await manager.streams.add(probe);
+      return manager;
+    }, { timeoutMs: readyTimeoutMs, intervalMs: 500, description: `a ${size}-node JetStream cluster` });
     await jsm.streams.delete(probe.name);
     return { urls, conns, creds, connectOptions, stop };
   } catch (err) {
