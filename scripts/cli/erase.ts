@@ -8,13 +8,20 @@
  * a purge or a KV delete left them for a disk read. The audit read models keep their rows: they hold the sealed
  * values, which now read as erased.
  *
- * Exit codes: 0 key destroyed (or never created), 2 usage, 3 the stack cannot be reached or refused the request.
+ * An id that never had a key is erased pre-emptively (its tombstone refuses any data for it from then on), and the
+ * output says so; an id already erased is said to be one. Ids are bounded as on the wire (a user id 1-256
+ * characters, a case id 1-128): an id no request can carry is a typo, refused before anything is destroyed.
+ *
+ * Exit codes: 0 erased (key destroyed, never created, or erased before), 2 usage, 3 the stack cannot be reached or
+ * refused the request (this identity may not erase: only the bootstrap admin destroys data keys).
  */
 import type { NatsConnection } from '@nats-io/transport-node';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { Objm } from '@nats-io/obj';
 import { createDocumentStore, NatsKvDocumentStore } from '@runledger/document-store';
-import { DataOwner, KvDataKeyStore } from '../../libs/messaging/src/data-keys';
+import { PermissionViolationError } from '@nats-io/transport-node';
+import { OWNER_ID_MAX_LENGTH } from '../../libs/contracts/src/dto/bounds';
+import { DATA_KEYS_BUCKET, DataOwner, dataKeyName, KvDataKeyStore } from '../../libs/messaging/src/data-keys';
 import { secureEraseSubject } from '../../libs/messaging/src/secure-erase';
 import { connectCli, CONNECTION_USAGE, ConnectionRefused, ConnectionUsageError, parseConnectionFlags } from './connection';
 
@@ -35,15 +42,24 @@ export async function main(args: string[]): Promise<number> {
   const [flag, id, ...extra] = parsed.rest;
   if ((flag !== '--user' && flag !== '--case') || !id || id.startsWith('--') || extra.length) return usage();
   const owner: DataOwner = { kind: flag === '--user' ? 'user' : 'case', id };
+  if (id.length > OWNER_ID_MAX_LENGTH[owner.kind]) {
+    return usage(`a ${owner.kind} id is at most ${OWNER_ID_MAX_LENGTH[owner.kind]} characters (no request carries a longer one); this one has ${id.length}: nothing was erased`);
+  }
+  let keyBefore: 'destroyed' | 'never created' | 'erased before';
   let removed: { rows: number; artifacts: number };
   try {
     // Erasure destroys key material: an admin act (the operator identity changes nothing), as the bootstrap admin.
     const nc = await connectCli(parsed.flags, 'runledger-erase', 'admin');
     try {
+      await mayErase(nc);
+      const keys = new KvDataKeyStore(nc);
+      const state = await keys.stateOf(dataKeyName(owner));
+      keyBefore = state === 'absent' ? 'never created' : state === 'erased' ? 'erased before' : 'destroyed';
       // The key first: from this moment no service can open or add the owner's data, whatever happens next.
-      await new KvDataKeyStore(nc).destroy(owner);
+      if (state !== 'erased') await keys.destroy(owner);
       removed = await removePlaintext(nc, owner);
     } catch (err) {
+      if (err instanceof ConnectionRefused) throw err;
       throw new ConnectionRefused(`the stack refused the erasure: ${(err as Error).message}`);
     } finally {
       await nc.close();
@@ -53,8 +69,27 @@ export async function main(args: string[]): Promise<number> {
     process.stderr.write(`${err.message}\n`);
     return err.exitCode;
   }
-  process.stdout.write(`erased ${owner.kind} ${owner.id}: data key destroyed; sealed data now reads as erased; ${removed.rows} stored document(s) and ${removed.artifacts} artifact(s) removed\n`);
+  const what = {
+    destroyed: 'data key destroyed; sealed data now reads as erased',
+    'never created': 'it had no data key (nothing was ever sealed for it); erased ahead: any data for it is refused from now on',
+    'erased before': 'it was already erased',
+  }[keyBefore];
+  process.stdout.write(`erased ${owner.kind} ${owner.id}: ${what}; ${removed.rows} stored document(s) and ${removed.artifacts} artifact(s) removed\n`);
   return 0;
+}
+
+/**
+ * Refuses at once, in words, an identity that may not erase (only the bootstrap admin deletes data-key messages):
+ * asks the server for the very right erasure uses (a secure delete in the key bucket) on sequence 0, which names no
+ * message, so nothing is deleted. Without this, the first read an operator may not make fails as a transient fault.
+ */
+async function mayErase(nc: NatsConnection): Promise<void> {
+  try {
+    await nc.request(`$JS.API.STREAM.MSG.DELETE.KV_${DATA_KEYS_BUCKET}`, JSON.stringify({ seq: 0 }), { timeout: 5_000 });
+  } catch (err) {
+    if (!(err instanceof PermissionViolationError) && !/permissions violation/i.test((err as Error)?.message ?? '')) throw err;
+    throw new ConnectionRefused('refused: this identity may not erase; erasure destroys key material, the bootstrap admin\'s act (connect as the admin: --creds with its credentials, .data/credentials/admin.nk on the local stack)');
+  }
 }
 
 /** Removes the owner's rows from the mutable stores that hold plaintext, and a case's artifacts. Idempotent. */

@@ -1,6 +1,8 @@
 // The runs library loads decorated DTOs (class-transformer): their metadata API first, whatever a suite imports before.
 import 'reflect-metadata';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import YAML from 'yaml';
 import { connect, NatsConnection, headers as natsHeaders } from '@nats-io/transport-node';
 import type { TestIdentity } from '@runledger/testing';
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
@@ -100,12 +102,26 @@ export class TestStack {
     return this.opts.serviceEnv?.['audit-ledger']?.RL_AUDIT_KEY_FILE ?? this.opts.env?.RL_AUDIT_KEY_FILE ?? join(this.nats.storeDir, 'audit', 'signing-key.pem');
   }
 
+  /**
+   * policy/callers.yaml plus the harness's own identity as a caller of every case: agents.run.start and
+   * agents.session.start are answered only for a caller their reply inbox names (README "Calling Runledger"), and
+   * suites start runs in any case as `test-admin`. The shipped callers and roles are unchanged (the `caller` identity's
+   * refusals are proven as shipped).
+   */
+  private harnessCallerGrants(): string {
+    const file = join(this.nats.storeDir, 'callers.yaml');
+    const shipped = YAML.parse(readFileSync(join(__dirname, '..', '..', 'policy', 'callers.yaml'), 'utf8')) as { roles: Record<string, { agents: unknown }>; callers: Record<string, string> };
+    const harness = { description: 'The test harness: every case, every input of intake-desk.', cases: ['*'], agents: shipped.roles['intake-desk'].agents };
+    writeFileSync(file, YAML.stringify({ ...shipped, roles: { ...shipped.roles, harness }, callers: { ...shipped.callers, [TEST_ADMIN]: 'harness' } }));
+    return file;
+  }
+
   /** `env` goes on top of the stack's environment for this start only (a restart without it returns to the stack's). */
   async startService(name: string, env: Record<string, string> = {}): Promise<void> {
     const svc = launcher.startService(name, {
       natsUrl: this.nats.url,
       creds: this.nats.creds,
-      env: { LOG_LEVEL: 'warn', RL_AUDIT_KEY_FILE: this.auditKeyFile, ...this.opts.env, ...(this.opts.serviceEnv?.[name] ?? {}), ...env },
+      env: { LOG_LEVEL: 'warn', RL_AUDIT_KEY_FILE: this.auditKeyFile, CALLER_GRANTS_FILE: this.harnessCallerGrants(), ...this.opts.env, ...(this.opts.serviceEnv?.[name] ?? {}), ...env },
       onLine: (s, line) => this.logs.push(`[${s}] ${line}`),
     });
     this.procs.set(name, svc.child);

@@ -101,10 +101,10 @@ describe('Issue 9 permissions table', () => {
     expect(perms('decision').subscribe.allow).toEqual(expect.arrayContaining(['rl.caller.*.runs.get', 'rl.caller.*.runs.events', 'rl.caller.*.runs.cancel']));
   });
 
-  it('Issue 26 caller grants: every identity that may start agent runs or use a caller door has a role in policy/callers.yaml (none is let through unlisted)', () => {
+  it('Issue 26 caller grants: every identity that may start agent runs or sessions or use a caller door has a role in policy/callers.yaml (the starts answer no other identity: REQUEST.UNATTRIBUTED)', () => {
     const grants = YAML.parse(fs.readFileSync(path.join(__dirname, '..', '..', '..', 'policy', 'callers.yaml'), 'utf8')) as { callers: Record<string, string> };
     const callers = Object.entries(table.requests as Record<string, { call?: string[] }>)
-      .filter(([address]) => address === 'agents.run.start' || address.includes('{caller}'))
+      .filter(([address]) => address === 'agents.run.start' || address === 'agents.session.start' || address.includes('{caller}'))
       .flatMap(([, rule]) => rule.call ?? []);
     expect(callers.length).toBeGreaterThan(0);
     for (const id of new Set(callers)) expect(grants.callers[id]).toBeDefined();

@@ -8,6 +8,7 @@ export const ERROR_CODES = {
   'REQUEST.CONFLICT': { retryable: false, message: 'That request id was already used for a different request.' },
   'REQUEST.TOO_LARGE': { retryable: false, message: 'The request is too large.' },
   'REQUEST.RATE_LIMITED': { retryable: true, message: 'Too many rejected requests; slow down and retry later.' },
+  'REQUEST.UNATTRIBUTED': { retryable: false, message: 'The request names no identity that may send it (its reply subject is not the inbox of one); nothing was started.' },
   'AUTH.MISSING': { retryable: false, message: 'Authentication is required.' },
   'NOT_FOUND': { retryable: false, message: 'The requested item was not found.' },
   'RUN.NOT_FOUND': { retryable: false, message: 'No run with that id.' },

@@ -21,6 +21,23 @@ export interface IdempotentRequestOptions {
   signal?: AbortSignal;
 }
 
+/**
+ * Runs an idempotent attempt again after a transient failure (TRANSIENT_CODES) as `retryDelayMs` allows, until it is
+ * answered, refused (any other error, rethrown at once) or the signal aborts: over the bus or in process alike.
+ */
+export async function retryTransient<T>(attempt: () => Promise<T>, opts: Pick<IdempotentRequestOptions, 'retryDelayMs' | 'signal'>): Promise<T> {
+  for (let n = 0; ; n++) {
+    try {
+      return await attempt();
+    } catch (err) {
+      const delay = opts.retryDelayMs(n);
+      if (!(err instanceof AppError && TRANSIENT_CODES.has(err.code)) || delay === undefined || opts.signal?.aborted) throw err;
+      await new Promise((resolve) => setTimeout(resolve, delay));
+      if (opts.signal?.aborted) throw err;
+    }
+  }
+}
+
 /** Request/reply between services, with trace context in the headers and errors decoded into their codes. */
 export class Bus {
   constructor(private readonly nc: NatsConnection) {}
@@ -30,17 +47,8 @@ export class Bus {
    * reply is lost, the same request is sent again; it lands on the same child run, whose recorded outcome comes
    * back instead of a second effect. Refusals (any other code) are rethrown at once.
    */
-  async requestIdempotent<T>(subject: string, payload: unknown, opts: IdempotentRequestOptions): Promise<T> {
-    for (let attempt = 0; ; attempt++) {
-      try {
-        return await this.request<T>(subject, payload, { timeoutMs: opts.timeoutMs });
-      } catch (err) {
-        const delay = opts.retryDelayMs(attempt);
-        if (!(err instanceof AppError && TRANSIENT_CODES.has(err.code)) || delay === undefined || opts.signal?.aborted) throw err;
-        await new Promise((resolve) => setTimeout(resolve, delay));
-        if (opts.signal?.aborted) throw err;
-      }
-    }
+  requestIdempotent<T>(subject: string, payload: unknown, opts: IdempotentRequestOptions): Promise<T> {
+    return retryTransient(() => this.request<T>(subject, payload, { timeoutMs: opts.timeoutMs }), opts);
   }
 
   async request<T>(subject: string, payload: unknown, opts: { timeoutMs?: number; subjectTemplate?: string } = {}): Promise<T> {

@@ -65,12 +65,17 @@ export interface LogContext {
 
 export const HANDLER_KIND = { request: 'request', log: 'log' } as const;
 
-/** Handed to request handlers that opt in with `acceptMalformed` when the payload is not JSON. */
-export const MALFORMED_PAYLOAD = Object.freeze({ __runledger_malformed_payload__: true });
+/**
+ * Handed to request handlers that opt in with `acceptMalformed` when the payload is not JSON, or is JSON outside the
+ * structural bounds (json-bounds.ts): why (`reason`, the transport's own words) and the body as received.
+ */
+export class MalformedPayload {
+  constructor(readonly reason: string, readonly bytes: Uint8Array) {}
+}
 
 export interface RequestHandlerOptions {
   /**
-   * Receive MALFORMED_PAYLOAD instead of the transport's REQUEST.INVALID reply when the payload is not JSON:
+   * Receive a MalformedPayload instead of the transport's REQUEST.INVALID reply when the payload is not bounded JSON:
    * for APIs whose contract answers every input with its own reply shape (the task assistant's templates).
    */
   acceptMalformed?: boolean;

@@ -11,7 +11,7 @@ import { ConsumerLease } from './consumer-lease';
 import { ServiceHealth } from './health';
 import { ensureDurable, MAX_HANDLER_MS, redeliveryDelayMs, unsettledRange } from './durable-consumer';
 import { BatchConsumer, type BatchHost, type CatchUp } from './batch-consumer';
-import { HANDLER_KIND, LogConsumerOptions, MALFORMED_PAYLOAD, MAX_REQUEST_BYTES } from './handlers';
+import { HANDLER_KIND, LogConsumerOptions, MalformedPayload, MAX_REQUEST_BYTES } from './handlers';
 
 export interface TransportDeps {
   service: string;
@@ -137,7 +137,7 @@ export class RunledgerTransport extends Server implements CustomTransportStrateg
       }
       const decoded = decodeBounded(msg.data);
       if (!decoded.ok && !handler.extras?.acceptMalformed) return this.reply(msg, 'error', new AppError('REQUEST.INVALID', decoded.reason).toWire());
-      const payload = decoded.ok ? decoded.value : MALFORMED_PAYLOAD;
+      const payload = decoded.ok ? decoded.value : new MalformedPayload(decoded.reason, msg.data);
       const started = performance.now();
       let outcome = 'ok';
       try {

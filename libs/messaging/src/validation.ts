@@ -1,8 +1,9 @@
 import { ArgumentMetadata, Injectable, PipeTransform } from '@nestjs/common';
 import { plainToInstance } from 'class-transformer';
-import { validateSync, ValidationError } from 'class-validator';
+import { validateSync } from 'class-validator';
 import { AppError } from '@runledger/kernel';
 import { acceptedAs } from './dto-fast-path';
+import { describeErrors } from './validation-messages';
 
 /**
  * Validates a plain message against a class-validator DTO. Unknown properties are refused,
@@ -18,7 +19,7 @@ export function validateMessage<T extends object>(dto: new () => T, plain: unkno
   if (accepted) return accepted;
   const instance = plainToInstance(dto, plain, { enableImplicitConversion: false });
   const errors = validateSync(instance, { whitelist: true, forbidNonWhitelisted: true, forbidUnknownValues: true });
-  if (errors.length) throw new AppError('REQUEST.INVALID', 'The request is not valid.', flatten(errors));
+  if (errors.length) throw new AppError('REQUEST.INVALID', 'The request is not valid.', describeErrors(errors));
   return instance;
 }
 
@@ -31,14 +32,6 @@ export function validateEmptyMessage(plain: unknown): void {
   if (typeof plain !== 'object' || plain === null || Array.isArray(plain)) throw new AppError('REQUEST.INVALID', 'The request must be a JSON object.');
   const fields = Object.keys(plain);
   if (fields.length) throw new AppError('REQUEST.INVALID', 'The request is not valid: it takes no fields.', fields.map((f) => `property ${f} should not exist`));
-}
-
-function flatten(errors: ValidationError[], prefix = ''): string[] {
-  return errors.flatMap((e) => {
-    const path = prefix ? `${prefix}.${e.property}` : e.property;
-    const own = Object.values(e.constraints ?? {}).map((m) => (m.startsWith(e.property) ? `${prefix ? prefix + '.' : ''}${m}` : `${path}: ${m}`));
-    return [...own, ...flatten(e.children ?? [], path)];
-  });
 }
 
 /** Nest pipe form, for `@Payload(new MessagePipe(Dto))` in thin transport controllers. */

@@ -1,6 +1,6 @@
 import { DynamicModule, Module, OnApplicationShutdown, Inject } from '@nestjs/common';
 import type { DocumentStore } from '@runledger/document-store';
-import { DOCUMENT_STORE, sealedDocumentStoreProvider, MessagingModule, ServiceRuntime } from '@runledger/messaging';
+import { DOCUMENT_STORE, KvDataKeyStore, sealedDocumentStoreProvider, MessagingModule, ServiceRuntime } from '@runledger/messaging';
 import { CALLER_GRANTS, loadCallerGrants, PolicyCatalog } from '@runledger/policy-catalog';
 import { CallerVerifier, RunRepository } from '@runledger/runs';
 import { runControlController } from '@runledger/service-clients';
@@ -11,7 +11,7 @@ import { ArtifactsController } from './artifacts/artifacts.controller';
 import { ArtifactsService } from './artifacts/artifacts.service';
 import { DbController } from './transport/db.controller';
 import { IngestController } from './ingest/ingest.controller';
-import { IngestService } from './ingest/ingest.service';
+import { IngestService, STORED_DATA_KEYS } from './ingest/ingest.service';
 
 @Module({})
 export class DbWriteModule implements OnApplicationShutdown {
@@ -28,6 +28,7 @@ export class DbWriteModule implements OnApplicationShutdown {
         DbWriteService,
         ArtifactsService,
         IngestService,
+        { provide: STORED_DATA_KEYS, useValue: new KvDataKeyStore(runtime.nc) },
         // Read at start: a bad policy/callers.yaml stops db-write (as a bad lanes/roles policy does).
         { provide: CALLER_GRANTS, useValue: loadCallerGrants() },
         artifactStoreProvider(runtime),

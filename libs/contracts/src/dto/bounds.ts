@@ -28,3 +28,9 @@ export function MaxJsonBytes(max: number, options?: ValidationOptions): Property
     },
   }, options);
 }
+
+/**
+ * The longest id of a data owner a request carries (a user_id, a case_id; README "Erasure"): what `runledger erase`
+ * accepts too, so an id no request could name is refused as a typo instead of erased.
+ */
+export const OWNER_ID_MAX_LENGTH = { user: 256, case: 128 } as const;

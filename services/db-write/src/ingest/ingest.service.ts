@@ -3,12 +3,19 @@ import type { ArtifactGetResult, ArtifactIngestRequestDto, CallerArtifactGetRequ
 import { ConcurrencyError } from '@runledger/event-log';
 import { ArtifactRef, authorizeIngest, CallerGrants, canonicalJson, contentProblem } from '@runledger/governance';
 import { AppError, deterministicUuid, sha256Hex } from '@runledger/kernel';
+import { dataKeyName, ownerErased, type DataKeyStore } from '@runledger/messaging';
 import { CALLER_GRANTS, PolicyCatalog } from '@runledger/policy-catalog';
 import { loadCallersRun, RunCreatedData, RunEvent, RunRepository } from '@runledger/runs';
 import { ArtifactsService, checkArtifactBytes } from '../artifacts/artifacts.service';
 
 /** The action an ingest run's AuthzDecided names. */
 const INGEST_ACTION = 'artifact.ingest';
+
+/**
+ * The data-key store read as stored (KvDataKeyStore), not the process's cache: an erasure is seen by the next ingest,
+ * not half a second later when the cache follower drops the key, so no byte of an erased case reaches the store.
+ */
+export const STORED_DATA_KEYS = Symbol('STORED_DATA_KEYS');
 
 /**
  * A caller's door to the artifact store (issue 26): rl.caller.<identity>.artifacts.ingest and .artifacts.get.
@@ -18,7 +25,8 @@ const INGEST_ACTION = 'artifact.ingest';
  * grants decide on is an `artifact_ingest` run, written in one commit (RunCreated with `requested_by`, AuthzDecided,
  * then RunStarted, ArtifactIngestAudited and RunCompleted, or RunDenied), chained by the audit ledger like every run.
  * The run id derives from the caller and the content, so a retried ingest is the same run and the same reference.
- * Refusals of the content's shape (type, size, hash) record nothing: junk does not grow the permanent log.
+ * Refusals of the content's shape (type, size, hash) record nothing: junk does not grow the permanent log; nor does
+ * an ingest into an erased case (DATA.ERASED), whose bytes would otherwise land in the store unsealed.
  */
 @Injectable()
 export class IngestService {
@@ -29,6 +37,7 @@ export class IngestService {
     private readonly artifacts: ArtifactsService,
     private readonly runs: RunRepository,
     private readonly policies: PolicyCatalog,
+    @Inject(STORED_DATA_KEYS) private readonly keys: DataKeyStore,
   ) {}
 
   async ingest(caller: string, req: ArtifactIngestRequestDto): Promise<ArtifactRef> {
@@ -48,6 +57,10 @@ export class IngestService {
       ]);
       throw new AppError(decision.code, decision.reason);
     }
+    // README "Erasure": nothing new is stored for an erased owner (the sealing codec's refusal at every append,
+    // ownerErased), decided before the bytes reach the store: one read of the case's key state.
+    const owner = { kind: 'case', id: req.case_id } as const;
+    if ((await this.keys.stateOf(dataKeyName(owner))) === 'erased') throw ownerErased(owner);
     checkArtifactBytes(bytes, req.sha256, 'ARTIFACT.TOO_LARGE');
     const problem = contentProblem(this.grants.kinds[req.kind], req.kind, req.media_type, bytes);
     if (problem) throw new AppError(problem.code, problem.reason);

@@ -1,5 +1,5 @@
 import type { Provider, Type } from '@nestjs/common';
-import { Bus } from '@runledger/messaging';
+import { SessionGateway } from '../sessions/app/session.gateway';
 import { Approvals } from './app/approvals';
 import { CAMPAIGN_REPLY_TIMEOUT_MS, CampaignService } from './app/campaign.service';
 import { CampaignRuns } from './app/campaign-effects';
@@ -22,10 +22,10 @@ export function campaignProviders(env: NodeJS.ProcessEnv): Provider[] {
     CampaignStore, CampaignRuns, CycleRunner, CampaignCycleWorker, Approvals, CampaignService,
     {
       provide: PROPOSAL_AGENT,
-      inject: [Bus],
-      useFactory: (bus: Bus) => new CampaignProposalAgent({
+      inject: [SessionGateway],
+      useFactory: (sessions: SessionGateway) => new CampaignProposalAgent({
         baseURL: settingText('OPENAI_BASE_URL', env), apiKey: settingText('OPENAI_API_KEY', env), timeoutMs: settingNumber('CAMPAIGN_LLM_TIMEOUT_MS', env), sessionTimeoutMs: settingNumber('CAMPAIGN_SESSION_TIMEOUT_MS', env),
-      }, bus),
+      }, sessions),
     },
     // Browser tools start a real Chromium on first use: allow more than the task tools' default.
     { provide: CAMPAIGN_TOOL_TIMEOUT_MS, useValue: settingNumber('CAMPAIGN_TOOL_TIMEOUT_MS', env) },

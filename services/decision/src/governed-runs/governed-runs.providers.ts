@@ -2,7 +2,7 @@ import type { Provider, Type } from '@nestjs/common';
 import { AgentRunGateway } from './app/agent-run.gateway';
 import { AgentRunWorker } from './app/agent-run.worker';
 import type { EffectLimits } from './app/agent-effects';
-import { Bus } from '@runledger/messaging';
+import { SessionGateway } from '../sessions/app/session.gateway';
 import { AGENT_REASONER } from './app/reasoner';
 import { ReasonerSelector } from './app/session-reasoner';
 import { AGENT_RUN_LIMITS, AGENT_RUN_REPLY_TIMEOUT_MS } from './governed-runs.types';
@@ -23,7 +23,7 @@ export function governedRunsProviders(env: NodeJS.ProcessEnv, toolTimeoutMs: num
   const limits: EffectLimits = { toolTimeoutMs, retry: RETRY.chokePoint };
   return [
     AgentRunGateway, AgentRunWorker, RunForkService,
-    { provide: AGENT_REASONER, useFactory: (bus: Bus) => ReasonerSelector.fromEnv(bus, env), inject: [Bus] },
+    { provide: AGENT_REASONER, useFactory: (sessions: SessionGateway) => ReasonerSelector.fromEnv(sessions, env), inject: [SessionGateway] },
     { provide: AGENT_RUN_LIMITS, useValue: limits },
     // A whole case workflow (four child runs) takes seconds; past this the reply says in progress and a repeat gets the outcome.
     { provide: AGENT_RUN_REPLY_TIMEOUT_MS, useValue: settingNumber('AGENT_RUN_REPLY_TIMEOUT_MS', env) },

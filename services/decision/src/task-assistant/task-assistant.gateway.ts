@@ -3,7 +3,7 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import { AgentDecisionReply, DecisionContextDto } from '@runledger/contracts';
 import { aggregateRef, EventLog, type StoredEvent } from '@runledger/event-log';
 import { AppError, deterministicUuid } from '@runledger/kernel';
-import { MALFORMED_PAYLOAD, validateMessage } from '@runledger/messaging';
+import { MalformedPayload, validateMessage } from '@runledger/messaging';
 import { AgentDecision, TEMPLATES, validateContext } from '@runledger/task-assistant';
 import { RunWaiter } from '../runs/run-waiter';
 import { RejectedRequestRecorder } from './rejected-request.recorder';
@@ -29,8 +29,8 @@ export class TaskAssistantGateway {
   ) {}
 
   async process(raw: unknown): Promise<AgentDecisionReply> {
-    // Contract 000: invalid input is answered with its template (and audited), even when it is not JSON.
-    if (raw === MALFORMED_PAYLOAD) return this.rejected.record({}, invalidInput(), 'the request is not valid JSON', 'REQUEST.INVALID');
+    // Contract 000: invalid input is answered with its template (and audited), even when it is not bounded JSON.
+    if (raw instanceof MalformedPayload) return this.rejected.record({}, invalidInput(), raw.reason, 'REQUEST.INVALID');
     // Validated once (issue 21): the contract's table rows with their templates, then the DTO's shape.
     const checked = validateContext(raw, shapeProblems);
     if (!checked.ok) return this.rejected.record(raw, checked.decision, checked.reason);

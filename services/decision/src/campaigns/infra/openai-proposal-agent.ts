@@ -2,7 +2,7 @@ import type OpenAI from 'openai';
 import { openaiModule } from '@runledger/agent-session';
 import { coreAbilityTokens, preparePrompt, selectAgents } from '@runledger/agent-runtime';
 import { AppError, sha256Hex } from '@runledger/kernel';
-import type { Bus } from '@runledger/messaging';
+import type { SessionGateway } from '../../sessions/app/session.gateway';
 import type { AgentSpec } from '../domain/campaign-types';
 import { scriptedProposal, type ProposalAgent, type ProposalAnswer, type ProposalRequest } from '../app/proposal-agent';
 import { CAMPAIGN_ABILITIES, campaignRegistry } from './campaign-profiles';
@@ -15,13 +15,13 @@ export interface OpenAiEndpoint {
   baseURL?: string;
   apiKey?: string;
   timeoutMs: number;
-  /** How long one agents.session.start may take (a whole session, not one model call). */
+  /** How long one proposal session may take (a whole session, not one model call). */
   sessionTimeoutMs: number;
 }
 
 /**
  * Serves the proposal port: scripted campaigns from their recorded script, session campaigns through
- * agents.session.start, model campaigns through the `openai` client. For a model, the profile is the named one or the one contract-004 selection picks for the current
+ * an agent session (in process), model campaigns through the `openai` client. For a model, the profile is the named one or the one contract-004 selection picks for the current
  * task (deterministic, fallback `standard`); abilities are injected into the system prompt before the call
  * (core first, within the token budget). Everything that shaped the call is returned for the log.
  */
@@ -29,11 +29,11 @@ export class CampaignProposalAgent implements ProposalAgent {
   private readonly registry = campaignRegistry();
   private client?: OpenAI;
 
-  constructor(private readonly endpoint: OpenAiEndpoint, private readonly bus: Bus) {}
+  constructor(private readonly endpoint: OpenAiEndpoint, private readonly sessions: Pick<SessionGateway, 'startOwn'>) {}
 
   async propose(spec: AgentSpec, request: ProposalRequest): Promise<ProposalAnswer> {
     if (spec.kind === 'scripted') return scriptedProposal(spec.proposals, request.proposals_asked);
-    if (spec.kind === 'session') return sessionProposal(this.bus, spec, request, this.endpoint.sessionTimeoutMs);
+    if (spec.kind === 'session') return sessionProposal(this.sessions, spec, request, this.endpoint.sessionTimeoutMs);
     const task = request.snapshot.current_task?.description ?? request.snapshot.pending_tasks[0]?.description ?? request.snapshot.campaign.name;
     const selection = spec.profile ? null : selectAgents(this.registry, task)[0]!;
     const profileId = spec.profile ?? selection!.agentId;

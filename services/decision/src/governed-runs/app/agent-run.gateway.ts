@@ -2,11 +2,12 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import { AgentRunRequestDto, AgentRunResponse } from '@runledger/contracts';
 import { aggregateRef, EventLog } from '@runledger/event-log';
 import { AppError, deterministicUuid, isUuid, sha256Hex } from '@runledger/kernel';
-import { MALFORMED_PAYLOAD, validateMessage } from '@runledger/messaging';
+import { MalformedPayload, validateMessage } from '@runledger/messaging';
 import { CALLER_GRANTS, PolicyCatalog } from '@runledger/policy-catalog';
-import { caseGranted, type CallerGrants } from '@runledger/governance';
+import type { CallerGrants } from '@runledger/governance';
 import { isTerminal, RunRepository, RunState } from '@runledger/runs';
 import { RunWaiter } from '../../runs/run-waiter';
+import { startCaseRefusal, startingCaller } from '../../shared/caller-starts';
 import { DECISION_INBOX } from '../../task-assistant/task-run.types';
 import { rejectedResponse, responseOf } from '../domain/response';
 import { parametersProblem, resolvePins } from '../domain/request-pins';
@@ -16,8 +17,8 @@ import { AGENT_RUN_REPLY_TIMEOUT_MS, AGENT_RUN_REQUESTED, AgentRunRequested } fr
 /**
  * agents.run.start: validates a §2.1 request at the boundary, resolves its pins (policy versions, run id,
  * root, correlation), queues it in the durable decision inbox and replies with the §2.2 response once the
- * run's terminal event is in the log. A request refused here (INVALID_INPUT, or CASE.CROSS_CASE_DENIED for a
- * parent of another case) never becomes a run.
+ * run's terminal event is in the log. A request refused here (REQUEST.UNATTRIBUTED, CASE.NOT_GRANTED, INVALID_INPUT,
+ * CASE.CROSS_CASE_DENIED for a parent of another case …) never becomes a run.
  */
 @Injectable()
 export class AgentRunGateway {
@@ -32,9 +33,9 @@ export class AgentRunGateway {
     @Inject(CALLER_GRANTS) private readonly grants: CallerGrants,
   ) {}
 
-  /** `requestedBy`: the caller identity the request came from (recorded in RunCreated; see caller-scoped reads). */
-  async start(raw: unknown, requestedBy?: string): Promise<AgentRunResponse> {
-    const prepared = await this.prepare(raw, requestedBy);
+  /** `reply`: the request's reply subject, the caller's inbox (startingCaller); that caller is recorded in RunCreated. */
+  async start(raw: unknown, reply: string | undefined): Promise<AgentRunResponse> {
+    const prepared = await this.prepare(raw, reply);
     if ('rejected' in prepared) return prepared.rejected;
     const spec = prepared.spec;
     const state = prepared.existing ?? (await this.runs.load(spec.run_id)).state;
@@ -67,10 +68,17 @@ export class AgentRunGateway {
   }
 
   /** The run's spec, or the §2.2 refusal of a request that cannot become a run. */
-  private async prepare(raw: unknown, requestedBy: string | undefined): Promise<{ spec: AgentRunSpec; existing?: RunState } | { rejected: AgentRunResponse }> {
+  private async prepare(raw: unknown, reply: string | undefined): Promise<{ spec: AgentRunSpec; existing?: RunState } | { rejected: AgentRunResponse }> {
     const fallbackId = fallbackRunId(raw);
-    // §2.2: every request is answered with the response shape, even one that is not JSON.
-    if (raw === MALFORMED_PAYLOAD) return { rejected: rejectedResponse(agentNameOf({}), fallbackId, 'The request is not valid JSON.') };
+    // Nobody starts a run who cannot be named: a reply that is no caller's inbox is refused before anything else.
+    const attributed = startingCaller(this.grants, reply);
+    if ('code' in attributed) {
+      this.logger.warn({ msg: 'agent run refused', code: attributed.code });
+      return { rejected: rejectedResponse(agentNameOf(raw), fallbackId, attributed.reason, attributed.code) };
+    }
+    const requestedBy = attributed.caller;
+    // §2.2: every request is answered with the response shape, even one that is not bounded JSON (the transport says why).
+    if (raw instanceof MalformedPayload) return { rejected: rejectedResponse(agentNameOf({}), fallbackId, raw.reason) };
     let dto: AgentRunRequestDto;
     try {
       dto = validateMessage(AgentRunRequestDto, raw);
@@ -83,12 +91,11 @@ export class AgentRunGateway {
     const reject = (message: string, code?: string, runId = plain.run_id ?? fallbackId) => ({ rejected: rejectedResponse(plain.agent_name, runId, message, code) });
     const badParameters = parametersProblem(plain.parameters);
     if (badParameters) return reject(badParameters);
-    // A caller (policy/callers.yaml) starts runs only in the cases its role covers, as it ingests only into those;
-    // the admin identities are no callers (a unit test holds every other identity that may send this to a role).
-    const granted = requestedBy && this.grants.callers[requestedBy] ? caseGranted(this.grants, requestedBy, plain.case_id) : null;
-    if (granted && 'code' in granted) {
-      this.logger.warn({ msg: 'agent run refused', code: granted.code, requested_by: requestedBy, case_id: plain.case_id });
-      return reject(granted.reason, granted.code);
+    // A caller (policy/callers.yaml) starts runs only in the cases its role covers, as it ingests only into those.
+    const notGranted = startCaseRefusal(this.grants, requestedBy, plain.case_id);
+    if (notGranted) {
+      this.logger.warn({ msg: 'agent run refused', code: notGranted.code, requested_by: requestedBy, case_id: plain.case_id });
+      return reject(notGranted.reason, notGranted.code);
     }
 
     // The pins come from the log (domain/request-pins.ts): a retry keeps its run's, a child inherits its parent's,
@@ -134,7 +141,7 @@ export class AgentRunGateway {
       spec: {
         ...request, run_id: runId, ...(plain.parent_run_id ? { parent_run_id: plain.parent_run_id } : {}),
         root_run_id: root, correlation_id: plain.correlation_id ?? root, request_hash_sha256: hash,
-        ...(requestedBy ? { requested_by: requestedBy } : {}),
+        requested_by: requestedBy,
       },
     };
   }
@@ -145,8 +152,13 @@ function agentNameOf(raw: unknown): string {
   return typeof name === 'string' ? name.replace(/[^A-Z0-9_]/g, '').slice(0, 64) : '';
 }
 
-/** The id a refused request is answered under: its own run_id, else one derived from its bytes (stable on retry). */
+/**
+ * The §2.2 run_id of a request refused before it became a run (nothing is recorded under it): the run_id the request
+ * names, else one derived from the request itself (its bytes when it is not bounded JSON), so a retry gets the same
+ * id and two different requests never share one.
+ */
 function fallbackRunId(raw: unknown): string {
+  if (raw instanceof MalformedPayload) return deterministicUuid('agent-run-rejected', 'bytes', sha256Hex(raw.bytes));
   const given = (raw as { run_id?: unknown } | null)?.run_id;
   if (isUuid(given)) return given;
   let text: string;

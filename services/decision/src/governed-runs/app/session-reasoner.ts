@@ -1,5 +1,4 @@
-import { SessionReply, SUBJECTS } from '@runledger/contracts';
-import { Bus } from '@runledger/messaging';
+import type { SessionGateway } from '../../sessions/app/session.gateway';
 import { RETRY } from '@runledger/runs';
 import { AgentStepError } from '../domain/errors';
 import type { IntakeAssessment } from '../domain/intake';
@@ -10,14 +9,16 @@ import type { AgentRunSpec } from '../domain/run-spec';
 import { DeterministicReasoner, type AgentReasoner, type RunScopedReasoner } from './reasoner';
 import { settingText } from '@runledger/kernel';
 
+type OwnSessions = Pick<SessionGateway, 'startOwn'>;
+
 /**
  * An LLM-backed reasoner built on agent sessions: each reasoning step is a child session of the governed run
- * (agents.session.start, parent_run_id = the run), so every model call is governed, recorded and resumable; its
+ * (started in process, SessionGateway.startOwn; parent_run_id = the run), so every model call is governed, recorded and resumable; its
  * request id derives from the run and the task, so a resumed run gets the recorded answer. The answer must be a
  * JSON report of the task's shape (reasoner-output.ts); anything else fails the step before any write.
  */
 export class SessionReasoner implements AgentReasoner {
-  constructor(private readonly bus: Bus, private readonly spec: AgentRunSpec, private readonly profile: string) {}
+  constructor(private readonly sessions: OwnSessions, private readonly spec: AgentRunSpec, private readonly profile: string) {}
 
   assessIntake(form: unknown, asOfDay: string): Promise<IntakeAssessment> {
     return this.ask('intake', 'Assess this client intake form.', { form, as_of_day: asOfDay });
@@ -33,10 +34,9 @@ export class SessionReasoner implements AgentReasoner {
 
   private async ask<T>(task: ReasonerTask, instruction: string, input: unknown): Promise<T> {
     const prompt = `${instruction}\nAnswer with a JSON final report matching this JSON Schema:\n${JSON.stringify(REASONER_SCHEMAS[task])}\n\nInput:\n${JSON.stringify(input)}`;
-    const reply = await this.bus.requestIdempotent<SessionReply>(
-      SUBJECTS.agentSessionStart,
+    const reply = await this.sessions.startOwn(
       { agent: this.profile, prompt, request_id: `${this.spec.run_id}:reason:${task}`, parent_run_id: this.spec.run_id, ...(this.spec.case_id ? { case_id: this.spec.case_id } : {}) },
-      { timeoutMs: 600_000, retryDelayMs: RETRY.childRun },
+      { retryDelayMs: RETRY.childRun },
     );
     const report = reply.result?.finalReport as { content?: string; content_json?: unknown } | undefined;
     if (reply.status !== 'completed' || !report) {
@@ -63,15 +63,15 @@ export class SessionReasoner implements AgentReasoner {
 export class ReasonerSelector implements RunScopedReasoner {
   private readonly deterministic = new DeterministicReasoner();
 
-  constructor(private readonly bus: Bus, private readonly profiles: Readonly<Record<string, string>>) {}
+  constructor(private readonly sessions: OwnSessions, private readonly profiles: Readonly<Record<string, string>>) {}
 
-  static fromEnv(bus: Bus, env: NodeJS.ProcessEnv): ReasonerSelector {
+  static fromEnv(sessions: OwnSessions, env: NodeJS.ProcessEnv): ReasonerSelector {
     const profiles = settingText('RL_REASONER_PROFILES', env);
-    return new ReasonerSelector(bus, profiles ? (JSON.parse(profiles) as Record<string, string>) : {});
+    return new ReasonerSelector(sessions, profiles ? (JSON.parse(profiles) as Record<string, string>) : {});
   }
 
   forRun(spec: AgentRunSpec): AgentReasoner {
     const profile = this.profiles[spec.agent_name];
-    return profile ? new SessionReasoner(this.bus, spec, profile) : this.deterministic;
+    return profile ? new SessionReasoner(this.sessions, spec, profile) : this.deterministic;
   }
 }

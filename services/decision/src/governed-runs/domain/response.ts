@@ -20,7 +20,7 @@ export function payloadHash(payload: AgentRunPayload): string {
  * and a screen that could not read every source refuses rather than promote unscreened; a parent run of another
  * case is case isolation.
  */
-const DENY_CODES = new Set(['POLICY_DENIED', 'PROMOTION.REFUSED', 'PROMOTION.SCREEN_INCOMPLETE', 'CASE.CROSS_CASE_DENIED', 'CASE.NOT_GRANTED', 'RUN.PARENT_TERMINAL']);
+const DENY_CODES = new Set(['POLICY_DENIED', 'PROMOTION.REFUSED', 'PROMOTION.SCREEN_INCOMPLETE', 'CASE.CROSS_CASE_DENIED', 'CASE.NOT_GRANTED', 'REQUEST.UNATTRIBUTED', 'RUN.PARENT_TERMINAL']);
 
 export const IN_PROGRESS: RunError = { error_code: 'RUN.IN_PROGRESS', message: 'The run is still in progress; repeat the request to get its outcome.', retryable: true };
 

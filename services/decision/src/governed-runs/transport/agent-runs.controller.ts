@@ -1,7 +1,7 @@
 import { Controller } from '@nestjs/common';
 import { Ctx, Payload } from '@nestjs/microservices';
 import { AgentRunResponse, SUBJECTS } from '@runledger/contracts';
-import { RequestContext, RequestHandler, requesterOf } from '@runledger/messaging';
+import { RequestContext, RequestHandler } from '@runledger/messaging';
 import { AgentRunGateway } from '../app/agent-run.gateway';
 
 /** agents.run.start (contract 001 §2): request/reply; the reply is the §2.2 response of the finished run. */
@@ -11,8 +11,7 @@ export class AgentRunsController {
 
   @RequestHandler(SUBJECTS.agentRunStart, { acceptMalformed: true })
   start(@Payload() raw: unknown, @Ctx() ctx: RequestContext): Promise<AgentRunResponse> {
-    // Only callers may send agents.run.start, and each gets replies only on its own inbox: the reply's identity is
-    // the caller the run is recorded for (its answer, and its reads later, go to that identity alone).
-    return this.gateway.start(raw, requesterOf(ctx));
+    // Only callers may send agents.run.start; its reply inbox names the caller the run is recorded for (see startingCaller).
+    return this.gateway.start(raw, ctx.reply);
   }
 }

@@ -1,5 +1,6 @@
 import { subAgentToolName, type AgentProfile, type ToolExecution, type ToolExecutor, type ToolSpec } from '@runledger/agent-session';
 import { SessionReply, SUBJECTS, ToolListReply } from '@runledger/contracts';
+import type { SessionGateway } from './session.gateway';
 import { ToolGatewayClient } from '@runledger/service-clients';
 import { Bus } from '@runledger/messaging';
 import { governanceScopeOf, RETRY, type RunCreatedData, type RunEngine } from '@runledger/runs';
@@ -24,10 +25,10 @@ export function subAgentSpecs(profile: AgentProfile): ToolSpec[] {
 /**
  * The session's tool port in the decision service: every tool call goes to the tool gateway as a tool_gateway
  * child run of the session's run (under the profile's lane, checked against the run's pinned policy); a
- * sub-agent tool starts a child session over agents.session.start. Call ids come from the journal, so a
+ * sub-agent tool starts a child session (in process: SessionGateway.startOwn). Call ids come from the journal, so a
  * call repeated after a crash lands on the same child run and gets its recorded outcome.
  */
-export function sessionToolExecutor(bus: Bus, engine: RunEngine, profile: AgentProfile, subAgents: ReadonlyMap<string, string>): ToolExecutor {
+export function sessionToolExecutor(bus: Bus, sessions: Pick<SessionGateway, 'startOwn'>, engine: RunEngine, profile: AgentProfile, subAgents: ReadonlyMap<string, string>): ToolExecutor {
   const run = engine.state.run!;
   const governance = governanceScopeOf(run, profile.lane ?? 'NONE');
   const tools = new ToolGatewayClient(bus);
@@ -35,7 +36,7 @@ export function sessionToolExecutor(bus: Bus, engine: RunEngine, profile: AgentP
     async execute(name, args, options): Promise<ToolExecution> {
       const callId = options.callId ?? name;
       const child = subAgents.get(name);
-      if (child !== undefined) return startSubAgent(bus, engine, run, child, callId, args, options.signal);
+      if (child !== undefined) return startSubAgent(sessions, engine, run, child, callId, args, options.signal);
       // A tool call is asked again (same call id) while the gateway restarts.
       const res = await tools.invoke({ call_id: callId, tool_name: name, parameters: args, timeout_ms: options.timeoutMs, governance }, { retry: RETRY.childRun, signal: options.signal });
       if (res.status === 'ok') return { ok: true, output: res.result };
@@ -48,17 +49,16 @@ export function sessionToolExecutor(bus: Bus, engine: RunEngine, profile: AgentP
  * A sub-agent is a child run of the session's run, recorded on it (ChildRunStarted) before it is asked for, and carried
  * by decision's inbox like every session; its id derives from the call, so a resumed session joins the same child.
  */
-async function startSubAgent(bus: Bus, engine: RunEngine, run: RunCreatedData, agent: string, callId: string, args: Readonly<Record<string, unknown>>, signal: AbortSignal): Promise<ToolExecution> {
+async function startSubAgent(sessions: Pick<SessionGateway, 'startOwn'>, engine: RunEngine, run: RunCreatedData, agent: string, callId: string, args: Readonly<Record<string, unknown>>, signal: AbortSignal): Promise<ToolExecution> {
   const task = typeof args.task === 'string' ? args.task : JSON.stringify(args);
   const request_id = `${run.run_id}:${callId}`;
   let reply!: SessionReply;
   // The child's id is named in the request, so the run recorded here is the run the gateway opens.
   const childId = sessionRunIdOf(request_id, run.run_id);
   await engine.child(childId, agent, `sub-agent:${callId}`, async () => {
-    reply = await bus.requestIdempotent<SessionReply>(
-      SUBJECTS.agentSessionStart,
+    reply = await sessions.startOwn(
       { agent, prompt: task, request_id, run_id: childId, parent_run_id: run.run_id, ...(run.case_id ? { case_id: run.case_id } : {}), ...(run.user_id ? { user_id: run.user_id } : {}) },
-      { timeoutMs: 600_000, retryDelayMs: RETRY.childRun, signal },
+      { retryDelayMs: RETRY.childRun, signal },
     );
   });
   const report = reply.result?.finalReport as { content?: string; content_json?: unknown } | undefined;

@@ -1,12 +1,13 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { SessionGetRequestDto, SessionReply, SessionStartRequestDto } from '@runledger/contracts';
+import { SessionGetRequestDto, SessionReply, SessionStartRequest, SessionStartRequestDto } from '@runledger/contracts';
 import { aggregateRef, EventLog } from '@runledger/event-log';
-import { canonicalJson } from '@runledger/governance';
+import { canonicalJson, type CallerGrants } from '@runledger/governance';
 import { AppError, sha256Hex } from '@runledger/kernel';
-import { validateMessage } from '@runledger/messaging';
-import { PolicyCatalog } from '@runledger/policy-catalog';
+import { type IdempotentRequestOptions, retryTransient, validateMessage } from '@runledger/messaging';
+import { CALLER_GRANTS, PolicyCatalog } from '@runledger/policy-catalog';
 import { isTerminal, RunRepository } from '@runledger/runs';
 import { RunWaiter } from '../../runs/run-waiter';
+import { startCaseRefusal, startingCaller } from '../../shared/caller-starts';
 import { DECISION_INBOX } from '../../task-assistant/task-run.types';
 import { SESSION_REQUESTED, sessionReplyOf, sessionRunIdOf, type SessionSpec } from '../domain/session-run';
 import { ProfileCatalog } from '../infra/profile-catalog';
@@ -17,6 +18,8 @@ export const SESSION_REPLY_TIMEOUT_MS = Symbol('SESSION_REPLY_TIMEOUT_MS');
  * agents.session.start: validates the request, resolves the agent profile (current or a published version) and
  * the pins, queues the session in the durable decision inbox and answers with the AIAgentResult once the run is
  * terminal. The run id derives from request_id (or the whole request), so a repeated request joins its session.
+ * Over the bus only callers start sessions (startingCaller: their reply inbox names them; a session in a case their
+ * role does not cover, their own or their parent's, is CASE.NOT_GRANTED); decision starts its own in process (startOwn).
  */
 @Injectable()
 export class SessionGateway {
@@ -29,17 +32,34 @@ export class SessionGateway {
     private readonly profiles: ProfileCatalog,
     private readonly waiter: RunWaiter,
     @Inject(SESSION_REPLY_TIMEOUT_MS) private readonly replyTimeoutMs: number,
+    @Inject(CALLER_GRANTS) private readonly grants: CallerGrants,
   ) {}
 
-  /** `requestedBy`: the caller identity the request came from (recorded in RunCreated; it alone reads the session). */
-  async start(raw: unknown, requestedBy?: string): Promise<SessionReply> {
-    const spec = await this.prepare(validateMessage(SessionStartRequestDto, raw), requestedBy);
+  /** agents.session.start: `reply` is the request's reply subject, the caller's inbox (recorded in RunCreated; it alone reads the session). */
+  start(raw: unknown, reply: string | undefined): Promise<SessionReply> {
+    const attributed = startingCaller(this.grants, reply);
+    if ('code' in attributed) throw new AppError(attributed.code, attributed.reason);
+    return this.open(validateMessage(SessionStartRequestDto, raw), attributed.caller, this.replyTimeoutMs);
+  }
+
+  /**
+   * A session decision starts itself (a sub-agent, a reasoner step, a campaign proposal), recorded for no caller: in
+   * process, never over agents.session.start, where a reply inbox is all that names a sender. Retried like a bus request.
+   */
+  startOwn(req: SessionStartRequest, opts: Pick<IdempotentRequestOptions, 'retryDelayMs' | 'signal'> & { waitMs?: number }): Promise<SessionReply> {
+    const dto = validateMessage(SessionStartRequestDto, req);
+    // As over the bus: the answer comes at SESSION_REPLY_TIMEOUT_MS at the latest (status running past it).
+    return retryTransient(() => this.open(dto, undefined, Math.min(opts.waitMs ?? Infinity, this.replyTimeoutMs)), opts);
+  }
+
+  private async open(req: SessionStartRequestDto, requestedBy: string | undefined, waitMs: number): Promise<SessionReply> {
+    const spec = await this.prepare(req, requestedBy);
     const existing = await this.runs.load(spec.run_id);
     if (existing.state.run && (existing.state.run.request_hash_sha256 !== spec.request_hash_sha256 || existing.state.run.requested_by !== spec.requested_by)) {
       throw new AppError('REQUEST.INVALID', 'run_id (or request_id) already names a session of a different request.');
     }
     if (isTerminal(existing.state)) return sessionReplyOf(spec.run_id, existing.state, existing.events);
-    const watch = await this.waiter.watch(spec.run_id, this.replyTimeoutMs);
+    const watch = await this.waiter.watch(spec.run_id, waitMs);
     try {
       await this.log.append(aggregateRef('inbox', DECISION_INBOX), [{
         type: SESSION_REQUESTED, data: { spec },
@@ -69,6 +89,8 @@ export class SessionGateway {
     if (req.parent_run_id && !parent) throw new AppError('REQUEST.INVALID', 'parent_run_id names no run.');
     if (parent?.case_id && req.case_id && parent.case_id !== req.case_id) throw new AppError('CASE.CROSS_CASE_DENIED', 'A child session stays in its parent\'s case.');
     const case_id = parent?.case_id ?? req.case_id;
+    const notGranted = requestedBy ? startCaseRefusal(this.grants, requestedBy, case_id) : null;
+    if (notGranted) throw new AppError(notGranted.code, notGranted.reason);
     const user_id = parent?.user_id ?? req.user_id;
     const { profile, sha256 } = pinned;
     const request = { agent: profile.id, version: profile.version, profile_sha256: sha256, prompt: req.prompt, parent_run_id: req.parent_run_id ?? null, case_id: case_id ?? null, user_id: user_id ?? null };

@@ -14,6 +14,7 @@ import {
 import { ProfileCatalog } from '../infra/profile-catalog';
 import { SESSION_MODELS, SessionModels } from '../infra/session-models';
 import { engineRuntime } from './engine-runtime';
+import { SessionGateway } from './session.gateway';
 import { gatewayToolSpecs, sessionToolExecutor, subAgentSpecs } from './session-tools';
 
 /**
@@ -33,6 +34,7 @@ export class SessionWorker {
     private readonly profiles: ProfileCatalog,
     private readonly bus: Bus,
     @Inject(SESSION_MODELS) private readonly models: SessionModels,
+    private readonly sessions: SessionGateway,
   ) {}
 
   carry(spec: SessionSpec): Promise<void> {
@@ -67,7 +69,7 @@ export class SessionWorker {
     if (!input.ok) return this.finish(run, { success: false, error: { kind: 'invalid_config', message: input.errors.join('; ') }, conversation: [], accounting: [] });
     const subAgents = new Map((profile.subAgents ?? []).map((id) => [subAgentToolName(id), id]));
     const durable = durableSession(
-      { model: this.models.model, tools: sessionToolExecutor(this.bus, run, profile, subAgents), clock: systemClock, sleeper: timerSleeper },
+      { model: this.models.model, tools: sessionToolExecutor(this.bus, this.sessions, run, profile, subAgents), clock: systemClock, sleeper: timerSleeper },
       engineRuntime(run, new Set(subAgents.keys())),
       { recorded: journalOf(events), budget: profile.budget ?? {} },
     );

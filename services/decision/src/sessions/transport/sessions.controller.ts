@@ -11,7 +11,8 @@ export class SessionsController {
 
   @RequestHandler(SUBJECTS.agentSessionStart)
   start(@Payload() raw: unknown, @Ctx() ctx: RequestContext): Promise<SessionReply> {
-    return this.gateway.start(raw, requesterOf(ctx));
+    // A caller's request: its reply inbox names it (SessionGateway.start); decision starts its own sessions in process.
+    return this.gateway.start(raw, ctx.reply);
   }
 
   @RequestHandler(SUBJECTS.agentSessionGet)

@@ -1,0 +1,41 @@
+import 'reflect-metadata';
+import { AgentRunRequestDto, ArtifactIngestRequestDto, SessionStartRequestDto } from '@runledger/contracts';
+import { AppError } from '@runledger/kernel';
+import { validateMessage } from './validation';
+
+function detailsOf(dto: new () => object, plain: unknown): string[] {
+  try {
+    validateMessage(dto, plain);
+  } catch (err) {
+    if (err instanceof AppError) return [...(err.details ?? [])];
+    throw err;
+  }
+  throw new Error('the message was accepted');
+}
+
+describe('Issue 26 validation details say what is wrong in words', () => {
+  it('Issue 26 a missing field is "x is required", never a length or pattern failure', () => {
+    const details = detailsOf(ArtifactIngestRequestDto, { case_id: 'case-42' });
+    expect(details).toEqual(['agent_name is required', 'kind is required', 'media_type is required', 'content_base64 is required']);
+  });
+
+  it('Issue 26 a field against its pattern is named with its form in words; no pattern (nor a template-mangled one) is shown', () => {
+    const details = detailsOf(ArtifactIngestRequestDto, { case_id: '-x', agent_name: 'intake', kind: 'Form', media_type: 'json', content_base64: 'eyJ9', sha256: 'ABC' });
+    expect(details).toEqual([
+      'case_id must be a case id: a letter or digit, then letters, digits, . _ : or -',
+      'agent_name must be an agent name: an upper-case letter, then upper-case letters, digits or _ (2-64 in all)',
+      'kind must be an input kind: a lower-case letter, then lower-case letters, digits or _',
+      'media_type must be a media type such as application/json (type/subtype, lower case, parameters after ;)',
+      'sha256 must be a SHA-256 digest: 64 lower-case hexadecimal digits',
+    ]);
+    for (const d of details) expect(d).not.toMatch(/\/\^|\$constraint|regular expression/);
+  });
+
+  it('Issue 26 nested fields keep their path; other constraint messages and unknown fields are as class-validator words them', () => {
+    const details = detailsOf(AgentRunRequestDto, { agent_name: 'INTAKE_AGENT', case_id: 'case-1', input_artifacts: [{ artifact_id: 'a', sha256: 'nope' }], parameters: {}, extra: 1 });
+    expect(details).toContain('property extra should not exist');
+    expect(details).toContain('input_artifacts.0.sha256 must be a SHA-256 digest: 64 lower-case hexadecimal digits');
+    expect(details).toContain('input_artifacts.0.media_type is required');
+    expect(detailsOf(SessionStartRequestDto, { agent: 'Researcher', prompt: 'x' })).toEqual(['agent must be a profile id: lower-case words of letters and digits joined by -']);
+  });
+});

@@ -1,0 +1,137 @@
+/**
+ * Issue 26, as the `caller` identity an integrator holds: agents.run.start and agents.session.start are answered only
+ * for a caller their reply inbox names, in the cases its role covers (policy/callers.yaml: `case-*`); refusals name
+ * what is wrong; an erased case takes no new ingest; `runledger erase` refuses in words. Every refusal starts nothing.
+ */
+import { randomUUID } from 'node:crypto';
+import { Objm } from '@nats-io/obj';
+import type { NatsConnection } from '@nats-io/transport-node';
+import type { AgentRunResponse } from '@runledger/contracts';
+import { decodeReply, encodeJson } from '@runledger/messaging';
+import { runCli } from './support/cli';
+import { START } from './support/governed-runs';
+import { TestStack } from './support/stack';
+
+jest.setTimeout(300_000);
+
+type Answer = ReturnType<typeof decodeReply>;
+const enc = new TextEncoder();
+
+describe('Issue 26 caller starts: attributed to a caller, in its cases, refused in words', () => {
+  let stack: TestStack;
+  let caller: NatsConnection;
+  const tag = randomUUID().slice(0, 8);
+  const cli = (identity: string, ...args: string[]) => runCli(stack.url, args, stack.cliEnv(identity));
+
+  beforeAll(async () => {
+    stack = await TestStack.start();
+    caller = await stack.connectAs('caller');
+  });
+  afterAll(async () => {
+    await caller?.close();
+    await stack?.stop();
+  });
+
+  /** As the caller, on its own inbox. */
+  const ask = async (subject: string, body: unknown, timeoutMs = 60_000): Promise<Answer> => {
+    const m = await caller.request(subject, body instanceof Uint8Array ? body : encodeJson(body), { timeout: timeoutMs });
+    return decodeReply(m.data, m.headers);
+  };
+  /** As the caller, naming `reply` (any subject): the harness's admin may subscribe anywhere, so it reads the answer. */
+  const askNaming = async (reply: string, subject: string, body: unknown): Promise<Answer> => {
+    const sub = stack.nc.subscribe(reply, { max: 1 });
+    await stack.nc.flush();
+    caller.publish(subject, encodeJson(body), { reply });
+    for await (const m of sub) return decodeReply(m.data, m.headers);
+    throw new Error(`no answer on ${reply}`);
+  };
+  const recorded = async (runId: string) => (await stack.runEvents(runId)).map((e) => e.type);
+  const errorOf = (a: Answer) => (a.ok ? (a.body as AgentRunResponse).error?.error_code : a.error.code);
+  const runIdOf = (a: Answer) => (a.ok ? (a.body as AgentRunResponse).run_id : undefined);
+
+  it('Issue 26 agents.run.start whose reply names no caller (_INBOX, the admin\'s, decision\'s, the operator\'s inbox) is refused REQUEST.UNATTRIBUTED and starts nothing, child runs included', async () => {
+    for (const inbox of ['_INBOX', '_INBOX_admin', '_INBOX_decision', '_INBOX_operator']) {
+      const runId = randomUUID();
+      const answer = await askNaming(`${inbox}.${randomUUID()}`, START, { agent_name: 'ORCHESTRATOR', case_id: 'acme-7', run_id: runId, input_artifacts: [], parameters: {} });
+      expect({ inbox, answer }).toMatchObject({ inbox, answer: { ok: true, body: { outcome: 'deny', run_id: runId, error: { error_code: 'REQUEST.UNATTRIBUTED', retryable: false } } } });
+      expect({ inbox, events: await recorded(runId) }).toEqual({ inbox, events: [] });
+    }
+  });
+
+  it('Issue 26 a caller starts runs only in the cases its role covers: CASE.NOT_GRANTED and no run outside them; inside, the run is recorded for it', async () => {
+    const refusedId = randomUUID();
+    const refused = await ask(START, { agent_name: 'ORCHESTRATOR', case_id: 'acme-7', run_id: refusedId, input_artifacts: [], parameters: {} });
+    expect(refused).toMatchObject({ ok: true, body: { outcome: 'deny', run_id: refusedId, error: { error_code: 'CASE.NOT_GRANTED' } } });
+    expect(await recorded(refusedId)).toEqual([]);
+    const runId = randomUUID();
+    const granted = await ask(START, { agent_name: 'INTAKE_AGENT', case_id: `case-${tag}`, run_id: runId, input_artifacts: [], parameters: {} }, 120_000);
+    expect(['REQUEST.UNATTRIBUTED', 'CASE.NOT_GRANTED']).not.toContain(errorOf(granted));
+    const created = (await stack.runEvents(runId)).find((e) => e.type === 'RunCreated');
+    expect(created?.data).toMatchObject({ case_id: `case-${tag}`, requested_by: 'caller' });
+  });
+
+  it('Issue 26 agents.session.start: a case the caller\'s role does not cover (its own, or its parent run\'s) is CASE.NOT_GRANTED, a reply that names no caller REQUEST.UNATTRIBUTED; nothing starts', async () => {
+    const own = randomUUID();
+    expect(errorOf(await ask('agents.session.start', { agent: 'assistant', prompt: 'x', case_id: 'acme-9', run_id: own }))).toBe('CASE.NOT_GRANTED');
+    expect(await recorded(own)).toEqual([]);
+    // A run in acme-… started by the harness (a caller of every case): a child session of it inherits acme-….
+    const parent = randomUUID();
+    const started = await stack.request<AgentRunResponse>(START, { agent_name: 'INTAKE_AGENT', case_id: `acme-${tag}`, run_id: parent, input_artifacts: [], parameters: {} }, 120_000);
+    expect(started.body.run_id).toBe(parent);
+    const child = randomUUID();
+    expect(errorOf(await ask('agents.session.start', { agent: 'assistant', prompt: 'x', parent_run_id: parent, run_id: child }))).toBe('CASE.NOT_GRANTED');
+    expect(await recorded(child)).toEqual([]);
+    const spoofed = randomUUID();
+    const answer = await askNaming(`_INBOX_decision.${randomUUID()}`, 'agents.session.start', { agent: 'assistant', prompt: 'x', case_id: 'acme-9', run_id: spoofed });
+    expect(answer).toMatchObject({ ok: false, error: { code: 'REQUEST.UNATTRIBUTED', retryable: false } });
+    expect(await recorded(spoofed)).toEqual([]);
+  });
+
+  it('Issue 26 §2.2 a refusal of bounded-input rules names the problem, under a run_id of its own bytes (stable on retry, never shared, no run)', async () => {
+    let nested = '1';
+    for (let i = 0; i < 40; i++) nested = `[${nested}]`;
+    const bodies = {
+      deep: enc.encode(`{"agent_name":"INTAKE_AGENT","case_id":"case-${tag}","input_artifacts":[],"parameters":{"x":${nested}}}`),
+      proto: enc.encode(`{"agent_name":"INTAKE_AGENT","case_id":"case-${tag}","input_artifacts":[],"parameters":{"__proto__":{"a":1}}}`),
+    };
+    const deep = await ask(START, bodies.deep);
+    const proto = await ask(START, bodies.proto);
+    expect(deep).toMatchObject({ ok: true, body: { outcome: 'failure', error: { error_code: 'INVALID_INPUT', message: expect.stringContaining('nested deeper than 32 levels') } } });
+    expect(proto).toMatchObject({ ok: true, body: { outcome: 'failure', error: { error_code: 'INVALID_INPUT', message: expect.stringContaining('forbidden key "__proto__"') } } });
+    const ids = [deep, proto].map(runIdOf);
+    expect(ids[0]).not.toBe(ids[1]);
+    expect(runIdOf(await ask(START, bodies.deep))).toBe(ids[0]);
+    for (const id of ids) expect(await recorded(id!)).toEqual([]);
+  });
+
+  it('Issue 9 erasure: an erased case takes no new ingest (DATA.ERASED), and nothing of it reaches the artifact store', async () => {
+    const erasedCase = `case-erased-${tag}`;
+    const ingest = (text: string) => ask('rl.caller.caller.artifacts.ingest', {
+      case_id: erasedCase, agent_name: 'INTAKE_AGENT', kind: 'client_intake_form', media_type: 'application/json',
+      content_base64: Buffer.from(JSON.stringify({ name: text })).toString('base64'),
+    });
+    expect((await ingest('before')).ok).toBe(true);
+    expect((await cli('admin', 'erase', '--case', erasedCase)).code).toBe(0);
+    expect(await ingest(`after the erasure ${tag}`)).toMatchObject({ ok: false, error: { code: 'DATA.ERASED', retryable: false } });
+    const objects = await (await new Objm(stack.nc).open('rl_artifacts')).list();
+    expect(objects.filter((o) => (JSON.parse(o.metadata?.artifact_ref ?? '{}') as { case_id?: string }).case_id === erasedCase)).toEqual([]);
+  });
+
+  it('Issue 9 runledger erase refuses in words: an identity that may not erase is told so, an id longer than the wire allows erases nothing, an unknown id says what was done', async () => {
+    for (const identity of ['operator', 'caller']) {
+      const r = await cli(identity, 'erase', '--user', `u-${tag}`);
+      expect({ identity, code: r.code, stdout: r.stdout }).toEqual({ identity, code: 3, stdout: '' });
+      expect(r.stderr).toMatch(/^refused: this identity may not erase; erasure destroys key material, the bootstrap admin's act/);
+      expect(r.stderr).not.toMatch(/event log could not be read|Permissions Violation/);
+    }
+    const long = await cli('admin', 'erase', '--user', 'u'.repeat(300));
+    expect({ code: long.code, stdout: long.stdout }).toEqual({ code: 2, stdout: '' });
+    expect(long.stderr).toContain('a user id is at most 256 characters (no request carries a longer one); this one has 300: nothing was erased');
+    expect((await cli('admin', 'erase', '--case', 'c'.repeat(129))).code).toBe(2);
+    const fresh = `u-never-${tag}`;
+    const first = await cli('admin', 'erase', '--user', fresh);
+    expect({ code: first.code, stdout: first.stdout }).toEqual({ code: 0, stdout: `erased user ${fresh}: it had no data key (nothing was ever sealed for it); erased ahead: any data for it is refused from now on; 0 stored document(s) and 0 artifact(s) removed\n` });
+    const again = await cli('admin', 'erase', '--user', fresh);
+    expect(again.stdout).toBe(`erased user ${fresh}: it was already erased; 0 stored document(s) and 0 artifact(s) removed\n`);
+  });
+});
