@@ -32,7 +32,7 @@ export class AuditController {
    * pass, in batches: each run event is delivered once, a batch's read-model rows are written together (one per run:
    * its summary and audit trail, issue 22), and a row of
    * a run still open is held up to ROW_HOLD_MS, so that a run that ends meanwhile is written once (issue 22); the
-   * batch's deliveries are acked (each, in log order) once its rows are written; a row never written rejects the
+   * batch is acked (one ack of its last delivery: the durable acks all) once its rows are written; a row never written rejects the
    * settlement, so its batch is not acked (see FoldedRows, BatchSettler). Exclusive: with two ledger instances (a cluster) one consumes and the other stands by, so the order still holds.
    */
   // rl.log.run.>: runs of both formats (rl.log.run.{run_id} before issue 23, rl.log.run.{owner}.{run_id} since).
