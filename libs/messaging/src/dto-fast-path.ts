@@ -94,8 +94,10 @@ function compile(dto: new () => object): ClassPlan | null {
     if (!p.nested && transformerMetadata.findTypeMetadata(dto, name)) return null;
   }
   // The instance class-transformer starts from: every declared field must be one the metadata knows (whitelist).
-  const declared = Object.keys(new dto());
-  if (declared.some((k) => !properties.has(k))) return null;
+  // A field with an initial value is one class-validator checks on the built instance even when the message lacks
+  // it (an optional `limit = 50` under @Max(10) is refused there): left to it, as the checks here see the message.
+  const fresh = new dto() as Record<string, unknown>;
+  if (Object.keys(fresh).some((k) => !properties.has(k) || fresh[k] !== undefined)) return null;
   return { create: () => new dto(), properties };
 }
 

@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import { plainToInstance } from 'class-transformer';
-import { validateSync } from 'class-validator';
+import { IsInt, IsOptional, Max, validateSync } from 'class-validator';
 import * as contracts from '@runledger/contracts';
 import { ClassifyIntentRequestDto, DbWriteRequestDto, DecisionContextDto, ToolInvocationDto } from '@runledger/contracts';
 import { acceptedAs } from './dto-fast-path';
@@ -104,5 +104,14 @@ describe('Issue 22 validateMessage fast path: the same answers as class-validato
     const dtos = Object.entries(contracts).filter(([name, v]) => name.endsWith('Dto') && typeof v === 'function') as Array<[string, Dto]>;
     expect(dtos.length).toBeGreaterThan(20);
     for (const [, dto] of dtos) expectSameAnswer(dto, '{}');
+  });
+
+  it('Issue 22 a DTO field with an initial value is left to class-validator, which checks the built instance (an absent optional field keeps its initial value)', () => {
+    class PageDto {
+      @IsOptional() @IsInt() @Max(10) limit = 50;
+    }
+    expect(classValidatorAnswer(PageDto, {})).toEqual({ ok: false });
+    expect(acceptedAs(PageDto, {})).toBeUndefined();
+    expectSameAnswer(PageDto, '{"limit": 5}');
   });
 });
