@@ -360,6 +360,10 @@ export interface CycleStartedData {
   cycle: number;
   run_id: string;
   /**
+   * The run of the cycle request that opened the cycle: only its cancel may abort the cycle. Absent on cycles opened before it was recorded.
+   */
+  request_run_id?: string;
+  /**
    * Free-form: its shape is the producer's.
    */
   snapshot: {

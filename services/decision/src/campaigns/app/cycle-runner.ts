@@ -56,8 +56,9 @@ export class CycleRunner {
   /**
    * Carries the campaign's open cycle (or begins the next one) to its outcome: snapshot, proposals, execution. Idempotent
    * up to its closing: carried again after a crash, every recorded step and effect is answered from its record.
+   * `requestRunId`: the request run carrying it, recorded on a cycle it begins (only that request's cancel ends it).
    */
-  async carryCycle(initial: CampaignState): Promise<CycleResult> {
+  async carryCycle(initial: CampaignState, requestRunId: string): Promise<CycleResult> {
     let state = initial;
     const id = state.campaign_id;
     if (state.status !== 'active') throw new AppError('CAMPAIGN.STATE', notActiveMessage(state));
@@ -77,7 +78,7 @@ export class CycleRunner {
       const snapshot = built.value.snapshot;
       state = (await this.store.handle(id, {
         type: 'BeginCycle',
-        data: { cycle, run_id: runId, snapshot, snapshot_sha256: sha256Hex(canonicalJson(snapshot)), omitted: { pending_tasks: built.value.omitted.pendingTasks, audit_entries: built.value.omitted.auditEntries } },
+        data: { cycle, run_id: runId, request_run_id: requestRunId, snapshot, snapshot_sha256: sha256Hex(canonicalJson(snapshot)), omitted: { pending_tasks: built.value.omitted.pendingTasks, audit_entries: built.value.omitted.auditEntries } },
       }, `cycle-${cycle}:begin`)).state;
     }
     const snapshot = state.open_cycle!.snapshot as DeepReadonly<StateSnapshot>;
@@ -143,14 +144,16 @@ export class CycleRunner {
   }
 
   /**
-   * A request cancelled while a cycle of its campaign is open ends that cycle too (probe finding: its run stayed
-   * running until the next cycle request): the campaign records CycleAborted and the cycle's run RunCancelled, with
-   * the request's reason. Idempotent: no open cycle, or a run that ended already, is left as it is.
+   * A cancelled request ends the cycle it opened and left open (probe finding: its run stayed running until the next
+   * cycle request): the campaign records CycleAborted and the cycle's run RunCancelled, with the request's reason.
+   * Called only once the request's journaled cycles are closed, so the cycle left is one whose outcome is not on
+   * record. Another request's cycle, or one opened before the opener was recorded, is left to be carried on.
+   * Idempotent: no such cycle, or a run that ended already, is left as it is.
    */
-  async cancelOpen(campaignId: string, reason: string): Promise<void> {
+  async cancelOpen(campaignId: string, requestRunId: string, reason: string): Promise<void> {
     const state = await this.store.loadExisting(campaignId);
     const open = state.open_cycle;
-    if (!open) return;
+    if (!open || open.request_run_id !== requestRunId) return;
     await this.store.handle(campaignId, { type: 'AbortCycle', cycle: open.cycle, reason: truncateChars(`the request carrying the cycle was cancelled: ${reason}`, 2000) }, `cycle-${open.cycle}:abort`);
     const run = await this.runs.open(state, deterministicUuid('campaign-cycle', campaignId, open.cycle), { action: 'campaign.cycle', campaign_id: campaignId, cycle: open.cycle });
     if (!isTerminal(run.session.state)) await run.session.cancel(reason);

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { AppError } from '@runledger/kernel';
-import { CancelRequested, isTerminal } from '@runledger/runs';
+import { CancelRequested, isTerminal, type RunEngine } from '@runledger/runs';
 import { KeyedLock } from '../../shared/keyed-lock';
 import type { CampaignState } from '../domain/campaign-types';
 import { Approvals } from './approvals';
@@ -46,39 +46,42 @@ export class CampaignCycleWorker {
     const run = await this.runs.open(campaign, cmd.run_id, { action: 'campaign.cycles', campaign_id: cmd.campaign_id, max_cycles: cmd.max_cycles });
     const engine = run.session;
     if (isTerminal(engine.state)) return;
-    // Cancelled while it carried a cycle (a redelivery after a crash or a failed attempt): that cycle ends with it.
-    const asked = engine.state.cancel_requested;
-    if (asked) await this.serialised(cmd.campaign_id, () => this.cycles.cancelOpen(cmd.campaign_id, asked.reason));
-    if (await engine.cancelIfRequested()) return;
     let results: CycleResult[];
     try {
       // Each cycle is a journaled step (null: the campaign was no longer active), closed on the campaign only once it is
-      // on record; the last one proposed no_op, waits for a human, or was refused or aborted.
+      // on record; the last one proposed no_op, waits for a human, or was refused or aborted. A redelivered request
+      // closes its journaled cycles from their outcomes first, even when cancelled: a recorded cancel stops it only
+      // before a cycle whose outcome is not on record.
       results = await engine.stepsUntil<CycleResult>(
         'cycle', cmd.max_cycles,
-        () => this.serialised(cmd.campaign_id, () => this.nextCycle(cmd.campaign_id)),
+        () => this.serialised(cmd.campaign_id, () => this.nextCycle(cmd.campaign_id, cmd.run_id)),
         // A cycle whose effect failed is carried out all the same: the next cycle's agent sees it in the snapshot.
         ({ outcome }) => (outcome.outcome !== 'executed' && outcome.outcome !== 'failed') || outcome.action_type === 'no_op',
         (result) => this.serialised(cmd.campaign_id, () => this.cycles.close(cmd.campaign_id, result)),
       );
     } catch (err) {
-      if (err instanceof CancelRequested) {
-        // The cycle it left open ends with it, before the request does (a crash in between redelivers and ends it here).
-        await this.serialised(cmd.campaign_id, () => this.cycles.cancelOpen(cmd.campaign_id, err.reason));
-        return engine.cancel(err.reason);
-      }
+      if (err instanceof CancelRequested) return this.cancel(cmd, engine, err.reason);
       // A refusal is the request's outcome; anything else (a bus fault) redelivers the command and resumes here.
       if (!(err instanceof AppError) || err.retryable) throw err;
       return run.fail({ error_code: err.code, message: err.message, retryable: false });
     }
+    // Cancelled after its last cycle was journaled (found on a redelivery): cancelled, its cycles closed all the same.
+    const asked = engine.state.cancel_requested;
+    if (asked) return this.cancel(cmd, engine, asked.reason);
     if (results.length === 0) return run.fail(notActive(await this.store.load(cmd.campaign_id)));
     await run.complete({ campaign_id: cmd.campaign_id, ran: results.map((r) => r.outcome) });
   }
 
+  /** A cycle this request opened and left without a recorded outcome ends with it, before the request does (a crash in between redelivers and ends it here). */
+  private async cancel(cmd: CampaignCyclesRequested, engine: RunEngine, reason: string): Promise<void> {
+    await this.serialised(cmd.campaign_id, () => this.cycles.cancelOpen(cmd.campaign_id, cmd.run_id, reason));
+    return engine.cancel(reason);
+  }
+
   /** Expires what is overdue and finishes approved effects a crash left owed, then carries a cycle if the campaign is active. */
-  private async nextCycle(campaignId: string): Promise<CycleResult | null> {
+  private async nextCycle(campaignId: string, requestRunId: string): Promise<CycleResult | null> {
     const state = await this.settle(await this.store.loadExisting(campaignId));
-    return state.status === 'active' ? this.cycles.carryCycle(state) : null;
+    return state.status === 'active' ? this.cycles.carryCycle(state, requestRunId) : null;
   }
 
   /** Expire what is overdue and finish approved effects a crash left owed, before anything else reads the state. */

@@ -54,7 +54,7 @@ export type CampaignEvent =
   | { type: 'CampaignStarted'; data: Record<string, never> }
   | { type: 'CampaignPaused'; data: { reason: string } }
   | { type: 'CampaignCompleted'; data: { cycle: number; details?: string } }
-  | { type: 'CycleStarted'; data: { cycle: number; run_id: string; snapshot_sha256: string; snapshot: unknown; omitted: { pending_tasks: number; audit_entries: number } } }
+  | { type: 'CycleStarted'; data: { cycle: number; run_id: string; request_run_id?: string; snapshot_sha256: string; snapshot: unknown; omitted: { pending_tasks: number; audit_entries: number } } }
   | { type: 'ProposalRecorded'; data: ProposalRecordedData }
   | { type: 'CycleAborted'; data: { cycle: number; reason: string } }
   | { type: 'TaskCreated'; data: { cycle: number; task_id: string; description: string; preconditions: string[]; justification?: string; warnings: string[] } }
@@ -129,7 +129,7 @@ export interface CampaignState {
   artifacts: { artifact_type: string; artifact_key: string }[];
   audit: AuditEntry[];
   /** The cycle under way (started, neither completed nor aborted), or null. */
-  open_cycle: { cycle: number; run_id: string; snapshot: unknown; attempts: number; valid_proposal: Record<string, unknown> | null; tool_calls: string[] } | null;
+  open_cycle: { cycle: number; run_id: string; request_run_id?: string; snapshot: unknown; attempts: number; valid_proposal: Record<string, unknown> | null; tool_calls: string[] } | null;
   cycles_started: number;
   /** How many proposals the agent has given so far: the scripted agent's position in its script. */
   proposals_asked: number;

@@ -196,7 +196,11 @@ export function evolveCampaign(state: CampaignState, event: Ev): CampaignState {
     case 'CampaignCompleted':
       return { ...state, status: 'completed' };
     case 'CycleStarted':
-      return { ...state, cycles_started: e.data.cycle, open_cycle: { cycle: e.data.cycle, run_id: e.data.run_id, snapshot: e.data.snapshot, attempts: 0, valid_proposal: null, tool_calls: [] } };
+      // request_run_id: absent on cycles opened before it was recorded (such a cycle is aborted by no cancel).
+      return {
+        ...state, cycles_started: e.data.cycle,
+        open_cycle: { cycle: e.data.cycle, run_id: e.data.run_id, ...(e.data.request_run_id !== undefined ? { request_run_id: e.data.request_run_id } : {}), snapshot: e.data.snapshot, attempts: 0, valid_proposal: null, tool_calls: [] },
+      };
     case 'ProposalRecorded': {
       const open = state.open_cycle && { ...state.open_cycle, attempts: state.open_cycle.attempts + 1, valid_proposal: e.data.verdict === 'valid' ? (e.data.raw as Record<string, unknown>) : null };
       return { ...state, proposals_asked: state.proposals_asked + 1, open_cycle: open };

@@ -36,6 +36,15 @@ describe('Issue 8 campaign aggregate: lifecycle', () => {
     spec.given([created, started]).when({ type: 'BeginCycle', data: cycleData(2) }).thenThrows(/next cycle is 1/);
   });
 
+  it('review of d47866d: an open cycle records the request run that opened it; one recorded before that field folds all the same, without it', () => {
+    const req = '55555555-5555-4555-8555-555555555555';
+    const now = foldEvents(evolveCampaign, initialCampaignState(), recorded([created, started, { type: 'CycleStarted', data: { ...cycleData(1), request_run_id: req } } as CampaignEvent]));
+    expect(now.open_cycle).toMatchObject({ cycle: 1, request_run_id: req });
+    const old = foldEvents(evolveCampaign, initialCampaignState(), recorded([created, started, cycle(1)]));
+    expect(old.open_cycle).toMatchObject({ cycle: 1, run_id: RUN });
+    expect(old.open_cycle).not.toHaveProperty('request_run_id');
+  });
+
   it('a create for an existing id with another definition is refused; the same create is a retry', () => {
     spec.given([created]).when({ type: 'CreateCampaign', data: (created as Extract<CampaignEvent, { type: 'CampaignCreated' }>).data }).thenNothing();
     expect(() => campaignDecider.decide({ type: 'CreateCampaign', data: { ...(created as Extract<CampaignEvent, { type: 'CampaignCreated' }>).data, name: 'other' } }, foldEvents(evolveCampaign, initialCampaignState(), recorded([created])))).toThrow(CampaignRefusal);
