@@ -316,10 +316,13 @@ export class EventLog {
     return { state, lastSeq };
   }
 
-  /** The events matching `filter` whose stream sequence is in [fromSeq, toSeq], in log order; never a part of them. */
-  async range(filter: string, fromSeq: number, toSeq: number): Promise<StoredEvent[]> {
+  /**
+   * The events matching `filter` whose stream sequence is in [fromSeq, toSeq], in log order; never a part of them. A
+   * message that is not events holds none (see tryStoredEvents): `onUndecodable` hears of each, in log order.
+   */
+  async range(filter: string, fromSeq: number, toSeq: number, onUndecodable?: (m: StoredMessage, err: unknown) => void): Promise<StoredEvent[]> {
     const out: StoredEvent[] = [];
-    await this.scan(filter, fromSeq, toSeq, (e) => out.push(e), false);
+    await this.scan(filter, fromSeq, toSeq, (e) => out.push(e), false, onUndecodable);
     return out;
   }
 
@@ -359,8 +362,8 @@ export class EventLog {
   }
 
   /** The events of `messages`, opened (a message that is not events, published by mistake, holds none: readers skip it). */
-  private async scan(filter: string, fromSeq: number, untilSeq: number, onEvent: (e: StoredEvent) => void, sparse: boolean): Promise<void> {
-    await this.messages(filter, fromSeq, untilSeq, (m) => this.each(tryStoredEvents(m.data, m.seq, m.subject), onEvent), sparse);
+  private async scan(filter: string, fromSeq: number, untilSeq: number, onEvent: (e: StoredEvent) => void, sparse: boolean, onUndecodable?: (m: StoredMessage, err: unknown) => void): Promise<void> {
+    await this.messages(filter, fromSeq, untilSeq, (m) => this.each(tryStoredEvents(m.data, m.seq, m.subject, onUndecodable && ((err) => onUndecodable(m, err))), onEvent), sparse);
   }
 
   /** Hands each event on opened, in order; a promise only once an event's sealed data must be waited for. */

@@ -29,11 +29,15 @@ export function messageEvents(m: JsMsg): StoredEvent[] {
   return storedEvents(m.data, m.seq, m.subject);
 }
 
-/** A message that is not events (published by mistake; the log cannot delete it) is skipped by readers: none. */
-export function tryStoredEvents(data: Uint8Array, seq: number, subject: string): StoredEvent[] {
+/**
+ * A message that is not events (published by mistake; the log cannot delete it) is skipped by readers: none.
+ * `onUndecodable` hears of it (a consumer catching up must dead-letter it, as a delivery of it would be).
+ */
+export function tryStoredEvents(data: Uint8Array, seq: number, subject: string, onUndecodable?: (err: unknown) => void): StoredEvent[] {
   try {
     return storedEvents(data, seq, subject);
-  } catch {
+  } catch (err) {
+    onUndecodable?.(err);
     return [];
   }
 }

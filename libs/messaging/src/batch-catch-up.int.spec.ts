@@ -1,6 +1,6 @@
 import { Controller, DynamicModule, Module } from '@nestjs/common';
 import { Payload } from '@nestjs/microservices';
-import { AckPolicy, DeliverPolicy, jetstream, jetstreamManager } from '@nats-io/jetstream';
+import { AckPolicy, DeliverPolicy, jetstream, jetstreamManager, type JetStreamManager } from '@nats-io/jetstream';
 import { aggregateRef, ensureLogStream, EventLog, LOG_STREAM, StoredEvent } from '@runledger/event-log';
 import { TEST_ADMIN, useNatsServer, waitUntil } from '@runledger/testing';
 import { bootstrapService, ServiceHandle } from './bootstrap';
@@ -20,10 +20,20 @@ class OrderedProjection {
   }
 }
 
+const poisonSeen: number[] = [];
+
+@Controller()
+class PoisonedProjection {
+  @LogConsumer('rl.log.catchpoison.*', { durable: 'catch-up-poison', batch: 16, ackWaitMs: ACK_WAIT_MS })
+  async onBatch(@Payload() events: StoredEvent[]) {
+    poisonSeen.push(...events.map((e) => (e.data as { n: number }).n));
+  }
+}
+
 @Module({})
 class ProjectionModule {
   static forRuntime(runtime: ServiceRuntime): DynamicModule {
-    return { module: ProjectionModule, imports: [MessagingModule.forRuntime(runtime)], controllers: [OrderedProjection] };
+    return { module: ProjectionModule, imports: [MessagingModule.forRuntime(runtime)], controllers: [OrderedProjection, PoisonedProjection] };
   }
 }
 
@@ -31,17 +41,20 @@ jest.setTimeout(120_000);
 
 describe('Batch consumer after its holder died (Issue 12 ack-all batches, Issue 10 nothing lost)', () => {
   const nats = useNatsServer();
+  /** The log stream and a fresh ack-all durable on `filter`, created before any holder runs. */
+  async function ackAllDurable(durable: string, filter: string): Promise<JetStreamManager> {
+    const jsm = await jetstreamManager(nats.nc);
+    await ensureLogStream(jsm);
+    await jsm.consumers.delete(LOG_STREAM, durable).catch(() => undefined);
+    await jsm.consumers.add(LOG_STREAM, { durable_name: durable, filter_subject: filter, ack_policy: AckPolicy.All, deliver_policy: DeliverPolicy.All, max_deliver: -1, ack_wait: ACK_WAIT_MS * 1_000_000, max_ack_pending: 64 });
+    return jsm;
+  }
   const start = (): Promise<ServiceHandle> => bootstrapService('projection', (rt) => ProjectionModule.forRuntime(rt), { natsUrl: nats.server.url, httpPort: 0, identity: { creds: nats.server.creds[TEST_ADMIN].file } });
 
   it('events a dead holder was handed and never acked are handled first, in log order, not lost behind newer acks', async () => {
     const js = jetstream(nats.nc);
-    const jsm = await jetstreamManager(nats.nc);
-    await ensureLogStream(jsm);
     // An ack-all durable (as issue 22's test stacks made them; the strictest case: an ack settles what is before it), created before any holder runs.
-    await jsm.consumers.add(LOG_STREAM, {
-      durable_name: 'catch-up', filter_subject: 'rl.log.catchup.*', ack_policy: AckPolicy.All, deliver_policy: DeliverPolicy.All,
-      max_deliver: -1, ack_wait: ACK_WAIT_MS * 1_000_000, max_ack_pending: 64,
-    });
+    const jsm = await ackAllDurable('catch-up', 'rl.log.catchup.*');
     const log = new EventLog(js, jsm, { producer: 'test', clock: { now: () => new Date() } });
     const ref = aggregateRef('catchup', 'a');
     for (const n of [1, 2, 3]) await log.append(ref, [{ type: 'Plain', data: { n } }], { commandId: `first-${n}` });
@@ -59,6 +72,31 @@ describe('Batch consumer after its holder died (Issue 12 ack-all batches, Issue 
       expect(seen).toEqual([1, 2, 3, 4, 5]);
     } finally {
       await service.stop(); // before the server stops (useNatsServer's afterAll)
+    }
+  });
+
+  it('Issue 22 review: an unreadable message a dead holder was handed is dead-lettered by the next holder\'s catch-up before an ack past it settles it', async () => {
+    const js = jetstream(nats.nc);
+    const jsm = await ackAllDurable('catch-up-poison', 'rl.log.catchpoison.*');
+    const log = new EventLog(js, jsm, { producer: 'test', clock: { now: () => new Date() } });
+    await log.append(aggregateRef('catchpoison', 'a'), [{ type: 'Plain', data: { n: 1 } }], { commandId: 'poison-first' });
+    const unreadable = (await js.publish('rl.log.catchpoison.b', new TextEncoder().encode('not events'))).seq;
+    // A holder is handed both and dies before dead-lettering the unreadable one; then a later commit arrives.
+    const taken = await (await js.consumers.get(LOG_STREAM, 'catch-up-poison')).fetch({ max_messages: 2, expires: 10_000 });
+    let handed = 0;
+    for await (const m of taken) handed += m.seq > 0 ? 1 : 0;
+    expect(handed).toBe(2);
+    const later = (await log.append(aggregateRef('catchpoison', 'a'), [{ type: 'Plain', data: { n: 2 } }], { commandId: 'poison-later' })).version;
+
+    const service = await start();
+    try {
+      await waitUntil(async () => (await jsm.consumers.info(LOG_STREAM, 'catch-up-poison')).ack_floor.stream_seq >= later, { timeoutMs: 90_000, description: 'the later commit acked' });
+      // That ack settled the unreadable message too: its dead letter must be on the log (rl.deadletters.list reads it).
+      const deadLetters = await log.read(aggregateRef('deadletter', 'catch-up-poison'));
+      expect(deadLetters.map((e) => (e.data as { stream_seq: number; reason: string })).filter((d) => d.stream_seq === unreadable)).toEqual([expect.objectContaining({ reason: 'undecodable message' })]);
+      expect(poisonSeen).toEqual([1, 2]);
+    } finally {
+      await service.stop();
     }
   });
 });

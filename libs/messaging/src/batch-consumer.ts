@@ -1,7 +1,7 @@
 import type { MessageHandler } from '@nestjs/microservices';
 import type { ConsumerMessages, JsMsg } from '@nats-io/jetstream';
 import { AppError } from '@runledger/kernel';
-import { messageEvents, type EventLog, type StoredEvent } from '@runledger/event-log';
+import { messageEvents, type EventLog, type StoredEvent, type StoredMessage } from '@runledger/event-log';
 import { redeliveryDelayMs } from './durable-consumer';
 import { deferredSettlement } from './handlers';
 
@@ -14,7 +14,7 @@ export interface BatchHost {
   track<T>(work: Promise<T>): Promise<T>;
   invoke(handler: MessageHandler, payload: unknown, ctx: unknown): Promise<unknown>;
   /** Records `m` as a dead letter, then terminates it (nak when the record failed: `redelivered`) through `settle`. */
-  poison(m: JsMsg, durable: string, reason: string, err: unknown, settle: (action: () => void, redelivered?: boolean) => void): Promise<void>;
+  poison(m: Poisoned, durable: string, reason: string, err: unknown, settle: (action: () => void, redelivered?: boolean) => void): Promise<void>;
 }
 
 /** How a batch consumer runs (see LogConsumerOptions.batch). */
@@ -34,6 +34,9 @@ export interface CatchUp {
   from: number;
   to: number;
 }
+
+/** What dead-lettering reads of a message and how it settles it (a delivery; or a catch-up's read, settled by no one: see catchUp). */
+export type Poisoned = Pick<JsMsg, 'seq' | 'subject' | 'term' | 'nak'> & { info: Pick<JsMsg['info'], 'deliveryCount'> };
 
 /** A batch consumer's consumption (see LogConsumerOptions.batch): handed over in log order, settled by a BatchSettler. */
 export class BatchConsumer {
@@ -67,7 +70,8 @@ export class BatchConsumer {
       waiter.wake?.();
     });
     return (async () => {
-      if (opts.catchUp) await this.catchUp(opts.catchUp);
+      // Not caught up (stopping): no delivery is handled, on an ack-all durable its ack would settle the range unhandled.
+      if (opts.catchUp && !(await this.catchUp(opts.catchUp))) return this.stopped;
       for (;;) {
         if (this.stopped) return true;
         if (!queue.length) {
@@ -98,21 +102,38 @@ export class BatchConsumer {
   /**
    * Hands the unsettled range to the handler in log order before any delivery, retrying until it is handled: a
    * batch handler is idempotent (the server may still redeliver these events later), and going on without them
-   * would break the order it relies on.
+   * would break the order it relies on. Resolves true once handled (false: stopping first).
    */
-  private async catchUp(range: CatchUp): Promise<void> {
+  private async catchUp(range: CatchUp): Promise<boolean> {
     const { handler, opts } = this;
     this.host.logger.warn({ msg: 'handling what the previous holder left unsettled', durable: opts.durable, from: range.from, to: range.to });
     for (let attempt = 1; !this.host.closing() && !this.stopped; attempt++) {
       try {
-        const events = await this.host.log().range(range.filter, range.from, range.to);
+        const undecodable: Array<{ m: StoredMessage; err: unknown }> = [];
+        const events = await this.host.log().range(range.filter, range.from, range.to, (m, err) => void undecodable.push({ m, err }));
+        // Dead-lettered before anything is handled: the first ack past one (on an ack-all durable) settles it.
+        for (const { m, err } of undecodable) await this.deadLetterUnread(m, err);
         for (let i = 0; i < events.length; i += opts.batch) void this.host.track(this.settler.after([], await this.host.invoke(handler, events.slice(i, i + opts.batch), { durable: opts.durable })));
-        return;
+        return true;
       } catch (err) {
         this.host.logger.warn({ msg: 'unsettled range not handled yet, retrying', durable: opts.durable, attempt, error: (err as Error)?.message });
         await new Promise((resolve) => setTimeout(resolve, redeliveryDelayMs(attempt)));
       }
     }
+    return false;
+  }
+
+  /**
+   * Records an undecodable message of the unsettled range as a dead letter, as its delivery would be (BatchHost.poison);
+   * throws when the record failed. Neither termed nor nak'd here: an ack past it settles it, and a delivery of it
+   * meanwhile is dead-lettered again (the same record: its command id is the sequence).
+   */
+  private async deadLetterUnread(m: StoredMessage, err: unknown): Promise<void> {
+    let recorded = false;
+    // Delivered at least once: it is in the range the previous holder was handed.
+    const read: Poisoned = { seq: m.seq, subject: m.subject, info: { deliveryCount: 1 }, term: () => undefined, nak: () => undefined };
+    await this.host.poison(read, this.opts.durable, 'undecodable message', err, (_settle, redelivered) => void (recorded = !redelivered));
+    if (!recorded) throw new Error(`the dead letter of ${m.seq} was not recorded`);
   }
 
   private async onLogBatch(delivered: JsMsg[]): Promise<void> {
@@ -158,7 +179,13 @@ export class BatchConsumer {
     } catch {
       // One commit at a time, in order, each retried in place until handled or dead-lettered: a nak'd commit would be
       // redelivered after later ones were handled, and a batch consumer is one whose handler needs log order.
-      for (const r of ready) await this.handleInPlace(r.m, () => Promise.all(r.events.map((e) => this.host.log().open(e))));
+      for (const r of ready) {
+        if (await this.handleInPlace(r.m, () => Promise.all(r.events.map((e) => this.host.log().open(e))))) continue;
+        // Left unsettled (stopping): on an ack-all durable any later ack or term would settle it unhandled, so none is
+        // sent; the next pass from the ack floor (this consumer's, or the next holder's catchUp) handles it first.
+        if (opts.ackAll) this.settler.stopAt(`${r.m.seq} was left unsettled on an ack-all durable`);
+        return;
+      }
       return;
     }
     void this.host.track(this.settler.after(ready.map((r) => r.m), handledAll));
@@ -169,7 +196,8 @@ export class BatchConsumer {
     return this.host.poison(m, this.opts.durable, reason, err, (action, redelivered) => void this.host.track(this.settler.inTurn(action, redelivered)));
   }
 
-  private async handleInPlace(m: JsMsg, opened: () => Promise<StoredEvent[]>): Promise<void> {
+  /** Resolves false when `m` is left unsettled (stopping), true once its settlement is in turn. */
+  private async handleInPlace(m: JsMsg, opened: () => Promise<StoredEvent[]>): Promise<boolean> {
     const { handler, opts } = this;
     for (let attempt = m.info.deliveryCount; ; attempt++) {
       try {
@@ -177,12 +205,12 @@ export class BatchConsumer {
         // Not awaited: the settler keeps the order, and a replay of a batch commit by commit must not wait out each
         // commit's deferred work (the ledger's ROW_HOLD_MS) in turn: 256 of them would outlast ack_wait.
         void this.host.track(this.settler.after([m], out));
-        return;
+        return true;
       } catch (err) {
         const retryable = err instanceof AppError ? err.retryable : true;
-        if (!retryable || attempt >= opts.maxDeliver) return this.poison(m, 'handler failed', err);
+        if (!retryable || attempt >= opts.maxDeliver) return this.poison(m, 'handler failed', err).then(() => true);
         // Stopping: left unsettled, the next holder (or this consumer, consuming again) handles it first (catchUp), in order.
-        if (this.host.closing() || this.stopped) return;
+        if (this.host.closing() || this.stopped) return false;
         this.host.logger.warn({ msg: 'handler failed, retrying in order', durable: opts.durable, seq: m.seq, attempt, error: (err as Error)?.message });
         await new Promise((resolve) => setTimeout(resolve, redeliveryDelayMs(attempt)));
       }
@@ -212,7 +240,8 @@ export function settleInOrder(handled: readonly JsMsg[], ackAll = false): void {
  * ack-all consumer settles what is before it too, so it waits its turn like an ack). Deferred work that fails stops
  * this settler for good (logged) and calls `onBroken`: its consumer stops and consumes again from the ack floor,
  * so what was handled after the failure is handled again (the server redelivers it too: handling is idempotent).
- * On an ack-all consumer a nak stops it the same way: a later ack would settle the nak'd delivery unhandled.
+ * On an ack-all consumer a nak stops it the same way, as does a delivery left unsettled (stopAt): a later ack would
+ * settle that delivery unhandled.
  */
 export class BatchSettler {
   private chain: Promise<void> = Promise.resolve();
@@ -233,6 +262,11 @@ export class BatchSettler {
   /** Runs `settle` (a term, a nak: `redelivered`) once everything before it is settled; resolves then. */
   inTurn(settle: () => void, redelivered = false): Promise<void> {
     return this.enqueue(undefined, settle, redelivered && this.ackAll ? 'a delivery was nak\'d on an ack-all durable' : undefined);
+  }
+
+  /** Once everything before is settled, settles nothing more: the consumer consumes again from the ack floor (`why`, logged). */
+  stopAt(why: string): Promise<void> {
+    return this.enqueue(undefined, () => undefined, why);
   }
 
   /** `breaks`: after `settle`, nothing more is settled (why, logged) and the consumer consumes again from the ack floor. */

@@ -10,7 +10,7 @@ import { decodeBounded, encodeJson, replyHeaders, REQUEST_ID_HEADER } from './co
 import { ConsumerLease } from './consumer-lease';
 import { ServiceHealth } from './health';
 import { ensureDurable, MAX_HANDLER_MS, redeliveryDelayMs, unsettledRange } from './durable-consumer';
-import { BatchConsumer, type BatchHost, type CatchUp } from './batch-consumer';
+import { BatchConsumer, type BatchHost, type CatchUp, type Poisoned } from './batch-consumer';
 import { HANDLER_KIND, LogConsumerOptions, MalformedPayload, MAX_REQUEST_BYTES } from './handlers';
 
 export interface TransportDeps {
@@ -305,7 +305,7 @@ export class RunledgerTransport extends Server implements CustomTransportStrateg
    * term (or the nak, `redelivered`): a batch consumer's runs it in turn, after every delivery before it is settled
    * (BatchSettler).
    */
-  private async poison(m: JsMsg, durable: string, reason: string, err: unknown, settle: (action: () => void, redelivered?: boolean) => void = (action) => action()): Promise<void> {
+  private async poison(m: Poisoned, durable: string, reason: string, err: unknown, settle: (action: () => void, redelivered?: boolean) => void = (action) => action()): Promise<void> {
     this.log.error({ msg: 'dead-lettering message', durable, seq: m.seq, reason, error: (err as Error)?.message });
     try {
       await this.deps.log.append(aggregateRef('deadletter', durable), [{

@@ -1,0 +1,105 @@
+import type { ConsumerMessages, JsMsg } from '@nats-io/jetstream';
+import { AppError } from '@runledger/kernel';
+import { encodeEnvelope, type StoredEvent, type StoredMessage } from '@runledger/event-log';
+import { BatchConsumer, type BatchHost, type BatchOptions, type CatchUp } from './batch-consumer';
+
+const sent: string[] = [];
+const notEvents = new TextEncoder().encode('not events');
+const delivery = (seq: number, data = encodeEnvelope({ type: 'Plain', data: { n: seq }, metadata: {} as never })) =>
+  ({ seq, subject: 'rl.log.run.o.r', data, info: { deliveryCount: 1 }, ack: () => void sent.push(`ack ${seq}`), term: () => void sent.push(`term ${seq}`), nak: () => void sent.push(`nak ${seq}`) }) as unknown as JsMsg;
+
+/** Hands `delivered` over as one pull (then ends), as ConsumerMessages would. */
+function pulled(delivered: JsMsg[]): ConsumerMessages {
+  return Object.assign((async function* () {
+    yield* delivered;
+  })(), { close: async () => undefined }) as unknown as ConsumerMessages;
+}
+
+interface Fake {
+  host: BatchHost;
+  closing: boolean;
+  deadLettered: number[];
+  settledWork: Array<Promise<unknown>>;
+}
+
+function fakeHost(invoke: (payload: StoredEvent[], fake: Fake) => unknown, opts: { range?: (onUndecodable: (m: StoredMessage, err: unknown) => void) => StoredEvent[]; appendFails?: () => boolean } = {}): Fake {
+  const fake: Fake = { closing: false, deadLettered: [], settledWork: [], host: undefined as never };
+  fake.host = {
+    log: () => ({ open: (e: StoredEvent) => e, range: async (_f: string, _from: number, _to: number, onUndecodable?: (m: StoredMessage, err: unknown) => void) => {
+      await new Promise((resolve) => setImmediate(resolve)); // read while deliveries arrive
+      return opts.range?.((m, err) => onUndecodable?.(m, err)) ?? [];
+    } }) as never,
+    logger: { warn: () => undefined, error: () => undefined },
+    closing: () => fake.closing,
+    track: (work) => {
+      fake.settledWork.push(work.catch(() => undefined));
+      return work;
+    },
+    invoke: async (_h, payload) => invoke(payload as StoredEvent[], fake),
+    // As the transport's: a recorded dead letter is termed in turn, one not recorded is nak'd (`redelivered`).
+    poison: async (m, _d, _r, _e, settle) => {
+      if (opts.appendFails?.()) return settle(() => m.nak(), true);
+      fake.deadLettered.push(m.seq);
+      settle(() => m.term());
+    },
+  };
+  return fake;
+}
+
+const options = (catchUp: CatchUp | null = null): BatchOptions => ({ maxDeliver: 5, durable: 'audit-ledger', batch: 8, lingerMs: 1, ackAll: true, catchUp });
+
+async function consume(fake: Fake, delivered: JsMsg[], catchUp: CatchUp | null = null): Promise<boolean> {
+  const broken = await new BatchConsumer(fake.host, (() => undefined) as never, options(catchUp)).start(pulled(delivered));
+  for (let done = 0; done < fake.settledWork.length; done++) await fake.settledWork[done];
+  return broken;
+}
+
+describe('Issue 22 review: on an ack-all durable nothing unhandled is settled by a later ack', () => {
+  beforeEach(() => (sent.length = 0));
+
+  it('Issue 22 review (HIGH): a commit left unsettled while stopping, in a batch retried commit by commit, is settled by no later ack or term', async () => {
+    let calls = 0;
+    const fake = fakeHost((events, f) => {
+      calls++;
+      if (calls === 1) throw new Error('the batch failed'); // one commit at a time from here
+      if (events[0].seq === 2) {
+        f.closing = true;
+        throw new AppError('INTERNAL', 'transient');
+      }
+      return undefined;
+    });
+    const broken = await consume(fake, [delivery(1), delivery(2), delivery(3), delivery(4, notEvents)]);
+    // 1 is acked; 2 is left to the next pass from the ack floor, so neither 3's ack nor 4's term (both would settle 2).
+    expect(sent).toEqual(['ack 1']);
+    expect(broken).toBe(true);
+  });
+
+  it('Issue 22 review (MEDIUM): catch-up dead-letters an unreadable message of the unsettled range before any ack past it', async () => {
+    const handled: number[] = [];
+    let failedAppends = 1;
+    const fake = fakeHost((events) => void handled.push(...events.map((e) => e.seq)), {
+      range: (onUndecodable) => {
+        onUndecodable({ seq: 5, subject: 'rl.log.run.o.r', data: notEvents }, new Error('not events'));
+        return [4, 6].map((seq) => ({ seq, index: 0, subject: 'rl.log.run.o.r', type: 'Plain', data: {}, metadata: {} }) as unknown as StoredEvent);
+      },
+      // The first dead-letter append fails: catch-up must not go on past 5 (retried until recorded).
+      appendFails: () => failedAppends-- > 0,
+    });
+    await consume(fake, [delivery(7)], { filter: 'rl.log.run.>', from: 4, to: 6 });
+    expect(fake.deadLettered).toEqual([5]);
+    // Neither termed nor nak'd by catch-up: 7's ack settles it, its dead letter recorded.
+    expect(sent).toEqual(['ack 7']);
+    expect(handled).toEqual([4, 6, 7]);
+  });
+
+  it('Issue 22 review: a consumer stopping before its catch-up is done hands over no delivery (its ack would settle the range unhandled)', async () => {
+    const fake = fakeHost(() => undefined, {
+      range: () => {
+        fake.closing = true;
+        throw new AppError('DEPENDENCY.DOWN');
+      },
+    });
+    expect(await consume(fake, [delivery(7)], { filter: 'rl.log.run.>', from: 4, to: 6 })).toBe(false);
+    expect(sent).toEqual([]);
+  });
+});
