@@ -21,10 +21,10 @@ export interface ServiceHandle {
  * Starts one Runledger service: telemetry, NATS + log stream, the Nest app with its HTTP health endpoints
  * and the NATS/JetStream transport. `module` receives the runtime so providers can use the log and bus.
  */
-export async function bootstrapService(service: string, module: (runtime: ServiceRuntime) => DynamicModule | Promise<DynamicModule>, opts: { httpPort?: number; natsUrl?: string; identity?: NatsIdentity; consumerIdentity?: NatsIdentity; rawLog?: boolean } = {}): Promise<ServiceHandle> {
+export async function bootstrapService(service: string, module: (runtime: ServiceRuntime) => DynamicModule | Promise<DynamicModule>, opts: { httpPort?: number; natsUrl?: string; identity?: NatsIdentity; consumerIdentity?: NatsIdentity; consumerIdentityRequired?: boolean; rawLog?: boolean } = {}): Promise<ServiceHandle> {
   startTelemetry(service);
   const logger = new JsonLogger(service);
-  const runtime = await createRuntime(service, { natsUrl: opts.natsUrl, identity: opts.identity, consumerIdentity: opts.consumerIdentity, rawLog: opts.rawLog });
+  const runtime = await createRuntime(service, { natsUrl: opts.natsUrl, identity: opts.identity, consumerIdentity: opts.consumerIdentity, consumerIdentityRequired: opts.consumerIdentityRequired, rawLog: opts.rawLog });
   // No body parser: the HTTP side is the health endpoints (GET, no body); a parser answered a malformed body with its own
   // error text ("Expected property name … in JSON"), which is no business of a health check.
   const app = await NestFactory.create(await module(runtime), { logger, abortOnError: false, bodyParser: false });
@@ -51,7 +51,7 @@ export async function bootstrapService(service: string, module: (runtime: Servic
 }
 
 /** `main.ts` of every service: start, print one `ready` line, stop cleanly on SIGTERM/SIGINT. */
-export function runServiceMain(service: string, module: (runtime: ServiceRuntime) => DynamicModule | Promise<DynamicModule>, opts: { rawLog?: boolean } = {}): void {
+export function runServiceMain(service: string, module: (runtime: ServiceRuntime) => DynamicModule | Promise<DynamicModule>, opts: { rawLog?: boolean; consumerIdentityRequired?: boolean } = {}): void {
   bootstrapService(service, module, opts)
     .then((handle) => {
       process.stdout.write(JSON.stringify({ level: 'log', service, msg: `${service} ready`, http_port: handle.httpPort, nats: handle.runtime.nc.getServer() }) + '\n');

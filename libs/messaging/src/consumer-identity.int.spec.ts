@@ -96,4 +96,19 @@ describe('Issue 22 the ledger\'s durable: pulled and acked by its own identity (
       await service.stop();
     }
   });
+
+  it('Issue 22: on a secured server a service whose durable needs its consumer identity refuses to start without one, naming NATS_CONSUMER_CREDS and NATS_CONSUMER_INBOX_PREFIX, instead of running and never settling its durable', async () => {
+    const { jsm } = await testLog();
+    await provisionDurable(jsm, 'audit-ledger', 'rl.log.run.>', true);
+    const named = Object.keys(process.env).filter((k) => k.startsWith('NATS_CONSUMER_'));
+    expect(named).toEqual([]);
+    const creds = nats.server.creds;
+    const start = bootstrapService('audit-ledger', (rt) => ProjectionModule.forRuntime(rt), {
+      natsUrl: nats.server.url, httpPort: 0, rawLog: true, consumerIdentityRequired: true,
+      identity: { creds: creds['audit-ledger'].file, inboxPrefix: creds['audit-ledger'].inboxPrefix },
+    });
+    await expect(start).rejects.toThrow(/audit-ledger connects to a secured NATS .*NATS_CONSUMER_CREDS .*NATS_CONSUMER_INBOX_PREFIX/);
+    // It refused before it connected: no pull of its durable is waiting.
+    expect((await jsm.consumers.info(LOG_STREAM, 'audit-ledger')).num_waiting).toBe(0);
+  });
 });

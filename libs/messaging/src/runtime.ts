@@ -4,7 +4,7 @@ import { jetstream, jetstreamManager, JetStreamClient, JetStreamManager } from '
 import { Clock, settingFlag, settingText } from '@runledger/kernel';
 import { ensureLogStream, EventLog } from '@runledger/event-log';
 import { Bus } from './bus';
-import { consumerIdentityFromEnv, identityFromEnv, identityOptions, NatsIdentity } from './nats-identity';
+import { consumerIdentityFromEnv, CredentialsMissingError, identityFromEnv, identityOptions, NatsIdentity } from './nats-identity';
 import { CachedDataKeys, KvDataKeyStore } from './data-keys';
 import { SealingCodec } from './sealing';
 import { ServiceHealth } from './health';
@@ -51,12 +51,26 @@ async function checkLog(nc: NatsConnection): Promise<JetStreamManager> {
 
 export const systemClock: Clock = { now: () => new Date() };
 
+const isAuthenticated = (id: NatsIdentity): boolean => Boolean(id.creds || id.user || id.token);
+
+/**
+ * A service whose durable has a consumer identity (permissions.yaml log.durables `consumer`) connecting with
+ * credentials, so to a secured server where its own identity may not pull or ack that durable: without the consumer
+ * identity it would start, take nothing and fall behind with no error. It refuses to start instead, naming the settings.
+ */
+function consumerIdentityMissing(service: string): string {
+  return `${service} connects to a secured NATS (its own credentials are set) but names no consumer identity for its durable: `
+    + 'set NATS_CONSUMER_CREDS (or NATS_CONSUMER_USER and NATS_CONSUMER_PASSWORD) and NATS_CONSUMER_INBOX_PREFIX '
+    + `(deploy/nats/permissions.yaml log.durables \`consumer\`); without them its durable is never pulled and it falls behind`;
+}
+
 /**
  * `identity` overrides the one the environment names (NATS_CREDS, NATS_USER, …). The log seals personal and case
  * data at append and opens it at read (README "Erasure"); `rawLog` keeps it sealed on both ways, for the audit
- * ledger, whose chain hashes what the log holds.
+ * ledger, whose chain hashes what the log holds. `consumerIdentityRequired`: the service's durable is pulled and acked
+ * as its consumer identity only, so on a secured server it refuses to start without one (README "Configuration").
  */
-export async function createRuntime(service: string, opts: { natsUrl?: string; clock?: Clock; identity?: NatsIdentity; consumerIdentity?: NatsIdentity; rawLog?: boolean } = {}): Promise<ServiceRuntime> {
+export async function createRuntime(service: string, opts: { natsUrl?: string; clock?: Clock; identity?: NatsIdentity; consumerIdentity?: NatsIdentity; consumerIdentityRequired?: boolean; rawLog?: boolean } = {}): Promise<ServiceRuntime> {
   const connectAs = (name: string, identity: NatsIdentity) => connect({
     // A comma-separated list names several nodes of a cluster (the client fails over between them).
     servers: (opts.natsUrl ?? settingText('NATS_URL')).split(','),
@@ -72,8 +86,10 @@ export async function createRuntime(service: string, opts: { natsUrl?: string; c
     // replies on its own inbox prefix.
     ...identityOptions(identity),
   });
-  const nc = await connectAs(`runledger-${service}`, opts.identity ?? identityFromEnv());
+  const identity = opts.identity ?? identityFromEnv();
   const consumerIdentity = opts.consumerIdentity ?? consumerIdentityFromEnv();
+  if (opts.consumerIdentityRequired && !consumerIdentity && isAuthenticated(identity)) throw new CredentialsMissingError(consumerIdentityMissing(service));
+  const nc = await connectAs(`runledger-${service}`, identity);
   const consumerNc = consumerIdentity ? await connectAs(`runledger-${service}-consumer`, consumerIdentity) : undefined;
   const jsm = await checkLog(nc);
   const js = jetstream(nc);
