@@ -108,7 +108,9 @@ async function startNats({ port, storeDir, logFile, credsDir = path.join(storeDi
   const out = logFile ? fs.openSync(logFile, 'a') : 'ignore';
   const creds = ensureCredentials(credsDir, [...allIdentities(), ...fullRights]);
   const config = writeServerConfig(path.join(storeDir, 'nats-server.conf'), localServerConfig({ creds, fullRights: [ADMIN, ...fullRights], cluster }));
-  const child = spawn(bin, ['-c', config, '-a', '127.0.0.1', '-p', String(port), '-js', '-sd', storeDir], { stdio: ['ignore', out, out] });
+  // RL_NATS_SERVER_ARGS: extra nats-server flags (profiling: `--profile 6061` serves Go's pprof while the bench runs).
+  const extra = (process.env.RL_NATS_SERVER_ARGS ?? '').split(' ').filter(Boolean);
+  const child = spawn(bin, ['-c', config, '-a', '127.0.0.1', '-p', String(port), '-js', '-sd', storeDir, ...extra], { stdio: ['ignore', out, out] });
   if (out !== 'ignore') fs.closeSync(out);
   await waitFor(() => canConnect({ host: '127.0.0.1', port }), readyTimeoutMs, `nats-server on port ${port}`);
   return { url: `nats://127.0.0.1:${port}`, child, port, creds, storeDir };

@@ -47,6 +47,23 @@ describe('Issue 22 CallerVerifier: one read per hop on a real log', () => {
     expect(repo.log.lastCommit).toHaveBeenCalledWith('rl.log.run.*.caller-opening', { sealed: true });
   });
 
+  it('Issue 22 the next caller is read on its owner\'s exact subject (no wildcard get, which nats-server 2.9 answers by matching every subject of a block); a caller of another owner is still found', async () => {
+    await open('caller-first');
+    await open('caller-second');
+    const other = log.repo('decision');
+    await other.appendEvents({ run_id: 'caller-other-owner', root_run_id: 'caller-other-owner', run_kind: 'agent' }, [{ type: 'RunCreated', data: created('caller-other-owner', 'agent') }], { expectedVersion: 0, commandId: 'open:caller-other-owner' });
+    const verifier = new CallerVerifier(repo);
+    await verifier.decideChild(claims('caller-first'), allow);
+    const counts = countingReads();
+    expect(await verifier.decideChild(claims('caller-second'), allow)).toEqual({ decision: 'allow' });
+    expect(counts.reads).toBe(1);
+    expect(repo.log.lastCommit).toHaveBeenCalledWith('rl.log.run.tool-gateway.caller-second', { sealed: true });
+    // Nothing under the guessed owner's name: looked up under any owner's, and verified as before.
+    expect(await verifier.decideChild(claims('caller-other-owner'), allow)).toEqual({ decision: 'allow' });
+    expect(repo.log.lastCommit).toHaveBeenCalledWith('rl.log.run.*.caller-other-owner', { sealed: true });
+    expect(counts.reads).toBe(3);
+  });
+
   it('Issue 22 a caller that went on since its opening is read as before (owner, then its last commit): a finished one parents nothing', async () => {
     const { version } = await open('caller-finished');
     await repo.appendEvents({ run_id: 'caller-finished', root_run_id: 'caller-finished', run_kind: 'tool_gateway' }, [{ type: 'RunCompleted', data: { output_artifacts: [] } }], { expectedVersion: version, commandId: 'close:caller-finished' });

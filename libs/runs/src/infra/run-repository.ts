@@ -24,6 +24,8 @@ export class RunRepository {
   private readonly owners = new LruMap<string, RunOwner>(CACHE_LIMIT);
   private readonly legacyVersions = new LruMap<string, number>(CACHE_LIMIT);
   private legacy?: Promise<boolean>;
+  /** The owner of the last calling run `callerLastCommit` found opened lawfully: where it looks first next time. */
+  private lastCallerOwner?: RunOwner;
 
   constructor(readonly log: EventLog) {}
 
@@ -119,16 +121,25 @@ export class RunRepository {
    * read. Otherwise (an owner already known, a run that has gone on since its opening, a legacy log, a forgery) the
    * owner is looked up as `ownerOf` does and the owner's last commit read, as before. The events come sealed (the
    * check reads ids, types and the RunCreated's unsealed fields: nothing is decrypted for it).
+   *
+   * The get names the owner its last caller had (a choke point's callers are nearly always runs of one service: the
+   * tool gateway's decision's, db-write's the tool gateway's), on an exact subject; only when nothing is there does it
+   * look under any owner's name. nats-server 2.9 answers a wildcard last-by-subject get by matching every subject of
+   * the log's current block against the filter: it was a quarter of the server's CPU per request (bench/results.md).
+   * The guess decides nothing: the commit found is checked exactly as the wildcard's would be.
    */
   async callerLastCommit(runId: string): Promise<StoredEvent[]> {
     const sealed = { sealed: true };
     const known = this.owners.get(runId);
     if (known || (await this.hasLegacy())) return this.lastCommit(runId, known, sealed);
-    const last = await this.log.lastCommit(ownerSubjectsOf(runId), sealed);
+    const guess = this.lastCallerOwner;
+    let last = guess ? await this.log.lastCommit(runSubject(guess, runId), sealed) : [];
+    if (!last.length) last = await this.log.lastCommit(ownerSubjectsOf(runId), sealed);
     const opening = last[0]?.type === 'RunCreated' ? runOwnership(last) : undefined;
     const owner = opening && !opening.forgeries.length ? opening.owner : undefined;
     if (!owner || parseRunSubject(last[0].subject)?.owner !== owner) return this.lastCommit(runId, undefined, sealed);
     this.owners.set(runId, owner);
+    this.lastCallerOwner = owner;
     return last;
   }
 
