@@ -84,7 +84,7 @@ async function main() {
 
 /**
  * The subjects a caller may ask, from the permissions table (`call: [caller]`), grouped by their stem:
- * agents.session.start|get. `{caller}` is the caller's own name, `caller` on this stack.
+ * rl.caller.caller.sessions.start|get. `{caller}` is the caller's own name, `caller` on this stack.
  */
 function callerSubjects() {
   const { loadTable } = require('./lib/permissions');

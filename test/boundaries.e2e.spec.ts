@@ -1,5 +1,6 @@
 import { ERROR_CODES } from '@runledger/kernel';
 import { TestStack } from './support/stack';
+import { START } from './support/governed-runs';
 
 jest.setTimeout(120_000);
 
@@ -39,9 +40,9 @@ describe('Bad input at every boundary: a clear, specific error, never internals'
     }
   });
 
-  it('agents.run.start answers every malformed request with the §2.2 response: outcome failure, INVALID_INPUT, no internals', async () => {
+  it('A caller\'s runs.start answers every malformed request with the §2.2 response: outcome failure, INVALID_INPUT, no internals', async () => {
     for (const [what, bytes] of BAD_INPUTS) {
-      const r = await stack.request<{ outcome: string; run_id: string; error: { error_code: string; message: string; retryable: boolean } }>('agents.run.start', null, 10_000, bytes);
+      const r = await stack.request<{ outcome: string; run_id: string; error: { error_code: string; message: string; retryable: boolean } }>(START, null, 10_000, bytes);
       const text = JSON.stringify(r.body);
       expect({ what, ok: r.ok, outcome: r.body.outcome, code: r.body.error?.error_code, retryable: r.body.error?.retryable }).toEqual({ what, ok: true, outcome: 'failure', code: 'INVALID_INPUT', retryable: false });
       expect({ what, leaks: INTERNALS.test(text) ? text : null }).toEqual({ what, leaks: null });

@@ -1,7 +1,8 @@
 /**
- * Issue 26, as the `caller` identity an integrator holds: agents.run.start and agents.session.start are answered only
- * for a caller their reply inbox names, in the cases its role covers (policy/callers.yaml: `case-*`); refusals name
- * what is wrong; an erased case takes no new ingest; `runledger erase` refuses in words. Every refusal starts nothing.
+ * Issue 26, as the `caller` identity an integrator holds: runs and sessions start only on a caller's own door
+ * (rl.caller.<identity>.runs.start | sessions.start), which NATS lets no other identity publish on; they are recorded
+ * for that caller, in the cases its role covers (policy/callers.yaml: `case-*`); refusals name what is wrong; an erased
+ * case takes no new ingest; `runledger erase` refuses in words. Every refusal starts nothing.
  */
 import { randomUUID } from 'node:crypto';
 import { Objm } from '@nats-io/obj';
@@ -10,12 +11,17 @@ import type { AgentRunResponse } from '@runledger/contracts';
 import { decodeReply, encodeJson } from '@runledger/messaging';
 import { runCli } from './support/cli';
 import { START } from './support/governed-runs';
+import { SESSION_START } from './support/sessions';
 import { TestStack } from './support/stack';
 
 jest.setTimeout(300_000);
 
 type Answer = ReturnType<typeof decodeReply>;
 const enc = new TextEncoder();
+const REFUSED = /Permissions Violation/;
+/** The caller's own doors. The harness's `test-admin` (START, SESSION_START) is a caller of every case: the victim below. */
+const OWN_START = 'rl.caller.caller.runs.start';
+const OWN_SESSION_START = 'rl.caller.caller.sessions.start';
 
 describe('Issue 26 caller starts: attributed to a caller, in its cases, refused in words', () => {
   let stack: TestStack;
@@ -38,10 +44,10 @@ describe('Issue 26 caller starts: attributed to a caller, in its cases, refused 
     return decodeReply(m.data, m.headers);
   };
   /** As the caller, naming `reply` (any subject): the harness's admin may subscribe anywhere, so it reads the answer. */
-  const askNaming = async (reply: string, subject: string, body: unknown): Promise<Answer> => {
+  const askNaming = async (reply: string, subject: string, body: unknown, from: NatsConnection = caller): Promise<Answer> => {
     const sub = stack.nc.subscribe(reply, { max: 1 });
     await stack.nc.flush();
-    caller.publish(subject, encodeJson(body), { reply });
+    from.publish(subject, encodeJson(body), { reply });
     for await (const m of sub) return decodeReply(m.data, m.headers);
     throw new Error(`no answer on ${reply}`);
   };
@@ -49,42 +55,69 @@ describe('Issue 26 caller starts: attributed to a caller, in its cases, refused 
   const errorOf = (a: Answer) => (a.ok ? (a.body as AgentRunResponse).error?.error_code : a.error.code);
   const runIdOf = (a: Answer) => (a.ok ? (a.body as AgentRunResponse).run_id : undefined);
 
-  it('Issue 26 agents.run.start whose reply names no caller (_INBOX, the admin\'s, decision\'s, the operator\'s inbox) is refused REQUEST.UNATTRIBUTED and starts nothing, child runs included', async () => {
-    for (const inbox of ['_INBOX', '_INBOX_admin', '_INBOX_decision', '_INBOX_operator']) {
+  it('Issue 26 a caller cannot start as another caller: another caller\'s door and the retired agents.run.start / agents.session.* are NATS permission violations, and nothing starts', async () => {
+    // test-admin is a caller of every case: a run in acme-… on its door would be the caller's privilege escalation.
+    for (const subject of [START, 'agents.run.start']) {
       const runId = randomUUID();
-      const answer = await askNaming(`${inbox}.${randomUUID()}`, START, { agent_name: 'ORCHESTRATOR', case_id: 'acme-7', run_id: runId, input_artifacts: [], parameters: {} });
-      expect({ inbox, answer }).toMatchObject({ inbox, answer: { ok: true, body: { outcome: 'deny', run_id: runId, error: { error_code: 'REQUEST.UNATTRIBUTED', retryable: false } } } });
-      expect({ inbox, events: await recorded(runId) }).toEqual({ inbox, events: [] });
+      await expect(ask(subject, { agent_name: 'INTAKE_AGENT', case_id: `acme-${tag}`, run_id: runId, input_artifacts: [], parameters: {} }, 10_000)).rejects.toThrow(REFUSED);
+      expect({ subject, events: await recorded(runId) }).toEqual({ subject, events: [] });
+    }
+    for (const subject of [SESSION_START, 'agents.session.start']) {
+      const runId = randomUUID();
+      await expect(ask(subject, { agent: 'assistant', prompt: 'x', case_id: `acme-${tag}`, run_id: runId }, 10_000)).rejects.toThrow(REFUSED);
+      expect({ subject, events: await recorded(runId) }).toEqual({ subject, events: [] });
+    }
+    await expect(ask('agents.session.get', { run_id: randomUUID() }, 10_000)).rejects.toThrow(REFUSED);
+  });
+
+  it('Issue 26 a start on the caller\'s own door whose reply names another caller\'s inbox is refused REQUEST.INVALID and starts nothing', async () => {
+    const runId = randomUUID();
+    const run = await askNaming(`_INBOX_test-admin.${randomUUID()}`, OWN_START, { agent_name: 'INTAKE_AGENT', case_id: `case-${tag}`, run_id: runId, input_artifacts: [], parameters: {} });
+    expect(run).toMatchObject({ ok: false, error: { code: 'REQUEST.INVALID', retryable: false } });
+    const sessionId = randomUUID();
+    const session = await askNaming(`_INBOX_test-admin.${randomUUID()}`, OWN_SESSION_START, { agent: 'assistant', prompt: 'x', run_id: sessionId });
+    expect(session).toMatchObject({ ok: false, error: { code: 'REQUEST.INVALID', retryable: false } });
+    expect([await recorded(runId), await recorded(sessionId)]).toEqual([[], []]);
+  });
+
+  it('Issue 26 an identity with no role in the caller grants (the admin, on its own door) starts nothing: REQUEST.UNATTRIBUTED', async () => {
+    const admin = await stack.connectAs('admin');
+    try {
+      const runId = randomUUID();
+      const run = await askNaming(`_INBOX_admin.${randomUUID()}`, 'rl.caller.admin.runs.start', { agent_name: 'INTAKE_AGENT', case_id: `case-${tag}`, run_id: runId, input_artifacts: [], parameters: {} }, admin);
+      expect(run).toMatchObject({ ok: true, body: { outcome: 'deny', run_id: runId, error: { error_code: 'REQUEST.UNATTRIBUTED', retryable: false } } });
+      const sessionId = randomUUID();
+      const session = await askNaming(`_INBOX_admin.${randomUUID()}`, 'rl.caller.admin.sessions.start', { agent: 'assistant', prompt: 'x', run_id: sessionId }, admin);
+      expect(session).toMatchObject({ ok: false, error: { code: 'REQUEST.UNATTRIBUTED', retryable: false } });
+      expect([await recorded(runId), await recorded(sessionId)]).toEqual([[], []]);
+    } finally {
+      await admin.close();
     }
   });
 
-  it('Issue 26 a caller starts runs only in the cases its role covers: CASE.NOT_GRANTED and no run outside them; inside, the run is recorded for it', async () => {
+  it('Issue 26 a caller\'s start on its own door is attributed to it and held to its cases: CASE.NOT_GRANTED and no run outside them; inside, the run is recorded for it', async () => {
     const refusedId = randomUUID();
-    const refused = await ask(START, { agent_name: 'ORCHESTRATOR', case_id: 'acme-7', run_id: refusedId, input_artifacts: [], parameters: {} });
+    const refused = await ask(OWN_START, { agent_name: 'ORCHESTRATOR', case_id: 'acme-7', run_id: refusedId, input_artifacts: [], parameters: {} });
     expect(refused).toMatchObject({ ok: true, body: { outcome: 'deny', run_id: refusedId, error: { error_code: 'CASE.NOT_GRANTED' } } });
     expect(await recorded(refusedId)).toEqual([]);
     const runId = randomUUID();
-    const granted = await ask(START, { agent_name: 'INTAKE_AGENT', case_id: `case-${tag}`, run_id: runId, input_artifacts: [], parameters: {} }, 120_000);
+    const granted = await ask(OWN_START, { agent_name: 'INTAKE_AGENT', case_id: `case-${tag}`, run_id: runId, input_artifacts: [], parameters: {} }, 120_000);
     expect(['REQUEST.UNATTRIBUTED', 'CASE.NOT_GRANTED']).not.toContain(errorOf(granted));
     const created = (await stack.runEvents(runId)).find((e) => e.type === 'RunCreated');
     expect(created?.data).toMatchObject({ case_id: `case-${tag}`, requested_by: 'caller' });
   });
 
-  it('Issue 26 agents.session.start: a case the caller\'s role does not cover (its own, or its parent run\'s) is CASE.NOT_GRANTED, a reply that names no caller REQUEST.UNATTRIBUTED; nothing starts', async () => {
+  it('Issue 26 a caller\'s sessions.start: a case its role does not cover (its own, or its parent run\'s) is CASE.NOT_GRANTED; nothing starts', async () => {
     const own = randomUUID();
-    expect(errorOf(await ask('agents.session.start', { agent: 'assistant', prompt: 'x', case_id: 'acme-9', run_id: own }))).toBe('CASE.NOT_GRANTED');
+    expect(errorOf(await ask(OWN_SESSION_START, { agent: 'assistant', prompt: 'x', case_id: 'acme-9', run_id: own }))).toBe('CASE.NOT_GRANTED');
     expect(await recorded(own)).toEqual([]);
     // A run in acme-… started by the harness (a caller of every case): a child session of it inherits acme-….
     const parent = randomUUID();
     const started = await stack.request<AgentRunResponse>(START, { agent_name: 'INTAKE_AGENT', case_id: `acme-${tag}`, run_id: parent, input_artifacts: [], parameters: {} }, 120_000);
     expect(started.body.run_id).toBe(parent);
     const child = randomUUID();
-    expect(errorOf(await ask('agents.session.start', { agent: 'assistant', prompt: 'x', parent_run_id: parent, run_id: child }))).toBe('CASE.NOT_GRANTED');
+    expect(errorOf(await ask(OWN_SESSION_START, { agent: 'assistant', prompt: 'x', parent_run_id: parent, run_id: child }))).toBe('CASE.NOT_GRANTED');
     expect(await recorded(child)).toEqual([]);
-    const spoofed = randomUUID();
-    const answer = await askNaming(`_INBOX_decision.${randomUUID()}`, 'agents.session.start', { agent: 'assistant', prompt: 'x', case_id: 'acme-9', run_id: spoofed });
-    expect(answer).toMatchObject({ ok: false, error: { code: 'REQUEST.UNATTRIBUTED', retryable: false } });
-    expect(await recorded(spoofed)).toEqual([]);
   });
 
   it('Issue 26 §2.2 a refusal of bounded-input rules names the problem, under a run_id of its own bytes (stable on retry, never shared, no run)', async () => {
@@ -94,13 +127,13 @@ describe('Issue 26 caller starts: attributed to a caller, in its cases, refused 
       deep: enc.encode(`{"agent_name":"INTAKE_AGENT","case_id":"case-${tag}","input_artifacts":[],"parameters":{"x":${nested}}}`),
       proto: enc.encode(`{"agent_name":"INTAKE_AGENT","case_id":"case-${tag}","input_artifacts":[],"parameters":{"__proto__":{"a":1}}}`),
     };
-    const deep = await ask(START, bodies.deep);
-    const proto = await ask(START, bodies.proto);
+    const deep = await ask(OWN_START, bodies.deep);
+    const proto = await ask(OWN_START, bodies.proto);
     expect(deep).toMatchObject({ ok: true, body: { outcome: 'failure', error: { error_code: 'INVALID_INPUT', message: expect.stringContaining('nested deeper than 32 levels') } } });
     expect(proto).toMatchObject({ ok: true, body: { outcome: 'failure', error: { error_code: 'INVALID_INPUT', message: expect.stringContaining('forbidden key "__proto__"') } } });
     const ids = [deep, proto].map(runIdOf);
     expect(ids[0]).not.toBe(ids[1]);
-    expect(runIdOf(await ask(START, bodies.deep))).toBe(ids[0]);
+    expect(runIdOf(await ask(OWN_START, bodies.deep))).toBe(ids[0]);
     for (const id of ids) expect(await recorded(id!)).toEqual([]);
   });
 

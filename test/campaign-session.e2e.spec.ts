@@ -3,7 +3,7 @@ import type { SessionReply } from '@runledger/contracts';
 import { startOpenAiStub, type OpenAiStub } from '@runledger/testing';
 import { call, campaignEvents, ofType } from './support/campaigns';
 import { startHttpMcpServer } from './support/mcp/http-server';
-import { sessionFixtures } from './support/sessions';
+import { SESSION_GET, sessionFixtures } from './support/sessions';
 import { TestStack } from './support/stack';
 
 jest.setTimeout(240_000);
@@ -14,7 +14,7 @@ const PROPOSER = {
 };
 const PROPOSAL = { action_type: 'create_task', task: { description: 'Visit the profile of the best lead' }, justification: 'Start with research' };
 
-describe('Issue 8 + issue 7: a campaign whose proposals come from LLM agent sessions (agents.session.start)', () => {
+describe('Issue 8 + issue 7: a campaign whose proposals come from LLM agent sessions (sessions started in process)', () => {
   let stack: TestStack;
   let stub: OpenAiStub;
   let web: Awaited<ReturnType<typeof startHttpMcpServer>>;
@@ -42,7 +42,7 @@ describe('Issue 8 + issue 7: a campaign whose proposals come from LLM agent sess
     const recorded = ofType<{ verdict: string; agent: { kind: string; run_id: string; status: string } }>(await campaignEvents(stack, campaign_id), 'ProposalRecorded')[0]!;
     expect(recorded).toMatchObject({ verdict: 'valid', agent: { kind: 'session', status: 'completed' } });
     // The session is a governed run of its own, with every model call on the log; its prompt was the snapshot.
-    const session = await stack.request<SessionReply>('agents.session.get', { run_id: recorded.agent.run_id });
+    const session = await stack.request<SessionReply>(SESSION_GET, { run_id: recorded.agent.run_id });
     expect(session.body).toMatchObject({ status: 'completed', agent: 'campaign-proposer' });
     const types = (await stack.runEvents(recorded.agent.run_id)).map((e) => e.type);
     expect(types).toEqual(expect.arrayContaining(['RunCreated', 'StepCompleted', 'SessionAccounted', 'RunCompleted']));

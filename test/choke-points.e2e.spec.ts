@@ -82,7 +82,7 @@ describe('Issue 9 choke points trust only the log', () => {
     expect(await runTypes(r.body.child_run_id)).toEqual(['RunCreated', 'AuthzDecided', 'RunDenied']);
   });
 
-  it('Issue 9 terminal parent: agents.run.start refuses a completed run as parent_run_id (RUN.PARENT_TERMINAL)', async () => {
+  it('Issue 9 terminal parent: runs.start refuses a completed run as parent_run_id (RUN.PARENT_TERMINAL)', async () => {
     const intake = await as('ORCHESTRATOR', 'NONE', caseA);
     await finish(intake);
     const r = await startRun(stack, { agent_name: 'INTAKE_AGENT', case_id: caseA, parent_run_id: intake.parent_run_id, input_artifacts: [], parameters: {} });

@@ -223,7 +223,7 @@ export const wrong = () => connect({ servers: '' }).then((c) => c.runs.get(req))
     expect(out.refusals.oversize.message).toContain('1048576');
     expect(out.refusals.wrongType).toMatchObject({ refused: true, class: 'InvalidRequestError', code: 'ARTIFACT.TYPE_DENIED' });
     expect(out.refusals.notJson).toMatchObject({ refused: true, class: 'InvalidRequestError', code: 'ARTIFACT.TYPE_DENIED' });
-    // Nor does it start runs there: agents.run.start answers the §2.2 denial and nothing becomes a run.
+    // Nor does it start runs there: its runs.start answers the §2.2 denial and nothing becomes a run.
     expect(out.runNotGranted).toMatchObject({ outcome: 'deny', error: { error_code: 'CASE.NOT_GRANTED', retryable: false } });
     expect((await new RunRepository(stack.log).load(out.runNotGranted.run_id)).state.status).toBe('none');
     // Refusal order: the grants first, so a case the caller may not use is named before anything about the content.

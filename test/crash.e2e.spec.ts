@@ -7,7 +7,7 @@ import { startOpenAiStub, waitUntil, type ChatRequestBody, type OpenAiStub } fro
 import type { SessionReply } from '@runledger/contracts';
 import { TestStack } from './support/stack';
 import { startHttpMcpServer } from './support/mcp/http-server';
-import { sessionFixtures } from './support/sessions';
+import { SESSION_START, sessionFixtures } from './support/sessions';
 
 jest.setTimeout(300_000);
 
@@ -133,7 +133,7 @@ describe('Crash safety: SIGKILL a service in the middle of a stream of agent req
     const prompt = 'crash-session-1';
     const held = web.hold(prompt);
     // This caller's reply dies with the process; the session is carried on from decision's inbox after the restart.
-    const first = stack.request<SessionReply>('agents.session.start', { agent: 'crasher', prompt, request_id: prompt }, 5_000).catch((e: Error) => e);
+    const first = stack.request<SessionReply>(SESSION_START, { agent: 'crasher', prompt, request_id: prompt }, 5_000).catch((e: Error) => e);
     await held.reached;
     // Mid-step: the first model answer and the tool call's request are on the run; the tool runs at the MCP server.
     await stack.kill('decision', 'SIGKILL');
@@ -141,7 +141,7 @@ describe('Crash safety: SIGKILL a service in the middle of a stream of agent req
     await stack.startService('decision');
 
     const reply = await waitUntil(async () => {
-      const r = await stack.request<SessionReply>('agents.session.start', { agent: 'crasher', prompt, request_id: prompt }, 30_000).catch(() => undefined);
+      const r = await stack.request<SessionReply>(SESSION_START, { agent: 'crasher', prompt, request_id: prompt }, 30_000).catch(() => undefined);
       return r?.body.status === 'completed' ? r.body : undefined;
     }, { timeoutMs: 120_000, intervalMs: 500 });
     expect(reply.result).toMatchObject({ success: true, finalReport: { content: `got slow ${prompt}` } });
@@ -164,14 +164,14 @@ describe('Crash safety: SIGKILL a service in the middle of a stream of agent req
     const task = 'crash-sub-1';
     const held = web.hold(task);
     const asked = { agent: 'crash-planner', prompt: `plan: ${task}`, request_id: `plan-${task}` };
-    const first = stack.request<SessionReply>('agents.session.start', asked, 5_000).catch((e: Error) => e);
+    const first = stack.request<SessionReply>(SESSION_START, asked, 5_000).catch((e: Error) => e);
     await held.reached;
     await stack.kill('decision', 'SIGKILL');
     held.release();
     await stack.startService('decision');
 
     const reply = await waitUntil(async () => {
-      const r = await stack.request<SessionReply>('agents.session.start', asked, 30_000).catch(() => undefined);
+      const r = await stack.request<SessionReply>(SESSION_START, asked, 30_000).catch(() => undefined);
       return r?.body.status === 'completed' ? r.body : undefined;
     }, { timeoutMs: 120_000, intervalMs: 500 });
     expect(reply.result).toMatchObject({ success: true, finalReport: { content: `delegated: got slow ${task}` } });

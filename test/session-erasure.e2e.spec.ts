@@ -10,7 +10,7 @@ import { ERASED_TEXT, ERASED_VALUE } from '@runledger/messaging';
 import { startOpenAiStub, type ChatRequestBody, type OpenAiStub } from '@runledger/testing';
 import { runCli } from './support/cli';
 import { startHttpMcpServer } from './support/mcp/http-server';
-import { sessionFixtures } from './support/sessions';
+import { SESSION_GET, SESSION_START, sessionFixtures } from './support/sessions';
 import { TestStack } from './support/stack';
 
 jest.setTimeout(300_000);
@@ -57,7 +57,7 @@ describe('Issue 9 erasure: agent sessions are sealed and erased with their owner
   }
 
   it('Issue 9 erasure (review 1): a session\'s prompt, model answers, tool args and results are absent from raw stream bytes and read as erased after `runledger erase`', async () => {
-    const reply = await stack.request<SessionReply>('agents.session.start', { agent: 'scribe', prompt: `Write down ${secret}`, request_id: `erase-${tag}`, user_id: userId }, 120_000);
+    const reply = await stack.request<SessionReply>(SESSION_START, { agent: 'scribe', prompt: `Write down ${secret}`, request_id: `erase-${tag}`, user_id: userId }, 120_000);
     expect(reply.ok).toBe(true);
     expect(reply.body).toMatchObject({ status: 'completed', result: { finalReport: { content: `report: ${secret.toUpperCase()} for ${secret}` } } });
     const runId = reply.body.run_id;
@@ -82,7 +82,7 @@ describe('Issue 9 erasure: agent sessions are sealed and erased with their owner
     expect(of('SessionFinished')).toMatchObject({ success: true, finalReport: ERASED_VALUE, conversation: ERASED_VALUE });
     // The session reply (decision reads the log through its own key cache) shows the erased marker too.
     await stack.waitFor(async () => {
-      const got = await stack.request<SessionReply>('agents.session.get', { run_id: runId });
+      const got = await stack.request<SessionReply>(SESSION_GET, { run_id: runId });
       return got.ok && JSON.stringify(got.body.result).includes('"erased":true') && !JSON.stringify(got.body).includes(secret);
     }, 30_000);
     // The log still holds every event: nothing was rewritten.

@@ -7,6 +7,7 @@ import { runSubject } from '@runledger/runs';
 import { dataKeyName } from '@runledger/messaging';
 import { TestStack } from './support/stack';
 import { childrenOf, policyVersionsIn, putArtifact, runTree, SHIPPED_POLICY_DIR, startRun, uploader } from './support/governed-runs';
+import { SESSION_GET } from './support/sessions';
 
 jest.setTimeout(300_000);
 
@@ -56,7 +57,7 @@ describe('Issue 7 governed runs can think: an LLM reasoner built on agent sessio
     expect(own.events.at(-1)!.data).toMatchObject({ result: { decision: 'accept', flags: ['model-assessed'] } });
     const sessions = childrenOf(tree, run.run_id, 'agent');
     expect(sessions).toHaveLength(1);
-    const session = await stack.request<SessionReply>('agents.session.get', { run_id: sessions[0]!.run_id });
+    const session = await stack.request<SessionReply>(SESSION_GET, { run_id: sessions[0]!.run_id });
     expect(session.body).toMatchObject({ status: 'completed', agent: 'intake-reasoner', usage: { llmRequests: 1 } });
     expect(sessions[0]!.types).toEqual(expect.arrayContaining(['StepCompleted', 'SessionAccounted']));
     expect(childrenOf(tree, run.run_id, 'db_write')).toHaveLength(2);

@@ -7,7 +7,7 @@ import type { SessionReply, ToolInvocationResult } from '@runledger/contracts';
 import { recordedCaller } from './support/governed-runs';
 import { TestStack } from './support/stack';
 import { startHttpMcpServer } from './support/mcp/http-server';
-import { sessionFixtures } from './support/sessions';
+import { SESSION_GET, SESSION_START, sessionFixtures } from './support/sessions';
 import { main as agentCli } from '../scripts/cli/agent';
 
 jest.setTimeout(300_000);
@@ -38,7 +38,7 @@ function researcher(body: ChatRequestBody): StubReply {
   return { tool_calls: [{ name: 'agent__final_report', arguments: JSON.stringify({ format: 'markdown', report_content: `report: ${String(done[1]!.content)}` }) }] };
 }
 
-describe('Issue 7 agent sessions over the bus (agents.session.start)', () => {
+describe('Issue 7 agent sessions over the bus (a caller\'s sessions.start)', () => {
   let stack: TestStack;
   let stub: OpenAiStub;
   let web: Awaited<ReturnType<typeof startHttpMcpServer>>;
@@ -72,7 +72,7 @@ describe('Issue 7 agent sessions over the bus (agents.session.start)', () => {
 
   it('§4 accounting / §6 conversation: a session with MCP tools (HTTP and stdio) runs end to end, every call is in the log, and accounting read back equals the live result', async () => {
     const prompt = 'What is NATS? (end to end)';
-    const reply = await stack.request<SessionReply>('agents.session.start', { agent: 'researcher', prompt, request_id: 'e2e-1' }, 120_000);
+    const reply = await stack.request<SessionReply>(SESSION_START, { agent: 'researcher', prompt, request_id: 'e2e-1' }, 120_000);
     expect(reply.ok).toBe(true);
     const body = reply.body;
     expect(body).toMatchObject({ status: 'completed', agent: 'researcher', profile_version: '1', result: { success: true, finalReport: { status: 'success', content: 'report: DEFINITION OF NATS' } } });
@@ -104,13 +104,13 @@ describe('Issue 7 agent sessions over the bus (agents.session.start)', () => {
     expect(web.executions).toEqual([{ tool: 'lookup', args: { q: 'nats' } }]);
     expect(await fixtures.stdioExecutions()).toEqual([{ tool: 'shout', args: { text: 'definition of nats' } }]);
 
-    // Accounting is a projection of the recorded events: agents.session.get folds it again from the log.
-    const again = await stack.request<SessionReply>('agents.session.get', { run_id: body.run_id });
+    // Accounting is a projection of the recorded events: sessions.get folds it again from the log.
+    const again = await stack.request<SessionReply>(SESSION_GET, { run_id: body.run_id });
     expect(again.body.result!.accounting).toEqual(body.result!.accounting);
     expect(body.result!.accounting.map((e) => (e as { type: string }).type)).toEqual(['llm', 'tool', 'llm', 'tool', 'llm', 'tool']);
     expect(body.usage).toMatchObject({ llmRequests: 3, toolCalls: 3 });
     // A repeated request joins the same session: nothing runs again.
-    const repeated = await stack.request<SessionReply>('agents.session.start', { agent: 'researcher', prompt, request_id: 'e2e-1' });
+    const repeated = await stack.request<SessionReply>(SESSION_START, { agent: 'researcher', prompt, request_id: 'e2e-1' });
     expect(repeated.body.run_id).toBe(body.run_id);
     expect(requestsFor(prompt)).toHaveLength(3);
   });
@@ -123,7 +123,7 @@ describe('Issue 7 agent sessions over the bus (agents.session.start)', () => {
     expect(await ready.json()).toMatchObject({ status: 'ready', degraded: true, problems: health.body.problems });
     // The refused agent is not served and never published; the others are published and serve (every session of
     // this suite runs beside the broken profile).
-    const refused = await stack.request<{ code: string }>('agents.session.start', { agent: 'broken', prompt: 'hi' });
+    const refused = await stack.request<{ code: string }>(SESSION_START, { agent: 'broken', prompt: 'hi' });
     expect(refused).toMatchObject({ ok: false, body: { code: 'REQUEST.INVALID' } });
     const published = await stack.log.replay<string[]>((ids, e) => (e.type === 'AgentProfilePublished' ? [...ids, (e.data as { id: string }).id] : ids), [], { filter: 'rl.log.profile.*' });
     expect([...new Set(published.state)].sort()).toEqual(['looper', 'planner', 'researcher', 'spender']);
@@ -146,7 +146,7 @@ describe('Issue 7 agent sessions over the bus (agents.session.start)', () => {
     let release!: () => void;
     hold = { match: (b) => promptOf(b) === prompt && toolMessages(b).length === 2, reached, release: new Promise<void>((r) => (release = r)) };
     // This caller's reply dies with the process; it gives up after a while (a caller asks again, below).
-    const first = stack.request<SessionReply>('agents.session.start', { agent: 'researcher', prompt, request_id: 'e2e-crash' }, 15_000).catch((e: Error) => e);
+    const first = stack.request<SessionReply>(SESSION_START, { agent: 'researcher', prompt, request_id: 'e2e-crash' }, 15_000).catch((e: Error) => e);
     await atThirdRequest;
     // Two model answers and both tool calls are recorded; the third model request is in flight.
     await stack.kill('decision', 'SIGKILL');
@@ -154,7 +154,7 @@ describe('Issue 7 agent sessions over the bus (agents.session.start)', () => {
     await stack.startService('decision');
 
     const reply = await waitUntil(async () => {
-      const r = await stack.request<SessionReply>('agents.session.start', { agent: 'researcher', prompt, request_id: 'e2e-crash' }, 60_000).catch(() => undefined);
+      const r = await stack.request<SessionReply>(SESSION_START, { agent: 'researcher', prompt, request_id: 'e2e-crash' }, 60_000).catch(() => undefined);
       return r?.body.status === 'completed' ? r.body : undefined;
     }, { timeoutMs: 120_000, intervalMs: 500 });
     expect(reply.result).toMatchObject({ success: true, finalReport: { content: 'report: DEFINITION OF NATS' } });
@@ -173,7 +173,7 @@ describe('Issue 7 agent sessions over the bus (agents.session.start)', () => {
 
   /** A session agent run still under way (a finished run parents no new tool call, issue 9), pinned like the real session. */
   async function directGovernance() {
-    const parent = (await stack.request<SessionReply>('agents.session.start', { agent: 'researcher', prompt: 'What is NATS? (end to end)', request_id: 'e2e-1' })).body.run_id;
+    const parent = (await stack.request<SessionReply>(SESSION_START, { agent: 'researcher', prompt: 'What is NATS? (end to end)', request_id: 'e2e-1' })).body.run_id;
     const created = (await stack.runEvents(parent))[0]!.data as { policy_versions: { lanes: string; roles: string } };
     return recordedCaller(stack, 'SESSION_AGENT', 'TOOL_SESSION_TEST', undefined, created.policy_versions);
   }
@@ -223,7 +223,7 @@ describe('Issue 7 agent sessions over the bus (agents.session.start)', () => {
   });
 
   it('Sub-agents (INV-DT-001/002): a sub-agent tool starts a child session under the parent run; a circular delegation is refused from the recorded ancestry', async () => {
-    const planned = await stack.request<SessionReply>('agents.session.start', { agent: 'planner', prompt: 'plan: explain NATS', request_id: 'e2e-plan' }, 120_000);
+    const planned = await stack.request<SessionReply>(SESSION_START, { agent: 'planner', prompt: 'plan: explain NATS', request_id: 'e2e-plan' }, 120_000);
     expect(planned.body).toMatchObject({ status: 'completed', result: { finalReport: { content: 'delegated: report: DEFINITION OF NATS' } } });
     const parentEvents = await stack.runEvents(planned.body.run_id);
     // The sub-agent call is a journaled step of the parent (its answer), not a gateway tool call.
@@ -234,21 +234,21 @@ describe('Issue 7 agent sessions over the bus (agents.session.start)', () => {
     expect(child.root_run_id).toBe(planned.body.run_id);
     // Issue 21: the sub-agent is a child run of the engine, recorded on the parent before it was asked for.
     expect(parentEvents.filter((e) => e.type === 'ChildRunStarted').map((e) => e.data)).toEqual([{ child_run_id: child.run_id, run_kind: 'agent', agent_name: 'researcher' }]);
-    const childReply = await stack.request<SessionReply>('agents.session.get', { run_id: child.run_id });
+    const childReply = await stack.request<SessionReply>(SESSION_GET, { run_id: child.run_id });
     expect(childReply.body).toMatchObject({ status: 'completed', agent: 'researcher' });
 
-    const looped = await stack.request<SessionReply>('agents.session.start', { agent: 'looper', prompt: 'loop once', request_id: 'e2e-loop' }, 120_000);
+    const looped = await stack.request<SessionReply>(SESSION_START, { agent: 'looper', prompt: 'loop once', request_id: 'e2e-loop' }, 120_000);
     expect(looped.body.status).toBe('completed');
     expect(looped.body.result!.finalReport).toMatchObject({ content: expect.stringContaining('DELEGATION.CYCLE') });
     const all = await stack.log.replay<Array<{ run_id: string; parent_run_id?: string }>>((acc, e) => (e.type === 'RunCreated' ? [...acc, e.data as never] : acc), [], { filter: 'rl.log.run.>' });
     const loopChild = all.state.find((c) => c.parent_run_id === looped.body.run_id && (c as unknown as { run_kind: string }).run_kind === 'agent')!;
-    const loopChildReply = await stack.request<SessionReply>('agents.session.get', { run_id: loopChild.run_id });
+    const loopChildReply = await stack.request<SessionReply>(SESSION_GET, { run_id: loopChild.run_id });
     expect(loopChildReply.body).toMatchObject({ status: 'failed', error: { error_code: 'DELEGATION.CYCLE' } });
   });
 
   it('Budgets: a session over its token budget is refused before the next model request; the refusal is an event and the run fails SESSION.QUOTA', async () => {
     const prompt = 'What is NATS? (budget)';
-    const reply = await stack.request<SessionReply>('agents.session.start', { agent: 'spender', prompt, request_id: 'e2e-budget' }, 120_000);
+    const reply = await stack.request<SessionReply>(SESSION_START, { agent: 'spender', prompt, request_id: 'e2e-budget' }, 120_000);
     expect(reply.body).toMatchObject({ status: 'failed', error: { error_code: 'SESSION.QUOTA' }, result: { success: false, error: { kind: 'quota' } } });
     expect(requestsFor(prompt)).toHaveLength(1);
     const events = await stack.runEvents(reply.body.run_id);

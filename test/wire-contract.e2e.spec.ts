@@ -59,7 +59,7 @@ describe('Issue 11 wire capture: every subject on the wire is in asyncapi.yaml',
     expect(ours.length).toBeGreaterThan(10);
     expect(ours.filter((s) => !patterns.some((p) => p.test(s))).sort()).toEqual([]);
     // The capture saw the operator subjects and the log, not only the front door.
-    for (const s of ['rl.runs.list', 'rl.deadletters.list', 'rl.audit.verify', 'rl.audit.coverage', 'agents.run.start']) expect(ours).toContain(s);
+    for (const s of ['rl.runs.list', 'rl.deadletters.list', 'rl.audit.verify', 'rl.audit.coverage', START]) expect(ours).toContain(s);
     expect(ours.some((s) => s.startsWith('rl.log.run.'))).toBe(true);
   });
 });

@@ -1,17 +1,18 @@
 /**
  * `runledger agent --agent <profile-id> --prompt "<text>"`: the same session machinery, run by the decision
- * service over the bus (agents.session.start): the session is an `agent` run on the log, its tools go through the
+ * service over the bus (the caller's own door rl.caller.<identity>.sessions.start): the session is an `agent` run on the log, its tools go through the
  * tool gateway, and it survives a crash of the service. Prints the final report (or the whole reply with --json).
  *
  * On the local stack it connects as the caller identity `npm start` wrote (.data/credentials/caller.nk): sessions are
- * started by callers. Exit codes (§2): 0 success, 1 session failure, 3 the stack is not reachable or refused the
+ * started by callers, each on its own door, named after the identity of the connection's inbox prefix. Exit codes (§2): 0 success, 1 session failure, 3 the stack is not reachable or refused the
  * credentials, 4 invalid arguments (a credentials file that does not exist too) or a refused request (unknown agent
  * …), 5 the agent's output schema does not compile.
  */
 import type { NatsConnection } from '@nats-io/transport-node';
 import type { SessionReply } from '@runledger/contracts';
 import { decodeReply, encodeJson } from '@runledger/messaging';
-import { connectCli, ConnectionRefused, ConnectionSettingInvalid, ConnectionUsageError, parseConnectionFlags, unansweredRequest } from './connection';
+import { callerSubject } from '../../libs/contracts/src/subjects';
+import { connectCli, connectionIdentity, ConnectionRefused, ConnectionSettingInvalid, ConnectionUsageError, parseConnectionFlags, unansweredRequest } from './connection';
 
 export interface BusIo {
   readonly stdout: (text: string) => void;
@@ -63,9 +64,15 @@ export async function runOverBus(args: string[], io: BusIo): Promise<number> {
     io.stderr(`runledger agent: ${opts}\n`);
     return 4;
   }
+  // Sessions are started by callers, on their own door: on the local stack, as the caller identity.
+  const caller = connectionIdentity(connection.flags, 'caller');
+  if (!caller) {
+    io.stderr('runledger agent: cannot tell which caller identity this is: name its inbox prefix (--inbox-prefix _INBOX_<identity>); its sessions start on rl.caller.<identity>.sessions.start\n');
+    return 4;
+  }
+  const subject = callerSubject(caller, 'sessions.start');
   let nc: NatsConnection;
   try {
-    // Sessions are started by callers (agents.session.start): on the local stack, as the caller identity.
     nc = await connectCli(connection.flags, 'runledger-agent', 'caller');
   } catch (e) {
     if (!(e instanceof ConnectionRefused)) throw e;
@@ -77,9 +84,9 @@ export async function runOverBus(args: string[], io: BusIo): Promise<number> {
     const request = { agent: opts.agent, prompt: opts.prompt, ...(opts.requestId ? { request_id: opts.requestId } : {}), ...(opts.version ? { version: opts.version } : {}) };
     let msg;
     try {
-      msg = await nc.request('agents.session.start', encodeJson(request), { timeout: opts.timeoutMs });
+      msg = await nc.request(subject, encodeJson(request), { timeout: opts.timeoutMs });
     } catch (e) {
-      io.stderr(`runledger agent: ${unansweredRequest('agents.session.start', e, 'the decision service')}\n`);
+      io.stderr(`runledger agent: ${unansweredRequest(subject, e, 'the decision service')}\n`);
       return 3;
     }
     const decoded = decodeReply(msg.data, msg.headers);

@@ -48,7 +48,7 @@ import {
 export const USAGE = `usage: runledger agent --config <file> --prompt "<text>" [--prompt-file <file>] [--model <provider/model>]... [--format <fmt>] [--max-turns N] [--log <events.jsonl>] [--json] [--verbose]
        runledger agent --agent <profile-id> --prompt "<text>" [--request-id ID] [--json] [--server URL] [--creds FILE | --nats-user U --nats-password P | --context NAME] [--inbox-prefix PREFIX]
   --config   a local session against the config's providers and MCP servers
-  --agent    a registered profile, run by the decision service over the bus (agents.session.start) as a caller (on the
+  --agent    a registered profile, run by the decision service over the bus (rl.caller.<identity>.sessions.start) as a caller (on the
              local stack .data/credentials/caller.nk); the same --request-id joins the same session
 exit codes: 0 success, 1 session failure, 3 an MCP server failed to start (--config) or the stack cannot be reached or
 refused (--agent), 4 invalid arguments or configuration (or an unknown agent), 5 a tool or output schema does not compile`;

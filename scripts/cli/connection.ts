@@ -13,7 +13,7 @@
  * inbox_prefix), because a least-privilege server lets each identity subscribe only to its own replies.
  */
 import { existsSync, readFileSync } from 'node:fs';
-import { CredentialsMissingError, identityOptions } from '../../libs/messaging/src/nats-identity';
+import { CredentialsMissingError, defaultInboxPrefix, identityOptions } from '../../libs/messaging/src/nats-identity';
 import { homedir } from 'node:os';
 import path from 'node:path';
 import { connect, NatsConnection, ConnectionOptions } from '@nats-io/transport-node';
@@ -133,13 +133,28 @@ export function identityFor(subject: string): LocalIdentity {
   return call.includes('caller') ? 'caller' : 'operator';
 }
 
+/** The settings a command connects with: on the local stack with no credentials named, `defaultIdentity`'s seed. */
+function effectiveSettings(flags: CliConnectionFlags, defaultIdentity: LocalIdentity): ReturnType<typeof resolveConnection> {
+  const resolved = resolveConnection(flags);
+  return { ...resolved, creds: resolved.creds ?? localDefaultCreds(resolved, defaultIdentity) };
+}
+
+/**
+ * The identity a connection asks as, from its inbox prefix (`_INBOX_<identity>`, given or implied by a seed file named
+ * `<identity>.nk`): a caller's door is named after it (rl.caller.<identity>.…) and answers only on that inbox.
+ */
+export function connectionIdentity(flags: CliConnectionFlags, defaultIdentity: LocalIdentity): string | undefined {
+  const settings = effectiveSettings(flags, defaultIdentity);
+  const prefix = settings.inboxPrefix ?? defaultInboxPrefix(settings.creds);
+  return prefix ? /^_INBOX_([A-Za-z0-9_-]+)$/.exec(prefix)?.[1] : undefined;
+}
+
 /**
  * Connects as the identity the flags and environment name (or, on the local stack, as `defaultIdentity`);
  * refusals become one clear sentence and exit 3.
  */
 export async function connectCli(flags: CliConnectionFlags, name = 'runledger-cli', defaultIdentity: LocalIdentity = 'operator'): Promise<NatsConnection> {
-  const resolved = resolveConnection(flags);
-  const settings = { ...resolved, creds: resolved.creds ?? localDefaultCreds(resolved, defaultIdentity) };
+  const settings = effectiveSettings(flags, defaultIdentity);
   try {
     return await connect({
       servers: settings.server,

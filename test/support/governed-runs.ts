@@ -1,17 +1,20 @@
 /**
- * Helpers for the governed agent runs e2e tests (contract 001): upload case inputs as artifacts, call
- * `agents.run.start`, and read back a whole run tree from the log.
+ * Helpers for the governed agent runs e2e tests (contract 001): upload case inputs as artifacts, start runs on the
+ * harness's own caller door (START), and read back a whole run tree from the log.
  */
 import { createHash, randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { AgentRunResponse, ArtifactGetResult, ArtifactRef, GovernanceScope } from '@runledger/contracts';
+import { TEST_ADMIN } from '@runledger/testing';
+import { callerSubject } from '../../libs/contracts/src/subjects';
 import type { StoredEvent } from '@runledger/event-log';
 import { RunRepository } from '@runledger/runs';
 import { parse } from 'yaml';
 import type { TestStack } from './stack';
 
-export const START = 'agents.run.start';
+/** The harness's own door for runs: its `test-admin` is a caller of every case (TestStack.harnessCallerGrants). */
+export const START = callerSubject(TEST_ADMIN, 'runs.start');
 export const SHIPPED_POLICY_DIR = join(__dirname, '..', '..', 'policy', 'contract-v1');
 
 export function policyVersionsIn(dir: string): { lanes: string; roles: string } {
@@ -78,7 +81,7 @@ export async function readArtifactJson<T>(stack: TestStack, ref: ArtifactRef, go
 
 export async function startRun(stack: TestStack, request: Record<string, unknown>, timeoutMs = 90_000): Promise<AgentRunResponse> {
   const r = await stack.request<AgentRunResponse>(START, request, timeoutMs);
-  if (!r.ok) throw new Error(`agents.run.start answered a wire error: ${JSON.stringify(r.body)}`);
+  if (!r.ok) throw new Error(`${START} answered a wire error: ${JSON.stringify(r.body)}`);
   return r.body;
 }
 

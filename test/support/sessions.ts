@@ -1,8 +1,15 @@
 import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
+// By path: the contracts index loads every DTO (and needs reflect-metadata first), a suite may import this before the stack.
+import { callerSubject } from '../../libs/contracts/src/subjects';
+import { TEST_ADMIN } from '@runledger/testing';
 
 const ROOT = path.resolve(__dirname, '..', '..');
+
+/** The harness's own doors for sessions: its `test-admin` is a caller of every case (TestStack.harnessCallerGrants). */
+export const SESSION_START = callerSubject(TEST_ADMIN, 'sessions.start');
+export const SESSION_GET = callerSubject(TEST_ADMIN, 'sessions.get');
 
 /**
  * The files a session stack needs: a policy with a lane for the test MCP tools (copied from contract-v1 with

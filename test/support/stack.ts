@@ -103,9 +103,9 @@ export class TestStack {
   }
 
   /**
-   * policy/callers.yaml plus the harness's own identity as a caller of every case: agents.run.start and
-   * agents.session.start are answered only for a caller their reply inbox names (README "Calling Runledger"), and
-   * suites start runs in any case as `test-admin`. The shipped callers and roles are unchanged (the `caller` identity's
+   * policy/callers.yaml plus the harness's own identity as a caller of every case: runs and sessions start only on a
+   * caller's own door, for a caller of the grants (README "Calling Runledger"), and suites start runs in any case as
+   * `test-admin` on rl.caller.test-admin.… (support/governed-runs.ts START). The shipped callers and roles are unchanged (the `caller` identity's
    * refusals are proven as shipped).
    */
   private harnessCallerGrants(): string {

@@ -30,7 +30,7 @@ export interface ConnectOptions {
   identity?: string;
   /** Default `_INBOX_<identity>`, the only inbox prefix Runledger's permissions let the identity subscribe to. */
   inboxPrefix?: string;
-  /** One reply's timeout (default 30 000 ms); agents.run.start and agents.session.start default to runTimeoutMs. */
+  /** One reply's timeout (default 30 000 ms); runs.start and sessions.start default to runTimeoutMs. */
   timeoutMs?: number;
   /** How long to wait for a run's reply (default 120 000 ms): those subjects answer once the run has ended. */
   runTimeoutMs?: number;
@@ -129,11 +129,11 @@ export class RunledgerClient {
   /** Contract 001 governed runs started by this caller: start one, read it, follow it live, cancel it. */
   readonly runs = {
     /**
-     * agents.run.start: answers once the run has ended (or with outcome `failure` and status `running` past Runledger's
+     * rl.caller.<identity>.runs.start: answers once the run has ended (or with outcome `failure` and status `running` past Runledger's
      * reply timeout: follow it then). The run id derives from the request and the caller, so a retry is the same run.
      */
     start: (req: AgentRunRequest, opts?: RequestOptions): Promise<AgentRunResponse> =>
-      this.rq.request('agents.run.start', req, { timeoutMs: this.runTimeoutMs, ...opts }),
+      this.rq.request(this.own('runs.start'), req, { timeoutMs: this.runTimeoutMs, ...opts }),
     get: (runId: string, opts?: RequestOptions): Promise<CallerRun> => this.rq.request(this.own('runs.get'), { run_id: runId }, opts),
     /** The run's events from the start (or `after`), live, ending after its terminal event. */
     follow: (runId: string, opts: FollowOptions = {}): AsyncIterable<RunEvent> => this.follow(runId, opts),
@@ -141,10 +141,10 @@ export class RunledgerClient {
       this.rq.request(this.own('runs.cancel'), { run_id: runId, ...(reason ? { reason } : {}) }, opts),
   };
 
-  /** Contract 002 agent sessions. */
+  /** Contract 002 agent sessions started by this caller. */
   readonly sessions = {
-    start: (req: SessionStartRequest, opts?: RequestOptions): Promise<SessionReply> => this.rq.request('agents.session.start', req, { timeoutMs: this.runTimeoutMs, ...opts }),
-    get: (runId: string, opts?: RequestOptions): Promise<SessionReply> => this.rq.request('agents.session.get', { run_id: runId }, opts),
+    start: (req: SessionStartRequest, opts?: RequestOptions): Promise<SessionReply> => this.rq.request(this.own('sessions.start'), req, { timeoutMs: this.runTimeoutMs, ...opts }),
+    get: (runId: string, opts?: RequestOptions): Promise<SessionReply> => this.rq.request(this.own('sessions.get'), { run_id: runId }, opts),
   };
 
   /** Contract 003 campaigns (approvals and answers are the operator's, not a caller's). */

@@ -93,18 +93,28 @@ describe('Issue 9 permissions table', () => {
 
   it('Issue 26 caller door: a caller may publish on rl.caller.<its own name>.… only; the serving service subscribes to every caller\'s', () => {
     const own = perms('caller').publish.allow.filter((s) => s.startsWith('rl.caller.'));
-    expect(own).toEqual(['rl.caller.caller.artifacts.get', 'rl.caller.caller.artifacts.ingest', 'rl.caller.caller.runs.cancel', 'rl.caller.caller.runs.events', 'rl.caller.caller.runs.get']);
+    expect(own).toEqual(['rl.caller.caller.artifacts.get', 'rl.caller.caller.artifacts.ingest', 'rl.caller.caller.runs.cancel', 'rl.caller.caller.runs.events', 'rl.caller.caller.runs.get', 'rl.caller.caller.runs.start', 'rl.caller.caller.sessions.get', 'rl.caller.caller.sessions.start']);
     for (const id of permissions.identities(table).filter((i: string) => i !== 'caller')) {
       expect(perms(id).publish.allow.filter((s) => s.startsWith('rl.caller.'))).toEqual([]);
     }
     expect(perms('db-write').subscribe.allow).toEqual(expect.arrayContaining(['rl.caller.*.artifacts.ingest', 'rl.caller.*.artifacts.get']));
-    expect(perms('decision').subscribe.allow).toEqual(expect.arrayContaining(['rl.caller.*.runs.get', 'rl.caller.*.runs.events', 'rl.caller.*.runs.cancel']));
+    expect(perms('decision').subscribe.allow).toEqual(expect.arrayContaining(['rl.caller.*.runs.get', 'rl.caller.*.runs.events', 'rl.caller.*.runs.cancel', 'rl.caller.*.runs.start', 'rl.caller.*.sessions.start', 'rl.caller.*.sessions.get']));
   });
 
-  it('Issue 26 caller grants: every identity that may start agent runs or sessions or use a caller door has a role in policy/callers.yaml (the starts answer no other identity: REQUEST.UNATTRIBUTED)', () => {
+  it('Issue 26 runs and sessions start only on a caller\'s own door: no identity may publish on agents.run.start or agents.session.* (a reply inbox names nobody), and nobody serves them', () => {
+    const retired = ['agents.run.start', 'agents.session.start', 'agents.session.get'];
+    expect(Object.keys(table.requests).filter((s) => retired.includes(s))).toEqual([]);
+    for (const id of permissions.identities(table)) {
+      const { publish, subscribe } = perms(id);
+      expect({ id, publish: publish.allow.filter((s) => /^(agents\.(run|session)\.|agents\.>|agents\.\*|>$)/.test(s)) }).toEqual({ id, publish: [] });
+      expect({ id, subscribe: subscribe.allow.filter((s) => /^agents\.(run|session)\./.test(s)) }).toEqual({ id, subscribe: [] });
+    }
+  });
+
+  it('Issue 26 caller grants: every identity that may use a caller door (where runs and sessions start) has a role in policy/callers.yaml (the starts answer no other identity: REQUEST.UNATTRIBUTED)', () => {
     const grants = YAML.parse(fs.readFileSync(path.join(__dirname, '..', '..', '..', 'policy', 'callers.yaml'), 'utf8')) as { callers: Record<string, string> };
     const callers = Object.entries(table.requests as Record<string, { call?: string[] }>)
-      .filter(([address]) => address === 'agents.run.start' || address === 'agents.session.start' || address.includes('{caller}'))
+      .filter(([address]) => address.includes('{caller}'))
       .flatMap(([, rule]) => rule.call ?? []);
     expect(callers.length).toBeGreaterThan(0);
     for (const id of new Set(callers)) expect(grants.callers[id]).toBeDefined();

@@ -1,9 +1,6 @@
 /** Every request/reply subject, in one place; proto-contracts/asyncapi.yaml documents each. */
 export const SUBJECTS = {
   taskAssistantProcess: 'agents.task-assistant.process',
-  agentRunStart: 'agents.run.start',
-  agentSessionStart: 'agents.session.start',
-  agentSessionGet: 'agents.session.get',
   toolList: 'rl.tool.list',
   campaignCreate: 'agents.campaign.create',
   campaignLeadsImport: 'agents.campaign.leads.import',
@@ -36,12 +33,20 @@ export const SUBJECTS = {
   auditHead: 'rl.audit.head',
   health: (service: string) => `rl.health.${service}`,
   /** A caller's own door (issue 26): served on the wildcard, sent on the caller's own name (see callerSubject). */
+  callerRunsStart: 'rl.caller.*.runs.start',
+  callerSessionsStart: 'rl.caller.*.sessions.start',
+  callerSessionsGet: 'rl.caller.*.sessions.get',
   callerArtifactsIngest: 'rl.caller.*.artifacts.ingest',
   callerArtifactsGet: 'rl.caller.*.artifacts.get',
   callerRunsGet: 'rl.caller.*.runs.get',
   callerRunsEvents: 'rl.caller.*.runs.events',
   callerRunsCancel: 'rl.caller.*.runs.cancel',
 } as const;
+
+/** The door `op` of the caller `identity` (rl.caller.<identity>.<op>): the only subjects of it that identity may publish. */
+export function callerSubject(identity: string, op: string): string {
+  return `rl.caller.${identity}.${op}`;
+}
 
 /**
  * The calling identity a `rl.caller.<identity>.…` subject names. NATS lets each caller publish only on its own name

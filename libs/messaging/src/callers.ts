@@ -1,4 +1,4 @@
-import { callerOfSubject, SERVICES } from '@runledger/contracts';
+import { callerOfSubject } from '@runledger/contracts';
 import { AppError } from '@runledger/kernel';
 import type { RequestContext } from './handlers';
 
@@ -20,14 +20,4 @@ export function callerOf(ctx: RequestContext | undefined): string {
   if (!caller) throw new AppError('REQUEST.INVALID', 'A caller request comes on rl.caller.<identity>.… .');
   if (replyIdentity(ctx?.reply) !== caller) throw new AppError('REQUEST.INVALID', `The reply of a request on rl.caller.${caller}.… must go to the caller's own inbox (_INBOX_${caller}.…).`);
   return caller;
-}
-
-/**
- * Who a request on a shared subject (agents.run.start, agents.session.*) is recorded for: the identity of its reply
- * inbox, unless that is one of our services (decision starting a campaign's session asks for nobody). A publisher
- * chooses its reply subject, so this names who gets the answer, not who sent it (README "Calling Runledger").
- */
-export function requesterOf(ctx: RequestContext | undefined): string | undefined {
-  const identity = replyIdentity(ctx?.reply);
-  return identity && !(SERVICES as readonly string[]).includes(identity) ? identity : undefined;
 }

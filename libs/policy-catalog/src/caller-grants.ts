@@ -17,5 +17,5 @@ export function loadCallerGrants(file = callerGrantsFile()): CallerGrants {
   return parsed.grants;
 }
 
-/** The Nest injection token of the loaded caller grants (db-write's ingest, decision's agents.run.start). */
+/** The Nest injection token of the loaded caller grants (db-write's ingest, decision's run and session starts). */
 export const CALLER_GRANTS = Symbol('CALLER_GRANTS');

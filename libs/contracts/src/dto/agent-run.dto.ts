@@ -29,7 +29,7 @@ export class TaxonomyVersionsDto implements TaxonomyVersions {
   @IsOptional() @IsString() @Length(1, 64) entities?: string;
 }
 
-/** Contract 001 §2.1 agent request on agents.run.start. */
+/** Contract 001 §2.1 agent request on rl.caller.<identity>.runs.start. */
 export class AgentRunRequestDto implements AgentRunRequest {
   @Matches(UPPER_NAME) agent_name!: string;
   @IsString() @IsNotEmpty() @MaxLength(128) case_id!: string;

@@ -5,7 +5,7 @@ import type { SessionGetRequest, SessionStartRequest } from '../generated';
 // does not follow fails to compile. Patterns repeat the schemas' so both reject the same input.
 const PROFILE_ID = /^[a-z0-9]+(-[a-z0-9]+)*$/;
 
-/** agents.session.start */
+/** rl.caller.<identity>.sessions.start */
 export class SessionStartRequestDto implements SessionStartRequest {
   @Matches(PROFILE_ID) @MaxLength(64) agent!: string;
   @IsOptional() @IsString() @Length(1, 64) version?: string;
@@ -18,7 +18,7 @@ export class SessionStartRequestDto implements SessionStartRequest {
   @IsOptional() @IsString() @Length(1, 128) correlation_id?: string;
 }
 
-/** agents.session.get */
+/** rl.caller.<identity>.sessions.get */
 export class SessionGetRequestDto implements SessionGetRequest {
   @IsUUID() run_id!: string;
 }

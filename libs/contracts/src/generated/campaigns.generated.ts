@@ -30,7 +30,7 @@ export interface CampaignCommandRequest {
 }
 
 /**
- * agents.campaign.create: a contract-003 campaign run by the controller in decision. The agent is a script of proposals recorded in the log (deterministic, offline) a model behind an OpenAI-compatible API, or an LLM agent session (agents.session.start). Idempotent per campaign_id.
+ * agents.campaign.create: a contract-003 campaign run by the controller in decision. The agent is a script of proposals recorded in the log (deterministic, offline) a model behind an OpenAI-compatible API, or an LLM agent session (one per proposal, started by decision in process). Idempotent per campaign_id.
  */
 export interface CampaignCreateRequest {
   campaign_id: string;
@@ -62,7 +62,7 @@ export interface LlmAgentSpec {
 export interface SessionAgentSpec {
   kind: 'session';
   /**
-   * An agent profile of agents.session.start (AGENT_PROFILES_DIR); each proposal is one contract-002 session whose final report is the proposal.
+   * An agent profile (AGENT_PROFILES_DIR, as sessions.start names one); each proposal is one contract-002 session whose final report is the proposal.
    */
   agent: string;
   version?: string;

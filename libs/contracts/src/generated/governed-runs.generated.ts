@@ -2,7 +2,7 @@
 // Generated from proto-contracts/schemas/governed-runs/ by scripts/generate-contracts.js. Do not edit by hand.
 
 /**
- * Contract 001 §2.1 agent request, sent on agents.run.start (request/reply, served by decision). The run pins contract v1 and the lanes/roles versions at start. Without run_id the run id derives from the request hash, the case and the parent, so a retried request lands on the same run.
+ * Contract 001 §2.1 agent request, sent by a caller on rl.caller.<identity>.runs.start (request/reply, served by decision). The run pins contract v1 and the lanes/roles versions at start. Without run_id the run id derives from the request hash, the case and the parent, so a retried request lands on the same run.
  */
 export interface AgentRunRequest {
   agent_name: string;
@@ -67,7 +67,7 @@ export interface ArtifactRef {
 }
 
 /**
- * Contract 001 §2.2 agent response: the reply on agents.run.start, sent once the run's terminal event is in the log. outcome is deny when the run was denied at start or a privileged action was denied by policy (error_code POLICY_DENIED). A request refused before it became a run (INVALID_INPUT) records no run.
+ * Contract 001 §2.2 agent response: the reply on rl.caller.<identity>.runs.start, sent once the run's terminal event is in the log. outcome is deny when the run was denied at start or a privileged action was denied by policy (error_code POLICY_DENIED). A request refused before it became a run (INVALID_INPUT) records no run.
  */
 export interface AgentRunResponse {
   outcome: 'success' | 'deny' | 'failure';

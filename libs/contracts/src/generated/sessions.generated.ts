@@ -2,14 +2,14 @@
 // Generated from proto-contracts/schemas/sessions/ by scripts/generate-contracts.js. Do not edit by hand.
 
 /**
- * Sent on agents.session.get: a session's status, result and accounting, folded from its run's events.
+ * Sent by a caller on rl.caller.<identity>.sessions.get: a session's status, result and accounting, folded from its run's events.
  */
 export interface SessionGetRequest {
   run_id: string;
 }
 
 /**
- * The answer of agents.session.start and agents.session.get: the session's run, its status and, once terminal, the contract-002 AIAgentResult whose accounting is folded from the run's recorded events.
+ * The answer of rl.caller.<identity>.sessions.start and sessions.get: the session's run, its status and, once terminal, the contract-002 AIAgentResult whose accounting is folded from the run's recorded events.
  */
 export interface SessionReply {
   run_id: string;
@@ -51,7 +51,7 @@ export interface RunError {
 }
 
 /**
- * Sent on agents.session.start: run one contract-002 agent session of a registered agent profile as an `agent` run. The run id derives from request_id (or is run_id), so a repeated request answers the same session instead of starting another.
+ * Sent by a caller on rl.caller.<identity>.sessions.start: run one contract-002 agent session of a registered agent profile as an `agent` run. The run id derives from request_id (or is run_id), so a repeated request answers the same session instead of starting another.
  */
 export interface SessionStartRequest {
   /**

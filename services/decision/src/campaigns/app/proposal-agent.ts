@@ -22,7 +22,7 @@ export interface ProposalAnswer {
 
 /**
  * The port "ask the agent for one proposal". Adapters: the scripted agent (offline, deterministic: its script
- * is in the log), and a model over an OpenAI-compatible API. An LLM session service (agents.session.start) can
+ * is in the log), and a model over an OpenAI-compatible API. An LLM session service (sessions, started in process) can
  * serve this port as a further adapter without the controller changing.
  */
 export interface ProposalAgent {

@@ -15,7 +15,7 @@ import { AgentRunSpec, deriveRunId, HashableRequest, hashRequest } from '../doma
 import { AGENT_RUN_REPLY_TIMEOUT_MS, AGENT_RUN_REQUESTED, AgentRunRequested } from '../governed-runs.types';
 
 /**
- * agents.run.start: validates a §2.1 request at the boundary, resolves its pins (policy versions, run id,
+ * rl.caller.<caller>.runs.start: validates a §2.1 request at the boundary, resolves its pins (policy versions, run id,
  * root, correlation), queues it in the durable decision inbox and replies with the §2.2 response once the
  * run's terminal event is in the log. A request refused here (REQUEST.UNATTRIBUTED, CASE.NOT_GRANTED, INVALID_INPUT,
  * CASE.CROSS_CASE_DENIED for a parent of another case …) never becomes a run.
@@ -33,9 +33,9 @@ export class AgentRunGateway {
     @Inject(CALLER_GRANTS) private readonly grants: CallerGrants,
   ) {}
 
-  /** `reply`: the request's reply subject, the caller's inbox (startingCaller); that caller is recorded in RunCreated. */
-  async start(raw: unknown, reply: string | undefined): Promise<AgentRunResponse> {
-    const prepared = await this.prepare(raw, reply);
+  /** `caller`: the identity of the door the request came on (callerOf); it is recorded in RunCreated. */
+  async start(raw: unknown, caller: string): Promise<AgentRunResponse> {
+    const prepared = await this.prepare(raw, caller);
     if ('rejected' in prepared) return prepared.rejected;
     const spec = prepared.spec;
     const state = prepared.existing ?? (await this.runs.load(spec.run_id)).state;
@@ -47,7 +47,7 @@ export class AgentRunGateway {
   }
 
   /**
-   * Queues a resolved spec in the durable decision inbox (agents.run.start, and rl.runs.fork's forks) and, with
+   * Queues a resolved spec in the durable decision inbox (a caller's runs.start, and rl.runs.fork's forks) and, with
    * `wait`, returns the run's state once its terminal event is in the log (or reports it running at the timeout).
    */
   async enqueueAndWait(spec: AgentRunSpec, wait = true): Promise<RunState | Pick<RunState, 'status' | 'output_artifacts' | 'child_run_ids'>> {
@@ -68,15 +68,14 @@ export class AgentRunGateway {
   }
 
   /** The run's spec, or the §2.2 refusal of a request that cannot become a run. */
-  private async prepare(raw: unknown, reply: string | undefined): Promise<{ spec: AgentRunSpec; existing?: RunState } | { rejected: AgentRunResponse }> {
+  private async prepare(raw: unknown, requestedBy: string): Promise<{ spec: AgentRunSpec; existing?: RunState } | { rejected: AgentRunResponse }> {
     const fallbackId = fallbackRunId(raw);
-    // Nobody starts a run who cannot be named: a reply that is no caller's inbox is refused before anything else.
-    const attributed = startingCaller(this.grants, reply);
-    if ('code' in attributed) {
-      this.logger.warn({ msg: 'agent run refused', code: attributed.code });
-      return { rejected: rejectedResponse(agentNameOf(raw), fallbackId, attributed.reason, attributed.code) };
+    // Only a caller of the grants starts runs: any other identity is refused before anything else.
+    const unattributed = startingCaller(this.grants, requestedBy);
+    if (unattributed) {
+      this.logger.warn({ msg: 'agent run refused', code: unattributed.code, requested_by: requestedBy });
+      return { rejected: rejectedResponse(agentNameOf(raw), fallbackId, unattributed.reason, unattributed.code) };
     }
-    const requestedBy = attributed.caller;
     // §2.2: every request is answered with the response shape, even one that is not bounded JSON (the transport says why).
     if (raw instanceof MalformedPayload) return { rejected: rejectedResponse(agentNameOf({}), fallbackId, raw.reason) };
     let dto: AgentRunRequestDto;

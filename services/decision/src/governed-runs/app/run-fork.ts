@@ -10,7 +10,7 @@ import { AgentRunGateway } from './agent-run.gateway';
 /**
  * rl.runs.fork (issue 25, operators only): a new governed run of the source's agent, case and caller that restores
  * the source's step outputs up to a checkpoint from the source's log and executes the rest under the policy version
- * it pins, through the same inbox, worker and choke points as agents.run.start. The source is only read.
+ * it pins, through the same inbox, worker and choke points as a caller's runs.start. The source is only read.
  */
 @Injectable()
 export class RunForkService {

@@ -64,7 +64,7 @@ export async function restoredCheckpoint(
 
 /**
  * Decides a fork request on the source's folded state and events (issue 25). Forkable: a top-level governed agent
- * run (agents.run.start) that has ended; a child run is part of its parent's workflow (fork the parent), and task,
+ * run (a caller's runs.start) that has ended; a child run is part of its parent's workflow (fork the parent), and task,
  * session and choke-point runs are not workflows of checkpointed agent steps. The fork is the source's request
  * with a new run id (its own root and correlation), the new policy pin, the same case, inputs, parameters and
  * caller, and `forked_from`. `existing`: the run already at the fork's id, which must be this very fork.
@@ -79,7 +79,7 @@ export function decideFork(
   const created = source.run as AgentRunCreatedData | undefined;
   if (!created) return refuse('FORK.RUN_NOT_FOUND', 'No run with that id to fork.');
   if (created.run_kind !== 'agent' || !isGovernedAgent(created.agent_name)) {
-    return refuse('FORK.NOT_FORKABLE', `A ${created.run_kind} run of ${created.agent_name} is not a governed agent workflow; only agents.run.start runs can be forked.`);
+    return refuse('FORK.NOT_FORKABLE', `A ${created.run_kind} run of ${created.agent_name} is not a governed agent workflow; only runs a caller started (rl.caller.<caller>.runs.start) can be forked.`);
   }
   if (created.parent_run_id) return refuse('FORK.NOT_FORKABLE', `This run is a child of ${created.parent_run_id}; fork that run from the step that started it.`);
   if (!isTerminal(source)) return refuse('FORK.SOURCE_NOT_TERMINAL', `The source run is ${source.status}; fork it once it has ended.`);

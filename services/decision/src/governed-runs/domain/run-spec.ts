@@ -26,7 +26,7 @@ export interface AgentRunSpec {
   input_artifacts: ArtifactRef[];
   parameters: Record<string, unknown>;
   request_hash_sha256: string;
-  /** The caller identity that asked on agents.run.start (issue 26); absent for child runs a parent starts. */
+  /** The caller identity that asked on its runs.start door (issue 26); absent for child runs a parent starts. */
   requested_by?: string;
   /** A fork (rl.runs.fork, issue 25): the source run and checkpoint whose step outputs it restores by reference. */
   forked_from?: ForkedFrom;
@@ -113,7 +113,7 @@ export function childSpec(parent: AgentRunSpec, stepId: string, agent: string, i
 
 /**
  * Why a run recorded at a child's id is not the child `child` describes, or undefined when it is. A child id is
- * derivable (parent run and step), and agents.run.start accepts a caller-chosen run_id, so a run found there may
+ * derivable (parent run and step), and a caller's runs.start accepts a caller-chosen run_id, so a run found there may
  * have been planted: it is adopted only when it is exactly the run this parent would have started.
  */
 export function childMismatch(found: RunCreatedData, child: AgentRunSpec): string | undefined {

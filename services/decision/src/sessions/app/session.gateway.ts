@@ -15,11 +15,11 @@ import { ProfileCatalog } from '../infra/profile-catalog';
 export const SESSION_REPLY_TIMEOUT_MS = Symbol('SESSION_REPLY_TIMEOUT_MS');
 
 /**
- * agents.session.start: validates the request, resolves the agent profile (current or a published version) and
+ * rl.caller.<caller>.sessions.start: validates the request, resolves the agent profile (current or a published version) and
  * the pins, queues the session in the durable decision inbox and answers with the AIAgentResult once the run is
  * terminal. The run id derives from request_id (or the whole request), so a repeated request joins its session.
- * Over the bus only callers start sessions (startingCaller: their reply inbox names them; a session in a case their
- * role does not cover, their own or their parent's, is CASE.NOT_GRANTED); decision starts its own in process (startOwn).
+ * Over the bus only callers start sessions, each on its own door (a session in a case its role does not cover, its
+ * own or its parent's, is CASE.NOT_GRANTED); decision starts its own in process (startOwn).
  */
 @Injectable()
 export class SessionGateway {
@@ -35,16 +35,16 @@ export class SessionGateway {
     @Inject(CALLER_GRANTS) private readonly grants: CallerGrants,
   ) {}
 
-  /** agents.session.start: `reply` is the request's reply subject, the caller's inbox (recorded in RunCreated; it alone reads the session). */
-  start(raw: unknown, reply: string | undefined): Promise<SessionReply> {
-    const attributed = startingCaller(this.grants, reply);
-    if ('code' in attributed) throw new AppError(attributed.code, attributed.reason);
-    return this.open(validateMessage(SessionStartRequestDto, raw), attributed.caller, this.replyTimeoutMs);
+  /** `caller`: the identity of the door the request came on (callerOf), recorded in RunCreated; it alone reads the session. */
+  start(raw: unknown, caller: string): Promise<SessionReply> {
+    const unattributed = startingCaller(this.grants, caller);
+    if (unattributed) throw new AppError(unattributed.code, unattributed.reason);
+    return this.open(validateMessage(SessionStartRequestDto, raw), caller, this.replyTimeoutMs);
   }
 
   /**
    * A session decision starts itself (a sub-agent, a reasoner step, a campaign proposal), recorded for no caller: in
-   * process, never over agents.session.start, where a reply inbox is all that names a sender. Retried like a bus request.
+   * process, never over the bus, where only callers start sessions. Retried like a bus request.
    */
   startOwn(req: SessionStartRequest, opts: Pick<IdempotentRequestOptions, 'retryDelayMs' | 'signal'> & { waitMs?: number }): Promise<SessionReply> {
     const dto = validateMessage(SessionStartRequestDto, req);

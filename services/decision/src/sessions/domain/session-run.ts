@@ -3,7 +3,7 @@ import { deterministicUuid, truncateChars } from '@runledger/kernel';
 import type { SessionReply } from '@runledger/contracts';
 import type { PolicyVersionsPin, RunCreatedData, RunError, RunState } from '@runledger/runs';
 
-/** Inbox command of agents.session.start. */
+/** Inbox command of a session start (a caller's sessions.start, or decision's own). */
 export const SESSION_REQUESTED = 'SessionRequested';
 /** Recorded once after the opening: the pinned tool set and XML nonce replay depends on. */
 export const SESSION_STARTED = 'SessionStarted';
@@ -25,7 +25,7 @@ export interface SessionSpec {
   policy_versions: PolicyVersionsPin;
   prompt: string;
   request_hash_sha256: string;
-  /** The caller identity that asked on agents.session.start (issue 26); absent when a service started the session. */
+  /** The caller identity that asked on its sessions.start door (issue 26); absent when a service started the session. */
   requested_by?: string;
 }
 
@@ -73,7 +73,7 @@ export function terminalOf(result: AIAgentResult): { type: 'RunCompleted'; data:
   return { type: 'RunFailed', data: { error: { error_code: code, message, retryable: false } } };
 }
 
-/** agents.session.start / .get reply, folded from the run's events. */
+/** A caller's sessions.start / sessions.get reply, folded from the run's events. */
 export function sessionReplyOf(runId: string, state: RunState, events: ReadonlyArray<{ type: string; data: unknown }>): SessionReply {
   const pinned = state.run ? pinnedOf(state.run) : undefined;
   const status = state.status === 'completed' || state.status === 'failed' || state.status === 'denied' || state.status === 'cancelled' ? state.status : 'running';

@@ -1,22 +1,21 @@
 import { Controller } from '@nestjs/common';
 import { Ctx, Payload } from '@nestjs/microservices';
 import { SessionReply, SUBJECTS } from '@runledger/contracts';
-import { RequestContext, RequestHandler, requesterOf } from '@runledger/messaging';
+import { callerOf, RequestContext, RequestHandler } from '@runledger/messaging';
 import { SessionGateway } from '../app/session.gateway';
 
-/** agents.session.start and agents.session.get (issue 7). */
+/** A caller's sessions (issue 7) on its own door, rl.caller.<caller>.sessions.start | get: the subject names the caller (callerOf). */
 @Controller()
 export class SessionsController {
   constructor(private readonly gateway: SessionGateway) {}
 
-  @RequestHandler(SUBJECTS.agentSessionStart)
+  @RequestHandler(SUBJECTS.callerSessionsStart)
   start(@Payload() raw: unknown, @Ctx() ctx: RequestContext): Promise<SessionReply> {
-    // A caller's request: its reply inbox names it (SessionGateway.start); decision starts its own sessions in process.
-    return this.gateway.start(raw, ctx.reply);
+    return this.gateway.start(raw, callerOf(ctx));
   }
 
-  @RequestHandler(SUBJECTS.agentSessionGet)
+  @RequestHandler(SUBJECTS.callerSessionsGet)
   get(@Payload() raw: unknown, @Ctx() ctx: RequestContext): Promise<SessionReply> {
-    return this.gateway.get(raw, requesterOf(ctx));
+    return this.gateway.get(raw, callerOf(ctx));
   }
 }
