@@ -20,14 +20,14 @@
  *   v0, then the run commit [ToolCallRecorded, DecisionRecorded, RunCompleted], whose copy republished on the live
  *   feed answers the caller. A ledger process holds a durable batch consumer on the run messages (ack-all, one ack
  *   per batch, on a connection without response permissions, as the ledger's consumer identity: see permissions.yaml)
- *   and per batch appends one chain commit and writes one document per decision
- *   record; it writes a run's document once, in the batch that holds the run's end (Runledger's ledger holds an
- *   open run's row until it ends, up to 500 ms, which no run of this workload outlasts; one row per run since issue
- *   22: the run's summary and audit trail).
+ *   and per batch appends one chain commit; it writes a run's document once, in the batch that holds the run's end
+ *   (Runledger's ledger holds an open run's row until it ends, up to 500 ms, which no run of this workload outlasts;
+ *   one row per run since issue 22: the run's summary, its audit trail and, for the task run, its decision audit
+ *   record, which is no second document any more).
  *
  * Per request: 22 events in 8 commits (6 run commits, the inbox's, the conversation's) plus a share of a chain
  * commit, 3 direct gets, 4 request/replies (caller, classify, tool, write), 1 KV put; the ledger's 6 deliveries,
- * 3 row puts and 1 decision record put; ~58 messages through nats-server in all (`npm run bench` counts both
+ * 3 row puts; ~53 messages through nats-server in all (`npm run bench` counts both
  * Runledger's and the floor's; `npm run bench -- --messages` by hop).
  *
  * So `npm run bench` can say what the messages alone cost on this machine: CPU per request, rate sequential and at
@@ -46,7 +46,7 @@ const LAYOUT = {
   stream: `${BASE.toUpperCase()}_LOG`,
   prefix: `${BASE}.log`,
   live: `${BASE}.live.run`,
-  buckets: { tasks: `${BASE}_tasks`, index: `${BASE}_runs_index`, decisions: `${BASE}_audit_decisions` },
+  buckets: { tasks: `${BASE}_tasks`, index: `${BASE}_runs_index` },
   subjects: { request: `${BASE}.agents.process`, classify: `${BASE}.intent.classify`, tool: `${BASE}.tool.invoke`, write: `${BASE}.db.write` },
   ledger: `${BASE}-ledger`,
   inboxDurable: `${BASE}-decision-inbox`,
@@ -197,7 +197,7 @@ async function role(name, url, credsFile) {
     return;
   }
   {
-    const [index, decisions] = await Promise.all([buckets.index, buckets.decisions].map((b) => kvm.open(b)));
+    const index = await kvm.open(buckets.index);
     const consumer = await js.consumers.get(stream, ledgerDurable);
     const messages = await consumer.consume({ max_messages: 256 });
     const queue = [];
@@ -221,7 +221,6 @@ async function role(name, url, credsFile) {
       const doc = enc.encode(JSON.stringify({ n: batch.length, pad: 'x'.repeat(400) }));
       chainVersion = await append(`${prefix}.audit.chain`, ['AuditChainBatch'], chainVersion);
       await Promise.all([...ended].map((s) => index.put(s.slice(prefix.length + 5), doc)));
-      await Promise.all(batch.filter((m) => typed(m, 'DecisionRecorded')).map((m) => decisions.put(String(m.seq), doc)));
       // As the ledger: one ack per batch, of its highest sequence (ack-all).
       batch[batch.length - 1]?.ack();
     }

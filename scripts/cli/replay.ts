@@ -16,7 +16,7 @@ import { CONNECTION_USAGE } from './connection';
 import { ask, CliError, intFlag, json, parseArgs, ParsedArgs, runCommand, str, withConnection } from './operator';
 import { Progress, scanLog } from './progress';
 import { compareDocs, Difference, ModelReport, readAll, withListing, writeAll } from './replay/compare';
-import { compareAuditTrails, withoutTrails } from './replay/audit-trails';
+import { compareAuditTrails, compareDecisionRecords, withoutTrails } from './replay/audit-trails';
 import { Rebuild } from './replay/rebuild';
 import { whatIf } from './replay/what-if';
 
@@ -89,6 +89,8 @@ async function replay(nc: NatsConnection, p: ParsedArgs): Promise<number> {
       if (name === 'runs_index') {
         // Issue 22: a row's audit trail is compared as its run's trail (with a data directory's earlier audit_events rows).
         reports.push(compareAuditTrails(rebuild, liveDocs, await readAll(live, 'audit_events'), horizon));
+        // A task run's decision audit record too (kept in its row since issue 22, after an earlier `audit_decisions` document).
+        reports.push(compareDecisionRecords(rebuild, liveDocs, await readAll(live, 'audit_decisions'), horizon));
         [rebuiltDocs, liveDocs] = [withoutTrails(rebuiltDocs), withoutTrails(liveDocs)];
         // A runs-index row keeps its run's ownership track (issue 23): compared, and whether the run is listed.
         withListing(rebuiltDocs, liveDocs);

@@ -5,6 +5,7 @@
  * written). Each pointer must name the chained event the rebuild found at that log position, at its chain place.
  */
 import { type AuditEventRow, type RunAuditRow, withAuditEvent } from '../../../services/audit-ledger/src/domain/audit-chain';
+import { type DecisionAuditRecord, decisionRecordsByRun } from '../../../services/audit-ledger/src/domain/audit-decisions';
 import { indexedRunOf, type LedgerRow } from '../../../services/audit-ledger/src/domain/ledger-row';
 import { compareDocs, type ModelReport } from './compare';
 import type { Rebuild } from './rebuild';
@@ -38,7 +39,20 @@ export function compareAuditTrails(rebuild: Rebuild, liveIndex: Map<string, Doc>
   return compareDocs('audit_events', rebuilt, trails, (doc) => moved.has(String(doc.run_id)));
 }
 
-/** Runs-index rows without their audit trails (compared as `audit_events`), as the runs index compares them. */
+/**
+ * The decision audit records (what rl.audit.query by conversation_id answers), reported as the `audit_decisions`
+ * model: since issue 22 a live record is kept in its run's runs-index row, after, for a data directory written before,
+ * its `audit_decisions` document (no longer written). A record of a row folded past the replay's horizon is not compared.
+ */
+export function compareDecisionRecords(rebuild: Rebuild, liveIndex: Map<string, Doc>, liveEarlier: Map<string, Doc>, horizon: number): ModelReport {
+  const rows = [...liveIndex.values()] as unknown as LedgerRow[];
+  const live = decisionRecordsByRun([...liveEarlier.values()] as DecisionAuditRecord[], rows);
+  const moved = new Set(rows.filter((r) => r.audit_record && Number(r.last_seq) > horizon).map((r) => r.audit_record!.run_id));
+  const rebuilt = new Map([...rebuild.decisions].map(([id, record]) => [id, JSON.parse(JSON.stringify(record)) as Doc]));
+  return compareDocs('audit_decisions', rebuilt, live as Map<string, Doc>, (doc) => moved.has(String(doc.run_id)));
+}
+
+/** Runs-index rows without their audit trails and records (compared as `audit_events` and `audit_decisions`), as the runs index compares them. */
 export function withoutTrails(docs: Map<string, Doc>): Map<string, Doc> {
   return new Map([...docs].map(([id, doc]) => [id, indexedRunOf(doc as unknown as LedgerRow) as unknown as Doc]));
 }

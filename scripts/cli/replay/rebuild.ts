@@ -2,7 +2,7 @@
  * Every projection and read model, rebuilt from the log by the same folds live processing uses:
  * runs, checkpoints and governed runs (evolveRun), the runs index (evolveRunSummary), conversations
  * (evolveConversation), the audit chain and its read models (nextChainEntry; each run's audit trail, which the
- * runs-index row points to: evolveLedgerRow; DecisionRecorded rows) and db-write's domain documents (evolveDomainDocuments). Fed one event at a time in log order, as the log
+ * runs-index row points to, and its decision audit record, which the row keeps: evolveLedgerRow) and db-write's domain documents (evolveDomainDocuments). Fed one event at a time in log order, as the log
  * holds it (the audit ledger chains and indexes sealed data) and opened (what every other service folds).
  */
 import type { RecordedEvent, StoredEvent } from '@runledger/event-log';
@@ -10,6 +10,7 @@ import type { ChainEntry } from '@runledger/governance';
 import { deterministicUuid } from '@runledger/kernel';
 import { evolveRun, initialRunState, RunState } from '../../../libs/runs/src/domain/run-state';
 import { auditEventRow, type AuditEventRow, nextChainEntry, RunAuditRow, withAuditEvent } from '../../../services/audit-ledger/src/domain/audit-chain';
+import { decisionRecordOf, type DecisionAuditRecord } from '../../../services/audit-ledger/src/domain/audit-decisions';
 import { evolveLedgerRow, type LedgerRow } from '../../../services/audit-ledger/src/domain/ledger-row';
 import { ConversationState, evolveConversation, initialConversation } from '../../../services/decision/src/conversation/conversation';
 import { DomainDocuments, evolveDomainDocuments, initialDomainDocuments } from '../../../services/db-write/src/domain/documents';
@@ -28,7 +29,8 @@ export class Rebuild {
   readonly auditEvents = new Map<string, RunAuditRow>();
   /** Each chained event's row by its log position (`seq:index`): what a live trail's pointer must point to. */
   readonly chainedAt = new Map<string, AuditEventRow>();
-  readonly decisions = new Map<string, Doc>();
+  /** Each task run's decision audit record by run id, from the log: compared with the live ones (kept in runs-index rows since issue 22). */
+  readonly decisions = new Map<string, DecisionAuditRecord>();
   readonly documents: DomainDocuments = initialDomainDocuments();
   /** Runs whose recorded conversation context disagrees with the conversation replayed up to that point. */
   readonly contextMismatches: string[] = [];
@@ -57,10 +59,8 @@ export class Rebuild {
       this.auditEvents.set(row.run_id, withAuditEvent(this.auditEvents.get(row.run_id) ?? null, row));
       this.chainedAt.set(`${raw.seq}:${raw.index}`, row);
       this.summaries.set(row.run_id, evolveLedgerRow(this.summaries.get(row.run_id) ?? null, row.run_id, [], [entry]));
-      if (raw.type === 'DecisionRecorded') {
-        const record = (raw.data as { audit_record: Doc & { run_id: string } }).audit_record;
-        this.decisions.set(record.run_id, record);
-      }
+      const record = decisionRecordOf(raw);
+      if (record) this.decisions.set(record.run_id, record);
     }
     if (e.type === 'StepCompleted') this.checkContext(run, e);
   }
@@ -90,7 +90,6 @@ export class Rebuild {
     if (this.commit.length) this.foldCommit();
     const out = new Map<string, Map<string, Doc | null>>([
       ['runs_index', new Map([...this.summaries].map(([id, s]) => [id, s as unknown as Doc]))],
-      ['audit_decisions', this.decisions as Map<string, Doc | null>],
     ]);
     for (const [name, docs] of this.documents.collections) out.set(name, docs);
     return out;

@@ -2,6 +2,7 @@ import { DynamicModule, Module } from '@nestjs/common';
 import { loadOperatorRoles, OperatorActions } from '@runledger/policy-catalog';
 import { auditHeadDir, auditKeyFile, documentStoreProvider, loadOrCreateAuditKey, MessagingModule, ServiceRuntime } from '@runledger/messaging';
 import { AUDIT_SIGNER, AuditChainWriter, CHAIN_ANCHOR } from './app/audit-chain.writer';
+import { AuditDecisions } from './app/audit-decisions';
 import { AuditLedgerService } from './app/audit-ledger.service';
 import { AuditTrails } from './app/audit-trails';
 import { AuditVerifier } from './app/audit-verifier';
@@ -21,7 +22,7 @@ export class AuditLedgerModule {
       imports: [MessagingModule.forRuntime(runtime)],
       controllers: [AuditController, OperationsController],
       providers: [
-        AuditLedgerService, AuditTrails, AuditChainWriter, AuditVerifier, RunsIndexService, DeadLettersService, documentStoreProvider(runtime),
+        AuditLedgerService, AuditTrails, AuditDecisions, AuditChainWriter, AuditVerifier, RunsIndexService, DeadLettersService, documentStoreProvider(runtime),
         // The signing key is read (or generated) once at start: a ledger that cannot sign must not start.
         { provide: AUDIT_SIGNER, useFactory: () => loadOrCreateAuditKey(keyFile) },
         { provide: CHAIN_ANCHOR, useFactory: () => ChainAnchor.open(keyFile, runtime.jsm, heads) },

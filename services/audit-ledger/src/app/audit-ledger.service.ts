@@ -1,25 +1,18 @@
 import { Inject, Injectable } from '@nestjs/common';
-import type { DocumentStore } from '@runledger/document-store';
 import { EventLog, StoredEvent } from '@runledger/event-log';
 import { checkAuditCoverage, CoverageEvent } from '@runledger/governance';
 import { OwnedEvent, servedRunEvents } from '@runledger/runs';
 import { AppError, Clock, settingNumber } from '@runledger/kernel';
-import { CLOCK, DOCUMENT_STORE } from '@runledger/messaging';
+import { CLOCK } from '@runledger/messaging';
 import type { ChainEntry } from '@runledger/governance';
-import { AUDIT_DECISIONS, CHAINED_EVENT_TYPES } from '../domain/audit-chain';
+import { CHAINED_EVENT_TYPES } from '../domain/audit-chain';
 import { contextFromTraceparent, logSubjectTemplate, messagingAttributes, SpanKind, SpanSpec, withSpans } from '@runledger/telemetry';
 import { AuditChainWriter } from './audit-chain.writer';
+import { AuditDecisions } from './audit-decisions';
 import { AuditTrails } from './audit-trails';
 
 /** The durable consumer that feeds the chain and the runs index; its ack floor says how far the ledger has processed the log. */
 export const LEDGER_DURABLE = 'audit-ledger';
-
-interface DecisionRow extends Record<string, unknown> {
-  run_id: string;
-  conversation_id: string;
-  timestamp: string;
-}
-
 
 /** The audit view of the log: the hash chain, its read models, queries, verification and coverage. */
 @Injectable()
@@ -28,36 +21,23 @@ export class AuditLedgerService {
     private readonly log: EventLog,
     private readonly chain: AuditChainWriter,
     private readonly trails: AuditTrails,
-    @Inject(DOCUMENT_STORE) private readonly store: DocumentStore,
+    private readonly decisions: AuditDecisions,
     @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
   /**
    * Projection step for run events in log order: chain the batch (one append and one signature for all of it: the
-   * chain's order is the log's) and write its decision records (idempotent puts keyed by run id). Returns the batch's
-   * chain entries (those of redelivered events too): the runs index folds them into each run's audit trail (issue 22:
-   * the run's one row). Each chained event gets its span in its own request's trace.
+   * chain's order is the log's). Returns the batch's chain entries (those of redelivered events too): the runs index
+   * folds them into each run's audit trail (issue 22: the run's one row, which also keeps a task run's decision audit
+   * record: no second document). Each chained event gets its span in its own request's trace.
    */
-  async ingest(events: StoredEvent[]): Promise<ChainEntry[]> {
-    const byId = new Map(events.map((e) => [e.metadata.event_id, e]));
-    const entries = await withSpans('chain audit batch', events.filter((e) => CHAINED_EVENT_TYPES.has(e.type)).map(chainingSpan), () => this.chain.chain(events));
-    const rows: Array<Promise<unknown>> = [];
-    for (const entry of entries) {
-      const event = byId.get(entry.event_id);
-      if (event?.type !== 'DecisionRecorded') continue;
-      const record = (event.data as { audit_record: DecisionRow }).audit_record;
-      rows.push(this.store.collection<DecisionRow>(AUDIT_DECISIONS).put(record.run_id, record));
-    }
-    await Promise.all(rows);
-    return entries;
+  ingest(events: StoredEvent[]): Promise<ChainEntry[]> {
+    return withSpans('chain audit batch', events.filter((e) => CHAINED_EVENT_TYPES.has(e.type)).map(chainingSpan), () => this.chain.chain(events));
   }
 
   async query(q: { conversation_id?: string; run_id?: string; root_run_id?: string; limit?: number }) {
     const limit = q.limit ?? 200;
-    if (q.conversation_id) {
-      const rows = await this.store.collection<DecisionRow>(AUDIT_DECISIONS).find({ conversation_id: q.conversation_id });
-      return { records: rows.map((r) => r.value).sort((a, b) => a.timestamp.localeCompare(b.timestamp)).slice(-limit) };
-    }
+    if (q.conversation_id) return { records: await this.decisions.ofConversation(q.conversation_id, limit) };
     if (q.run_id) return { events: await this.trails.ofRun(q.run_id, limit) };
     if (q.root_run_id) return { events: await this.trails.ofTree(q.root_run_id, limit) };
     throw new AppError('REQUEST.INVALID', 'Give conversation_id, run_id or root_run_id.');

@@ -9,7 +9,11 @@ import { NatsKvDocumentStore } from '@runledger/document-store';
 import { ensureLogStream, EventLog, type StoredEvent } from '@runledger/event-log';
 import { RunRepository } from '@runledger/runs';
 import { useNatsServer } from '@runledger/testing';
-import { AUDIT_EVENTS, auditEventRow, evolveChain, type RunAuditRow } from '../domain/audit-chain';
+import { AUDIT_DECISIONS, AUDIT_EVENTS, auditEventRow, evolveChain, type RunAuditRow } from '../domain/audit-chain';
+import type { DecisionAuditRecord } from '../domain/audit-decisions';
+import type { AuditChainWriter } from './audit-chain.writer';
+import { AuditDecisions } from './audit-decisions';
+import { AuditLedgerService } from './audit-ledger.service';
 import { AuditTrails } from './audit-trails';
 import { RUNS_INDEX, RunsIndexService } from './runs-index.service';
 
@@ -78,5 +82,44 @@ describe('Issue 22 audit trails: one ledger row per run, audit answers read from
     expect((await trails.ofTree(ROOT, 200)).map((e) => e.event_id)).toContain(`${runId(3)}-e100`);
     await earlier.delete(runId(2));
     await earlier.delete(runId(3));
+  });
+
+  it('Issue 22 fewer messages: a task run\'s audit record is written in its runs_index row, not to audit_decisions; rl.audit.query by conversation answers earlier documents and rows merged, each run once', async () => {
+    const conversation = '00000000-0000-4000-8000-00000000c0c0';
+    const record = (id: string, timestamp: string): DecisionAuditRecord =>
+      ({ timestamp, conversation_id: conversation, user_id: 'u', input_message: `m ${id}`, classified_intent: 'CREATE_TASK', decision_type: 'INVOKE_TOOL', tool_calls: null, response_preview: 'ok', run_id: id });
+    const decided = async (id: string, timestamp: string) => {
+      const ref = RunRepository.ref(id, 'decision');
+      const metadata = { run_id: id, root_run_id: id, recorded_at: at };
+      await log.append(ref, [
+        { type: 'RunCreated', data: { run_id: id, run_kind: 'agent', agent_name: 'TASK_ASSISTANT', root_run_id: id, conversation_id: conversation }, metadata },
+        { type: 'AuthzDecided', data: { decision: 'allow' }, metadata },
+        { type: 'RunStarted', data: {}, metadata },
+      ], { commandId: `${id}:open`, expectedVersion: 0 });
+      await log.append(ref, [
+        { type: 'DecisionRecorded', data: { decision: {}, intent: {}, audit_record: record(id, timestamp) }, metadata },
+        { type: 'RunCompleted', data: { result: {} }, metadata },
+      ], { commandId: `${id}:close` });
+      return log.read(ref);
+    };
+    // A data directory of an earlier release: run 10's record as its own document; run 11 recorded there and in its row.
+    const earlier = store.collection<DecisionAuditRecord>(AUDIT_DECISIONS);
+    await earlier.put(runId(10), record(runId(10), '2026-11-27T00:00:01.000Z'));
+    await earlier.put(runId(11), record(runId(11), '2026-11-27T00:00:02.000Z'));
+    const batch = [...(await decided(runId(11), '2026-11-27T00:00:02.000Z')), ...(await decided(runId(12), '2026-11-27T00:00:03.000Z'))];
+    const chain = { chain: async (events: readonly StoredEvent[]) => events.reduce(evolveChain, []) } as unknown as AuditChainWriter;
+    const decisions = new AuditDecisions(index, store);
+    const ledger = new AuditLedgerService(log, chain, trails, decisions, { now: () => new Date(at) });
+    await index.ingest(batch, await ledger.ingest(batch), { holdMs: 60_000 });
+    await index.settled();
+
+    expect((await earlier.find({})).map((d) => d.id)).toEqual([runId(10), runId(11)]); // nothing written there
+    expect((await index.row(runId(12)))?.audit_record).toEqual(record(runId(12), '2026-11-27T00:00:03.000Z'));
+    const answer = await ledger.query({ conversation_id: conversation });
+    expect(answer).toEqual({ records: [record(runId(10), '2026-11-27T00:00:01.000Z'), record(runId(11), '2026-11-27T00:00:02.000Z'), record(runId(12), '2026-11-27T00:00:03.000Z')] });
+    expect(await ledger.query({ conversation_id: conversation, limit: 1 })).toEqual({ records: [record(runId(12), '2026-11-27T00:00:03.000Z')] });
+    expect(await ledger.query({ conversation_id: runId(99) })).toEqual({ records: [] });
+    await earlier.delete(runId(10));
+    await earlier.delete(runId(11));
   });
 });

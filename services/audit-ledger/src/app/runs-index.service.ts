@@ -18,7 +18,8 @@ const TERMINAL_STATUSES: ReadonlySet<string> = new Set(['completed', 'failed', '
 
 /**
  * The runs index: a read model folded from run events in the ledger's pass over the log, queried by rl.runs.list, and
- * (issue 22) each run's audit trail, queried by rl.audit.query (AuditTrails): one row, one write per run.
+ * (issue 22) each run's audit trail and decision audit record, queried by rl.audit.query (AuditTrails, AuditDecisions):
+ * one row, one write per run.
  * Each event is folded into its run's row; the row remembers the last log sequence it folded, so a
  * redelivered event is a no-op and the row equals a replay of the run's events.
  */
@@ -102,6 +103,11 @@ export class RunsIndexService {
   /** The rows whose audit trail names run tree `rootRunId` (rl.audit.query by root_run_id). */
   async rowsOfTree(rootRunId: string): Promise<LedgerRow[]> {
     return (await this.rowsWhere({ audit_root_run_id: rootRunId })).filter((r) => r.audit_root_run_id === rootRunId);
+  }
+
+  /** The rows holding an audit record of conversation `conversationId` (rl.audit.query by conversation_id). */
+  async rowsOfConversation(conversationId: string): Promise<LedgerRow[]> {
+    return (await this.rowsWhere({ audit_conversation_id: conversationId })).filter((r) => r.audit_conversation_id === conversationId);
   }
 
   /**

@@ -65,7 +65,9 @@ export function loggedAuditEvent(event: StoredEvent): LoggedAuditEvent | null {
  * The ledger's read models in the document store (`runledger replay` rebuilds them under the same names). AUDIT_EVENTS
  * is written no more (issue 22): releases before it kept a copy of each run's chained events there, which a data
  * directory they wrote still holds and rl.audit.query still reads (see AuditTrails); a run's trail is now part of its
- * runs-index row (LedgerRow).
+ * runs-index row (LedgerRow). AUDIT_DECISIONS, each task run's decision audit record, is written no more either: the
+ * record is kept in the run's runs-index row (DecisionRecordFields); its documents in an earlier data directory are
+ * read as they are (AuditDecisions).
  */
 export const AUDIT_EVENTS = 'audit_events';
 export const AUDIT_DECISIONS = 'audit_decisions';

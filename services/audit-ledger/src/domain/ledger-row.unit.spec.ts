@@ -2,6 +2,7 @@ import type { StoredEvent } from '@runledger/event-log';
 import type { ChainEntry } from '@runledger/governance';
 import { runSubject } from '@runledger/runs';
 import { evolveChain } from './audit-chain';
+import { conversationRecords, type DecisionAuditRecord } from './audit-decisions';
 import { evolveLedgerRow, indexedRunOf, isListedRun, listedRunOf, withChainEntry } from './ledger-row';
 
 const at = '2026-11-27T00:00:00.000Z';
@@ -38,5 +39,40 @@ describe('Issue 22 ledger rows: one row per run, its summary and its audit trail
     expect(row.audit_trail).toHaveLength(1);
     expect(isListedRun(row)).toBe(false);
     expect(isListedRun(evolveLedgerRow(null, 'r', opening, chained(opening)))).toBe(true);
+  });
+
+  const record = (run: string, timestamp = at, conversation = 'c-1'): DecisionAuditRecord =>
+    ({ timestamp, conversation_id: conversation, user_id: 'u', input_message: 'sealed', classified_intent: 'CREATE_TASK', decision_type: 'INVOKE_TOOL', tool_calls: null, response_preview: 'sealed', run_id: run });
+  const decided = [ev('ToolCallRecorded', 8, 0, {}), ev('DecisionRecorded', 8, 1, { decision: {}, intent: {}, audit_record: record('r') }), ev('RunCompleted', 8, 2, {})];
+
+  it('Issue 22 fewer messages: a task run\'s DecisionRecorded audit record is kept in its row, found by its conversation, and neither is listed', () => {
+    const first = chained(opening);
+    const ended = evolveLedgerRow(evolveLedgerRow(null, 'r', opening, first), 'r', decided, chained(decided, first));
+    expect(ended.audit_record).toEqual(record('r'));
+    expect(ended.audit_conversation_id).toBe('c-1');
+    expect(ended.audit_trail?.map((p) => p[3])).toContain('DecisionRecorded-r-8-1');
+    expect(Object.keys(listedRunOf(ended))).not.toEqual(expect.arrayContaining(['audit_record']));
+    expect(Object.keys(indexedRunOf(ended))).not.toEqual(expect.arrayContaining(['audit_record', 'audit_conversation_id']));
+    // Redelivered (the row read back from the store, a copy): no change, so no write.
+    const stored = JSON.parse(JSON.stringify(ended));
+    expect(evolveLedgerRow(stored, 'r', decided, chained(decided, first))).toBe(stored);
+  });
+
+  it('Issue 22 fewer messages: live ingest (events, then entries, per batch) and replay (entries as chained, then the commit) fold the same row', () => {
+    const events = [...opening, ...decided];
+    const live = evolveLedgerRow(null, 'r', events, chained(events));
+    let replayed = evolveLedgerRow(null, 'r', [], chained(opening));
+    replayed = evolveLedgerRow(replayed, 'r', opening, []);
+    replayed = evolveLedgerRow(evolveLedgerRow(replayed, 'r', [], chained(decided, chained(opening))), 'r', decided, []);
+    expect(JSON.parse(JSON.stringify(replayed))).toEqual(JSON.parse(JSON.stringify(live)));
+  });
+
+  it('Issue 22 fewer messages: a conversation\'s records are the earlier audit_decisions documents and the rows\' records, each run once, in timestamp order, the last `limit`', () => {
+    const t = (s: number) => `2026-11-27T00:00:0${s}.000Z`;
+    const earlier = [record('b', t(2)), record('a', t(1)), record('dup', t(3))];
+    const rows = [{ audit_record: record('d', t(4)) }, { audit_record: record('dup', t(3)) }, {}, { audit_record: record('c', t(2)) }];
+    expect(conversationRecords(earlier, rows, 200).map((r) => r.run_id)).toEqual(['a', 'b', 'c', 'dup', 'd']);
+    expect(conversationRecords(earlier, rows, 2).map((r) => r.run_id)).toEqual(['dup', 'd']);
+    expect(conversationRecords([], [], 200)).toEqual([]);
   });
 });
