@@ -11,7 +11,8 @@ import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { connect, NatsConnection } from '@nats-io/transport-node';
 import { AckPolicy, DeliverPolicy, jetstream, jetstreamManager, type ConsumerInfo, type JetStreamManager } from '@nats-io/jetstream';
-import { EventLog, LOG_STREAM, decodeMessage } from '@runledger/event-log';
+import { NatsKvDocumentStore } from '@runledger/document-store';
+import { EventLog, LOG_STREAM, decodeMessage, type StoredEvent } from '@runledger/event-log';
 import { decodeReply, encodeJson, identityOptions } from '@runledger/messaging';
 import { chainEntriesOf } from '@runledger/governance';
 import { RunRepository } from '@runledger/runs';
@@ -161,6 +162,29 @@ describe('Recorded history: a data directory of log format 1 (release c732176) u
         const events = (reply.body as { events: Array<{ event_id: string; chain_seq: number; type: string; data: unknown }> }).events;
         expect(events.map((e) => [e.event_id, e.chain_seq, e.type])).toEqual(entries.filter((e) => e.body.run_id === runId).map((e) => [e.event_id, e.seq, e.body.type]));
         expect(events.every((e) => e.data !== undefined)).toBe(true);
+      }
+    } finally {
+      await operator.close();
+    }
+  });
+
+  it('Issue 22 fewer messages: rl.audit.query by conversation answers a recorded task run from the audit_decisions document release c732176 wrote, and a run of this release from its runs_index row; audit_decisions is written no more', async () => {
+    const { state: decided } = await log.replay<StoredEvent[]>((acc, e) => (e.type === 'DecisionRecorded' && acc.push(e), acc), [], { filter: 'rl.log.run.>' });
+    const recordOf = (e: StoredEvent) => (e.data as { audit_record: { run_id: string; conversation_id: string; timestamp: string; decision_type: string } }).audit_record;
+    const recorded = decided.filter((e) => e.metadata.stream_id in expected.runs);
+    const current = decided.find((e) => !(e.metadata.stream_id in expected.runs))!; // the request above
+    expect(recorded.length).toBeGreaterThan(0);
+    const documents = await new NatsKvDocumentStore(admin).collection<Record<string, unknown>>('audit_decisions').find({});
+    expect(documents.map((d) => d.id).sort()).toEqual(recorded.map((e) => recordOf(e).run_id).sort());
+    const operator = await connect({ servers: nats.url, ...identityOptions({ creds: nats.creds.operator.file, inboxPrefix: nats.creds.operator.inboxPrefix }) });
+    try {
+      for (const event of [recorded[0], current]) {
+        const expectedRecord = recordOf(event);
+        const msg = await operator.request('rl.audit.query', encodeJson({ conversation_id: expectedRecord.conversation_id }), { timeout: 30_000 });
+        const reply = decodeReply(msg.data, msg.headers);
+        if (!reply.ok) throw new Error(`rl.audit.query was refused: ${JSON.stringify(reply.error)}`);
+        const records = (reply.body as { records: Array<Record<string, unknown>> }).records;
+        expect(records.filter((r) => r.run_id === expectedRecord.run_id)).toEqual([expect.objectContaining({ conversation_id: expectedRecord.conversation_id, timestamp: expectedRecord.timestamp, decision_type: expectedRecord.decision_type })]);
       }
     } finally {
       await operator.close();
