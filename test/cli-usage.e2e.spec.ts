@@ -78,7 +78,7 @@ describe('Issue 25 CLI: help, usage errors and exit codes', () => {
     expect(chat.stderr).toContain('--user is required');
   });
 
-  it('Probe findings, CLI help and README agree: every command is listed, agent --help has the bus mode, audit --help its exit codes', async () => {
+  it('Probe findings, CLI help and README agree: every command is listed, agent --help has the bus mode, audit --help and erase --help their exit codes', async () => {
     const top = (await cli('--help')).stdout;
     for (const line of ['audit export [--out chain.jsonl]', 'audit head [--out head.json]', 'audit coverage', 'deadletters list|show|retry', 'agent --agent <profile-id> --prompt "<text>" [--request-id ID]']) expect(top).toContain(line);
     const agent = await cli('agent', '--help');
@@ -86,6 +86,7 @@ describe('Issue 25 CLI: help, usage errors and exit codes', () => {
     for (const part of ['runledger agent --config <file>', 'runledger agent --agent <profile-id>', '--request-id ID', 'exit codes: 0 success']) expect(agent.stdout).toContain(part);
     expect((await cli('agent', '--agent', 'x', '--help')).stdout).toContain('runledger agent --agent <profile-id>');
     expect((await cli('audit', '--help')).stdout).toMatch(/exit codes: 0 chain intact.*2 usage.*3 the stack cannot be reached/s);
+    expect((await cli('erase', '--user', '--help')).stdout).toMatch(/^usage: runledger erase --user ID \| --case ID.*\nexit codes: 0 erased.*2 usage.*3 the stack cannot be reached/s);
   });
 
   it('Probe findings, usage errors say what is wrong before the usage (exit 2): an unknown subcommand, a missing value, a credentials file that does not exist', async () => {
@@ -95,6 +96,9 @@ describe('Issue 25 CLI: help, usage errors and exit codes', () => {
       [['runs', 'list', '--creds', '/nonexistent.nk'], 'credentials file /nonexistent.nk not found'],
       [['audit', 'head', '--creds', '/nonexistent.nk'], 'credentials file /nonexistent.nk not found'],
       [['chat', '--user', 'a', '--creds', '/nonexistent.nk'], 'runledger chat: credentials file /nonexistent.nk not found'],
+      [['erase', '--user'], '--user needs a value'], [['erase', '--case'], '--case needs a value'], [['erase', '--user', '--case', 'c'], '--user needs a value'],
+      [['erase'], 'erase needs --user ID or --case ID'], [['erase', '--user', 'u', '--case', 'c'], 'erase takes one of --user ID or --case ID, not both'],
+      [['erase', '--user', 'u', 'v'], 'unexpected argument v'], [['erase', '--colour'], 'unknown option --colour'],
     ] as Array<[string[], string]>) {
       const r = await cli(...args);
       expect({ args, code: r.code, first: r.stderr.split('\n')[0] }).toEqual({ args, code: 2, first });

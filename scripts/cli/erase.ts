@@ -23,51 +23,59 @@ import { PermissionViolationError } from '@nats-io/transport-node';
 import { OWNER_ID_MAX_LENGTH } from '../../libs/contracts/src/dto/bounds';
 import { DATA_KEYS_BUCKET, DataOwner, dataKeyName, KvDataKeyStore } from '../../libs/messaging/src/data-keys';
 import { secureEraseSubject } from '../../libs/messaging/src/secure-erase';
-import { connectCli, CONNECTION_USAGE, ConnectionRefused, ConnectionUsageError, parseConnectionFlags } from './connection';
+import { CliConnectionFlags, connectCli, CONNECTION_USAGE, ConnectionRefused } from './connection';
+import { CliError, parseArgs, runCommand, str } from './operator';
 
 const permissions = require('../lib/permissions.js') as { loadTable(): { kv: { collections: string[] }; object_stores: Record<string, string[]> } };
 
-export const USAGE = `usage: runledger erase --user ID | --case ID   ${CONNECTION_USAGE}`;
+export const USAGE = `usage: runledger erase --user ID | --case ID   ${CONNECTION_USAGE}
+exit codes: 0 erased (also an id that never had a key, or one erased before), 2 usage (no id, both, a missing value,
+an id longer than any request carries), 3 the stack cannot be reached or this identity may not erase (only the admin)`;
 /** Read models that hold sealed values (or ids only): they keep their rows, which read as erased. */
 const KEPT = new Set(['audit_events', 'audit_decisions', 'runs_index']);
 
-export async function main(args: string[]): Promise<number> {
-  let parsed;
-  try {
-    parsed = parseConnectionFlags(args);
-  } catch (err) {
-    if (err instanceof ConnectionUsageError) return usage(err.message);
-    throw err;
-  }
-  const [flag, id, ...extra] = parsed.rest;
-  if ((flag !== '--user' && flag !== '--case') || !id || id.startsWith('--') || extra.length) return usage();
-  const owner: DataOwner = { kind: flag === '--user' ? 'user' : 'case', id };
+export function main(args: string[]): Promise<number> {
+  return runCommand(async () => {
+    const { conn, owner } = parseOwner(args);
+    return erase(conn, owner);
+  });
+}
+
+/** `--user ID` or `--case ID`, one of them, with a value a request could carry: usage errors (exit 2) otherwise. */
+function parseOwner(args: string[]): { conn: CliConnectionFlags; owner: DataOwner } {
+  const p = parseArgs(args, { valued: ['user', 'case'], switches: [] }, USAGE);
+  const fail = (message: string) => new CliError(`${message}\n${USAGE}`, 2);
+  if (p.positional.length) throw fail(`unexpected argument ${p.positional[0]}`);
+  const user = str(p, 'user');
+  const kase = str(p, 'case');
+  if (user !== undefined && kase !== undefined) throw fail('erase takes one of --user ID or --case ID, not both');
+  const id = user ?? kase;
+  if (id === undefined) throw fail('erase needs --user ID or --case ID');
+  const owner: DataOwner = { kind: user !== undefined ? 'user' : 'case', id };
   if (id.length > OWNER_ID_MAX_LENGTH[owner.kind]) {
-    return usage(`a ${owner.kind} id is at most ${OWNER_ID_MAX_LENGTH[owner.kind]} characters (no request carries a longer one); this one has ${id.length}: nothing was erased`);
+    throw fail(`a ${owner.kind} id is at most ${OWNER_ID_MAX_LENGTH[owner.kind]} characters (no request carries a longer one); this one has ${id.length}: nothing was erased`);
   }
+  return { conn: p.conn, owner };
+}
+
+async function erase(conn: CliConnectionFlags, owner: DataOwner): Promise<number> {
+  // Erasure destroys key material: an admin act (the operator identity changes nothing), as the bootstrap admin.
+  const nc = await connectCli(conn, 'runledger-erase', 'admin');
   let keyBefore: 'destroyed' | 'never created' | 'erased before';
   let removed: { rows: number; artifacts: number };
   try {
-    // Erasure destroys key material: an admin act (the operator identity changes nothing), as the bootstrap admin.
-    const nc = await connectCli(parsed.flags, 'runledger-erase', 'admin');
-    try {
-      await mayErase(nc);
-      const keys = new KvDataKeyStore(nc);
-      const state = await keys.stateOf(dataKeyName(owner));
-      keyBefore = state === 'absent' ? 'never created' : state === 'erased' ? 'erased before' : 'destroyed';
-      // The key first: from this moment no service can open or add the owner's data, whatever happens next.
-      if (state !== 'erased') await keys.destroy(owner);
-      removed = await removePlaintext(nc, owner);
-    } catch (err) {
-      if (err instanceof ConnectionRefused) throw err;
-      throw new ConnectionRefused(`the stack refused the erasure: ${(err as Error).message}`);
-    } finally {
-      await nc.close();
-    }
+    await mayErase(nc);
+    const keys = new KvDataKeyStore(nc);
+    const state = await keys.stateOf(dataKeyName(owner));
+    keyBefore = state === 'absent' ? 'never created' : state === 'erased' ? 'erased before' : 'destroyed';
+    // The key first: from this moment no service can open or add the owner's data, whatever happens next.
+    if (state !== 'erased') await keys.destroy(owner);
+    removed = await removePlaintext(nc, owner);
   } catch (err) {
-    if (!(err instanceof ConnectionRefused)) throw err;
-    process.stderr.write(`${err.message}\n`);
-    return err.exitCode;
+    if (err instanceof ConnectionRefused) throw err;
+    throw new ConnectionRefused(`the stack refused the erasure: ${(err as Error).message}`);
+  } finally {
+    await nc.close();
   }
   const what = {
     destroyed: 'data key destroyed; sealed data now reads as erased',
@@ -135,9 +143,4 @@ async function removePlaintext(nc: NatsConnection, owner: DataOwner): Promise<{ 
 /** The object store's token for an object's name in its description subject (base64url with padding, as nats.js). */
 function metaToken(name: string): string {
   return Buffer.from(name, 'utf8').toString('base64').replace(/\+/g, '-').replace(/\//g, '_');
-}
-
-function usage(message?: string): number {
-  process.stderr.write(`${message ? `${message}\n` : ''}${USAGE}\n`);
-  return 2;
 }

@@ -44,7 +44,8 @@ export function parseArgs(args: string[], spec: { valued: string[]; switches: st
     if (spec.switches.includes(name) && inline === undefined) flags.set(name, true);
     else if (spec.valued.includes(name)) {
       const value = inline ?? rest[++i];
-      if (value === undefined || value === '') throw new CliError(`--${name} needs a value\n${usage}`, 2);
+      // `--user --case x`: the next flag is not --user's value (as connection flags read it).
+      if (value === undefined || value === '' || (inline === undefined && value.startsWith('--'))) throw new CliError(`--${name} needs a value\n${usage}`, 2);
       flags.set(name, value);
     } else throw new CliError(`unknown option --${name}\n${usage}`, 2);
   }
