@@ -4,7 +4,9 @@
  * seven services as `npm run bench` does (bench/runledger-system.js), sends 50 warm-up requests (one per user, so each
  * user's data key exists), then CPU_LOAD_REQUESTS (default 1,000) task-assistant requests at c16, waits until the
  * ledger has chained them, and prints every process's CPU per request (from /proc). With
- * `RL_SERVICE_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof"` every service writes a V8 CPU profile on exit.
+ * `RL_SERVICE_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof"` every service writes a V8 CPU profile on exit; node
+ * takes a flag's last value, so `RL_SERVICE_NODE_ARGS=--max-semi-space-size=16` overrides the services' heap flag. The
+ * second line is every service's memory after the load (PSS and RSS, MiB, from /proc/<pid>/smaps_rollup).
  * Not a comparison with anything: the same harness on two commits says what a change did (bench/results.md).
  */
 const path = require('node:path');
@@ -20,6 +22,13 @@ const { identityOptions } = require('../libs/messaging/src/nats-identity');
 const { inFlight, cpuSeconds } = require('./side-by-side');
 const { startRunledger } = require('./runledger-system');
 
+/** PSS and RSS of a process in MiB, as scripts/bench.js reads them (that script runs on require, so not shared). */
+function memoryMiB(pid) {
+  const rollup = fs.readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8');
+  const kib = (field) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(rollup)?.[1] ?? 0);
+  return { rss: kib('Rss') / 1024, pss: kib('Pss') / 1024 };
+}
+
 async function main() {
   const n = Number(process.env.CPU_LOAD_REQUESTS ?? 1000);
   const store = fs.mkdtempSync(path.join(os.tmpdir(), 'runledger-cpu-load-'));
@@ -33,11 +42,19 @@ async function main() {
     await runledger.settle();
     const before = runledger.pids().map((pid) => cpuSeconds([pid]));
     const t0 = Date.now();
+    const monotonicStart = process.hrtime.bigint() / 1000n;
     await inFlight(n, 16, (i) => runledger.run({ request_id: `load-${i}`, user_id: `bench-user-${i % 50}`, message: `add task steady ${i}` }));
     await runledger.settle();
+    const monotonicEnd = process.hrtime.bigint() / 1000n;
     const used = runledger.pids().map((pid, i) => ((cpuSeconds([pid]) - before[i]) * 1000) / n);
     const byProcess = runledger.processNames().map((name, i) => `${name} ${used[i].toFixed(2)}`).join(', ');
     process.stdout.write(`${n} requests at c16 in ${Date.now() - t0} ms; CPU per request ${used.reduce((a, b) => a + b, 0).toFixed(2)} ms: ${byProcess}\n`);
+    const memory = runledger.procs.map((p) => ({ name: p.name, ...memoryMiB(p.child.pid) }));
+    const pss = memory.map((m) => `${m.name} ${m.pss.toFixed(0)}`).join(', ');
+    const rss = memory.map((m) => `${m.name} ${m.rss.toFixed(0)}`).join(', ');
+    // The same clock as a V8 CPU profile's sample times on Linux: a profile's samples of the measured load only.
+    process.stdout.write(`load window, monotonic µs (--cpu-prof sample times): ${monotonicStart}-${monotonicEnd}\n`);
+    process.stdout.write(`memory after the load, MiB: PSS ${pss} (largest ${Math.max(...memory.map((m) => m.pss)).toFixed(0)}); RSS ${rss}\n`);
   } finally {
     await runledger.stop();
     await nc.close();
