@@ -1,4 +1,5 @@
 import './nats-request-patch';
+import './nats-write-patch';
 import { connect, NatsConnection } from '@nats-io/transport-node';
 import { jetstream, jetstreamManager, JetStreamClient, JetStreamManager } from '@nats-io/jetstream';
 import { Clock, settingFlag, settingText } from '@runledger/kernel';
