@@ -17,7 +17,7 @@ require('@swc-node/register');
 const { connect } = require('@nats-io/transport-node');
 const { jetstreamManager } = require('@nats-io/jetstream');
 const { ensureLogStream } = require('../libs/event-log/src');
-const { freePort, startNats } = require('../scripts/lib/stack');
+const { freePort, startNats, stopProcess } = require('../scripts/lib/stack');
 const { identityOptions } = require('../libs/messaging/src/nats-identity');
 const { inFlight, cpuSeconds } = require('./side-by-side');
 const { startRunledger } = require('./runledger-system');
@@ -58,7 +58,7 @@ async function main() {
   } finally {
     await runledger.stop();
     await nc.close();
-    await nats.stop?.();
+    await stopProcess(nats.child);
     fs.rmSync(store, { recursive: true, force: true });
   }
 }
