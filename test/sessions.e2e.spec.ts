@@ -281,7 +281,12 @@ describe('Issue 7 agent sessions over the bus (a caller\'s sessions.start)', () 
     const refusals: string[] = [];
     const asOperator = await agentCli(['--server', stack.url, '--creds', operator.NATS_CREDS!, '--inbox-prefix', operator.NATS_INBOX_PREFIX!, '--agent', 'researcher', '--prompt', 'hi'], { cwd: process.cwd(), env: {}, stdout: () => undefined, stderr: (t) => void refusals.push(t) });
     expect(asOperator).toBe(3);
-    expect(refusals.join('')).toMatch(/refused: .*agents\.session\.start.*--creds with the caller's credentials \(\.data\/credentials\/caller\.nk/);
+    // The operator's own door (rl.caller.operator.…) is no door: only callers may publish there.
+    expect(refusals.join('')).toMatch(/refused: .*rl\.caller\.operator\.sessions\.start.*--creds with the caller's credentials \(\.data\/credentials\/caller\.nk/);
+    // A caller's sessions start on its own door, named after its inbox prefix: without one that names it, nothing is sent.
+    const unnamed: string[] = [];
+    const asNobody = await agentCli(['--server', stack.url, '--creds', caller.NATS_CREDS!, '--inbox-prefix', '_INBOX', '--agent', 'researcher', '--prompt', 'hi'], { cwd: process.cwd(), env: {}, stdout: () => undefined, stderr: (t) => void unnamed.push(t) });
+    expect({ code: asNobody, err: unnamed.join('') }).toEqual({ code: 4, err: expect.stringContaining('cannot tell which caller identity this is') });
     const missing = await run(['--server', 'nats://127.0.0.1:1', '--creds', '/nonexistent.nk', '--agent', 'researcher', '--prompt', 'hi']);
     expect(missing).toMatchObject({ code: 4, err: 'runledger agent: credentials file /nonexistent.nk not found\n' });
   });

@@ -64,15 +64,9 @@ export async function runOverBus(args: string[], io: BusIo): Promise<number> {
     io.stderr(`runledger agent: ${opts}\n`);
     return 4;
   }
-  // Sessions are started by callers, on their own door: on the local stack, as the caller identity.
-  const caller = connectionIdentity(connection.flags, 'caller');
-  if (!caller) {
-    io.stderr('runledger agent: cannot tell which caller identity this is: name its inbox prefix (--inbox-prefix _INBOX_<identity>); its sessions start on rl.caller.<identity>.sessions.start\n');
-    return 4;
-  }
-  const subject = callerSubject(caller, 'sessions.start');
   let nc: NatsConnection;
   try {
+    // Sessions are started by callers, on their own door: on the local stack, as the caller identity.
     nc = await connectCli(connection.flags, 'runledger-agent', 'caller');
   } catch (e) {
     if (!(e instanceof ConnectionRefused)) throw e;
@@ -81,6 +75,12 @@ export async function runOverBus(args: string[], io: BusIo): Promise<number> {
     return e instanceof ConnectionSettingInvalid ? 4 : 3;
   }
   try {
+    const caller = connectionIdentity(connection.flags, 'caller');
+    if (!caller) {
+      io.stderr('runledger agent: cannot tell which caller identity this is: name its inbox prefix (--inbox-prefix _INBOX_<identity>); its sessions start on rl.caller.<identity>.sessions.start\n');
+      return 4;
+    }
+    const subject = callerSubject(caller, 'sessions.start');
     const request = { agent: opts.agent, prompt: opts.prompt, ...(opts.requestId ? { request_id: opts.requestId } : {}), ...(opts.version ? { version: opts.version } : {}) };
     let msg;
     try {
