@@ -30,7 +30,7 @@ export class AuditController {
   /**
    * One consumer in log order (the chain's order is the log's order) feeds the chain and the runs index in one
    * pass, in batches: each run event is delivered once, a batch's read-model rows are written together (one per run:
-   * its summary and audit trail, issue 22), and a row of
+   * its summary, audit trail and a task run's decision audit record, issue 22), and a row of
    * a run still open is held up to ROW_HOLD_MS, so that a run that ends meanwhile is written once (issue 22); the
    * batch is acked (one ack of its last delivery: the durable acks all) once its rows are written; a row never written rejects the
    * settlement, so its batch is not acked (see FoldedRows, BatchSettler). Exclusive: with two ledger instances (a cluster) one consumes and the other stands by, so the order still holds.
