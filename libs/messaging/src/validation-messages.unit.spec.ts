@@ -1,5 +1,5 @@
 import 'reflect-metadata';
-import { AgentRunRequestDto, ArtifactIngestRequestDto, SessionStartRequestDto } from '@runledger/contracts';
+import { AgentRunRequestDto, ArtifactIngestRequestDto, DbReadRequestDto, DeadLetterRetryRequestDto, SessionStartRequestDto } from '@runledger/contracts';
 import { AppError } from '@runledger/kernel';
 import { validateMessage } from './validation';
 
@@ -37,5 +37,14 @@ describe('Issue 26 validation details say what is wrong in words', () => {
     expect(details).toContain('input_artifacts.0.sha256 must be a SHA-256 digest: 64 lower-case hexadecimal digits');
     expect(details).toContain('input_artifacts.0.media_type is required');
     expect(detailsOf(SessionStartRequestDto, { agent: 'Researcher', prompt: 'x' })).toEqual(['agent must be a profile id: lower-case words of letters and digits joined by -']);
+  });
+
+  it('Issue 26 the form in words is the DTO\'s own @Matches message (one source with its pattern): a lane and a collection say theirs; a pattern with no words is still never shown', () => {
+    const scope = { agent_name: 'INTAKE_AGENT', lane: 'intake', case_id: 'case-1', policy_versions: { lanes: 'l', roles: 'r' } };
+    expect(detailsOf(DbReadRequestDto, { collection: 'Tasks', filter: {}, governance: scope })).toEqual(expect.arrayContaining([
+      'collection must be a collection name: a lower-case letter, then lower-case letters, digits or _ (1-64 in all)',
+      'governance.lane must be a lane name: an upper-case letter, then upper-case letters, digits or _ (2-64 in all)',
+    ]));
+    expect(detailsOf(DeadLetterRetryRequestDto, { id: 'no sequence' })).toEqual(['id has characters or a shape its contract does not allow']);
   });
 });

@@ -3,22 +3,18 @@ import { ArrayMaxSize, IsArray, IsInt, IsNotEmpty, IsObject, IsOptional, IsStrin
 import type { AgentRunRequest, ArtifactRef, TaxonomyVersions } from '../generated';
 import { JSON_FIELD_MAX_BYTES, MaxJsonBytes } from './bounds';
 import { PolicyVersionsDto } from './runtime.dto';
+import { AGENT_NAME_FORM, ARTIFACT_ID, ARTIFACT_ID_FORM, KIND, KIND_FORM, MEDIA_TYPE, MEDIA_TYPE_FORM, SHA256, SHA256_FORM, UPPER_NAME } from './forms';
 
 // DTOs implement the generated contract types (proto-contracts/schemas/governed-runs/agent-run-*.schema.json):
 // a schema change the DTO does not follow fails to compile. Patterns repeat the schemas' so both reject the same input.
-const UPPER_NAME = /^[A-Z][A-Z0-9_]{1,63}$/;
-const ARTIFACT_ID = /^[A-Za-z0-9][A-Za-z0-9._:-]*$/;
-const SHA256 = /^[0-9a-f]{64}$/;
-const MEDIA_TYPE = /^[a-z0-9][a-z0-9!#$&^_.+-]*\/[a-z0-9][a-z0-9!#$&^_.+-]*(;.*)?$/;
-const KIND = /^[a-z][a-z0-9_]*$/;
 
 /** One input artifact_ref of an agent request (proto-contracts/schemas/governance/artifact_ref.schema.json). */
 export class InputArtifactRefDto implements ArtifactRef {
-  @Matches(ARTIFACT_ID) @MaxLength(128) artifact_id!: string;
-  @Matches(SHA256) sha256!: string;
+  @Matches(ARTIFACT_ID, ARTIFACT_ID_FORM) @MaxLength(128) artifact_id!: string;
+  @Matches(SHA256, SHA256_FORM) sha256!: string;
   @IsInt() @Min(0) @Max(Number.MAX_SAFE_INTEGER) size_bytes!: number;
-  @Matches(MEDIA_TYPE) @MaxLength(127) media_type!: string;
-  @Matches(KIND) @MaxLength(64) kind!: string;
+  @Matches(MEDIA_TYPE, MEDIA_TYPE_FORM) @MaxLength(127) media_type!: string;
+  @Matches(KIND, KIND_FORM) @MaxLength(64) kind!: string;
   @IsOptional() @IsString() @Length(1, 128) case_id?: string;
   @IsOptional() @IsString() @Length(1, 255) name?: string;
 }
@@ -31,7 +27,7 @@ export class TaxonomyVersionsDto implements TaxonomyVersions {
 
 /** Contract 001 §2.1 agent request on rl.caller.<identity>.runs.start. */
 export class AgentRunRequestDto implements AgentRunRequest {
-  @Matches(UPPER_NAME) agent_name!: string;
+  @Matches(UPPER_NAME, AGENT_NAME_FORM) agent_name!: string;
   @IsString() @IsNotEmpty() @MaxLength(128) case_id!: string;
   @IsOptional() @IsUUID() run_id?: string;
   @IsOptional() @IsUUID() parent_run_id?: string;
@@ -41,5 +37,5 @@ export class AgentRunRequestDto implements AgentRunRequest {
   @IsOptional() @ValidateNested() @Type(() => TaxonomyVersionsDto) taxonomy_versions?: TaxonomyVersionsDto;
   @IsArray() @ArrayMaxSize(64) @ValidateNested({ each: true }) @Type(() => InputArtifactRefDto) input_artifacts!: InputArtifactRefDto[];
   @IsObject() @MaxJsonBytes(JSON_FIELD_MAX_BYTES.parameters) parameters!: Record<string, unknown>;
-  @IsOptional() @Matches(SHA256) request_hash_sha256?: string;
+  @IsOptional() @Matches(SHA256, SHA256_FORM) request_hash_sha256?: string;
 }

@@ -2,9 +2,8 @@ import { Type } from 'class-transformer';
 import { IsBoolean, IsDefined, IsIn, IsInt, IsNotEmpty, IsObject, IsOptional, IsString, IsUUID, Matches, Max, MaxLength, Min, ValidateNested } from 'class-validator';
 import { JSON_FIELD_MAX_BYTES, MaxJsonBytes } from './bounds';
 import type { DbReadRequest, DbWriteRequest, GovernanceScope, PolicyVersions, ToolInvocation } from '../generated';
+import { AGENT_NAME_FORM, COLLECTION, COLLECTION_FORM, LANE_FORM, UPPER_NAME } from './forms';
 
-const UPPER_NAME = /^[A-Z][A-Z0-9_]{1,63}$/;
-const COLLECTION = /^[a-z][a-z0-9_]{0,63}$/;
 
 export class PolicyVersionsDto implements PolicyVersions {
   @IsString() @IsNotEmpty() @MaxLength(128) lanes!: string;
@@ -15,8 +14,8 @@ export class GovernanceScopeDto implements GovernanceScope {
   @IsUUID() parent_run_id!: string;
   @IsUUID() root_run_id!: string;
   @IsOptional() @IsString() @MaxLength(128) correlation_id?: string;
-  @Matches(UPPER_NAME) agent_name!: string;
-  @Matches(UPPER_NAME) lane!: string;
+  @Matches(UPPER_NAME, AGENT_NAME_FORM) agent_name!: string;
+  @Matches(UPPER_NAME, LANE_FORM) lane!: string;
   @IsOptional() @IsString() @MaxLength(128) case_id?: string;
   @IsOptional() @IsString() @MaxLength(256) user_id?: string;
   @IsOptional() @IsObject() @MaxJsonBytes(JSON_FIELD_MAX_BYTES.scope) scope?: Record<string, string>;
@@ -33,7 +32,7 @@ export class ToolInvocationDto implements ToolInvocation {
 
 export class DbWriteRequestDto implements DbWriteRequest {
   @IsString() @IsNotEmpty() @MaxLength(128) write_id!: string;
-  @Matches(COLLECTION) collection!: string;
+  @Matches(COLLECTION, COLLECTION_FORM) collection!: string;
   @IsIn(['append', 'upsert', 'update', 'delete']) operation!: 'append' | 'upsert' | 'update' | 'delete';
   @IsOptional() @IsString() @IsNotEmpty() @MaxLength(256) document_id?: string;
   @IsOptional() @IsObject() @MaxJsonBytes(JSON_FIELD_MAX_BYTES.document) document?: Record<string, unknown>;
@@ -42,7 +41,7 @@ export class DbWriteRequestDto implements DbWriteRequest {
 }
 
 export class DbReadRequestDto implements DbReadRequest {
-  @Matches(COLLECTION) collection!: string;
+  @Matches(COLLECTION, COLLECTION_FORM) collection!: string;
   @IsOptional() @IsString() @IsNotEmpty() @MaxLength(256) document_id?: string;
   @IsOptional() @IsObject() @MaxJsonBytes(JSON_FIELD_MAX_BYTES.filter) filter?: Record<string, unknown>;
   @IsOptional() @IsInt() @Min(1) @Max(1000) limit?: number;

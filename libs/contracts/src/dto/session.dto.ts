@@ -1,13 +1,13 @@
 import { IsOptional, IsString, IsUUID, Length, Matches, MaxLength } from 'class-validator';
 import type { SessionGetRequest, SessionStartRequest } from '../generated';
+import { PROFILE_ID, PROFILE_ID_FORM } from './forms';
 
 // DTOs implement the generated contract types (proto-contracts/schemas/sessions/): a schema change the DTO
 // does not follow fails to compile. Patterns repeat the schemas' so both reject the same input.
-const PROFILE_ID = /^[a-z0-9]+(-[a-z0-9]+)*$/;
 
 /** rl.caller.<identity>.sessions.start */
 export class SessionStartRequestDto implements SessionStartRequest {
-  @Matches(PROFILE_ID) @MaxLength(64) agent!: string;
+  @Matches(PROFILE_ID, PROFILE_ID_FORM) @MaxLength(64) agent!: string;
   @IsOptional() @IsString() @Length(1, 64) version?: string;
   @IsString() @Length(1, 200_000) prompt!: string;
   @IsOptional() @IsString() @Length(1, 128) request_id?: string;

@@ -1,0 +1,33 @@
+import type { ValidationOptions } from 'class-validator';
+
+/**
+ * The named forms of contract fields: each pattern, and the words a refused caller reads for it (`@Matches(CASE_ID,
+ * CASE_ID_FORM)`), side by side so they cannot drift apart. The words say the form, never the pattern: a regular
+ * expression says nothing to a caller, and class-validator's templating mangles one holding `$&` or `$'`.
+ */
+const form = (words: string): ValidationOptions => ({ message: `$property must be ${words}` });
+
+export const UPPER_NAME = /^[A-Z][A-Z0-9_]{1,63}$/;
+export const AGENT_NAME_FORM = form('an agent name: an upper-case letter, then upper-case letters, digits or _ (2-64 in all)');
+export const LANE_FORM = form('a lane name: an upper-case letter, then upper-case letters, digits or _ (2-64 in all)');
+
+export const PROFILE_ID = /^[a-z0-9]+(-[a-z0-9]+)*$/;
+export const PROFILE_ID_FORM = form('a profile id: lower-case words of letters and digits joined by -');
+
+export const CASE_ID = /^[A-Za-z0-9][A-Za-z0-9._:-]*$/;
+export const CASE_ID_FORM = form('a case id: a letter or digit, then letters, digits, . _ : or -');
+
+export const ARTIFACT_ID = /^[A-Za-z0-9][A-Za-z0-9._:-]*$/;
+export const ARTIFACT_ID_FORM = form('an artifact id: a letter or digit, then letters, digits, . _ : or -');
+
+export const KIND = /^[a-z][a-z0-9_]*$/;
+export const KIND_FORM = form('an input kind: a lower-case letter, then lower-case letters, digits or _');
+
+export const MEDIA_TYPE = /^[a-z0-9][a-z0-9!#$&^_.+-]*\/[a-z0-9][a-z0-9!#$&^_.+-]*(;.*)?$/;
+export const MEDIA_TYPE_FORM = form('a media type such as application/json (type/subtype, lower case, parameters after ;)');
+
+export const SHA256 = /^[0-9a-f]{64}$/;
+export const SHA256_FORM = form('a SHA-256 digest: 64 lower-case hexadecimal digits');
+
+export const COLLECTION = /^[a-z][a-z0-9_]{0,63}$/;
+export const COLLECTION_FORM = form('a collection name: a lower-case letter, then lower-case letters, digits or _ (1-64 in all)');
