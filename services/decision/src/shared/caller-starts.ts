@@ -11,7 +11,7 @@ export interface StartRefusal {
  * rl.caller.<identity>.…), may start runs and sessions at all: only a caller of policy/callers.yaml may, so an identity
  * with no role there (one the permissions table lets publish on a door of its own by mistake) starts nothing.
  */
-export function startingCaller(grants: CallerGrants, caller: string): StartRefusal | null {
+export function callerStartRefusal(grants: CallerGrants, caller: string): StartRefusal | null {
   if (Object.hasOwn(grants.callers, caller)) return null;
   return { code: 'REQUEST.UNATTRIBUTED', reason: `${caller} has no role in the caller grants (policy/callers.yaml): it may start no runs or sessions.` };
 }

@@ -7,7 +7,7 @@ import { CALLER_GRANTS, PolicyCatalog } from '@runledger/policy-catalog';
 import type { CallerGrants } from '@runledger/governance';
 import { isTerminal, RunRepository, RunState } from '@runledger/runs';
 import { RunWaiter } from '../../runs/run-waiter';
-import { startCaseRefusal, startingCaller } from '../../shared/caller-starts';
+import { callerStartRefusal, startCaseRefusal } from '../../shared/caller-starts';
 import { DECISION_INBOX } from '../../task-assistant/task-run.types';
 import { rejectedResponse, responseOf } from '../domain/response';
 import { parametersProblem, resolvePins } from '../domain/request-pins';
@@ -71,7 +71,7 @@ export class AgentRunGateway {
   private async prepare(raw: unknown, requestedBy: string): Promise<{ spec: AgentRunSpec; existing?: RunState } | { rejected: AgentRunResponse }> {
     const fallbackId = fallbackRunId(raw);
     // Only a caller of the grants starts runs: any other identity is refused before anything else.
-    const unattributed = startingCaller(this.grants, requestedBy);
+    const unattributed = callerStartRefusal(this.grants, requestedBy);
     if (unattributed) {
       this.logger.warn({ msg: 'agent run refused', code: unattributed.code, requested_by: requestedBy });
       return { rejected: rejectedResponse(agentNameOf(raw), fallbackId, unattributed.reason, unattributed.code) };

@@ -7,7 +7,7 @@ import { type IdempotentRequestOptions, retryTransient, validateMessage } from '
 import { CALLER_GRANTS, PolicyCatalog } from '@runledger/policy-catalog';
 import { isTerminal, RunRepository } from '@runledger/runs';
 import { RunWaiter } from '../../runs/run-waiter';
-import { startCaseRefusal, startingCaller } from '../../shared/caller-starts';
+import { callerStartRefusal, startCaseRefusal } from '../../shared/caller-starts';
 import { DECISION_INBOX } from '../../task-assistant/task-run.types';
 import { SESSION_REQUESTED, sessionReplyOf, sessionRunIdOf, type SessionSpec } from '../domain/session-run';
 import { ProfileCatalog } from '../infra/profile-catalog';
@@ -37,7 +37,7 @@ export class SessionGateway {
 
   /** `caller`: the identity of the door the request came on (callerOf), recorded in RunCreated; it alone reads the session. */
   start(raw: unknown, caller: string): Promise<SessionReply> {
-    const unattributed = startingCaller(this.grants, caller);
+    const unattributed = callerStartRefusal(this.grants, caller);
     if (unattributed) throw new AppError(unattributed.code, unattributed.reason);
     return this.open(validateMessage(SessionStartRequestDto, raw), caller, this.replyTimeoutMs);
   }
