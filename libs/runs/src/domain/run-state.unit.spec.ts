@@ -1,5 +1,6 @@
+import { freezeDeep } from '@runledger/agent-runtime';
 import { foldEvents, recorded, RecordedEvent } from '@runledger/event-log';
-import { evolveRun, initialRunState } from './run-state';
+import { evolveRun, initialRunState, RunState } from './run-state';
 import type { RunEvent } from './run-events';
 import fixture from './fixtures/task-run-v1.json';
 
@@ -34,6 +35,27 @@ describe('Run projection (lifecycle of policy/contract-v1/run_lifecycle.md)', ()
     const req: RunEvent = { type: 'ToolCallRequested', data: { call_id: 'c1', sequence: 1, tool_name: 'list_tasks', parameters: {}, child_run_id: 'x' } };
     const s = fold([created, allow, { type: 'RunStarted', data: {} }, req, req, { type: 'ToolCallRecorded', data: { call_id: 'c1', child_run_id: 'x', status: 'ok', result: { tasks: [] } } }]);
     expect(s.tool_calls).toEqual([{ call_id: 'c1', sequence: 1, tool_name: 'list_tasks', parameters: {}, child_run_id: 'x', status: 'ok', result: { tasks: [] } }]);
+  });
+
+  it('Pure fold: evolveRun never changes the state it is given, on every kind of event (each state deep-frozen before the next event)', () => {
+    const effect = { owner: 'tool-gateway', attempt: 1, lease_expires_at: '2026-01-01T00:01:00Z' };
+    const call = { call_id: 'c1', sequence: 1, tool_name: 'list_tasks', parameters: {}, child_run_id: 'x' };
+    const events = recorded([
+      created, allow, { type: 'RunStarted', data: {} }, { type: 'AuthzDecided', data: { decision: 'allow' } } as RunEvent,
+      { type: 'StepCompleted', data: { step_index: 0, step_id: 'context', output: { h: 1 } } }, { type: 'ToolCallRequested', data: call },
+      { type: 'ToolCallRequested', data: { ...call, call_id: 'c2' } }, { type: 'ToolCallRecorded', data: { call_id: 'c2', child_run_id: 'x', status: 'ok', result: { n: 2 } } },
+      { type: 'ToolCallRecorded', data: { call_id: 'c1', child_run_id: 'x', status: 'error', error: { error_code: 'E', message: 'm', retryable: false } } },
+      { type: 'ChildRunStarted', data: { child_run_id: 'x' } }, { type: 'ToolCallAudited', data: { status: 'ok' } }, { type: 'ToolCallAudited', data: { status: 'ok' } },
+      { type: 'EffectClaimed', data: effect }, { type: 'EffectReleased', data: effect }, { type: 'RunCancelRequested', data: { reason: 'r', requested_by: 'op' } },
+      { type: 'DecisionRecorded', data: { decision: { decision_type: 'RESPOND_ONLY' } } }, { type: 'RunCompleted', data: { output_artifacts: [], response_hash_sha256: 'h' } },
+      { type: 'RunFailed', data: { error: { error_code: 'F', message: 'late', retryable: false } } },
+    ] as RunEvent[]);
+    const states = [freezeDeep(initialRunState())];
+    for (const e of events) states.push(freezeDeep(evolveRun(states[states.length - 1] as RunState, e)) as RunState);
+    const last = states[states.length - 1] as RunState;
+    expect(last).toMatchObject({ status: 'completed', event_count: events.length, audited: ['ToolCallAudited'], child_run_ids: ['x'], effect_claim: { released: true }, cancel_requested: { reason: 'r' } });
+    expect(last.tool_calls.map((c) => c.status)).toEqual(['error', 'ok']);
+    expect(last.anomalies).toEqual(['AuthzDecided is not allowed in state running', 'RunFailed is not allowed in state completed']);
   });
 
   it('INV-CP-001: the checkpoint holds stepIndex, completedStepId, stepOutputs, context and memorySnapshot', () => {
