@@ -108,113 +108,15 @@ export async function runChildOnce<T>(repo: RunRepository, spec: ChildRunSpec, e
 }
 
 /**
- * What an effect that is idempotent by construction (create-if-absent under an id derived from the child run) did.
- * `made`: this call made it; `undo` takes it back unless another attempt has adopted it since (a compare-and-delete at
- * what it made). Found (`made: false`): it was there already, made by an earlier attempt whose record a crash cut off
- * or by a concurrent one; `adopt` marks it as recorded by this attempt (a compare-and-set at what was found), so the
- * attempt that made it, when it loses the race to record, leaves it in place.
- */
-export type IdempotentEffect<T> =
-  | { made: true; outcome: EffectOutcome<T>; undo: () => Promise<void> }
-  | { made: false; outcome: EffectOutcome<T>; adopt: () => Promise<void> };
-
-/**
- * A child run of an idempotent effect (issue 22), recorded in ONE commit after the effect: RunCreated, AuthzDecided,
- * RunStarted, its audit events and its outcome at version 0, where runChildOnce opens the run before the effect and
- * closes it after (an append, a ledger delivery, a live-feed copy and a round trip fewer). Authorisation is decided
- * before the effect (`spec.authz`); a denial is recorded as runChildOnce records it, and the effect never runs.
- *
- * The opening would protect nothing: the effect run again finds what it made. After it, the log decides:
- * - made, and the run is new: the one commit.
- * - made, and the run exists: finished → a recorded run made it before and it has since been removed (an erasure, a
- *   delete): what we made is undone and the recorded outcome answered, so a late retry never restores removed data;
- *   open (a two-commit attempt of an earlier release, or one cut short) → closed with our outcome, as closeChild does.
- * - found: finished → the recorded outcome (nothing applied); new → the one commit with what was found (a retry of an
- *   attempt that crashed before recording, or a concurrent duplicate); open → closed with it. Adopted before either.
- * A crash between the effect and the commit leaves the effect without its record until the caller asks again with the
- * same id (the found branch records it): the caller asks until it has an outcome (the tool gateway has claimed its
- * call on its own child run, EffectClaimed, before it calls, and its resume asks again).
- */
-export async function recordChildWithOutcome<T>(repo: RunRepository, spec: ChildRunSpec, effect: () => Promise<IdempotentEffect<T>>): Promise<ChildRunOutcome<T>> {
-  if (spec.authz.decision !== 'allow') return runChildOnce(repo, spec, async () => (await effect()).outcome);
-  const runId = spec.created.run_id;
-  let done: IdempotentEffect<T>;
-  try {
-    done = await effect();
-  } catch (err) {
-    // Left as runChildOnce leaves it: the allowed run open, its outcome unknown until the caller asks again.
-    await openNewChild(repo, spec).catch(() => null);
-    throw err;
-  }
-  if (done.made) {
-    const recorded = await recordNewChild<T>(repo, spec, done.outcome);
-    if (recorded) return recorded;
-  }
-  let adopted = false;
-  // Undone only when the first look after the effect finds the run finished (it had its outcome before): a run seen
-  // new or open after the effect is finished later, by an attempt that found what we made.
-  let undoable = done.made;
-  for (let conflicts = 0; conflicts < CONFLICT_ATTEMPTS; conflicts++) {
-    const session = await repo.session(spec.created);
-    const reused = !!session.state.run && session.state.run.request_hash_sha256 !== spec.created.request_hash_sha256;
-    if (reused || isTerminal(session.state)) {
-      if (undoable && done.made) await done.undo();
-      if (reused) throw new AppError('REQUEST.INVALID', 'That action id was already used for a different request.');
-      return outcomeOf<T>(runId, session.state, true);
-    }
-    undoable = false;
-    if (!done.made && !adopted) {
-      await done.adopt();
-      adopted = true;
-    }
-    try {
-      if (session.state.status === 'none') {
-        const recorded = await recordNewChild<T>(repo, spec, done.outcome);
-        if (recorded) return recorded;
-        continue;
-      }
-      // An opening cut short is completed first; a denial it had recorded ends the run, and what we made goes.
-      await session.decide(openCommand(spec), `open@${session.state.event_count}`);
-      if (isTerminal(session.state)) {
-        if (done.made) await done.undo();
-        return outcomeOf<T>(runId, session.state, false);
-      }
-      return await closeChild<T>(repo, spec, session, done.outcome);
-    } catch (err) {
-      if (!(err instanceof ConcurrencyError)) throw err;
-    }
-  }
-  throw new ConcurrencyError(repo.refOf(spec.created).subject, -1);
-}
-
-/** The whole child run in one commit at version 0; null when the run exists (the log refused the version, or knew the commit). */
-async function recordNewChild<T>(repo: RunRepository, spec: ChildRunSpec, out: EffectOutcome<T>): Promise<ChildRunOutcome<T> | null> {
-  const session = repo.fresh(spec.created);
-  let close = closeCommand(out);
-  for (;;) {
-    try {
-      await session.decide([openCommand(spec), close], `record@0`);
-      return outcomeOf<T>(spec.created.run_id, session.state, false);
-    } catch (err) {
-      const erased = erasedClose(err, close, out);
-      if (erased) {
-        close = erased;
-        continue;
-      }
-      if (err instanceof ConcurrencyError) return null;
-      throw err;
-    }
-  }
-}
-
-/**
  * Records the outcome of an effect that has run: its audit events and terminal event. The effect never runs again
  * from here: a close that loses a race (an operator's cancel request landed while the effect ran) is decided again
  * on the run as the log holds it, and a run someone else ended meanwhile is answered as it ended.
  */
 async function closeChild<T>(repo: RunRepository, spec: ChildRunSpec, session: RunSession, out: EffectOutcome<T>): Promise<ChildRunOutcome<T>> {
   const runId = spec.created.run_id;
-  let close = closeCommand(out);
+  let close: RunCommand = out.status === 'completed'
+    ? { type: 'Complete', data: { output_artifacts: out.output_artifacts ?? [], result: out.result, ...(out.response_hash_sha256 ? { response_hash_sha256: out.response_hash_sha256 } : {}) }, audit: out.audit }
+    : { type: 'Fail', data: { error: out.error ?? { error_code: 'INTERNAL', message: 'The action failed.', retryable: true } }, audit: out.audit };
   for (let conflicts = 0; ; conflicts++) {
     try {
       // The label names the version the close is decided on: a close that an earlier attempt cut short after its
@@ -225,9 +127,10 @@ async function closeChild<T>(repo: RunRepository, spec: ChildRunSpec, session: R
       if (!isTerminal(session.state)) throw new AppError('DEPENDENCY.DOWN', 'The action\'s outcome could not be recorded yet; retry.');
       return outcomeOf<T>(runId, session.state, false);
     } catch (err) {
-      const erased = erasedClose(err, close, out);
-      if (erased) {
-        close = erased;
+      // The owner's data was erased while the effect ran: its result can no longer be stored (sealed), so the run
+      // ends failed with DATA.ERASED (its audit events hold no sealed field) and the caller is told so.
+      if (isDataErased(err) && close.type !== 'Fail') {
+        close = { type: 'Fail', data: { error: DATA_ERASED_ERROR }, audit: out.audit };
         continue;
       }
       if (!(err instanceof ConcurrencyError) || conflicts + 1 >= CONFLICT_ATTEMPTS) throw err;
@@ -235,21 +138,6 @@ async function closeChild<T>(repo: RunRepository, spec: ChildRunSpec, session: R
       if (isTerminal(session.state)) return outcomeOf<T>(runId, session.state, false);
     }
   }
-}
-
-/** The terminal command of an effect's outcome, with its audit events. */
-function closeCommand<T>(out: EffectOutcome<T>): RunCommand {
-  return out.status === 'completed'
-    ? { type: 'Complete', data: { output_artifacts: out.output_artifacts ?? [], result: out.result, ...(out.response_hash_sha256 ? { response_hash_sha256: out.response_hash_sha256 } : {}) }, audit: out.audit }
-    : { type: 'Fail', data: { error: out.error ?? { error_code: 'INTERNAL', message: 'The action failed.', retryable: true } }, audit: out.audit };
-}
-
-/**
- * The owner's data was erased while the effect ran: its result can no longer be stored (sealed), so the run ends
- * failed with DATA.ERASED (its audit events hold no sealed field) and the caller is told so.
- */
-function erasedClose<T>(err: unknown, close: RunCommand, out: EffectOutcome<T>): RunCommand | undefined {
-  return isDataErased(err) && close.type !== 'Fail' ? { type: 'Fail', data: { error: DATA_ERASED_ERROR }, audit: out.audit } : undefined;
 }
 
 function openCommand(spec: ChildRunSpec): RunCommand {

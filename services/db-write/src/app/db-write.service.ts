@@ -1,16 +1,15 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { DbReadRequestDto, DbResult, DbWriteAuditedData, DbWriteRequestDto, GovernanceScope } from '@runledger/contracts';
-import { DocumentConflictError, type DocumentStore } from '@runledger/document-store';
+import type { DocumentStore } from '@runledger/document-store';
 import { DOCUMENT_STORE } from '@runledger/messaging';
 import { authorize, AuthzRequest, authzInputsOf, getLane, PolicySet, sha256Hex } from '@runledger/governance';
 import { AppError, deterministicUuid } from '@runledger/kernel';
 import { PolicyCatalog } from '@runledger/policy-catalog';
-import { CallerVerifier, childRequestHash, childRunCreatedOf, childRunId as childRunIdOf, EffectOutcome, recordChildWithOutcome, RunRepository, runChildOnce, authzDecidedOf } from '@runledger/runs';
+import { CallerVerifier, childRequestHash, childRunCreatedOf, childRunId as childRunIdOf, RunRepository, runChildOnce, authzDecidedOf } from '@runledger/runs';
 import { idField } from '../domain/documents';
 import { inPartition, Partition, partitionFor, stamp } from './partition';
 
 type Doc = Record<string, unknown>;
-type Applied = { status: DbResult['status']; document?: Doc; previous?: Doc };
 
 /**
  * The only writer of domain data. Each write is a db_write child run: authorised against the parent's pinned
@@ -31,25 +30,31 @@ export class DbWriteService {
     const childRunId = childRunIdOf('db_write', g.parent_run_id, req.write_id);
     const partition = partitionFor(getLane(policy, g.lane)?.isolation ?? 'case', g);
     const requestHash = childRequestHash({ collection: req.collection, operation: req.operation, document_id: req.document_id, document: req.document, patch: req.patch });
-    const spec = {
-      created: childRunCreatedOf('db_write', childRunId, g, {
-        parameters: { collection: req.collection, operation: req.operation, document_id: req.document_id ?? null }, request_hash_sha256: requestHash,
-      }),
-      authz: authzDecidedOf(decision, { lane: g.lane, action: action, policy_versions: g.policy_versions, inputs: authzInputsOf(authzRequest(g, action, targetCase)) }),
-    };
-    const derivedId = deterministicUuid(childRunId, 'document');
-    const audited = (applied: Applied) => auditedOutcome(req, action, requestHash, applied);
-    // An append (create-if-absent under an id derived from this child run) is idempotent by construction: recorded in
-    // one commit after it is made (recordChildWithOutcome). A crash between the create and that commit leaves the
-    // document without its record until the caller asks again with the same write_id, which records it: the tool
-    // gateway has claimed its call on its own child run (EffectClaimed) before calling us, and its resume asks again.
-    // Every other operation is not idempotent on a re-run: its run is opened before the effect and closed after.
-    const outcome = req.operation === 'append'
-      ? await recordChildWithOutcome<Applied>(this.runs, spec, async () => {
-        const { made, applied, undo, adopt } = await this.append(req, partition, derivedId);
-        return made ? { made, outcome: audited(applied), undo } : { made, outcome: audited(applied), adopt };
-      })
-      : await runChildOnce<Applied>(this.runs, spec, async () => audited(await this.apply(req, partition, derivedId)));
+    const outcome = await runChildOnce<{ status: DbResult['status']; document?: Doc; previous?: Doc }>(
+      this.runs,
+      {
+        created: childRunCreatedOf('db_write', childRunId, g, {
+          parameters: { collection: req.collection, operation: req.operation, document_id: req.document_id ?? null }, request_hash_sha256: requestHash,
+        }),
+        authz: authzDecidedOf(decision, { lane: g.lane, action: action, policy_versions: g.policy_versions, inputs: authzInputsOf(authzRequest(g, action, targetCase)) }),
+      },
+      async () => {
+        const applied = await this.apply(req, partition, deterministicUuid(childRunId, 'document'));
+        const docId = (applied.document?.[idField(req.collection)] as string | undefined) ?? req.document_id;
+        const documentSha = applied.document ? sha256Hex(JSON.stringify(applied.document)) : null;
+        return {
+          status: 'completed',
+          result: applied,
+          audit: [{
+            type: 'DbWriteAudited',
+            data: {
+              lane: g.lane, action, outcome: applied.status === 'ok' ? 'success' : 'failure', request_hash_sha256: requestHash, ...(documentSha ? { response_hash_sha256: documentSha } : {}),
+              collection: req.collection, operation: req.operation, document_id: docId ?? null, status: applied.status, case_id: g.case_id ?? null, document_sha256: documentSha,
+            } satisfies DbWriteAuditedData,
+          }],
+        };
+      },
+    );
     if (outcome.status === 'denied') return { child_run_id: childRunId, status: 'denied', error: outcome.error };
     if (outcome.status === 'failed') return { child_run_id: childRunId, status: 'failed', error: outcome.error };
     const r = outcome.result!;
@@ -81,33 +86,19 @@ export class DbWriteService {
     return mismatch ? { decision: 'deny' as const, ...mismatch } : byPolicy();
   }
 
-  /**
-   * Created atomically, no read first (one round trip fewer on the write path). A document already there is this
-   * write's (an earlier or concurrent attempt's) when it is in the caller's partition, and is not the caller's to see
-   * when it is not. `undo` deletes what this call created, at the revision it created (a document adopted since has
-   * another: it stays); `adopt` moves a found document's revision (same value), so the attempt that created it leaves it.
-   */
-  private async append(req: DbWriteRequestDto, p: Partition, derivedId: string): Promise<{ made: boolean; applied: Applied; undo: () => Promise<void>; adopt: () => Promise<void> }> {
+  private async apply(req: DbWriteRequestDto, p: Partition, derivedId: string): Promise<{ status: DbResult['status']; document?: Doc; previous?: Doc }> {
     const col = this.store.collection<Doc>(req.collection);
     const id = req.document_id ?? derivedId;
-    const { created, doc } = await col.create(id, stamp({ ...(req.document ?? {}), [idField(req.collection)]: id }, p));
-    const mine = created || inPartition(doc.value, p);
-    return {
-      made: created,
-      applied: mine ? { status: 'ok', document: doc.value } : { status: 'not_found' },
-      undo: async () => void (await col.delete(id, doc.revision).catch(unlessConflict(false))),
-      adopt: async () => void (mine && (await col.replace(id, doc.value, doc.revision).catch(unlessConflict(null)))),
-    };
-  }
-
-  private async apply(req: DbWriteRequestDto, p: Partition, derivedId: string): Promise<Applied> {
-    const col = this.store.collection<Doc>(req.collection);
-    const id = req.document_id ?? derivedId;
+    if (req.operation === 'append') {
+      // Created atomically, no read first (one round trip fewer on the write path); a document already there is
+      // this write's retry when it is in the caller's partition, and is not the caller's to see when it is not.
+      const { created, doc } = await col.create(id, stamp({ ...(req.document ?? {}), [idField(req.collection)]: id }, p));
+      if (!created && !inPartition(doc.value, p)) return { status: 'not_found' };
+      return { status: 'ok', document: doc.value };
+    }
     const existing = await col.get(id);
     const mine = existing && inPartition(existing.value, p) ? existing : null;
     switch (req.operation) {
-      case 'append':
-        throw new AppError('INTERNAL', 'An append is applied by append().');
       case 'upsert': {
         if (existing && !mine) return { status: 'not_found' };
         const doc = await col.put(id, stamp({ ...(mine?.value ?? {}), ...(req.document ?? {}), [idField(req.collection)]: id }, p));
@@ -125,32 +116,6 @@ export class DbWriteService {
       }
     }
   }
-}
-
-/** The write's outcome with its DbWriteAudited event (contract 001 §6: one per db_write run). */
-function auditedOutcome(req: DbWriteRequestDto, action: string, requestHash: string, applied: Applied): EffectOutcome<Applied> {
-  const g = req.governance;
-  const docId = (applied.document?.[idField(req.collection)] as string | undefined) ?? req.document_id;
-  const documentSha = applied.document ? sha256Hex(JSON.stringify(applied.document)) : null;
-  return {
-    status: 'completed',
-    result: applied,
-    audit: [{
-      type: 'DbWriteAudited',
-      data: {
-        lane: g.lane, action, outcome: applied.status === 'ok' ? 'success' : 'failure', request_hash_sha256: requestHash, ...(documentSha ? { response_hash_sha256: documentSha } : {}),
-        collection: req.collection, operation: req.operation, document_id: docId ?? null, status: applied.status, case_id: g.case_id ?? null, document_sha256: documentSha,
-      } satisfies DbWriteAuditedData,
-    }],
-  };
-}
-
-/** A compare-and-set that lost to another write: that write stands (another attempt adopted the document). */
-function unlessConflict<T>(value: T): (err: unknown) => T {
-  return (err: unknown) => {
-    if (err instanceof DocumentConflictError) return value;
-    throw err;
-  };
 }
 
 function authzRequest(g: GovernanceScope, action: string, targetCase?: string): AuthzRequest {
