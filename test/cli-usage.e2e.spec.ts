@@ -99,6 +99,8 @@ describe('Issue 25 CLI: help, usage errors and exit codes', () => {
       [['erase', '--user'], '--user needs a value'], [['erase', '--case'], '--case needs a value'], [['erase', '--user', '--case', 'c'], '--user needs a value'],
       [['erase'], 'erase needs --user ID or --case ID'], [['erase', '--user', 'u', '--case', 'c'], 'erase takes one of --user ID or --case ID, not both'],
       [['erase', '--user', 'u', 'v'], 'unexpected argument v'], [['erase', '--colour'], 'unknown option --colour'],
+      // A value that starts with `--` but names no option of the command is a value (`--reason "--force"`).
+      [['erase', '--user', '--colour', '--case', 'c'], 'erase takes one of --user ID or --case ID, not both'],
     ] as Array<[string[], string]>) {
       const r = await cli(...args);
       expect({ args, code: r.code, first: r.stderr.split('\n')[0] }).toEqual({ args, code: 2, first });

@@ -44,13 +44,17 @@ export function parseArgs(args: string[], spec: { valued: string[]; switches: st
     if (spec.switches.includes(name) && inline === undefined) flags.set(name, true);
     else if (spec.valued.includes(name)) {
       const value = inline ?? rest[++i];
-      // `--user --case x`: the next flag is not --user's value (as connection flags read it).
-      if (value === undefined || value === '' || (inline === undefined && value.startsWith('--'))) throw new CliError(`--${name} needs a value\n${usage}`, 2);
+      // `--user --case x`: the next option of this command is not --user's value (as connection flags read it); any
+      // other text is, also one that starts with `--` (`--reason "--force"`).
+      const nextIsOption = inline === undefined && value !== undefined && /^--[^=]/.test(value) && isOptionOf(spec, value.slice(2).split('=')[0]);
+      if (value === undefined || value === '' || nextIsOption) throw new CliError(`--${name} needs a value\n${usage}`, 2);
       flags.set(name, value);
     } else throw new CliError(`unknown option --${name}\n${usage}`, 2);
   }
   return { conn: parsed.flags, positional, flags };
 }
+
+const isOptionOf = (spec: { valued: string[]; switches: string[] }, name: string): boolean => spec.valued.includes(name) || spec.switches.includes(name);
 
 /** A missing or unknown subcommand: said first, then the usage (exit 2). */
 export function unknownCommand(sub: string | undefined, usage: string): CliError {
