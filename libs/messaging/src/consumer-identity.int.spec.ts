@@ -7,7 +7,7 @@ import { bootstrapService } from './bootstrap';
 import { provisionDurable } from './durable-consumer';
 import { LogConsumer } from './handlers';
 import { MessagingModule } from './messaging.module';
-import { ServiceRuntime } from './runtime';
+import { createRuntime, ServiceRuntime } from './runtime';
 
 const batches: number[][] = [];
 
@@ -110,5 +110,9 @@ describe('Issue 22 the ledger\'s durable: pulled and acked by its own identity (
     await expect(start).rejects.toThrow(/audit-ledger connects to a secured NATS .*NATS_CONSUMER_CREDS .*NATS_CONSUMER_INBOX_PREFIX/);
     // It refused before it connected: no pull of its durable is waiting.
     expect((await jsm.consumers.info(LOG_STREAM, 'audit-ledger')).num_waiting).toBe(0);
+    // A client certificate is an identity too (a server may authenticate by it alone): refused the same way, before
+    // any connection (the files need not exist for that).
+    await expect(createRuntime('audit-ledger', { natsUrl: nats.server.url, rawLog: true, consumerIdentityRequired: true, identity: { tlsCertFile: '/nonexistent/client.pem', tlsKeyFile: '/nonexistent/client.key' } }))
+      .rejects.toThrow(/audit-ledger connects to a secured NATS .*NATS_CONSUMER_CREDS/);
   });
 });

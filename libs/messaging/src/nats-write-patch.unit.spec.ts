@@ -40,7 +40,17 @@ describe('nats.js write patch (issue 22: one socket write per event-loop turn, n
     expect(writes).toEqual(['PUB a 1\r\nPUB b 1\r\n', 'PING\r\n']);
   });
 
-  it('flushPending (flush, close) still writes what is pending at once', () => {
+  it('close() writes what is pending before the socket goes (a reply, publish or ack followed by close, not drain)', async () => {
+    const { handler, writes } = connection();
+    handler.sendCommand('PUB a 1\r\n');
+    const h = handler as unknown as { close(): Promise<void>; _closed: boolean; heartbeats: { cancel(): void }; muxSubscriptions: { close(): void }; subscriptions: { close(): void }; listeners: unknown[]; transport: Record<string, unknown> };
+    Object.assign(h, { heartbeats: { cancel: () => undefined }, muxSubscriptions: { close: () => undefined }, subscriptions: { close: () => undefined }, listeners: [] });
+    Object.assign(h.transport, { close: async () => undefined, isClosed: false });
+    await h.close().catch(() => undefined);
+    expect(writes).toEqual(['PUB a 1\r\n']);
+  });
+
+  it('flushPending (flush) still writes what is pending at once', () => {
     const { handler, writes } = connection();
     handler.sendCommand('PUB a 1\r\n');
     handler.flushPending();

@@ -52,7 +52,8 @@ async function checkLog(nc: NatsConnection): Promise<JetStreamManager> {
 
 export const systemClock: Clock = { now: () => new Date() };
 
-const isAuthenticated = (id: NatsIdentity): boolean => Boolean(id.creds || id.user || id.token);
+/** Credentials of any kind, a client certificate included (a server may authenticate by the certificate alone). */
+const isAuthenticated = (id: NatsIdentity): boolean => Boolean(id.creds || id.user || id.token || id.tlsCertFile);
 
 /**
  * A service whose durable has a consumer identity (permissions.yaml log.durables `consumer`) connecting with

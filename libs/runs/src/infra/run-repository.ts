@@ -126,7 +126,9 @@ export class RunRepository {
    * tool gateway's decision's, db-write's the tool gateway's), on an exact subject; only when nothing is there does it
    * look under any owner's name. nats-server 2.9 answers a wildcard last-by-subject get by matching every subject of
    * the log's current block against the filter: it was a quarter of the server's CPU per request (bench/results.md).
-   * The guess decides nothing: the commit found is checked exactly as the wildcard's would be.
+   * The commit found is checked exactly as the wildcard's would be. Where a run id has lawful openings under two
+   * owners (one service squatting another's id with a run of its own kind), the guessed owner's is taken, as the
+   * wildcard took the later one: either is a run its owner may create, so no caller gains what its own run lacks.
    */
   async callerLastCommit(runId: string): Promise<StoredEvent[]> {
     const sealed = { sealed: true };
