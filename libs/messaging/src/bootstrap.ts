@@ -32,6 +32,10 @@ export async function bootstrapService(service: string, module: (runtime: Servic
   const transport = new RunledgerTransport(runtime);
   app.connectMicroservice({ strategy: transport }, { inheritAppConfig: true });
   await app.startAllMicroservices();
+  // Ready means served: the server has every subscription once it answers a flush (a client writes its SUBs when
+  // it next writes, nats-write-patch: at the end of this turn), so a request sent on our `ready` line finds a responder.
+  await runtime.nc.flush();
+  await runtime.consumerNc?.flush();
   const port = opts.httpPort ?? settingNumber('HTTP_PORT');
   await app.listen(port, settingText('HTTP_HOST'));
   const address = app.getHttpServer().address();
