@@ -5,6 +5,7 @@
  * case takes no new ingest; `runledger erase` refuses in words. Every refusal starts nothing.
  */
 import { randomUUID } from 'node:crypto';
+import { Kvm } from '@nats-io/kv';
 import { Objm } from '@nats-io/obj';
 import type { NatsConnection } from '@nats-io/transport-node';
 import type { AgentRunResponse } from '@runledger/contracts';
@@ -78,6 +79,23 @@ describe('Issue 26 caller starts: attributed to a caller, in its cases, refused 
     const session = await askNaming(`_INBOX_test-admin.${randomUUID()}`, OWN_SESSION_START, { agent: 'assistant', prompt: 'x', run_id: sessionId });
     expect(session).toMatchObject({ ok: false, error: { code: 'REQUEST.INVALID', retryable: false } });
     expect([await recorded(runId), await recorded(sessionId)]).toEqual([[], []]);
+  });
+
+  it('Probe finding (log forgery): a request whose reply names a log subject or a key of the data-key bucket is dropped unprocessed: nothing is stored there in the answering service\'s name', async () => {
+    const forgedRun = `rl.log.run.decision.${randomUUID()}`;
+    const plantedKey = `$KV.rl_data_keys.user.${Buffer.from(`victim-${tag}`).toString('base64url')}`;
+    const taskRequest = { user_id: `victim-${tag}`, conversation_id: randomUUID(), message: 'add task forged reply' };
+    for (const reply of [forgedRun, plantedKey]) {
+      caller.publish('agents.task-assistant.process', encodeJson(taskRequest), { reply });
+      caller.publish(OWN_START, encodeJson({ agent_name: 'INTAKE_AGENT', case_id: `case-${tag}`, run_id: randomUUID(), input_artifacts: [], parameters: {} }), { reply });
+    }
+    // Answered in order behind them on the same subscriptions: by then the forged ones were taken and dropped.
+    expect((await ask('agents.task-assistant.process', { ...taskRequest, user_id: `other-${tag}` })).ok).toBe(true);
+    expect(await stack.log.version(forgedRun)).toBe(0);
+    const keys = await new Kvm(stack.nc).open('rl_data_keys');
+    expect(await keys.get(`user.${Buffer.from(`victim-${tag}`).toString('base64url')}`)).toBeNull();
+    // The victim is served as anyone is: no key planted for it.
+    expect((await ask('agents.task-assistant.process', { ...taskRequest, conversation_id: randomUUID() })).ok).toBe(true);
   });
 
   it('Issue 26 an identity with no role in the caller grants (the admin, on its own door) starts nothing: REQUEST.UNATTRIBUTED', async () => {

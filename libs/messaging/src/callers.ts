@@ -12,6 +12,16 @@ export function replyIdentity(reply: string | undefined): string | undefined {
 }
 
 /**
+ * Whether a reply subject is an inbox (`_INBOX.…`, or an identity's `_INBOX_<identity>.…`). Only inboxes are answered:
+ * nats-server lets a responder publish to any reply subject it was handed, past its own publish permissions, so a
+ * request naming `rl.log.…` or `$KV.…` as its reply would have its answer stored in the log or a bucket by the
+ * service that answers (a forged log message, a planted key). No stream holds an `_INBOX` subject.
+ */
+export function isInboxSubject(reply: string): boolean {
+  return /^_INBOX(_[A-Za-z0-9_-]+)?\.[^\s]/.test(reply);
+}
+
+/**
  * The caller a request on its own door (rl.caller.<identity>.…) comes from. NATS lets each caller publish only on
  * its own name; its answer must also go to its own inbox, so nothing of one caller is ever sent to another.
  */

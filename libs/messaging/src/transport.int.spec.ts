@@ -98,6 +98,22 @@ describe('RunledgerTransport (NestJS custom transport over NATS and JetStream)',
     expect(await ask('probe.echo', { word: 'hi' })).toEqual({ ok: true, body: { echoed: 'hi' } });
   });
 
+  it('Probe finding (log forgery): a request whose reply subject is no inbox is dropped unprocessed, so no answer is ever published into the log or a bucket on the asker\'s behalf', async () => {
+    const forged = 'rl.log.run.decision.forged-by-reply';
+    const landed: string[] = [];
+    const watch = nc.subscribe('rl.log.run.decision.>', { callback: (_e, m) => void landed.push(m.subject) });
+    await nc.flush();
+    const before = (await ask('probe.echo', { word: 'first' })).ok;
+    nc.publish('probe.echo', encodeJson({ word: 'forge' }), { reply: forged });
+    nc.publish(`rl.health.probe`, new Uint8Array(), { reply: '$KV.rl_data_keys.user.planted' });
+    // The service takes requests in order on one subscription: once a later one is answered, the forged one was seen.
+    expect({ before, after: (await ask('probe.echo', { word: 'after' })).ok }).toEqual({ before: true, after: true });
+    await ask('rl.health.probe', {});
+    await nc.flush();
+    watch.unsubscribe();
+    expect(landed).toEqual([]);
+  });
+
   it('class-validator at the boundary: an invalid or unknown field is REQUEST.INVALID with details', async () => {
     const r = await ask('probe.echo', { word: 'far-too-long-word', extra: 1 });
     expect(r).toMatchObject({ ok: false, error: { code: 'REQUEST.INVALID', retryable: false } });

@@ -6,6 +6,7 @@ import { lastValueFrom, isObservable } from 'rxjs';
 import { AppError, isWireError, toWireError, WireError } from '@runledger/kernel';
 import { EventLog, LOG_STREAM, aggregateRef, isBusFault, messageEvents, type StoredEvent } from '@runledger/event-log';
 import { contextFromTraceparent, eventSpanAttributes, extractTraceContext, logSubjectTemplate, messagingAttributes, observeConsumerLag, runledgerMetrics, SpanKind, withSpan } from '@runledger/telemetry';
+import { isInboxSubject } from './callers';
 import { decodeBounded, encodeJson, replyHeaders, REQUEST_ID_HEADER } from './codec';
 import { ConsumerLease } from './consumer-lease';
 import { ServiceHealth } from './health';
@@ -36,6 +37,8 @@ export class RunledgerTransport extends Server implements CustomTransportStrateg
   /** Requests and deliveries being handled right now: a graceful stop finishes them (see quiesce). */
   private readonly inFlight = new Set<Promise<unknown>>();
   private readonly log = new Logger('Transport');
+  /** When a request with a reply subject that is no inbox was last said, per subject (answerable). */
+  private readonly foreignReplyWarned = new Map<string, number>();
   private closing = false;
 
   /** What a batch consumer uses of this transport (see BatchConsumer). */
@@ -62,7 +65,9 @@ export class RunledgerTransport extends Server implements CustomTransportStrateg
 
   async listen(callback: (err?: unknown) => void): Promise<void> {
     try {
-      this.subscriptions.push(this.deps.nc.subscribe(`rl.health.${this.deps.service}`, { callback: (_e, m) => this.answerHealth(m) }));
+      this.subscriptions.push(this.deps.nc.subscribe(`rl.health.${this.deps.service}`, { callback: (_e, m) => {
+        if (this.answerable(`rl.health.${this.deps.service}`, m)) this.answerHealth(m);
+      } }));
       for (const [pattern, handler] of this.messageHandlers) {
         const kind = handler.extras?.kind;
         if (kind === HANDLER_KIND.log) await this.bindLogConsumer(pattern, handler, handler.extras as unknown as LogConsumerOptions);
@@ -119,12 +124,27 @@ export class RunledgerTransport extends Server implements CustomTransportStrateg
     const sub = this.deps.nc.subscribe(subject, {
       queue: this.deps.service,
       callback: (err, msg) => {
+        if (!err && !this.answerable(subject, msg)) return;
         // A failure under the reply itself (the bus went away) must not become an unhandled rejection: the caller's
         // request times out and is retried; the process lives on.
         if (!err) this.track(this.onRequest(subject, handler, msg)).catch((e: unknown) => this.log.warn({ msg: 'request not answered', subject, error: (e as Error)?.message }));
       },
     });
     this.subscriptions.push(sub);
+  }
+
+  /**
+   * A request whose reply subject is no inbox is dropped unprocessed (isInboxSubject: its answer would be published
+   * where the asker may not publish, e.g. into the log). Said once a minute per subject, so a flood fills no log.
+   */
+  private answerable(subject: string, msg: Msg): boolean {
+    if (!msg.reply || isInboxSubject(msg.reply)) return true;
+    const now = Date.now();
+    if ((this.foreignReplyWarned.get(subject) ?? 0) <= now - 60_000) {
+      this.foreignReplyWarned.set(subject, now);
+      this.log.warn({ msg: 'request dropped: its reply subject is not an inbox', subject, reply: msg.reply.slice(0, 128) });
+    }
+    return false;
   }
 
   private async onRequest(subject: string, handler: MessageHandler, msg: Msg): Promise<void> {
