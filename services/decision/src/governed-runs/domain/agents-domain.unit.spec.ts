@@ -122,4 +122,9 @@ describe('ORCHESTRATOR child inputs and §2.2 responses', () => {
     expect(responseOf('X', 'r', { ...empty, status: 'failed', error: { error_code: 'INVALID_INPUT', message: 'x'.repeat(900), retryable: false } }).error!.message.length).toBeLessThanOrEqual(500);
     expect(responseOf('X', 'r', { ...empty, status: 'running' }).error).toMatchObject({ error_code: 'RUN.IN_PROGRESS', retryable: true });
   });
+  it('§2.2 a cancelled run is a failure with RUN.CANCELLED and the cancel\'s reason (probe finding: it was INTERNAL "ended without an error record")', () => {
+    const cancelled = { output_artifacts: [], child_run_ids: [], status: 'cancelled' as const, cancel_requested: { reason: 'operator drill', requested_by: 'caller' } };
+    expect(responseOf('X', 'r', cancelled)).toMatchObject({ outcome: 'failure', error: { error_code: 'RUN.CANCELLED', message: 'The run was cancelled: operator drill', retryable: false } });
+    expect(responseOf('X', 'r', { ...cancelled, cancel_requested: undefined }).error).toMatchObject({ error_code: 'RUN.CANCELLED', message: 'The run was cancelled.' });
+  });
 });

@@ -25,7 +25,7 @@ const DENY_CODES = new Set(['POLICY_DENIED', 'PROMOTION.REFUSED', 'PROMOTION.SCR
 export const IN_PROGRESS: RunError = { error_code: 'RUN.IN_PROGRESS', message: 'The run is still in progress; repeat the request to get its outcome.', retryable: true };
 
 /** §2.2 response of a run, from its folded state. A run without a terminal event is reported as in progress. */
-export function responseOf(agentName: string, runId: string, state: Pick<RunState, 'status' | 'output_artifacts' | 'response_hash_sha256' | 'error' | 'child_run_ids'>): AgentRunResponse {
+export function responseOf(agentName: string, runId: string, state: Pick<RunState, 'status' | 'output_artifacts' | 'response_hash_sha256' | 'error' | 'child_run_ids' | 'cancel_requested'>): AgentRunResponse {
   const base = { agent_name: agentName, run_id: runId, ...(state.child_run_ids.length ? { child_run_ids: [...state.child_run_ids] } : {}) };
   if (state.status === 'completed') {
     return {
@@ -34,10 +34,15 @@ export function responseOf(agentName: string, runId: string, state: Pick<RunStat
     };
   }
   const terminal = ['denied', 'failed', 'cancelled'].includes(state.status);
-  const error = terminal ? (state.error ?? { error_code: 'INTERNAL', message: 'The run ended without an error record.', retryable: false }) : IN_PROGRESS;
+  const error = terminal ? (state.error ?? (state.status === 'cancelled' ? cancelledError(state.cancel_requested?.reason) : { error_code: 'INTERNAL', message: 'The run ended without an error record.', retryable: false })) : IN_PROGRESS;
   // A run denied at start, or one whose privileged action the policy denied, is a deny (§4 POLICY_DENIED).
   const outcome = state.status === 'denied' || DENY_CODES.has(error.error_code) ? 'deny' : 'failure';
   return { outcome, ...base, output_artifacts: [], error: { ...error, message: bounded(error.message) } };
+}
+
+/** A cancelled run records no error: it is answered as the runs index summarises it, RUN.CANCELLED with the reason. */
+function cancelledError(reason: string | undefined): RunError {
+  return { error_code: 'RUN.CANCELLED', message: reason ? `The run was cancelled: ${reason}` : 'The run was cancelled.', retryable: false };
 }
 
 /** The §2.2 answer to a request refused before it became a run: nothing is recorded under this run id. */
