@@ -38,6 +38,27 @@ describe('Issue 9 clients and log limits', () => {
     expect(r.stderr).not.toMatch(/\n\s+at /);
   });
 
+  it('Issue 9 clients: every command a caller may not use is refused in words (exit 3), also those that read the log or a store rather than ask a subject', async () => {
+    const commands = [['runs', 'tail'], ['approvals', 'list'], ['audit', 'coverage'], ['audit', 'export'], ['replay'], ['replay', '--policy', 'policy/contract-v1']];
+    const results = await Promise.all(commands.map((args) => runCli(stack.url, args, stack.cliEnv('caller'), 60_000)));
+    for (const [i, r] of results.entries()) {
+      expect({ command: commands[i].join(' '), code: r.code, stdout: r.stdout }).toEqual({ command: commands[i].join(' '), code: 3, stdout: '' });
+      expect(r.stderr).toMatch(/^refused: this identity is not permitted to /);
+      expect(r.stderr).not.toMatch(/Permissions Violation|\n\s+at /);
+    }
+    // A rebuild is the admin's, so the refusal names the admin; the log readers name the operator.
+    expect(results[4].stderr).toMatch(/rebuild the read models .* the admin's credentials/);
+    expect(results[0].stderr).toMatch(/the operator's credentials/);
+  });
+
+  it("Issue 9 clients: the operator's replay without --policy (a rebuild, which opens sealed data with the data keys) is refused in words as the admin's act (exit 3)", async () => {
+    const r = await runCli(stack.url, ['replay'], stack.cliEnv('operator'), 60_000);
+    expect({ code: r.code, stdout: r.stdout }).toEqual({ code: 3, stdout: '' });
+    expect(r.stderr).toMatch(/^refused: this identity is not permitted to rebuild the read models \(a replay opens sealed data with the data keys, rl_data_keys, and writes fresh buckets: the bootstrap admin's act; `replay --policy DIR` is an operator's\)/);
+    expect(r.stderr).toMatch(/the admin's credentials \(\.data\/credentials\/admin\.nk/);
+    expect(r.stderr).not.toMatch(/Permissions Violation|\n\s+at /);
+  });
+
   it('Issue 9 clients: the operator identity given with --creds is let in (exit 0)', async () => {
     const env = stack.cliEnv('operator');
     const r = await runCli(stack.url, ['runs', 'list', '--creds', env.NATS_CREDS, '--inbox-prefix', env.NATS_INBOX_PREFIX], { NATS_CREDS: '' });

@@ -33,8 +33,8 @@ import { AnchoredVerification, ChainCheckpoint, ChainEntry, chainEntriesOf, chec
 import { LOG_KINDS, SUBJECTS } from '../../libs/contracts/src/subjects';
 import { auditKeyFile, publicKeyFileOf, trustedKeys } from '../../libs/messaging/src/audit-keys';
 import { decodeReply, encodeJson } from '../../libs/messaging/src/codec';
-import { CliConnectionFlags, connectCli, CONNECTION_USAGE, ConnectionRefused, ConnectionUsageError, parseConnectionFlags, unansweredRequest } from './connection';
-import { unknownCommand } from './operator';
+import { CliConnectionFlags, CONNECTION_USAGE, ConnectionUsageError, parseConnectionFlags, unansweredRequest } from './connection';
+import { CliError, runCommand, unknownCommand, withConnection } from './operator';
 import { scanLog } from './progress';
 import { servedRunEvents, type OwnedEvent } from '../../libs/runs/src/domain/run-ownership';
 
@@ -66,15 +66,9 @@ const REASONS: Record<string, string> = {
   log_replaced: 'the log is not the one the signed head was taken of (deleted and created again, with part or none of its messages, or cut from its start)',
 };
 
-class CliError extends Error {
-  constructor(message: string, readonly exitCode: number) {
-    super(message);
-  }
-}
-
-export async function main(args: string[]): Promise<number> {
+export function main(args: string[]): Promise<number> {
   const [sub, ...rest] = args;
-  try {
+  return runCommand(async () => {
     let parsed: { flags: CliConnectionFlags; rest: string[] };
     try {
       parsed = parseConnectionFlags(rest);
@@ -88,16 +82,8 @@ export async function main(args: string[]): Promise<number> {
     if (sub === 'verify') return opts.file ? verifyFile({ ...opts, file: opts.file }) : await verifyLive(parsed.flags, opts.anchor);
     if (sub === 'export') return await exportChain(opts.out, parsed.flags);
     if (sub === 'head') return await head(opts.out, parsed.flags);
-    throw new CliError(unknownCommand(sub, USAGE).message, 2);
-  } catch (err) {
-    if (err instanceof ConnectionRefused) {
-      process.stderr.write(`${err.message}\n`);
-      return err.exitCode;
-    }
-    if (!(err instanceof CliError)) throw err;
-    process.stderr.write(`${err.message}\n`);
-    return err.exitCode;
-  }
+    throw unknownCommand(sub, USAGE);
+  });
 }
 
 interface Options {
@@ -148,18 +134,15 @@ export function report(result: AnchoredVerification, copy = false): number {
 }
 
 /** One request to the audit-ledger; a missing or failed answer exits 3 (the stack, not the chain, is the problem). */
-async function askLedger(subject: string, flags: CliConnectionFlags, timeout: number): Promise<unknown> {
-  const nc = await connectCli(flags);
-  try {
+function askLedger(subject: string, flags: CliConnectionFlags, timeout: number): Promise<unknown> {
+  return withConnection(flags, async (nc) => {
     const msg = await nc.request(subject, encodeJson({}), { timeout }).catch((err: Error) => {
       throw new CliError(unansweredRequest(subject, err, 'the audit-ledger'), 3);
     });
     const reply = decodeReply(msg.data, msg.headers);
     if (!reply.ok) throw new CliError(`${subject} failed: ${reply.error.code} ${reply.error.message}`, 1);
     return reply.body;
-  } finally {
-    await nc.close();
-  }
+  });
 }
 
 /**
@@ -178,8 +161,7 @@ async function verifyLive(flags: CliConnectionFlags, witnessFile?: string): Prom
     clearInterval(ticker);
   }
   if (!verdict.ok || !witness) return report(verdict);
-  const nc = await connectCli(flags);
-  try {
+  return withConnection(flags, async (nc) => {
     const jsm = await jetstreamManager(nc);
     const info = await jsm.streams.info(LOG_STREAM);
     const replaced = checkLogIdentity(witness, logIdentityOf(info));
@@ -187,9 +169,7 @@ async function verifyLive(flags: CliConnectionFlags, witnessFile?: string): Prom
     const log = new EventLog(jetstream(nc), jsm, { producer: 'runledger-cli', clock: { now: () => new Date() } });
     const entries = chainEntriesOf(await log.read(CHAIN_SUBJECT));
     return report(verifyAnchoredChain(entries, { check: trustedKeys([witness.public_key_pem]), anchor: witness.checkpoint }));
-  } finally {
-    await nc.close();
-  }
+  });
 }
 
 /** What `audit anchor export` writes: the anchor and the key it is checked with (the operator keeps it outside the cluster). */
@@ -213,13 +193,7 @@ function readWitness(file: string): Witness {
 async function exportAnchor(out: string | undefined, flags: CliConnectionFlags): Promise<number> {
   const head = (await askLedger(SUBJECTS.auditHead, flags, 30_000)) as { checkpoint: ChainCheckpoint | null; key_id: string; public_key_pem: string };
   if (!head.checkpoint) throw new CliError('the chain has no signed head yet: nothing to witness', 1);
-  const nc = await connectCli(flags);
-  let log: LogIdentity;
-  try {
-    log = logIdentityOf(await (await jetstreamManager(nc)).streams.info(LOG_STREAM));
-  } finally {
-    await nc.close();
-  }
+  const log: LogIdentity = await withConnection(flags, async (nc) => logIdentityOf(await (await jetstreamManager(nc)).streams.info(LOG_STREAM)));
   const witness: Witness = { statement: 'runledger.audit.witness.v1', log, checkpoint: head.checkpoint, key_id: head.key_id, public_key_pem: head.public_key_pem, exported_at: new Date().toISOString() };
   const json = `${JSON.stringify(witness, null, 2)}\n`;
   if (out) writeFileSync(out, json, { mode: 0o600 });
@@ -234,14 +208,9 @@ async function coverage(rest: string[], flags: CliConnectionFlags): Promise<numb
   const asJson = rest.includes('--json');
   const unknown = rest.filter((a) => a !== '--json');
   if (unknown.length) throw new CliError(`unknown option ${unknown[0]}\n${USAGE}`, 2);
-  const nc = await connectCli(flags);
   const events: Array<CoverageEvent & OwnedEvent> = [];
-  try {
-    // Only RunCreated and AuthzDecided need their data; the rest is kept as type, time and where it is (owner check).
-    await scanLog(nc, 'rl.log.run.>', 'coverage ', (e) => events.push({ run_id: e.metadata.stream_id, type: e.type, recorded_at: e.metadata.recorded_at, subject: e.subject, seq: e.seq, index: e.index, metadata: { producer: e.metadata.producer }, data: e.type === 'RunCreated' || e.type === 'AuthzDecided' ? e.data : undefined }));
-  } finally {
-    await nc.close();
-  }
+  // Only RunCreated and AuthzDecided need their data; the rest is kept as type, time and where it is (owner check).
+  await withConnection(flags, (nc) => scanLog(nc, 'rl.log.run.>', 'coverage ', (e) => events.push({ run_id: e.metadata.stream_id, type: e.type, recorded_at: e.metadata.recorded_at, subject: e.subject, seq: e.seq, index: e.index, metadata: { producer: e.metadata.producer }, data: e.type === 'RunCreated' || e.type === 'AuthzDecided' ? e.data : undefined })));
   // Issue 23: a forged run is no run to cover; it is named instead.
   const { served, forgeries } = servedRunEvents(events);
   const covered = checkAuditCoverage(served, { allowInProgress: true, staleAfter: { now: new Date().toISOString(), ms: Number(process.env.RL_STALE_RUN_MS ?? 15 * 60_000) } });
@@ -335,9 +304,8 @@ async function head(out: string | undefined, flags: CliConnectionFlags): Promise
   return 0;
 }
 
-async function exportChain(out: string | undefined, flags: CliConnectionFlags): Promise<number> {
-  const nc = await connectCli(flags);
-  try {
+function exportChain(out: string | undefined, flags: CliConnectionFlags): Promise<number> {
+  return withConnection(flags, async (nc) => {
     const log = new EventLog(jetstream(nc), await jetstreamManager(nc), { producer: 'runledger-cli', clock: { now: () => new Date() } });
     const entries = chainEntriesOf(await log.read(CHAIN_SUBJECT));
     const jsonl = entries.map((e) => `${JSON.stringify(e)}\n`).join('');
@@ -348,7 +316,5 @@ async function exportChain(out: string | undefined, flags: CliConnectionFlags): 
       process.stdout.write(jsonl);
     }
     return 0;
-  } finally {
-    await nc.close();
-  }
+  });
 }

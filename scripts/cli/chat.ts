@@ -10,7 +10,7 @@ import { NatsConnection, RequestError } from '@nats-io/transport-node';
 // Imported by path, not through @runledger/contracts: the package index loads every DTO and validator,
 // which a terminal client does not need at start-up.
 import { SUBJECTS } from '../../libs/contracts/src/subjects';
-import { CliConnectionFlags, connectCli, CONNECTION_USAGE, ConnectionRefused, ConnectionSettingInvalid, ConnectionUsageError, parseConnectionFlags, unansweredRequest } from './connection';
+import { CliConnectionFlags, connectCli, CONNECTION_USAGE, ConnectionRefused, ConnectionSettingInvalid, ConnectionUsageError, parseConnectionFlags, permissionViolation, unansweredRequest } from './connection';
 
 const USAGE = `usage: runledger chat --user <id> [--conversation <uuid>] ${CONNECTION_USAGE}\n  (or: npm run chat -- --user <id>)\n`;
 const NOT_RUNNING = 'Runledger is not running: start it with npm start\n';
@@ -67,7 +67,7 @@ async function ask(nc: NatsConnection, opts: ChatOptions, message: string): Prom
     reply = await nc.request(SUBJECTS.taskAssistantProcess, body, { timeout: REQUEST_TIMEOUT_MS });
   } catch (err) {
     if (err instanceof RequestError && err.isNoResponders()) throw new NotRunning(NOT_RUNNING);
-    if (/permissions violation/i.test((err as Error).message)) throw new NotRunning(`${unansweredRequest(SUBJECTS.taskAssistantProcess, err)}\n`);
+    if (permissionViolation(err)) throw new NotRunning(`${unansweredRequest(SUBJECTS.taskAssistantProcess, err)}\n`);
     if (nc.isClosed()) throw new NotRunning(NOT_RUNNING);
     return 'Runledger did not answer in time. Please try again.';
   }

@@ -174,14 +174,43 @@ export async function connectCli(flags: CliConnectionFlags, name = 'runledger-cl
 }
 
 /**
+ * The one sentence for what the server's permissions refused this identity (README "Operator commands", exit 3):
+ * `action` says what it may not do, `identity` which local identity may.
+ */
+export function notPermitted(action: string, identity: LocalIdentity): string {
+  return `refused: this identity is not permitted to ${action} (see deploy/nats/permissions.yaml); connect as an identity that may, e.g. --creds with the ${identity}'s credentials (.data/credentials/${identity}.nk on the local stack)`;
+}
+
+/** The operation and subject of a permissions violation (nats.js's PermissionViolationError, or its text in a wrapping error), else null. */
+export function permissionViolation(err: unknown): { operation: 'publish' | 'subscription'; subject: string } | null {
+  for (let e = err as { message?: unknown; cause?: unknown } | undefined, depth = 0; e && depth < 5; e = e.cause as typeof e, depth++) {
+    const m = /permissions violation for (publish|subscription) to "([^"]*)"/i.exec(String(e.message ?? ''));
+    if (m) return { operation: m[1].toLowerCase() as 'publish' | 'subscription', subject: m[2] };
+    if (/permissions violation/i.test(String(e.message ?? ''))) return { operation: 'publish', subject: 'a subject this command uses' };
+  }
+  return null;
+}
+
+/**
+ * A permissions violation met anywhere in a command (a request, a read of the log or a store through the JetStream
+ * API) as the refusal, naming `identity` (the one the command is meant for; an `rl.…` request names the one the
+ * permissions table lets ask it); anything else is returned as it is.
+ */
+export function asRefusal(err: unknown, identity: LocalIdentity): unknown {
+  const violation = permissionViolation(err);
+  if (!violation || err instanceof ConnectionRefused) return err;
+  const { operation, subject } = violation;
+  if (operation === 'subscription') return new ConnectionRefused(notPermitted(`subscribe to ${subject}`, identity));
+  return new ConnectionRefused(notPermitted(`ask ${subject}`, subject.startsWith('rl.') ? identityFor(subject) : identity));
+}
+
+/**
  * Why a request on `subject` got no answer, as one sentence for a person: refused by the server's permissions
  * (this identity may not ask that), nobody serving it (the stack or `service` is not running), or no answer in time.
  */
 export function unansweredRequest(subject: string, err: unknown, service = 'the stack'): string {
   const message = (err as Error)?.message ?? String(err);
-  if (/permissions violation/i.test(message)) {
-    return `refused: this identity is not permitted to ask ${subject} (see deploy/nats/permissions.yaml); connect as an identity that may, e.g. --creds with the ${identityFor(subject)}'s credentials (.data/credentials/${identityFor(subject)}.nk on the local stack)`;
-  }
+  if (permissionViolation(err)) return notPermitted(`ask ${subject}`, identityFor(subject));
   if (/no responders|503/i.test(message)) return `nobody answers ${subject}: is ${service} running?`;
   return `${subject} did not answer (${message}); is ${service} running?`;
 }

@@ -19,11 +19,10 @@ import type { NatsConnection } from '@nats-io/transport-node';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { Objm } from '@nats-io/obj';
 import { createDocumentStore, NatsKvDocumentStore } from '@runledger/document-store';
-import { PermissionViolationError } from '@nats-io/transport-node';
 import { OWNER_ID_MAX_LENGTH } from '../../libs/contracts/src/dto/bounds';
 import { DATA_KEYS_BUCKET, DataOwner, dataKeyName, KvDataKeyStore } from '../../libs/messaging/src/data-keys';
 import { secureEraseSubject } from '../../libs/messaging/src/secure-erase';
-import { CliConnectionFlags, connectCli, CONNECTION_USAGE, ConnectionRefused } from './connection';
+import { CliConnectionFlags, connectCli, CONNECTION_USAGE, ConnectionRefused, permissionViolation } from './connection';
 import { CliError, parseArgs, runCommand, str } from './operator';
 
 const permissions = require('../lib/permissions.js') as { loadTable(): { kv: { collections: string[] }; object_stores: Record<string, string[]> } };
@@ -95,7 +94,7 @@ async function mayErase(nc: NatsConnection): Promise<void> {
   try {
     await nc.request(`$JS.API.STREAM.MSG.DELETE.KV_${DATA_KEYS_BUCKET}`, JSON.stringify({ seq: 0 }), { timeout: 5_000 });
   } catch (err) {
-    if (!(err instanceof PermissionViolationError) && !/permissions violation/i.test((err as Error)?.message ?? '')) throw err;
+    if (!permissionViolation(err)) throw err;
     throw new ConnectionRefused('refused: this identity may not erase; erasure destroys key material, the bootstrap admin\'s act (connect as the admin: --creds with its credentials, .data/credentials/admin.nk on the local stack)');
   }
 }

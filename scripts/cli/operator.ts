@@ -5,7 +5,7 @@
  */
 import type { NatsConnection } from '@nats-io/transport-node';
 import { decodeReply, encodeJson } from '../../libs/messaging/src/codec';
-import { CliConnectionFlags, connectCli, LocalIdentity, ConnectionRefused, ConnectionUsageError, parseConnectionFlags, unansweredRequest } from './connection';
+import { asRefusal, CliConnectionFlags, connectCli, LocalIdentity, ConnectionRefused, ConnectionUsageError, parseConnectionFlags, unansweredRequest } from './connection';
 
 export class CliError extends Error {
   constructor(message: string, readonly exitCode: number) {
@@ -74,11 +74,17 @@ export function intFlag(p: ParsedArgs, name: string, usage: string, min = 1): nu
   return n;
 }
 
-/** Runs a command body with one connection, mapping refusals and CliErrors to their exit codes. */
-export async function withConnection(conn: CliConnectionFlags, body: (nc: NatsConnection) => Promise<number>, localIdentity: LocalIdentity = 'operator'): Promise<number> {
+/**
+ * Runs a command body with one connection as `localIdentity` (on the local stack with no credentials named): every
+ * command goes through here, so a permissions violation met anywhere in the body (a request, a read of the log or a
+ * store) is the refusal in words (exit 3), naming the identity the command is for.
+ */
+export async function withConnection<T = number>(conn: CliConnectionFlags, body: (nc: NatsConnection) => Promise<T>, localIdentity: LocalIdentity = 'operator'): Promise<T> {
   const nc = await connectCli(conn, 'runledger-cli', localIdentity);
   try {
     return await body(nc);
+  } catch (err) {
+    throw asRefusal(err, localIdentity);
   } finally {
     await nc.close().catch(() => undefined);
   }

@@ -8,11 +8,11 @@ import type { NatsConnection } from '@nats-io/transport-node';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { createDocumentStore, DocumentStore, NatsKvDocumentStore } from '@runledger/document-store';
 import { LOG_STREAM } from '@runledger/event-log';
-import { CachedDataKeys, KvDataKeyStore } from '../../libs/messaging/src/data-keys';
+import { CachedDataKeys, DATA_KEYS_BUCKET, KvDataKeyStore } from '../../libs/messaging/src/data-keys';
 import { SealingCodec } from '../../libs/messaging/src/sealing';
 import { SealedDocumentStore } from '../../libs/messaging/src/sealed-documents';
 import { chainEntriesOf, type ChainEntry, isTerminalStatus } from '@runledger/governance';
-import { CONNECTION_USAGE } from './connection';
+import { CONNECTION_USAGE, ConnectionRefused, notPermitted, permissionViolation } from './connection';
 import { ask, CliError, intFlag, json, parseArgs, ParsedArgs, runCommand, str, withConnection } from './operator';
 import { Progress, scanLog } from './progress';
 import { compareDocs, Difference, ModelReport, readAll, withListing, writeAll } from './replay/compare';
@@ -59,7 +59,23 @@ async function waitForConsumers(nc: NatsConnection, timeoutS: number): Promise<v
   if (behind.length) process.stderr.write(`live read models still behind after ${timeoutS} s (${behind.join(', ')} events to go); comparing anyway\n`);
 }
 
+/**
+ * Refuses at once, in words, an identity that may not rebuild (the operator, a caller): a rebuild opens sealed data with
+ * the data keys and writes fresh buckets, which only the bootstrap admin may. Asks for the key bucket's stream info, a
+ * read the permissions give only to those who hold keys; without this the first sealed event met, or the first fresh
+ * bucket, failed deep into the replay.
+ */
+async function mayRebuild(nc: NatsConnection): Promise<void> {
+  try {
+    await nc.request(`$JS.API.STREAM.INFO.KV_${DATA_KEYS_BUCKET}`, '', { timeout: 5_000 });
+  } catch (err) {
+    if (!permissionViolation(err)) throw err;
+    throw new ConnectionRefused(notPermitted(`rebuild the read models (a replay opens sealed data with the data keys, ${DATA_KEYS_BUCKET}, and writes fresh buckets: the bootstrap admin's act; \`replay --policy DIR\` is an operator's)`, 'admin'));
+  }
+}
+
 async function replay(nc: NatsConnection, p: ParsedArgs): Promise<number> {
+  await mayRebuild(nc);
   await waitForConsumers(nc, intFlag(p, 'catch-up-timeout', USAGE) ?? 120);
   const rebuild = new Rebuild();
   // Sealed personal and case data is opened as services open it; erased data folds as the erased marker.
