@@ -168,6 +168,15 @@ describe('Issue 26 caller starts: attributed to a caller, in its cases, refused 
     expect(objects.filter((o) => (JSON.parse(o.metadata?.artifact_ref ?? '{}') as { case_id?: string }).case_id === erasedCase)).toEqual([]);
   });
 
+  it('Issue 9 erasure §2.2: a run started in an erased case is refused like the other refusals, a §2.2 body (outcome failure, DATA.ERASED, not retryable), not a wire error, and nothing is recorded', async () => {
+    const erasedCase = `case-erased-run-${tag}`;
+    expect((await cli('admin', 'erase', '--case', erasedCase)).code).toBe(0);
+    const runId = randomUUID();
+    const refused = await ask(OWN_START, { agent_name: 'INTAKE_AGENT', case_id: erasedCase, run_id: runId, input_artifacts: [], parameters: {} }, 120_000);
+    expect(refused).toMatchObject({ ok: true, body: { outcome: 'failure', agent_name: 'INTAKE_AGENT', run_id: runId, output_artifacts: [], error: { error_code: 'DATA.ERASED', retryable: false } } });
+    expect(await recorded(runId)).toEqual([]);
+  });
+
   it('Issue 9 runledger erase refuses in words: an identity that may not erase is told so, an id longer than the wire allows erases nothing, an unknown id says what was done', async () => {
     for (const identity of ['operator', 'caller']) {
       const r = await cli(identity, 'erase', '--user', `u-${tag}`);

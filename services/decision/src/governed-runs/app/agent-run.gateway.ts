@@ -5,7 +5,7 @@ import { AppError, deterministicUuid, isUuid, sha256Hex } from '@runledger/kerne
 import { MalformedPayload, validateMessage } from '@runledger/messaging';
 import { CALLER_GRANTS, PolicyCatalog } from '@runledger/policy-catalog';
 import type { CallerGrants } from '@runledger/governance';
-import { isTerminal, RunRepository, RunState } from '@runledger/runs';
+import { DATA_ERASED_ERROR, isDataErased, isTerminal, RunRepository, RunState } from '@runledger/runs';
 import { RunWaiter } from '../../runs/run-waiter';
 import { callerStartRefusal, startCaseRefusal } from '../../shared/caller-starts';
 import { DECISION_INBOX } from '../../task-assistant/task-run.types';
@@ -18,7 +18,7 @@ import { AGENT_RUN_REPLY_TIMEOUT_MS, AGENT_RUN_REQUESTED, AgentRunRequested } fr
  * rl.caller.<caller>.runs.start: validates a §2.1 request at the boundary, resolves its pins (policy versions, run id,
  * root, correlation), queues it in the durable decision inbox and replies with the §2.2 response once the
  * run's terminal event is in the log. A request refused here (REQUEST.UNATTRIBUTED, CASE.NOT_GRANTED, INVALID_INPUT,
- * CASE.CROSS_CASE_DENIED for a parent of another case …) never becomes a run.
+ * CASE.CROSS_CASE_DENIED for a parent of another case, DATA.ERASED for an erased case …) never becomes a run.
  */
 @Injectable()
 export class AgentRunGateway {
@@ -43,7 +43,16 @@ export class AgentRunGateway {
     if (state.run && (state.run.request_hash_sha256 !== spec.request_hash_sha256 || state.run.requested_by !== spec.requested_by)) {
       return rejectedResponse(spec.agent_name, spec.run_id, 'run_id already names a run of a different request.');
     }
-    return responseOf(spec.agent_name, spec.run_id, isTerminal(state) ? state : await this.enqueueAndWait(spec));
+    if (isTerminal(state)) return responseOf(spec.agent_name, spec.run_id, state);
+    try {
+      return responseOf(spec.agent_name, spec.run_id, await this.enqueueAndWait(spec));
+    } catch (err) {
+      // An erased case (or user) takes no new run: its command is refused before it is stored, and answered as §2.2
+      // like the other refusals. A failure, not a deny: no policy said no (DENY_CODES), and a run that meets the
+      // erasure once open ends failed with the same code (DATA_ERASED_ERROR).
+      if (isDataErased(err)) return rejectedResponse(spec.agent_name, spec.run_id, DATA_ERASED_ERROR.message, DATA_ERASED_ERROR.error_code);
+      throw err;
+    }
   }
 
   /**
