@@ -177,6 +177,14 @@ describe('Issue 26 caller starts: attributed to a caller, in its cases, refused 
     expect(await recorded(runId)).toEqual([]);
   });
 
+  it('Issue 7 sessions.get answers sessions only: a governed run the caller started is RUN.NOT_FOUND there (rl.caller.<caller>.runs.get reads it), not a partial session', async () => {
+    const runId = randomUUID();
+    await ask(OWN_START, { agent_name: 'INTAKE_AGENT', case_id: `case-${tag}`, run_id: runId, input_artifacts: [], parameters: {} }, 120_000);
+    expect((await stack.runEvents(runId)).find((e) => e.type === 'RunCreated')?.data).toMatchObject({ requested_by: 'caller' });
+    expect(await ask('rl.caller.caller.runs.get', { run_id: runId })).toMatchObject({ ok: true, body: { run_id: runId } });
+    expect(await ask('rl.caller.caller.sessions.get', { run_id: runId })).toMatchObject({ ok: false, error: { code: 'RUN.NOT_FOUND' } });
+  });
+
   it('Issue 9 runledger erase refuses in words: an identity that may not erase is told so, an id longer than the wire allows erases nothing, an unknown id says what was done', async () => {
     for (const identity of ['operator', 'caller']) {
       const r = await cli(identity, 'erase', '--user', `u-${tag}`);

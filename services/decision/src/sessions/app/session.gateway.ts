@@ -9,7 +9,7 @@ import { isTerminal, RunRepository } from '@runledger/runs';
 import { RunWaiter } from '../../runs/run-waiter';
 import { callerStartRefusal, startCaseRefusal } from '../../shared/caller-starts';
 import { DECISION_INBOX } from '../../task-assistant/task-run.types';
-import { SESSION_REQUESTED, sessionReplyOf, sessionRunIdOf, type SessionSpec } from '../domain/session-run';
+import { isSessionRun, SESSION_REQUESTED, sessionReplyOf, sessionRunIdOf, type SessionSpec } from '../domain/session-run';
 import { ProfileCatalog } from '../infra/profile-catalog';
 
 export const SESSION_REPLY_TIMEOUT_MS = Symbol('SESSION_REPLY_TIMEOUT_MS');
@@ -73,11 +73,14 @@ export class SessionGateway {
     return this.get({ run_id: spec.run_id }, requestedBy);
   }
 
-  /** A session a caller started is its own: another identity asking gets RUN.NOT_FOUND (caller-scoped reads, issue 26). */
+  /**
+   * A session a caller started is its own: another identity asking gets RUN.NOT_FOUND (caller-scoped reads, issue 26);
+   * so does a run that is no session (a governed run: rl.caller.<caller>.runs.get reads those).
+   */
   async get(raw: unknown, asker?: string): Promise<SessionReply> {
     const { run_id } = validateMessage(SessionGetRequestDto, raw);
     const { state, events } = await this.runs.load(run_id);
-    if (!state.run || (state.run.requested_by !== undefined && state.run.requested_by !== asker)) throw new AppError('RUN.NOT_FOUND', 'No session with that run id.');
+    if (!state.run || !isSessionRun(state) || (state.run.requested_by !== undefined && state.run.requested_by !== asker)) throw new AppError('RUN.NOT_FOUND', 'No session with that run id.');
     return sessionReplyOf(run_id, state, events);
   }
 

@@ -57,6 +57,16 @@ export function pinnedOf(run: RunCreatedData): { agent: string; version: string;
   return { agent: p.session.agent, version: p.session.version, profile_sha256: p.session.profile_sha256 ?? '', prompt: p.prompt };
 }
 
+/**
+ * Whether a run is a session (a run of the session kind): its opening pins a profile and its authorization is a
+ * session's (`session:<agent>`), which only the session worker records; a governed run's parameters, which its caller
+ * writes, cannot make one look like a session.
+ */
+export function isSessionRun(state: Pick<RunState, 'run' | 'authz'>): boolean {
+  const pinned = state.run ? pinnedOf(state.run) : undefined;
+  return !!pinned && state.authz?.action === `session:${pinned.agent}`;
+}
+
 export function journalOf(events: ReadonlyArray<{ type: string; data: unknown }>): JournalEntry[] {
   return events.flatMap((e) => {
     const entry = journalEntryOf(e);

@@ -1,4 +1,4 @@
-import { delegationRefusal, sessionReplyOf, terminalOf } from './session-run';
+import { delegationRefusal, isSessionRun, sessionReplyOf, terminalOf } from './session-run';
 import { initialRunState, RunState } from '@runledger/runs';
 
 describe('session runs', () => {
@@ -10,6 +10,15 @@ describe('session runs', () => {
   it('INV-DT-001: a chain deeper than maxDepth is refused; up to maxDepth is allowed', () => {
     expect(delegationRefusal(['a', 'b'], 'c', 2)).toBeUndefined();
     expect(delegationRefusal(['a', 'b', 'c'], 'd', 2)).toMatchObject({ error_code: 'DELEGATION.DEPTH_EXCEEDED' });
+  });
+
+  it('Issue 7 a session is a run of the session kind: its opening pins a profile and its authorization is the session worker\'s; a governed run, also one whose caller wrote session-like parameters, is none', () => {
+    const parameters = { session: { agent: 'researcher', version: '1', profile_sha256: 'h' }, prompt: 'x' };
+    const session = { run: { parameters } as never, authz: { decision: 'allow', action: 'session:researcher' } as never };
+    expect(isSessionRun(session)).toBe(true);
+    expect(isSessionRun({ run: { parameters: {} } as never, authz: { decision: 'allow', action: 'INTAKE_AGENT' } as never })).toBe(false);
+    expect(isSessionRun({ ...session, authz: { decision: 'allow', action: 'INTAKE_AGENT' } as never })).toBe(false);
+    expect(isSessionRun({ run: undefined, authz: undefined })).toBe(false);
   });
 
   it('§2 Always Return Output: a session without success ends failed with the error kind as code; success completes', () => {
