@@ -49,12 +49,14 @@ describe('Issue 10 bounded input, reused request ids and rejected floods (task a
   });
 
   it.each([
-    ['10k-deep JSON', `{"user_id":"u-deep","conversation_id":"${randomUUID()}","message":"hi","message_history":${'['.repeat(10_000)}${']'.repeat(10_000)}}`],
-    ['a __proto__ key', `{"user_id":"u-proto","conversation_id":"${randomUUID()}","message":"hi","__proto__":{"admin":true}}`],
-    ['a constructor key in the history', `{"user_id":"u-ctor","conversation_id":"${randomUUID()}","message":"hi","message_history":[{"constructor":{"prototype":{}}}]}`],
-  ])('Issue 10 bounded input: %s gets the invalid-input template (never INTERNAL)', async (_case, body) => {
+    ['10k-deep JSON', `{"user_id":"u-deep","conversation_id":"${randomUUID()}","message":"hi","message_history":${'['.repeat(10_000)}${']'.repeat(10_000)}}`, /nested deeper than 32 levels/],
+    ['a __proto__ key', `{"user_id":"u-proto","conversation_id":"${randomUUID()}","message":"hi","__proto__":{"admin":true}}`, /forbidden key "__proto__"/],
+    ['a constructor key in the history', `{"user_id":"u-ctor","conversation_id":"${randomUUID()}","message":"hi","message_history":[{"constructor":{"prototype":{}}}]}`, /forbidden key "constructor"/],
+  ])('Issue 10 bounded input (contract 000 invalid input): %s gets the invalid-input template, never INTERNAL, and the refused run records the problem (README)', async (_case, body, problem) => {
     const r = await raw(body);
     expect(r).toMatchObject({ ok: true, body: { decision_type: 'RESPOND_ONLY', response_text: INVALID } });
+    const denied = (await stack.runEvents(r.body.run_id)).find((e) => e.type === 'RunDenied');
+    expect(denied?.data).toMatchObject({ error: { error_code: 'REQUEST.INVALID', message: expect.stringMatching(problem) } });
   });
 
   it('Issue 10 bounded input: a body over the request limit is REQUEST.TOO_LARGE (not retryable), before anything is recorded', async () => {
