@@ -207,13 +207,12 @@ export class RunledgerClient {
   }
 
   private async *follow(runId: string, opts: FollowOptions): AsyncGenerator<RunEvent> {
-    let from: { after: number; after_index?: number } = { after: opts.after ?? 0 };
+    let after = opts.after ?? 0;
     const waitMs = Math.min(opts.waitMs ?? 15_000, 20_000);
     while (!opts.signal?.aborted) {
-      const page = await this.rq.request<CallerRunEvents>(this.own('runs.events'), { run_id: runId, ...from, wait_ms: waitMs }, { timeoutMs: waitMs + 10_000 });
+      const page = await this.rq.request<CallerRunEvents>(this.own('runs.events'), { run_id: runId, after, wait_ms: waitMs }, { timeoutMs: waitMs + 10_000 });
       for (const event of page.events) yield event;
-      // A page cut inside a commit goes on inside it (next_index), so no event is lost or repeated.
-      from = { after: page.next, ...(page.next_index !== undefined ? { after_index: page.next_index } : {}) };
+      after = page.next;
       if (page.terminal) return;
     }
   }

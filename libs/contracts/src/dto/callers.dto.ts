@@ -35,7 +35,6 @@ export class CallerRunQueryDto implements CallerRunQuery {
 export class CallerRunEventsRequestDto implements CallerRunEventsRequest {
   @IsUUID() run_id!: string;
   @IsOptional() @IsInt() @Min(0) after?: number;
-  @IsOptional() @IsInt() @Min(0) after_index?: number;
   @IsOptional() @IsInt() @Min(0) @Max(CALLER_FOLLOW_MAX_WAIT_MS) wait_ms?: number;
   @IsOptional() @IsInt() @Min(1) @Max(500) limit?: number;
 }

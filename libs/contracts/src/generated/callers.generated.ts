@@ -48,24 +48,17 @@ export interface CallerRunCancelRequest {
 }
 
 /**
- * Sent by a caller on rl.caller.<identity>.runs.events (served by decision): the events of a run the caller started that the log recorded after position `after` (a log sequence: the events of later commits; 0 or absent: from the start), or, with `after_index`, after the event at `after_index` of commit `after` (a position inside a commit, where an answer cut by `limit` ended). With `wait_ms`, an answer that would be empty waits up to that long for the run's next event (long poll), so following a run live is this request in a loop, each with the previous answer's `next` (and its `next_index` as `after_index` when it has one), until `terminal`.
+ * Sent by a caller on rl.caller.<identity>.runs.events (served by decision): the events of a run the caller started that the log recorded after position `after` (a log sequence; 0 or absent: from the start). With `wait_ms`, an answer that would be empty waits up to that long for the run's next event (long poll), so following a run live is this request in a loop, each with the previous answer's `next`, until `terminal`.
  */
 export interface CallerRunEventsRequest {
   run_id: string;
   after?: number;
-  /**
-   * With `after`: resume inside commit `after`, after its event at this index (the previous answer's `next_index`). Absent: after the whole commit.
-   */
-  after_index?: number;
   wait_ms?: number;
-  /**
-   * At most this many events in the answer (default 200); a commit with more events than fit is cut, and the answer's `next_index` says where.
-   */
   limit?: number;
 }
 
 /**
- * The answer to rl.caller.<identity>.runs.events: the run's events after the asked position in log order (at most `limit`), the position to ask from next, and whether the run has ended (its terminal event is in the log and among the events up to `next`).
+ * The answer to rl.caller.<identity>.runs.events: the run's events after the asked position in log order, the position to ask from next, and whether the run has ended (its terminal event is in the log and among the events up to `next`).
  */
 export interface CallerRunEvents {
   run_id: string;
@@ -82,14 +75,7 @@ export interface CallerRunEvents {
     data: unknown;
     recorded_at: string;
   }[];
-  /**
-   * The position to ask from next (`after`): the log sequence of the last commit answered, whole unless `next_index` says otherwise (the asked `after` when no events were answered).
-   */
   next: number;
-  /**
-   * Present when `limit` cut the answer inside commit `next`: the index of the last event answered, to ask from next as `after_index` (with `after`: `next`), so no event is lost or repeated.
-   */
-  next_index?: number;
   terminal: boolean;
   status: string;
 }

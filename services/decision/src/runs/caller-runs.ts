@@ -25,39 +25,37 @@ export class CallerRuns {
   }
 
   /**
-   * The run's events after the position `after` (a commit: its log sequence) or (`after`, `after_index`) (an event
-   * inside that commit, where a page cut by `limit` ended), at most `limit` of them. With wait_ms, an answer that would
-   * be empty waits for the run's next commit; so does one for a run not in the log yet (a caller following the run it
-   * just asked for, before its worker opened it): it is checked once it has its opening, and a run that never comes,
-   * or is not the caller's, is RUN.NOT_FOUND.
+   * The run's events after `after`. With wait_ms, an answer that would be empty waits for the run's next commit; so
+   * does one for a run not in the log yet (a caller following the run it just asked for, before its worker opened
+   * it): it is checked once it has its opening, and a run that never comes, or is not the caller's, is RUN.NOT_FOUND.
    */
-  async events(caller: string, q: { run_id: string; after?: number; after_index?: number; wait_ms?: number; limit?: number }): Promise<CallerRunEvents> {
-    const from: EventPosition = { seq: q.after ?? 0, index: q.after_index };
+  async events(caller: string, q: { run_id: string; after?: number; wait_ms?: number; limit?: number }): Promise<CallerRunEvents> {
+    const after = q.after ?? 0;
     let loaded = await this.runs.load(q.run_id);
     if (loaded.state.run) callersRun(loaded, caller);
-    if (!loaded.events.some((e) => isAfter(e, from)) && !isTerminal(loaded.state) && q.wait_ms) loaded = await this.nextCommit(q.run_id, from, q.wait_ms);
+    if (!loaded.events.some((e) => e.seq > after) && !isTerminal(loaded.state) && q.wait_ms) loaded = await this.nextCommit(q.run_id, after, q.wait_ms);
     callersRun(loaded, caller);
-    const { events, next } = page(loaded.events, from, q.limit ?? DEFAULT_EVENTS_LIMIT);
+    const events = upToLimit(loaded.events.filter((e) => e.seq > after), q.limit ?? DEFAULT_EVENTS_LIMIT);
+    const next = events.length ? events[events.length - 1].seq : after;
     return {
       run_id: q.run_id,
       events: events.map((e) => ({ seq: e.seq, index: e.index, type: e.type, data: e.data, recorded_at: e.metadata.recorded_at })),
-      next: next.seq,
-      ...(next.index !== undefined ? { next_index: next.index } : {}),
+      next,
       // Ended, and the caller has been given everything up to the end.
-      terminal: isTerminal(loaded.state) && next.seq >= loaded.version && !loaded.events.some((e) => isAfter(e, next)),
+      terminal: isTerminal(loaded.state) && next >= loaded.version,
       status: loaded.state.status,
     };
   }
 
-  /** The run once it has an event after `from`, or as it is when wait_ms passes first. */
-  private async nextCommit(runId: string, from: EventPosition, waitMs: number): Promise<LoadedRun> {
+  /** The run once it has a commit after `after`, or as it is when wait_ms passes first. */
+  private async nextCommit(runId: string, after: number, waitMs: number): Promise<LoadedRun> {
     // Subscribed before the read: a commit stored in between is either read or heard.
     // A caller's runs are agent runs, decision's own (permissions.yaml: the live feed is per owner).
     const live = await this.runs.log.liveSubject(RunRepository.ref(runId, 'decision'));
     const sub = live ? this.runtime.nc.subscribe(live, { max: 1 }) : null;
     try {
       const loaded = await this.runs.load(runId);
-      if (!sub || loaded.events.some((e) => isAfter(e, from))) return loaded;
+      if (!sub || loaded.events.some((e) => e.seq > after)) return loaded;
       let timer: NodeJS.Timeout | undefined;
       await Promise.race([
         (async () => { for await (const _m of sub) return; })(),
@@ -76,26 +74,11 @@ export class CallerRuns {
   }
 }
 
-/** A position in a run's events: after commit `seq` whole, or, with `index`, after that commit's event at `index`. */
-interface EventPosition {
-  seq: number;
-  index?: number;
-}
-
-const isAfter = (e: StoredEvent, p: EventPosition): boolean => e.seq > p.seq || (p.index !== undefined && e.seq === p.seq && e.index > p.index);
-
-/**
- * At most `limit` events after `from`, and the position to go on from: the last commit answered, or, when the page
- * ends inside a commit, its last event's place in it (so the next page neither loses nor repeats one). No events:
- * `from` itself.
- */
-export function page(all: readonly StoredEvent[], from: EventPosition, limit: number): { events: StoredEvent[]; next: EventPosition } {
-  const after = all.filter((e) => isAfter(e, from));
-  const events = after.slice(0, limit);
-  const last = events[events.length - 1];
-  if (!last) return { events, next: from };
-  const cut = after.length > events.length && after[events.length].seq === last.seq;
-  return { events, next: cut ? { seq: last.seq, index: last.index } : { seq: last.seq } };
+/** At most `limit` events, but never part of a commit: the next request starts after a whole commit. */
+function upToLimit(events: StoredEvent[], limit: number): StoredEvent[] {
+  if (events.length <= limit) return events;
+  const lastSeq = events[limit - 1].seq;
+  return events.filter((e) => e.seq <= lastSeq);
 }
 
 function viewOf({ state, version }: LoadedRun): CallerRun {
