@@ -197,8 +197,11 @@ export function permissionViolation(err: unknown): { operation: 'publish' | 'sub
  * permissions table lets ask it); anything else is returned as it is.
  */
 export function asRefusal(err: unknown, identity: LocalIdentity): unknown {
+  // An error that carries its exit code (CliError, ConnectionRefused) already says what went wrong, e.g. a service's
+  // own error reply quoting a violation of the service's: only the client's own refusal by the server is this identity's.
+  if (typeof (err as { exitCode?: unknown } | null)?.exitCode === 'number') return err;
   const violation = permissionViolation(err);
-  if (!violation || err instanceof ConnectionRefused) return err;
+  if (!violation) return err;
   const { operation, subject } = violation;
   if (operation === 'subscription') return new ConnectionRefused(notPermitted(`subscribe to ${subject}`, identity));
   return new ConnectionRefused(notPermitted(`ask ${subject}`, subject.startsWith('rl.') ? identityFor(subject) : identity));

@@ -54,6 +54,9 @@ export interface CallerRunEventsRequest {
   run_id: string;
   after?: number;
   wait_ms?: number;
+  /**
+   * At most this many events (default 200), in whole commits: a commit is never split, one with more events than `limit` comes alone.
+   */
   limit?: number;
 }
 

@@ -74,11 +74,21 @@ export class CallerRuns {
   }
 }
 
-/** At most `limit` events, but never part of a commit: the next request starts after a whole commit. */
-function upToLimit(events: StoredEvent[], limit: number): StoredEvent[] {
-  if (events.length <= limit) return events;
-  const lastSeq = events[limit - 1].seq;
-  return events.filter((e) => e.seq <= lastSeq);
+/**
+ * The whole commits that fit in `limit` events, and never part of a commit, so the next request (`after`: the last
+ * commit answered) loses and repeats nothing, whatever the client: a first commit larger than `limit` comes alone.
+ */
+export function upToLimit(events: readonly StoredEvent[], limit: number): StoredEvent[] {
+  if (events.length <= limit) return [...events];
+  let end = 0;
+  for (let i = 0; i < events.length; i++) {
+    const commitEnds = i + 1 === events.length || events[i + 1].seq !== events[i].seq;
+    if (!commitEnds) continue;
+    if (i + 1 > limit && end > 0) break;
+    end = i + 1;
+    if (end >= limit) break;
+  }
+  return events.slice(0, end);
 }
 
 function viewOf({ state, version }: LoadedRun): CallerRun {

@@ -49,8 +49,9 @@ export class AgentRunGateway {
     } catch (err) {
       // An erased case (or user) takes no new run: its command is refused before it is stored, and answered as §2.2
       // like the other refusals. A failure, not a deny: no policy said no (DENY_CODES), and a run that meets the
-      // erasure once open ends failed with the same code (DATA_ERASED_ERROR).
-      if (isDataErased(err)) return rejectedResponse(spec.agent_name, spec.run_id, DATA_ERASED_ERROR.message, DATA_ERASED_ERROR.error_code);
+      // erasure once open ends failed with the same code (DATA_ERASED_ERROR). Only the refused append says "nothing
+      // recorded": an erasure met later (reading the run's outcome) is an error of that run, not a refusal.
+      if (err instanceof ErasedBeforeQueued) return rejectedResponse(spec.agent_name, spec.run_id, DATA_ERASED_ERROR.message, DATA_ERASED_ERROR.error_code);
       throw err;
     }
   }
@@ -69,7 +70,7 @@ export class AgentRunGateway {
       }], { commandId: `agent-run:${spec.run_id}` });
     } catch (err) {
       watch?.cancel();
-      throw err;
+      throw isDataErased(err) ? new ErasedBeforeQueued() : err;
     }
     if (!watch || (await watch.outcome) !== 'timeout') return (await this.runs.load(spec.run_id)).state;
     this.logger.warn({ msg: 'agent run reply timeout; run continues', run_id: spec.run_id });
@@ -176,4 +177,11 @@ function fallbackRunId(raw: unknown): string {
     text = 'unserialisable';
   }
   return deterministicUuid('agent-run-rejected', sha256Hex(text));
+}
+
+/** DATA.ERASED from the inbox append itself: the command was refused before it was stored (nothing is recorded). */
+class ErasedBeforeQueued extends AppError {
+  constructor() {
+    super('DATA.ERASED', DATA_ERASED_ERROR.message);
+  }
 }

@@ -40,7 +40,7 @@ export function responseOf(agentName: string, runId: string, state: Pick<RunStat
   return { outcome, ...base, output_artifacts: [], error: { ...error, message: bounded(error.message) } };
 }
 
-/** A cancelled run records no error: it is answered as the runs index summarises it, RUN.CANCELLED with the reason. */
+/** A cancelled run records no error: it is answered RUN.CANCELLED with the reason its cancel request gave (RunCancelRequested; a run ended cancelled without one, e.g. by its resolver, says only that it was cancelled). */
 function cancelledError(reason: string | undefined): RunError {
   return { error_code: 'RUN.CANCELLED', message: reason ? `The run was cancelled: ${reason}` : 'The run was cancelled.', retryable: false };
 }
