@@ -7,9 +7,11 @@ import type { RequestContext } from './handlers';
  * prefix only (deploy/nats/permissions.yaml), so the answer to such a request can reach nobody else.
  */
 export function replyIdentity(reply: string | undefined): string | undefined {
-  const m = /^_INBOX_([A-Za-z0-9_-]+)\./.exec(reply ?? '');
-  return m?.[1];
+  return INBOX.exec(reply ?? '')?.[1];
 }
+
+/** An inbox subject: `_INBOX.…`, or an identity's `_INBOX_<identity>.…` (the identity captured). */
+const INBOX = /^_INBOX(?:_([A-Za-z0-9_-]+))?\.\S/;
 
 /**
  * Whether a reply subject is an inbox (`_INBOX.…`, or an identity's `_INBOX_<identity>.…`). Only inboxes are answered:
@@ -18,7 +20,7 @@ export function replyIdentity(reply: string | undefined): string | undefined {
  * service that answers (a forged log message, a planted key). No stream holds an `_INBOX` subject.
  */
 export function isInboxSubject(reply: string): boolean {
-  return /^_INBOX(_[A-Za-z0-9_-]+)?\.[^\s]/.test(reply);
+  return INBOX.test(reply);
 }
 
 /**
