@@ -4,6 +4,7 @@ import { childRunId, evolveRun, initialRunState } from '@runledger/runs';
 import { foldEvents, RecordedEvent } from '@runledger/event-log';
 import { startOpenAiStub, waitUntil, type ChatRequestBody, type OpenAiStub, type StubReply } from '@runledger/testing';
 import type { SessionReply, ToolInvocationResult } from '@runledger/contracts';
+import { decodeReply, encodeJson } from '@runledger/messaging';
 import { recordedCaller } from './support/governed-runs';
 import { TestStack } from './support/stack';
 import { startHttpMcpServer } from './support/mcp/http-server';
@@ -236,6 +237,16 @@ describe('Issue 7 agent sessions over the bus (a caller\'s sessions.start)', () 
     expect(parentEvents.filter((e) => e.type === 'ChildRunStarted').map((e) => e.data)).toEqual([{ child_run_id: child.run_id, run_kind: 'agent', agent_name: 'researcher' }]);
     const childReply = await stack.request<SessionReply>(SESSION_GET, { run_id: child.run_id });
     expect(childReply.body).toMatchObject({ status: 'completed', agent: 'researcher' });
+    // Issue 26: the sub-agent session is its root caller's; another caller reads neither it nor its parent.
+    const other = await stack.connectAs('caller');
+    try {
+      for (const runId of [child.run_id, planned.body.run_id]) {
+        const m = await other.request('rl.caller.caller.sessions.get', encodeJson({ run_id: runId }), { timeout: 60_000 });
+        expect(decodeReply(m.data, m.headers)).toMatchObject({ ok: false, error: { code: 'RUN.NOT_FOUND' } });
+      }
+    } finally {
+      await other.close();
+    }
 
     const looped = await stack.request<SessionReply>(SESSION_START, { agent: 'looper', prompt: 'loop once', request_id: 'e2e-loop' }, 120_000);
     expect(looped.body.status).toBe('completed');

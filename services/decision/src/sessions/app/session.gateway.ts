@@ -74,14 +74,23 @@ export class SessionGateway {
   }
 
   /**
-   * A session a caller started is its own: another identity asking gets RUN.NOT_FOUND (caller-scoped reads, issue 26);
-   * so does a run that is no session (a governed run: rl.caller.<caller>.runs.get reads those).
+   * A session a caller started is its own, and so are the sessions decision started under it (its sub-agents: their
+   * root is the caller's session); another identity asking gets RUN.NOT_FOUND (caller-scoped reads, issue 26), and so
+   * does every caller for a session decision started for itself (a campaign's proposal) and for a run that is no
+   * session (a governed run: rl.caller.<caller>.runs.get reads those). `asker` undefined: decision's own read.
    */
   async get(raw: unknown, asker?: string): Promise<SessionReply> {
     const { run_id } = validateMessage(SessionGetRequestDto, raw);
     const { state, events } = await this.runs.load(run_id);
-    if (!state.run || !isSessionRun(state) || (state.run.requested_by !== undefined && state.run.requested_by !== asker)) throw new AppError('RUN.NOT_FOUND', 'No session with that run id.');
+    if (!state.run || !isSessionRun(state) || !(await this.readableBy(state.run, asker))) throw new AppError('RUN.NOT_FOUND', 'No session with that run id.');
     return sessionReplyOf(run_id, state, events);
+  }
+
+  private async readableBy(run: { run_id: string; root_run_id: string; requested_by?: string }, asker: string | undefined): Promise<boolean> {
+    if (asker === undefined) return true;
+    if (run.requested_by !== undefined) return run.requested_by === asker;
+    if (run.root_run_id === run.run_id) return false;
+    return (await this.runs.load(run.root_run_id)).state.run?.requested_by === asker;
   }
 
   private async prepare(req: SessionStartRequestDto, requestedBy: string | undefined): Promise<SessionSpec> {
