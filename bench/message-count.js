@@ -40,15 +40,21 @@ function classOf(subject, reply, data) {
 }
 
 /**
- * Counts every message through nats-server while `fn` runs: `{ total, byClass }` (byClass: Map class → count).
+ * Counts every message through nats-server while `fn` runs: `{ total, byClass, totalBytes, bytesByClass }` (byClass:
+ * Map class → count; bytes: body + headers, which every process on the path encodes, parses or stores).
  */
 async function countMessages(nats, fn) {
   const admin = await connect({ servers: nats.url, ...identityOptions({ creds: nats.creds.admin.file }), name: 'bench-message-count' });
   let total = 0;
+  let totalBytes = 0;
   const byClass = new Map();
+  const bytesByClass = new Map();
   const questions = new Map();
   const probes = new Set();
-  const add = (cls) => byClass.set(cls, (byClass.get(cls) ?? 0) + 1);
+  const add = (cls, bytes) => {
+    byClass.set(cls, (byClass.get(cls) ?? 0) + 1);
+    bytesByClass.set(cls, (bytesByClass.get(cls) ?? 0) + bytes);
+  };
   admin.subscribe('>', {
     callback: (_err, m) => {
       if (m.subject.startsWith('$JS.EVENT.')) return;
@@ -58,6 +64,9 @@ async function countMessages(nats, fn) {
       }
       if (probes.delete(m.subject)) return;
       total++;
+      // What nats-server carries of it besides the subjects: the body and the header block.
+      const bytes = m.data.length + (m.headers ? m.headers.encode().length : 0);
+      totalBytes += bytes;
       let cls = classOf(m.subject, m.reply, m.data);
       if (cls === null) {
         const asked = questions.get(m.subject);
@@ -66,7 +75,7 @@ async function countMessages(nats, fn) {
         cls = asked ? `← ${asked}` : 'answer to an unseen question';
       }
       if (m.reply && !m.reply.startsWith('$JS.ACK.')) questions.set(m.reply, cls);
-      add(cls);
+      add(cls, bytes);
     },
   });
   try {
@@ -74,20 +83,21 @@ async function countMessages(nats, fn) {
     await fn();
     // Whatever was published before this round trip has reached the subscription.
     await admin.flush();
-    return { total, byClass };
+    return { total, byClass, totalBytes, bytesByClass };
   } finally {
     await admin.close();
   }
 }
 
-/** The breakdown as table rows `| hop | messages/request |`, largest first, for `requests` requests. */
-function breakdownLines({ total, byClass }, requests) {
+/** The breakdown as table rows `| hop | messages/request | bytes/request |`, most messages first, for `requests` requests. */
+function breakdownLines({ total, byClass, totalBytes, bytesByClass }, requests) {
   const rows = [...byClass.entries()].sort((a, b) => b[1] - a[1]);
+  const kb = (bytes) => Math.round(bytes / requests).toLocaleString('en-US');
   return [
-    '| hop | messages/request |',
-    '|---|---|',
-    ...rows.map(([cls, n]) => `| ${cls} | ${(n / requests).toFixed(2)} |`),
-    `| **total** | **${(total / requests).toFixed(1)}** |`,
+    '| hop | messages/request | bytes/request (body + headers) |',
+    '|---|---|---|',
+    ...rows.map(([cls, n]) => `| ${cls} | ${(n / requests).toFixed(2)} | ${kb(bytesByClass.get(cls))} |`),
+    `| **total** | **${(total / requests).toFixed(1)}** | **${kb(totalBytes)}** |`,
   ];
 }
 
