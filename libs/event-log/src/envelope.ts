@@ -40,6 +40,56 @@ export interface NewEvent<TType extends string = string, TData = unknown> {
 
 export const ENVELOPE_SCHEMA_VERSION = 1;
 
+/** What an append stamps on every event of its commit (see newEnvelope). */
+export interface AppendStamp {
+  stream_id: string;
+  /** The command's id: each event's causation unless the event names its own. */
+  command_id: string;
+  producer: string;
+  /** The append's time, for events that were not decided earlier. */
+  recorded_at: string;
+  traceparent?: string;
+  tracestate?: string;
+}
+
+/**
+ * One event as the caller sees it (data not sealed): the caller's metadata, then what the append stamps, as
+ * `{ ...event.metadata, event_id, stream_id, ... }` would make it (same keys, same order, same values). Built on a copy
+ * instead of with a spread (issue 22): Node 20's V8 adds every key after an object spread through a slow path, ~0.8 µs
+ * a key, 8–9 µs an envelope (measured), where a plain copy and assignments take ~0.1 µs.
+ */
+export function newEnvelope(event: NewEvent, eventId: string, stamp: AppendStamp): EventEnvelope {
+  const given = event.metadata;
+  const metadata = given ? ownCopy(given) : {};
+  metadata.event_id = eventId;
+  metadata.stream_id = stamp.stream_id;
+  metadata.causation_id = given?.causation_id ?? stamp.command_id;
+  metadata.schema_version = ENVELOPE_SCHEMA_VERSION;
+  metadata.contract_version = 'v1';
+  metadata.producer = stamp.producer;
+  // An event decided earlier than its append (a deferred decision, see RunSession) keeps the time it was decided.
+  metadata.recorded_at = given?.recorded_at ?? stamp.recorded_at;
+  if (stamp.traceparent) metadata.traceparent = stamp.traceparent;
+  if (stamp.tracestate) metadata.tracestate = stamp.tracestate;
+  return { type: event.type, data: event.data, metadata: metadata as unknown as EventMetadata };
+}
+
+/** An appended event at its position, as `{ ...envelope, seq, index, subject }` would make it, without the spread (see newEnvelope). */
+export function storedAt(envelope: EventEnvelope, seq: number, index: number, subject: string): StoredEvent {
+  return { type: envelope.type, data: envelope.data, metadata: envelope.metadata, seq, index, subject };
+}
+
+/** A copy of an object's own enumerable string keys (what a spread copies of a plain object); `__proto__` stays an own key, as in a spread. */
+function ownCopy(source: object): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const key of Object.keys(source)) {
+    const value = (source as Record<string, unknown>)[key];
+    if (key === '__proto__') Object.defineProperty(out, key, { value, enumerable: true, writable: true, configurable: true });
+    else out[key] = value;
+  }
+  return out;
+}
+
 const textEncoder = new TextEncoder();
 const textDecoder = new TextDecoder();
 

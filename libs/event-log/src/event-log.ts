@@ -4,8 +4,8 @@ import { context, propagation, SpanKind, trace } from '@opentelemetry/api';
 import { AppError, Clock, deterministicUuid } from '@runledger/kernel';
 import { eventSpanAttributes, failedRunOutcome, markRunFailed, messagingAttributes, spansKeepAttributes } from '@runledger/telemetry';
 import { AggregateRef } from './aggregate-ref';
-import type { EventCodec } from './codec';
-import { encodeCommit, ENVELOPE_SCHEMA_VERSION, EventEnvelope, NewEvent, StoredEvent } from './envelope';
+import { sealAll, type EventCodec } from './codec';
+import { encodeCommit, EventEnvelope, NewEvent, newEnvelope, StoredEvent, storedAt } from './envelope';
 import { LIVE_RUN_PREFIX, LOG_STREAM, LOG_SUBJECT_PREFIX } from './stream';
 import { EVENT_TYPE_HEADER, storedEvents, tryStoredEvents } from './stored-event';
 import { ConcurrencyError, isNoMessage, jsErrorCode, JS_WRONG_LAST_SEQUENCE, readFailed, UnreadableMessageError } from './log-errors';
@@ -113,10 +113,11 @@ export class EventLog {
     if (!events.length) return { version: options.expectedVersion ?? (await this.version(ref)), events: [], duplicate: false };
     const carrier: Record<string, string> = {};
     propagation.inject(context.active(), carrier);
-    const recordedAt = this.opts.clock.now().toISOString();
-    const envelopes = events.map((event, index) => this.envelope(ref, event, index, options.commandId, recordedAt, carrier));
+    const stamp = { stream_id: ref.id, command_id: options.commandId, producer: this.opts.producer, recorded_at: this.opts.clock.now().toISOString(), traceparent: carrier.traceparent, tracestate: carrier.tracestate };
+    // Event ids derive from the command, so a retry makes the same ones.
+    const envelopes = events.map((event, index) => newEnvelope(event, deterministicUuid(options.commandId, ref.subject, index), stamp));
     const codec = this.opts.codec;
-    const written = codec ? await Promise.all(envelopes.map((e) => codec.seal(e))) : envelopes;
+    const written = codec ? await sealAll(codec, envelopes) : envelopes;
     const headers = natsHeaders();
     for (const [k, v] of Object.entries(carrier)) headers.set(k, v);
     headers.set(EVENT_TYPE_HEADER, envelopes.map((e) => e.type).join(','));
@@ -133,7 +134,7 @@ export class EventLog {
       if (next && sameCommit(taken, envelopes)) return { version: next.seq, events: taken, duplicate: true };
       throw new ConcurrencyError(ref.subject, version);
     }
-    if (!ack.duplicate) return { version: ack.seq, events: envelopes.map((envelope, index): StoredEvent => ({ ...envelope, seq: ack.seq, index, subject: ref.subject })), duplicate: false };
+    if (!ack.duplicate) return { version: ack.seq, events: envelopes.map((envelope, index) => storedAt(envelope, ack.seq, index, ref.subject)), duplicate: false };
     // A duplicate is whatever the log already holds under that id, not what this caller sent now. It must be this
     // command's commit, event for event: another command's commit on the same version, or a message that holds other
     // events under the first one's id (a prefix stored by a format-1 release, one event per message), is a conflict to
@@ -141,27 +142,6 @@ export class EventLog {
     const stored = await this.commitAt(ack.seq);
     if (!sameCommit(stored, envelopes)) throw new ConcurrencyError(ref.subject, version ?? -1);
     return { version: ack.seq, events: stored, duplicate: true };
-  }
-
-  /** One event as the caller sees it (data not sealed): ids derive from the command, so a retry makes the same ones. */
-  private envelope(ref: AggregateRef, event: NewEvent, index: number, commandId: string, recordedAt: string, carrier: Record<string, string>): EventEnvelope {
-    return {
-      type: event.type,
-      data: event.data,
-      metadata: {
-        ...event.metadata,
-        event_id: deterministicUuid(commandId, ref.subject, index),
-        stream_id: ref.id,
-        causation_id: event.metadata?.causation_id ?? commandId,
-        schema_version: ENVELOPE_SCHEMA_VERSION,
-        contract_version: 'v1',
-        producer: this.opts.producer,
-        // An event decided earlier than its append (a deferred decision, see RunSession) keeps the time it was decided.
-        recorded_at: event.metadata?.recorded_at ?? recordedAt,
-        ...(carrier.traceparent ? { traceparent: carrier.traceparent } : {}),
-        ...(carrier.tracestate ? { tracestate: carrier.tracestate } : {}),
-      },
-    };
   }
 
   /** The events of the message at `seq` as the log holds them (sealed data opened); a failed read is an error, never a guess. */

@@ -1,6 +1,6 @@
 import { headers as natsHeaders, NatsConnection } from '@nats-io/transport-node';
 import { AppError, WireError } from '@runledger/kernel';
-import { injectTraceContext, messagingAttributes, SpanKind, withSpan } from '@runledger/telemetry';
+import { injectTraceContext, messagingAttributes, SpanKind, spansKeepAttributes, withSpan } from '@runledger/telemetry';
 import { decodeReply, encodeJson } from './codec';
 
 /** A failure answered by another service, with its wire error intact (code, retryable). */
@@ -53,7 +53,7 @@ export class Bus {
 
   async request<T>(subject: string, payload: unknown, opts: { timeoutMs?: number; subjectTemplate?: string } = {}): Promise<T> {
     const template = opts.subjectTemplate ?? subject;
-    return withSpan(`send ${template}`, { kind: SpanKind.PRODUCER, attributes: messagingAttributes({ operation: 'send', subject, template }) }, async () => {
+    return withSpan(`send ${template}`, { kind: SpanKind.PRODUCER, attributes: spansKeepAttributes() ? messagingAttributes({ operation: 'send', subject, template }) : undefined }, async () => {
       const hdrs = injectTraceContext(natsHeaders());
       const body = encodeJson(payload);
       const limit = this.nc.info?.max_payload;

@@ -180,6 +180,11 @@ export class CachedDataKeys implements DataKeyStore {
     return this.watching;
   }
 
+  /** The key or erasure this process holds for a key name, without waiting; undefined when it must be read (keyFor, stateOf). */
+  cached(name: string): Buffer | 'erased' | undefined {
+    return this.cache.get(name);
+  }
+
   async keyFor(owner: DataOwner): Promise<Buffer | null> {
     const name = dataKeyName(owner);
     const hit = this.cache.get(name);

@@ -47,6 +47,24 @@ describe('Issue 9 erasure: the sealing codec seals the table\'s fields with the 
     await expect(Promise.resolve(codec.open(tampered))).rejects.toThrow();
   });
 
+  it('Issue 22 with the owner\'s key at hand, seal and open answer at once (no promise) with what the awaited path gives; a value that does not open is a rejection, never a throw', async () => {
+    const plain = event('MessageExchanged', { run_id: 'r7', user_message: 'buy oat milk', assistant_message: 'added', pending_confirmation: null, at: 'x' }, { user_id: 'u7' });
+    const first = await codec.seal(plain); // the key is read once, then cached
+    const sealed = codec.seal(plain);
+    expect(sealed).not.toBeInstanceOf(Promise);
+    expect(JSON.stringify(sealed)).not.toMatch(/oat milk/);
+    expect((sealed as EventEnvelope).data).toMatchObject({ run_id: 'r7', pending_confirmation: null, at: 'x' });
+    const opened = new SealingCodec(keys).open(sealed as EventEnvelope); // another codec: decrypted, not remembered
+    expect(opened).not.toBeInstanceOf(Promise);
+    expect(opened).toEqual(plain);
+    expect(await codec.open(first)).toEqual(plain);
+    const value = (first.data as { user_message: { ciphertext: string } }).user_message;
+    const tampered = { ...first, data: { ...(first.data as object), user_message: { ...value, ciphertext: `${value.ciphertext[0] === 'A' ? 'B' : 'A'}${value.ciphertext.slice(1)}` } } };
+    let result: unknown;
+    expect(() => (result = new SealingCodec(keys).open(tampered))).not.toThrow();
+    await expect(result).rejects.toThrow();
+  });
+
   it('Issue 9 erasure: a case event is sealed with the case key, an event type outside the table and an ownerless event are left as they are', async () => {
     const step = await codec.seal(event('StepCompleted', { step_id: 'facts', step_index: 1, output: { facts: ['Tom fired Dana'] } }, { case_id: 'k1', user_id: 'u1' }));
     expect(JSON.stringify(step.data)).toContain('"owner":"case.');

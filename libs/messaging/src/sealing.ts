@@ -1,6 +1,6 @@
 import type { EventCodec, EventEnvelope } from '@runledger/event-log';
 import { LruMap } from '@runledger/kernel';
-import { CachedDataKeys, DataOwner, dataKeyName, ERASED_TEXT, isSealed, openWithKey, ownerErased, SealedValue, sealJsonWithKey } from './data-keys';
+import { CachedDataKeys, DataKeyState, DataOwner, dataKeyName, ERASED_TEXT, isSealed, openWithKey, ownerErased, SealedValue, sealJsonWithKey } from './data-keys';
 
 /** How many values this process sealed it remembers the plain JSON of (see SealingCodec). */
 const SEALED_HERE_KEPT = 2_000;
@@ -98,13 +98,25 @@ export class SealingCodec implements EventCodec {
 
   constructor(private readonly keys: CachedDataKeys) {}
 
-  async seal(event: EventEnvelope): Promise<EventEnvelope> {
+  /** The event with its table fields sealed: at once when the owner's key is at hand (no promise), else once it is read. */
+  seal(event: EventEnvelope): EventEnvelope | Promise<EventEnvelope> {
     const paths = PATHS.get(event.type);
     if (!paths || typeof event.data !== 'object' || event.data === null) return event;
     const owner = dataOwnerOf(event);
     if (!owner) return event; // system data (campaigns, profiles): no owner to erase
     const name = dataKeyName(owner);
-    const key = await this.keys.keyFor(owner); // the cache first: one map lookup for a known key
+    const key = this.keys.cached(name);
+    if (!Buffer.isBuffer(key)) return this.sealOnceRead(event, paths, owner, name);
+    try {
+      return this.sealWith(event, paths, key, name);
+    } catch (err) {
+      return Promise.reject(err as Error); // as the async seal did: never a throw at the caller
+    }
+  }
+
+  /** seal for an owner whose key is not cached (or is erased): read it first. */
+  private async sealOnceRead(event: EventEnvelope, paths: readonly string[][], owner: DataOwner, name: string): Promise<EventEnvelope> {
+    const key = await this.keys.keyFor(owner);
     if (!key) {
       if (!paths.some((p) => mapAt(event.data as Json, p, () => undefined) !== event.data)) return event;
       if (!STORED_ERASED.has(event.type)) throw ownerErased(owner);
@@ -112,6 +124,10 @@ export class SealingCodec implements EventCodec {
       for (const path of paths) erased = mapAt(erased, path, () => ERASED_TEXT);
       return { ...event, data: erased };
     }
+    return this.sealWith(event, paths, key, name);
+  }
+
+  private sealWith(event: EventEnvelope, paths: readonly string[][], key: Buffer, name: string): EventEnvelope {
     let data = event.data as Json;
     for (const path of paths) data = mapAt(data, path, (v) => (isSealed(v) ? v : this.sealHere(key, name, v)));
     return data === event.data ? event : { ...event, data };
@@ -124,22 +140,38 @@ export class SealingCodec implements EventCodec {
     return sealed;
   }
 
-  /** The event with its sealed fields opened; one with none is handed back at once (no promise: replays read millions). */
+  /**
+   * The event with its sealed fields opened; one with none is handed back at once (no promise: replays read millions),
+   * and so is one whose owners' keys are all at hand. A value that does not open is a rejection, never a throw here.
+   */
   open<E extends EventEnvelope>(event: E): E | Promise<E> {
     const paths = PATHS.get(event.type);
     if (!paths || typeof event.data !== 'object' || event.data === null) return event;
     const sealedAt = paths.map((path) => [path, sealedValueAt(event.data as Json, path)] as const).filter((p): p is readonly [string[], SealedValue] => p[1] !== undefined);
-    return sealedAt.length ? this.openFields(event, sealedAt) : event;
+    if (!sealedAt.length) return event;
+    const states = sealedAt.map(([, sealed]) => this.keys.cached(sealed.owner));
+    if (!states.every((s): s is Buffer | 'erased' => s !== undefined)) return this.openFields(event, sealedAt);
+    try {
+      return this.openWith(event, sealedAt, states);
+    } catch (err) {
+      return Promise.reject(err as Error);
+    }
   }
 
   private async openFields<E extends EventEnvelope>(event: E, sealedAt: ReadonlyArray<readonly [string[], SealedValue]>): Promise<E> {
+    const states: DataKeyState[] = [];
+    for (const [, sealed] of sealedAt) states.push(await this.keys.stateOf(sealed.owner));
+    return this.openWith(event, sealedAt, states);
+  }
+
+  private openWith<E extends EventEnvelope>(event: E, sealedAt: ReadonlyArray<readonly [string[], SealedValue]>, states: readonly DataKeyState[]): E {
     let data = event.data as Json;
-    for (const [path, sealed] of sealedAt) {
-      const key = await this.keys.stateOf(sealed.owner);
+    sealedAt.forEach(([path, sealed], i) => {
+      const key = states[i];
       const here = Buffer.isBuffer(key) ? this.sealedHereJson(sealed) : undefined;
       const value = here !== undefined ? (JSON.parse(here) as unknown) : openWithKey(key, sealed);
       data = mapAt(data, path, () => value);
-    }
+    });
     return { ...event, data };
   }
 

@@ -5,7 +5,7 @@ import { AckPolicy, ConsumerMessages, jetstream, JetStreamClient, JetStreamManag
 import { lastValueFrom, isObservable } from 'rxjs';
 import { AppError, isWireError, toWireError, WireError } from '@runledger/kernel';
 import { EventLog, LOG_STREAM, aggregateRef, isBusFault, messageEvents, type StoredEvent } from '@runledger/event-log';
-import { contextFromTraceparent, eventSpanAttributes, extractTraceContext, logSubjectTemplate, messagingAttributes, observeConsumerLag, runledgerMetrics, SpanKind, withSpan } from '@runledger/telemetry';
+import { contextFromTraceparent, eventSpanAttributes, extractTraceContext, logSubjectTemplate, messagingAttributes, observeConsumerLag, runledgerMetrics, SpanKind, spansKeepAttributes, withSpan } from '@runledger/telemetry';
 import { isInboxSubject } from './callers';
 import { decodeBounded, encodeJson, replyHeaders, REQUEST_ID_HEADER } from './codec';
 import { ConsumerLease } from './consumer-lease';
@@ -150,7 +150,9 @@ export class RunledgerTransport extends Server implements CustomTransportStrateg
   private async onRequest(subject: string, handler: MessageHandler, msg: Msg): Promise<void> {
     // A client's id of the request (Rl-Request-Id, the same on each of its retries) ties its attempts together in traces.
     const requestId = msg.headers?.get(REQUEST_ID_HEADER).slice(0, 128);
-    await withSpan(`process ${subject}`, { kind: SpanKind.CONSUMER, parent: extractTraceContext(msg.headers), attributes: { ...messagingAttributes({ operation: 'process', subject, consumerGroup: this.deps.service }), 'service.handler': this.deps.service, ...(requestId ? { 'rl.request_id': requestId } : {}) } }, async (span) => {
+    // Attributes only for spans that keep them (none while only the propagating tracer is installed, as in the bench).
+    const attributes = spansKeepAttributes() ? { ...messagingAttributes({ operation: 'process', subject, consumerGroup: this.deps.service }), 'service.handler': this.deps.service, ...(requestId ? { 'rl.request_id': requestId } : {}) } : undefined;
+    await withSpan(`process ${subject}`, { kind: SpanKind.CONSUMER, parent: extractTraceContext(msg.headers), attributes }, async (span) => {
       const limit = (handler.extras?.maxBytes as number | undefined) ?? MAX_REQUEST_BYTES;
       if (msg.data.length > limit) {
         return this.reply(msg, 'error', new AppError('REQUEST.TOO_LARGE', `The request is ${msg.data.length} bytes; ${subject} accepts at most ${limit}.`).toWire());
@@ -300,10 +302,11 @@ export class RunledgerTransport extends Server implements CustomTransportStrateg
     const heartbeatUntil = Date.now() + MAX_HANDLER_MS;
     const heartbeat = setInterval(() => Date.now() < heartbeatUntil && m.working(), Math.max(1_000, opts.ackWaitMs / 3));
     try {
-      await withSpan(`process ${logSubjectTemplate(m.subject)}`, {
+      const template = logSubjectTemplate(m.subject);
+      await withSpan(`process ${template}`, {
         kind: SpanKind.CONSUMER,
         parent: contextFromTraceparent(events[0].metadata.traceparent, events[0].metadata.tracestate),
-        attributes: { ...messagingAttributes({ operation: 'process', subject: m.subject, template: logSubjectTemplate(m.subject), consumerGroup: opts.durable }), ...eventSpanAttributes(events), 'rl.event.type': events.map((e) => e.type).join(',') },
+        attributes: spansKeepAttributes() ? { ...messagingAttributes({ operation: 'process', subject: m.subject, template, consumerGroup: opts.durable }), ...eventSpanAttributes(events), 'rl.event.type': events.map((e) => e.type).join(',') } : undefined,
       }, async () => {
         // The events of one commit, in order. Handlers see each as its producer wrote it: sealed data opened by the
         // log's codec (README "Erasure"). A failure redelivers the whole commit: handlers are idempotent per event.
