@@ -15,67 +15,107 @@ export class CanonicalJsonError extends Error {
  * cycles) throws {@link CanonicalJsonError} rather than being silently coerced, because two
  * different values coercing to the same text would share a hash.
  * `undefined` inside an array becomes `null`, as JSON.stringify does, so indices keep their meaning.
+ *
+ * The text is exactly what JSON.stringify writes for each string and number (the chain's hashes of every release
+ * depend on it; audit-chain.unit.spec pins them). The audit ledger runs this twice per chained event (its data
+ * digest and its entry hash), so it keeps no path while it writes (the way to a refused value is collected only when
+ * one is refused) and writes a string without escapes without calling JSON.stringify: 2× faster (issue 22).
  */
 export function canonicalJson(value: unknown): string {
-  return write(value, [], new Set());
+  try {
+    return write(value, []);
+  } catch (err) {
+    if (!(err instanceof Refused)) throw err;
+    const at = err.way.reverse();
+    throw new CanonicalJsonError(`$${at.map((k) => (typeof k === 'number' ? `[${k}]` : `.${k}`)).join('')}`, err.problem);
+  }
 }
 
-/**
- * `at` is the way from the root (keys and indices), turned into a path text only for an error: the ledger hashes
- * every chained event, and building a path per member was a third of the work.
- */
-type Way = Array<string | number>;
-
-function pathOf(at: Way): string {
-  return `$${at.map((k) => (typeof k === 'number' ? `[${k}]` : `.${k}`)).join('')}`;
+/** A value with no canonical form, found while writing; `way` is filled in (innermost first) as the writers unwind. */
+class Refused {
+  readonly way: Array<string | number> = [];
+  constructor(readonly problem: string) {}
 }
 
-function write(value: unknown, at: Way, stack: Set<object>): string {
+/** A string JSON.stringify would write with an escape: a quote, a backslash, a control character or a surrogate (a lone one is escaped). */
+// eslint-disable-next-line no-control-regex -- control characters are what JSON escapes
+const NEEDS_ESCAPE = /["\\\u0000-\u001f\ud800-\udfff]/;
+
+function quoted(text: string): string {
+  return NEEDS_ESCAPE.test(text) ? JSON.stringify(text) : `"${text}"`;
+}
+
+/** Member names repeat from event to event (the same contracts): their quoted text is kept, up to a bound. */
+const QUOTED_KEYS = new Map<string, string>();
+const QUOTED_KEYS_KEPT = 2048;
+
+function quotedKey(key: string): string {
+  let text = QUOTED_KEYS.get(key);
+  if (text === undefined) {
+    text = quoted(key);
+    if (QUOTED_KEYS.size < QUOTED_KEYS_KEPT && key.length <= 64) QUOTED_KEYS.set(key, text);
+  }
+  return text;
+}
+
+/** `ancestors`: the objects being written around the value (a cycle repeats one of them). */
+function write(value: unknown, ancestors: object[]): string {
   switch (typeof value) {
     case 'string':
+      return quoted(value);
     case 'boolean':
-      return JSON.stringify(value);
+      return value ? 'true' : 'false';
     case 'number':
-      if (!Number.isFinite(value)) throw new CanonicalJsonError(pathOf(at), `non-finite number ${String(value)}`);
-      return JSON.stringify(value); // also maps -0 to 0
+      if (!Number.isFinite(value)) throw new Refused(`non-finite number ${String(value)}`);
+      return `${value}`; // as JSON.stringify: also maps -0 to 0
     case 'object':
       if (value === null) return 'null';
-      return writeObject(value, at, stack);
+      return writeObject(value, ancestors);
     default:
-      throw new CanonicalJsonError(pathOf(at), `${typeof value} is not JSON data`);
+      throw new Refused(`${typeof value} is not JSON data`);
   }
 }
 
-function writeObject(value: object, at: Way, stack: Set<object>): string {
-  if (stack.has(value)) throw new CanonicalJsonError(pathOf(at), 'cycle');
-  stack.add(value);
-  try {
-    if (Array.isArray(value)) {
-      let text = '[';
-      for (let i = 0; i < value.length; i++) {
+function writeObject(value: object, ancestors: object[]): string {
+  if (ancestors.includes(value)) throw new Refused('cycle');
+  ancestors.push(value);
+  let text: string;
+  if (Array.isArray(value)) {
+    text = '[';
+    let i = 0;
+    try {
+      for (; i < value.length; i++) {
         const item: unknown = value[i];
-        at.push(i);
-        text += `${i ? ',' : ''}${item === undefined ? 'null' : write(item, at, stack)}`;
-        at.pop();
+        if (i) text += ',';
+        text += item === undefined ? 'null' : write(item, ancestors);
       }
-      return `${text}]`;
+    } catch (err) {
+      if (err instanceof Refused) err.way.push(i);
+      throw err;
     }
+    text += ']';
+  } else {
     const proto = Object.getPrototypeOf(value) as unknown;
-    if (proto !== Object.prototype && proto !== null) {
-      throw new CanonicalJsonError(pathOf(at), 'only plain objects are JSON data');
-    }
+    if (proto !== Object.prototype && proto !== null) throw new Refused('only plain objects are JSON data');
     const record = value as Record<string, unknown>;
-    let text = '{';
     // Default sort compares UTF-16 code units, which is the RFC 8785 order.
-    for (const key of Object.keys(record).sort()) {
-      const member = record[key];
-      if (member === undefined) continue;
-      at.push(key);
-      text += `${text.length > 1 ? ',' : ''}${JSON.stringify(key)}:${write(member, at, stack)}`;
-      at.pop();
+    const keys = Object.keys(record).sort();
+    text = '{';
+    let key = '';
+    try {
+      for (let i = 0; i < keys.length; i++) {
+        key = keys[i];
+        const member = record[key];
+        if (member === undefined) continue;
+        if (text.length > 1) text += ',';
+        text += `${quotedKey(key)}:${write(member, ancestors)}`;
+      }
+    } catch (err) {
+      if (err instanceof Refused) err.way.push(key);
+      throw err;
     }
-    return `${text}}`;
-  } finally {
-    stack.delete(value);
+    text += '}';
   }
+  ancestors.pop();
+  return text;
 }

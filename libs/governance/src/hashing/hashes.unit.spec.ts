@@ -67,6 +67,19 @@ describe('§2 canonical JSON', () => {
     cyclic.self = cyclic;
     expect(() => canonicalJson(cyclic)).toThrow('$.self: cycle');
   });
+
+  test('Issue 22 ledger CPU: the text is byte for byte what every release hashed (escapes, surrogates, numbers, integer-like keys)', () => {
+    const value = { '10': 1, '9': [undefined, 'x\u2028y', '\ud800', 'é"\\\n\t\u0000', -0, 1e21, 5e-7, 0.1, true, false, null], b: undefined, 'k"\\': { '': {}, z: [] }, ñ: 'ü', '\ud83d\ude00': '\u007f' };
+    const text = canonicalJson(value);
+    expect(text).toBe('{"10":1,"9":[null,"x\u2028y","\\ud800","é\\"\\\\\\n\\t\\u0000",0,1e+21,5e-7,0.1,true,false,null],"k\\"\\\\":{"":{},"z":[]},"ñ":"ü","\ud83d\ude00":"\u007f"}');
+    expect(sha256Hex(text)).toBe('7ecd5c6bbdba986104cc8ee459e6446ed9de0c2aaac37b24bd6c1593374eb58b');
+  });
+
+  test('§2.1 parameters must be hashable: a refused value is named by its way from the root', () => {
+    expect(() => canonicalJson({ a: [1, { b: NaN }] })).toThrow('$.a[1].b: non-finite number NaN');
+    expect(() => canonicalJson({ z: [{}, [new Date(0)]] })).toThrow('$.z[1][0]: only plain objects are JSON data');
+    expect(() => canonicalJson(undefined)).toThrow('$: undefined is not JSON data');
+  });
 });
 
 describe('§2 volatile timestamps', () => {

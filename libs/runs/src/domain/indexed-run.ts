@@ -1,6 +1,6 @@
 import type { StoredEvent } from '@runledger/event-log';
 import { isServed, ownerOfKind, trackCommit, type RunTrack } from './run-ownership';
-import { evolveRunSummary, type RunSummary } from './run-summary';
+import { foldRunEvent, foldsInto, type RunSummary } from './run-summary';
 
 /**
  * A row of the runs index (services/audit-ledger): the run's summary, and the ownership track of its run id (issue 23),
@@ -13,27 +13,41 @@ type IndexedEvent = Pick<StoredEvent, 'type' | 'data' | 'metadata' | 'seq' | 'in
 /**
  * Folds one run id's events (log order; a commit's events together) into its row: only the events of the run its
  * owner wrote (the rules of OwnershipCheck, the ones readers and audit apply), so a forged run, or another service's
- * events under the run's id, never show in the index as a run. `folded`: each event folded into the summary.
+ * events under the run's id, never show in the index as a run. Returns the row itself when nothing changed, else a new
+ * row: one copy for the whole batch (issue 22: a copy per event was a good part of the ledger's garbage).
+ * `folded`: each event folded into the summary, with the row as it is right after it; that row is the fold's working
+ * copy, so read it during the call, never keep it.
  */
 export function evolveIndexedRun(row: IndexedRun, events: readonly IndexedEvent[], folded?: (type: string, after: RunSummary) => void): IndexedRun {
   let track = row.ownership ?? trackOfEarlierRow(row);
-  let next: IndexedRun = row;
+  let next: IndexedRun | null = null;
   for (let i = 0; i < events.length;) {
     let j = i + 1;
     while (j < events.length && events[j].seq === events[i].seq) j++;
-    const commit = events.slice(i, j);
-    i = j;
-    const step = trackCommit(track, commit.map((e) => ({ ...e, metadata: { producer: e.metadata.producer } })));
+    const step = trackCommit(track, events.slice(i, j));
     track = step.track;
-    if (!step.inRun) continue;
-    for (const event of commit) {
-      const after = evolveRunSummary(next, event);
-      if (after !== next) folded?.(event.type, after);
-      next = after;
+    for (let k = i; step.inRun && k < j; k++) {
+      const event = events[k];
+      if (!foldsInto(next ?? row, event)) continue;
+      next ??= { ...row };
+      foldRunEvent(next, event);
+      folded?.(event.type, next);
     }
+    i = j;
   }
-  const sameTrack = row.ownership !== undefined && JSON.stringify(track) === JSON.stringify(row.ownership);
-  return next === row && sameTrack ? row : { ...next, ownership: track };
+  if (next) {
+    next.ownership = track;
+    return next;
+  }
+  return row.ownership !== undefined && sameTrack(track, row.ownership) ? row : { ...row, ownership: track };
+}
+
+/** Whether two ownership tracks say the same (trackCommit copies the track for every commit, so identity says nothing). */
+function sameTrack(a: RunTrack | undefined, b: RunTrack): boolean {
+  if (!a || a.owner !== b.owner || a.legacyOwner !== b.legacyOwner) return false;
+  if (a.foreign !== b.foreign && JSON.stringify(a.foreign) !== JSON.stringify(b.foreign)) return false;
+  const groups = Object.keys(a.groups);
+  return groups.length === Object.keys(b.groups).length && groups.every((g) => a.groups[g] === b.groups[g]);
 }
 
 /**

@@ -1,7 +1,7 @@
 import type { StoredEvent } from '@runledger/event-log';
 import { evolveIndexedRun, isListed, listedRow, type IndexedRun } from './indexed-run';
 import { runSubject } from './run-ownership';
-import { initialRunSummary } from './run-summary';
+import { evolveRunSummary, initialRunSummary } from './run-summary';
 
 let seq = 0;
 const at = '2026-11-27T00:00:00.000Z';
@@ -45,5 +45,22 @@ describe('Issue 23 runs index: only runs their owner wrote are listed (forged ru
     expect(isListed(next)).toBe(true);
     expect(next.status).toBe('completed');
     expect(Object.keys(listedRow(next))).not.toContain('ownership');
+  });
+});
+
+describe('Issue 22 ledger CPU: a batch is folded into one copy of the row', () => {
+  it('Issue 22 ledger CPU: the row a batch folds to is the row event-by-event folding gives; the row given is never changed; a redelivered batch returns it as it is', () => {
+    const s = runSubject('decision', 'r');
+    const events = [...opening(s, 'decision', 'agent'), ev(s, 'RunCompleted', 'decision', { output_artifacts: [] })];
+    const opened = fold(events.slice(0, 3));
+    const frozen = JSON.stringify(opened);
+    const seen: Array<[string, string]> = [];
+    const ended = evolveIndexedRun(opened, events.slice(3), (type, after) => seen.push([type, after.status]));
+    expect(JSON.stringify(opened)).toBe(frozen);
+    const { ownership: _track, ...summary } = ended;
+    expect(summary).toEqual(events.reduce(evolveRunSummary, initialRunSummary('r')));
+    expect(summary).not.toHaveProperty('last_index');
+    expect(seen).toEqual([['RunCompleted', 'completed']]);
+    expect(evolveIndexedRun(ended, events)).toBe(ended);
   });
 });

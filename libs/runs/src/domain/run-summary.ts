@@ -31,25 +31,36 @@ export function traceIdOf(traceparent: string | undefined): string | null {
 
 /** The runs-index projection: a pure fold over one run's events (live indexing and replay use this function). */
 export function evolveRunSummary(summary: RunSummary, event: SummaryEvent): RunSummary {
-  // Folded already when its position (seq, index in the commit) is not after the last one folded.
-  const lastIndex = summary.last_index ?? 0;
-  if (event.seq < summary.last_seq || (event.seq === summary.last_seq && event.index <= lastIndex)) return summary;
+  if (!foldsInto(summary, event)) return summary;
+  const next = { ...summary };
+  foldRunEvent(next, event);
+  return next;
+}
+
+/** Whether the event is after the last one folded into the summary: its position (seq, index in the commit) is later. */
+export function foldsInto(summary: RunSummary, event: SummaryEvent): boolean {
+  return event.seq > summary.last_seq || (event.seq === summary.last_seq && event.index > (summary.last_index ?? 0));
+}
+
+/**
+ * {@link evolveRunSummary}'s step, in place: folds an event that {@link foldsInto} the summary into `next`, a copy the
+ * caller owns. A fold of a batch (evolveIndexedRun) copies the row once, not once per event (issue 22: the ledger's
+ * copies per event were a good part of its garbage).
+ */
+export function foldRunEvent(next: RunSummary, event: SummaryEvent): void {
   const md = event.metadata;
   const d = (event.data ?? {}) as Record<string, unknown>;
-  const lifecycle = nextRunState(summary.status === 'none' ? undefined : ({ status: summary.status, decision: summary.authz_decision ?? undefined } as RunLifecycleState), event);
-  const { last_index: _previous, ...rest } = summary;
-  const next: RunSummary = {
-    ...rest,
-    event_count: summary.event_count + 1,
-    last_seq: event.seq,
-    // Only past a commit's first event: a row of format-1 events stays the row it was.
-    ...(event.index > 0 ? { last_index: event.index } : {}),
-    updated_at: md.recorded_at,
-    parent_run_id: summary.parent_run_id ?? md.parent_run_id ?? null,
-    root_run_id: summary.root_run_id ?? md.root_run_id ?? null,
-    case_id: summary.case_id ?? md.case_id ?? null,
-    trace_id: summary.trace_id ?? traceIdOf(md.traceparent),
-  };
+  const lifecycle = nextRunState(next.status === 'none' ? undefined : ({ status: next.status, decision: next.authz_decision ?? undefined } as RunLifecycleState), event);
+  next.event_count += 1;
+  next.last_seq = event.seq;
+  // Only past a commit's first event: a row of format-1 events stays the row it was.
+  if (event.index > 0) next.last_index = event.index;
+  else if (next.last_index !== undefined) delete next.last_index;
+  next.updated_at = md.recorded_at;
+  next.parent_run_id ??= md.parent_run_id ?? null;
+  next.root_run_id ??= md.root_run_id ?? null;
+  next.case_id ??= md.case_id ?? null;
+  next.trace_id ??= traceIdOf(md.traceparent);
   if (!lifecycle.ok) next.anomalies += 1;
   else if (lifecycle.state) {
     next.status = lifecycle.state.status;
@@ -57,27 +68,29 @@ export function evolveRunSummary(summary: RunSummary, event: SummaryEvent): RunS
   }
   switch (event.type) {
     case 'RunCreated':
-      return {
-        ...next, created_at: md.recorded_at, run_kind: str(d.run_kind), agent_name: str(d.agent_name),
-        user_id: str(d.user_id), conversation_id: str(d.conversation_id), case_id: str(d.case_id) ?? next.case_id,
-        parent_run_id: str(d.parent_run_id) ?? next.parent_run_id, root_run_id: str(d.root_run_id) ?? next.root_run_id,
-      };
+      next.created_at = md.recorded_at;
+      next.run_kind = str(d.run_kind);
+      next.agent_name = str(d.agent_name);
+      next.user_id = str(d.user_id);
+      next.conversation_id = str(d.conversation_id);
+      next.case_id = str(d.case_id) ?? next.case_id;
+      next.parent_run_id = str(d.parent_run_id) ?? next.parent_run_id;
+      next.root_run_id = str(d.root_run_id) ?? next.root_run_id;
+      return;
     case 'RunCancelRequested':
-      return { ...next, cancel_requested: true };
+      next.cancel_requested = true;
+      return;
     default:
       break;
   }
-  if (!TERMINAL[event.type] || !lifecycle.ok) return next;
+  if (!TERMINAL[event.type] || !lifecycle.ok) return;
   const error = (d.error ?? null) as { error_code?: string; message?: string } | null;
   const created = next.created_at ? Date.parse(next.created_at) : NaN;
-  return {
-    ...next,
-    failed: next.status === 'failed' || next.status === 'denied',
-    ended_at: md.recorded_at,
-    duration_ms: Number.isNaN(created) ? null : Math.max(0, Date.parse(md.recorded_at) - created),
-    error_code: error?.error_code ?? (event.type === 'RunCancelled' ? 'RUN.CANCELLED' : null),
-    error_message: error?.message ?? (event.type === 'RunCancelled' ? str(d.reason) : null),
-  };
+  next.failed = next.status === 'failed' || next.status === 'denied';
+  next.ended_at = md.recorded_at;
+  next.duration_ms = Number.isNaN(created) ? null : Math.max(0, Date.parse(md.recorded_at) - created);
+  next.error_code = error?.error_code ?? (event.type === 'RunCancelled' ? 'RUN.CANCELLED' : null);
+  next.error_message = error?.message ?? (event.type === 'RunCancelled' ? str(d.reason) : null);
 }
 
 function str(v: unknown): string | null {

@@ -51,6 +51,9 @@ export class AuditChainWriter implements OnModuleInit {
       const tail = chainEntriesOf(await this.log.read(CHAIN_REF, this.version));
       this.last = tail[tail.length - 1] ?? null;
       await this.refuseForeignTail();
+      // The signed head the log holds goes back into the anchor file (forwards only): a crash before the file was
+      // replaced (see ANCHOR_FLUSH_MS) leaves it behind the chain until this point, never after.
+      if (this.last?.checkpoint) this.anchor.write(this.last.checkpoint);
     }
     this.loaded = true;
   }

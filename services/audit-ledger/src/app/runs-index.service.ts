@@ -14,6 +14,8 @@ import { KvMirror } from '../infra/kv-mirror';
 
 /** The runs index's collection: one LedgerRow per run id (its summary and audit trail). `runledger replay` rebuilds it under the same name. */
 export const RUNS_INDEX = 'runs_index';
+/** What recordRunEvent reads of a run's row after an event. */
+type RunMetricFields = Pick<RunSummary, 'agent_name' | 'run_kind' | 'status'>;
 const TERMINAL_STATUSES: ReadonlySet<string> = new Set(['completed', 'failed', 'denied', 'cancelled']);
 
 /**
@@ -59,11 +61,12 @@ export class RunsIndexService {
 
   /** Folds one run's events and chain entries into its row (kept in memory while the run is open, see FoldedRows). */
   private async fold(runId: string, run: { events: StoredEvent[]; entries: ChainEntry[] }, opts: { fresh: boolean; holdMs?: number }): Promise<void> {
-    let folded: Array<[string, RunSummary]> = [];
+    let folded: Array<[string, RunMetricFields]> = [];
     await this.index.fold(runId, (current) => {
       folded = [];
-      // Issue 23: only the run its owner wrote is indexed (a forged run is left out; audit coverage names it).
-      return evolveLedgerRow(current, runId, run.events, run.entries, (type, after) => folded.push([type, after]));
+      // Issue 23: only the run its owner wrote is indexed (a forged run is left out; audit coverage names it). `after`
+      // is the fold's working copy of the row: what the metric needs of it is taken now.
+      return evolveLedgerRow(current, runId, run.events, run.entries, (type, after) => folded.push([type, { agent_name: after.agent_name, run_kind: after.run_kind, status: after.status }]));
     }, opts);
     // Counted here, once per event folded: every run kind passes through this one projection.
     for (const [type, summary] of folded) recordRunEvent(type, summary);

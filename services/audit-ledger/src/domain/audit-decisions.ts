@@ -30,7 +30,8 @@ export function decisionRecordOf(event: Pick<StoredEvent, 'type' | 'data'>): Dec
 /** The row with the audit records of a run's DecisionRecorded events (the same row when it holds them already: a redelivery). */
 export function withDecisionRecords<R extends DecisionRecordFields>(row: R, events: readonly Pick<StoredEvent, 'type' | 'data'>[]): R {
   let next = row;
-  for (const record of events.map(decisionRecordOf)) {
+  for (const event of events) {
+    const record = decisionRecordOf(event);
     if (!record || (next.audit_record && canonicalJson(next.audit_record) === canonicalJson(record))) continue;
     next = { ...next, audit_record: record, audit_conversation_id: record.conversation_id };
   }

@@ -25,10 +25,27 @@ export type LedgerRow = IndexedRun & DecisionRecordFields & {
 
 /** The row with one more chained event (the same row when it holds the event already). */
 export function withChainEntry(row: LedgerRow, entry: ChainEntry): LedgerRow {
-  const trail = row.audit_trail ?? [];
-  if (trail.some((p) => p[3] === entry.event_id)) return row;
-  const pointer: AuditPointer = [entry.seq, Number(entry.body.log_seq), Number(entry.body.log_index ?? 0), entry.event_id];
-  return { ...row, audit_root_run_id: row.audit_root_run_id ?? (entry.body.root_run_id as string | undefined) ?? null, audit_trail: [...trail, pointer] };
+  return withChainEntries(row, [entry]);
+}
+
+/**
+ * The row with more chained events, in order, each once (the same row when it holds them all already): one copy for
+ * the batch, none when `owned` (a row this fold made, so no one else holds it: its trail array is still copied).
+ */
+function withChainEntries(row: LedgerRow, entries: readonly ChainEntry[], owned = false): LedgerRow {
+  let trail: AuditPointer[] | null = null;
+  let root = row.audit_root_run_id;
+  for (const entry of entries) {
+    if ((trail ?? row.audit_trail)?.some((p) => p[3] === entry.event_id)) continue;
+    trail ??= [...(row.audit_trail ?? [])];
+    root = root ?? (entry.body.root_run_id as string | undefined) ?? null;
+    trail.push([entry.seq, Number(entry.body.log_seq), Number(entry.body.log_index ?? 0), entry.event_id]);
+  }
+  if (!trail) return row;
+  const next = owned ? row : { ...row };
+  next.audit_root_run_id = root;
+  next.audit_trail = trail;
+  return next;
 }
 
 /**
@@ -41,7 +58,8 @@ export function evolveLedgerRow(row: LedgerRow | null, id: string, events: reado
   const start = row ?? initialRunSummary(id);
   // evolveIndexedRun keeps the row's other fields (the trail) as they were.
   const indexed = events.length ? withDecisionRecords(evolveIndexedRun(start, events, folded) as LedgerRow, events) : start;
-  return entries.reduce(withChainEntry, indexed);
+  // A row the events made is this fold's own (the row given, or null, is never changed).
+  return entries.length ? withChainEntries(indexed, entries, indexed !== row) : indexed;
 }
 
 /**

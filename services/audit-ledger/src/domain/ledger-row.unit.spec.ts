@@ -25,6 +25,16 @@ describe('Issue 22 ledger rows: one row per run, its summary and its audit trail
     expect(Object.keys(listedRunOf(ended))).not.toEqual(expect.arrayContaining(['audit_trail']));
   });
 
+  it('Issue 22 ledger CPU: folding a batch into the row it copies once never changes the row it was given (held rows are folded again after a conflict)', () => {
+    const first = chained(opening);
+    const row = evolveLedgerRow(null, 'r', opening, first);
+    const frozen = JSON.stringify(row);
+    const ended = evolveLedgerRow(row, 'r', closing, chained(closing, first));
+    expect(JSON.stringify(row)).toBe(frozen);
+    expect(ended.audit_trail).not.toBe(row.audit_trail);
+    expect(ended.audit_trail).toHaveLength(3);
+  });
+
   it('Issue 22: a redelivered batch (its events and entries again) leaves the row as it was: no write', () => {
     const entries = chained(opening);
     const row = evolveLedgerRow(null, 'r', opening, entries);

@@ -1,0 +1,71 @@
+/**
+ * Issue 22 (ledger CPU): the anchor file is replaced at most once per ANCHOR_FLUSH_MS, so a ledger killed inside that
+ * interval leaves an older head in it. On a real nats-server: that older head still verifies against the chain, and
+ * the restarted ledger writes the log's signed tail back into the file before it appends anything.
+ */
+import { join } from 'node:path';
+import { jetstream, jetstreamManager } from '@nats-io/jetstream';
+import { ensureLogStream, EventLog, type StoredEvent } from '@runledger/event-log';
+import { chainEntriesOf, verifyAnchoredChain } from '@runledger/governance';
+import { loadOrCreateAuditKey, trustedKeys } from '@runledger/messaging';
+import { RunRepository } from '@runledger/runs';
+import { tempDir, useNatsServer, type TempDir } from '@runledger/testing';
+import { ChainAnchor } from '../infra/chain-anchor';
+import { AuditChainWriter, CHAIN_REF } from './audit-chain.writer';
+
+jest.setTimeout(60_000);
+
+const at = '2026-11-27T00:00:00.000Z';
+const runId = (i: number) => `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`;
+
+describe('Issue 22 anchor: a crash before the anchor file is replaced loses nothing the chain cannot give back', () => {
+  const nats = useNatsServer();
+  let dir: TempDir;
+  let log: EventLog;
+
+  /** A run's opening as one commit of its owner: RunCreated and AuthzDecided are chained. */
+  async function run(i: number): Promise<StoredEvent[]> {
+    const id = runId(i);
+    const ref = RunRepository.ref(id, 'decision');
+    const metadata = { run_id: id, root_run_id: id, recorded_at: at };
+    await log.append(ref, [
+      { type: 'RunCreated', data: { run_id: id, run_kind: 'agent', agent_name: 'TASK_ASSISTANT', root_run_id: id }, metadata },
+      { type: 'AuthzDecided', data: { decision: 'allow' }, metadata },
+    ], { commandId: `${id}:open`, expectedVersion: 0 });
+    return log.read(ref);
+  }
+
+  beforeAll(async () => {
+    dir = await tempDir('chain-writer-');
+    const jsm = await jetstreamManager(nats.nc);
+    await ensureLogStream(jsm);
+    log = new EventLog(jetstream(nats.nc), jsm, { producer: 'decision', clock: { now: () => new Date(at) } });
+  });
+  afterAll(async () => dir.remove());
+
+  it('Issue 22 anchor: the file lags the chain after a kill, verify still passes against it, and the restarted writer brings it to the signed tail on the redelivered batch', async () => {
+    const keyFile = join(dir.path, 'signing-key.pem');
+    const signer = loadOrCreateAuditKey(keyFile);
+    const jsm = await jetstreamManager(nats.nc);
+    const first = await ChainAnchor.open(keyFile, jsm);
+    await new AuditChainWriter(log, signer, first).chain(await run(1));
+    first.flush();
+    // The next batch is chained by a ledger killed before its anchor timer fired: its head reached the log only.
+    const unflushed = await run(2);
+    await new AuditChainWriter(log, signer, { write: () => undefined } as unknown as ChainAnchor).chain(unflushed);
+
+    const restarted = await ChainAnchor.open(keyFile, jsm);
+    const behind = restarted.read()!.checkpoint;
+    const entries = chainEntriesOf(await log.read(CHAIN_REF));
+    expect([behind.seq, entries.length]).toEqual([2, 4]);
+    expect(verifyAnchoredChain(entries, { check: trustedKeys(signer.trustedPublicKeyPems), anchor: behind })).toMatchObject({ ok: true, length: 4 });
+
+    // The unacked batch comes again: nothing is appended (it is chained), and the file gets the log's signed tail.
+    const again = await new AuditChainWriter(log, signer, restarted).chain(unflushed);
+    expect(again.map((e) => e.seq)).toEqual([3, 4]);
+    expect(chainEntriesOf(await log.read(CHAIN_REF))).toHaveLength(4);
+    restarted.flush();
+    const reopened = await ChainAnchor.open(keyFile, jsm);
+    expect(reopened.read()!.checkpoint).toEqual(entries[3].checkpoint);
+  });
+});
