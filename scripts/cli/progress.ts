@@ -38,13 +38,14 @@ export class Progress {
  * Reads every event matching `filter` from the start of the log up to its end as it is now (the horizon), by
  * direct gets (an operator creates no consumer), calling `onEvent` for each and drawing progress. Returns the
  * horizon. A stored message the log cannot hand out is UnreadableMessageError (LOG.UNREADABLE), with its sequence.
+ * `mayCreateConsumers`: the command runs as the admin (a rebuild), who reads through one consumer (EventLog).
  */
-export async function scanLog(nc: NatsConnection, filter: string, label: string, onEvent: (e: StoredEvent) => unknown): Promise<{ horizon: number; count: number }> {
+export async function scanLog(nc: NatsConnection, filter: string, label: string, onEvent: (e: StoredEvent) => unknown, opts: { mayCreateConsumers?: boolean } = {}): Promise<{ horizon: number; count: number }> {
   const jsm = await jetstreamManager(nc);
   const info = await jsm.streams.info(LOG_STREAM);
   const horizon = info.state.last_seq;
   const progress = new Progress(label, horizon);
-  const log = new EventLog(jetstream(nc), jsm, { producer: 'runledger-cli', clock: { now: () => new Date() } });
+  const log = new EventLog(jetstream(nc), jsm, { producer: 'runledger-cli', clock: { now: () => new Date() }, mayCreateConsumers: opts.mayCreateConsumers });
   let count = 0;
   if (info.state.messages > 0) {
     await log.messages(filter, info.state.first_seq, horizon, (m) => {

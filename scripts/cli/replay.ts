@@ -81,7 +81,8 @@ async function replay(nc: NatsConnection, p: ParsedArgs): Promise<number> {
   // Sealed personal and case data is opened as services open it; erased data folds as the erased marker.
   const keys = new CachedDataKeys(new KvDataKeyStore(nc));
   const codec = new SealingCodec(keys);
-  const { horizon, count } = await scanLog(nc, 'rl.log.>', 'replaying', async (e) => rebuild.apply(e, await codec.open(e)));
+  // Only the admin gets here (mayRebuild): it may create consumers, so the log is read through one (issue 22).
+  const { horizon, count } = await scanLog(nc, 'rl.log.>', 'replaying', async (e) => rebuild.apply(e, await codec.open(e)), { mayCreateConsumers: true });
   const reports: ModelReport[] = [];
 
   // The rebuilt read models go into a fresh store of the same kind as the live one, and are read back from it.
@@ -134,7 +135,7 @@ async function dropFresh(nc: NatsConnection, prefix: string, names: string[]): P
 /** The audit chain written live against the chain recomputed from the replayed run events. */
 async function compareChain(nc: NatsConnection, rebuild: Rebuild, horizon: number): Promise<ModelReport> {
   const live: ChainEntry[] = [];
-  await scanLog(nc, 'rl.log.audit.chain', 'chain    ', (e) => live.push(...chainEntriesOf([e])));
+  await scanLog(nc, 'rl.log.audit.chain', 'chain    ', (e) => live.push(...chainEntriesOf([e])), { mayCreateConsumers: true });
   const comparable = live.filter((e) => Number(e.body.log_seq) <= horizon);
   const differences: Difference[] = [];
   const n = Math.max(comparable.length, rebuild.chain.length);

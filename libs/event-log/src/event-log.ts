@@ -9,7 +9,8 @@ import { encodeCommit, EventEnvelope, NewEvent, newEnvelope, StoredEvent, stored
 import { LIVE_RUN_PREFIX, LOG_STREAM, LOG_SUBJECT_PREFIX } from './stream';
 import { EVENT_TYPE_HEADER, storedEvents, tryStoredEvents } from './stored-event';
 import { ConcurrencyError, isNoMessage, jsErrorCode, JS_WRONG_LAST_SEQUENCE, readFailed, UnreadableMessageError } from './log-errors';
-import { connectionOf, nextMatching, nextMatchingOnLeader, readSequences, StoredMessage, subjectMatches } from './direct-reads';
+import { connectionOf, nextMatching, nextMatchingOnLeader, readSequences, StoredMessage, subjectMatcher } from './direct-reads';
+import { readByConsumer } from './consumer-reads';
 
 export interface AppendOptions {
   /**
@@ -51,14 +52,19 @@ const EXPECTED_LAST_SUBJECT_SEQ = 'Nats-Expected-Last-Subject-Sequence';
 
 /**
  * The append-only log on JetStream. An append is one message, a commit of its events (see appendInSpan), idempotent
- * (msgID) and serialised per aggregate with `expect.lastSubjectSequence`; reads and replays go through direct gets
- * only (no consumer: see direct-reads.ts) and hand out events, each at its position (stream sequence, index in the commit).
+ * (msgID) and serialised per aggregate with `expect.lastSubjectSequence`; reads and replays go through direct gets (no
+ * consumer: see direct-reads.ts; the admin's ranges through one, see consumer-reads.ts) and hand out events, each at its
+ * position (stream sequence, index in the commit).
  */
 export class EventLog {
   constructor(
     private readonly js: JetStreamClient,
     private readonly jsm: JetStreamManager,
-    private readonly opts: { producer: string; clock: Clock; stream?: string; codec?: EventCodec },
+    /**
+     * `mayCreateConsumers`: this identity may create consumers on the log (the bootstrap admin alone may): a range of
+     * the log is read through one (consumer-reads.ts) as far as it can be, the rest by direct gets as readers read.
+     */
+    private readonly opts: { producer: string; clock: Clock; stream?: string; codec?: EventCodec; mayCreateConsumers?: boolean },
   ) {}
 
   /** The service this log appends as (every event's metadata.producer). */
@@ -324,10 +330,13 @@ export class EventLog {
     }
     // Past the log's end nothing is stored: a sequence there is no damage, so the range ends where the log does.
     const last = (await this.jsm.streams.info(this.stream).catch(readFailed)).state.last_seq;
+    const until = Math.min(untilSeq, last);
+    const matches = subjectMatcher(filter);
+    const from = this.opts.mayCreateConsumers ? await readByConsumer(this.js, this.jsm, this.stream, fromSeq, until, (m) => (matches(m.subject) ? onMessage(m) : undefined)) : fromSeq;
     // No promise per message unless a handler needs one: a replay reads millions.
-    await readSequences(connectionOf(this.jsm), this.stream, fromSeq, Math.min(untilSeq, last), (read) => {
-      if ('missing' in read) return this.leaderAt(read.seq).then((msg) => (subjectMatches(filter, msg.subject) ? onMessage(msg) : undefined));
-      return subjectMatches(filter, read.subject) ? onMessage(read) : undefined;
+    await readSequences(connectionOf(this.jsm), this.stream, from, until, (read) => {
+      if ('missing' in read) return this.leaderAt(read.seq).then((msg) => (matches(msg.subject) ? onMessage(msg) : undefined));
+      return matches(read.subject) ? onMessage(read) : undefined;
     });
   }
 
