@@ -237,6 +237,19 @@ function freshNonce(): Buffer {
   return noncePool.subarray(nonceAt - NONCE, nonceAt);
 }
 
+/** Owners' key names as associated data, made once per name (a seal would allocate it each time); bounded. */
+const AAD_KEPT = 1_000;
+const aads = new Map<string, Buffer>();
+function aadOf(ownerName: string): Buffer {
+  let aad = aads.get(ownerName);
+  if (!aad) {
+    if (aads.size >= AAD_KEPT) aads.clear();
+    aad = Buffer.from(ownerName);
+    aads.set(ownerName, aad);
+  }
+  return aad;
+}
+
 /** Seals JSON data with a key (synchronous: the key is already at hand). */
 export function sealWithKey(key: Buffer, ownerName: string, value: unknown): SealedValue {
   return sealJsonWithKey(key, ownerName, JSON.stringify(value), typeof value === 'string');
@@ -246,8 +259,11 @@ export function sealWithKey(key: Buffer, ownerName: string, value: unknown): Sea
 export function sealJsonWithKey(key: Buffer, ownerName: string, json: string, text: boolean): SealedValue {
   const iv = freshNonce();
   const cipher = createCipheriv('aes-256-gcm', key, iv);
-  cipher.setAAD(Buffer.from(ownerName));
-  const ciphertext = Buffer.concat([cipher.update(json, 'utf8'), cipher.final()]);
+  cipher.setAAD(aadOf(ownerName));
+  // GCM's final() adds no bytes (a stream mode): no copy of the ciphertext to join it.
+  const head = cipher.update(json, 'utf8');
+  const tail = cipher.final();
+  const ciphertext = tail.length ? Buffer.concat([head, tail]) : head;
   return {
     sealed: 'aes-256-gcm/v1', owner: ownerName, iv: iv.toString('base64'), tag: cipher.getAuthTag().toString('base64'), ciphertext: ciphertext.toString('base64'),
     ...(text ? { text: true as const } : {}),

@@ -65,6 +65,17 @@ describe('Issue 9 erasure: the sealing codec seals the table\'s fields with the 
     await expect(result).rejects.toThrow();
   });
 
+  it('Issue 22 the values this process sealed are remembered within a bound: one sealed thousands of seals ago is decrypted, the latest is not, both open to what was sealed', async () => {
+    const local = new SealingCodec(keys);
+    const plain = (i: number) => event('RunCreated', { run_id: `r-${i}`, parameters: { message: `note ${i}` } }, { user_id: 'u-many' });
+    const sealed = [];
+    for (let i = 0; i < 2_500; i++) sealed.push(await local.seal(plain(i)));
+    const remembered = (local as unknown as { sealedHere: { current: Map<string, unknown>; previous: Map<string, unknown> } }).sealedHere;
+    expect(remembered.current.size + remembered.previous.size).toBeLessThanOrEqual(2_000);
+    expect(await local.open(sealed[0])).toEqual(plain(0));
+    expect(await local.open(sealed[2_499])).toEqual(plain(2_499));
+  });
+
   it('Issue 9 erasure: a case event is sealed with the case key, an event type outside the table and an ownerless event are left as they are', async () => {
     const step = await codec.seal(event('StepCompleted', { step_id: 'facts', step_index: 1, output: { facts: ['Tom fired Dana'] } }, { case_id: 'k1', user_id: 'u1' }));
     expect(JSON.stringify(step.data)).toContain('"owner":"case.');
