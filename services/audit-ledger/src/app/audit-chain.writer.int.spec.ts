@@ -6,7 +6,7 @@
 import { join } from 'node:path';
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { ensureLogStream, EventLog, type StoredEvent } from '@runledger/event-log';
-import { chainEntriesOf, verifyAnchoredChain } from '@runledger/governance';
+import { chainEntriesOf, signCheckpoint, verifyAnchoredChain } from '@runledger/governance';
 import { loadOrCreateAuditKey, trustedKeys } from '@runledger/messaging';
 import { RunRepository } from '@runledger/runs';
 import { tempDir, useNatsServer, type TempDir } from '@runledger/testing';
@@ -52,7 +52,7 @@ describe('Issue 22 anchor: a crash before the anchor file is replaced loses noth
     first.flush();
     // The next batch is chained by a ledger killed before its anchor timer fired: its head reached the log only.
     const unflushed = await run(2);
-    await new AuditChainWriter(log, signer, { write: () => undefined } as unknown as ChainAnchor).chain(unflushed);
+    await new AuditChainWriter(log, signer, { write: () => undefined, read: () => null } as unknown as ChainAnchor).chain(unflushed);
 
     const restarted = await ChainAnchor.open(keyFile, jsm);
     const behind = restarted.read()!.checkpoint;
@@ -67,5 +67,36 @@ describe('Issue 22 anchor: a crash before the anchor file is replaced loses noth
     restarted.flush();
     const reopened = await ChainAnchor.open(keyFile, jsm);
     expect(reopened.read()!.checkpoint).toEqual(entries[3].checkpoint);
+  });
+
+  it('Issue 23 anchor: a chain that ends before the head this ledger signed for the same log (a rolled-back store) stops the ledger at start; an anchor of another log does not', async () => {
+    const keyFile = join(dir.path, 'signing-key.pem');
+    const signer = loadOrCreateAuditKey(keyFile);
+    const jsm = await jetstreamManager(nats.nc);
+    const entries = chainEntriesOf(await log.read(CHAIN_REF));
+    const tail = entries[entries.length - 1];
+    const anchorIn = async (heads: string, checkpoint: ReturnType<typeof signCheckpoint>, logOf?: (a: ChainAnchor) => ChainAnchor['log']) => {
+      const anchor = await ChainAnchor.open(keyFile, jsm, heads);
+      // The file as a ledger of this log (or of `logOf`'s) left it: written through a second handle, flushed.
+      const writer = await ChainAnchor.open(keyFile, jsm, heads);
+      if (logOf) Object.assign(writer, { log: logOf(writer) });
+      writer.write(checkpoint);
+      writer.flush();
+      return anchor;
+    };
+    // Signed further than the log's chain reaches: the entries after the tail were lost with the store.
+    const ahead = await anchorIn(join(dir.path, 'heads-ahead'), signCheckpoint({ seq: tail.seq + 5, entry_hash: 'f'.repeat(64) }, signer));
+    await expect(new AuditChainWriter(log, signer, ahead).onModuleInit()).rejects.toThrow(`ends at entry ${tail.seq}, but this ledger signed entry ${tail.seq + 5}`);
+    // The same number with another hash: a different history.
+    const forked = await anchorIn(join(dir.path, 'heads-forked'), signCheckpoint({ seq: tail.seq, entry_hash: 'e'.repeat(64) }, signer));
+    await expect(new AuditChainWriter(log, signer, forked).onModuleInit()).rejects.toThrow(`entry ${tail.seq} is not the one this ledger signed`);
+    // A log created again is another log: its old anchor is evidence for verify (log_replaced), and the ledger starts.
+    const other = await anchorIn(join(dir.path, 'heads-other'), signCheckpoint({ seq: tail.seq + 5, entry_hash: 'f'.repeat(64) }, signer), (a) => ({ ...a.log, created: '2020-01-01T00:00:00Z' }));
+    await expect(new AuditChainWriter(log, signer, other).onModuleInit()).resolves.toBeUndefined();
+    // The chain's own head is ahead of (or at) its anchor: the ledger starts and brings the file to the signed tail.
+    const behind = await anchorIn(join(dir.path, 'heads-behind'), entries[1].checkpoint!);
+    await new AuditChainWriter(log, signer, behind).onModuleInit();
+    behind.flush();
+    expect((await ChainAnchor.open(keyFile, jsm, join(dir.path, 'heads-behind'))).read()!.checkpoint).toEqual(tail.checkpoint);
   });
 });

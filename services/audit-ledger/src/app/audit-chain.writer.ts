@@ -51,11 +51,31 @@ export class AuditChainWriter implements OnModuleInit {
       const tail = chainEntriesOf(await this.log.read(CHAIN_REF, this.version));
       this.last = tail[tail.length - 1] ?? null;
       await this.refuseForeignTail();
-      // The signed head the log holds goes back into the anchor file (forwards only): a crash before the file was
-      // replaced (see ANCHOR_FLUSH_MS) leaves it behind the chain until this point, never after.
-      if (this.last?.checkpoint) this.anchor.write(this.last.checkpoint);
     }
+    this.refuseTailBehindAnchor();
+    // The signed head the log holds goes back into the anchor file (forwards only): a crash before the file was
+    // replaced (see ANCHOR_FLUSH_MS) leaves it behind the chain until this point, never after.
+    if (this.last?.checkpoint) this.anchor.write(this.last.checkpoint);
     this.loaded = true;
+  }
+
+  /**
+   * A chain that ends before the head this ledger signed for the same log (the store rolled back or cut: a disk
+   * restore keeps the log's identity) is never built upon: the next entries would take the lost ones' numbers, and
+   * once past the anchor's the anchor would be replaced by a head of another history, erasing the evidence of the cut.
+   * An anchor of another log (a log created again) is evidence for `audit verify` (log_replaced), not a reason to stop.
+   */
+  private refuseTailBehindAnchor(): void {
+    const held = this.anchor.read();
+    if (!held || held.log.created !== this.anchor.log.created || held.log.first_seq !== this.anchor.log.first_seq) return;
+    const seq = this.last?.seq ?? 0;
+    const signed = held.checkpoint;
+    const other = signed.seq === seq && signed.entry_hash !== this.last?.entry_hash;
+    if (signed.seq <= seq && !other) return;
+    throw new Error(
+      `audit chain ${other ? `entry ${seq} is not the one this ledger signed` : `ends at entry ${seq}, but this ledger signed entry ${signed.seq}`} ` +
+        '(its anchor file): the log was cut or rolled back; refusing to chain onto it. Run `runledger audit verify`; an operator who means to start over moves the anchor file away.',
+    );
   }
 
   private async refuseForeignTail(): Promise<void> {
@@ -136,8 +156,13 @@ export class AuditChainWriter implements OnModuleInit {
     return chainEntriesOf(await this.log.read(CHAIN_REF, oldest)).filter((e) => wanted.has(e.event_id));
   }
 
-  /** Records the public key in the log once (idempotent by key id). */
+  /**
+   * Records the public key in the log once (idempotent by key id), and reads the chain's tail at start: a tail that
+   * is not this ledger's, or behind its anchor, stops the ledger before it serves; an anchor file a crash left behind
+   * the log's signed tail is brought forward now, not at the first event to chain.
+   */
   async onModuleInit(): Promise<void> {
     await this.log.append(KEYS_REF, [{ type: 'AuditSigningKeyPublished', data: { key_id: this.signer.keyId, algorithm: 'Ed25519', public_key_pem: this.signer.publicKeyPem } }], { commandId: `audit-key:${this.signer.keyId}` });
+    await this.loadTail();
   }
 }

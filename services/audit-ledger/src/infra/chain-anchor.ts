@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { JetStreamManager } from '@nats-io/jetstream';
+import { Logger } from '@nestjs/common';
 import { LOG_STREAM, logIdentityOf } from '@runledger/event-log';
 import type { ChainCheckpoint, LogAnchor, LogIdentity } from '@runledger/governance';
 
@@ -32,6 +33,7 @@ export async function currentLogIdentity(jsm: JetStreamManager): Promise<LogIden
 export const ANCHOR_FLUSH_MS = 1000;
 
 export class ChainAnchor {
+  private readonly logger = new Logger('AuditAnchor');
   /** The newest head this process wrote or read: the file is read once, not on every chained event. */
   private newestSeq: number | null = null;
   private pending: LogAnchor | null = null;
@@ -74,17 +76,29 @@ export class ChainAnchor {
     this.timer ??= setTimeout(() => this.flush(), ANCHOR_FLUSH_MS);
   }
 
-  /** Writes the newest head atomically (rename). Also on shutdown, so a clean stop leaves the anchor current. */
+  /**
+   * Writes the newest head atomically (rename). Also on shutdown, so a clean stop leaves the anchor current. A write
+   * that fails (the folder removed, the disk full) keeps the head pending and is tried again at the next interval:
+   * the ledger keeps chaining (the head is in the log) and says so, rather than dying in a timer.
+   */
   flush(): void {
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
     const anchor = this.pending;
     if (!anchor) return;
-    if (!this.folderMade) mkdirSync(dirname(this.file), { recursive: true, mode: 0o700 });
-    this.folderMade = true;
-    const tmp = `${this.file}.${process.pid}.tmp`;
-    writeFileSync(tmp, JSON.stringify(anchor), { mode: 0o600 });
-    renameSync(tmp, this.file);
+    try {
+      if (!this.folderMade) mkdirSync(dirname(this.file), { recursive: true, mode: 0o700 });
+      this.folderMade = true;
+      const tmp = `${this.file}.${process.pid}.tmp`;
+      writeFileSync(tmp, JSON.stringify(anchor), { mode: 0o600 });
+      renameSync(tmp, this.file);
+    } catch (err) {
+      this.folderMade = false;
+      this.logger.error({ msg: 'audit anchor file could not be written; trying again', file: this.file, error: (err as Error).message });
+      // Unref'd: a stop whose last flush failed is not held open by the retry.
+      this.timer ??= setTimeout(() => this.flush(), ANCHOR_FLUSH_MS).unref();
+      return;
+    }
     if (this.pending === anchor) this.pending = null;
   }
 
