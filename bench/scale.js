@@ -90,48 +90,50 @@ async function runScale({ system, js, jsm }) {
     lines.push(`scale: ${events.toLocaleString('en-US')} events (${messages.toLocaleString('en-US')} messages) in the log → request p50 ${pct(lat, 50).toFixed(1)} ms, p99 ${pct(lat, 99).toFixed(1)} ms (${REQUESTS} sequential)`);
     process.stderr.write(`${lines.at(-1)}\n`);
   }
-  // The replay is run BENCH_SCALE_REPLAYS times (default 3) over the same log, each time both ways in turn: as the
-  // admin reads (`runledger replay`: through one consumer, the only identity allowed one) and as a reader reads (the
-  // services, the operator: direct gets). Each rate is the median, with the spread.
+  // The replay is run BENCH_SCALE_REPLAYS times (default 3) over the same log both ways, as the admin reads
+  // (`runledger replay`: through one consumer, the only identity allowed one) and as a reader reads (the services, the
+  // operator: direct gets), with its floors on the same log and the same reads: reading alone and reading + decoding
+  // (direct gets; through the admin's consumer), and, for comparison, what an ordered consumer reads. Every pass once
+  // per round, in turn, so a change of the machine's load touches them all alike: each rate is the median, with the spread.
   const adminLog = new EventLog(js, jsm, { producer: 'bench', clock: { now: () => new Date() }, mayCreateConsumers: true });
-  const rates = { admin: [], reader: [] };
   let replayed;
+  let total = 0;
+  const replayAs = async (replayLog) => {
+    const t0 = process.hrtime.bigint();
+    const { state } = await replayLog.replay((runs, event) => {
+      runs.set(event.subject, evolveRun(runs.get(event.subject) ?? initialRunState(), event));
+      return runs;
+    }, new Map());
+    const seconds = Number(process.hrtime.bigint() - t0) / 1e9;
+    replayed = state;
+    return { count: [...state.values()].reduce((n, r) => n + r.event_count, 0), seconds };
+  };
+  const passes = {
+    admin: () => replayAs(adminLog),
+    consumerDecode: () => decodeWholeLog(adminLog, jsm),
+    reader: () => replayAs(log),
+    decode: () => readWholeLog(jsm, true),
+    read: () => readWholeLog(jsm, false),
+    consumer: () => readWholeLogByConsumer(js),
+  };
+  const rates = Object.fromEntries(Object.keys(passes).map((k) => [k, []]));
   for (let i = 0; i < REPLAYS; i++) {
-    for (const [who, replayLog] of [['admin', adminLog], ['reader', log]]) {
-      const t0 = process.hrtime.bigint();
-      const { state } = await replayLog.replay((runs, event) => {
-        runs.set(event.subject, evolveRun(runs.get(event.subject) ?? initialRunState(), event));
-        return runs;
-      }, new Map());
-      const seconds = Number(process.hrtime.bigint() - t0) / 1e9;
-      replayed = state;
-      rates[who].push([...state.values()].reduce((n, r) => n + r.event_count, 0) / seconds);
+    for (const [how, pass] of Object.entries(passes)) {
+      const { count, seconds } = await pass();
+      if (how === 'admin') total = count;
+      // Events per second: the read-only passes deliver the commits that hold `total` events.
+      rates[how].push((how === 'read' || how === 'consumer' ? total : count) / seconds);
     }
   }
-  const total = [...replayed.values()].reduce((n, r) => n + r.event_count, 0);
   const fmt = (r) => Math.round(r).toLocaleString('en-US');
   const median = (r) => r.sort((a, b) => a - b)[Math.floor(r.length / 2)];
+  const spread = (r) => `median of ${r.length} (${fmt(r[0])}–${fmt(r.at(-1))})`;
   const replayRate = median(rates.admin);
   const readerRate = median(rates.reader);
-  lines.push(`scale: replay of the whole log (${total.toLocaleString('en-US')} events, ${replayed.size.toLocaleString('en-US')} aggregates) through the run projection, as the admin reads it (runledger replay: one consumer): ${fmt(replayRate)} events/s median of ${REPLAYS} (${fmt(rates.admin[0])}–${fmt(rates.admin.at(-1))})`);
-  lines.push(`scale: the same replay as a reader reads it (services, operator: direct gets, no consumer): ${fmt(readerRate)} events/s median of ${REPLAYS} (${fmt(rates.reader[0])}–${fmt(rates.reader.at(-1))})`);
-  // The replay's own floors, on the same log and the same reads (direct gets kept in flight, as EventLog reads: no
-  // reader may create a consumer), reading alone and reading + decoding; and, for comparison, what an ordered consumer
-  // (the admin's alone since issue 23) reads. As many times as the replay, interleaved: the median with its spread.
-  const floors = { read: [], decode: [], consumer: [], consumerDecode: [] };
-  let read = 0;
-  for (let i = 0; i < REPLAYS; i++) {
-    for (const how of ['read', 'decode', 'consumer', 'consumerDecode']) {
-      const pass = { read: () => readWholeLog(jsm, false), decode: () => readWholeLog(jsm, true), consumer: () => readWholeLogByConsumer(js), consumerDecode: () => decodeWholeLog(adminLog, jsm) }[how];
-      const { count, seconds } = await pass();
-      // Events per second either way: the read-only passes deliver the same commits, holding `total` events.
-      floors[how].push((how === 'decode' || how === 'consumerDecode' ? count : total) / seconds);
-      if (how === 'decode') read = count;
-    }
-  }
+  lines.push(`scale: replay of the whole log (${total.toLocaleString('en-US')} events, ${replayed.size.toLocaleString('en-US')} aggregates) through the run projection, as the admin reads it (runledger replay: one consumer): ${fmt(replayRate)} events/s ${spread(rates.admin)}`);
+  lines.push(`scale: the same replay as a reader reads it (services, operator: direct gets, no consumer): ${fmt(readerRate)} events/s ${spread(rates.reader)}`);
   for (const [key, label] of [['read', 'read only (direct gets, nothing decoded)'], ['decode', 'read + decode (direct gets, every envelope parsed, no fold)'], ['consumer', 'read only through an ordered consumer (admin only; readers may not create one)'], ['consumerDecode', "read + decode as the admin's replay reads (one consumer, every envelope parsed, no fold)"]]) {
-    const r = floors[key].sort((a, b) => a - b);
-    lines.push(`scale: replay floor, ${label}: ${fmt(r[Math.floor(r.length / 2)])} events/s median of ${r.length} (${fmt(r[0])}–${fmt(r.at(-1))}; ${read.toLocaleString('en-US')} events)`);
+    lines.push(`scale: replay floor, ${label}: ${fmt(median(rates[key]))} events/s ${spread(rates[key])}`);
   }
   lines.push(`goal: replay ≥ 100k events/s: ${replayRate >= 100_000 ? 'met' : 'not met'} (runledger replay, as the admin: ${fmt(replayRate)} events/s; a reader's by direct gets: ${fmt(readerRate)})`);
   const first = byLevel[0];
