@@ -53,4 +53,20 @@ describe('EventLog on a three-node JetStream cluster', () => {
     await expect(a.append(ref, [{ type: 'Cancelled', data: {} }], { commandId: 'cancel', expectedVersion: opened.version })).rejects.toBeInstanceOf(ConcurrencyError);
     expect((await a.read(ref)).map((e) => e.type)).toEqual(['Opened', 'Completed']);
   });
+
+  it('Issue 22 the admin replays a replicated log through one consumer (one replica, in memory) event for event as the direct gets do, through any node', async () => {
+    const fold = (acc: string[], e: { seq: number; index: number; metadata: { event_id: string } }) => (acc.push(`${e.seq}/${e.index}/${e.metadata.event_id}`), acc);
+    const direct = (await (await logOn(conns[0])).replay(fold, [])).state;
+    const nc = conns[2];
+    const admin = new EventLog(jetstream(nc), await jetstreamManager(nc), { producer: 'spec', clock: new FixedClock(new Date('2026-01-01T00:00:00Z')), mayCreateConsumers: true });
+    expect(direct.length).toBeGreaterThan(300);
+    expect((await admin.replay(fold, [])).state).toEqual(direct);
+    // Read through a consumer of its own, not the direct gets' fallback: it is there while the range is read.
+    const jsm = await jetstreamManager(nc);
+    const during: string[] = [];
+    await admin.messages('rl.log.>', 1, 1, async () => {
+      for await (const c of jsm.consumers.list('RUNLEDGER_LOG')) during.push(c.name);
+    });
+    expect(during.filter((name) => name.startsWith('rl_read_'))).toHaveLength(1);
+  });
 });
