@@ -125,7 +125,7 @@ describe('Issue 26 caller starts: attributed to a caller, in its cases, refused 
     expect(created?.data).toMatchObject({ case_id: `case-${tag}`, requested_by: 'caller' });
   });
 
-  it('Issue 26 a caller\'s sessions.start: a case its role does not cover (its own, or its parent run\'s) is CASE.NOT_GRANTED; nothing starts', async () => {
+  it('Issue 26 a caller\'s sessions.start: a case its role does not cover is CASE.NOT_GRANTED, and another caller\'s run, a user\'s task run or no run as its parent are refused alike (REQUEST.INVALID); nothing starts', async () => {
     const own = randomUUID();
     expect(errorOf(await ask(OWN_SESSION_START, { agent: 'assistant', prompt: 'x', case_id: 'acme-9', run_id: own }))).toBe('CASE.NOT_GRANTED');
     expect(await recorded(own)).toEqual([]);
@@ -133,8 +133,32 @@ describe('Issue 26 caller starts: attributed to a caller, in its cases, refused 
     const parent = randomUUID();
     const started = await stack.request<AgentRunResponse>(START, { agent_name: 'INTAKE_AGENT', case_id: `acme-${tag}`, run_id: parent, input_artifacts: [], parameters: {} }, 120_000);
     expect(started.body.run_id).toBe(parent);
+    // Probe finding: another caller's run is no parent of this caller's, whatever its case or state: refused as no run
+    // at all, as a user's task run and an id naming nothing are (nothing learned of it, nothing grafted onto its tree).
+    const task = await stack.request<{ run_id: string }>('agents.task-assistant.process', { user_id: `u-${tag}`, conversation_id: randomUUID(), message: 'add task graft target' }, 120_000);
+    const refusals = [];
+    for (const foreign of [parent, task.body.run_id, randomUUID()]) {
+      const child = randomUUID();
+      const answer = await ask(OWN_SESSION_START, { agent: 'assistant', prompt: 'x', parent_run_id: foreign, run_id: child });
+      refusals.push(answer.ok ? answer : answer.error);
+      expect(await recorded(child)).toEqual([]);
+    }
+    expect(refusals).toEqual(Array(3).fill(expect.objectContaining({ code: 'REQUEST.INVALID', message: 'parent_run_id names no run of this caller.' })));
+    // runs.start alike: another caller's finished run in another case answers as an id naming nothing (not
+    // RUN.PARENT_TERMINAL, not CASE.CROSS_CASE_DENIED).
+    const startUnder = async (parentRunId: string) => {
+      const body = (await ask(OWN_START, { agent_name: 'INTAKE_AGENT', case_id: `case-${tag}`, parent_run_id: parentRunId, input_artifacts: [], parameters: {} }, 120_000) as { body: AgentRunResponse }).body;
+      return { outcome: body.outcome, error: body.error };
+    };
+    expect(await startUnder(parent)).toEqual(await startUnder(randomUUID()));
+  });
+
+  it('Issue 26 a caller\'s own finished run parents no new session (RUN.PARENT_TERMINAL); nothing starts', async () => {
+    const parent = randomUUID();
+    await ask(OWN_START, { agent_name: 'INTAKE_AGENT', case_id: `case-${tag}`, run_id: parent, input_artifacts: [], parameters: {} }, 120_000);
+    expect(await ask('rl.caller.caller.runs.get', { run_id: parent })).toMatchObject({ ok: true, body: { run_id: parent, status: expect.stringMatching(/completed|failed/) } });
     const child = randomUUID();
-    expect(errorOf(await ask(OWN_SESSION_START, { agent: 'assistant', prompt: 'x', parent_run_id: parent, run_id: child }))).toBe('CASE.NOT_GRANTED');
+    expect(await ask(OWN_SESSION_START, { agent: 'assistant', prompt: 'x', parent_run_id: parent, run_id: child })).toMatchObject({ ok: false, error: { code: 'RUN.PARENT_TERMINAL' } });
     expect(await recorded(child)).toEqual([]);
   });
 

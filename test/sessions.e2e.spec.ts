@@ -237,7 +237,9 @@ describe('Issue 7 agent sessions over the bus (a caller\'s sessions.start)', () 
     expect(parentEvents.filter((e) => e.type === 'ChildRunStarted').map((e) => e.data)).toEqual([{ child_run_id: child.run_id, run_kind: 'agent', agent_name: 'researcher' }]);
     const childReply = await stack.request<SessionReply>(SESSION_GET, { run_id: child.run_id });
     expect(childReply.body).toMatchObject({ status: 'completed', agent: 'researcher' });
-    // Issue 26: the sub-agent session is its root caller's; another caller reads neither it nor its parent.
+    // Issue 26: the sub-agent session is its root caller's (runs.get reads it as sessions.get does); another caller
+    // reads neither it nor its parent.
+    expect((await stack.request(SESSION_GET.replace(/sessions\.get$/, 'runs.get'), { run_id: child.run_id })).body).toMatchObject({ run_id: child.run_id, status: 'completed' });
     const other = await stack.connectAs('caller');
     try {
       for (const runId of [child.run_id, planned.body.run_id]) {

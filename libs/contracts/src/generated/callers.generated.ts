@@ -84,7 +84,7 @@ export interface CallerRunEvents {
 }
 
 /**
- * Sent by a caller on rl.caller.<identity>.runs.get (served by decision): the run's summary as folded from its events, only for a run the caller started (its RunCreated records requested_by = the identity); any other run is RUN.NOT_FOUND.
+ * Sent by a caller on rl.caller.<identity>.runs.get (served by decision): the run's summary as folded from its events, only for a run the caller started (its RunCreated records requested_by = the identity) or a sub-agent session decision started under one (its root is the caller's); any other run is RUN.NOT_FOUND.
  */
 export interface CallerRunQuery {
   run_id: string;

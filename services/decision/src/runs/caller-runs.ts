@@ -10,7 +10,8 @@ const DEFAULT_EVENTS_LIMIT = 200;
 
 /**
  * What a caller may do with the runs it started (issue 26; rl.caller.<identity>.runs.*): read one, follow it, cancel
- * it. Every entry goes through loadCallersRun: a run whose RunCreated does not record this caller is RUN.NOT_FOUND.
+ * it. Every entry goes through loadCallersRun: a run that is not this caller's (its RunCreated, or its root's for a
+ * run decision started inside the caller's tree, records another caller or none) is RUN.NOT_FOUND.
  *
  * Following is a request, not a subscription: the live feed (rl.live.run.*) carries every run of every caller, so
  * callers get no subscription on it. A follow request answers with the run's events after a log position; when there
@@ -32,9 +33,9 @@ export class CallerRuns {
   async events(caller: string, q: { run_id: string; after?: number; wait_ms?: number; limit?: number }): Promise<CallerRunEvents> {
     const after = q.after ?? 0;
     let loaded = await this.runs.load(q.run_id);
-    if (loaded.state.run) callersRun(loaded, caller);
+    if (loaded.state.run) await callersRun(this.runs, loaded, caller);
     if (!loaded.events.some((e) => e.seq > after) && !isTerminal(loaded.state) && q.wait_ms) loaded = await this.nextCommit(q.run_id, after, q.wait_ms);
-    callersRun(loaded, caller);
+    await callersRun(this.runs, loaded, caller);
     const events = upToLimit(loaded.events.filter((e) => e.seq > after), q.limit ?? DEFAULT_EVENTS_LIMIT);
     const next = events.length ? events[events.length - 1].seq : after;
     return {

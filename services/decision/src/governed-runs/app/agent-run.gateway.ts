@@ -5,7 +5,7 @@ import { AppError, deterministicUuid, isUuid, sha256Hex } from '@runledger/kerne
 import { MalformedPayload, validateMessage } from '@runledger/messaging';
 import { CALLER_GRANTS, PolicyCatalog } from '@runledger/policy-catalog';
 import type { CallerGrants } from '@runledger/governance';
-import { DATA_ERASED_ERROR, isDataErased, isTerminal, RunRepository, RunState } from '@runledger/runs';
+import { DATA_ERASED_ERROR, isCallersRun, isDataErased, loadUnlessForged, isTerminal, RunRepository, RunState } from '@runledger/runs';
 import { RunWaiter } from '../../runs/run-waiter';
 import { callerStartRefusal, startCaseRefusal } from '../../shared/caller-starts';
 import { DECISION_INBOX } from '../../task-assistant/task-run.types';
@@ -110,7 +110,10 @@ export class AgentRunGateway {
     // The pins come from the log (domain/request-pins.ts): a retry keeps its run's, a child inherits its parent's,
     // new top-level work gets the current policy — never an older, looser version the caller picked.
     const existing = plain.run_id ? (await this.runs.load(plain.run_id)).state : undefined;
-    const parentState = plain.parent_run_id && !existing?.run ? (await this.runs.load(plain.parent_run_id)).state : undefined;
+    const named = plain.parent_run_id && !existing?.run ? (await loadUnlessForged(this.runs, plain.parent_run_id))?.state : undefined;
+    // A caller's run joins only a tree of its own: another caller's run reads as no run at all (not finished, not of
+    // another case: nothing is learned of it).
+    const parentState = named?.run && (await isCallersRun(this.runs, named.run, requestedBy)) ? named : undefined;
     const parent = parentState?.run;
     const pins = resolvePins(
       { case_id: plain.case_id, ...(plain.parent_run_id ? { parent_run_id: plain.parent_run_id } : {}), ...(plain.policy_versions ? { policy_versions: plain.policy_versions } : {}) },

@@ -5,7 +5,7 @@ import { canonicalJson, type CallerGrants } from '@runledger/governance';
 import { AppError, sha256Hex } from '@runledger/kernel';
 import { type IdempotentRequestOptions, retryTransient, validateMessage } from '@runledger/messaging';
 import { CALLER_GRANTS, PolicyCatalog } from '@runledger/policy-catalog';
-import { isTerminal, RunRepository } from '@runledger/runs';
+import { isCallersRun, isTerminal, loadUnlessForged, RunRepository } from '@runledger/runs';
 import { RunWaiter } from '../../runs/run-waiter';
 import { callerStartRefusal, startCaseRefusal } from '../../shared/caller-starts';
 import { DECISION_INBOX } from '../../task-assistant/task-run.types';
@@ -53,11 +53,14 @@ export class SessionGateway {
   }
 
   private async open(req: SessionStartRequestDto, requestedBy: string | undefined, waitMs: number): Promise<SessionReply> {
-    const spec = await this.prepare(req, requestedBy);
+    const { spec, parentEnded } = await this.prepare(req, requestedBy);
     const existing = await this.runs.load(spec.run_id);
     if (existing.state.run && (existing.state.run.request_hash_sha256 !== spec.request_hash_sha256 || existing.state.run.requested_by !== spec.requested_by)) {
       throw new AppError('REQUEST.INVALID', 'run_id (or request_id) already names a session of a different request.');
     }
+    // A finished run (completed, failed, denied, cancelled) parents nothing new: its outcome is already recorded. A
+    // session it parented before it ended is answered as it is (a retry).
+    if (!existing.state.run && parentEnded) throw new AppError('RUN.PARENT_TERMINAL', 'parent_run_id names a finished run; it cannot start new child sessions.');
     if (isTerminal(existing.state)) return sessionReplyOf(spec.run_id, existing.state, existing.events);
     const watch = await this.waiter.watch(spec.run_id, waitMs);
     try {
@@ -82,23 +85,22 @@ export class SessionGateway {
   async get(raw: unknown, asker?: string): Promise<SessionReply> {
     const { run_id } = validateMessage(SessionGetRequestDto, raw);
     const { state, events } = await this.runs.load(run_id);
-    if (!state.run || !isSessionRun(state) || !(await this.readableBy(state.run, asker))) throw new AppError('RUN.NOT_FOUND', 'No session with that run id.');
+    if (!state.run || !isSessionRun(state) || (asker !== undefined && !(await isCallersRun(this.runs, state.run, asker)))) throw new AppError('RUN.NOT_FOUND', 'No session with that run id.');
     return sessionReplyOf(run_id, state, events);
   }
 
-  private async readableBy(run: { run_id: string; root_run_id: string; requested_by?: string }, asker: string | undefined): Promise<boolean> {
-    if (asker === undefined) return true;
-    if (run.requested_by !== undefined) return run.requested_by === asker;
-    if (run.root_run_id === run.run_id) return false;
-    return (await this.runs.load(run.root_run_id)).state.run?.requested_by === asker;
-  }
-
-  private async prepare(req: SessionStartRequestDto, requestedBy: string | undefined): Promise<SessionSpec> {
+  /** The session's spec, and whether the parent it names has ended (see open). */
+  private async prepare(req: SessionStartRequestDto, requestedBy: string | undefined): Promise<{ spec: SessionSpec; parentEnded: boolean }> {
     const pinned = await this.profiles.resolve(req.agent, req.version);
     if (!pinned) throw new AppError('REQUEST.INVALID', `There is no agent profile ${req.agent}${req.version ? ` version ${req.version}` : ''}.`);
     // A child session inherits its parent's tree, case and policy pins; a top-level one pins the current policy.
-    const parent = req.parent_run_id ? (await this.runs.load(req.parent_run_id)).state.run : undefined;
-    if (req.parent_run_id && !parent) throw new AppError('REQUEST.INVALID', 'parent_run_id names no run.');
+    const parentState = req.parent_run_id ? (await loadUnlessForged(this.runs, req.parent_run_id))?.state : undefined;
+    const parent = parentState?.run;
+    // A caller's session joins only a tree of its own (a run it started, or a sub-agent under one): another's run, a
+    // user's task run or no run at all are refused alike, so nobody grafts onto another tree or learns it exists.
+    if (req.parent_run_id && (!parent || (requestedBy !== undefined && !(await isCallersRun(this.runs, parent, requestedBy))))) {
+      throw new AppError('REQUEST.INVALID', requestedBy !== undefined ? 'parent_run_id names no run of this caller.' : 'parent_run_id names no run.');
+    }
     if (parent?.case_id && req.case_id && parent.case_id !== req.case_id) throw new AppError('CASE.CROSS_CASE_DENIED', 'A child session stays in its parent\'s case.');
     const case_id = parent?.case_id ?? req.case_id;
     const notGranted = requestedBy ? startCaseRefusal(this.grants, requestedBy, case_id) : null;
@@ -109,12 +111,13 @@ export class SessionGateway {
     const hash = sha256Hex(canonicalJson(request));
     const run_id = req.run_id ?? sessionRunIdOf(req.request_id ?? hash, req.parent_run_id, requestedBy);
     const root_run_id = parent?.root_run_id ?? run_id;
-    return {
+    const spec: SessionSpec = {
       run_id, root_run_id, correlation_id: req.correlation_id ?? parent?.correlation_id ?? root_run_id,
       ...(req.parent_run_id ? { parent_run_id: req.parent_run_id } : {}), ...(case_id ? { case_id } : {}), ...(user_id ? { user_id } : {}),
       agent: profile.id, version: profile.version, profile_sha256: sha256, role: profile.role,
       policy_versions: parent?.policy_versions ?? this.policies.currentVersions(), prompt: req.prompt, request_hash_sha256: hash,
       ...(requestedBy ? { requested_by: requestedBy } : {}),
     };
+    return { spec, parentEnded: parentState !== undefined && isTerminal(parentState) };
   }
 }
