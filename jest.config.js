@@ -21,7 +21,7 @@ module.exports = {
   // machine (no result depends on time; a hang is still caught).
   testTimeout: 60_000,
   projects: [
-    { ...shared, displayName: 'unit', testMatch: ['<rootDir>/{libs,services}/**/*.unit.spec.ts'] },
+    { ...shared, displayName: 'unit', testMatch: ['<rootDir>/{libs,services,scripts}/**/*.unit.spec.ts'] },
     { ...shared, displayName: 'int', testMatch: ['<rootDir>/{libs,services}/**/*.int.spec.ts'] },
     {
       ...shared, displayName: 'e2e', testMatch: ['<rootDir>/test/**/*.e2e.spec.ts'],

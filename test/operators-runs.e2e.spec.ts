@@ -116,6 +116,28 @@ describe('Issue 11 operators: runledger runs against a running stack', () => {
     expect(reply.body.response_text).toContain(task);
   });
 
+  it('Operator output: caller-controlled control characters are shown escaped, never sent to the terminal (runs list, runs show)', async () => {
+    const tag = `ansi-${randomUUID().slice(0, 8)}`;
+    const user_id = `${tag}\u001b[2J\u001b[31mEVIL\u001b[0m\r\u202e`;
+    const reply = await stack.request<{ run_id: string }>('agents.task-assistant.process', { user_id, conversation_id: randomUUID(), message: `add task ${tag} \u001b]0;pwned\u0007 probe` }, 120_000);
+    expect(reply.ok).toBe(true);
+    // eslint-disable-next-line no-control-regex -- control characters are what the test looks for
+    const acted = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/;
+    const listed = await stack.waitFor(async () => {
+      const r = await cli('runs', 'list', '--text', tag);
+      return r.stdout.includes(reply.body.run_id) ? r : null;
+    }, 60_000);
+    expect(listed.stdout).not.toMatch(acted);
+    expect(listed.stdout).toContain(`${tag}\\u001b[2J\\u001b[31mEVIL`);
+    const shown = await cli('runs', 'show', reply.body.run_id);
+    expect(shown).toMatchObject({ code: 0, stderr: '' });
+    expect(shown.stdout).not.toMatch(acted);
+    expect(shown.stdout.split('\n')[1]).toBe(`  message  add task ${tag} \\u001b]0;pwned\\u0007 probe`);
+    const asJson = await cli('runs', 'show', reply.body.run_id, '--json');
+    expect(asJson.stdout).not.toMatch(acted);
+    expect(JSON.parse(asJson.stdout).run.run.user_id).toBe(user_id);
+  });
+
   it('Issue 11 runs show: an unknown run is RUN.NOT_FOUND (exit 1), a malformed id a usage error (exit 2)', async () => {
     const unknown = await cli('runs', 'show', randomUUID());
     expect(unknown.code).toBe(1);

@@ -13,6 +13,7 @@ import type { SessionReply } from '@runledger/contracts';
 import { decodeReply, encodeJson } from '@runledger/messaging';
 import { callerSubject } from '../../libs/contracts/src/subjects';
 import { connectCli, connectionIdentity, ConnectionRefused, ConnectionSettingInvalid, ConnectionUsageError, parseConnectionFlags, unansweredRequest } from './connection';
+import { printable, printableLines, terminalJson } from './format';
 
 export interface BusIo {
   readonly stdout: (text: string) => void;
@@ -92,19 +93,19 @@ export async function runOverBus(args: string[], io: BusIo): Promise<number> {
     const decoded = decodeReply(msg.data, msg.headers);
     if (!decoded.ok) {
       const error = decoded.error as { code: string; message: string };
-      io.stderr(`runledger agent: ${error.code}: ${error.message}\n`);
+      io.stderr(`runledger agent: ${printable(`${error.code}: ${error.message}`)}\n`);
       return error.code === 'REQUEST.INVALID' || error.code === 'RUN.NOT_FOUND' ? 4 : 1;
     }
     const reply = decoded.body as SessionReply;
     const report = reply.result?.finalReport as { content?: string; content_json?: unknown } | undefined;
-    if (opts.json) io.stdout(`${JSON.stringify(reply, null, 2)}\n`);
-    else if (reply.result?.success && report) io.stdout(`${report.content ?? JSON.stringify(report.content_json, null, 2)}\n`);
+    if (opts.json) io.stdout(`${terminalJson(reply, 2)}\n`);
+    else if (reply.result?.success && report) io.stdout(`${printableLines(report.content ?? JSON.stringify(report.content_json, null, 2))}\n`);
     if (reply.status === 'running') {
       io.stderr(`runledger agent: session ${reply.run_id} is still running; ask again with the same --request-id\n`);
       return 1;
     }
     if (reply.result?.success) return 0;
-    io.stderr(`runledger agent: session ${reply.run_id} failed: ${reply.error ? `${reply.error.error_code}: ${reply.error.message}` : 'no final report'}\n`);
+    io.stderr(`runledger agent: ${printable(`session ${reply.run_id} failed: ${reply.error ? `${reply.error.error_code}: ${reply.error.message}` : 'no final report'}`)}\n`);
     return reply.result?.error?.kind === 'invalid_schema' ? 5 : 1;
   } finally {
     await nc.close().catch(() => undefined);

@@ -22,6 +22,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { ToolRegistry } from '@runledger/agent-runtime';
 import { openLocalLog } from './agent-log';
+import { printable, printableLines, terminalJson } from './format';
 import {
   accountingOf,
   connectMcpServers,
@@ -185,14 +186,14 @@ async function run(args: readonly string[], io: CliIo): Promise<CliOutcome> {
       sleeper: timerSleeper,
       logger: {
         log: (e) => {
-          if (opts.verbose || e.level === 'error') io.stderr(`[${e.level}] ${e.event}: ${e.message}${opts.verbose && e.data ? ` ${JSON.stringify(e.data)}` : ''}\n`);
+          if (opts.verbose || e.level === 'error') io.stderr(`${printable(`[${e.level}] ${e.event}: ${e.message}${opts.verbose && e.data ? ` ${terminalJson(e.data)}` : ''}`)}\n`);
         },
       },
     };
     const result = opts.log ? await logged(path.resolve(io.cwd, opts.log), input, prompt, ports) : await runSession(input, prompt, ports);
-    if (opts.json) io.stdout(`${JSON.stringify(result, null, 2)}\n`);
-    else if (result.success) io.stdout(`${reportText(result)}\n`);
-    if (!result.success) io.stderr(`agent session failed: ${result.error ? `${result.error.kind}: ${result.error.message}` : reportText(result)}\n`);
+    if (opts.json) io.stdout(`${terminalJson(result, 2)}\n`);
+    else if (result.success) io.stdout(`${printableLines(reportText(result))}\n`);
+    if (!result.success) io.stderr(`agent session failed: ${printableLines(result.error ? `${result.error.kind}: ${result.error.message}` : reportText(result))}\n`);
     return { kind: 'session', result };
   }
 }
@@ -255,6 +256,6 @@ export async function main(args: string[], io: CliIo = processIo()): Promise<num
   } catch (e) {
     outcome = { kind: 'internal_error', message: e instanceof Error ? e.message : String(e) };
   }
-  if (outcome.kind !== 'session' && outcome.kind !== 'informational') io.stderr(`runledger agent: ${outcome.message}\n`);
+  if (outcome.kind !== 'session' && outcome.kind !== 'informational') io.stderr(`runledger agent: ${printableLines(outcome.message)}\n`);
   return exitCodeFor(outcome);
 }

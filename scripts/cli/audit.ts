@@ -34,6 +34,7 @@ import { LOG_KINDS, SUBJECTS } from '../../libs/contracts/src/subjects';
 import { auditKeyFile, publicKeyFileOf, trustedKeys } from '../../libs/messaging/src/audit-keys';
 import { decodeReply, encodeJson } from '../../libs/messaging/src/codec';
 import { CliConnectionFlags, CONNECTION_USAGE, ConnectionUsageError, parseConnectionFlags, unansweredRequest } from './connection';
+import { printable, terminalJson } from './format';
 import { CliError, runCommand, unknownCommand, withConnection } from './operator';
 import { scanLog } from './progress';
 import { servedRunEvents, type OwnedEvent } from '../../libs/runs/src/domain/run-ownership';
@@ -123,7 +124,7 @@ export function report(result: AnchoredVerification, copy = false): number {
     if (result.checkpoint) process.stdout.write(`signed checkpoint at entry ${result.checkpoint.seq} by key ${result.checkpoint.key_id}\n`);
     return 0;
   }
-  const detail = result.detail ? ` (${result.detail})` : '';
+  const detail = result.detail ? ` (${printable(result.detail)})` : '';
   if (result.log_seq !== undefined) {
     process.stdout.write(`audit log BROKEN at log message ${result.log_seq}: ${result.reason} — ${REASONS[result.reason] ?? 'see the message'}${detail}\n`);
     return 1;
@@ -215,12 +216,12 @@ async function coverage(rest: string[], flags: CliConnectionFlags): Promise<numb
   const { served, forgeries } = servedRunEvents(events);
   const covered = checkAuditCoverage(served, { allowInProgress: true, staleAfter: { now: new Date().toISOString(), ms: Number(process.env.RL_STALE_RUN_MS ?? 15 * 60_000) } });
   const result = { ...covered, ok: covered.ok && !forgeries.length, forged: forgeries };
-  for (const f of asJson ? [] : forgeries.slice(0, 50)) process.stdout.write(`FORGED ${f.run_id}: ${f.reason} (${f.subject}, log message ${f.seq})\n`);
-  if (asJson) process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
+  for (const f of asJson ? [] : forgeries.slice(0, 50)) process.stdout.write(`${printable(`FORGED ${f.run_id}: ${f.reason} (${f.subject}, log message ${f.seq})`)}\n`);
+  if (asJson) process.stdout.write(`${terminalJson(result, 2)}\n`);
   else if (forgeries.length) process.stdout.write(`audit coverage FORGED: ${forgeries.length} forged run(s) not covered; ${covered.violations.length} missing record(s) over ${covered.runs_checked} runs\n`);
   else if (result.ok) process.stdout.write(`audit coverage OK: ${result.runs_checked} runs, each with its authz decision, outcome and effect audit events (${result.in_progress.length} in progress)\n`);
   else {
-    for (const v of result.violations.slice(0, 50)) process.stdout.write(`MISSING ${v.run_id}: ${v.missing}\n`);
+    for (const v of result.violations.slice(0, 50)) process.stdout.write(`${printable(`MISSING ${v.run_id}: ${v.missing}`)}\n`);
     process.stdout.write(`audit coverage INCOMPLETE: ${result.violations.length} missing record(s) over ${result.runs_checked} runs\n`);
   }
   return result.ok ? 0 : 1;

@@ -11,6 +11,7 @@ import { NatsConnection, RequestError } from '@nats-io/transport-node';
 // which a terminal client does not need at start-up.
 import { SUBJECTS } from '../../libs/contracts/src/subjects';
 import { CliConnectionFlags, connectCli, CONNECTION_USAGE, ConnectionRefused, ConnectionSettingInvalid, ConnectionUsageError, parseConnectionFlags, permissionViolation, unansweredRequest } from './connection';
+import { printable } from './format';
 
 const USAGE = `usage: runledger chat --user <id> [--conversation <uuid>] ${CONNECTION_USAGE}\n  (or: npm run chat -- --user <id>)\n`;
 const NOT_RUNNING = 'Runledger is not running: start it with npm start\n';
@@ -57,7 +58,7 @@ export function parseArgs(args: string[]): ChatOptions | 'help' | string {
 
 /** Multi-line replies (task lists) are indented under the prefix so they read as one answer. */
 function print(text: string): void {
-  process.stdout.write(`${PREFIX}${text.split('\n').join(`\n${' '.repeat(PREFIX.length)}`)}\n`);
+  process.stdout.write(`${PREFIX}${text.split('\n').map(printable).join(`\n${' '.repeat(PREFIX.length)}`)}\n`);
 }
 
 async function ask(nc: NatsConnection, opts: ChatOptions, message: string): Promise<string> {

@@ -9,7 +9,7 @@
 import type { DeadLetter, DeadLettersListResult } from '../../libs/contracts/src/generated';
 import { SUBJECTS } from '../../libs/contracts/src/subjects';
 import { CONNECTION_USAGE } from './connection';
-import { table, time } from './format';
+import { printable, table, time } from './format';
 import { ask, CliError, unknownCommand, json, parseArgs, runCommand, str, withConnection } from './operator';
 
 export const USAGE = `usage: runledger deadletters list [--durable NAME] [--json]
@@ -50,7 +50,7 @@ export function main(args: string[]): Promise<number> {
         const letter = await ask<DeadLetter>(nc, SUBJECTS.deadLettersRetry, { id: p.positional[0], requested_by: process.env.USER ?? 'operator' });
         if (p.flags.has('json')) return (json(letter), 0);
         const last = letter.retries[letter.retries.length - 1];
-        process.stdout.write(`re-published ${letter.id} on ${letter.subject} as log message ${last?.new_seq} (retry ${letter.retries.length})\n`);
+        process.stdout.write(`${printable(`re-published ${letter.id} on ${letter.subject} as log message ${last?.new_seq} (retry ${letter.retries.length})`)}\n`);
         return 0;
       });
     }
@@ -72,5 +72,5 @@ function describe(l: DeadLetter): string {
     '  payload (as the log stores it; sealed fields stay sealed):',
     ...JSON.stringify(l.payload ?? null, null, 2).split('\n').map((line) => `    ${line}`),
   ];
-  return `${lines.join('\n')}\n`;
+  return `${lines.map(printable).join('\n')}\n`;
 }

@@ -1,5 +1,29 @@
 /** Plain-text rendering for people: aligned tables, durations, short ids. No colours (output is often piped). */
 
+/**
+ * What a terminal would act on instead of print: C0 controls (ESC starts a sequence that clears the screen or sets the
+ * window title, CR overwrites the line, newline fakes one), DEL, C1 controls and the bidi embeddings, overrides and
+ * isolates (U+202A–U+202E, U+2066–U+2069), which reorder what follows.
+ */
+// eslint-disable-next-line no-control-regex -- control characters are what is escaped
+const UNPRINTABLE = /[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g;
+/** The same, less what JSON.stringify already escapes (C0): what a JSON string may hold raw. */
+const UNPRINTABLE_IN_JSON = /[\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g;
+const escaped = (c: string): string => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`;
+
+/**
+ * Any text a caller, a model or the log controls, as it may reach a person's terminal: every character above shown
+ * escaped (`\u001b`), so the operator sees it was there and the terminal acts on none of it. Applied where a value is
+ * rendered; the data is not changed. Idempotent (an escape is printable).
+ */
+export const printable = (text: string): string => text.replace(UNPRINTABLE, escaped);
+
+/** printable, keeping the line breaks where the renderer itself shows a text on several lines (a reply, a report). */
+export const printableLines = (text: string): string => text.split('\n').map(printable).join('\n');
+
+/** JSON for scripts that is also safe on a terminal: the same value (JSON.parse gives it back exactly), DEL, C1 and bidi controls escaped too. */
+export const terminalJson = (value: unknown, indent?: number): string => JSON.stringify(value, null, indent).replace(UNPRINTABLE_IN_JSON, escaped);
+
 export function duration(ms: number | null | undefined): string {
   if (ms === null || ms === undefined) return '-';
   if (ms < 1_000) return `${ms} ms`;
@@ -18,7 +42,7 @@ export const clip = (text: string, max = CELL_MAX): string => (text.length > max
 
 /** Aligned columns; every column but the last (which stretches nothing) is cut at CELL_MAX characters. */
 export function table(headers: string[], cells: string[][]): string {
-  const rows = cells.map((r) => r.map((c, i) => (i === r.length - 1 ? c : clip(c ?? ''))));
+  const rows = cells.map((r) => r.map((c, i) => (i === r.length - 1 ? printable(c ?? '') : clip(printable(c ?? '')))));
   const widths = headers.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
   const line = (cells: string[]) => cells.map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i]))).join('  ').trimEnd();
   return [line(headers), ...rows.map(line)].join('\n') + '\n';
@@ -42,20 +66,22 @@ export function recordedText(value: unknown): string {
   return JSON.stringify(value);
 }
 
-/** A recorded error (a run's `error_code`, a session's `kind`) and its message: `CODE: message`. */
+/** A recorded error (a run's `error_code`, a session's `kind`) and its message: `CODE: message`, printable. */
 export function errorText(error: unknown): string {
-  if (typeof error !== 'object' || error === null || 'sealed' in error) return recordedText(error);
+  if (typeof error !== 'object' || error === null || 'sealed' in error) return printable(recordedText(error));
   const err = error as { error_code?: unknown; code?: unknown; kind?: unknown; message?: unknown };
   const code = err.error_code ?? err.code ?? err.kind;
   const message = recordedText(err.message);
-  return [typeof code === 'string' ? code : '', message].filter(Boolean).join(': ');
+  return printable([typeof code === 'string' ? code : '', message].filter(Boolean).join(': '));
 }
 
 /** Whether an event's error message is sealed (the log as stored): the caller may ask rl.runs.get, which opens it. */
 export const sealedErrorOf = (e: { data: unknown }): boolean => recordedText(((e.data ?? {}) as { error?: { message?: unknown } }).error?.message) === '[sealed]';
 
-/** The one fact of an event an operator reads first. */
-export function eventDetail(e: { type: string; data: unknown }): string {
+/** The one fact of an event an operator reads first, printable. */
+export const eventDetail = (e: { type: string; data: unknown }): string => printable(detailOf(e));
+
+function detailOf(e: { type: string; data: unknown }): string {
   const d = (e.data ?? {}) as Record<string, unknown>;
 
   if (e.type === 'AuthzDecided') return ` ${d.decision}${d.lane ? ` lane ${d.lane}` : ''}${d.action ? ` ${d.action}` : ''}${d.code ? ` (${d.code})` : ''}`;

@@ -5,6 +5,7 @@
  */
 import type { NatsConnection } from '@nats-io/transport-node';
 import { decodeReply, encodeJson } from '../../libs/messaging/src/codec';
+import { printableLines, terminalJson } from './format';
 import { asRefusal, CliConnectionFlags, connectCli, LocalIdentity, ConnectionRefused, ConnectionUsageError, parseConnectionFlags, unansweredRequest } from './connection';
 
 export class CliError extends Error {
@@ -96,7 +97,7 @@ export async function runCommand(body: () => Promise<number>): Promise<number> {
     return await body();
   } catch (err) {
     if (err instanceof ConnectionRefused || err instanceof CliError) {
-      process.stderr.write(`${err.message}\n`);
+      process.stderr.write(`${printableLines(err.message)}\n`); // a service's error reply may echo what a caller sent
       return err.exitCode;
     }
     throw err;
@@ -113,4 +114,4 @@ export async function ask<T>(nc: NatsConnection, subject: string, body: unknown,
   return reply.body as T;
 }
 
-export const json = (value: unknown): void => void process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+export const json = (value: unknown): void => void process.stdout.write(`${terminalJson(value, 2)}\n`);

@@ -14,6 +14,7 @@ import { SealedDocumentStore } from '../../libs/messaging/src/sealed-documents';
 import { chainEntriesOf, type ChainEntry, isTerminalStatus } from '@runledger/governance';
 import { CONNECTION_USAGE, ConnectionRefused, notPermitted, permissionViolation } from './connection';
 import { ask, CliError, intFlag, json, parseArgs, ParsedArgs, runCommand, str, withConnection } from './operator';
+import { printable } from './format';
 import { Progress, scanLog } from './progress';
 import { compareDocs, Difference, ModelReport, readAll, withListing, writeAll } from './replay/compare';
 import { compareAuditTrails, compareDecisionRecords, withoutTrails } from './replay/audit-trails';
@@ -189,7 +190,7 @@ function report(reports: ModelReport[], meta: { horizon: number; events: number;
     process.stdout.write('no differences\n');
     return 0;
   }
-  for (const d of differences.slice(0, 50)) process.stdout.write(`DIFFERENCE ${d.model} ${d.id}: ${d.kind}${d.detail ? ` — ${d.detail}` : ''}\n`);
+  for (const d of differences.slice(0, 50)) process.stdout.write(`${printable(`DIFFERENCE ${d.model} ${d.id}: ${d.kind}${d.detail ? ` — ${d.detail}` : ''}`)}\n`);
   if (differences.length > 50) process.stdout.write(`… and ${differences.length - 50} more (use --json for all)\n`);
   process.stdout.write(`${differences.length} difference(s)\n`);
   return 1;

@@ -4,7 +4,7 @@
  * (exit 1) if the filter now matches others.
  */
 import type { RunsListRequest } from '../../libs/contracts/src/generated';
-import { duration, table, time } from './format';
+import { duration, printable, table, time } from './format';
 import { CliError, json, type ParsedArgs, str, withConnection } from './operator';
 import { BULK_CANCEL_MAX, cancelEach, describeFilter, parseSelectionToken, selectionToken, selectOpenRuns, selectShown, summaryText } from './runs-bulk';
 
@@ -34,8 +34,8 @@ export function bulkCancel(p: ParsedArgs, filter: RunsListRequest, usage: string
     const summary = await cancelEach(nc, open.map((r) => r.run_id), reason, process.env.USER ?? 'operator', matched);
     if (p.flags.has('json')) json(summary);
     else {
-      process.stdout.write(`${summaryText(summary)}\n`);
-      for (const r of summary.refused) process.stdout.write(`refused ${r.run_id}: ${r.error}\n`);
+      process.stdout.write(`${printable(summaryText(summary))}\n`);
+      for (const r of summary.refused) process.stdout.write(`${printable(`refused ${r.run_id}: ${r.error}`)}\n`);
     }
     return summary.refused.length ? 1 : 0;
   });

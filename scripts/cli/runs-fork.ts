@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import type { NatsConnection } from '@nats-io/transport-node';
 import type { RunForkRequest, RunForkResult } from '../../libs/contracts/src/generated';
 import { SUBJECTS } from '../../libs/contracts/src/subjects';
+import { printable } from './format';
 import { ask, CliError, intFlag, json, ParsedArgs, str } from './operator';
 import { isTerminalStatus } from '../../libs/governance/src/lifecycle/run-lifecycle';
 
@@ -35,6 +36,6 @@ export async function fork(nc: NatsConnection, request: RunForkRequest, p: Parse
   const pins = `lanes ${res.policy_versions.lanes} / roles ${res.policy_versions.roles}`;
   process.stdout.write(`fork ${res.run_id} of run ${res.forked_from.run_id} from step ${res.forked_from.checkpoint} under ${pins}${res.outcome === 'existing' ? ' (this request_id had forked it before)' : ''}\n`);
   process.stdout.write(`request id ${request.request_id} (repeat with --request-id to get the same fork)\n`);
-  process.stdout.write(`status ${status}${error ? `  ${error.error_code}: ${error.message}` : ''}\n`);
+  process.stdout.write(`${printable(`status ${status}${error ? `  ${error.error_code}: ${error.message}` : ''}`)}\n`);
   return 0;
 }

@@ -9,7 +9,7 @@ import { jetstream, jetstreamManager, type JetStreamManager } from '@nats-io/jet
 import { EventLog, LIVE_RUN_PREFIX, liveEvents, LOG_STREAM, LOG_SUBJECT_PREFIX, tryStoredEvents, type StoredEvent } from '@runledger/event-log';
 import { evolveRunSummary, initialRunSummary, RunSummary } from '../../libs/runs/src/domain/run-summary';
 import { SUBJECTS } from '../../libs/contracts/src/subjects';
-import { eventDetail, sealedErrorOf, time } from './format';
+import { eventDetail, printable, sealedErrorOf, terminalJson, time } from './format';
 import { ask } from './operator';
 
 export interface TailOptions {
@@ -70,8 +70,8 @@ export async function tailRuns(nc: NatsConnection, o: TailOptions, since = new D
     summary = evolveRunSummary(summary, event);
     runs.set(runId, summary);
     if (!tailMatches(summary, event, o)) return;
-    if (o.json) process.stdout.write(`${JSON.stringify({ run_id: runId, seq: event.seq, index: event.index, type: event.type, recorded_at: event.metadata.recorded_at, data: event.data, run: summary })}\n`);
-    else process.stdout.write(`${time(event.metadata.recorded_at)}  ${runId}  ${summary.agent_name ?? '-'}  ${event.type}${await detailOpened(nc, event)}\n`);
+    if (o.json) process.stdout.write(`${terminalJson({ run_id: runId, seq: event.seq, index: event.index, type: event.type, recorded_at: event.metadata.recorded_at, data: event.data, run: summary })}\n`);
+    else process.stdout.write(`${printable(`${time(event.metadata.recorded_at)}  ${runId}  ${summary.agent_name ?? '-'}  ${event.type}`)}${await detailOpened(nc, event)}\n`);
   };
 
   // The tail follows from the moment it was asked (the process's start, less a second), not from when it got connected: what was

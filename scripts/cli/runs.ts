@@ -16,7 +16,7 @@ import type { RunCancelResult, RunsListRequest, RunsListResult, RunSummary } fro
 import { SUBJECTS } from '../../libs/contracts/src/subjects';
 import { isTerminalStatus } from '../../libs/governance/src/lifecycle/run-lifecycle';
 import { CONNECTION_USAGE } from './connection';
-import { duration, errorText, eventDetail, jaegerLink, table, time } from './format';
+import { duration, errorText, eventDetail, jaegerLink, printable, table, time } from './format';
 import { ask, CliError, unknownCommand, intFlag, json, parseArgs, ParsedArgs, runCommand, str, withConnection } from './operator';
 
 /*
@@ -213,17 +213,17 @@ function renderTree(node: RunNode, indent: string, out: string[]): void {
   const r = node.run;
   const started = r.created_at ? Date.parse(r.created_at) : NaN;
   const ended = r.updated_at ? Date.parse(r.updated_at) : NaN;
-  const head = [`run ${r.run_id}`, r.run?.agent_name ?? '-', r.run?.run_kind ?? '-', r.status, duration(Number.isNaN(ended - started) ? null : ended - started)];
+  const head = [`run ${r.run_id}`, r.run?.agent_name ?? '-', r.run?.run_kind ?? '-', r.status, duration(Number.isNaN(ended - started) ? null : ended - started)].map(printable);
   if (r.error) head.push(errorText(r.error));
   out.push(`${indent}${head.join('  ')}`);
   const origin = r.run?.forked_from;
-  if (origin) out.push(`${indent}  forked from run ${origin.run_id} at step ${origin.checkpoint}`);
-  for (const [label, text] of exchangeOf(r.events)) out.push(`${indent}  ${label.padEnd(8)} ${text.split('\n').join(`\n${indent}  ${' '.repeat(9)}`)}`);
+  if (origin) out.push(printable(`${indent}  forked from run ${origin.run_id} at step ${origin.checkpoint}`));
+  for (const [label, text] of exchangeOf(r.events)) out.push(`${indent}  ${label.padEnd(8)} ${text.split('\n').map(printable).join(`\n${indent}  ${' '.repeat(9)}`)}`);
   const trace = node.summary?.trace_id;
-  if (trace) out.push(`${indent}  trace ${trace}${jaegerLink(trace) ? `  ${jaegerLink(trace)}` : ''}`);
+  if (trace) out.push(printable(`${indent}  trace ${trace}${jaegerLink(trace) ? `  ${jaegerLink(trace)}` : ''}`));
   for (const e of r.events) {
     const offset = Number.isNaN(started) ? '' : `+${duration(Date.parse(e.recorded_at) - started)}`;
-    out.push(`${indent}  ${offset.padEnd(10)} ${e.type}${eventDetail(e)}`);
+    out.push(`${indent}  ${offset.padEnd(10)} ${printable(e.type)}${eventDetail(e)}`);
   }
   for (const child of node.children) renderTree(child, `${indent}  │ `, out);
 }

@@ -5,6 +5,7 @@
  */
 import type { RunNode } from '../runs';
 import { duration, esc } from './html';
+import { printable } from '../format';
 
 export interface Bar {
   kind: 'run' | 'step' | 'tool' | 'llm';
@@ -88,13 +89,13 @@ export function textWaterfall(node: RunNode, width = 50): string {
   if (!bars.length) return 'no events\n';
   const t0 = Math.min(...bars.map((b) => b.start));
   const span = Math.max(1, Math.max(...bars.map((b) => b.end)) - t0);
-  const labels = bars.map((b) => `${'  '.repeat(b.depth)}${b.label}`);
+  const labels = bars.map((b) => `${'  '.repeat(b.depth)}${printable(b.label)}`);
   const pad = Math.min(48, Math.max(...labels.map((l) => l.length)));
   const lines = bars.map((b, i) => {
     const from = Math.min(width - 1, Math.floor(((b.start - t0) / span) * width));
     const to = Math.max(from + 1, Math.round(((b.end - t0) / span) * width));
     const bar = `${' '.repeat(from)}${'█'.repeat(to - from)}${' '.repeat(Math.max(0, width - to))}`;
-    return `${labels[i].slice(0, pad).padEnd(pad)} |${bar}| ${duration(b.end - b.start)}${b.status ? ` ${b.status}` : ''}${b.run_id ? `  ${b.run_id}` : ''}`;
+    return `${labels[i].slice(0, pad).padEnd(pad)} |${bar}| ${duration(b.end - b.start)}${printable(`${b.status ? ` ${b.status}` : ''}${b.run_id ? `  ${b.run_id}` : ''}`)}`;
   });
   return `${' '.repeat(pad)} 0${' '.repeat(width - 1)}${duration(span)}\n${lines.join('\n')}\n`;
 }
