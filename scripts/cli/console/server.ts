@@ -4,6 +4,7 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { printableLines } from '../format';
 import { CliError } from '../operator';
 import type { ConsoleApi } from './api';
 import { ConsoleAuth, sessionCookie, type Session } from './auth';
@@ -166,7 +167,7 @@ export async function startConsoleServer(api: ConsoleApi, port: number, auth = n
       if (res.headersSent) return void res.end();
       if (err instanceof HttpError) return send(res, err.status, `${err.message}\n`);
       // Never a stack trace to the browser; the operator's terminal gets the message.
-      process.stderr.write(`runledger console: ${(err as Error)?.message ?? String(err)}\n`);
+      process.stderr.write(`runledger console: ${printableLines((err as Error)?.message ?? String(err))}\n`);
       send(res, 500, 'internal error (see the terminal running runledger console)\n');
     });
   });
