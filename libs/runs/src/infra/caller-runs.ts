@@ -4,9 +4,11 @@ import type { LoadedRun, RunRepository } from './run-repository';
 
 /**
  * A run as one caller may see it (issue 26 caller-scoped reads): a run whose RunCreated records that caller as
- * `requested_by`, or one decision started for nobody inside the tree of such a run (a sub-agent session, a child run:
- * its root is the caller's). Any other run — another caller's, a service's own, a forged one, none at all — is
- * RUN.NOT_FOUND alike, so a caller learns nothing of runs that are not its own, not even that they exist.
+ * `requested_by`, or an agent run decision started for nobody inside the tree of such a run (a sub-agent session: its
+ * root is the caller's). The choke points' child runs (tool_gateway, db_write, promotion, export) stay the
+ * governance's: the caller sees their outcomes in its own run's events. Any other run — another caller's, a service's
+ * own, a forged one, none at all — is RUN.NOT_FOUND alike, so a caller learns nothing of runs that are not its own,
+ * not even that they exist.
  */
 export async function loadCallersRun(runs: RunRepository, runId: string, caller: string): Promise<LoadedRun> {
   const loaded = await runs.load(runId).catch(forgedIsNotFound);
@@ -20,10 +22,10 @@ export async function callersRun(runs: RunRepository, loaded: LoadedRun, caller:
 }
 
 /** Whether `run` (its RunCreated) is `caller`'s: see loadCallersRun. */
-export async function isCallersRun(runs: RunRepository, run: Pick<RunCreatedData, 'run_id' | 'root_run_id' | 'requested_by'> | undefined, caller: string): Promise<boolean> {
+export async function isCallersRun(runs: RunRepository, run: Pick<RunCreatedData, 'run_id' | 'run_kind' | 'root_run_id' | 'requested_by'> | undefined, caller: string): Promise<boolean> {
   if (!run) return false;
   if (run.requested_by !== undefined) return run.requested_by === caller;
-  if (!run.root_run_id || run.root_run_id === run.run_id) return false;
+  if (run.run_kind !== 'agent' || !run.root_run_id || run.root_run_id === run.run_id) return false;
   const root = await loadUnlessForged(runs, run.root_run_id);
   return root?.state.run?.requested_by === caller;
 }

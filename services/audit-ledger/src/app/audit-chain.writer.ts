@@ -35,7 +35,8 @@ export class AuditChainWriter implements OnModuleInit {
   private readonly logger = new Logger('AuditChain');
   private last: ChainEntry | null = null;
   private version = 0;
-  private loaded = false;
+  /** The tail's first load, shared: the log consumers may start chaining while onModuleInit still reads it. */
+  private started?: Promise<void>;
 
   constructor(
     private readonly log: EventLog,
@@ -43,7 +44,16 @@ export class AuditChainWriter implements OnModuleInit {
     @Inject(CHAIN_ANCHOR) private readonly anchor: ChainAnchor,
   ) {}
 
-  private async loadTail(): Promise<void> {
+  private startTail(): Promise<void> {
+    this.started ??= this.loadTail(true).catch((err: unknown) => {
+      this.started = undefined;
+      throw err;
+    });
+    return this.started;
+  }
+
+  /** `atStart`: the first load, checked against the anchor file (later loads follow this process's own appends). */
+  private async loadTail(atStart = false): Promise<void> {
     this.version = await this.log.version(CHAIN_REF);
     if (this.version === 0) {
       this.last = null;
@@ -52,11 +62,10 @@ export class AuditChainWriter implements OnModuleInit {
       this.last = tail[tail.length - 1] ?? null;
       await this.refuseForeignTail();
     }
-    this.refuseTailBehindAnchor();
+    if (atStart) this.refuseTailBehindAnchor();
     // The signed head the log holds goes back into the anchor file (forwards only): a crash before the file was
     // replaced (see ANCHOR_FLUSH_MS) leaves it behind the chain until this point, never after.
     if (this.last?.checkpoint) this.anchor.write(this.last.checkpoint);
-    this.loaded = true;
   }
 
   /**
@@ -101,7 +110,7 @@ export class AuditChainWriter implements OnModuleInit {
     // Each event once, however often it was handed over: the batch's own entries are not yet behind the head.
     const auditable = [...new Map(events.filter((e) => CHAINED_EVENT_TYPES.has(e.type)).map((e) => [e.metadata.event_id, e])).values()];
     if (auditable.length === 0) return [];
-    if (!this.loaded) await this.loadTail();
+    await this.startTail();
     for (let attempt = 1; attempt <= 3; attempt++) {
       // The chain follows the log's order: everything up to the position of its last entry is chained.
       const through = chainedPosition(this.last);
@@ -163,6 +172,6 @@ export class AuditChainWriter implements OnModuleInit {
    */
   async onModuleInit(): Promise<void> {
     await this.log.append(KEYS_REF, [{ type: 'AuditSigningKeyPublished', data: { key_id: this.signer.keyId, algorithm: 'Ed25519', public_key_pem: this.signer.publicKeyPem } }], { commandId: `audit-key:${this.signer.keyId}` });
-    await this.loadTail();
+    await this.startTail();
   }
 }

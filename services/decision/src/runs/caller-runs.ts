@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { CallerRun, CallerRunEvents, RunCancelResult } from '@runledger/contracts';
 import type { StoredEvent } from '@runledger/event-log';
 import { RUNTIME, ServiceRuntime } from '@runledger/messaging';
-import { callersRun, isTerminal, LoadedRun, loadCallersRun, RunRepository } from '@runledger/runs';
+import { callersRun, isCallersRun, isTerminal, LoadedRun, loadCallersRun, notCallers, RunRepository } from '@runledger/runs';
 import { RunCancellation } from './run-cancellation';
 
 /** Events in one answer of a follow request when the caller names no limit. */
@@ -33,7 +33,11 @@ export class CallerRuns {
   async events(caller: string, q: { run_id: string; after?: number; wait_ms?: number; limit?: number }): Promise<CallerRunEvents> {
     const after = q.after ?? 0;
     let loaded = await this.runs.load(q.run_id);
-    if (loaded.state.run) await callersRun(this.runs, loaded, caller);
+    // Another caller's run is answered as one that does not exist: after the wait an unknown id would get.
+    if (loaded.state.run && !(await isCallersRun(this.runs, loaded.state.run, caller))) {
+      if (q.wait_ms) await new Promise((resolve) => setTimeout(resolve, q.wait_ms));
+      throw notCallers();
+    }
     if (!loaded.events.some((e) => e.seq > after) && !isTerminal(loaded.state) && q.wait_ms) loaded = await this.nextCommit(q.run_id, after, q.wait_ms);
     await callersRun(this.runs, loaded, caller);
     const events = upToLimit(loaded.events.filter((e) => e.seq > after), q.limit ?? DEFAULT_EVENTS_LIMIT);
