@@ -136,6 +136,13 @@ export class TestStack {
     this.procs.delete(name);
   }
 
+  /** Signals one service process at once, without waiting (SIGSTOP holds it where it is, SIGCONT lets it go on). */
+  signal(name: string, signal: NodeJS.Signals): void {
+    const pid = this.procs.get(name)?.pid;
+    if (pid === undefined) throw new Error(`no running ${name} process to signal`);
+    process.kill(pid, signal);
+  }
+
   async restart(name: string): Promise<void> {
     await this.kill(name, 'SIGTERM');
     await this.startService(name);
