@@ -42,9 +42,14 @@ describe('Issue 8 + issue 7: a campaign whose proposals come from LLM agent sess
     const recorded = ofType<{ verdict: string; agent: { kind: string; run_id: string; status: string } }>(await campaignEvents(stack, campaign_id), 'ProposalRecorded')[0]!;
     expect(recorded).toMatchObject({ verdict: 'valid', agent: { kind: 'session', status: 'completed' } });
     // The session is a governed run of its own, with every model call on the log; its prompt was the snapshot.
-    const session = await stack.request<SessionReply>(SESSION_GET, { run_id: recorded.agent.run_id });
-    expect(session.body).toMatchObject({ status: 'completed', agent: 'campaign-proposer' });
-    const types = (await stack.runEvents(recorded.agent.run_id)).map((e) => e.type);
+    // A session decision started for itself is no caller's (issue 26: sessions.get answers RUN.NOT_FOUND); the log shows it.
+    const asCaller = await stack.request<SessionReply>(SESSION_GET, { run_id: recorded.agent.run_id });
+    expect(asCaller.body).toMatchObject({ code: 'RUN.NOT_FOUND' });
+    const events = await stack.runEvents(recorded.agent.run_id);
+    const created = events.find((e) => e.type === 'RunCreated')?.data as { requested_by?: string; parameters: unknown };
+    expect(created).toMatchObject({ parameters: { session: { agent: 'campaign-proposer' } } });
+    expect(created.requested_by).toBeUndefined();
+    const types = events.map((e) => e.type);
     expect(types).toEqual(expect.arrayContaining(['RunCreated', 'StepCompleted', 'SessionAccounted', 'RunCompleted']));
     expect(String(stub.requests[0]!.body.messages.find((m) => m.role === 'user')?.content)).toContain('State snapshot');
   });

@@ -36,7 +36,8 @@ export async function recordedCaller(stack: TestStack, agent_name: string, lane:
     [
       {
         type: 'RunCreated',
-        data: { run_id, run_kind: 'agent', agent_name, ...tree, contract_version: 'v1', policy_versions, input_artifacts: [], parameters: {}, request_hash_sha256: createHash('sha256').update(run_id).digest('hex') },
+        // A root as the harness's caller (test-admin) starts it on its door; a child as decision starts it in its tree.
+        data: { run_id, run_kind: 'agent', agent_name, ...tree, contract_version: 'v1', policy_versions, input_artifacts: [], parameters: {}, request_hash_sha256: createHash('sha256').update(run_id).digest('hex'), ...(parent ? {} : { requested_by: TEST_ADMIN }) },
       },
       { type: 'AuthzDecided', data: { decision: 'allow', action: 'agent.run.start', policy_versions } },
       { type: 'RunStarted', data: {} },
