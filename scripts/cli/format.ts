@@ -21,6 +21,11 @@ export const printable = (text: string): string => text.replace(UNPRINTABLE, esc
 /** printable, keeping the line breaks where the renderer itself shows a text on several lines (a reply, a report). */
 export const printableLines = (text: string): string => text.split('\n').map(printable).join('\n');
 
+const BIDI_CONTROLS = /[\u202a-\u202e\u2066-\u2069]/g;
+
+/** Only the bidi controls shown escaped: for output whose medium escapes the rest itself (the console's HTML). */
+export const bidiShown = (text: string): string => text.replace(BIDI_CONTROLS, escaped);
+
 /** JSON for scripts that is also safe on a terminal: the same value (JSON.parse gives it back exactly), DEL, C1 and bidi controls escaped too. */
 export const terminalJson = (value: unknown, indent?: number): string => JSON.stringify(value, null, indent).replace(UNPRINTABLE_IN_JSON, escaped);
 

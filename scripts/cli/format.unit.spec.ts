@@ -4,6 +4,7 @@
  * title; CR and newline fake lines; bidi overrides reorder them): they are shown escaped, never sent.
  */
 import { errorText, eventDetail, printable, printableLines, table, terminalJson } from './format';
+import { esc } from './console/html';
 import { textWaterfall } from './console/waterfall';
 import type { RunNode } from './runs';
 
@@ -70,5 +71,11 @@ describe('Operator output: caller-controlled control characters are shown escape
     expect(out).not.toMatch(ACTED_ON);
     expect(JSON.parse(out)).toEqual(value);
     expect(out).toContain('\\u202e');
+  });
+
+  it('the operators\' console (HTML) shows bidi controls escaped as the CLI does, after its HTML escaping', () => {
+    const html = esc('<b>user\u202eevil\u2066x\u2069</b> & "q"');
+    expect(html).toBe('&lt;b&gt;user\\u202eevil\\u2066x\\u2069&lt;/b&gt; &amp; &quot;q&quot;');
+    expect(html).not.toMatch(/[\u202a-\u202e\u2066-\u2069]/);
   });
 });

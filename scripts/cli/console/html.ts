@@ -1,11 +1,15 @@
 /** Server-rendered HTML for the operator console: escaped text, plain tables and forms, CSS only, no scripts. */
-import { duration } from '../format';
+import { bidiShown, duration } from '../format';
 
 export { duration };
 
-/** Text as HTML; a carriage return too (as &#13;), so none reaches a live update's event stream bare (live.ts sseEvent). */
+/**
+ * Text as HTML; a carriage return too (as &#13;), so none reaches a live update's event stream bare (live.ts sseEvent).
+ * Bidi embeddings, overrides and isolates (U+202A–U+202E, U+2066–U+2069), which would reorder a caller's text on the
+ * operator's page, are shown escaped (`\u202e`), as the CLI shows them (format.ts printable).
+ */
 export function esc(v: unknown): string {
-  return String(v ?? '').replace(/[&<>"'\r]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;', '\r': '&#13;' })[c]!);
+  return bidiShown(String(v ?? '').replace(/[&<>"'\r]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;', '\r': '&#13;' })[c]!));
 }
 
 const STYLE = `body{font:14px system-ui,sans-serif;margin:1.5em;color:#222}table{border-collapse:collapse;margin:.5em 0}
