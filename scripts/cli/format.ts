@@ -5,10 +5,12 @@
  * window title, CR overwrites the line, newline fakes one), DEL, C1 controls and the bidi embeddings, overrides and
  * isolates (U+202A–U+202E, U+2066–U+2069), which reorder what follows.
  */
-// eslint-disable-next-line no-control-regex -- control characters are what is escaped
-const UNPRINTABLE = /[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g;
+const BIDI = '\\u202a-\\u202e\\u2066-\\u2069';
+const DEL_AND_C1 = '\\u007f-\\u009f';
+const UNPRINTABLE = new RegExp(`[\\u0000-\\u001f${DEL_AND_C1}${BIDI}]`, 'g');
 /** The same, less what JSON.stringify already escapes (C0): what a JSON string may hold raw. */
-const UNPRINTABLE_IN_JSON = /[\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g;
+const UNPRINTABLE_IN_JSON = new RegExp(`[${DEL_AND_C1}${BIDI}]`, 'g');
+const BIDI_CONTROLS = new RegExp(`[${BIDI}]`, 'g');
 const escaped = (c: string): string => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`;
 
 /**
@@ -20,8 +22,6 @@ export const printable = (text: string): string => text.replace(UNPRINTABLE, esc
 
 /** printable, keeping the line breaks where the renderer itself shows a text on several lines (a reply, a report). */
 export const printableLines = (text: string): string => text.split('\n').map(printable).join('\n');
-
-const BIDI_CONTROLS = /[\u202a-\u202e\u2066-\u2069]/g;
 
 /** Only the bidi controls shown escaped: for output whose medium escapes the rest itself (the console's HTML). */
 export const bidiShown = (text: string): string => text.replace(BIDI_CONTROLS, escaped);
