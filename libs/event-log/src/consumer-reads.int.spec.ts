@@ -2,6 +2,7 @@ import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { AckPolicy, jetstream, jetstreamManager, type JetStreamManager } from '@nats-io/jetstream';
 import { FixedClock } from '@runledger/kernel';
 import { startNatsServer, type NatsServerHandle } from '@runledger/testing';
+import { readByConsumer } from './consumer-reads';
 import { aggregateRef, encodeEnvelope, ensureLogStream, type EventEnvelope, EventLog, LOG_STREAM, type StoredEvent } from './index';
 
 // Generous: the suite must hold while the machine is busy with other loads (waits are on conditions, not time).
@@ -72,7 +73,7 @@ describe('Issue 22 the admin reads a range of the log through one consumer; ever
     expect(await consumerNames(jsm)).toEqual([]);
   });
 
-  it('a sequence the stream cannot hand out is still LOG.UNREADABLE through the consumer, and a handler that fails fails the read', async () => {
+  it('a sequence the stream cannot hand out is still LOG.UNREADABLE through the consumer, and a handler that fails, or never settles, fails the read', async () => {
     // A stream that allows a message delete stands for a store file edited on disk (nats-server then has no message there).
     await jsm.streams.add({ name: 'DAMAGED22', subjects: ['damaged22.>'], allow_direct: true });
     const js = jetstream(admin);
@@ -83,6 +84,11 @@ describe('Issue 22 the admin reads a range of the log through one consumer; ever
     const seen: number[] = [];
     await expect(damaged.messages('damaged22.>', 1, 5, (m) => void seen.push(m.seq))).rejects.toMatchObject({ code: 'LOG.UNREADABLE', seq: 3, retryable: false });
     expect(seen).toEqual([1, 2]);
+    expect(await consumerNames(jsm, 'DAMAGED22')).toEqual([]);
+    // A handler that never settles holds the read no longer than a direct-get read waits for an answer: it fails,
+    // retryable, and leaves no consumer (review finding: it hung for good).
+    const never = await readByConsumer(js, jsm, 'DAMAGED22', 1, 2, () => new Promise<void>(() => undefined), 3_000).catch((err: unknown) => err);
+    expect(never).toMatchObject({ code: 'DEPENDENCY.DOWN', retryable: true });
     expect(await consumerNames(jsm, 'DAMAGED22')).toEqual([]);
     await jsm.streams.delete('DAMAGED22');
   });

@@ -2,6 +2,7 @@ import { nuid } from '@nats-io/transport-node';
 import { AckPolicy, DeliverPolicy, type JetStreamClient, type JetStreamManager, type JsMsg } from '@nats-io/jetstream';
 import type { StoredMessage } from './direct-reads';
 import { READ_IDLE_MS } from './direct-reads';
+import { stalledRead } from './log-errors';
 
 /**
  * Whole-range reads through one consumer, for the one identity allowed to create consumers (the bootstrap `admin`,
@@ -11,6 +12,9 @@ import { READ_IDLE_MS } from './direct-reads';
  * consumer is an ephemeral pull consumer with no acks, in memory, on the whole log (no filter: every sequence comes,
  * as by direct gets, and the caller filters), deleted once read (and by the server after READ_IDLE_MS unused).
  */
+
+/** What a handler's wait is raced against: the watchdog saw no progress. */
+const STALLED = Symbol('stalled');
 
 /** How many messages one pull asks for (the client asks again at three quarters). */
 const PULL_BATCH = 1024;
@@ -44,8 +48,19 @@ export async function readByConsumer(js: JetStreamClient, jsm: JetStreamManager,
     const consumer = await js.consumers.get(stream, name);
     const messages = await consumer.consume({ max_messages: PULL_BATCH, expires: Math.max(1_000, Math.min(30_000, idleMs)) });
     let lastNext = next;
+    // No progress for idleMs: the consumer stalled (the direct gets go on from `next`), or a handler holds the read,
+    // which fails as a direct-get read does when nothing comes for that long (DEPENDENCY.DOWN, retryable).
+    // `stall` resolves at the next tick without progress (a fresh one after each: a wait races only what comes after it).
+    let stalled!: () => void;
+    let stall!: Promise<typeof STALLED>;
+    const armStall = () => (stall = new Promise((resolve) => (stalled = () => resolve(STALLED))));
+    armStall();
     const watchdog = setInterval(() => {
-      if (next === lastNext) void messages.close();
+      if (next === lastNext) {
+        stalled();
+        armStall();
+        void messages.close();
+      }
       lastNext = next;
     }, idleMs);
     try {
@@ -53,7 +68,11 @@ export async function readByConsumer(js: JetStreamClient, jsm: JetStreamManager,
         if (m.seq !== next) break; // a gap (or a repeat): the direct gets take over from `next`
         try {
           const handled = onMessage(new ConsumedMessage(m, next));
-          if (handled instanceof Promise) await handled;
+          if (handled instanceof Promise && (await Promise.race([handled, stall])) === STALLED) {
+            handled.catch(() => undefined); // settles after this read gave up on it
+            failed = { err: stalledRead() };
+            break;
+          }
         } catch (err) {
           failed = { err };
           break;
