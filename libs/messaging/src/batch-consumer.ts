@@ -27,6 +27,8 @@ export interface BatchOptions {
   ackAll: boolean;
   /** Events a previous holder was handed and never settled, handled before any delivery (see unsettled). */
   catchUp: CatchUp | null;
+  /** How long a batch's deferred work may take to settle before it counts as failed (see BatchSettler). */
+  stallMs: number;
 }
 
 export interface CatchUp {
@@ -46,7 +48,7 @@ export class BatchConsumer {
   private messages?: ConsumerMessages;
 
   constructor(private readonly host: BatchHost, private readonly handler: MessageHandler, private readonly opts: BatchOptions) {
-    this.settler = new BatchSettler(opts.durable, host.logger, () => this.stop(), opts.ackAll);
+    this.settler = new BatchSettler(opts.durable, host.logger, () => this.stop(), opts.ackAll, opts.stallMs);
   }
 
   /**
@@ -218,6 +220,9 @@ export class BatchConsumer {
   }
 }
 
+/** Default of BatchOptions.stallMs: well past the longest deferred work a handler does (the ledger's row retries). */
+export const DEFERRED_STALL_MS = 120_000;
+
 /**
  * Settles handled deliveries in log order. On an ack-all durable (the ledger's, issue 22) one ack, of the highest
  * sequence, settles them and everything before it: the settler sends it only once everything before is handled. It
@@ -241,13 +246,21 @@ export function settleInOrder(handled: readonly JsMsg[], ackAll = false): void {
  * this settler for good (logged) and calls `onBroken`: its consumer stops and consumes again from the ack floor,
  * so what was handled after the failure is handled again (the server redelivers it too: handling is idempotent).
  * On an ack-all consumer a nak stops it the same way, as does a delivery left unsettled (stopAt): a later ack would
- * settle that delivery unhandled.
+ * settle that delivery unhandled. Deferred work still unsettled after `stallMs` counts as failed: a promise that never
+ * settles (a bug in a handler) would otherwise hold every later settlement for good, and the server would redeliver
+ * the held deliveries every ack_wait for ever (dead-lettered each time, never termed).
  */
 export class BatchSettler {
   private chain: Promise<void> = Promise.resolve();
   private failed = false;
 
-  constructor(private readonly durable: string, private readonly log: { error(entry: object): void }, private readonly onBroken: () => void = () => undefined, private readonly ackAll = false) {}
+  constructor(
+    private readonly durable: string,
+    private readonly log: { error(entry: object): void },
+    private readonly onBroken: () => void = () => undefined,
+    private readonly ackAll = false,
+    private readonly stallMs = DEFERRED_STALL_MS,
+  ) {}
 
   /** Whether a deferred settlement failed: nothing is settled any more. */
   get broken(): boolean {
@@ -256,7 +269,8 @@ export class BatchSettler {
 
   /** Acks `handled` (none: only orders `out`'s deferred work) after `out`'s deferred work and the batches before; resolves then. */
   after(handled: JsMsg[], out: unknown): Promise<void> {
-    return this.enqueue(deferredSettlement(out), () => settleInOrder(handled, this.ackAll));
+    const deferred = deferredSettlement(out);
+    return this.enqueue(deferred && this.bounded(deferred), () => settleInOrder(handled, this.ackAll));
   }
 
   /** Runs `settle` (a term, a nak: `redelivered`) once everything before it is settled; resolves then. */
@@ -285,6 +299,16 @@ export class BatchSettler {
       (err: unknown) => this.break(`deferred work of a batch failed: ${(err as Error)?.message}`),
     );
     return this.chain;
+  }
+
+  /** `deferred`, or a rejection once it has not settled within stallMs. */
+  private bounded(deferred: Promise<void>): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    const stalled = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`it did not settle within ${this.stallMs} ms`)), this.stallMs);
+      timer.unref();
+    });
+    return Promise.race([deferred, stalled]).finally(() => clearTimeout(timer));
   }
 
   private break(why: string): void {

@@ -46,7 +46,7 @@ function fakeHost(invoke: (payload: StoredEvent[], fake: Fake) => unknown, opts:
   return fake;
 }
 
-const options = (catchUp: CatchUp | null = null): BatchOptions => ({ maxDeliver: 5, durable: 'audit-ledger', batch: 8, lingerMs: 1, ackAll: true, catchUp });
+const options = (catchUp: CatchUp | null = null): BatchOptions => ({ maxDeliver: 5, durable: 'audit-ledger', batch: 8, lingerMs: 1, ackAll: true, catchUp, stallMs: 60_000 });
 
 async function consume(fake: Fake, delivered: JsMsg[], catchUp: CatchUp | null = null): Promise<boolean> {
   const broken = await new BatchConsumer(fake.host, (() => undefined) as never, options(catchUp)).start(pulled(delivered));

@@ -46,4 +46,22 @@ describe('Issue 22 settling a batch consumer\'s deliveries', () => {
     await termed;
     expect(sent).toEqual(['ack 1', 'term 2']);
   });
+
+  it('Issue 22 deferred work that never settles counts as failed after stallMs: the acks behind it stop and the consumer starts again from the ack floor, instead of the ack-all durable redelivering its tail for ever', async () => {
+    const errors: object[] = [];
+    let broken = 0;
+    const settler = new BatchSettler('d', { error: (e) => void errors.push(e) }, () => void broken++, true, 20);
+    void settler.after([msg(1)], { settled: new Promise<void>(() => undefined) });
+    const termed = settler.inTurn(() => void sent.push('term 2'));
+    await termed;
+    expect(sent).toEqual([]);
+    expect({ broken, stopped: settler.broken }).toEqual({ broken: 1, stopped: true });
+    expect(errors).toEqual([expect.objectContaining({ msg: 'acks stop, consuming again from the ack floor', why: 'deferred work of a batch failed: it did not settle within 20 ms' })]);
+  });
+
+  it('deferred work that settles within stallMs is waited for, however long', async () => {
+    const settler = new BatchSettler('d', quiet, () => { throw new Error('not broken'); }, true, 60_000);
+    await settler.after([msg(1)], { settled: new Promise<void>((resolve) => setTimeout(resolve, 30)) });
+    expect(sent).toEqual(['ack 1']);
+  });
 });

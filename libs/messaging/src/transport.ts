@@ -245,7 +245,7 @@ export class RunledgerTransport extends Server implements CustomTransportStrateg
       };
       const run = ({ messages, ackAll, catchUp }: { messages: ConsumerMessages; ackAll: boolean; catchUp: CatchUp | null }): void => {
         if (!opts.batch) return this.startHandling(messages, handler, opts, { maxDeliver, ackWaitMs });
-        void new BatchConsumer(this.batchHost, handler, { maxDeliver, durable: opts.durable, batch: opts.batch, lingerMs: opts.lingerMs ?? 0, ackAll, catchUp })
+        void new BatchConsumer(this.batchHost, handler, { maxDeliver, durable: opts.durable, batch: opts.batch, lingerMs: opts.lingerMs ?? 0, ackAll, catchUp, stallMs: 4 * ackWaitMs })
           .start(messages)
           .then(async (broken) => {
             const again = broken && !stopped && !this.closing ? await reopen() : null;

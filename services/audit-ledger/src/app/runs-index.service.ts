@@ -56,7 +56,11 @@ export class RunsIndexService {
     for (const event of events) of(event.metadata.stream_id).events.push(event);
     for (const entry of entries) of(String(entry.body.run_id)).entries.push(entry);
     const created = runsCreatedIn(events);
-    await Promise.all([...byRun].map(([runId, run]) => this.fold(runId, run, { fresh: created.has(runId), holdMs: opts.holdMs })));
+    // Every fold ends before a failure is reported: the batch's commits are then handled again, and nothing of this
+    // attempt may still be folding meanwhile (FoldedRows orders folds of one row, this keeps the attempts apart).
+    const outcomes = await Promise.allSettled([...byRun].map(([runId, run]) => this.fold(runId, run, { fresh: created.has(runId), holdMs: opts.holdMs })));
+    const failed = outcomes.find((o): o is PromiseRejectedResult => o.status === 'rejected');
+    if (failed) throw failed.reason;
   }
 
   /** Folds one run's events and chain entries into its row (kept in memory while the run is open, see FoldedRows). */

@@ -95,6 +95,36 @@ describe('FoldedRows: the ledger read models kept in memory while a run is open'
     expect((await rows.get('run-5'))?.value.seen).toEqual([1, 2]);
   });
 
+  it('Issue 22 two folds of one row at once (a failed batch still folding while its commits are handled again) are folded in turn: both steps kept, settled() resolves', async () => {
+    const stored = store().collection<Row>('folded_rows');
+    // The first fold's read of the stored row is slow (a store fault after a NATS node kill); the second starts meanwhile.
+    let releaseRead!: () => void;
+    const readReleased = new Promise<void>((resolve) => (releaseRead = resolve));
+    let reads = 0;
+    const rows = new Proxy(stored, {
+      get(target, prop) {
+        const value = Reflect.get(target, prop) as unknown;
+        if (typeof value !== 'function') return value;
+        if (prop !== 'get') return value.bind(target);
+        return async (...args: unknown[]) => {
+          if (reads++ === 0) await readReleased;
+          return value.apply(target, args);
+        };
+      },
+    }) as DocumentCollection<Row>;
+    await stored.create('run-7', { seen: [0] });
+    const folded = new FoldedRows(rows, (r) => !r.done);
+    const slow = folded.fold('run-7', add(1), { holdMs: 60_000 });
+    const second = folded.fold('run-7', add(2), { holdMs: 60_000 });
+    // What the handler of the second fold's batch returns: its batch is acked once this settles.
+    const secondSettled = second.then(() => folded.settled());
+    releaseRead();
+    await Promise.all([slow, second]);
+    await folded.fold('run-7', (row) => ({ ...add(3)(row), done: true }), { holdMs: 60_000 });
+    await secondSettled;
+    expect((await stored.get('run-7'))?.value).toEqual({ seen: [0, 1, 2, 3], done: true });
+  });
+
   describe('Issue 22 review: a held row that cannot be written is never acked as written', () => {
     const held = async (rows: DocumentCollection<Row>, id: string) => {
       const folded = new FoldedRows(rows, (r) => !r.done);

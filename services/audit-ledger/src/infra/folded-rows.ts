@@ -39,6 +39,8 @@ export class FoldedRows<T extends object> {
   private readonly open = new LruMap<string, StoredDocument<T>>(OPEN_ROWS_KEPT);
   private readonly held = new Map<string, Held<T>>();
   private readonly writing = new Map<string, Promise<void>>();
+  /** The last fold of each row still running (see fold): settles, never rejects. */
+  private readonly folding = new Map<string, Promise<void>>();
   /** Held rows a fold wrote (its run ended) and could not: reported by the next settled(), the fold's batch's. */
   private failed: Promise<void>[] = [];
 
@@ -55,7 +57,18 @@ export class FoldedRows<T extends object> {
    * without a read; if it exists after all (the events are redelivered), the create is a conflict and the row is read
    * and folded again.
    */
-  async fold(id: string, step: Step<T>, opts: { fresh?: boolean; holdMs?: number } = {}): Promise<T | null> {
+  fold(id: string, step: Step<T>, opts: { fresh?: boolean; holdMs?: number } = {}): Promise<T | null> {
+    // One fold of a row at a time: a batch that failed may still be folding while its commits are handled again, and
+    // two folds that both read the stored row would each hold their own copy (one step lost, one settlement never resolved).
+    const before = this.folding.get(id);
+    const folded = before ? before.then(() => this.foldInTurn(id, step, opts)) : this.foldInTurn(id, step, opts);
+    const turn = folded.then(() => undefined, () => undefined);
+    this.folding.set(id, turn);
+    void turn.then(() => this.folding.get(id) === turn && this.folding.delete(id));
+    return folded;
+  }
+
+  private async foldInTurn(id: string, step: Step<T>, opts: { fresh?: boolean; holdMs?: number }): Promise<T | null> {
     // A held row being written: fold on what it wrote (a write that failed is its own batch's to report, see settled).
     await this.writing.get(id)?.catch(() => undefined);
     const held = this.held.get(id);
