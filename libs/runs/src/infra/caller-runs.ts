@@ -11,7 +11,9 @@ import type { LoadedRun, RunRepository } from './run-repository';
  * not even that they exist.
  */
 export async function loadCallersRun(runs: RunRepository, runId: string, caller: string): Promise<LoadedRun> {
-  const loaded = await runs.load(runId).catch(forgedIsNotFound);
+  // A forged run is no caller's (its RunCreated is not its owner's): not found alike, not even that something is there.
+  const loaded = await loadUnlessForged(runs, runId);
+  if (!loaded) throw notCallers();
   return callersRun(runs, loaded, caller);
 }
 
@@ -26,8 +28,9 @@ export async function isCallersRun(runs: RunRepository, run: Pick<RunCreatedData
   if (!run) return false;
   if (run.requested_by !== undefined) return run.requested_by === caller;
   if (run.run_kind !== 'agent' || !run.root_run_id || run.root_run_id === run.run_id) return false;
-  const root = await loadUnlessForged(runs, run.root_run_id);
-  return root?.state.run?.requested_by === caller;
+  // Only the root's creation is read (its requested_by), not the whole root run.
+  const root = await runs.created(run.root_run_id);
+  return root?.type === 'RunCreated' && (root.data as Partial<RunCreatedData>).requested_by === caller;
 }
 
 /** The run as its owner wrote it; undefined for a forged one, which a caller's request treats as no run at all. */
@@ -36,12 +39,6 @@ export function loadUnlessForged(runs: RunRepository, runId: string): Promise<Lo
     if (err instanceof AppError && err.code === 'RUN.FORGED') return undefined;
     throw err;
   });
-}
-
-// A forged run is no caller's (its RunCreated is not its owner's): not found alike, not even that something is there.
-function forgedIsNotFound(err: unknown): never {
-  if (err instanceof AppError && err.code === 'RUN.FORGED') throw notCallers();
-  throw err;
 }
 
 export const notCallers = () => new AppError('RUN.NOT_FOUND', 'No run with that id was started by this caller.');
