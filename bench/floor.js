@@ -18,7 +18,8 @@
  *   direct get of its caller, its child run commit [RunCreated, AuthzDecided, RunStarted] v0, the document (KV put), [DbWriteAudited,
  *   RunCompleted]; gateway: [ToolCallAudited, RunCompleted]; decision: the conversation commit [MessageExchanged]
  *   v0, then the run commit [ToolCallRecorded, DecisionRecorded, RunCompleted], whose copy republished on the live
- *   feed answers the caller. A ledger process holds a durable batch consumer on the run messages (ack-all, one ack
+ *   feed answers the caller (the log copies decision's run commits only, as Runledger's: LIVE_RUNS_REPUBLISHED; the
+ *   run subjects name their owner, rl.log.run.<owner>.<id>, as Runledger's do). A ledger process holds a durable batch consumer on the run messages (ack-all, one ack
  *   per batch, on a connection without response permissions, as the ledger's consumer identity: see permissions.yaml)
  *   and per batch appends one chain commit; it writes a run's document once, in the batch that holds the run's end
  *   (Runledger's ledger holds an open run's row until it ends, up to 500 ms, which no run of this workload outlasts;
@@ -26,8 +27,8 @@
  *   record, which is no second document any more).
  *
  * Per request: 22 events in 8 commits (6 run commits, the inbox's, the conversation's) plus a share of a chain
- * commit, 3 direct gets, 4 request/replies (caller, classify, tool, write), 1 KV put; the ledger's 6 deliveries,
- * 3 row puts; ~53 messages through nats-server in all (`npm run bench` counts both
+ * commit, 3 direct gets, 4 request/replies (caller, classify, tool, write), 1 KV put; 2 live copies; the ledger's 6
+ * deliveries, 3 row puts; ~49 messages through nats-server in all (`npm run bench` counts both
  * Runledger's and the floor's; `npm run bench -- --messages` by hop).
  *
  * So `npm run bench` can say what the messages alone cost on this machine: CPU per request, rate sequential and at
@@ -121,8 +122,8 @@ async function role(name, url, credsFile) {
   if (name === 'db') {
     const tasks = await kvm.open(buckets.tasks);
     serve(on.write, async ({ run_id: parent }) => {
-      const child = `${prefix}.run.${randomUUID()}`;
-      await checkCaller(`${prefix}.run.${parent}`);
+      const child = `${prefix}.run.db.${randomUUID()}`;
+      await checkCaller(`${prefix}.run.decision.${parent}`);
       const v = await append(child, ['RunCreated', 'AuthzDecided', 'RunStarted'], 0);
       await tasks.put(randomUUID(), enc.encode(JSON.stringify({ task_id: parent, description: 'x'.repeat(200) })));
       await append(child, ['DbWriteAudited', 'RunCompleted'], v);
@@ -132,8 +133,8 @@ async function role(name, url, credsFile) {
 
   if (name === 'tool') {
     serve(on.tool, async ({ run_id: parent }) => {
-      const child = `${prefix}.run.${randomUUID()}`;
-      await checkCaller(`${prefix}.run.${parent}`);
+      const child = `${prefix}.run.tool.${randomUUID()}`;
+      await checkCaller(`${prefix}.run.decision.${parent}`);
       const v = await append(child, ['RunCreated', 'AuthzDecided', 'RunStarted', 'EffectClaimed'], 0);
       await request(on.write, { run_id: parent });
       await append(child, ['ToolCallAudited', 'RunCompleted'], v);
@@ -151,7 +152,7 @@ async function role(name, url, credsFile) {
       // As the run waiter: the live feed subscribed, then the inbox commit (a request taken as new is not looked up).
       let live;
       const closed = new Promise((resolve) => {
-        live = nc.subscribe(`${liveFeed}.${runId}`, {
+        live = nc.subscribe(`${liveFeed}.decision.${runId}`, {
           callback: (_e, m) => {
             if (!m.headers?.get('Rl-Event-Type')?.includes('RunCompleted')) return;
             live.unsubscribe();
@@ -173,7 +174,7 @@ async function role(name, url, credsFile) {
     (async () => {
       for await (const m of messages) {
         const { run_id: runId } = JSON.parse(dec.decode(m.data));
-        const run = `${prefix}.run.${runId}`;
+        const run = `${prefix}.run.decision.${runId}`;
         const conversation = `${prefix}.conversation.${randomUUID()}`;
         (async () => {
           await lookup(conversation);
@@ -233,7 +234,8 @@ async function provisionFloor(jsm, nc) {
   const { logStreamConfig } = require('../libs/event-log/src');
   const { AckPolicy, DeliverPolicy } = require('@nats-io/jetstream');
   const { Kvm } = require('@nats-io/kv');
-  await jsm.streams.add(logStreamConfig({ name: stream, subjects: [`${prefix}.>`], republish: { src: `${prefix}.run.>`, dest: `${live}.>` } }));
+  await jsm.streams.add(logStreamConfig({ name: stream, subjects: [`${prefix}.>`], republish: { src: `${prefix}.run.decision.>`, dest: `${live}.decision.>` } }));
+  // As Runledger's log (LIVE_RUNS_REPUBLISHED): only the decision's runs are copied on the live feed.
   const kvm = new Kvm(nc);
   for (const b of Object.values(buckets)) await kvm.create(b, { history: 1, allow_direct: true });
   await jsm.consumers.add(stream, { durable_name: inboxDurable, filter_subject: `${prefix}.inbox.decision`, ack_policy: AckPolicy.Explicit, deliver_policy: DeliverPolicy.All, max_ack_pending: 256 });

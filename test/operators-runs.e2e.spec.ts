@@ -180,6 +180,27 @@ describe('Issue 11 operators: runledger runs against a running stack', () => {
     }
   });
 
+  it('Issue 22 runs tail --all: a choke point\'s child run (not copied on the live feed) is followed too, after its parent\'s opening, each event once', async () => {
+    const tail = new CliProcess(stack.url, ['runs', 'tail', '--all', '--events'], stack.cliEnv('operator'));
+    try {
+      await tail.until(() => tail.stderr.includes('following runs'), 'the tail to start');
+      await stack.request('agents.task-assistant.process', { user_id: 'u-tail-child', conversation_id: randomUUID(), message: 'show my tasks' }, 120_000);
+      const runOf = (line: string | undefined) => line?.split('  ')[1];
+      const taskRun = () => runOf(tail.stdout.split('\n').find((l) => l.includes('TASK_ASSISTANT  ToolCallRequested')));
+      const childRun = () => runOf(tail.stdout.split('\n').find((l) => l.includes('  ToolCallAudited')));
+      await tail.until(() => Boolean(taskRun() && childRun() && tail.stdout.includes(`${taskRun()}  TASK_ASSISTANT  RunCompleted`) && tail.stdout.includes(`${childRun()}  TASK_ASSISTANT  RunCompleted`)), 'the task run and its tool call\'s child run to end');
+      const lines = tail.stdout.split('\n');
+      expect(childRun()).not.toBe(taskRun());
+      // In log order: the task run's tool call request, then its child run's events, then the task run's end.
+      const at = (run: string | undefined, type: string) => lines.findIndex((l) => l.includes(`${run}  TASK_ASSISTANT  ${type}`));
+      expect(at(taskRun(), 'ToolCallRequested')).toBeLessThan(at(childRun(), 'RunCreated'));
+      expect(at(childRun(), 'RunCompleted')).toBeLessThan(at(taskRun(), 'RunCompleted'));
+      expect(lines.filter((l) => l.includes(`${childRun()}  TASK_ASSISTANT  EffectClaimed`))).toHaveLength(1);
+    } finally {
+      expect(await tail.stop()).toBe(0);
+    }
+  });
+
   it('Issue 11 runs cancel: the cancel is recorded and the worker ends the run cancelled at its next step', async () => {
     const caseId = `case-${randomUUID().slice(0, 8)}`;
     const inputs = await uploadCase(stack, caseId, versions);

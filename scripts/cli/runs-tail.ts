@@ -1,12 +1,14 @@
 /**
- * `runledger runs tail`: follows run events live on the log's live feed (rl.live.run.*: the server republishes
- * each stored run event there; an operator creates no consumer), from the moment it was asked: what was stored while it
- * started and connected is read from the log first. Each run's summary is folded as its events arrive (the runs-index fold), so the
- * filters see the agent, case and user of runs created before the tail started too (their first event is read once).
+ * `runledger runs tail`: follows run events as the log stores them, from the moment it was asked, reading the log in
+ * order (an operator creates no consumer: direct gets). The live feed (rl.live.run.*.*: the server's copy of each stored
+ * commit of decision's runs) says when to read on; a tick reads on without it, for the choke points' child runs,
+ * which the log does not copy (LIVE_RUNS_REPUBLISHED), and for logs with no feed. Each run's summary is folded as its
+ * events arrive (the runs-index fold), so the filters see the agent, case and user of runs created before the tail
+ * started too (their first event is read once).
  */
 import type { NatsConnection } from '@nats-io/transport-node';
 import { jetstream, jetstreamManager, type JetStreamManager } from '@nats-io/jetstream';
-import { EventLog, LIVE_RUN_PREFIX, liveEvents, LOG_STREAM, LOG_SUBJECT_PREFIX, tryStoredEvents, type StoredEvent } from '@runledger/event-log';
+import { EventLog, LIVE_RUN_PREFIX, LOG_STREAM, LOG_SUBJECT_PREFIX, tryStoredEvents, type StoredEvent } from '@runledger/event-log';
 import { evolveRunSummary, initialRunSummary, RunSummary } from '../../libs/runs/src/domain/run-summary';
 import { SUBJECTS } from '../../libs/contracts/src/subjects';
 import { eventDetail, printable, sealedErrorOf, terminalJson, time } from './format';
@@ -74,22 +76,45 @@ export async function tailRuns(nc: NatsConnection, o: TailOptions, since = new D
     else process.stdout.write(`${printable(`${time(event.metadata.recorded_at)}  ${runId}  ${summary.agent_name ?? '-'}  ${event.type}`)}${await detailOpened(nc, event)}\n`);
   };
 
-  // The tail follows from the moment it was asked (the process's start, less a second), not from when it got connected: what was
-  // stored in between is read from the log first; the live feed then goes on after it, each message once.
+  // The tail follows from the moment it was asked (the process's start, less a second), not from when it got connected.
   const info = await jsm.streams.info(LOG_STREAM);
-  const horizon = info.state.last_seq;
-  const from = info.state.messages > 0 ? await firstSeqSince(jsm, since, info.state.first_seq, horizon) : horizon + 1;
-  if (from <= horizon) {
-    const missed: StoredEvent[] = [];
-    await log.messages(`${LOG_SUBJECT_PREFIX}.run.>`, from, horizon, (m) => void missed.push(...tryStoredEvents(m.data, m.seq, m.subject)));
-    for (const event of missed) await show(event);
-  }
-  for await (const m of messages) {
-    // Not a commit of events (none then): the consumers dead-letter such messages.
-    for (const event of liveEvents(m)) if (event.seq > horizon) await show(event);
+  let next = info.state.messages > 0 ? await firstSeqSince(jsm, since, info.state.first_seq, info.state.last_seq) : info.state.last_seq + 1;
+  let unread = false; // a copy came while the log was being read: read on at once
+  let wake: (() => void) | undefined;
+  let stopped = false;
+  void (async () => {
+    for await (const _copy of messages) (unread = true), wake?.();
+    stopped = true;
+    wake?.();
+  })();
+  let failing = false;
+  while (!stopped) {
+    unread = false;
+    try {
+      const last = (await jsm.streams.info(LOG_STREAM)).state.last_seq;
+      const stored: StoredEvent[] = [];
+      // Not a commit of events (none then): the consumers dead-letter such messages.
+      if (last >= next) await log.messages(`${LOG_SUBJECT_PREFIX}.run.>`, next, last, (m) => void stored.push(...tryStoredEvents(m.data, m.seq, m.subject)));
+      next = Math.max(next, last + 1);
+      failing = false;
+      for (const event of stored) await show(event);
+    } catch (err) {
+      // The bus is away (a nats-server restart): read on from the same place once it answers.
+      if (!failing) process.stderr.write(`${printable(`the log did not answer (${(err as Error).message}); still following`)}\n`);
+      failing = true;
+    }
+    if (stopped || unread) continue;
+    await new Promise<void>((resolve) => {
+      const tick = setTimeout(resolve, READ_ON_MS);
+      wake = () => (clearTimeout(tick), resolve());
+    });
+    wake = undefined;
   }
   return 0;
 }
+
+/** How long the tail waits, with no copy on the live feed, before it reads the log on (child runs are not copied). */
+const READ_ON_MS = 500;
 
 /**
  * The first log sequence stored at or after `since`: a binary search on the messages' stored times (nats-server

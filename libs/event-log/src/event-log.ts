@@ -214,15 +214,18 @@ export class EventLog {
   }
 
   /**
-   * The subject the server republishes an aggregate's stored events on (runs only: rl.log.run.<owner>.<id> on
-   * rl.live.run.<owner>.<id>), or null when this log was created without it (before it existed: nats-server 2.9
-   * cannot add it later) or does not republish that subject; a follower then polls.
+   * The subject the server republishes an aggregate's stored commits on (rl.log.run.<owner>.<id> on
+   * rl.live.run.<owner>.<id>), or null when this log does not republish that subject: a log created before the feed
+   * existed (nats-server 2.9 cannot add it later), or a run this log does not copy (LIVE_RUNS_REPUBLISHED: since issue
+   * 22 decision's runs only; a log created before copies every run); a follower then polls.
    */
   async liveSubject(ref: AggregateRef | string): Promise<string | null> {
     const subject = typeof ref === 'string' ? ref : ref.subject;
     const config = (await this.config())?.republish;
+    // `src.>` on `dest.>`: what follows src's prefix keeps its tokens under dest's.
     const src = config?.src.endsWith('.>') ? config.src.slice(0, -1) : undefined;
-    return config?.dest === `${LIVE_RUN_PREFIX}.>` && src && subject.startsWith(src) ? `${LIVE_RUN_PREFIX}.${subject.slice(src.length)}` : null;
+    const dest = config?.dest.endsWith('.>') ? config.dest.slice(0, -1) : undefined;
+    return src && dest?.startsWith(`${LIVE_RUN_PREFIX}.`) && subject.startsWith(src) ? `${dest}${subject.slice(src.length)}` : null;
   }
 
   /** Whether the log has replicas (a direct get may then be answered by one that lags); a failed look says yes. */

@@ -5,12 +5,20 @@ import { settingNumber } from '@runledger/kernel';
 export const LOG_SUBJECT_PREFIX = 'rl.log';
 export const LOG_STREAM = 'RUNLEDGER_LOG';
 /**
- * Where the log republishes each run event it has stored (its stream sequence and subject in headers): the live feed
- * a waiter follows a run on. A copy comes from the server after the event is committed and carries no reply subject,
+ * Where the log republishes each run commit it has stored (its stream sequence and subject in headers): the live feed
+ * a waiter follows a run on. A copy comes from the server after the commit is stored and carries no reply subject,
  * so a follower hears no refused append and is handed no appender's acknowledgement inbox to answer. No service or client
  * identity may publish there; only the server does.
  */
 export const LIVE_RUN_PREFIX = 'rl.live.run';
+
+/**
+ * The runs a log created by this release republishes: decision's (task runs, agent sessions, governed runs), the only
+ * runs anyone waits for. The choke points' child runs (tool-gateway, db-write, promotion, export) are followed through
+ * their parent's events and read on the log; copying their commits too cost four of a request's six copies, for nobody
+ * (issue 22). A log created before keeps republishing every run (nats-server 2.9 cannot change a stream's RePublish).
+ */
+export const LIVE_RUNS_REPUBLISHED = { src: `${LOG_SUBJECT_PREFIX}.run.decision.>`, dest: `${LIVE_RUN_PREFIX}.decision.>` };
 
 /**
  * The log's stream settings. Immutability: deny_delete and deny_purge, no rollups, discard new, no limits.
@@ -33,8 +41,8 @@ export function logStreamConfig(overrides: Partial<StreamConfig> = {}): Partial<
     allow_rollup_hdrs: false,
     allow_direct: true,
     duplicate_window: 5 * 60 * 1_000_000_000,
-    // Set when the log is created: nats-server 2.9 cannot add it to an existing stream (see LIVE_RUN_PREFIX).
-    republish: { src: `${LOG_SUBJECT_PREFIX}.run.>`, dest: `${LIVE_RUN_PREFIX}.>` },
+    // Set when the log is created: nats-server 2.9 cannot add it to an existing stream (see LIVE_RUNS_REPUBLISHED).
+    republish: LIVE_RUNS_REPUBLISHED,
     // Three replicas in production (RL_LOG_REPLICAS); a single test or dev server has one.
     num_replicas: settingNumber('RL_LOG_REPLICAS'),
     ...overrides,
