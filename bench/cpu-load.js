@@ -3,7 +3,10 @@
  * Runledger's CPU per request under load, by process: `node bench/cpu-load.js` starts a secured nats-server and the
  * seven services as `npm run bench` does (bench/runledger-system.js), sends 50 warm-up requests (one per user, so each
  * user's data key exists), then CPU_LOAD_REQUESTS (default 1,000) task-assistant requests at c16, waits until the
- * ledger has chained them, and prints every process's CPU per request (from /proc). With
+ * ledger has chained them, and prints every process's CPU per request (from /proc) and its wake-ups per request
+ * (voluntary context switches, all threads). CPU_LOAD_CONCURRENCY (default 16; 1 is the bench's sequential case),
+ * CPU_LOAD_WARMUP (more requests at c16 before the measure: V8 is still compiling after the first few hundred),
+ * CPU_LOAD_IDLE_MS (first measure every process's CPU at rest for that long: timers, polls, heartbeats). With
  * `RL_SERVICE_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof"` every service writes a V8 CPU profile on exit; node
  * takes a flag's last value, so `RL_SERVICE_NODE_ARGS=--max-semi-space-size=16` overrides the services' heap flag. The
  * second line is every service's memory after the load (PSS and RSS, MiB, from /proc/<pid>/smaps_rollup).
@@ -29,8 +32,25 @@ function memoryMiB(pid) {
   return { rss: kib('Rss') / 1024, pss: kib('Pss') / 1024 };
 }
 
+/** Times a process's threads went to sleep waiting (voluntary context switches): one per wake-up, roughly. */
+function wakeups(pid) {
+  let total = 0;
+  for (const task of fs.readdirSync(`/proc/${pid}/task`)) {
+    try {
+      total += Number(/^voluntary_ctxt_switches:\s+(\d+)/m.exec(fs.readFileSync(`/proc/${pid}/task/${task}/status`, 'utf8'))?.[1] ?? 0);
+    } catch {
+      /* thread exited */
+    }
+  }
+  return total;
+}
+
 async function main() {
   const n = Number(process.env.CPU_LOAD_REQUESTS ?? 1000);
+  // CPU at rest is paid by a sequential request in proportion to its duration: CPU_LOAD_IDLE_MS says how much.
+  const concurrency = Number(process.env.CPU_LOAD_CONCURRENCY ?? 16);
+  const idleMs = Number(process.env.CPU_LOAD_IDLE_MS ?? 0);
+  const warmup = Number(process.env.CPU_LOAD_WARMUP ?? 0);
   const store = fs.mkdtempSync(path.join(os.tmpdir(), 'runledger-cpu-load-'));
   const nats = await startNats({ port: await freePort(), storeDir: path.join(store, 'nats'), credsDir: path.join(store, 'credentials') });
   const nc = await connect({ servers: nats.url, ...identityOptions({ creds: nats.creds.admin.file }) });
@@ -39,16 +59,34 @@ async function main() {
   const runledger = await startRunledger({ nats, nc, jsm });
   try {
     await inFlight(50, 16, (i) => runledger.run({ request_id: `warm-user-${i}`, user_id: `bench-user-${i}`, message: `add task warm up user ${i}` }));
+    // CPU_LOAD_WARMUP more requests at c16 before the measure: code V8 has optimized by then (the bench's sequential
+    // batches come after 170 to 1,000 requests), apart from what a short run still pays for compiling.
+    await inFlight(warmup, 16, (i) => runledger.run({ request_id: `warm-${i}`, user_id: `bench-user-${i % 50}`, message: `add task warm ${i}` }));
     await runledger.settle();
+    if (idleMs > 0) {
+      const idleBefore = runledger.pids().map((pid) => cpuSeconds([pid]));
+      await new Promise((r) => setTimeout(r, idleMs));
+      const idle = runledger.pids().map((pid, i) => ((cpuSeconds([pid]) - idleBefore[i]) * 1000) / (idleMs / 1000));
+      const byProcess = runledger.processNames().map((name, i) => `${name} ${idle[i].toFixed(2)}`).join(', ');
+      process.stdout.write(`at rest for ${idleMs} ms, CPU ms per second ${idle.reduce((a, b) => a + b, 0).toFixed(2)}: ${byProcess}\n`);
+    }
     const before = runledger.pids().map((pid) => cpuSeconds([pid]));
+    const wakeupsBefore = runledger.pids().map(wakeups);
+    // The pids, as the load starts: a profiler of real CPU (`perf record -p`) can attach for exactly the load.
+    const pids = runledger.processNames().map((name, i) => `${name}=${runledger.pids()[i]}`).join(' ');
+    process.stdout.write(`load starts: ${n} requests at c${concurrency}; pids ${pids}\n`);
     const t0 = Date.now();
     const monotonicStart = process.hrtime.bigint() / 1000n;
-    await inFlight(n, 16, (i) => runledger.run({ request_id: `load-${i}`, user_id: `bench-user-${i % 50}`, message: `add task steady ${i}` }));
+    await inFlight(n, concurrency, (i) => runledger.run({ request_id: `load-${i}`, user_id: `bench-user-${i % 50}`, message: `add task steady ${i}` }));
     await runledger.settle();
     const monotonicEnd = process.hrtime.bigint() / 1000n;
     const used = runledger.pids().map((pid, i) => ((cpuSeconds([pid]) - before[i]) * 1000) / n);
     const byProcess = runledger.processNames().map((name, i) => `${name} ${used[i].toFixed(2)}`).join(', ');
-    process.stdout.write(`${n} requests at c16 in ${Date.now() - t0} ms; CPU per request ${used.reduce((a, b) => a + b, 0).toFixed(2)} ms: ${byProcess}\n`);
+    const woke = runledger.pids().map((pid, i) => (wakeups(pid) - wakeupsBefore[i]) / n);
+    const elapsed = Date.now() - t0;
+    process.stdout.write(`${n} requests at c${concurrency} in ${elapsed} ms (${((n * 1000) / elapsed).toFixed(1)} req/s); CPU per request ${used.reduce((a, b) => a + b, 0).toFixed(2)} ms: ${byProcess}\n`);
+    const wokeByProcess = runledger.processNames().map((name, i) => `${name} ${woke[i].toFixed(1)}`).join(', ');
+    process.stdout.write(`wake-ups (voluntary context switches, all threads) per request ${woke.reduce((a, b) => a + b, 0).toFixed(1)}: ${wokeByProcess}\n`);
     const memory = runledger.procs.map((p) => ({ name: p.name, ...memoryMiB(p.child.pid) }));
     const pss = memory.map((m) => `${m.name} ${m.pss.toFixed(0)}`).join(', ');
     const rss = memory.map((m) => `${m.name} ${m.rss.toFixed(0)}`).join(', ');
