@@ -87,7 +87,7 @@ describe('Issue 22 the admin reads a range of the log through one consumer; ever
     expect(await consumerNames(jsm, 'DAMAGED22')).toEqual([]);
     // A handler that never settles holds the read no longer than a direct-get read waits for an answer: it fails,
     // retryable, and leaves no consumer (review finding: it hung for good).
-    const never = await readByConsumer(js, jsm, 'DAMAGED22', 1, 2, () => new Promise<void>(() => undefined), 3_000).catch((err: unknown) => err);
+    const never = await readByConsumer(jsm, 'DAMAGED22', 1, 2, () => new Promise<void>(() => undefined), 3_000).catch((err: unknown) => err);
     expect(never).toMatchObject({ code: 'DEPENDENCY.DOWN', retryable: true });
     expect(await consumerNames(jsm, 'DAMAGED22')).toEqual([]);
     await jsm.streams.delete('DAMAGED22');

@@ -1,7 +1,7 @@
-import { nuid } from '@nats-io/transport-node';
-import { AckPolicy, DeliverPolicy, type JetStreamClient, type JetStreamManager, type JsMsg } from '@nats-io/jetstream';
+import { createInbox, nuid, type Msg, type NatsConnection } from '@nats-io/transport-node';
+import { AckPolicy, DeliverPolicy, type JetStreamManager } from '@nats-io/jetstream';
 import type { StoredMessage } from './direct-reads';
-import { READ_IDLE_MS } from './direct-reads';
+import { connectionOf, inboxPrefixOf, READ_IDLE_MS } from './direct-reads';
 import { stalledRead } from './log-errors';
 
 /**
@@ -13,10 +13,7 @@ import { stalledRead } from './log-errors';
  * as by direct gets, and the caller filters), deleted once read (and by the server after READ_IDLE_MS unused).
  */
 
-/** What a handler's wait is raced against: the watchdog saw no progress. */
-const STALLED = Symbol('stalled');
-
-/** How many messages one pull asks for (the client asks again at three quarters). */
+/** How many messages one pull asks for; a second pull is asked for while the first is handed on (two in flight). */
 const PULL_BATCH = 1024;
 
 /**
@@ -26,7 +23,7 @@ const PULL_BATCH = 1024;
  * The caller reads the rest by direct gets, which tell a damaged message from an unanswered read. A promise
  * `onMessage` returns holds the next message until it settles; its rejection is this read's.
  */
-export async function readByConsumer(js: JetStreamClient, jsm: JetStreamManager, stream: string, from: number, to: number, onMessage: (m: StoredMessage) => void | Promise<void>, idleMs = READ_IDLE_MS): Promise<number> {
+export async function readByConsumer(jsm: JetStreamManager, stream: string, from: number, to: number, onMessage: (m: StoredMessage) => void | Promise<void>, idleMs = READ_IDLE_MS): Promise<number> {
   if (to < from) return from;
   const name = `rl_read_${nuid.next()}`;
   try {
@@ -42,55 +39,127 @@ export async function readByConsumer(js: JetStreamClient, jsm: JetStreamManager,
   } catch {
     return from; // refused (no permission) or not answered: the direct gets read the range and say what is wrong
   }
-  let next = from;
-  let failed: { err: unknown } | undefined;
   try {
-    const consumer = await js.consumers.get(stream, name);
-    const messages = await consumer.consume({ max_messages: PULL_BATCH, expires: Math.max(1_000, Math.min(30_000, idleMs)) });
-    let lastNext = next;
-    // No progress for idleMs: the consumer stalled (the direct gets go on from `next`), or a handler holds the read,
-    // which fails as a direct-get read does when nothing comes for that long (DEPENDENCY.DOWN, retryable).
-    // `stall` resolves at the next tick without progress (a fresh one after each: a wait races only what comes after it).
-    let stalled!: () => void;
-    let stall!: Promise<typeof STALLED>;
-    const armStall = () => (stall = new Promise((resolve) => (stalled = () => resolve(STALLED))));
-    armStall();
-    const watchdog = setInterval(() => {
-      if (next === lastNext) {
-        stalled();
-        armStall();
-        void messages.close();
-      }
-      lastNext = next;
-    }, idleMs);
-    try {
-      for await (const m of messages) {
-        if (m.seq !== next) break; // a gap (or a repeat): the direct gets take over from `next`
-        try {
-          const handled = onMessage(new ConsumedMessage(m, next));
-          if (handled instanceof Promise && (await Promise.race([handled, stall])) === STALLED) {
-            handled.catch(() => undefined); // settles after this read gave up on it
-            failed = { err: stalledRead() };
-            break;
-          }
-        } catch (err) {
-          failed = { err };
-          break;
-        }
-        next++;
-        if (next > to) break;
-      }
-    } finally {
-      clearInterval(watchdog);
-      await messages.close().catch(() => undefined);
-    }
-  } catch {
-    // The consumer went away or the connection failed under the read: the direct gets go on from `next`.
+    return await pullRange(connectionOf(jsm), stream, name, from, to, onMessage, idleMs);
   } finally {
     await jsm.consumers.delete(stream, name).catch(() => undefined);
   }
-  if (failed) throw failed.err;
-  return next;
+}
+
+/**
+ * The pulls themselves, on a subscription of our own with a callback (issue 22): the client's `consume()` hands each
+ * message through an async iterator (a promise and a microtask per message) and parses all of its delivery info; a
+ * replay reads millions. Deliveries are handed on in the callback as they come, queued only while a handler's promise
+ * holds the read. PULL_BATCH more are asked for whenever no more than one pull's worth is left ahead, so the server
+ * sends the next batch while this one is decoded and folded.
+ */
+function pullRange(nc: NatsConnection, stream: string, consumer: string, from: number, to: number, onMessage: (m: StoredMessage) => void | Promise<void>, idleMs: number): Promise<number> {
+  return new Promise<number>((resolve, reject) => {
+    const inbox = createInbox(inboxPrefixOf(nc));
+    const api = `$JS.API.CONSUMER.MSG.NEXT.${stream}.${consumer}`;
+    const expires = Math.max(1_000, Math.min(30_000, idleMs)) * 1_000_000;
+    const total = to - from + 1;
+    const queue: Msg[] = [];
+    let head = 0;
+    let next = from;
+    let asked = 0; // messages asked for by all pulls (less what expired undelivered)
+    let waiting = false; // a handler's promise holds the read
+    let closing = false; // the consumer can give no more: hand on what came, then stop
+    let done = false;
+    // Ends the read: with `failed`, this read's error; without, the direct gets go on from `next`.
+    const stop = (failed?: { err: unknown }) => {
+      if (done) return;
+      done = true;
+      clearInterval(watchdog);
+      sub.unsubscribe();
+      if (failed) reject(failed.err);
+      else resolve(next);
+    };
+    const ask = () => {
+      // Handed on so far: next - from; at most two pulls' worth asked ahead of that.
+      if (asked >= total || asked - (next - from) > PULL_BATCH) return;
+      const batch = Math.min(PULL_BATCH, total - asked);
+      asked += batch;
+      try {
+        nc.publish(api, `{"batch":${batch},"expires":${expires}}`, { reply: inbox });
+      } catch {
+        stop(); // the connection closed or is draining: the direct gets say whether the log can be read
+      }
+    };
+    // Hands on what came, in order; stops at a promise and goes on once it settles.
+    const pump = () => {
+      try {
+        while (head < queue.length && !done) {
+          const m = queue[head];
+          queue[head++] = undefined as unknown as Msg;
+          const seq = streamSeqOf(m.reply ?? '');
+          if (seq !== next) return stop(); // a gap (or a repeat): the direct gets take over from `next`
+          const handled = onMessage(new ConsumedMessage(m, seq));
+          if (handled instanceof Promise) {
+            waiting = true;
+            handled.then(() => {
+              waiting = false;
+              next++;
+              if (next > to) stop();
+              else pump();
+            }, (err: unknown) => stop({ err }));
+            return;
+          }
+          next++;
+          if (next > to) return stop();
+        }
+        queue.length = head = 0;
+        if (closing) stop();
+        else ask();
+      } catch (err) {
+        stop({ err });
+      }
+    };
+    const sub = nc.subscribe(inbox, {
+      callback: (err, m) => {
+        if (done) return;
+        // The subscription refused or closed under the read: the direct gets go on (and fail if the log cannot be read).
+        if (err) closing = true;
+        else if (m.reply) queue.push(m);
+        else if (!pullEnded(m)) closing = true; // a status: the consumer is gone, or refused the pull
+        else asked -= Number(m.headers?.get('Nats-Pending-Messages') ?? 0) || 0; // expired undelivered: asked again
+        if (!waiting) pump();
+      },
+    });
+    // No progress for idleMs: the consumer stalled (the direct gets go on from `next`), or a handler holds the read,
+    // which fails as a direct-get read does when nothing comes for that long (DEPENDENCY.DOWN, retryable).
+    let lastNext = next;
+    const watchdog = setInterval(() => {
+      if (next === lastNext) stop(waiting ? { err: stalledRead() } : undefined);
+      lastNext = next;
+    }, idleMs);
+    ask();
+  });
+}
+
+/** A pull that expired before all it asked for came (408: nothing more to send yet); anything else ends the read. */
+function pullEnded(status: Msg): boolean {
+  return status.headers?.code === 408;
+}
+
+/**
+ * The stream sequence of a delivery, from its reply subject (`$JS.ACK.<stream>.<consumer>.<delivered>.<stream seq>.
+ * <consumer seq>.<time>.<pending>`, or with a domain and an account hash after `$JS.ACK` and perhaps a token at the
+ * end): the only part of the delivery info a read needs.
+ */
+function streamSeqOf(reply: string): number {
+  // Scanned, not split: no array and nine strings per message.
+  let dots = 0;
+  for (let i = reply.indexOf('.'); i !== -1; i = reply.indexOf('.', i + 1)) dots++;
+  let start = -1;
+  for (let k = dots === 8 ? 5 : 7; k > 0; k--) start = reply.indexOf('.', start + 1);
+  let seq = 0;
+  for (let i = start + 1; i < reply.length; i++) {
+    const digit = reply.charCodeAt(i) - 48;
+    if (digit < 0 || digit > 9) return i > start + 1 && reply.charCodeAt(i) === 46 ? seq : Number.NaN;
+    seq = seq * 10 + digit;
+  }
+  return Number.NaN;
 }
 
 /** The message as a direct get hands it out; its headers decoded only if asked for (a replay reads none). */
@@ -98,7 +167,7 @@ class ConsumedMessage implements StoredMessage {
   readonly subject: string;
   readonly data: Uint8Array;
 
-  constructor(private readonly m: JsMsg, readonly seq: number) {
+  constructor(private readonly m: Msg, readonly seq: number) {
     this.subject = m.subject;
     this.data = m.data;
   }

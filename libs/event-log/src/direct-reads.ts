@@ -43,7 +43,7 @@ export function connectionOf(jsm: JetStreamManager): NatsConnection {
 }
 
 /** Replies must come back on the identity's own inbox prefix (`_INBOX_<identity>`): the only one it may subscribe to. */
-function inboxPrefixOf(nc: NatsConnection): string | undefined {
+export function inboxPrefixOf(nc: NatsConnection): string | undefined {
   return (nc as unknown as { options?: { inboxPrefix?: string } }).options?.inboxPrefix;
 }
 

@@ -163,7 +163,7 @@ function eventsOfCommit(commit: CommitBody): EventEnvelope[] {
   }
   return commit.events.map((e) => {
     if (!e || typeof e.type !== 'string' || typeof e.id !== 'string') throw new Error('not a Runledger event envelope');
-    const metadata = (e.metadata ? withOwn(commit.metadata, e.metadata) : { ...commit.metadata }) as unknown as EventMetadata;
+    const metadata = (e.metadata ? withOwn(commit.metadata, e.metadata) : copyOf(commit.metadata)) as unknown as EventMetadata;
     metadata.event_id = e.id;
     return { type: e.type, data: e.data, metadata };
   });
@@ -171,10 +171,20 @@ function eventsOfCommit(commit: CommitBody): EventEnvelope[] {
 
 /** The shared metadata with an event's own on top (a null there: the key is absent for that event). */
 function withOwn(shared: Omit<EventMetadata, 'event_id'>, own: Partial<EventMetadata>): Record<string, unknown> {
-  const out: Record<string, unknown> = { ...shared };
+  const out = copyOf(shared);
   for (const [key, value] of Object.entries(own)) {
     if (value === null) delete out[key];
     else out[key] = value;
   }
   return out;
+}
+
+/**
+ * A decoded object's copy, as `{ ...source }` makes it (same own keys, same order). Object.assign onto a fresh object,
+ * not the spread (issue 22): a spread's copy takes the event's id after it through V8's slow path; decoding the commits
+ * of a replay took ~1 µs an event less this way (in memory, 40,000 commits of the scale log: 2.7–3.0 against 4.0 µs).
+ * A `__proto__` key JSON.parse made an own key is copied as one only by the spread (assign would set the prototype).
+ */
+function copyOf(source: object): Record<string, unknown> {
+  return Object.hasOwn(source, '__proto__') ? { ...(source as Record<string, unknown>) } : Object.assign({}, source as Record<string, unknown>);
 }

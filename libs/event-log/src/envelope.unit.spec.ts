@@ -27,6 +27,18 @@ describe('Log format 2: one message per append (a commit), format 1 read forever
     expect(decodeMessage(encodeCommit(written))).toEqual(written);
   });
 
+  it('Issue 22 a commit decodes to metadata objects of their own, key for key in the order the spread copy made them, a "__proto__" key an own key (the prototype untouched)', () => {
+    const [a, b] = decodeMessage(encodeCommit([event('Opened', 1), event('Started', 2, { case_id: 'case-9' })]));
+    expect(a.metadata).not.toBe(b.metadata);
+    expect(Object.keys(a.metadata)).toEqual([...Object.keys(event('Opened', 1).metadata).filter((k) => k !== 'event_id'), 'event_id']);
+    expect(Object.keys(b.metadata)).toEqual([...Object.keys(a.metadata).slice(0, -1), 'case_id', 'event_id']);
+    const body = '{"commit":{"format":2,"metadata":{"stream_id":"s","__proto__":{"polluted":true}},"events":[{"id":"e1","type":"A","data":1}]}}';
+    const [odd] = decodeMessage(new TextEncoder().encode(body));
+    expect(Object.getPrototypeOf(odd.metadata)).toBe(Object.prototype);
+    expect(Object.keys(odd.metadata)).toEqual(['stream_id', '__proto__', 'event_id']);
+    expect((odd.metadata as unknown as { polluted?: boolean }).polluted).toBeUndefined();
+  });
+
   it('the metadata the events of a commit share is written once', () => {
     const one = encodeCommit([event('Opened', 1)]).length;
     const three = encodeCommit([event('Opened', 1), event('Started', 2), event('Closed', 3)]).length;

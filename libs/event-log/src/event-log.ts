@@ -335,7 +335,7 @@ export class EventLog {
     const last = (await this.jsm.streams.info(this.stream).catch(readFailed)).state.last_seq;
     const until = Math.min(untilSeq, last);
     const matches = subjectMatcher(filter);
-    const from = this.opts.mayCreateConsumers ? await readByConsumer(this.js, this.jsm, this.stream, fromSeq, until, (m) => (matches(m.subject) ? onMessage(m) : undefined)) : fromSeq;
+    const from = this.opts.mayCreateConsumers ? await readByConsumer(this.jsm, this.stream, fromSeq, until, (m) => (matches(m.subject) ? onMessage(m) : undefined)) : fromSeq;
     // No promise per message unless a handler needs one: a replay reads millions.
     await readSequences(connectionOf(this.jsm), this.stream, from, until, (read) => {
       if ('missing' in read) return this.leaderAt(read.seq).then((msg) => (matches(msg.subject) ? onMessage(msg) : undefined));
