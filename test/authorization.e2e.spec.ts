@@ -211,6 +211,22 @@ describe('Issue 9 authorization: every identity is held to the permissions table
     it('Issue 9 bypass: a service publishes on the live feed (a forged "run completed" for a waiter) → refused', async () => {
       await expect(requestAs('tool-gateway', `rl.live.run.decision.${randomUUID()}`, { type: 'RunCompleted' })).rejects.toThrow(REFUSED);
     });
+    it('Issue 22 bypass: a service, a caller or an operator announces a data-key write (rl.datakeys.written: only nats-server does) → refused; a service that seals hears the server\'s announcement, headers only, never the key', async () => {
+      await expect(requestAs('tool-gateway', 'rl.datakeys.written.user.x', {})).rejects.toThrow(REFUSED);
+      await expect(requestAs('audit-ledger', 'rl.datakeys.written.user.x', {})).rejects.toThrow(REFUSED);
+      await expect(requestAs('caller', 'rl.datakeys.written.user.x', {})).rejects.toThrow(REFUSED);
+      await expect(requestAs('operator', 'rl.datakeys.written.user.x', {})).rejects.toThrow(REFUSED);
+      expect(String(await subscribeAs('intent-classification', 'rl.datakeys.written.*.*'))).toMatch(REFUSED);
+      expect(String(await subscribeAs('caller', 'rl.datakeys.written.*.*'))).toMatch(REFUSED);
+      const owner = `user.${Buffer.from(randomUUID()).toString('base64url')}`;
+      const heard = (await as('db-write')).subscribe(`rl.datakeys.written.${owner}`, { max: 1 });
+      await (await as('db-write')).flush();
+      // A key created in the bucket (as a service's first seal for a new owner creates it).
+      await (await as('db-write')).request(`$KV.rl_data_keys.${owner}`, 'a-key-material-probe', { timeout: 5_000 });
+      for await (const m of heard) {
+        expect({ body: m.data.length, subject: m.headers?.get('Nats-Subject'), reply: m.reply ?? '' }).toEqual({ body: 0, subject: `$KV.rl_data_keys.${owner}`, reply: '' });
+      }
+    });
     it('Issue 9 bypass: a service pulls another service\'s durable consumer (decision pulls audit-ledger) → refused', async () => {
       await expect(requestAs('decision', `$JS.API.CONSUMER.MSG.NEXT.${LOG_STREAM}.audit-ledger`, { batch: 1, no_wait: true })).rejects.toThrow(REFUSED);
     });

@@ -205,6 +205,8 @@ function permissionsFor(table, identity) {
     // Reading a key is a direct get; so is the follower that drops destroyed keys (libs/messaging data-keys.ts).
     streamReadApi(`KV_${keys.bucket}`).forEach((s) => pub.add(s));
     if (keys.seal.includes(identity)) pub.add(`$KV.${keys.bucket}.>`);
+    // The server's announcement of each write to the bucket: a cue to read it at once (only the server publishes it).
+    if (keys.written) sub.add(toWildcard(keys.written));
   }
   for (const [store, users] of Object.entries(table.object_stores)) {
     if (!users.includes(identity)) continue;
@@ -222,12 +224,17 @@ function permissionsFor(table, identity) {
 }
 
 /** Subjects of the table that must be asyncapi channel addresses, and the other way round. */
+/** Every subject address the table names: each must be an asyncapi channel (checkAgainstAsyncApi). */
+function tableSubjects(table) {
+  return [...Object.keys(table.requests), ...Object.keys(table.log.subjects), table.log.live, ...(table.data_keys?.written ? [table.data_keys.written] : [])];
+}
+
 function checkAgainstAsyncApi(table, asyncapiDoc) {
-  const tableSubjects = new Set([...Object.keys(table.requests), ...Object.keys(table.log.subjects), table.log.live]);
+  const named = new Set(tableSubjects(table));
   const channels = new Set(Object.values(asyncapiDoc.channels ?? {}).map((c) => c.address));
   const problems = [...operatorSubjectProblems(table)];
-  for (const s of tableSubjects) if (!channels.has(s)) problems.push(`permissions.yaml names ${s}, which no channel of asyncapi.yaml has`);
-  for (const s of channels) if (!tableSubjects.has(s)) problems.push(`asyncapi.yaml channel ${s} has no entry in deploy/nats/permissions.yaml`);
+  for (const s of named) if (!channels.has(s)) problems.push(`permissions.yaml names ${s}, which no channel of asyncapi.yaml has`);
+  for (const s of channels) if (!named.has(s)) problems.push(`asyncapi.yaml channel ${s} has no entry in deploy/nats/permissions.yaml`);
   for (const [address, rule] of Object.entries(table.requests)) {
     const known = [...table.services, ...Object.keys(table.clients), 'self']; // a durable's consumer identity serves and calls nothing
     for (const who of [rule.serve, ...(rule.call ?? []), ...(rule.owners ?? [])]) if (!known.includes(who)) problems.push(`permissions.yaml ${address}: unknown identity ${who}`);
@@ -243,4 +250,4 @@ function checkAgainstAsyncApi(table, asyncapiDoc) {
   return problems;
 }
 
-module.exports = { ADMIN, TABLE_FILE, consumerIdentities, consumerIdentityOf, OPERATOR_SUBJECTS, operatorSubjectProblems, loadTable, identities, kvBuckets, busLayout, permissionsFor, checkAgainstAsyncApi, inboxPrefix, toWildcard };
+module.exports = { ADMIN, TABLE_FILE, consumerIdentities, consumerIdentityOf, OPERATOR_SUBJECTS, operatorSubjectProblems, loadTable, identities, kvBuckets, busLayout, permissionsFor, checkAgainstAsyncApi, tableSubjects, inboxPrefix, toWildcard };

@@ -87,6 +87,38 @@ describe('Issue 9 erasure: per-user and per-case data keys in NATS KV', () => {
     await expect(sealFor(cached, carol, 'again')).rejects.toMatchObject({ code: 'DATA.ERASED' });
   });
 
+  describe('Issue 22 the follower reads the bucket when the server announces a write, not by looking every 500 ms', () => {
+    const never = { cued: 3_600_000, uncued: 3_600_000 };
+    const destroyElsewhere = async (owner: { kind: 'user'; id: string }, bucket?: string) => {
+      const other = await connect(server.connectOptions());
+      try {
+        await new KvDataKeyStore(other, bucket).destroy(owner);
+      } finally {
+        await other.close();
+      }
+    };
+
+    it('Issue 22 erasure: on the bucket the bootstrap creates, a destroyed key is dropped on the announcement alone (no look would come for an hour)', async () => {
+      const dave = { kind: 'user' as const, id: 'u-dave' };
+      const erased: string[] = [];
+      await new KvDataKeyStore(nc, DATA_KEYS_BUCKET, never).watchErasures((name) => void erased.push(name));
+      await keys.keyFor(dave);
+      await destroyElsewhere(dave);
+      await waitUntil(() => erased.includes(dataKeyName(dave)));
+    });
+
+    it('Issue 22 erasure: a bucket created by an earlier release (no announcements: 2.9 cannot add a republish) is still looked at every ERASURE_POLL_MS', async () => {
+      const bucket = 'rl_data_keys_before';
+      await new Kvm(nc).create(bucket, { history: 1 });
+      const frank = { kind: 'user' as const, id: 'u-frank' };
+      await new KvDataKeyStore(nc, bucket).keyFor(frank);
+      const erased: string[] = [];
+      await new KvDataKeyStore(nc, bucket, { cued: 3_600_000, uncued: 50 }).watchErasures((name) => void erased.push(name));
+      await destroyElsewhere(frank, bucket);
+      await waitUntil(() => erased.includes(dataKeyName(frank)));
+    });
+  });
+
   it('Issue 9 erasure (review 2): nobody un-erases an owner: the bucket refuses any write over a stored key or an erasure tombstone', async () => {
     const dave = { kind: 'user' as const, id: 'u-dave' };
     const eve = { kind: 'user' as const, id: 'u-eve' };

@@ -1,5 +1,5 @@
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
-import type { NatsConnection } from '@nats-io/transport-node';
+import type { NatsConnection, Subscription } from '@nats-io/transport-node';
 import { DiscardPolicy, jetstreamManager } from '@nats-io/jetstream';
 import { Kvm, type KV } from '@nats-io/kv';
 import type { SealedValue } from '@runledger/contracts';
@@ -35,6 +35,12 @@ export interface DataKeyStore {
 
 export const DATA_KEYS_BUCKET = 'rl_data_keys';
 const ERASED = 'erased';
+/**
+ * Where the data-key bucket, as the bootstrap creates it, has the server announce each write: headers only (the
+ * key's name in Nats-Subject, never its material), so a follower reads on at once instead of looking every
+ * ERASURE_POLL_MS. Only nats-server publishes there (no identity may); a copy is only a cue to read the bucket.
+ */
+export const DATA_KEYS_WRITTEN = 'rl.datakeys.written';
 
 /** KV key of an owner: kinds and ids are kept apart, and any id maps to a valid KV token. */
 export function dataKeyName(owner: DataOwner): string {
@@ -49,7 +55,12 @@ export function dataKeyName(owner: DataOwner): string {
  */
 export async function provisionDataKeys(nc: NatsConnection, replicas = 1): Promise<void> {
   // On a cluster every read goes to the bucket's leader (no direct gets from a replica that may lag).
-  await new Kvm(nc).create(DATA_KEYS_BUCKET, { history: 1, replicas, allow_direct: replicas === 1, description: 'Runledger per-user and per-case data keys (erasure)' });
+  // The republish is set when the bucket is created: nats-server 2.9 cannot add it to an existing one, whose
+  // followers go on looking every ERASURE_POLL_MS.
+  await new Kvm(nc).create(DATA_KEYS_BUCKET, {
+    history: 1, replicas, allow_direct: replicas === 1, description: 'Runledger per-user and per-case data keys (erasure)',
+    republish: { src: `$KV.${DATA_KEYS_BUCKET}.>`, dest: `${DATA_KEYS_WRITTEN}.>`, headers_only: true },
+  });
   const jsm = await jetstreamManager(nc);
   const stream = `KV_${DATA_KEYS_BUCKET}`;
   const { config } = await jsm.streams.info(stream);
@@ -60,7 +71,12 @@ export async function provisionDataKeys(nc: NatsConnection, replicas = 1): Promi
 export class KvDataKeyStore implements DataKeyStore {
   private kv?: Promise<KV>;
 
-  constructor(private readonly nc: NatsConnection, private readonly bucket = DATA_KEYS_BUCKET) {}
+  constructor(
+    private readonly nc: NatsConnection,
+    private readonly bucket = DATA_KEYS_BUCKET,
+    /** How often a follower reads the bucket with no cue (see watchErasures). */
+    private readonly lookEveryMs = { cued: ERASURE_LOOK_MS, uncued: ERASURE_POLL_MS },
+  ) {}
 
   private bucketKv(): Promise<KV> {
     this.kv ??= new Kvm(this.nc).open(this.bucket).catch((err: unknown) => {
@@ -108,26 +124,36 @@ export class KvDataKeyStore implements DataKeyStore {
 
   /**
    * Calls `onErased` for each key destroyed from now on, and `onEnded` if the follower ever stops (the bus failed
-   * under it); resolves once it is live. It follows the bucket by direct gets every ERASURE_POLL_MS, not by a KV
-   * watch: a watch is a consumer, which no service may create (deploy/nats/permissions.yaml), and a core subscription
-   * on the bucket's subjects would hand it the admin's acknowledgement inbox to answer.
+   * under it); resolves once it is live. It reads the bucket by direct gets, not by a KV watch: a watch is a consumer,
+   * which no service may create (deploy/nats/permissions.yaml), and a core subscription on the bucket's subjects would
+   * hand it the admin's acknowledgement inbox to answer. It reads on at once when the server announces a write
+   * (DATA_KEYS_WRITTEN) or the connection comes back (a cue sent meanwhile was lost), and every ERASURE_LOOK_MS
+   * besides; on a bucket created before the announcements, every ERASURE_POLL_MS.
    */
   async watchErasures(onErased: (name: string) => void, onEnded: () => void = () => undefined): Promise<void> {
     const jsm = await jetstreamManager(this.nc);
     const stream = `KV_${this.bucket}`;
     const prefix = `$KV.${this.bucket}.`;
-    let next = (await jsm.streams.info(stream)).state.last_seq + 1;
+    const info = await jsm.streams.info(stream);
+    const written = info.config.republish?.src === `${prefix}>` && info.config.republish.dest.endsWith('.>') ? info.config.republish.dest : undefined;
+    let next = info.state.last_seq + 1;
+    let cues: Subscription | undefined;
     let polling = false;
+    let again = false;
     let ended = false;
     const end = () => {
       if (ended) return;
       ended = true;
       clearInterval(timer);
+      cues?.unsubscribe();
       onEnded();
     };
-    const poll = async () => {
-      if (polling || ended) return;
+    const poll = async (): Promise<void> => {
+      if (ended) return;
+      // A cue while a read is under way: read again after it (the write may have come after its last get).
+      if (polling) return void (again = true);
       polling = true;
+      again = false;
       try {
         // Each write after the last one seen, in order; a purge leaves gaps, which next_by_subj steps over. The
         // leader answers: a replicated bucket has no direct gets, and a lagging replica's "none" would miss an erasure.
@@ -141,15 +167,35 @@ export class KvDataKeyStore implements DataKeyStore {
       } finally {
         polling = false;
       }
+      if (again) return poll();
     };
-    const timer = setInterval(() => void poll(), ERASURE_POLL_MS);
+    const timer = setInterval(() => void poll(), written ? this.lookEveryMs.cued : this.lookEveryMs.uncued);
     timer.unref(); // a process may end while it follows
     void this.nc.closed().then(end);
+    if (!written) return;
+    cues = this.nc.subscribe(written, { callback: () => void poll() });
+    // A cue published while the connection was away never arrives: read on when it comes back.
+    const statuses = this.nc.status();
+    void (async () => {
+      // Ends at the first status after the follower ended (its listener is dropped then).
+      for await (const status of statuses) {
+        if (ended) break;
+        if (status.type === 'reconnect') void poll();
+      }
+    })();
+    // Subscribed at the server: a write after `next` is read now or announced from here on.
+    await this.nc.flush();
+    void poll();
   }
 }
 
-/** How often each service looks for destroyed keys: the most an erased owner's key stays usable after `runledger erase`. */
+/**
+ * How often each service looks for destroyed keys on a bucket created before the announcements: the most an erased
+ * owner's key stays usable after `runledger erase` there.
+ */
 const ERASURE_POLL_MS = 500;
+/** How often it looks besides the announcements (DATA_KEYS_WRITTEN), which come at once: a guard, not the path. */
+const ERASURE_LOOK_MS = 5_000;
 
 /** How many owners' keys a process keeps (least recently used go first; the bucket still has them). */
 const KEYS_KEPT = 50_000;
