@@ -14,7 +14,7 @@ const perms = (id: string): Perms => permissions.permissionsFor(table, id);
 
 describe('Issue 9 permissions table', () => {
   it('Issue 9 contracts:check: an asyncapi channel with no line in the table fails, and so does a table subject asyncapi lacks', () => {
-    const channels = Object.fromEntries(permissions.tableSubjects(table).map((a, i) => [`c${i}`, { address: a }]));
+    const channels = Object.fromEntries(permissions.tableSubjects(table).map((a: string, i: number) => [`c${i}`, { address: a }]));
     expect(permissions.checkAgainstAsyncApi(table, { channels })).toEqual([]);
     const extra = permissions.checkAgainstAsyncApi(table, { channels: { ...channels, x: { address: 'rl.brand.new' } } });
     expect(extra).toEqual(['asyncapi.yaml channel rl.brand.new has no entry in deploy/nats/permissions.yaml']);
@@ -41,7 +41,7 @@ describe('Issue 9 permissions table', () => {
 
   it('Issue 22 a table that names a durable\'s consumer identity as a caller or server is refused by contracts:check', () => {
     const widened = { ...table, requests: { ...table.requests, 'rl.audit.head': { ...table.requests['rl.audit.head'], call: ['operator', 'audit-ledger-consumer'] } } };
-    const channels = Object.fromEntries(permissions.tableSubjects(widened).map((a, i) => [`c${i}`, { address: a }]));
+    const channels = Object.fromEntries(permissions.tableSubjects(widened).map((a: string, i: number) => [`c${i}`, { address: a }]));
     expect(permissions.checkAgainstAsyncApi(widened, { channels })).toEqual(['permissions.yaml rl.audit.head: unknown identity audit-ledger-consumer']);
     expect(perms('audit-ledger-consumer').publish.allow).not.toContain('rl.audit.head');
   });
@@ -143,7 +143,7 @@ describe('Issue 25 operator identity from what the bus enforces', () => {
   it('Issue 25 a table that lets another identity publish an operator subject is refused by the renderer and by contracts:check (its reply inbox could name operator)', () => {
     const widened = { ...table, requests: { ...table.requests, 'rl.runs.resolve': { ...table.requests['rl.runs.resolve'], call: ['operator', 'caller'] } } };
     expect(() => permissions.permissionsFor(widened, 'caller')).toThrow(/rl.runs.resolve: an operator subject may be called by operator only/);
-    const channels = Object.fromEntries(permissions.tableSubjects(widened).map((a, i) => [`c${i}`, { address: a }]));
+    const channels = Object.fromEntries(permissions.tableSubjects(widened).map((a: string, i: number) => [`c${i}`, { address: a }]));
     expect(permissions.checkAgainstAsyncApi(widened, { channels })).toEqual([expect.stringContaining('rl.runs.resolve: an operator subject may be called by operator only')]);
   });
 });
