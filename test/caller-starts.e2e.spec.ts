@@ -162,6 +162,20 @@ describe('Issue 26 caller starts: attributed to a caller, in its cases, refused 
     expect(await recorded(child)).toEqual([]);
   });
 
+  it('Probe finding (caller crashed decision): a caller\'s waiting follow requests are bounded (RL_CALLER_WAITS, 64): the next is REQUEST.RATE_LIMITED, retryable, at once; another caller still follows; a slot is free again once a wait is answered', async () => {
+    const follow = (nc: NatsConnection, waitMs: number, door = 'caller') => nc.request(`rl.caller.${door}.runs.events`, encodeJson({ run_id: randomUUID(), after: 0, wait_ms: waitMs }), { timeout: 60_000 }).then((m) => decodeReply(m.data, m.headers));
+    // 70 at once, each waiting 5 s for a run that never comes: 64 wait, the other 6 are refused at once; the harness's
+    // caller (test-admin, on its own door) asked meanwhile is not refused.
+    const [answers, other] = await Promise.all([Promise.all(Array.from({ length: 70 }, () => follow(caller, 5_000))), follow(stack.nc, 3_000, 'test-admin')]);
+    expect(other).toMatchObject({ ok: false, error: { code: 'RUN.NOT_FOUND' } });
+    const codes = answers.map((a) => (a.ok ? 'ok' : a.error.code));
+    expect(codes.filter((c) => c === 'REQUEST.RATE_LIMITED')).toHaveLength(6);
+    expect(codes.filter((c) => c === 'RUN.NOT_FOUND')).toHaveLength(64);
+    expect(answers.find((a) => !a.ok && a.error.code === 'REQUEST.RATE_LIMITED')).toMatchObject({ error: { retryable: true } });
+    // Answered: the caller's slots are free again.
+    expect(await follow(caller, 10)).toMatchObject({ ok: false, error: { code: 'RUN.NOT_FOUND' } });
+  });
+
   it('Issue 26 §2.2 a refusal of bounded-input rules names the problem, under a run_id of its own bytes (stable on retry, never shared, no run)', async () => {
     let nested = '1';
     for (let i = 0; i < 40; i++) nested = `[${nested}]`;

@@ -57,6 +57,9 @@ export const SETTINGS = {
   RL_REJECTED_PER_MINUTE: count(30),
   RL_REJECTED_OVERALL_BURST: count(200),
   RL_REJECTED_OVERALL_PER_MINUTE: count(1_200),
+  /** Follow requests (rl.caller.<caller>.runs.events with wait_ms) waiting at once: per caller, and in all. */
+  RL_CALLER_WAITS: count(64),
+  RL_CALLER_WAITS_TOTAL: count(4_096),
   AGENT_RUN_REPLY_TIMEOUT_MS: ms(60_000),
   SESSION_REPLY_TIMEOUT_MS: ms(120_000),
   AGENT_PROFILES_DIR: text(),

@@ -1,6 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { CallerRun, CallerRunEvents, RunCancelResult } from '@runledger/contracts';
 import type { StoredEvent } from '@runledger/event-log';
+import { AppError, settingNumber } from '@runledger/kernel';
 import { RUNTIME, ServiceRuntime } from '@runledger/messaging';
 import { callersRun, isCallersRun, isTerminal, LoadedRun, loadCallersRun, notCallers, RunRepository } from '@runledger/runs';
 import { RunCancellation } from './run-cancellation';
@@ -15,10 +16,16 @@ const DEFAULT_EVENTS_LIMIT = 200;
  *
  * Following is a request, not a subscription: the live feed (rl.live.run.*) carries every run of every caller, so
  * callers get no subscription on it. A follow request answers with the run's events after a log position; when there
- * are none yet it waits (long poll, at most wait_ms) on the feed here, in decision, for the run's next commit.
+ * are none yet it waits (long poll, at most wait_ms) on the feed here, in decision, for the run's next commit. A wait
+ * holds a subscription and a run in memory: one caller may have RL_CALLER_WAITS of them at once and decision
+ * RL_CALLER_WAITS_TOTAL (a caller asking 16,000 at once ran it out of memory); beyond, REQUEST.RATE_LIMITED.
  */
 @Injectable()
 export class CallerRuns {
+  /** Follow requests waiting now, per caller and in all (see waitingFor). */
+  private readonly waiting = new Map<string, number>();
+  private waitingTotal = 0;
+
   constructor(@Inject(RUNTIME) private readonly runtime: ServiceRuntime, private readonly runs: RunRepository, private readonly cancellation: RunCancellation) {}
 
   async get(caller: string, runId: string): Promise<CallerRun> {
@@ -30,7 +37,30 @@ export class CallerRuns {
    * does one for a run not in the log yet (a caller following the run it just asked for, before its worker opened
    * it): it is checked once it has its opening, and a run that never comes, or is not the caller's, is RUN.NOT_FOUND.
    */
-  async events(caller: string, q: { run_id: string; after?: number; wait_ms?: number; limit?: number }): Promise<CallerRunEvents> {
+  events(caller: string, q: { run_id: string; after?: number; wait_ms?: number; limit?: number }): Promise<CallerRunEvents> {
+    // Counted before anything is read, whether it waits or not: whether it would wait says which runs exist.
+    return q.wait_ms ? this.waitingFor(caller, () => this.eventsAfter(caller, q)) : this.eventsAfter(caller, q);
+  }
+
+  /** Runs `wait` as one of `caller`'s waiting follow requests, or refuses it when too many wait already. */
+  private async waitingFor<T>(caller: string, wait: () => Promise<T>): Promise<T> {
+    const mine = this.waiting.get(caller) ?? 0;
+    if (mine >= settingNumber('RL_CALLER_WAITS') || this.waitingTotal >= settingNumber('RL_CALLER_WAITS_TOTAL')) {
+      throw new AppError('REQUEST.RATE_LIMITED', 'Too many follow requests are waiting; retry once one is answered.');
+    }
+    this.waiting.set(caller, mine + 1);
+    this.waitingTotal++;
+    try {
+      return await wait();
+    } finally {
+      this.waitingTotal--;
+      const left = (this.waiting.get(caller) ?? 1) - 1;
+      if (left) this.waiting.set(caller, left);
+      else this.waiting.delete(caller);
+    }
+  }
+
+  private async eventsAfter(caller: string, q: { run_id: string; after?: number; wait_ms?: number; limit?: number }): Promise<CallerRunEvents> {
     const after = q.after ?? 0;
     let loaded = await this.runs.load(q.run_id);
     // Another caller's run is answered as one that does not exist: after the wait an unknown id would get.
