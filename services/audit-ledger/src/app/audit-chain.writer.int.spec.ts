@@ -9,7 +9,7 @@ import { ensureLogStream, EventLog, type StoredEvent } from '@runledger/event-lo
 import { chainEntriesOf, signCheckpoint, verifyAnchoredChain } from '@runledger/governance';
 import { loadOrCreateAuditKey, trustedKeys } from '@runledger/messaging';
 import { RunRepository } from '@runledger/runs';
-import { tempDir, useNatsServer, type TempDir } from '@runledger/testing';
+import { tempDir, useNatsServer, waitUntil, type TempDir } from '@runledger/testing';
 import { ChainAnchor } from '../infra/chain-anchor';
 import { AuditChainWriter, CHAIN_REF } from './audit-chain.writer';
 
@@ -98,5 +98,29 @@ describe('Issue 22 anchor: a crash before the anchor file is replaced loses noth
     await new AuditChainWriter(log, signer, behind).onModuleInit();
     behind.flush();
     expect((await ChainAnchor.open(keyFile, jsm, join(dir.path, 'heads-behind'))).read()!.checkpoint).toEqual(tail.checkpoint);
+  });
+
+  it('Probe finding (high): a JetStream API answer an identity had the server store on the chain subject (its request\'s reply subject) is no chain batch: the restarted ledger chains on from entry N+1, after it, and starts again later (it restarted at entry 1, then refused every start)', async () => {
+    const keyFile = join(dir.path, 'signing-key.pem');
+    const signer = loadOrCreateAuditKey(keyFile);
+    const jsm = await jetstreamManager(nats.nc);
+    const anchor = await ChainAnchor.open(keyFile, jsm, join(dir.path, 'heads-foreign'));
+    await new AuditChainWriter(log, signer, anchor).chain(await run(3));
+    const before = chainEntriesOf(await log.read(CHAIN_REF));
+    const head = before[before.length - 1];
+    // As the probe did it: any JetStream API request, its reply subject the chain's; the server publishes its answer
+    // there, and the log stream stores it.
+    nats.nc.publish('$JS.API.INFO', new Uint8Array(), { reply: CHAIN_REF.subject });
+    await waitUntil(async () => (await log.version(CHAIN_REF)) > head.checkpoint!.seq && (await jsm.streams.getMessage('RUNLEDGER_LOG', { last_by_subj: CHAIN_REF.subject })).data.length > 0 && !chainEntriesOf(await log.read(CHAIN_REF, await log.version(CHAIN_REF))).length);
+    anchor.flush();
+
+    const restarted = await ChainAnchor.open(keyFile, jsm, join(dir.path, 'heads-foreign'));
+    const chained = await new AuditChainWriter(log, signer, restarted).chain(await run(4));
+    expect(chained.map((e) => e.seq)).toEqual([head.seq + 1, head.seq + 2]);
+    expect(chained[0].prev_hash).toBe(head.entry_hash);
+    restarted.flush();
+    // And the next start finds the chain at (not behind) its anchor.
+    const again = await ChainAnchor.open(keyFile, jsm, join(dir.path, 'heads-foreign'));
+    await expect(new AuditChainWriter(log, signer, again).onModuleInit()).resolves.toBeUndefined();
   });
 });
