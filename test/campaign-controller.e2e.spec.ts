@@ -16,15 +16,23 @@ const MESSAGE = { type: 'connection_request', content: 'Hi Jane, I noticed your 
 describe('Issue 8: the contract-003 controller runs campaigns over the bus', () => {
   let stack: TestStack;
   let site: LoopbackSite;
+  // An internal service the browser must not reach: loopback, not allow-listed (the SSRF probe's 127.0.0.1:4399/admin).
+  let internal: LoopbackSite;
+  let unreachablePort: number;
 
   beforeAll(async () => {
     site = await startLoopbackSite();
+    internal = await startLoopbackSite();
+    unreachablePort = await freePort();
     // A short ack wait: a cycle request whose carrier died is redelivered within seconds, not half a minute.
-    stack = await TestStack.start({ services: CAMPAIGN_SERVICES, env: { RL_INBOX_ACK_WAIT_MS: '2000' } });
+    // The loopback test site (and the port Issue 26 finds closed) are allowed by the operator's setting; nothing else on loopback is.
+    const RL_BROWSER_ALLOWED_HOSTS = `${new URL(site.url).host},127.0.0.1:${unreachablePort}`;
+    stack = await TestStack.start({ services: CAMPAIGN_SERVICES, env: { RL_INBOX_ACK_WAIT_MS: '2000', RL_BROWSER_ALLOWED_HOSTS } });
   });
   afterAll(async () => {
     await stack?.stop();
     await site?.stop();
+    await internal?.stop();
   });
 
   const childRun = async (cycleRunId: string, type: string) => {
@@ -113,8 +121,8 @@ describe('Issue 8: the contract-003 controller runs campaigns over the bus', () 
   });
 
   it('Issue 26 a failed navigation leaves the browser session usable: after browser_navigate to an unreachable address, the same campaign\'s next navigations succeed', async () => {
-    // A loopback port nothing listens on: the connection is refused at once, no network needed.
-    const unreachable = `http://127.0.0.1:${await freePort()}/in/nobody`;
+    // A loopback port nothing listens on (allowed): the connection is refused at once, no network needed.
+    const unreachable = `http://127.0.0.1:${unreachablePort}/in/nobody`;
     const navigate = (url: string) => ({ action_type: 'execute_tool', tool_name: 'browser_navigate', parameters: { url } });
     const campaign = await scriptedCampaign(stack, [navigate(unreachable), navigate(`${site.url}/in/jane`), navigate(`${site.url}/in/jane?again=1`)]);
     for (let i = 0; i < 3; i++) await call(stack, 'cycle', { campaign_id: campaign });
@@ -124,6 +132,20 @@ describe('Issue 8: the contract-003 controller runs campaigns over the bus', () 
     const resultOf = async (runId: string) => (await childRun(runId, 'RunCompleted'))[0]?.data as { result?: unknown } | undefined;
     expect((await resultOf(tools[1]!.child_run_id))?.result).toMatchObject({ output: { url: `${site.url}/in/jane`, title: 'Jane Doe - Senior Engineer', status: 200 } });
     expect((await resultOf(tools[2]!.child_run_id))?.result).toMatchObject({ output: { url: `${site.url}/in/jane?again=1`, status: 200 } });
+  });
+
+  it('Security SSRF: a campaign\'s browser_navigate to an internal address (127.0.0.1, its decimal form, localhost, a redirect from an allowed site) fails TOOL.DESTINATION_DENIED and the internal server gets no request', async () => {
+    const navigate = (url: string) => ({ action_type: 'execute_tool', tool_name: 'browser_navigate', parameters: { url } });
+    const port = new URL(internal.url).port;
+    const urls = [`${internal.url}/admin`, `http://2130706433:${port}/admin`, `http://localhost:${port}/admin`, `${site.url}/redirect?to=${encodeURIComponent(`${internal.url}/admin`)}`];
+    const campaign = await scriptedCampaign(stack, [...urls.map(navigate), navigate(`${site.url}/in/jane`)]);
+    for (let i = 0; i < urls.length + 1; i++) await call(stack, 'cycle', { campaign_id: campaign });
+    const tools = ofType<{ tool_name: string; status: string; error_code?: string; child_run_id: string }>(await campaignEvents(stack, campaign), 'ToolExecuted');
+    expect(tools.map((t) => [t.status, t.error_code])).toEqual([...urls.map(() => ['failed', 'TOOL.DESTINATION_DENIED']), ['ok', undefined]]);
+    // The refusal is the gateway's audited outcome of the call; no page title of the internal service is in the log.
+    const failed = (await stack.runEvents(tools[0]!.child_run_id)).find((e) => e.type === 'RunFailed');
+    expect(failed?.data).toMatchObject({ error: { error_code: 'TOOL.DESTINATION_DENIED', retryable: false } });
+    expect(internal.requests).toEqual([]);
   });
 
   it('Issue 8 approvals: a rejected message is never executed', async () => {

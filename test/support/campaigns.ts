@@ -74,6 +74,8 @@ export interface LoopbackSite {
   url: string;
   /** Every form submission the page received, in order. */
   submissions: URLSearchParams[];
+  /** Every request that reached the server (path and query), in order. */
+  requests: string[];
   /** How many times /held was asked for: it answers only once release() is called (a tool call caught mid-flight). */
   readonly heldVisits: number;
   /** /held waits again (until the next release()). */
@@ -85,11 +87,17 @@ export interface LoopbackSite {
 /** A profile page with a form, served on 127.0.0.1: what the browser tools act on. */
 export async function startLoopbackSite(): Promise<LoopbackSite> {
   const submissions: URLSearchParams[] = [];
+  const requests: string[] = [];
   let heldVisits = 0;
   let released = false;
   const waiting: (() => void)[] = [];
   const server: Server = createServer((req, res) => {
+    requests.push(req.url ?? '/');
     const url = new URL(req.url ?? '/', 'http://127.0.0.1');
+    if (url.pathname === '/redirect') {
+      res.writeHead(302, { location: url.searchParams.get('to') ?? '/' }).end();
+      return;
+    }
     if (url.pathname === '/held') {
       heldVisits++;
       const answer = () => res.writeHead(200, { 'content-type': 'text/html' }).end('<html><head><title>Held page</title></head><body>held</body></html>');
@@ -112,6 +120,7 @@ export async function startLoopbackSite(): Promise<LoopbackSite> {
   return {
     url: `http://127.0.0.1:${port}`,
     submissions,
+    requests,
     get heldVisits() {
       return heldVisits;
     },

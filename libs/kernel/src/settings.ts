@@ -80,6 +80,8 @@ export const SETTINGS = {
   RL_TOOL_FAULTS: text(),
   RL_MCP_SERVERS: text(),
   CHROMIUM_PATH: textOr('/usr/bin/chromium'),
+  /** Hosts the browser tools may reach although they are not public (SSRF guard): host or host:port, comma separated. */
+  RL_BROWSER_ALLOWED_HOSTS: text(),
   TRANSCRIPTION_BASE_URL: text(),
   TRANSCRIPTION_API_KEY: text(),
   TRANSCRIPTION_MODEL: textOr('whisper-1'),

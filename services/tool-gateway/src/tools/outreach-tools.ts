@@ -1,9 +1,12 @@
+import type { Page, Request, Response } from 'playwright-core';
 import { DbResult, SUBJECTS } from '@runledger/contracts';
 import { deterministicUuid, sha256Hex } from '@runledger/kernel';
 import type { ToolDefinition } from '@runledger/agent-runtime';
 import { childScopeOf, RETRY } from '@runledger/runs';
 import { BROWSER_SESSIONS } from './browser-sessions';
 import { currentInvocation } from './invocation-context';
+import { REFUSED_HEADER } from './guarded-proxy';
+import { destinationDenied } from './public-address';
 
 const ACTION_TIMEOUT_MS = 8_000;
 const NAVIGATION_GRACE_MS = 1_000;
@@ -16,8 +19,31 @@ function sessionOfCall(): string {
   return ctx.governance.case_id ?? ctx.governance.root_run_id;
 }
 
-function pageOfCall() {
-  return BROWSER_SESSIONS.page(sessionOfCall());
+/**
+ * Watches the page's own navigation during an action (a goto and its redirects, a click that follows a link) and
+ * returns a check to call after it: it throws TOOL.DESTINATION_DENIED if the session's proxy refused that navigation
+ * (a refused http hop is answered with REFUSED_HEADER, a refused tunnel fails the request).
+ */
+async function refusedNavigationCheck(session: string, page: Page): Promise<() => Promise<void>> {
+  await BROWSER_SESSIONS.takeRefusals(session);
+  let hit = false;
+  const main = (request: Request) => {
+    try {
+      return request.isNavigationRequest() && request.frame() === page.mainFrame();
+    } catch {
+      return false; // a service worker's request has no frame
+    }
+  };
+  const onResponse = (response: Response) => void (main(response.request()) && response.headers()[REFUSED_HEADER] && (hit = true));
+  const onFailed = (request: Request) => void (main(request) && (hit = true));
+  page.on('response', onResponse);
+  page.on('requestfailed', onFailed);
+  return async () => {
+    page.off('response', onResponse);
+    page.off('requestfailed', onFailed);
+    const refusals = await BROWSER_SESSIONS.takeRefusals(session);
+    if (hit && refusals.length > 0) throw destinationDenied(refusals[0]!);
+  };
 }
 
 /**
@@ -28,20 +54,26 @@ function pageOfCall() {
 export const OUTREACH_TOOLS: Record<string, ToolDefinition> = {
   browser_navigate: {
     name: 'browser_navigate',
-    description: 'Open a URL (http or https) in the campaign browser.',
+    description: 'Open a URL (http or https, public addresses only) in the campaign browser.',
     inputSchema: { type: 'object', required: ['url'], additionalProperties: false, properties: { url: { type: 'string', format: 'uri', pattern: '^https?://', maxLength: 2048 }, lead_id: leadId } },
     execute: async (input) => {
       const { url } = input as { url: string };
       const session = sessionOfCall();
+      // Refused before the browser is even asked (SSRF); the session's proxy refuses redirects and sub-resources.
+      await BROWSER_SESSIONS.guard.assertAllowed(url);
       const page = await BROWSER_SESSIONS.page(session);
+      const checkRefused = await refusedNavigationCheck(session, page);
+      let response;
       try {
-        const response = await page.goto(url, { waitUntil: 'load', timeout: ACTION_TIMEOUT_MS });
-        return { url: page.url(), status: response?.status() ?? 0, title: await page.title() };
+        response = await page.goto(url, { waitUntil: 'load', timeout: ACTION_TIMEOUT_MS });
       } catch (err) {
         // The failure is this call's answer; the session's next navigation gets a page with nothing pending.
         await BROWSER_SESSIONS.renew(session, page);
+        await checkRefused();
         throw err;
       }
+      await checkRefused();
+      return { url: page.url(), status: response?.status() ?? 0, title: await page.title() };
     },
   },
   browser_click: {
@@ -50,12 +82,16 @@ export const OUTREACH_TOOLS: Record<string, ToolDefinition> = {
     inputSchema: { type: 'object', required: ['selector'], additionalProperties: false, properties: { selector: { type: 'string', minLength: 1, maxLength: 500 }, lead_id: leadId } },
     execute: async (input) => {
       const { selector } = input as { selector: string };
-      const page = await pageOfCall();
+      const session = sessionOfCall();
+      const page = await BROWSER_SESSIONS.page(session);
+      const checkRefused = await refusedNavigationCheck(session, page);
       // A click that submits a form or follows a link navigates: give it a moment to start, then wait for the load.
       const navigation = page.waitForEvent('framenavigated', { timeout: NAVIGATION_GRACE_MS }).catch(() => null);
       await page.click(selector, { timeout: ACTION_TIMEOUT_MS });
       await navigation;
       await page.waitForLoadState('load', { timeout: ACTION_TIMEOUT_MS });
+      // A link or form to a non-public address was not followed; the caller learns why.
+      await checkRefused();
       return { clicked: true, selector, url: page.url(), title: await page.title() };
     },
   },
@@ -65,7 +101,7 @@ export const OUTREACH_TOOLS: Record<string, ToolDefinition> = {
     inputSchema: { type: 'object', required: ['selector', 'text'], additionalProperties: false, properties: { selector: { type: 'string', minLength: 1, maxLength: 500 }, text: { type: 'string', maxLength: 5000 }, lead_id: leadId } },
     execute: async (input) => {
       const { selector, text } = input as { selector: string; text: string };
-      const page = await pageOfCall();
+      const page = await BROWSER_SESSIONS.page(sessionOfCall());
       await page.fill(selector, text, { timeout: ACTION_TIMEOUT_MS });
       return { selector, value: await page.inputValue(selector, { timeout: ACTION_TIMEOUT_MS }) };
     },
