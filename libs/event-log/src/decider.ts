@@ -75,9 +75,6 @@ export async function handleCommand<TCommand, TEvent extends { type: string; dat
 }
 
 async function loadState<TEvent extends { type: string; data: unknown }, TState>(log: EventLog, ref: AggregateRef, decider: Decider<unknown, TEvent, TState>): Promise<KnownState<TState>> {
-  const history = await log.read(ref);
-  return {
-    state: foldEvents(decider.evolve, decider.initialState(), history as unknown as RecordedEvent<TEvent['type'], TEvent['data']>[]),
-    version: history.length ? history[history.length - 1].seq : 0,
-  };
+  const { events, version } = await log.readAggregate(ref);
+  return { state: foldEvents(decider.evolve, decider.initialState(), events as unknown as RecordedEvent<TEvent['type'], TEvent['data']>[]), version };
 }

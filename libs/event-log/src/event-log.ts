@@ -256,6 +256,17 @@ export class EventLog {
    * noticed and the leader answers the rest.
    */
   async read(ref: AggregateRef | string, fromSeq = 1): Promise<StoredEvent[]> {
+    return (await this.readAggregate(ref, fromSeq)).events;
+  }
+
+  /**
+   * The aggregate's events (as `read`) and its version as read: the sequence of the subject's last message, which a
+   * decision on these events appends after. That is the last event's, unless the last message holds no events: a
+   * JetStream API answer or acknowledgement an identity had the server store there as a request's reply subject (the
+   * bus cannot refuse that, probe finding). Its own sequence then: an append expecting the last event's would
+   * conflict for good, and the aggregate could never move again.
+   */
+  async readAggregate(ref: AggregateRef | string, fromSeq = 1): Promise<{ events: StoredEvent[]; version: number }> {
     const subject = typeof ref === 'string' ? ref : ref.subject;
     const last = await this.version(subject);
     const out: StoredEvent[] = [];
@@ -276,7 +287,7 @@ export class EventLog {
       for (const event of await this.openAll(tryStoredEvents(msg.data, msg.seq, msg.subject))) out.push(event);
       next = msg.seq + 1;
     }
-    return out;
+    return { events: out, version: last };
   }
 
   /** The next message of `subject` from `seq` as the stream leader has it (a replica answered none); null when the log is not replicated. */

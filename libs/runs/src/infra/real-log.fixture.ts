@@ -8,7 +8,7 @@ import { RunRepository } from './run-repository';
  * Int-test fixture: a RunRepository on a real nats-server's log (started in beforeAll, stopped in afterAll), appending
  * as `producer` (the owner of the runs it creates: issue 23); `repo(other)` appends on the same log as another owner.
  */
-export function runRepositoryOnRealLog(producer = 'decision'): { repo: (as?: string) => RunRepository } {
+export function runRepositoryOnRealLog(producer = 'decision'): { repo: (as?: string) => RunRepository; nc: () => NatsConnection } {
   let server: NatsServerHandle;
   let nc: NatsConnection;
   let repo: RunRepository;
@@ -25,5 +25,5 @@ export function runRepositoryOnRealLog(producer = 'decision'): { repo: (as?: str
     await nc?.close();
     await server?.stop();
   });
-  return { repo: (owner) => (owner && owner !== producer ? as(owner) : repo) };
+  return { repo: (owner) => (owner && owner !== producer ? as(owner) : repo), nc: () => nc };
 }

@@ -1,3 +1,4 @@
+import { waitUntil } from '@runledger/testing';
 import { RunRepository } from './run-repository';
 import { runRepositoryOnRealLog } from './real-log.fixture';
 import { ChildRunSpec, EffectClaimOptions, runChildOnce } from './child-run';
@@ -183,5 +184,17 @@ describe('runChildOnce on a real log', () => {
     } finally {
       first.mockRestore();
     }
+  });
+
+  it('Probe finding (high): a JetStream API answer stored on a run\'s subject (an identity named it as a request\'s reply subject) does not wedge the run: it is no event, and the next append goes after it', async () => {
+    const s = spec('c-foreign');
+    const opened = await repo.append(s.created, [{ type: 'RunCreated', data: s.created }, { type: 'AuthzDecided', data: s.authz }], { expectedVersion: 0, commandId: 'foreign-open' });
+    log.nc().publish('$JS.API.INFO', new Uint8Array(), { reply: 'rl.log.run.tool-gateway.c-foreign' });
+    await waitUntil(async () => (await repo.log.version('rl.log.run.tool-gateway.c-foreign')) > opened);
+    const loaded = await repo.load('c-foreign');
+    expect(loaded.events.map((e) => e.type)).toEqual(['RunCreated', 'AuthzDecided']);
+    expect(loaded.version).toBeGreaterThan(opened);
+    await repo.append(s.created, [{ type: 'RunStarted', data: {} }], { expectedVersion: loaded.version, commandId: 'foreign-start' });
+    expect((await repo.load('c-foreign')).events.map((e) => e.type)).toEqual(['RunCreated', 'AuthzDecided', 'RunStarted']);
   });
 });

@@ -43,25 +43,33 @@ export class RunRepository {
   }
 
   async load(runId: string): Promise<LoadedRun> {
-    const events = await this.events(runId);
+    const { events, ownerVersion } = await this.read(runId);
     const state = foldEvents(evolveRun, initialRunState(), events as unknown as RecordedEvent[]);
-    return { state, version: events.length ? events[events.length - 1].seq : 0, events };
+    // The owner's subject as read (EventLog.readAggregate): past a last message that holds no events, never behind it.
+    const last = events.length ? events[events.length - 1].seq : 0;
+    return { state, version: Math.max(last, ownerVersion), events };
   }
 
   /** The run's events as its owner wrote them (none: no such run); RUN.FORGED when they are not. */
   async events(runId: string): Promise<StoredEvent[]> {
+    return (await this.read(runId)).events;
+  }
+
+  /** The run's events (see events), and its owner's subject's version as read (0 when its owner was not known first). */
+  private async read(runId: string): Promise<{ events: StoredEvent[]; ownerVersion: number }> {
     const owner = await this.ownerOf(runId);
-    const found = owner
-      ? [...(await this.legacyEvents(runId)), ...(await this.log.read(runSubject(owner, runId)))]
+    const ownerRead = owner ? await this.log.readAggregate(runSubject(owner, runId)) : undefined;
+    const found = ownerRead
+      ? [...(await this.legacyEvents(runId)), ...ownerRead.events]
       // No lawful creation is the first thing under this id: nothing, or something forged (or a squatter first).
       : [...(await this.legacyEvents(runId)), ...(await this.log.read(ownerSubjectsOf(runId)))];
     const run = runOwnership(found);
     if (!run.owner) {
       if (run.forgeries.length) throw forged(runId, run.forgeries[0].reason);
-      return [];
+      return { events: [], ownerVersion: 0 };
     }
     if (run.events.length && !owner) this.owners.set(runId, run.owner);
-    return run.events;
+    return { events: run.events, ownerVersion: ownerRead?.version ?? 0 };
   }
 
   /**

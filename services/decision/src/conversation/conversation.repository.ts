@@ -20,11 +20,12 @@ export class ConversationRepository {
    * `atVersion`, the conversation as it was at that version (what a turn that recorded it as its context saw).
    */
   async load(userId: string, conversationId: string, atVersion?: number): Promise<KnownState<ConversationState>> {
-    const all = await this.log.read(this.ref(userId, conversationId));
-    const events = atVersion === undefined ? all : all.filter((e) => e.seq <= atVersion);
+    const read = await this.log.readAggregate(this.ref(userId, conversationId));
+    const events = atVersion === undefined ? read.events : read.events.filter((e) => e.seq <= atVersion);
     return {
       state: foldEvents(evolveConversation, initialConversation(), events as unknown as RecordedEvent[]),
-      version: events.length ? events[events.length - 1].seq : 0,
+      // As read (see readAggregate); at an earlier version, that version's last event (nothing is appended on it).
+      version: atVersion === undefined ? read.version : events.length ? events[events.length - 1].seq : 0,
     };
   }
 
