@@ -9,6 +9,7 @@
  *  - Replay: the whole log folded through the run projection (evolveRun, per subject), in events/s, as the admin reads
  *    it (`runledger replay`: through one consumer) and as a reader does (direct gets), in turn.
  */
+const os = require('node:os');
 const { randomUUID } = require('node:crypto');
 const { headers: natsHeaders } = require('@nats-io/transport-node');
 const { connectionOf, EventLog, LOG_STREAM, EVENT_TYPE_HEADER, encodeCommit, readSequences } = require('../libs/event-log/src');
@@ -117,24 +118,34 @@ async function runScale({ system, js, jsm }) {
     consumer: () => readWholeLogByConsumer(js),
   };
   const rates = Object.fromEntries(Object.keys(passes).map((k) => [k, []]));
+  // This process's CPU per event of each pass (the reading client's, with the fold): unlike events/s it hardly moves
+  // with the load of the machine (nats-server and the other work on it run elsewhere), so runs compare by it.
+  const cpuPerEvent = Object.fromEntries(Object.keys(passes).map((k) => [k, []]));
   for (let i = 0; i < REPLAYS; i++) {
     for (const [how, pass] of Object.entries(passes)) {
+      const cpu0 = process.cpuUsage();
       const { count, seconds } = await pass();
+      const cpu = process.cpuUsage(cpu0);
       if (how === 'admin') total = count;
       // Events per second: the read-only passes deliver the commits that hold `total` events.
-      rates[how].push((how === 'read' || how === 'consumer' ? total : count) / seconds);
+      const events = how === 'read' || how === 'consumer' ? total : count;
+      rates[how].push(events / seconds);
+      cpuPerEvent[how].push((cpu.user + cpu.system) / events);
     }
   }
   const fmt = (r) => Math.round(r).toLocaleString('en-US');
   const median = (r) => r.sort((a, b) => a - b)[Math.floor(r.length / 2)];
   const spread = (r) => `median of ${r.length} (${fmt(r[0])}–${fmt(r.at(-1))})`;
+  const load = os.loadavg()[0].toFixed(1);
+  const cpuOf = (how) => `; this process's CPU ${median(cpuPerEvent[how]).toFixed(2)} µs/event (${cpuPerEvent[how][0].toFixed(2)}–${cpuPerEvent[how].at(-1).toFixed(2)})`;
   const replayRate = median(rates.admin);
   const readerRate = median(rates.reader);
-  lines.push(`scale: replay of the whole log (${total.toLocaleString('en-US')} events, ${replayed.size.toLocaleString('en-US')} aggregates) through the run projection, as the admin reads it (runledger replay: one consumer): ${fmt(replayRate)} events/s ${spread(rates.admin)}`);
-  lines.push(`scale: the same replay as a reader reads it (services, operator: direct gets, no consumer): ${fmt(readerRate)} events/s ${spread(rates.reader)}`);
+  lines.push(`scale: replay of the whole log (${total.toLocaleString('en-US')} events, ${replayed.size.toLocaleString('en-US')} aggregates) through the run projection, as the admin reads it (runledger replay: one consumer): ${fmt(replayRate)} events/s ${spread(rates.admin)}${cpuOf('admin')}`);
+  lines.push(`scale: the same replay as a reader reads it (services, operator: direct gets, no consumer): ${fmt(readerRate)} events/s ${spread(rates.reader)}${cpuOf('reader')}`);
   for (const [key, label] of [['read', 'read only (direct gets, nothing decoded)'], ['decode', 'read + decode (direct gets, every envelope parsed, no fold)'], ['consumer', 'read only through an ordered consumer (admin only; readers may not create one)'], ['consumerDecode', "read + decode as the admin's replay reads (one consumer, every envelope parsed, no fold)"]]) {
-    lines.push(`scale: replay floor, ${label}: ${fmt(median(rates[key]))} events/s ${spread(rates[key])}`);
+    lines.push(`scale: replay floor, ${label}: ${fmt(median(rates[key]))} events/s ${spread(rates[key])}${cpuOf(key)}`);
   }
+  lines.push(`scale: load average (1 min) after the replays: ${load} on ${os.cpus().length} cores`);
   lines.push(`goal: replay ≥ 100k events/s: ${replayRate >= 100_000 ? 'met' : 'not met'} (runledger replay, as the admin: ${fmt(replayRate)} events/s; a reader's by direct gets: ${fmt(readerRate)})`);
   const first = byLevel[0];
   const last = byLevel.at(-1);
