@@ -245,13 +245,13 @@ async function provisionFloor(jsm, nc) {
 
 /** The floor as a system of the side-by-side bench (the same interface as bench/runledger-system.js). */
 async function startFloor({ nats, nc, jsm }) {
-  const { SERVICE_HEAP_FLAGS } = require('../scripts/lib/stack');
+  const { SERVICE_V8_FLAGS } = require('../scripts/lib/stack');
   const { inFlight } = require('./side-by-side');
   const { stream, subjects, ledger } = LAYOUT;
   require('../scripts/build').build();
   await provisionFloor(jsm, nc);
   const procs = ROLES.map((name) => {
-    const child = spawn(process.execPath, [...SERVICE_HEAP_FLAGS, __filename, name, nats.url, nats.creds.admin.file], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(process.execPath, [...SERVICE_V8_FLAGS, __filename, name, nats.url, nats.creds.admin.file], { stdio: ['ignore', 'pipe', 'inherit'] });
     const ready = new Promise((resolve, reject) => {
       child.stdout.on('data', (chunk) => String(chunk).includes('ready') && resolve());
       child.once('exit', (code) => reject(new Error(`floor ${name} exited (code ${code})`)));

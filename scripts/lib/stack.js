@@ -144,21 +144,28 @@ function ensureBuilt() {
 }
 
 /**
- * V8 heap sizing of every service process (the image's CMD passes the same flags; keep the two alike). Measured
- * with `npm run bench` (bench/results.md): by default the young generation grows to 32 MiB during start-up and stays
- * committed, and the old generation is collected only once it holds ~4× its live data (a service lives on 25–31
+ * V8 flags of every service process (and the bench's floor processes): heap sizing, and how soon code is optimized.
+ * The image's CMD passes the same flags; keep the two alike. The heap flags, measured with `npm run bench`
+ * (bench/results.md): by default the young generation grows to 32 MiB during start-up and stays committed, and the
+ * old generation is collected only once it holds ~4× its live data (a service lives on 25–31
  * MiB; it sat at 80 MiB used, the rest garbage). With these a service holds 50–75 MiB (PSS) at rest and after load
  * instead of 80–150, for 10–15 % more CPU per request (more frequent scavenges and marking). 384 MiB is over ten
  * times any service's live heap and under the pods' 512 MiB limit, so V8 collects before the container is killed.
+ *
+ * `--interrupt-budget=8192` (V8's default 67,584) lets V8 optimize a function after an eighth of the bytecode it
+ * runs now: a service's request path is many functions each called once or twice per request, so by default they
+ * stayed unoptimized for the first thousand requests and longer (issue 22, bench/cpu-load.js, paired rounds: 350
+ * requests in, sequential 46.3 → 62.4 req/s and 18.5 → 15.6 ms CPU per request; at c16 9.6 → 7.3 ms), for 2–5 MiB
+ * more code per service.
  */
-const SERVICE_HEAP_FLAGS = ['--max-semi-space-size=4', '--max-old-space-size=384'];
+const SERVICE_V8_FLAGS = ['--max-semi-space-size=4', '--max-old-space-size=384', '--interrupt-budget=8192'];
 
 function startService(name, { natsUrl, env = {}, onLine, creds } = {}) {
   ensureBuilt();
   // With `creds` (a secured server started here) the service gets its own identity and nobody else's.
   const identity = creds ? identityEnv(creds, name) : {};
   // RL_SERVICE_NODE_ARGS: extra node flags for every service (profiling: `--cpu-prof --cpu-prof-dir=/tmp/prof`).
-  const nodeArgs = [...SERVICE_HEAP_FLAGS, ...(process.env.RL_SERVICE_NODE_ARGS ?? '').split(' ').filter(Boolean)];
+  const nodeArgs = [...SERVICE_V8_FLAGS, ...(process.env.RL_SERVICE_NODE_ARGS ?? '').split(' ').filter(Boolean)];
   const child = spawn(process.execPath, [...nodeArgs, path.join(ROOT, 'dist', 'services', name, 'src', 'main.js')], {
     cwd: ROOT,
     env: { ...process.env, NATS_URL: natsUrl, HTTP_PORT: env.HTTP_PORT ?? '0', ...identity, ...env },
@@ -194,4 +201,4 @@ function stopProcess(child, signal = 'SIGTERM', timeoutMs = 5000) {
   });
 }
 
-module.exports = { ROOT, SERVICES, SERVICE_HEAP_FLAGS, LOCAL_NATS_URL, findNatsServer, ensureNatsServerBinary, ensureChromium, ensureDeploymentTools, parseNatsUrl, canConnect, freePort, startNats, runBootstrap, startService, stopProcess, waitFor };
+module.exports = { ROOT, SERVICES, SERVICE_V8_FLAGS, LOCAL_NATS_URL, findNatsServer, ensureNatsServerBinary, ensureChromium, ensureDeploymentTools, parseNatsUrl, canConnect, freePort, startNats, runBootstrap, startService, stopProcess, waitFor };
