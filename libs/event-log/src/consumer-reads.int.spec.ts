@@ -55,6 +55,13 @@ describe('Issue 22 the admin reads a range of the log through one consumer; ever
     // It was read through a consumer of its own (an ephemeral one, not the direct gets' fallback) ...
     expect(during).toHaveLength(1);
     expect(during[0]).toMatch(/^rl_read_/);
+    // The consumer itself handed out the whole range (more than one pull's worth), in order, a handler's promise
+    // holding the next message: nothing was left to the direct gets.
+    const last = expected.at(-1)!.seq;
+    const throughConsumer: number[] = [];
+    const handler = (m: { seq: number }) => (m.seq % 2 ? Promise.resolve().then(() => void throughConsumer.push(m.seq)) : void throughConsumer.push(m.seq));
+    expect(await readByConsumer(jsm, LOG_STREAM, 1, last, handler)).toBe(last + 1);
+    expect(throughConsumer).toEqual(Array.from({ length: last }, (_, i) => i + 1));
     const replayed = (await consumerLog.replay(fold, [])).state;
     expect(expected.length).toBeGreaterThan(2_000);
     expect(positions(replayed)).toEqual(positions(expected));
