@@ -88,7 +88,14 @@ export class AppError extends Error {
 /** Maps anything thrown to a wire error; unknown errors become INTERNAL with a generic message. */
 export function toWireError(err: unknown): WireError {
   if (err instanceof AppError) return err.toWire();
-  if (isWireError(err)) return err;
+  // An exception of our own that names a code (the log's ConcurrencyError: RUN.CONFLICT) says it in the code's words:
+  // its message and fields (a log subject, a version) are internal (probe finding: they reached an operator raw).
+  if (err instanceof Error) {
+    const code = (err as { code?: unknown }).code;
+    return typeof code === 'string' && code in ERROR_CODES ? new AppError(code as ErrorCode).toWire() : { code: 'INTERNAL', message: ERROR_CODES.INTERNAL.message, retryable: true };
+  }
+  // A wire error relayed as it came (another service's answer): its own fields only.
+  if (isWireError(err)) return { code: err.code, message: err.message, retryable: err.retryable, ...(err.details?.length ? { details: err.details } : {}) };
   return { code: 'INTERNAL', message: ERROR_CODES.INTERNAL.message, retryable: true };
 }
 

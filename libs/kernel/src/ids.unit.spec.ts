@@ -26,6 +26,13 @@ describe('errors', () => {
     const wire = toWireError(new Error('connect ECONNREFUSED 10.0.0.1:27017 SELECT * FROM users'));
     expect(wire).toEqual({ code: 'INTERNAL', message: 'Something went wrong on our side.', retryable: true });
   });
+  it('Probe finding: an exception of ours that names a code (the log\'s RUN.CONFLICT, a document conflict) is said in the code\'s words, never with its subject, version or ids', () => {
+    const conflict = Object.assign(new Error('concurrent append to rl.log.run.decision.b1ec (expected version 331)'), { code: 'RUN.CONFLICT', subject: 'rl.log.run.decision.b1ec', expectedVersion: 331 });
+    expect(toWireError(conflict)).toEqual({ code: 'RUN.CONFLICT', message: 'The run changed concurrently; retry.', retryable: true });
+    expect(JSON.stringify(toWireError(Object.assign(new Error('x'), { code: 'STORE.CONFLICT', collection: 'tasks', id: 'u1' })))).not.toMatch(/tasks|u1/);
+    // A wire error relayed from another service keeps its own fields, and only them.
+    expect(toWireError({ code: 'LANE.DENIED', message: 'Not in this lane.', retryable: false, extra: 'x' })).toEqual({ code: 'LANE.DENIED', message: 'Not in this lane.', retryable: false });
+  });
   it('app errors carry a stable code and retryable flag', () => {
     expect(new AppError('LANE.DENIED').toWire()).toMatchObject({ code: 'LANE.DENIED', retryable: false });
   });
