@@ -48,10 +48,25 @@ describe('Issue 10 bounded input, reused request ids and rejected floods (task a
     expect(await stack.request('rl.audit.head', {})).toMatchObject({ ok: true });
   });
 
+  it('Probe finding: a key named like an Object.prototype member is an unknown field on every operator request, refused as foo is (REQUEST.INVALID, not ignored)', async () => {
+    const runId = randomUUID();
+    const asks: Array<[string, Record<string, unknown>]> = [
+      ['rl.runs.get', { run_id: runId }], ['rl.runs.list', {}], ['rl.deadletters.list', {}], ['rl.audit.query', { run_id: runId }],
+    ];
+    for (const [subject, body] of asks) {
+      expect({ subject, r: await stack.request(subject, { ...body, foo: 1 }) }).toMatchObject({ subject, r: { ok: false, body: { code: 'REQUEST.INVALID', retryable: false, details: ['property foo should not exist'] } } });
+      expect({ subject, r: await stack.request(subject, { ...body, toString: 1, hasOwnProperty: 1 }) }).toMatchObject({
+        subject, r: { ok: false, body: { code: 'REQUEST.INVALID', retryable: false, details: ['property toString should not exist', 'property hasOwnProperty should not exist'] } },
+      });
+    }
+  });
+
   it.each([
     ['10k-deep JSON', `{"user_id":"u-deep","conversation_id":"${randomUUID()}","message":"hi","message_history":${'['.repeat(10_000)}${']'.repeat(10_000)}}`, /nested deeper than 32 levels/],
     ['a __proto__ key', `{"user_id":"u-proto","conversation_id":"${randomUUID()}","message":"hi","__proto__":{"admin":true}}`, /forbidden key "__proto__"/],
     ['a constructor key in the history', `{"user_id":"u-ctor","conversation_id":"${randomUUID()}","message":"hi","message_history":[{"constructor":{"prototype":{}}}]}`, /forbidden key "constructor"/],
+    // Probe finding: keys named like Object.prototype members passed the field whitelist (the DTO copy dropped them unseen) and ran a run.
+    ['toString and hasOwnProperty keys', `{"user_id":"u-tostring","conversation_id":"${randomUUID()}","message":"show my tasks","toString":1,"hasOwnProperty":1}`, /property toString should not exist/],
   ])('Issue 10 bounded input (contract 000 invalid input): %s gets the invalid-input template, never INTERNAL, and the refused run records the problem (README)', async (_case, body, problem) => {
     const r = await raw(body);
     expect(r).toMatchObject({ ok: true, body: { decision_type: 'RESPOND_ONLY', response_text: INVALID } });

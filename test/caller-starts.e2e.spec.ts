@@ -11,7 +11,7 @@ import type { NatsConnection } from '@nats-io/transport-node';
 import type { AgentRunResponse } from '@runledger/contracts';
 import { decodeReply, encodeJson } from '@runledger/messaging';
 import { runCli } from './support/cli';
-import { START } from './support/governed-runs';
+import { policyVersionsIn, putArtifact, recordedCaller, SHIPPED_POLICY_DIR, START } from './support/governed-runs';
 import { SESSION_START } from './support/sessions';
 import { TestStack } from './support/stack';
 
@@ -191,6 +191,55 @@ describe('Issue 26 caller starts: attributed to a caller, in its cases, refused 
     expect(ids[0]).not.toBe(ids[1]);
     expect(runIdOf(await ask(OWN_START, bodies.deep))).toBe(ids[0]);
     for (const id of ids) expect(await recorded(id!)).toEqual([]);
+  });
+
+  it('Probe finding (deep intake form): an ingest nested deeper than the request bound is ARTIFACT.TYPE_DENIED naming it (nothing stored); a form at the bound is taken and read; a run given one stored deeper before that check fails INVALID_INPUT at once', async () => {
+    const caseId = `case-deep-${tag}`;
+    const nested = (levels: number) => `${'{"a":'.repeat(levels - 1)}{"name":"Dana"}${'}'.repeat(levels - 1)}`;
+    const ingest = (json: string) => ask('rl.caller.caller.artifacts.ingest', {
+      case_id: caseId, agent_name: 'INTAKE_AGENT', kind: 'client_intake_form', media_type: 'application/json', content_base64: Buffer.from(json).toString('base64'),
+    });
+    const deepForm = `{"name":"Dana","contact":${'['.repeat(20_000)}${']'.repeat(20_000)}}`;
+    expect(await ingest(deepForm)).toEqual({
+      ok: false, error: { code: 'ARTIFACT.TYPE_DENIED', message: 'A client_intake_form may be nested at most 32 levels (objects and arrays); the content is nested deeper.', retryable: false },
+    });
+    expect(await ingest(nested(33))).toMatchObject({ ok: false, error: { code: 'ARTIFACT.TYPE_DENIED' } });
+    const atBound = await ingest(nested(32));
+    expect(atBound).toMatchObject({ ok: true, body: { kind: 'client_intake_form', case_id: caseId } });
+    const taken = await ask(OWN_START, { agent_name: 'INTAKE_AGENT', case_id: caseId, run_id: randomUUID(), input_artifacts: [atBound.ok && atBound.body], parameters: {} }, 120_000);
+    expect(taken).toMatchObject({ ok: true, body: { outcome: 'success', error: null } });
+    const objects = await (await new Objm(stack.nc).open('rl_artifacts')).list();
+    const sizes = objects.map((o) => JSON.parse(o.metadata?.artifact_ref ?? '{}') as { case_id?: string; kind?: string; size_bytes?: number })
+      .filter((ref) => ref.case_id === caseId && ref.kind === 'client_intake_form').map((ref) => ref.size_bytes);
+    expect(sizes).toEqual([Buffer.byteLength(nested(32))]);
+
+    // The same form stored through the agents' own door (as an ingest before this check could): the run that reads it
+    // ends failed at once, answered to the caller with a §2.2 failure, instead of a stack overflow redelivered for minutes.
+    const writer = await recordedCaller(stack, 'INTAKE_AGENT', 'WRITE_INTAKE_ARTIFACTS', caseId, policyVersionsIn(SHIPPED_POLICY_DIR));
+    const stored = await putArtifact(stack, writer, 'client_intake_form', deepForm);
+    const runId = randomUUID();
+    const started = await ask(OWN_START, { agent_name: 'INTAKE_AGENT', case_id: caseId, run_id: runId, input_artifacts: [stored], parameters: {} }, 120_000);
+    expect(started).toMatchObject({
+      ok: true, body: { outcome: 'failure', run_id: runId, error: { error_code: 'INVALID_INPUT', message: `Artifact ${stored.artifact_id} (client_intake_form) is nested deeper than 32 levels.`, retryable: false } },
+    });
+    expect((await recorded(runId)).filter((t) => t === 'RunFailed')).toHaveLength(1);
+  });
+
+  it('Probe finding: on the caller\'s doors a key named like an Object.prototype member is an unknown field, refused as foo is (REQUEST.INVALID), and nothing runs', async () => {
+    const runId = randomUUID();
+    const doors: Array<[string, Record<string, unknown>]> = [
+      ['rl.caller.caller.runs.get', { run_id: runId }], ['rl.caller.caller.runs.events', { run_id: runId, after: 0, wait_ms: 0 }],
+      ['rl.caller.caller.sessions.get', { run_id: runId }], ['rl.caller.caller.artifacts.get', { run_id: runId, artifact_id: runId }],
+    ];
+    for (const [subject, body] of doors) {
+      expect({ subject, r: await ask(subject, { ...body, foo: 1 }) }).toMatchObject({ subject, r: { ok: false, error: { code: 'REQUEST.INVALID', details: ['property foo should not exist'] } } });
+      expect({ subject, r: await ask(subject, { ...body, toString: 1, hasOwnProperty: 1 }) }).toMatchObject({
+        subject, r: { ok: false, error: { code: 'REQUEST.INVALID', retryable: false, details: ['property toString should not exist', 'property hasOwnProperty should not exist'] } },
+      });
+    }
+    const started = await ask(OWN_START, { agent_name: 'INTAKE_AGENT', case_id: `case-${tag}`, run_id: runId, input_artifacts: [], parameters: { toString: 'x' } });
+    expect(started).toMatchObject({ ok: true, body: { outcome: 'failure', run_id: runId, error: { error_code: 'INVALID_INPUT', message: expect.stringContaining('property parameters.toString should not exist') } } });
+    expect(await recorded(runId)).toEqual([]);
   });
 
   it('Issue 9 erasure: an erased case takes no new ingest (DATA.ERASED), and nothing of it reaches the artifact store', async () => {

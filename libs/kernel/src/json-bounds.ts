@@ -11,7 +11,7 @@ export const JSON_BOUNDS = {
 } as const;
 
 /** The first structural problem of a decoded JSON value, or null. Iterative: a deep value cannot overflow the stack. */
-export function jsonShapeProblem(value: unknown, maxDepth: number = JSON_BOUNDS.maxDepth): string | null {
+export function jsonShapeProblem(value: unknown, { maxDepth = JSON_BOUNDS.maxDepth, forbiddenKeys = JSON_BOUNDS.forbiddenKeys }: { maxDepth?: number; forbiddenKeys?: readonly string[] } = {}): string | null {
   const stack: Array<{ v: unknown; depth: number; path: string }> = [{ v: value, depth: 0, path: '$' }];
   while (stack.length) {
     const { v, depth, path } = stack.pop()!;
@@ -22,11 +22,20 @@ export function jsonShapeProblem(value: unknown, maxDepth: number = JSON_BOUNDS.
       continue;
     }
     for (const key of Object.keys(v)) {
-      if (JSON_BOUNDS.forbiddenKeys.includes(key)) return `${path} has the forbidden key "${key}"`;
+      if (forbiddenKeys.includes(key)) return `${path} has the forbidden key "${key}"`;
       stack.push({ v: (v as Record<string, unknown>)[key], depth: depth + 1, path: `${path}.${key}` });
     }
   }
   return null;
+}
+
+/**
+ * JSON content a caller stores for runs to read (an ingested artifact) is held to the request's nesting bound, not to
+ * its key rule (its keys are data: a form may have a `constructor` field). Its readers walk it recursively, as
+ * JSON.stringify does: a 20,000-deep form overflows the stack of every one of them.
+ */
+export function jsonNestingProblem(value: unknown): string | null {
+  return jsonShapeProblem(value, { forbiddenKeys: [] });
 }
 
 const utf8 = new TextEncoder();

@@ -157,10 +157,30 @@ function isRecord(v: unknown): v is Record<string, unknown> {
 }
 
 function hasPrototypeKey(value: unknown): boolean {
-  if (typeof value !== 'object' || value === null) return false;
-  if (Array.isArray(value)) return value.some(hasPrototypeKey);
-  for (const key of Object.keys(value)) {
-    if (key in Object.prototype || hasPrototypeKey((value as Record<string, unknown>)[key])) return true;
+  return prototypeKeyPaths(value).length > 0;
+}
+
+/**
+ * Every key of `value`, at any depth, that class-transformer cannot carry: one named like an Object.prototype member
+ * (`toString`, `hasOwnProperty`, `__proto__` …). It skips a key whose target already holds a function there, so such a
+ * key would vanish from the message without a word; validateMessage refuses it instead (`a.0.toString`: the path).
+ * Own keys only; the path is built only for a key found.
+ */
+export function prototypeKeyPaths(value: unknown, at: Array<string | number> = [], found: string[] = []): string[] {
+  if (typeof value !== 'object' || value === null) return found;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) {
+      at.push(i);
+      prototypeKeyPaths(value[i], at, found);
+      at.pop();
+    }
+    return found;
   }
-  return false;
+  for (const key of Object.keys(value)) {
+    at.push(key);
+    if (key in Object.prototype) found.push(at.join('.'));
+    else prototypeKeyPaths((value as Record<string, unknown>)[key], at, found);
+    at.pop();
+  }
+  return found;
 }

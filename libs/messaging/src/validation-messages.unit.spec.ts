@@ -1,5 +1,5 @@
 import 'reflect-metadata';
-import { AgentRunRequestDto, ArtifactIngestRequestDto, DbReadRequestDto, DeadLetterRetryRequestDto, SessionStartRequestDto } from '@runledger/contracts';
+import { AgentRunRequestDto, ArtifactIngestRequestDto, CallerRunQueryDto, DbReadRequestDto, DeadLetterRetryRequestDto, RunQueryDto, RunsListRequestDto, SessionStartRequestDto } from '@runledger/contracts';
 import { AppError } from '@runledger/kernel';
 import { validateMessage } from './validation';
 
@@ -46,5 +46,29 @@ describe('Issue 26 validation details say what is wrong in words', () => {
       'governance.lane must be a lane name: an upper-case letter, then upper-case letters, digits or _ (2-64 in all)',
     ]));
     expect(detailsOf(DeadLetterRetryRequestDto, { id: 'no sequence' })).toEqual(['id has characters or a shape its contract does not allow']);
+  });
+});
+
+describe('Probe finding: keys named like Object.prototype members are unknown fields like any other', () => {
+  const runId = '6f1c2b1e-3c4d-4e5f-8a9b-0c1d2e3f4a5b';
+  const artifact = { artifact_id: runId, sha256: 'a'.repeat(64), size_bytes: 3, media_type: 'application/json', kind: 'client_intake_form', case_id: 'case-1' };
+  const run = { agent_name: 'INTAKE_AGENT', case_id: 'case-1', input_artifacts: [artifact], parameters: {} };
+
+  it('REQUEST.INVALID for toString and hasOwnProperty beside a valid run_id, as for foo (the whitelist reads own keys only)', () => {
+    expect(detailsOf(CallerRunQueryDto, { run_id: runId, foo: 1 })).toEqual(['property foo should not exist']);
+    expect(detailsOf(CallerRunQueryDto, { run_id: runId, toString: 1, hasOwnProperty: 1 })).toEqual(['property toString should not exist', 'property hasOwnProperty should not exist']);
+    for (const key of ['valueOf', 'isPrototypeOf', 'propertyIsEnumerable', 'toLocaleString', '__defineGetter__', '__lookupSetter__']) {
+      expect(detailsOf(RunQueryDto, JSON.parse(`{"run_id":"${runId}","${key}":1}`))).toEqual([`property ${key} should not exist`]);
+    }
+    expect(detailsOf(RunsListRequestDto, { toString: 1 })).toEqual(['property toString should not exist']);
+  });
+
+  it('a nested DTO or a free-form value loses no key on the way: a prototype-named key there is refused, naming its path', () => {
+    expect(detailsOf(AgentRunRequestDto, { ...run, input_artifacts: [{ ...artifact, valueOf: 1 }] })).toEqual(['property input_artifacts.0.valueOf should not exist']);
+    expect(detailsOf(AgentRunRequestDto, { ...run, parameters: { a: [{ toString: 'x' }] } })).toEqual(['property parameters.a.0.toString should not exist']);
+  });
+
+  it('a valid message is accepted as sent, whether or not it names such words as values', () => {
+    expect(validateMessage(AgentRunRequestDto, { ...run, parameters: { note: 'toString', list: ['valueOf'] } })).toMatchObject({ parameters: { note: 'toString', list: ['valueOf'] } });
   });
 });

@@ -1,4 +1,5 @@
 import { authorizeIngest, contentProblem, parseCallerGrants } from '@runledger/governance';
+import { JSON_BOUNDS } from '@runledger/kernel';
 import { loadCallerGrants } from './caller-grants';
 
 const grants = loadCallerGrants();
@@ -28,6 +29,18 @@ describe('Issue 26 caller grants (policy/callers.yaml)', () => {
     expect(contentProblem(rule, 'client_intake_form', 'application/json', text('[1]'))).toMatchObject({ code: 'ARTIFACT.TYPE_DENIED' });
     expect(contentProblem(rule, 'client_intake_form', 'application/json', text('not json'))).toMatchObject({ code: 'ARTIFACT.TYPE_DENIED' });
     expect(contentProblem(rule, 'client_intake_form', 'application/json', new Uint8Array(rule.max_bytes + 1))).toMatchObject({ code: 'ARTIFACT.TOO_LARGE' });
+  });
+
+  it('Probe finding (deep intake form): a JSON kind is nested at most the request bound (32 levels); a 20,000-deep form is ARTIFACT.TYPE_DENIED naming the bound, without overflowing', () => {
+    const rule = grants.kinds.client_intake_form;
+    const nested = (levels: number) => text(`${'{"a":'.repeat(levels - 1)}{"name":"Dana"}${'}'.repeat(levels - 1)}`);
+    expect(contentProblem(rule, 'client_intake_form', 'application/json', nested(JSON_BOUNDS.maxDepth))).toBeNull();
+    expect(contentProblem(rule, 'client_intake_form', 'application/json', nested(JSON_BOUNDS.maxDepth + 1))).toEqual({
+      code: 'ARTIFACT.TYPE_DENIED', reason: `A client_intake_form may be nested at most ${JSON_BOUNDS.maxDepth} levels (objects and arrays); the content is nested deeper.`,
+    });
+    expect(contentProblem(rule, 'client_intake_form', 'application/json', text(`{"a":${'['.repeat(20_000)}${']'.repeat(20_000)}}`))).toMatchObject({ code: 'ARTIFACT.TYPE_DENIED' });
+    // Its keys are the form's data: a field named constructor is a field (the request bound's key rule is for requests).
+    expect(contentProblem(rule, 'client_intake_form', 'application/json', text('{"constructor":"Acme Builders"}'))).toBeNull();
   });
 
   it('Issue 26 a bad grants file is refused with every problem named', () => {

@@ -2,7 +2,7 @@
 // Generated from proto-contracts/schemas/callers/ by scripts/generate-contracts.js. Do not edit by hand.
 
 /**
- * Sent by a caller on rl.caller.<identity>.artifacts.ingest (served by db-write): stores an input artifact for an agent run of one case, as the caller's role allows (policy/callers.yaml: the case, the agent and the input kind; the kind's media types and size). Answers with the ArtifactRef to pass in rl.caller.<identity>.runs.start input_artifacts. artifact_id derives from the content sha256, the case, the kind and the media type, so a retried ingest returns the same reference. Refusals: CASE.NOT_GRANTED, ARTIFACT.KIND_DENIED, ARTIFACT.TYPE_DENIED, ARTIFACT.TOO_LARGE, ARTIFACT.HASH_MISMATCH, REQUEST.INVALID.
+ * Sent by a caller on rl.caller.<identity>.artifacts.ingest (served by db-write): stores an input artifact for an agent run of one case, as the caller's role allows (policy/callers.yaml: the case, the agent and the input kind; the kind's media types and size; a JSON kind is an object nested at most 32 levels, the request bound). Answers with the ArtifactRef to pass in rl.caller.<identity>.runs.start input_artifacts. artifact_id derives from the content sha256, the case, the kind and the media type, so a retried ingest returns the same reference. Refusals: CASE.NOT_GRANTED, ARTIFACT.KIND_DENIED, ARTIFACT.TYPE_DENIED (media type, not a JSON object, nested deeper than 32 levels), ARTIFACT.TOO_LARGE, ARTIFACT.HASH_MISMATCH, REQUEST.INVALID.
  */
 export interface ArtifactIngestRequest {
   case_id: string;

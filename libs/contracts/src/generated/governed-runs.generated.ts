@@ -67,7 +67,7 @@ export interface ArtifactRef {
 }
 
 /**
- * Contract 001 §2.2 agent response: the reply on rl.caller.<identity>.runs.start, sent once the run's terminal event is in the log. outcome is deny when the run was denied at start or a privileged action was denied by policy (error_code POLICY_DENIED). A request refused before it became a run (INVALID_INPUT) records no run.
+ * Contract 001 §2.2 agent response: the reply on rl.caller.<identity>.runs.start, sent once the run's terminal event is in the log. outcome is deny when the run was denied at start or a privileged action was denied by policy (error_code POLICY_DENIED). A request refused before it became a run (INVALID_INPUT) records no run. A run still going when the wait ends (AGENT_RUN_REPLY_TIMEOUT_MS) is answered outcome failure with RUN.IN_PROGRESS, retryable: the run goes on; the same request asked again gives its outcome.
  */
 export interface AgentRunResponse {
   outcome: 'success' | 'deny' | 'failure';

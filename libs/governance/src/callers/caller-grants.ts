@@ -1,3 +1,5 @@
+import { JSON_BOUNDS, jsonNestingProblem } from '@runledger/kernel';
+
 /**
  * Caller grants (policy/callers.yaml): what a caller identity may put into Runledger through its ingest door. Pure:
  * the file's text is parsed by the loader, these functions only check shapes and decide.
@@ -126,6 +128,10 @@ export function contentProblem(rule: KindRule, kind: string, mediaType: string, 
       return { code: 'ARTIFACT.TYPE_DENIED', reason: `A ${kind} must be a JSON object; the content is not JSON.` };
     }
     if (!isRecord(value)) return { code: 'ARTIFACT.TYPE_DENIED', reason: `A ${kind} must be a JSON object.` };
+    // The request's nesting bound (jsonNestingProblem says why): refused here, before any run reads it.
+    if (jsonNestingProblem(value)) {
+      return { code: 'ARTIFACT.TYPE_DENIED', reason: `A ${kind} may be nested at most ${JSON_BOUNDS.maxDepth} levels (objects and arrays); the content is nested deeper.` };
+    }
   }
   return null;
 }

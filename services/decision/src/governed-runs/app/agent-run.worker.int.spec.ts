@@ -17,8 +17,13 @@ const RECORDING = 'Interviewer: What happened?\nClient: My manager fired me afte
  * The choke points, faked at the bus: answers like tool-gateway, db-write and the artifact store would, and
  * counts every call. `hang` makes one tool never answer, as if the process died while waiting for it.
  */
-function fakeBus(calls: string[], hang?: string): Bus {
+function fakeBus(calls: string[], hang?: string, stored: Record<string, { bytes: Buffer; ref: Record<string, unknown> }> = {}): Bus {
   const answer = async (subject: string, body: Record<string, unknown>): Promise<unknown> => {
+    if (subject === 'rl.artifacts.get') {
+      const { bytes, ref } = stored[String(body.artifact_id)];
+      calls.push(`get:${String(ref.kind)}`);
+      return { artifact_ref: ref, content_base64: bytes.toString('base64') };
+    }
     if (subject === 'rl.tool.invoke') {
       const { call_id, tool_name } = body as { call_id: string; tool_name: string };
       calls.push(`tool:${call_id}`);
@@ -94,5 +99,22 @@ describe('AgentRunWorker over a real log: INV-CP-002 resume', () => {
     expect(after).toEqual(['tool:transcribe', 'tool:status', 'put:transcript', 'put:interview_notes', 'write:transcript', 'write:interview-notes']);
     expect(events.filter((e) => e.type === 'StepCompleted').map((e) => (e.data as { step_id: string }).step_id)).toEqual(['read', 'prompt', 'transcribe', 'status', 'notes', 'publish', 'persist']);
     expect(events.filter((e) => e.type === 'ToolCallRequested')).toHaveLength(3);
+  });
+
+  it('Probe finding (deep intake form): an input artifact nested deeper than the request bound (stored before ingest checked it) fails the run INVALID_INPUT at once, not a stack overflow retried until the resolver', async () => {
+    const form = Buffer.from(`{"name":${'['.repeat(20_000)}${']'.repeat(20_000)}}`);
+    const ref = { artifact_id: 'art-deep', sha256: sha256Hex(form), size_bytes: form.length, media_type: 'application/json', kind: 'client_intake_form', case_id: 'case-int' };
+    const request = { agent_name: 'INTAKE_AGENT', case_id: 'case-int', policy_versions: policies.currentVersions(), input_artifacts: [ref], parameters: {} };
+    const runId = randomUUID();
+    const spec: AgentRunSpec = { ...request, run_id: runId, root_run_id: runId, correlation_id: runId, request_hash_sha256: hashRequest(request) };
+
+    const calls: string[] = [];
+    await worker(fakeBus(calls, undefined, { 'art-deep': { bytes: form, ref } })).carry(spec); // settles: nothing to give back to the inbox
+
+    const { state, events } = await runs.load(runId);
+    expect(state.status).toBe('failed');
+    expect(state.error).toEqual({ error_code: 'INVALID_INPUT', message: 'Artifact art-deep (client_intake_form) is nested deeper than 32 levels.', retryable: false });
+    expect(calls).toEqual(['get:client_intake_form']);
+    expect(events.some((e) => e.type === 'StepCompleted')).toBe(false);
   });
 });

@@ -1,5 +1,5 @@
 import type { ArtifactRef } from '@runledger/governance';
-import { deterministicUuid } from '@runledger/kernel';
+import { deterministicUuid, JSON_BOUNDS, jsonNestingProblem } from '@runledger/kernel';
 import { invalidInput } from '../../domain/errors';
 import type { AgentRunSpec } from '../../domain/run-spec';
 import type { DbWrite } from '../agent-effects';
@@ -15,12 +15,20 @@ export function requireInput(spec: AgentRunSpec, kind: string): ArtifactRef {
   return ref;
 }
 
+/**
+ * An input artifact's JSON, within the request bound on nesting: a step's output is checkpointed as JSON, and a
+ * deeper value (an artifact stored before ingest checked it) would overflow the stack there on every redelivery.
+ * Refused as INVALID_INPUT instead, which ends the run at once: no retry can make the content valid.
+ */
 export function parseJson(text: string, what: string): unknown {
+  let value: unknown;
   try {
-    return JSON.parse(text) as unknown;
+    value = JSON.parse(text) as unknown;
   } catch {
     throw invalidInput(`${what} is not valid JSON.`);
   }
+  if (jsonNestingProblem(value)) throw invalidInput(`${what} is nested deeper than ${JSON_BOUNDS.maxDepth} levels.`);
+  return value;
 }
 
 export async function readJson(rt: StepRuntime, lane: string, ref: ArtifactRef): Promise<unknown> {
