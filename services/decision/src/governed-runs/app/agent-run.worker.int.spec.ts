@@ -117,4 +117,26 @@ describe('AgentRunWorker over a real log: INV-CP-002 resume', () => {
     expect(calls).toEqual(['get:client_intake_form']);
     expect(events.some((e) => e.type === 'StepCompleted')).toBe(false);
   });
+
+  it('Probe finding (deep intake form): a step output the log cannot encode (too deep for JSON.stringify) fails the run STEP.OUTPUT_UNRECORDABLE at once, not a checkpoint retried until the resolver', async () => {
+    const form = Buffer.from(JSON.stringify({ name: 'Dana' }));
+    const ref = { artifact_id: 'art-form', sha256: sha256Hex(form), size_bytes: form.length, media_type: 'application/json', kind: 'client_intake_form', case_id: 'case-int' };
+    const request = { agent_name: 'INTAKE_AGENT', case_id: 'case-int', policy_versions: policies.currentVersions(), input_artifacts: [ref], parameters: {} };
+    const runId = randomUUID();
+    const spec: AgentRunSpec = { ...request, run_id: runId, root_run_id: runId, correlation_id: runId, request_hash_sha256: hashRequest(request) };
+    // A reasoner (a model, say) whose answer is nested 20,000 levels.
+    const deep = JSON.parse(`${'['.repeat(20_000)}${']'.repeat(20_000)}`) as unknown;
+    const reasoner = new (class extends DeterministicReasoner {
+      override async assessIntake(f: unknown, day: string) {
+        return { ...(await super.assessIntake(f, day)), deep } as Awaited<ReturnType<DeterministicReasoner['assessIntake']>>;
+      }
+    })();
+
+    await new AgentRunWorker(runs, policies, fakeBus([], undefined, { 'art-form': { bytes: form, ref } }), reasoner, { toolTimeoutMs: 1_000, retry: RETRY.none }).carry(spec);
+
+    const { state, events } = await runs.load(runId);
+    expect(state.status).toBe('failed');
+    expect(state.error).toEqual({ error_code: 'STEP.OUTPUT_UNRECORDABLE', message: 'The output of step assess cannot be recorded (nested too deep to encode).', retryable: false });
+    expect(events.filter((e) => e.type === 'StepCompleted').map((e) => (e.data as { step_id: string }).step_id)).toEqual(['read']);
+  });
 });

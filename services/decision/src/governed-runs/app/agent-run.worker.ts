@@ -119,6 +119,12 @@ export class AgentRunWorker {
     // Not the run's outcome but ours: the checkpoint was not saved, the run moved under us, or a child could
     // not be carried. Give the command back to the inbox; the run resumes from its last checkpoint.
     const ours = result.status === 'rejected' ? undefined : result.failures.find((f) => f.kind === 'checkpoint' || f.cause instanceof ConcurrencyError || f.cause instanceof CarryInterrupted);
+    // Except a step output the log cannot encode (too deep for JSON.stringify's stack): every redelivery computes it
+    // again and fails the same way, so it is the run's outcome, not a retry until the resolver abandons the run.
+    if (ours?.kind === 'checkpoint' && ours.cause instanceof RangeError) {
+      this.logger.error({ msg: 'step output not recordable', run_id: spec.run_id, step: ours.stepId, error: ours.cause.message });
+      return run.fail({ error_code: 'STEP.OUTPUT_UNRECORDABLE', message: `The output of step ${ours.stepId} cannot be recorded (nested too deep to encode).`, retryable: false });
+    }
     if (ours) throw ours.cause;
     const error = result.status === 'rejected'
       ? { error_code: 'INTERNAL', message: 'The agent workflow is not valid.', retryable: false }
