@@ -83,7 +83,10 @@ export async function tailRuns(nc: NatsConnection, o: TailOptions, since = new D
   let wake: (() => void) | undefined;
   let stopped = false;
   void (async () => {
-    for await (const _copy of messages) (unread = true), wake?.();
+    for await (const _copy of messages) {
+      unread = true;
+      wake?.();
+    }
     stopped = true;
     wake?.();
   })();

@@ -1,5 +1,5 @@
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
-import type { NatsConnection, Subscription } from '@nats-io/transport-node';
+import type { NatsConnection } from '@nats-io/transport-node';
 import { DiscardPolicy, jetstreamManager } from '@nats-io/jetstream';
 import { Kvm, type KV } from '@nats-io/kv';
 import type { SealedValue } from '@runledger/contracts';
@@ -137,7 +137,8 @@ export class KvDataKeyStore implements DataKeyStore {
     const info = await jsm.streams.info(stream);
     const written = info.config.republish?.src === `${prefix}>` && info.config.republish.dest.endsWith('.>') ? info.config.republish.dest : undefined;
     let next = info.state.last_seq + 1;
-    let cues: Subscription | undefined;
+    // A cue (the server's announcement of a write) reads on at once; `poll` is defined below, before any cue can come.
+    const cues = written ? this.nc.subscribe(written, { callback: () => void poll() }) : undefined;
     let polling = false;
     let again = false;
     let ended = false;
@@ -172,8 +173,7 @@ export class KvDataKeyStore implements DataKeyStore {
     const timer = setInterval(() => void poll(), written ? this.lookEveryMs.cued : this.lookEveryMs.uncued);
     timer.unref(); // a process may end while it follows
     void this.nc.closed().then(end);
-    if (!written) return;
-    cues = this.nc.subscribe(written, { callback: () => void poll() });
+    if (!cues) return;
     // A cue published while the connection was away never arrives: read on when it comes back.
     const statuses = this.nc.status();
     void (async () => {
