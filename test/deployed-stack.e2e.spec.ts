@@ -2,7 +2,7 @@ import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import { appendFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
-import { jetstreamManager } from '@nats-io/jetstream';
+import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { Kvm } from '@nats-io/kv';
 import { LOG_STREAM } from '@runledger/event-log';
 import { tempDir, waitUntil, type TempDir } from '@runledger/testing';
@@ -247,7 +247,8 @@ describe('Issue 24 the base deployment run as declared, through a rolling restar
     const lagNow = () => jetStreamLag(trigger, [...natsIps.values()].map((ip) => `${ip}:${port}`));
     const admin = await as('runledger-admin', 'ADMIN_PASSWORD', '_INBOX_admin');
     const caller = await as('runledger-caller', 'CALLER_PASSWORD', '_INBOX_caller');
-    const tasks = await new Kvm(admin).open('rl_doc_tasks');
+    // The cluster may still be electing after the last test's node kill: the keys' consumer is given time to be created.
+    const tasks = await new Kvm(jetstream(admin, { timeout: 30_000 })).open('rl_doc_tasks');
     const taskCount = async () => { let n = 0; for await (const _ of await tasks.keys()) n++; return n; };
     const tasksBefore = await taskCount();
     const { lag: idle } = await lagNow();
