@@ -195,6 +195,18 @@ describe('Governed runs over the bus: promotion, export and artifacts', () => {
       const manyArtifacts = await promote(governance, { title: 'Exhibits', text: 'Number every exhibit.' }, { source_case_id: caseD, source_artifact_ids: [] });
       expect(manyArtifacts.body).toMatchObject({ status: 'denied', error: { error_code: 'PROMOTION.SCREEN_INCOMPLETE' } });
       expect(manyArtifacts.body.error!.message).toContain('more than 8 artifacts');
+
+      // Case E: a facts artifact nested deeper than the screen reads (it skipped strings below 16 levels: a case's text
+      // hidden there was never screened). Refused, never promoted half-screened.
+      const caseE = `case-${randomUUID().slice(0, 8)}`;
+      const mappingE = await as('MAPPING_AGENT', 'WRITE_MAPPING_OUTPUTS', caseE);
+      let deep: unknown = { note: 'The tenant left the keys with the neighbour on the last day.' };
+      for (let i = 0; i < 40; i++) deep = { inner: deep };
+      const factsE = (await put(JSON.stringify({ case_id: caseE, coa_version: 'coa-2026.1', facts: [], deep }), mappingE, 'facts', 'application/json')).body;
+      await write(mappingE, 'facts-1', 'facts', { case_id: caseE, coa_version: 'coa-2026.1', source_run_id: randomUUID(), artifact_id: factsE.artifact_id, sha256: factsE.sha256, facts: [] }, { coa_version: 'coa-2026.1' });
+      const tooDeep = await promote(governance, { title: 'Keys again', text: 'Hand over keys in writing.' }, { source_case_id: caseE, source_artifact_ids: [] });
+      expect(tooDeep.body).toMatchObject({ status: 'denied', error: { error_code: 'PROMOTION.SCREEN_INCOMPLETE', retryable: false } });
+      expect(tooDeep.body.error!.message).toContain('nested deeper than 32 levels');
     });
 
     it('a caller outside the lane (MAPPING_AGENT) is denied with AuthzDecided deny and RunDenied', async () => {

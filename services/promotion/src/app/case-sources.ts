@@ -1,6 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { ArtifactRef, GovernanceScope } from '@runledger/contracts';
 import type { DocumentStore } from '@runledger/document-store';
+import { JSON_BOUNDS, jsonNestingProblem } from '@runledger/kernel';
 import { DOCUMENT_STORE } from '@runledger/messaging';
 import { ArtifactClient } from '@runledger/service-clients';
 import { artifactText, IDENTITY_FIELDS, referencedArtifactIds, REFERENCING_COLLECTIONS, SCREEN_INCOMPLETE, ScreenLimits, strings } from '../domain/case-text';
@@ -52,19 +53,25 @@ export class CaseSourcesReader {
       return textBytes <= this.limits.maxTextBytes;
     };
     const tooMuchText = () => incomplete(`The source case has more than ${this.limits.maxTextBytes} bytes of text`);
+    // The screen reads every level of a value up to the bound; deeper, it could read only part of it.
+    const tooDeep = () => incomplete(`A record or artifact of the source case is nested deeper than ${JSON_BOUNDS.maxDepth} levels`);
 
     if (input.caseId) {
       for (const collection of REFERENCING_COLLECTIONS) {
         const records = await this.caseRecords(collection, input.caseId);
         if (!records) return incomplete(`The source case has more than ${this.limits.maxRecords} ${collection} records`);
         for (const record of records) {
+          if (jsonNestingProblem(record)) return tooDeep();
           if (!addText(strings(record).join('\n'))) return tooMuchText();
           toRead.push(...referencedArtifactIds(record));
         }
       }
       const entities = await this.caseRecords('entities', input.caseId);
       if (!entities) return incomplete(`The source case has more than ${this.limits.maxRecords} entities`);
-      for (const entity of entities) for (const field of IDENTITY_FIELDS) identifiers.push(...strings(entity[field]));
+      for (const entity of entities) {
+        if (jsonNestingProblem(entity)) return tooDeep();
+        for (const field of IDENTITY_FIELDS) identifiers.push(...strings(entity[field]));
+      }
     }
 
     const scope: GovernanceScope = { ...governance, ...(input.caseId ? { case_id: input.caseId } : {}) };
@@ -87,6 +94,7 @@ export class CaseSourcesReader {
         sources.unscreened.push(ref);
         continue;
       }
+      if (content.json !== undefined && jsonNestingProblem(content.json)) return tooDeep();
       if (!addText(content.text)) return tooMuchText();
       if (content.json !== undefined) toRead.push(...referencedArtifactIds(content.json));
     }

@@ -1,6 +1,6 @@
 // Pure rules of what a promotion screen reads from its source case: which records lead to which artifacts,
 // which bytes count as text, and how much the screen may read before it refuses instead of guessing.
-import { settingNumber } from '@runledger/kernel';
+import { JSON_BOUNDS, settingNumber } from '@runledger/kernel';
 
 /**
  * Case-plane collections whose records name the artifacts holding the case's raw text. The records themselves
@@ -15,7 +15,11 @@ export const IDENTITY_FIELDS = ['name', 'full_name', 'first_name', 'last_name', 
 /** Keys under which records and JSON artifacts reference other artifacts (the mapping's facts name their source documents). */
 const REFERENCE_KEYS = new Set(['artifact_id', 'source_artifact_id', 'source_artifact_ids']);
 const ARTIFACT_ID = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$/;
-const MAX_DEPTH = 16;
+/**
+ * Every level a stored value may have (the request and ingest bound): the walks below read all of it. A value nested
+ * deeper is refused by the reader before them (CaseSourcesReader): skipping its deep strings would screen it in part.
+ */
+const MAX_DEPTH = JSON_BOUNDS.maxDepth;
 
 /** How much one screen reads. Hitting a limit refuses the promotion: a partial screen would fail open. */
 export interface ScreenLimits {

@@ -1,4 +1,4 @@
-import { artifactText, DEFAULT_SCREEN_LIMITS, referencedArtifactIds, screenLimitsFrom } from './case-text';
+import { artifactText, DEFAULT_SCREEN_LIMITS, referencedArtifactIds, screenLimitsFrom, strings } from './case-text';
 
 const bytes = (text: string) => new TextEncoder().encode(text);
 
@@ -8,6 +8,12 @@ describe('what a promotion screen reads from its case', () => {
     expect(referencedArtifactIds(factsRecord)).toEqual(['art-facts', 'art-doc']);
     expect(referencedArtifactIds({ source_artifact_ids: ['art-a', 'art-b', 42, 'not an id!'] })).toEqual(['art-a', 'art-b']);
     expect(referencedArtifactIds({ transcription_id: 'art-x', document_id: 'art-y' })).toEqual([]);
+  });
+
+  it('Probe finding: reads every string of a value nested up to the request bound (32 levels), not 16 (deeper text went unscreened)', () => {
+    let deep: unknown = 'the hidden case text';
+    for (let i = 0; i < 31; i++) deep = { inner: deep };
+    expect(strings(deep)).toEqual(['the hidden case text']);
   });
 
   it('screens JSON by its string values one per line, text as is, and nothing of media it cannot read', () => {
