@@ -16,6 +16,7 @@
  * refused the request (this identity may not erase: only the bootstrap admin destroys data keys).
  */
 import type { NatsConnection } from '@nats-io/transport-node';
+import { AppError } from '@runledger/kernel';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { Objm } from '@nats-io/obj';
 import { createDocumentStore, NatsKvDocumentStore } from '@runledger/document-store';
@@ -65,7 +66,11 @@ async function erase(conn: CliConnectionFlags, owner: DataOwner): Promise<number
   try {
     await mayErase(nc);
     const keys = new KvDataKeyStore(nc);
-    const state = await keys.stateOf(dataKeyName(owner));
+    // A slot holding no key (DATA.KEY_UNUSABLE) is erased like one holding a key: its message is overwritten.
+    const state = await keys.stateOf(dataKeyName(owner)).catch((err: unknown) => {
+      if (err instanceof AppError && err.code === 'DATA.KEY_UNUSABLE') return 'unusable' as const;
+      throw err;
+    });
     keyBefore = state === 'absent' ? 'never created' : state === 'erased' ? 'erased before' : 'destroyed';
     // The key first: from this moment no service can open or add the owner's data, whatever happens next.
     if (state !== 'erased') await keys.destroy(owner);

@@ -119,6 +119,18 @@ describe('Issue 9 erasure: per-user and per-case data keys in NATS KV', () => {
     });
   });
 
+  it('Probe finding (high, part): a slot an identity filled before its owner\'s first key (a JetStream API answer sent to that reply subject) is DATA.KEY_UNUSABLE, not retryable, for seal and open alike (it was a retryable INTERNAL for ever); erase still overwrites it', async () => {
+    const gina = { kind: 'user' as const, id: 'u-gina' };
+    const slot = `$KV.${DATA_KEYS_BUCKET}.${dataKeyName(gina)}`;
+    const jsm = await jetstreamManager(nc);
+    nc.publish('$JS.API.INFO', new Uint8Array(), { reply: slot });
+    await waitUntil(async () => (await jsm.streams.getMessage(`KV_${DATA_KEYS_BUCKET}`, { last_by_subj: slot }).catch(() => null)) !== null);
+    await expect(keys.keyFor(gina)).rejects.toMatchObject({ code: 'DATA.KEY_UNUSABLE', retryable: false });
+    await expect(sealFor(new CachedDataKeys(new KvDataKeyStore(nc)), gina, 'note')).rejects.toMatchObject({ code: 'DATA.KEY_UNUSABLE' });
+    await keys.destroy(gina);
+    expect(await keys.stateOf(dataKeyName(gina))).toBe('erased');
+  });
+
   it('Issue 9 erasure (review 2): nobody un-erases an owner: the bucket refuses any write over a stored key or an erasure tombstone', async () => {
     const dave = { kind: 'user' as const, id: 'u-dave' };
     const eve = { kind: 'user' as const, id: 'u-eve' };

@@ -35,6 +35,8 @@ export interface DataKeyStore {
 
 export const DATA_KEYS_BUCKET = 'rl_data_keys';
 const ERASED = 'erased';
+/** A data key's size: AES-256. */
+const KEY_BYTES = 32;
 /**
  * Where the data-key bucket, as the bootstrap creates it, has the server announce each write: headers only (the
  * key's name in Nats-Subject, never its material), so a follower reads on at once instead of looking every
@@ -91,7 +93,12 @@ export class KvDataKeyStore implements DataKeyStore {
     if (!entry) return 'absent';
     if (entry.operation !== 'PUT') return 'erased'; // purged: erased before the tombstone was written
     const text = entry.string();
-    return text === ERASED ? 'erased' : Buffer.from(text, 'base64');
+    if (text === ERASED) return 'erased';
+    const key = Buffer.from(text, 'base64');
+    // Not a key this store wrote (those are 32 random bytes): what an identity had the server store in the empty slot
+    // (a JetStream API answer sent to a request's reply subject: README, guarantees). No seal or open may use it.
+    if (key.length !== KEY_BYTES) throw new AppError('DATA.KEY_UNUSABLE');
+    return key;
   }
 
   async keyFor(owner: DataOwner): Promise<Buffer | null> {
@@ -99,7 +106,7 @@ export class KvDataKeyStore implements DataKeyStore {
     const state = await this.stateOf(name);
     if (state !== 'absent') return state === 'erased' ? null : state;
     try {
-      await (await this.bucketKv()).create(name, randomBytes(32).toString('base64'));
+      await (await this.bucketKv()).create(name, randomBytes(KEY_BYTES).toString('base64'));
     } catch {
       /* another writer created it first: read theirs */
     }
