@@ -148,6 +148,15 @@ describe('Issue 8: the contract-003 controller runs campaigns over the bus', () 
     expect(internal.requests).toEqual([]);
   });
 
+  it('Probe finding: agents.campaign.leads.import with an import_id already used for other leads is REQUEST.CONFLICT (they were dropped unseen, the answer ok); the same import again is a retry', async () => {
+    const campaignId = await scriptedCampaign(stack, []);
+    const again = { campaign_id: campaignId, import_id: 'first', leads: [{ full_name: 'Jane Doe', profile_url: 'https://example.org/in/jane', job_title: 'Senior Engineer', company: 'TechCorp', weight_score: 87.5 }, { full_name: 'John Roe', profile_url: 'https://example.org/in/john', weight_score: 40 }] };
+    expect((await call(stack, 'leads.import', again)).campaign_id).toBe(campaignId);
+    const other = { ...again, leads: [{ full_name: 'Mallory Moe', profile_url: 'https://example.org/in/mallory', weight_score: 99 }] };
+    expect(await callError(stack, 'leads.import', other)).toMatchObject({ code: 'REQUEST.CONFLICT' });
+    expect(ofType(await campaignEvents(stack, campaignId), 'LeadsImported')).toHaveLength(1);
+  });
+
   it('Issue 8 approvals: a rejected message is never executed', async () => {
     const campaign = await scriptedCampaign(stack, [{ action_type: 'generate_message', message: MESSAGE }]);
     await call(stack, 'cycle', { campaign_id: campaign });

@@ -9,6 +9,7 @@ import { RunWaiter } from '../../runs/run-waiter';
 import { DECISION_INBOX } from '../../task-assistant/task-run.types';
 import type { AgentSpec } from '../domain/campaign-types';
 import { viewOf } from '../domain/campaign-view';
+import { leadId } from '../domain/campaign.decider';
 import { Approvals } from './approvals';
 import { CampaignStore } from './campaign-store';
 import { PROPOSAL_AGENT, type ProposalAgent } from './proposal-agent';
@@ -57,7 +58,7 @@ export class CampaignService {
 
   async importLeads(req: CampaignLeadsImportRequest): Promise<CampaignView> {
     return this.worker.serialised(req.campaign_id, async () => {
-      const leads = req.leads.map((l, i) => ({ id: deterministicUuid('campaign-lead', req.campaign_id, req.import_id, i), ...l }));
+      const leads = req.leads.map((l, i) => ({ id: leadId(req.campaign_id, req.import_id, i), ...l }));
       return viewOf((await this.store.handle(req.campaign_id, { type: 'ImportLeads', data: { import_id: req.import_id, leads } }, `import:${req.import_id}`)).state);
     });
   }

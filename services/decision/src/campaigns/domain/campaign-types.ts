@@ -165,6 +165,7 @@ export class CampaignRefusal extends Error {
 export type CampaignRefusalCode =
   | 'CAMPAIGN.NOT_FOUND'
   | 'CAMPAIGN.EXISTS'
+  | 'REQUEST.CONFLICT'
   | 'CAMPAIGN.STATE'
   | 'APPROVAL.NOT_FOUND'
   | 'APPROVAL.ALREADY_DECIDED';

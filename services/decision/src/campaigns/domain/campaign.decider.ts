@@ -1,7 +1,8 @@
 import type { Decider, RecordedEvent } from '@runledger/event-log';
+import { deterministicUuid } from '@runledger/kernel';
 import { analyzeLeads } from './lead-analysis';
 import {
-  CampaignCommand, CampaignEvent, CampaignRefusal, CampaignState, PendingItem, TaskStatus,
+  CampaignCommand, CampaignEvent, CampaignRefusal, CampaignState, Lead, PendingItem, TaskStatus,
 } from './campaign-types';
 
 type Ev = RecordedEvent<CampaignEvent['type'], CampaignEvent['data']>;
@@ -19,6 +20,20 @@ export function initialCampaignState(): CampaignState {
 
 const ev = <T extends CampaignEvent['type']>(type: T, data: Extract<CampaignEvent, { type: T }>['data']): CampaignEvent =>
   ({ type, data }) as CampaignEvent;
+
+/** A lead's id: one per (campaign, import, position), so an import asked again names the same leads. */
+export function leadId(campaignId: string, importId: string, index: number): string {
+  return deterministicUuid('campaign-lead', campaignId, importId, index);
+}
+
+/** Whether `leads` are the leads the import recorded, in order and nothing more (their status aside). */
+function sameImport(state: CampaignState, data: { import_id: string; leads: Lead[] }): boolean {
+  const stored = new Map(state.leads.map(({ status: _status, ...lead }) => [lead.id, lead]));
+  if (stored.has(leadId(state.campaign_id, data.import_id, data.leads.length))) return false; // it had more
+  return data.leads.every((lead, i) => lead.id === leadId(state.campaign_id, data.import_id, i) && canonical(stored.get(lead.id)) === canonical(lead));
+}
+
+const canonical = (value: unknown): string => JSON.stringify(value, (_key, v: unknown) => (v && typeof v === 'object' && !Array.isArray(v) ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => a.localeCompare(b))) : v));
 
 function mustExist(state: CampaignState): void {
   if (!state.exists) throw new CampaignRefusal('CAMPAIGN.NOT_FOUND', 'No campaign with that id.');
@@ -43,7 +58,11 @@ export function decideCampaign(command: CampaignCommand, state: CampaignState): 
       return [ev('CampaignCreated', command.data)];
     case 'ImportLeads': {
       mustExist(state);
-      if (state.imports.includes(command.data.import_id)) return [];
+      if (state.imports.includes(command.data.import_id)) {
+        // The same import again is a retry; other leads under its id would be dropped unseen: a conflict.
+        if (sameImport(state, command.data)) return [];
+        throw new CampaignRefusal('REQUEST.CONFLICT', 'That import_id was already used for different leads.');
+      }
       const known = new Set(state.leads.map((l) => l.id));
       return [ev('LeadsImported', { import_id: command.data.import_id, leads: command.data.leads.filter((l) => !known.has(l.id)) })];
     }

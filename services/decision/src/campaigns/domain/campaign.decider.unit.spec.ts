@@ -1,6 +1,6 @@
 import { DeciderSpec, foldEvents, recorded } from '@runledger/event-log';
 import { buildStateSnapshot } from '@runledger/agent-runtime';
-import { campaignDecider, evolveCampaign, initialCampaignState } from './campaign.decider';
+import { campaignDecider, evolveCampaign, initialCampaignState, leadId } from './campaign.decider';
 import { snapshotSourceOf } from './campaign-snapshot';
 import { CampaignEvent, CampaignRefusal } from './campaign-types';
 
@@ -28,6 +28,18 @@ describe('Issue 8 campaign aggregate: lifecycle', () => {
     spec.given([created]).when({ type: 'StartCampaign' }).then([started]);
     spec.given([created, started]).when({ type: 'PauseCampaign', reason: 'lunch' }).then([{ type: 'CampaignPaused', data: { reason: 'lunch' } }]);
     spec.given([created, started]).when({ type: 'StartCampaign' }).thenNothing();
+  });
+
+  it('Probe finding: the same import asked again is a retry; its import_id with other leads (changed, more, fewer) is REQUEST.CONFLICT, never dropped unseen', () => {
+    const lead = (i: number, name: string) => ({ id: leadId(CID, 'imp-1', i), full_name: name, profile_url: `https://example.org/${i}`, weight_score: 10 + i });
+    const imported: CampaignEvent = { type: 'LeadsImported', data: { import_id: 'imp-1', leads: [lead(0, 'Ann'), lead(1, 'Bob')] } };
+    spec.given([created, imported]).when({ type: 'ImportLeads', data: { import_id: 'imp-1', leads: [lead(0, 'Ann'), lead(1, 'Bob')] } }).thenNothing();
+    // Key order of a lead is not a difference (JSON objects are unordered).
+    const reordered = { weight_score: 11, profile_url: 'https://example.org/1', full_name: 'Bob', id: leadId(CID, 'imp-1', 1) };
+    spec.given([created, imported]).when({ type: 'ImportLeads', data: { import_id: 'imp-1', leads: [lead(0, 'Ann'), reordered] } }).thenNothing();
+    for (const leads of [[lead(0, 'Ann'), lead(1, 'Rob')], [lead(0, 'Ann')], [lead(0, 'Ann'), lead(1, 'Bob'), lead(2, 'Cy')]]) {
+      spec.given([created, imported]).when({ type: 'ImportLeads', data: { import_id: 'imp-1', leads } }).thenThrows(/already used for different leads/);
+    }
   });
 
   it('Issue 8 cycles: a cycle begins only while the campaign is active, one at a time, in order', () => {
