@@ -1,4 +1,5 @@
 import type { Decider, RecordedEvent } from '@runledger/event-log';
+import { canonicalJson } from '@runledger/governance';
 import { deterministicUuid } from '@runledger/kernel';
 import { analyzeLeads } from './lead-analysis';
 import {
@@ -30,10 +31,9 @@ export function leadId(campaignId: string, importId: string, index: number): str
 function sameImport(state: CampaignState, data: { import_id: string; leads: Lead[] }): boolean {
   const stored = new Map(state.leads.map(({ status: _status, ...lead }) => [lead.id, lead]));
   if (stored.has(leadId(state.campaign_id, data.import_id, data.leads.length))) return false; // it had more
-  return data.leads.every((lead, i) => lead.id === leadId(state.campaign_id, data.import_id, i) && canonical(stored.get(lead.id)) === canonical(lead));
+  return data.leads.every((lead, i) => lead.id === leadId(state.campaign_id, data.import_id, i) && canonicalJson(stored.get(lead.id) ?? null) === canonicalJson(lead));
 }
 
-const canonical = (value: unknown): string => JSON.stringify(value, (_key, v: unknown) => (v && typeof v === 'object' && !Array.isArray(v) ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => a.localeCompare(b))) : v));
 
 function mustExist(state: CampaignState): void {
   if (!state.exists) throw new CampaignRefusal('CAMPAIGN.NOT_FOUND', 'No campaign with that id.');
