@@ -114,6 +114,11 @@ describe('Issue 7 agent sessions over the bus (a caller\'s sessions.start)', () 
     const repeated = await stack.request<SessionReply>(SESSION_START, { agent: 'researcher', prompt, request_id: 'e2e-1' });
     expect(repeated.body.run_id).toBe(body.run_id);
     expect(requestsFor(prompt)).toHaveLength(3);
+    // The same request_id with another request is a conflict, as on the task assistant (probe finding: it was
+    // REQUEST.INVALID here); nothing runs.
+    const other = await stack.request<{ code: string }>(SESSION_START, { agent: 'researcher', prompt: `${prompt} and more`, request_id: 'e2e-1' });
+    expect(other).toMatchObject({ ok: false, body: { code: 'REQUEST.CONFLICT' } });
+    expect(requestsFor(`${prompt} and more`)).toHaveLength(0);
   });
 
   it('Issue 25 honest outcomes: an invalid agent profile is refused alone and reported in decision\'s health, while the other agents serve', async () => {

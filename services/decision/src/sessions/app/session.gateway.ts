@@ -56,7 +56,8 @@ export class SessionGateway {
     const { spec, parentEnded } = await this.prepare(req, requestedBy);
     const existing = await this.runs.load(spec.run_id);
     if (existing.state.run && (existing.state.run.request_hash_sha256 !== spec.request_hash_sha256 || existing.state.run.requested_by !== spec.requested_by)) {
-      throw new AppError('REQUEST.INVALID', 'run_id (or request_id) already names a session of a different request.');
+      // As the task assistant answers a request_id used again for another request (one code for it across the doors).
+      throw new AppError('REQUEST.CONFLICT', 'run_id (or request_id) already names a session of a different request.');
     }
     // A finished run (completed, failed, denied, cancelled) parents nothing new: its outcome is already recorded. A
     // session it parented before it ended is answered as it is (a retry).
