@@ -129,6 +129,11 @@ describe('Issue 9 erasure: per-user and per-case data keys in NATS KV', () => {
     await expect(sealFor(new CachedDataKeys(new KvDataKeyStore(nc)), gina, 'note')).rejects.toMatchObject({ code: 'DATA.KEY_UNUSABLE' });
     await keys.destroy(gina);
     expect(await keys.stateOf(dataKeyName(gina))).toBe('erased');
+    // A stored acknowledgement whose JSON happens to decode to 32 bytes (base64 decoding skips what is not base64)
+    // is no key either (review finding): only a key as the store writes it is one.
+    const hal = { kind: 'user' as const, id: 'u-hal' };
+    await new Kvm(nc).open(DATA_KEYS_BUCKET).then((kv) => kv.create(dataKeyName(hal), '{"stream":"RUNLEDGER_LOG","seq":12345678,"duplicate":true}'));
+    await expect(keys.keyFor(hal)).rejects.toMatchObject({ code: 'DATA.KEY_UNUSABLE' });
   });
 
   it('Issue 9 erasure (review 2): nobody un-erases an owner: the bucket refuses any write over a stored key or an erasure tombstone', async () => {

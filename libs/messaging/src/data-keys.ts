@@ -37,6 +37,8 @@ export const DATA_KEYS_BUCKET = 'rl_data_keys';
 const ERASED = 'erased';
 /** A data key's size: AES-256. */
 const KEY_BYTES = 32;
+/** How the store writes a key: 32 bytes in standard base64 (43 characters and one pad). */
+const CANONICAL_KEY = /^[A-Za-z0-9+/]{43}=$/;
 /**
  * Where the data-key bucket, as the bootstrap creates it, has the server announce each write: headers only (the
  * key's name in Nats-Subject, never its material), so a follower reads on at once instead of looking every
@@ -94,11 +96,11 @@ export class KvDataKeyStore implements DataKeyStore {
     if (entry.operation !== 'PUT') return 'erased'; // purged: erased before the tombstone was written
     const text = entry.string();
     if (text === ERASED) return 'erased';
-    const key = Buffer.from(text, 'base64');
-    // Not a key this store wrote (those are 32 random bytes): what an identity had the server store in the empty slot
-    // (a JetStream API answer sent to a request's reply subject: README, guarantees). No seal or open may use it.
-    if (key.length !== KEY_BYTES) throw new AppError('DATA.KEY_UNUSABLE');
-    return key;
+    // Not a key this store wrote (32 random bytes, canonical base64): what an identity had the server store in the
+    // empty slot (a JetStream API answer sent to a request's reply subject: README, guarantees). No seal or open may
+    // use it. Checked as text: Buffer.from skips what is not base64, and an acknowledgement's JSON can decode to 32 bytes.
+    if (!CANONICAL_KEY.test(text)) throw new AppError('DATA.KEY_UNUSABLE');
+    return Buffer.from(text, 'base64');
   }
 
   async keyFor(owner: DataOwner): Promise<Buffer | null> {

@@ -68,7 +68,9 @@ function policyRef(file: PolicyFileName, version: string) {
  */
 export async function publishPolicyFile(log: EventLog, file: PolicyFileName, version: string, yaml: string): Promise<void> {
   const ref = policyRef(file, version);
-  const existing = await log.read(ref);
+  // Appended after whatever the subject holds (readAggregate): a message an identity had the server store there
+  // first (a JetStream answer to a request's reply subject) must not stop every service from starting.
+  const { events: existing, version: at } = await log.readAggregate(ref);
   if (existing.some((e) => (e.data as PolicyFilePublished).yaml === yaml)) return;
   if (existing.length > 0) {
     // The registry refuses the same version with other content; the log keeps the first one published.
@@ -76,7 +78,7 @@ export async function publishPolicyFile(log: EventLog, file: PolicyFileName, ver
   }
   await log.append(ref, [{ type: 'PolicyFilePublished', data: { file, version, yaml } satisfies PolicyFilePublished }], {
     commandId: `policy:${file}:${version}:${sha256Hex(yaml)}`,
-    expectedVersion: 0,
+    expectedVersion: at,
   }).catch(async (err) => {
     // Another service published the same file first: fine if the content matches.
     const again = await log.read(ref);

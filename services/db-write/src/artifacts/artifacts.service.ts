@@ -133,16 +133,22 @@ export class ArtifactsService {
     return !(await this.callers.recorded(g.parent_run_id))?.case_id;
   }
 
-  /** First writer only: expectedVersion 0 makes a repeat (retry, same bytes from another run) a no-op. */
+  /**
+   * First writer only: expectedVersion 0 makes a repeat (retry, same bytes from another run) a no-op. A subject that
+   * holds no ArtifactStored but something else (a message an identity had the server store there: a JetStream answer
+   * to a request's reply subject) gets it after that, not never.
+   */
   private async record(ref: ArtifactRef, provenance: { data: Record<string, unknown>; metadata: Record<string, unknown> }): Promise<void> {
-    await this.log
-      .append(artifactLogRef(ref.artifact_id), [{ type: 'ArtifactStored', data: { artifact_ref: ref, backend: this.store.kind, ...provenance.data }, metadata: provenance.metadata }], {
-        expectedVersion: 0,
-        commandId: `artifact-stored:${ref.artifact_id}`,
-      })
-      .catch((err) => {
+    const subject = artifactLogRef(ref.artifact_id);
+    const stored = (expectedVersion: number) => this.log
+      .append(subject, [{ type: 'ArtifactStored', data: { artifact_ref: ref, backend: this.store.kind, ...provenance.data }, metadata: provenance.metadata }], { expectedVersion, commandId: `artifact-stored:${ref.artifact_id}` })
+      .then(() => true, (err: unknown) => {
         if (!(err instanceof ConcurrencyError)) throw err;
+        return false;
       });
+    if (await stored(0)) return;
+    const { events, version } = await this.log.readAggregate(subject);
+    if (!events.some((e) => e.type === 'ArtifactStored')) await stored(version);
   }
 
   /** Refused reads of an existing artifact are recorded on its log subject: isolation breaches leave a trace. */

@@ -97,11 +97,12 @@ export class ProfileCatalog {
   private async publish(pinned: PinnedProfile): Promise<void> {
     const { id, version } = pinned.profile;
     const ref = this.ref(id, version);
-    const existing = await this.log.read(ref);
+    // After whatever the subject holds (see publishPolicyFile): a foreign message there must not stop the start.
+    const { events: existing, version: at } = await this.log.readAggregate(ref);
     if (existing.some((e) => (e.data as ProfilePublished).sha256 === pinned.sha256)) return;
     if (existing.length > 0) throw new AppError('REQUEST.INVALID', `agent ${id} version ${version} was published before with different content; bump the version.`);
     const data: ProfilePublished = { id, version, sha256: pinned.sha256, profile: pinned.profile };
-    await this.log.append(ref, [{ type: 'AgentProfilePublished', data }], { commandId: `profile:${id}:${version}:${pinned.sha256}`, expectedVersion: 0 }).catch(async (err) => {
+    await this.log.append(ref, [{ type: 'AgentProfilePublished', data }], { commandId: `profile:${id}:${version}:${pinned.sha256}`, expectedVersion: at }).catch(async (err) => {
       const again = await this.log.read(ref);
       if (!again.some((e) => (e.data as ProfilePublished).sha256 === pinned.sha256)) throw err;
     });
