@@ -38,6 +38,10 @@ class MemoryLog {
     this.subjects.set(ref.subject, [...held, ...events]);
     return { version: held.length + events.length, events: [], duplicate: false };
   }
+  async readAggregate(ref: { subject: string }) {
+    const held = this.subjects.get(ref.subject) ?? [];
+    return { events: held, version: held.length };
+  }
 }
 
 function scope(agent_name: string, lane: string, case_id?: string): GovernanceScopeDto {
