@@ -83,7 +83,7 @@ export interface CampaignSettingsInput {
 }
 
 /**
- * agents.campaign.leads.import: adds leads to a campaign. Lead ids derive from (campaign, import_id, position); an import_id seen before imports nothing.
+ * agents.campaign.leads.import: adds leads to a campaign. Lead ids derive from (campaign, import_id, position); the same import again imports nothing, and an import_id seen before with other leads is REQUEST.CONFLICT.
  */
 export interface CampaignLeadsImportRequest {
   campaign_id: string;

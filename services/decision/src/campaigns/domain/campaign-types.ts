@@ -125,7 +125,8 @@ export interface CampaignState {
   current_task_id: string | null;
   leads: (Lead & { status: LeadStatus })[];
   current_lead_id: string | null;
-  imports: string[];
+  /** Each import recorded, by id: the digest of its leads as imported (see importDigest). */
+  imports: Record<string, string>;
   artifacts: { artifact_type: string; artifact_key: string }[];
   audit: AuditEntry[];
   /** The cycle under way (started, neither completed nor aborted), or null. */

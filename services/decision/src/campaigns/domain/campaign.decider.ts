@@ -1,6 +1,6 @@
 import type { Decider, RecordedEvent } from '@runledger/event-log';
 import { canonicalJson } from '@runledger/governance';
-import { deterministicUuid } from '@runledger/kernel';
+import { deterministicUuid, sha256Hex } from '@runledger/kernel';
 import { analyzeLeads } from './lead-analysis';
 import {
   CampaignCommand, CampaignEvent, CampaignRefusal, CampaignState, Lead, PendingItem, TaskStatus,
@@ -14,7 +14,7 @@ export function initialCampaignState(): CampaignState {
     agent: { kind: 'scripted', proposals: [] },
     settings: { on_invalid: 'retry', max_attempts: 1, approval_ttl_seconds: 3600 },
     policy_versions: { lanes: '', roles: '' },
-    tasks: [], current_task_id: null, leads: [], current_lead_id: null, imports: [], artifacts: [], audit: [],
+    tasks: [], current_task_id: null, leads: [], current_lead_id: null, imports: {}, artifacts: [], audit: [],
     open_cycle: null, cycles_started: 0, proposals_asked: 0, pending: {},
   };
 }
@@ -27,11 +27,9 @@ export function leadId(campaignId: string, importId: string, index: number): str
   return deterministicUuid('campaign-lead', campaignId, importId, index);
 }
 
-/** Whether `leads` are the leads the import recorded, in order and nothing more (their status aside). */
-function sameImport(state: CampaignState, data: { import_id: string; leads: Lead[] }): boolean {
-  const stored = new Map(state.leads.map(({ status: _status, ...lead }) => [lead.id, lead]));
-  if (stored.has(leadId(state.campaign_id, data.import_id, data.leads.length))) return false; // it had more
-  return data.leads.every((lead, i) => lead.id === leadId(state.campaign_id, data.import_id, i) && canonicalJson(stored.get(lead.id) ?? null) === canonicalJson(lead));
+/** What an import's leads are, whatever their key order: an import asked again is compared by it. */
+function importDigest(leads: readonly Lead[]): string {
+  return sha256Hex(canonicalJson(leads));
 }
 
 
@@ -58,9 +56,11 @@ export function decideCampaign(command: CampaignCommand, state: CampaignState): 
       return [ev('CampaignCreated', command.data)];
     case 'ImportLeads': {
       mustExist(state);
-      if (state.imports.includes(command.data.import_id)) {
-        // The same import again is a retry; other leads under its id would be dropped unseen: a conflict.
-        if (sameImport(state, command.data)) return [];
+      const recorded = state.imports[command.data.import_id];
+      if (recorded !== undefined) {
+        // The same import again is a retry; other leads under its id would be dropped unseen: a conflict. Compared
+        // with the leads as imported, not as they are now (a cycle's analysis rescores them).
+        if (recorded === importDigest(command.data.leads)) return [];
         throw new CampaignRefusal('REQUEST.CONFLICT', 'That import_id was already used for different leads.');
       }
       const known = new Set(state.leads.map((l) => l.id));
@@ -207,7 +207,7 @@ export function evolveCampaign(state: CampaignState, event: Ev): CampaignState {
     case 'CampaignCreated':
       return { ...state, exists: true, campaign_id: e.data.campaign_id, name: e.data.name, case_id: e.data.case_id, agent: e.data.agent, settings: e.data.settings, policy_versions: e.data.policy_versions };
     case 'LeadsImported':
-      return { ...state, imports: [...state.imports, e.data.import_id], leads: [...state.leads, ...e.data.leads.map((l) => ({ ...l, status: 'pending' as const }))] };
+      return { ...state, imports: { ...state.imports, [e.data.import_id]: importDigest(e.data.leads) }, leads: [...state.leads, ...e.data.leads.map((l) => ({ ...l, status: 'pending' as const }))] };
     case 'CampaignStarted':
       return { ...state, status: 'active' };
     case 'CampaignPaused':

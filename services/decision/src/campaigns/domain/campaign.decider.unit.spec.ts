@@ -37,6 +37,9 @@ describe('Issue 8 campaign aggregate: lifecycle', () => {
     // Key order of a lead is not a difference (JSON objects are unordered).
     const reordered = { weight_score: 11, profile_url: 'https://example.org/1', full_name: 'Bob', id: leadId(CID, 'imp-1', 1) };
     spec.given([created, imported]).when({ type: 'ImportLeads', data: { import_id: 'imp-1', leads: [lead(0, 'Ann'), reordered] } }).thenNothing();
+    // A cycle's analysis rescored the leads since: the same import asked again is still a retry (review finding).
+    const rescored: CampaignEvent = { type: 'LeadsAnalyzed', data: { cycle: 1, analysis_type: 'prioritize', ranking: [lead(1, 'Bob').id], current_lead_id: lead(1, 'Bob').id, scores: { [lead(0, 'Ann').id]: 99, [lead(1, 'Bob').id]: 98 } } };
+    spec.given([created, started, imported, cycle(1), rescored]).when({ type: 'ImportLeads', data: { import_id: 'imp-1', leads: [lead(0, 'Ann'), lead(1, 'Bob')] } }).thenNothing();
     for (const leads of [[lead(0, 'Ann'), lead(1, 'Rob')], [lead(0, 'Ann')], [lead(0, 'Ann'), lead(1, 'Bob'), lead(2, 'Cy')]]) {
       spec.given([created, imported]).when({ type: 'ImportLeads', data: { import_id: 'imp-1', leads } }).thenThrows(/already used for different leads/);
     }
