@@ -151,11 +151,15 @@ export class KvDataKeyStore implements DataKeyStore {
     let polling = false;
     let again = false;
     let ended = false;
+    // A cue published while the connection was away never arrives: read on when it comes back (stopped in end()).
+    const statuses = cues ? this.nc.status() : undefined;
     const end = () => {
       if (ended) return;
       ended = true;
       clearInterval(timer);
       cues?.unsubscribe();
+      // Typed AsyncIterable by nats.js; it is the client's queued iterator, whose stop() drops its listener now.
+      (statuses as { stop?: () => void } | undefined)?.stop?.();
       onEnded();
     };
     const poll = async (): Promise<void> => {
@@ -182,18 +186,20 @@ export class KvDataKeyStore implements DataKeyStore {
     const timer = setInterval(() => void poll(), written ? this.lookEveryMs.cued : this.lookEveryMs.uncued);
     timer.unref(); // a process may end while it follows
     void this.nc.closed().then(end);
-    if (!cues) return;
-    // A cue published while the connection was away never arrives: read on when it comes back.
-    const statuses = this.nc.status();
+    if (!statuses) return;
     void (async () => {
-      // Ends at the first status after the follower ended (its listener is dropped then).
       for await (const status of statuses) {
         if (ended) break;
         if (status.type === 'reconnect') void poll();
       }
     })();
     // Subscribed at the server: a write after `next` is read now or announced from here on.
-    await this.nc.flush();
+    try {
+      await this.nc.flush();
+    } catch (err) {
+      end();
+      throw err;
+    }
     void poll();
   }
 }

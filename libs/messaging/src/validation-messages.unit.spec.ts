@@ -39,6 +39,15 @@ describe('Issue 26 validation details say what is wrong in words', () => {
     expect(detailsOf(SessionStartRequestDto, { agent: 'Researcher', prompt: 'x' })).toEqual(['agent must be a profile id: lower-case words of letters and digits joined by -']);
   });
 
+  it('Review finding: a refusal names at most 20 problems and says how many more (100k bad keys must not make an answer larger than the bus carries)', () => {
+    const many = Object.fromEntries(Array.from({ length: 500 }, (_, i) => [`extra${i}`, 1]));
+    const details = detailsOf(SessionStartRequestDto, { agent: 'researcher', prompt: 'x', ...many });
+    expect(details).toHaveLength(21);
+    expect(details[20]).toBe('and 480 more');
+    const hidden = Object.fromEntries(Array.from({ length: 50 }, (_, i) => [`k${i}`, { toString: 1 }]));
+    expect(detailsOf(SessionStartRequestDto, { agent: 'researcher', prompt: 'x', parameters: hidden })).toHaveLength(21);
+  });
+
   it('Issue 26 the form in words is the DTO\'s own @Matches message (one source with its pattern): a lane and a collection say theirs; a pattern with no words is still never shown', () => {
     const scope = { agent_name: 'INTAKE_AGENT', lane: 'intake', case_id: 'case-1', policy_versions: { lanes: 'l', roles: 'r' } };
     expect(detailsOf(DbReadRequestDto, { collection: 'Tasks', filter: {}, governance: scope })).toEqual(expect.arrayContaining([

@@ -21,11 +21,18 @@ export function validateMessage<T extends object>(dto: new () => T, plain: unkno
   if (accepted) return accepted;
   // Before class-transformer, which would drop these keys unseen (or trip on one: `constructor`).
   const hidden = prototypeKeyPaths(plain);
-  if (hidden.length) throw new AppError('REQUEST.INVALID', 'The request is not valid.', hidden.map((path) => `property ${path} should not exist`));
+  if (hidden.length) throw invalid(hidden.map((path) => `property ${path} should not exist`));
   const instance = plainToInstance(dto, plain, { enableImplicitConversion: false });
   const errors = validateSync(instance, { whitelist: true, forbidNonWhitelisted: true, forbidUnknownValues: true });
-  if (errors.length) throw new AppError('REQUEST.INVALID', 'The request is not valid.', describeErrors(errors));
+  if (errors.length) throw invalid(describeErrors(errors));
   return instance;
+}
+
+/** Problems named in one refusal, at most: a body of 100k bad keys must not get an answer larger than the bus carries. */
+const MAX_DETAILS = 20;
+
+function invalid(details: string[]): AppError {
+  return new AppError('REQUEST.INVALID', 'The request is not valid.', details.length > MAX_DETAILS ? [...details.slice(0, MAX_DETAILS), `and ${details.length - MAX_DETAILS} more`] : details);
 }
 
 /**

@@ -3,7 +3,9 @@
  * console serves — inline, allowed by the CSP by its hash and nothing else — opens an EventSource there (same
  * origin, the session cookie authenticates it like any page) and puts each `update` it receives into the block.
  * The server renders the block again when the log's live feed (rl.live.run.*.*) says a run changed — a moment later
- * too, as the runs index folds an event shortly after it is stored — and sends it only when it differs.
+ * too, as the runs index folds an event shortly after it is stored — and sends it only when it differs. The feed
+ * carries decision's runs (LIVE_RUNS_REPUBLISHED): a choke point's child run shows with its parent's next commit, or
+ * at the IDLE_MS look at the latest.
  */
 import { createHash } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
