@@ -53,7 +53,7 @@ export class MongoDocumentStore implements DocumentStore {
    * operation, so a wrong URL surfaces there rather than here.
    */
   static connect(url: string, dbName?: string): MongoDocumentStore {
-    const client = new MongoClient(url);
+    const client = new MongoClient(url, boundedWaits(url));
     // A URL without a path would otherwise land in MongoDB's 'test' database.
     const name = dbName ?? (client.options.dbName && client.options.dbName !== 'test' ? client.options.dbName : 'runledger');
     return new MongoDocumentStore({ client, dbName: name, ownsClient: true });
@@ -185,4 +185,17 @@ class MongoCollection<T extends object> implements DocumentCollection<T> {
     const docs = await cursor.toArray();
     return docs.map((d) => this.toDoc(d as MongoDoc<T>)!);
   }
+}
+
+/**
+ * The driver's waits, bounded unless the URL sets them: by default it waits 30 s for a server and without end for a
+ * socket, and a store call that never returns holds its caller for good (the ledger's batch, which is acked only once
+ * its rows are written). 10 s for a server, 30 s for an answer.
+ */
+function boundedWaits(url: string): { serverSelectionTimeoutMS?: number; socketTimeoutMS?: number } {
+  const given = (name: string) => new RegExp(`[?&]${name}=`, 'i').test(url);
+  return {
+    ...(given('serverSelectionTimeoutMS') ? {} : { serverSelectionTimeoutMS: 10_000 }),
+    ...(given('socketTimeoutMS') ? {} : { socketTimeoutMS: 30_000 }),
+  };
 }

@@ -220,7 +220,12 @@ export class BatchConsumer {
   }
 }
 
-/** Default of BatchOptions.stallMs: well past the longest deferred work a handler does (the ledger's row retries). */
+/**
+ * Default of BatchOptions.stallMs. Past the ledger's row retries on the embedded store (RETRY.ledgerRow's ~16 s of
+ * pauses, each attempt's requests bounded by the client's 5 s); on MongoDB a longer outage can outlast it, and the
+ * consumer then consumes again from the ack floor, which loses nothing (handling is idempotent). Its purpose is the
+ * promise that never settles, which would otherwise hold every later settlement for good.
+ */
 export const DEFERRED_STALL_MS = 120_000;
 
 /**
