@@ -8,6 +8,8 @@ import { deterministicUuid } from '@runledger/kernel';
 import { isTerminal } from '@runledger/runs';
 import { waitUntil } from '@runledger/testing';
 import { addRequest, askUntilAnswered, runsUnder, TaskReply } from './support/faults';
+import { CliProcess } from './support/cli';
+import { seedRuns } from './support/seed-runs';
 import { TestStack } from './support/stack';
 
 jest.setTimeout(600_000);
@@ -73,6 +75,22 @@ describe('Issue 10 faults never lie (task assistant under crashes and nats-serve
       await stack.nats.restart();
     });
     await expectTruthfulOutcomes(tag, replies);
+  });
+
+  it('Review finding: runledger runs tail outlives a nats-server restart: it reconnects and goes on following from where it was (it exited 0 when the server went away)', async () => {
+    const tail = new CliProcess(stack.url, ['runs', 'tail', '--agent', 'RESTART_AGENT'], stack.cliEnv('operator'));
+    try {
+      await tail.until(() => tail.stderr.includes('following runs'), 'the tail to start');
+      const [before] = await seedRuns(stack, { agent: 'RESTART_AGENT', count: 1 });
+      await tail.until(() => tail.stdout.includes(`${before}  RESTART_AGENT  RunCompleted`), 'a run before the restart');
+      stack.nats.kill('SIGKILL');
+      await stack.nats.restart();
+      const [after] = await stack.waitFor(async () => seedRuns(stack, { agent: 'RESTART_AGENT', count: 1 }).catch(() => null), 60_000);
+      await tail.until(() => tail.stdout.includes(`${after}  RESTART_AGENT  RunCompleted`), 'a run after the restart');
+      expect(tail.stdout.split('\n').filter((l) => l.includes(`${before}  RESTART_AGENT  RunCreated`))).toHaveLength(1);
+    } finally {
+      expect(await tail.stop()).toBe(0);
+    }
   });
 
   it('Issue 10 transient stays transient: classification is retried while the classifier restarts, not degraded', async () => {

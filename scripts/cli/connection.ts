@@ -153,14 +153,15 @@ export function connectionIdentity(flags: CliConnectionFlags, defaultIdentity: L
  * Connects as the identity the flags and environment name (or, on the local stack, as `defaultIdentity`);
  * refusals become one clear sentence and exit 3.
  */
-export async function connectCli(flags: CliConnectionFlags, name = 'runledger-cli', defaultIdentity: LocalIdentity = 'operator'): Promise<NatsConnection> {
+export async function connectCli(flags: CliConnectionFlags, name = 'runledger-cli', defaultIdentity: LocalIdentity = 'operator', opts: { follows?: boolean } = {}): Promise<NatsConnection> {
   const settings = effectiveSettings(flags, defaultIdentity);
   try {
     return await connect({
       servers: settings.server,
       name,
       timeout: 5_000,
-      maxReconnectAttempts: 0,
+      // A command that follows (runs tail) outlives a nats-server restart; any other fails at once and says so.
+      ...(opts.follows ? { maxReconnectAttempts: -1, reconnectTimeWait: 500 } : { maxReconnectAttempts: 0 }),
       ...authOptions(settings),
     });
   } catch (err) {

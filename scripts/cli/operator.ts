@@ -80,8 +80,8 @@ export function intFlag(p: ParsedArgs, name: string, usage: string, min = 1): nu
  * command goes through here, so a permissions violation met anywhere in the body (a request, a read of the log or a
  * store) is the refusal in words (exit 3), naming the identity the command is for.
  */
-export async function withConnection<T = number>(conn: CliConnectionFlags, body: (nc: NatsConnection) => Promise<T>, localIdentity: LocalIdentity = 'operator'): Promise<T> {
-  const nc = await connectCli(conn, 'runledger-cli', localIdentity);
+export async function withConnection<T = number>(conn: CliConnectionFlags, body: (nc: NatsConnection) => Promise<T>, localIdentity: LocalIdentity = 'operator', opts: { follows?: boolean } = {}): Promise<T> {
+  const nc = await connectCli(conn, 'runledger-cli', localIdentity, opts);
   try {
     return await body(nc);
   } catch (err) {

@@ -12,6 +12,7 @@ import { EventLog, LIVE_RUN_PREFIX, LOG_STREAM, LOG_SUBJECT_PREFIX, tryStoredEve
 import { evolveRunSummary, initialRunSummary, RunSummary } from '../../libs/runs/src/domain/run-summary';
 import { SUBJECTS } from '../../libs/contracts/src/subjects';
 import { eventDetail, printable, sealedErrorOf, terminalJson, time } from './format';
+import { ConnectionRefused } from './connection';
 import { ask } from './operator';
 
 export interface TailOptions {
@@ -55,7 +56,11 @@ export async function tailRuns(nc: NatsConnection, o: TailOptions, since = new D
   const runs = new Map<string, RunSummary>();
   const messages = nc.subscribe(`${LIVE_RUN_PREFIX}.*.*`); // rl.live.run.<owner>.<run_id> (issue 23)
   await nc.flush(); // subscribed: everything stored from now on arrives on the live feed
-  const stop = () => messages.unsubscribe();
+  let interrupted = false;
+  const stop = () => {
+    interrupted = true;
+    messages.unsubscribe();
+  };
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
   if (!o.json) process.stderr.write('following runs (Ctrl-C to stop)\n');
@@ -94,13 +99,21 @@ export async function tailRuns(nc: NatsConnection, o: TailOptions, since = new D
   while (!stopped) {
     unread = false;
     try {
-      const last = (await jsm.streams.info(LOG_STREAM)).state.last_seq;
       const stored: StoredEvent[] = [];
+      let readTo = next - 1;
+      // Run messages only, each found by the server from `next` on (a few per read: the tail is near the log's end).
       // Not a commit of events (none then): the consumers dead-letter such messages.
-      if (last >= next) await log.messages(`${LOG_SUBJECT_PREFIX}.run.>`, next, last, (m) => void stored.push(...tryStoredEvents(m.data, m.seq, m.subject)));
-      next = Math.max(next, last + 1);
+      await log.messages(`${LOG_SUBJECT_PREFIX}.run.>`, next, Number.MAX_SAFE_INTEGER, (m) => {
+        readTo = m.seq;
+        stored.push(...tryStoredEvents(m.data, m.seq, m.subject));
+      }, true);
       failing = false;
-      for (const event of stored) await show(event);
+      // On past each commit once it is shown: a failure part-way reads on from the commit it stopped in.
+      for (let i = 0; i < stored.length; i++) {
+        await show(stored[i]);
+        if (stored[i + 1]?.seq !== stored[i].seq) next = stored[i].seq + 1;
+      }
+      next = Math.max(next, readTo + 1);
     } catch (err) {
       // The bus is away (a nats-server restart): read on from the same place once it answers.
       if (!failing) process.stderr.write(`${printable(`the log did not answer (${(err as Error).message}); still following`)}\n`);
@@ -113,6 +126,8 @@ export async function tailRuns(nc: NatsConnection, o: TailOptions, since = new D
     });
     wake = undefined;
   }
+  // Not asked to stop: the connection closed for good (it reconnects through restarts; see connectCli `follows`).
+  if (!interrupted) throw new ConnectionRefused('the connection to NATS closed; the tail stopped');
   return 0;
 }
 

@@ -79,7 +79,7 @@ export function main(args: string[]): Promise<number> {
     if (sub === 'cancel' && p.flags.has('filter')) {
       return lazy.bulk().bulkCancel(p, listRequest(p), USAGE);
     }
-    if (sub === 'tail') return withConnection(p.conn, (nc) => lazy.tail().tailRuns(nc, { agent: str(p, 'agent'), case: str(p, 'case'), user: str(p, 'user'), failed: p.flags.has('failed'), all: p.flags.has('all'), events: p.flags.has('events'), json: p.flags.has('json') }));
+    if (sub === 'tail') return withConnection(p.conn, (nc) => lazy.tail().tailRuns(nc, { agent: str(p, 'agent'), case: str(p, 'case'), user: str(p, 'user'), failed: p.flags.has('failed'), all: p.flags.has('all'), events: p.flags.has('events'), json: p.flags.has('json') }), 'operator', { follows: true });
     if (sub === 'cancel' && ['text', 'status', 'agent', 'case', 'user', 'kind', 'since', 'until', 'yes', 'selection', 'failed', 'all'].some((f) => p.flags.has(f))) {
       throw new CliError(`runs cancel takes filters only with --filter\n${USAGE}`, 2);
     }
