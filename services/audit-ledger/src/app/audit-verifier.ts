@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { EventLog, LOG_STREAM, LOG_SUBJECT_PREFIX, logIdentityOf, positionBefore, readFailed, StoredEvent, storedEvents, UnreadableMessageError } from '@runledger/event-log';
+import { EVENT_TYPE_HEADER, EventLog, LOG_STREAM, LOG_SUBJECT_PREFIX, logIdentityOf, positionBefore, readFailed, StoredEvent, storedEvents, UnreadableMessageError } from '@runledger/event-log';
 import { AnchoredVerification, ChainEntry, chainEntriesOf, checkCompleteness, checkLogIdentity, LoggedAuditEvent, verifyAnchoredChain } from '@runledger/governance';
 import { RUNTIME, ServiceRuntime, trustedKeys, type AuditSigningKey } from '@runledger/messaging';
 import { OwnershipCheck } from '@runledger/runs';
@@ -74,7 +74,11 @@ export class AuditVerifier {
         try {
           events = storedEvents(m.data, m.seq, m.subject);
         } catch {
-          throw new DamagedMessage(m.seq, 'is not a commit of events (edited in the store)');
+          // Every append carries its events' types in a header; a message without one no writer made: an answer the
+          // server stored there as a request's reply subject (README, guarantees: a known limit). Damaged either way.
+          throw new DamagedMessage(m.seq, m.headers?.get(EVENT_TYPE_HEADER)
+            ? 'is not a commit of events (edited in the store)'
+            : 'is not a commit of events and no writer\'s message (the server stored it as a request\'s reply: README, guarantees)');
         }
         if (!isChain) ownership.commit(events);
         return this.log.each(events, (event) => {
