@@ -6,6 +6,9 @@ import { RUNTIME, ServiceRuntime } from '@runledger/messaging';
 import { callersRun, isCallersRun, isTerminal, LoadedRun, loadCallersRun, notCallers, RunRepository } from '@runledger/runs';
 import { RunCancellation } from './run-cancellation';
 
+/** A follow request (rl.caller.<caller>.runs.events). */
+type FollowQuery = { run_id: string; after?: number; wait_ms?: number; limit?: number };
+
 /** Events in one answer of a follow request when the caller names no limit. */
 const DEFAULT_EVENTS_LIMIT = 200;
 
@@ -37,7 +40,7 @@ export class CallerRuns {
    * does one for a run not in the log yet (a caller following the run it just asked for, before its worker opened
    * it): it is checked once it has its opening, and a run that never comes, or is not the caller's, is RUN.NOT_FOUND.
    */
-  events(caller: string, q: { run_id: string; after?: number; wait_ms?: number; limit?: number }): Promise<CallerRunEvents> {
+  events(caller: string, q: FollowQuery): Promise<CallerRunEvents> {
     // Counted before anything is read, whether it waits or not: whether it would wait says which runs exist.
     return q.wait_ms ? this.waitingFor(caller, () => this.eventsAfter(caller, q)) : this.eventsAfter(caller, q);
   }
@@ -60,7 +63,7 @@ export class CallerRuns {
     }
   }
 
-  private async eventsAfter(caller: string, q: { run_id: string; after?: number; wait_ms?: number; limit?: number }): Promise<CallerRunEvents> {
+  private async eventsAfter(caller: string, q: FollowQuery): Promise<CallerRunEvents> {
     const after = q.after ?? 0;
     let loaded = await this.runs.load(q.run_id);
     // Another caller's run is answered as one that does not exist: after the wait an unknown id would get.

@@ -32,7 +32,6 @@ function importDigest(leads: readonly Lead[]): string {
   return sha256Hex(canonicalJson(leads));
 }
 
-
 function mustExist(state: CampaignState): void {
   if (!state.exists) throw new CampaignRefusal('CAMPAIGN.NOT_FOUND', 'No campaign with that id.');
 }
