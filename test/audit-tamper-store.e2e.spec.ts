@@ -2,10 +2,10 @@ import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { jetstream, jetstreamManager } from '@nats-io/jetstream';
+import { jetstream, jetstreamManager, type JetStreamManager } from '@nats-io/jetstream';
 import { headers as natsHeaders, type NatsConnection } from '@nats-io/transport-node';
 import { TEST_ADMIN } from '@runledger/testing';
-import { connectionOf, LOG_STREAM, logStreamConfig, readSequences, storedEvents, type StoredMessage } from '@runledger/event-log';
+import { connectionOf, LOG_STREAM, logStreamConfig, readSequences, storedEvents, writerHeaders, type StoredMessage } from '@runledger/event-log';
 import { chainEntriesOf } from '@runledger/governance';
 import { TestStack } from './support/stack';
 
@@ -22,6 +22,18 @@ function filesUnder(dir: string, test: (path: string) => boolean): string[] {
     else if (test(full)) out.push(full);
   }
   return out;
+}
+
+/** The log sequence of the message `send` has the server store on `subject` (the subject's last once it moved). */
+async function storedThrough(jsm: JetStreamManager, subject: string, send: () => void): Promise<number> {
+  const last = async () => (await jsm.streams.getMessage(LOG_STREAM, { last_by_subj: subject }).catch(() => null))?.seq ?? 0;
+  const before = await last();
+  send();
+  for (;;) {
+    const now = await last();
+    if (now > before) return now;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
 }
 
 /**
@@ -72,14 +84,35 @@ describe('Issue 23: audit verify names a damaged stored message, reads one consi
     expect(verdict.code).toBe(0);
   });
 
-  it('Issue 23 tamper: a message on a run subject that is not a commit of events fails verify with damaged_message naming its log sequence', async () => {
-    const ack = await jetstream(stack.nc).publish(`rl.log.run.${randomUUID()}`, new TextEncoder().encode('{"commit":{"format":2,"events":[{"id":'));
+  it('Issue 23 foreign messages: a JetStream API answer the server stores on a run\'s subject after the run ended (an insider names it as a request\'s reply subject) is skipped by every reader; verify stays OK and names it', async () => {
+    // The insider: the operator may ask JetStream questions; nats-server publishes the answer to whatever reply subject
+    // the request names, and the log stores it there (no permission can refuse it).
+    const ended = burst[0];
+    const before = await stack.runEvents(ended);
+    const operator = await stack.connectAs('operator');
+    try {
+      const jsm = await jetstreamManager(stack.nc);
+      const answer = await storedThrough(jsm, before[0].subject, () => operator.publish(`$JS.API.STREAM.INFO.${LOG_STREAM}`, new Uint8Array(), { reply: before[0].subject }));
+      // The run still reads as it was: the answer after its terminal event hides nothing.
+      expect((await stack.runEvents(ended)).map((e) => e.metadata.event_id)).toEqual(before.map((e) => e.metadata.event_id));
+      const state = await stack.request('rl.runs.get', { run_id: ended });
+      expect(JSON.stringify(state.body)).toContain('"status":"completed"');
+
+      const verdict = await runledger('verify');
+      expect(verdict.stdout).toMatch(/audit chain OK/);
+      expect(verdict.stdout).toContain(`1 log message(s) no Runledger writer made, skipped by every reader`);
+      expect(verdict.stdout).toContain(`log message ${answer} carries no writer's header`);
+      expect(verdict.code).toBe(0);
+    } finally {
+      await operator.close();
+    }
+  });
+
+  it('Issue 23 tamper: a writer\'s message on a run subject that is not a commit of events fails verify with damaged_message naming its log sequence', async () => {
+    const ack = await jetstream(stack.nc).publish(`rl.log.run.${randomUUID()}`, new TextEncoder().encode('{"commit":{"format":2,"events":[{"id":'), { headers: writerHeaders('RunCreated') });
     const verdict = await runledger('verify');
     expect(verdict.stdout).toContain(`audit log BROKEN at log message ${ack.seq}: damaged_message`);
-    expect(verdict.stdout).toContain('is not a commit of events');
-    // Published without the header every append carries: said to be no writer's message (probe: what a JetStream
-    // answer stored through a request's reply subject looks like).
-    expect(verdict.stdout).toContain("no writer's message");
+    expect(verdict.stdout).toContain("is a writer's message but not a commit of events");
     expect(verdict.code).toBe(1);
   });
 
@@ -137,7 +170,7 @@ describe('Issue 23: audit verify names a damaged stored message, reads one consi
     // A witness of the chain as it is now; the log comes back without the chain batch that holds its head.
     expect((await runledger('anchor', 'export', '--out', witness)).code).toBe(0);
     const headSeq = (JSON.parse(readFileSync(witness, 'utf8')) as { checkpoint: { seq: number } }).checkpoint.seq;
-    await recreateLog((m) => m.subject !== 'rl.log.audit.chain' || chainEntriesOf(storedEvents(m.data, m.seq, m.subject)).every((e) => e.seq < headSeq));
+    await recreateLog((m) => m.subject !== 'rl.log.audit.chain' || chainEntriesOf(storedEvents(m)).every((e) => e.seq < headSeq));
     for (const args of [['verify'], ['verify', '--anchor', witness]]) {
       const verdict = await runledger(...args);
       expect(verdict.stdout).toMatch(/BROKEN at entry 1: log_replaced/);

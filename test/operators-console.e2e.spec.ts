@@ -13,6 +13,7 @@ import { request as httpRequest } from 'node:http';
 import path from 'node:path';
 import { jetstream } from '@nats-io/jetstream';
 import type { DeadLettersListResult, RunsListResult } from '@runledger/contracts';
+import { writerHeaders } from '@runledger/event-log';
 import { OtlpReceiver, startOtlpReceiver } from '@runledger/testing';
 import { Browser, chromium, Page } from 'playwright-core';
 import { call, campaignEvents, itemIdOf, ofType, scriptedCampaign } from './support/campaigns';
@@ -70,7 +71,8 @@ describe('Issue 25 console: runledger console in headless Chromium, as the opera
     cliCampaignId = await scriptedCampaign(stack, [{ action_type: 'generate_message', message: { type: 'connection_request', content: 'Hi John, shall we connect?' } }]);
     expect((await call(stack, 'cycle', { campaign_id: cliCampaignId })).pending_items).toEqual([expect.objectContaining({ status: 'pending' })]);
     // A command the decision inbox cannot decode: a dead letter whose retry can succeed (it is re-published as it was).
-    poisonSeq = (await jetstream(stack.nc).publish('rl.log.inbox.decision', new TextEncoder().encode(`not an event ${randomUUID()}`))).seq;
+    // A writer's message (it carries the header every append sets): one the server stored itself is never re-published.
+    poisonSeq = (await jetstream(stack.nc).publish('rl.log.inbox.decision', new TextEncoder().encode(`not an event ${randomUUID()}`), { headers: writerHeaders('AgentRequested') })).seq;
     failedAt = await stack.waitFor(async () => {
       const r = await stack.request<RunsListResult>('rl.runs.list', { root_run_id: failedId });
       return r.body.runs?.[0]?.status === 'failed' ? r.body.runs[0].created_at : null;

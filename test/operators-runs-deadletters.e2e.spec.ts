@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { DeadLettersListResult } from '@runledger/contracts';
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
-import { aggregateRef, LOG_STREAM } from '@runledger/event-log';
+import { aggregateRef, LOG_STREAM, writerHeaders } from '@runledger/event-log';
 import type { ReceivedSpan } from '@runledger/testing';
 import { START } from './support/governed-runs';
 import { RUN_PUBLISH, useOperatorsStack } from './support/operators-stack';
@@ -86,7 +86,8 @@ describe('Issue 11 operators: runledger deadletters, honest outcomes and telemet
   it('Issue 11 deadletters: a poison command is listed with its reason, and retry re-publishes it (recorded)', async () => {
     // A command the decision inbox cannot even decode (the log cannot refuse it: it is dead-lettered).
     const poison = new TextEncoder().encode(`not an event ${randomUUID()}`);
-    const ack = await jetstream(stack.nc).publish('rl.log.inbox.decision', poison);
+    // A writer's message (it carries the header every append sets): one the server stored itself is never re-published.
+    const ack = await jetstream(stack.nc).publish('rl.log.inbox.decision', poison, { headers: writerHeaders('AgentRequested') });
     const letters = async () => JSON.parse((await cli('deadletters', 'list', '--json')).stdout) as DeadLettersListResult;
     const first = await stack.waitFor(async () => (await letters()).dead_letters.find((l) => l.stream_seq === ack.seq), 60_000);
     expect(first).toMatchObject({ id: `decision-inbox:${ack.seq}`, durable: 'decision-inbox', subject: 'rl.log.inbox.decision', retryable: true, retries: [] });
@@ -111,6 +112,22 @@ describe('Issue 11 operators: runledger deadletters, honest outcomes and telemet
     const missing = await cli('deadletters', 'retry', 'decision-inbox:999999');
     expect(missing.code).toBe(1);
     expect(missing.stderr).toContain('DEADLETTER.NOT_FOUND');
+  });
+
+  it('Issue 23 foreign messages: a JetStream answer the server stored on the decision inbox (a request named it as its reply subject) is dead-lettered LOG.FOREIGN_MESSAGE, and its retry is refused: it is never re-published as a writer\'s command', async () => {
+    const jsm = await jetstreamManager(stack.nc);
+    const last = async () => (await jsm.streams.getMessage(LOG_STREAM, { last_by_subj: 'rl.log.inbox.decision' }).catch(() => null))?.seq ?? 0;
+    const before = await last();
+    // What any identity with JetStream API rights can make the server do; only the server publishes the answer.
+    stack.nc.publish(`$JS.API.STREAM.INFO.${LOG_STREAM}`, new Uint8Array(), { reply: 'rl.log.inbox.decision' });
+    const seq = await stack.waitFor(async () => ((await last()) > before ? last() : null), 30_000);
+    const letters = async () => JSON.parse((await cli('deadletters', 'list', '--json')).stdout) as DeadLettersListResult;
+    const letter = await stack.waitFor(async () => (await letters()).dead_letters.find((l) => l.stream_seq === seq), 60_000);
+    expect(letter).toMatchObject({ durable: 'decision-inbox', reason: "no writer's message", error_code: 'LOG.FOREIGN_MESSAGE', retryable: false });
+    const retried = await cli('deadletters', 'retry', letter.id);
+    expect(retried.code).toBe(1);
+    expect(retried.stderr).toContain('DEADLETTER.NOT_RETRYABLE');
+    expect((await letters()).dead_letters.find((l) => l.id === letter.id)?.retries).toEqual([]);
   });
 
   it('Issue 11 telemetry: spans follow the OpenTelemetry messaging conventions in full (operation name and type, destination template; an append is one message, its commit\'s event count an attribute of its own)', async () => {

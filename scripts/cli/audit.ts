@@ -30,6 +30,7 @@ import { aggregateRef, EventLog, LOG_STREAM, logIdentityOf } from '@runledger/ev
 import { AnchoredVerification, ChainCheckpoint, ChainEntry, chainEntriesOf, checkAuditCoverage, checkLogIdentity, CoverageEvent, LogAnchor, LogIdentity, verifyAnchoredChain } from '@runledger/governance';
 // Deep imports on purpose: the packages' indexes also load the DTOs and Nest, which an operator command
 // does not need (they want reflect-metadata and add seconds to every start).
+import type { AuditVerification } from '../../libs/contracts/src/generated';
 import { LOG_KINDS, SUBJECTS } from '../../libs/contracts/src/subjects';
 import { auditKeyFile, publicKeyFileOf, trustedKeys } from '../../libs/messaging/src/audit-keys';
 import { decodeReply, encodeJson } from '../../libs/messaging/src/codec';
@@ -118,7 +119,16 @@ const COPY_REASONS: Record<string, string> = {
 };
 
 /** Prints the verdict in the documented one-line form; returns the exit code. `copy`: the verdict is an exported file's. */
-export function report(result: AnchoredVerification, copy = false): number {
+/** What rl.audit.verify adds to a verdict: messages of the log no writer made (skipped by every reader, not a break). */
+type LiveVerdict = AnchoredVerification & Pick<AuditVerification, 'foreign_messages'>;
+
+export function report(result: LiveVerdict, copy = false): number {
+  const foreign = result.foreign_messages;
+  if (foreign?.count) {
+    const named = foreign.first.map((f) => `log message ${f.log_seq} ${printable(f.why)}`).join('; ');
+    const more = foreign.count > foreign.first.length ? `; ${foreign.count - foreign.first.length} more` : '';
+    process.stdout.write(`${foreign.count} log message(s) no Runledger writer made, skipped by every reader (the server stored them as a request's reply: an identity with JetStream API rights asked it to): ${named}${more}\n`);
+  }
   if (result.ok) {
     process.stdout.write(`audit chain OK: ${result.length} entries, head ${result.head_hash ?? 'none'}\n`);
     if (result.checkpoint) process.stdout.write(`signed checkpoint at entry ${result.checkpoint.seq} by key ${result.checkpoint.key_id}\n`);
@@ -155,9 +165,9 @@ async function verifyLive(flags: CliConnectionFlags, witnessFile?: string): Prom
   const witness = witnessFile ? readWitness(witnessFile) : null;
   const started = Date.now();
   const ticker = setInterval(() => process.stderr.write(`verifying the audit chain on the audit-ledger… ${Math.round((Date.now() - started) / 1_000)} s\n`), 5_000);
-  let verdict: AnchoredVerification;
+  let verdict: LiveVerdict;
   try {
-    verdict = (await askLedger(SUBJECTS.auditVerify, flags, NO_LIMIT_MS)) as AnchoredVerification;
+    verdict = (await askLedger(SUBJECTS.auditVerify, flags, NO_LIMIT_MS)) as LiveVerdict;
   } finally {
     clearInterval(ticker);
   }
@@ -169,7 +179,7 @@ async function verifyLive(flags: CliConnectionFlags, witnessFile?: string): Prom
     if (replaced) return report(replaced);
     const log = new EventLog(jetstream(nc), jsm, { producer: 'runledger-cli', clock: { now: () => new Date() } });
     const entries = chainEntriesOf(await log.read(CHAIN_SUBJECT));
-    return report(verifyAnchoredChain(entries, { check: trustedKeys([witness.public_key_pem]), anchor: witness.checkpoint }));
+    return report({ ...verifyAnchoredChain(entries, { check: trustedKeys([witness.public_key_pem]), anchor: witness.checkpoint }), foreign_messages: verdict.foreign_messages });
   });
 }
 

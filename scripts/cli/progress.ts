@@ -5,7 +5,7 @@
  */
 import type { NatsConnection } from '@nats-io/transport-node';
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
-import { EventLog, LOG_STREAM, StoredEvent, storedEvents } from '@runledger/event-log';
+import { EventLog, LOG_STREAM, StoredEvent, tryStoredEvents } from '@runledger/event-log';
 
 export class Progress {
   private readonly started = Date.now();
@@ -49,12 +49,8 @@ export async function scanLog(nc: NatsConnection, filter: string, label: string,
   let count = 0;
   if (info.state.messages > 0) {
     await log.messages(filter, info.state.first_seq, horizon, (m) => {
-      let events: StoredEvent[] = [];
-      try {
-        events = storedEvents(m.data, m.seq, m.subject);
-      } catch {
-        // not an event (the consumers dead-letter such messages); nothing to fold
-      }
+      // Not a writer's commit of events: nothing to fold (the consumers dead-letter such messages).
+      const events = tryStoredEvents(m);
       // A callback may return a promise (opening sealed data): events are folded one at a time, in order, and a
       // message costs no promise when none does.
       for (let i = 0; i < events.length; i++) {

@@ -105,7 +105,7 @@ export async function tailRuns(nc: NatsConnection, o: TailOptions, since = new D
       // Not a commit of events (none then): the consumers dead-letter such messages.
       await log.messages(`${LOG_SUBJECT_PREFIX}.run.>`, next, Number.MAX_SAFE_INTEGER, (m) => {
         readTo = m.seq;
-        stored.push(...tryStoredEvents(m.data, m.seq, m.subject));
+        stored.push(...tryStoredEvents(m));
       }, true);
       failing = false;
       // On past each commit once it is shown: a failure part-way reads on from the commit it stopped in.

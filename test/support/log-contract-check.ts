@@ -38,7 +38,7 @@ export async function logContractProblems(nc: NatsConnection, storedLog: EventLo
       // What the harness itself put there is a fixture, not a record of ours: events it appended as `test` (callers
       // recorded for a test, histories in old shapes, forgeries a verifier must catch) and messages that are not
       // events at all (readers skip them too: libs/event-log tryStoredEvents).
-      const events = tryStoredEvents(m.data, m.seq, m.subject).filter((e) => e.metadata.producer !== HARNESS);
+      const events = tryStoredEvents(m).filter((e) => e.metadata.producer !== HARNESS);
       if (!events.length) return;
       for (const p of checker.checkRecord(JSON.parse(new TextDecoder().decode(m.data)))) note(`seq ${m.seq}`, `log record: ${p}`);
       for (const stored of events) {

@@ -1,5 +1,5 @@
 import { createInbox, type Msg, type MsgHdrs, type NatsConnection } from '@nats-io/transport-node';
-import type { JetStreamManager } from '@nats-io/jetstream';
+import type { JetStreamManager, StoredMsg } from '@nats-io/jetstream';
 import { AppError } from '@runledger/kernel';
 import { isNoMessage, readFailed, stalledRead } from './log-errors';
 
@@ -18,6 +18,11 @@ export interface StoredMessage {
   subject: string;
   data: Uint8Array;
   headers?: MsgHdrs;
+}
+
+/** A message as @nats-io/jetstream's gets hand it out (its headers under `header`), as a StoredMessage. */
+export function storedMessageOf(m: StoredMsg): StoredMessage {
+  return { seq: m.seq, subject: m.subject, data: m.data, headers: m.header };
 }
 
 /** A sequence read: the message, or none stored there (damaged, or never written: the caller knows which). */
@@ -149,7 +154,7 @@ function answerOf(seq: number, m: Msg): SequenceRead {
  */
 export async function nextMatching(jsm: JetStreamManager, stream: string, filter: string, seq: number): Promise<StoredMessage | null> {
   const msg = await jsm.direct.getMessage(stream, { next_by_subj: filter, seq }).catch(readFailed);
-  return msg ? { seq: msg.seq, subject: msg.subject, data: msg.data, headers: msg.header } : null;
+  return msg ? storedMessageOf(msg) : null;
 }
 
 /**
@@ -160,7 +165,7 @@ export async function nextMatchingOnLeader(jsm: JetStreamManager, stream: string
   try {
     // nats-server 2.9 answers next_by_subj on the message API too; the client's type only names the direct-get form.
     const m = await jsm.streams.getMessage(stream, { next_by_subj: filter, seq } as unknown as { seq: number });
-    return m ? { seq: m.seq, subject: m.subject, data: m.data, headers: m.header } : null;
+    return m ? storedMessageOf(m) : null;
   } catch (err) {
     if (isNoMessage(err)) return null;
     throw readFailed(err);

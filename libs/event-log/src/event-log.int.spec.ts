@@ -2,7 +2,7 @@ import { connect, NatsConnection } from '@nats-io/transport-node';
 import { jetstream, jetstreamManager, JetStreamManager } from '@nats-io/jetstream';
 import { FixedClock } from '@runledger/kernel';
 import { startNatsServer, NatsServerHandle, waitUntil } from '@runledger/testing';
-import { aggregateRef, ConcurrencyError, Decider, encodeEnvelope, ensureLogStream, EventEnvelope, EventLog, handleCommand, LOG_STREAM } from './index';
+import { aggregateRef, ConcurrencyError, Decider, encodeEnvelope, ensureLogStream, EventEnvelope, EventLog, ForeignMessageError, handleCommand, LOG_STREAM, storedEvents, storedMessageOf, writerHeaders } from './index';
 
 // Generous: the suite must hold while the machine is busy with other loads (waits are on conditions, not time).
 jest.setTimeout(60_000);
@@ -81,8 +81,9 @@ describe('EventLog on a real nats-server', () => {
       const ref = aggregateRef('run', 'mixed-formats');
       const legacy = (type: string, n: number): EventEnvelope => ({ type, data: { n }, metadata: { event_id: `00000000-0000-4000-8000-00000000000${n}`, stream_id: 'mixed-formats', schema_version: 1, contract_version: 'v1', producer: 'release-c732176', recorded_at: '2026-11-26T00:00:00.000Z' } });
       const js = jetstream(nc);
-      await js.publish(ref.subject, encodeEnvelope(legacy('Old1', 1)));
-      const v = (await js.publish(ref.subject, encodeEnvelope(legacy('Old2', 2)))).seq;
+      // As release c732176 published them: one event each, its type in the writer's header.
+      await js.publish(ref.subject, encodeEnvelope(legacy('Old1', 1)), { headers: writerHeaders('Old1') });
+      const v = (await js.publish(ref.subject, encodeEnvelope(legacy('Old2', 2)), { headers: writerHeaders('Old2') })).seq;
       await log.append(ref, [{ type: 'New1', data: {} }, { type: 'New2', data: {} }], { commandId: 'mixed', expectedVersion: v });
       const events = await log.read(ref);
       expect(events.map((e) => [e.type, e.index])).toEqual([['Old1', 0], ['Old2', 0], ['New1', 0], ['New2', 1]]);
@@ -219,6 +220,60 @@ describe('EventLog on a real nats-server', () => {
     await log.append(ref, [{ type: 'RunCreated', data: { n: 1 } }, { type: 'Next', data: {} }], { commandId: 'f1' });
     expect((await log.first(ref))?.type).toBe('RunCreated');
     expect(await log.first(aggregateRef('run', 'first-none'))).toBeNull();
+  });
+
+  describe('Messages the server itself stores (a JetStream API answer or a direct get\'s copy sent to a log subject as a request\'s reply): no writer made them, every reader skips them', () => {
+    /** Has nats-server publish the answer to `api` on `subject` (as any identity with JetStream API rights can); its sequence. */
+    const storedByServer = async (subject: string, api: string, body: unknown = ''): Promise<number> => {
+      const before = await log.version(subject);
+      nc.publish(api, typeof body === 'string' ? body : JSON.stringify(body), { reply: subject });
+      return waitUntil(async () => {
+        const now = await log.version(subject);
+        return now > before ? now : null;
+      }, { timeoutMs: 20_000, description: `the server's answer stored on ${subject}` }) as Promise<number>;
+    };
+
+    it('an answer stored after an aggregate\'s last commit hides nothing: last and lastCommit give that commit, read skips the answer, the next append goes on after it', async () => {
+      const ref = aggregateRef('run', 'answer-after-end');
+      await log.append(ref, [{ type: 'Started', data: {} }], { commandId: 'ae-1', expectedVersion: 0 });
+      const ended = await log.append(ref, [{ type: 'Step', data: {} }, { type: 'RunCompleted', data: {} }], { commandId: 'ae-2', expectedVersion: (await log.version(ref)) });
+      const answer = await storedByServer(ref.subject, `$JS.API.STREAM.INFO.${LOG_STREAM}`);
+      expect((await log.lastCommit(ref)).map((e) => e.type)).toEqual(['Step', 'RunCompleted']);
+      expect((await log.last(ref))?.seq).toBe(ended.version);
+      const { events, version } = await log.readAggregate(ref);
+      expect(events.map((e) => e.type)).toEqual(['Started', 'Step', 'RunCompleted']);
+      expect(version).toBe(answer);
+      await log.append(ref, [{ type: 'Noted', data: {} }], { commandId: 'ae-3', expectedVersion: version });
+      expect((await log.read(ref)).map((e) => e.type)).toEqual(['Started', 'Step', 'RunCompleted', 'Noted']);
+    });
+
+    it('a direct get\'s copy of a writer-shaped commit on a fresh subject makes no aggregate there: first and read find nothing, the copy is named ForeignMessageError', async () => {
+      // The worst copy: a message of the insider's own choosing (a commit for the target, with the writer's header),
+      // stored in a stream it may write, copied onto the log by a direct get whose reply subject is the target's.
+      const target = aggregateRef('run', 'copied-to');
+      await jsm.streams.add({ name: 'SIDE', subjects: ['side.>'], allow_direct: true });
+      const forged = encodeEnvelope({ type: 'RunCreated', data: { owner: 'mallory' }, metadata: { event_id: 'forged-1', stream_id: target.id, schema_version: 1, contract_version: 'v1', producer: 'decision', recorded_at: '2026-01-01T00:00:00.000Z' } });
+      const side = await jetstream(nc).publish('side.forged', forged, { headers: writerHeaders('RunCreated') });
+      const copy = await storedByServer(target.subject, '$JS.API.DIRECT.GET.SIDE', { seq: side.seq });
+      // The copy carries the forged writer header and body: only the server's sequence header of the original gives it away.
+      const stored = await jsm.direct.getMessage(LOG_STREAM, { seq: copy });
+      expect(stored?.header?.get('Rl-Event-Type')).toBe('RunCreated');
+      expect(() => storedEvents(storedMessageOf(stored!))).toThrow(ForeignMessageError);
+      expect(await log.first(target)).toBeNull();
+      expect(await log.read(target)).toEqual([]);
+    });
+
+    it('a message stored on a subject before its creation record does not hide who created it: first gives the creation', async () => {
+      const ref = aggregateRef('run', 'answer-before-create');
+      const early = await storedByServer(ref.subject, `$JS.API.STREAM.INFO.${LOG_STREAM}`);
+      await log.append(ref, [{ type: 'RunCreated', data: { owner: 'bob' } }], { commandId: 'abc-1', expectedVersion: early });
+      expect(await log.first(ref)).toMatchObject({ type: 'RunCreated', data: { owner: 'bob' } });
+    });
+
+    it('a copy of a commit whose events name another aggregate than its subject is no writer\'s (an append stamps its subject\'s id on every event)', () => {
+      const body = encodeEnvelope({ type: 'RunCreated', data: {}, metadata: { event_id: 'e-1', stream_id: 'someone-else', schema_version: 1, contract_version: 'v1', producer: 'spec', recorded_at: '2026-01-01T00:00:00.000Z' } });
+      expect(() => storedEvents({ seq: 7, subject: 'rl.log.run.mine', data: body, headers: writerHeaders('RunCreated') })).toThrow(/holds events of someone-else, not of rl.log.run.mine/);
+    });
   });
 
   describe('handleCommand with a state the caller folded earlier (known): decided without a read, never on a stale state', () => {

@@ -7,9 +7,9 @@ import { AggregateRef } from './aggregate-ref';
 import { sealAll, type EventCodec } from './codec';
 import { encodeCommit, EventEnvelope, NewEvent, newEnvelope, StoredEvent, storedAt } from './envelope';
 import { LIVE_RUN_PREFIX, LOG_STREAM, LOG_SUBJECT_PREFIX } from './stream';
-import { EVENT_TYPE_HEADER, storedEvents, tryStoredEvents } from './stored-event';
+import { storedEvents, tryStoredEvents, writerHeaders } from './stored-event';
 import { ConcurrencyError, isNoMessage, jsErrorCode, JS_WRONG_LAST_SEQUENCE, readFailed, UnreadableMessageError } from './log-errors';
-import { connectionOf, nextMatching, nextMatchingOnLeader, readSequences, StoredMessage, subjectMatcher } from './direct-reads';
+import { connectionOf, nextMatching, nextMatchingOnLeader, readSequences, StoredMessage, storedMessageOf, subjectMatcher } from './direct-reads';
 import { readByConsumer } from './consumer-reads';
 
 export interface AppendOptions {
@@ -126,7 +126,7 @@ export class EventLog {
     const written = codec ? await sealAll(codec, envelopes) : envelopes;
     const headers = natsHeaders();
     for (const [k, v] of Object.entries(carrier)) headers.set(k, v);
-    headers.set(EVENT_TYPE_HEADER, envelopes.map((e) => e.type).join(','));
+    writerHeaders(envelopes.map((e) => e.type), headers);
     const version = options.expectedVersion;
     const expect = version !== undefined ? { lastSubjectSequence: version } : undefined;
     let ack: PubAck;
@@ -136,7 +136,7 @@ export class EventLog {
       if (jsErrorCode(err) !== JS_WRONG_LAST_SEQUENCE || version === undefined) throw err;
       // Someone took the version first: this command itself (an earlier attempt whose acknowledgement was lost), or another.
       const next = await nextMatching(this.jsm, this.stream, ref.subject, version + 1);
-      const taken = next ? await this.openAll(tryStoredEvents(next.data, next.seq, next.subject)) : [];
+      const taken = next ? await this.openAll(tryStoredEvents(next)) : [];
       if (next && sameCommit(taken, envelopes)) return { version: next.seq, events: taken, duplicate: true };
       throw new ConcurrencyError(ref.subject, version);
     }
@@ -154,7 +154,7 @@ export class EventLog {
   private async commitAt(seq: number): Promise<StoredEvent[]> {
     const msg = await this.jsm.streams.getMessage(this.stream, { seq }).catch(readFailed);
     if (!msg) throw new AppError('DEPENDENCY.DOWN', 'The event log did not answer with a stored commit; retry.');
-    return this.openAll(storedEvents(msg.data, msg.seq, msg.subject));
+    return this.openAll(storedEvents(storedMessageOf(msg)));
   }
 
   /** Events as producers wrote them; no microtask per event when nothing is sealed. */
@@ -170,8 +170,7 @@ export class EventLog {
 
   /** The aggregate's last event (the last of its last commit), in the same one get (the leader answers); null if it has none. */
   async last(ref: AggregateRef | string): Promise<StoredEvent | null> {
-    const msg = await this.lastMessage(ref);
-    const event = msg ? tryStoredEvents(msg.data, msg.seq, msg.subject).pop() : undefined;
+    const event = (await this.lastEvents(ref)).pop();
     return event ? this.open(event) : null;
   }
 
@@ -180,10 +179,26 @@ export class EventLog {
    * `sealed`: the events as stored, sealed fields left sealed (a reader of ids, types and unsealed fields only).
    */
   async lastCommit(ref: AggregateRef | string, opts: { sealed?: boolean } = {}): Promise<StoredEvent[]> {
+    const events = await this.lastEvents(ref);
+    return opts.sealed ? events : this.openAll(events);
+  }
+
+  /**
+   * The events of the aggregate's last commit, sealed as stored. When the subject's last message holds none (no
+   * writer made it: see writerMessageProblem), the commit before it is read: a message the server stored after a
+   * run's terminal event must not hide that the run ended. Rare, so the aggregate is read from its start.
+   */
+  private async lastEvents(ref: AggregateRef | string): Promise<StoredEvent[]> {
     const msg = await this.lastMessage(ref);
     if (!msg) return [];
-    const events = tryStoredEvents(msg.data, msg.seq, msg.subject);
-    return opts.sealed ? events : this.openAll(events);
+    const events = tryStoredEvents(storedMessageOf(msg));
+    if (events.length) return events;
+    let found: StoredEvent[] = [];
+    await this.messages(msg.subject, 1, msg.seq - 1, (m) => {
+      const commit = tryStoredEvents(m);
+      if (commit.length) found = commit;
+    }, true);
+    return found;
   }
 
   private async lastMessage(ref: AggregateRef | string): Promise<StoredMsg | null> {
@@ -245,8 +260,13 @@ export class EventLog {
       if ((await this.replicated()) && (await this.version(subject)) > 0) throw new AppError('DEPENDENCY.DOWN', 'The event log replica is behind; retry.');
       return null;
     }
-    const [event] = tryStoredEvents(msg.data, msg.seq, msg.subject);
-    return event ? this.open(event) : null;
+    // A message no writer made before the creation record (stored on a predictable subject ahead of it) is skipped:
+    // it must not hide who created the aggregate.
+    for (let m: StoredMessage | null = storedMessageOf(msg); m; m = await nextMatching(this.jsm, this.stream, subject, m.seq + 1)) {
+      const [event] = tryStoredEvents(m);
+      if (event) return this.open(event);
+    }
+    return null;
   }
 
   /**
@@ -284,7 +304,7 @@ export class EventLog {
       if (previous && Number.isSafeInteger(appendedOn) && appendedOn !== previous) throw new UnreadableMessageError(appendedOn);
       previousOf.set(msg.subject, msg.seq);
       // Read as the scan reads: sealed data opened by the log's codec.
-      for (const event of await this.openAll(tryStoredEvents(msg.data, msg.seq, msg.subject))) out.push(event);
+      for (const event of await this.openAll(tryStoredEvents(msg))) out.push(event);
       next = msg.seq + 1;
     }
     return { events: out, version: last };
@@ -361,12 +381,12 @@ export class EventLog {
       throw readFailed(err);
     });
     if (!m) throw new UnreadableMessageError(seq);
-    return { seq: m.seq, subject: m.subject, data: m.data };
+    return storedMessageOf(m);
   }
 
   /** The events of `messages`, opened (a message that is not events, published by mistake, holds none: readers skip it). */
   private async scan(filter: string, fromSeq: number, untilSeq: number, onEvent: (e: StoredEvent) => void, sparse: boolean, onUndecodable?: (m: StoredMessage, err: unknown) => void): Promise<void> {
-    await this.messages(filter, fromSeq, untilSeq, (m) => this.each(tryStoredEvents(m.data, m.seq, m.subject, onUndecodable && ((err) => onUndecodable(m, err))), onEvent), sparse);
+    await this.messages(filter, fromSeq, untilSeq, (m) => this.each(tryStoredEvents(m, onUndecodable && ((err) => onUndecodable(m, err))), onEvent), sparse);
   }
 
   /** Hands each event on opened, in order; a promise only once an event's sealed data must be waited for. */

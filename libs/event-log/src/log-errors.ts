@@ -24,6 +24,18 @@ export class UnreadableMessageError extends AppError {
   }
 }
 
+/**
+ * A stored message no Runledger writer made (see writerMessageProblem): nats-server stores on a log subject whatever it
+ * publishes there itself (a JetStream API answer, or a direct get's copy of another message, sent to a request's
+ * reply subject), and no permission can refuse it. Readers skip it, the same way live and in a replay; the message
+ * holds nothing any fold, decision or audit takes in.
+ */
+export class ForeignMessageError extends AppError {
+  constructor(readonly seq: number, readonly why: string) {
+    super('LOG.FOREIGN_MESSAGE', `Log message ${seq} is no Runledger writer's: it ${why}.`);
+  }
+}
+
 /** A read whose consumer stopped delivering: retryable, never a partial answer. */
 export function stalledRead(): AppError {
   return new AppError('DEPENDENCY.DOWN', 'The event log stopped answering a read; retry.');

@@ -1,9 +1,17 @@
-import type { MsgHdrs } from '@nats-io/transport-node';
+import { headers as natsHeaders, type MsgHdrs } from '@nats-io/transport-node';
 import type { JsMsg } from '@nats-io/jetstream';
 import { decodeMessage, StoredEvent } from './envelope';
+import type { StoredMessage } from './direct-reads';
+import { ForeignMessageError } from './log-errors';
 
 /** The header every log message carries its events' types in (comma-separated, commit order). */
 export const EVENT_TYPE_HEADER = 'Rl-Event-Type';
+
+/** `headers` (new ones by default) with the header every append carries: its events' types, in commit order. */
+export function writerHeaders(types: string | readonly string[], headers: MsgHdrs = natsHeaders()): MsgHdrs {
+  headers.set(EVENT_TYPE_HEADER, typeof types === 'string' ? types : types.join(','));
+  return headers;
+}
 
 /** The types a log message's header names (a follower can tell its events without decoding them). */
 export function eventTypesOf(headers: MsgHdrs | undefined): string[] {
@@ -11,12 +19,40 @@ export function eventTypesOf(headers: MsgHdrs | undefined): string[] {
   return value ? value.split(',') : [];
 }
 
-/** The events of one log message, each with its position (stream sequence, index in the commit); throws on a message that is not events. */
-export function storedEvents(data: Uint8Array, seq: number, subject: string): StoredEvent[] {
+/** The header a message the server hands out or stores as a copy names its stream sequence in. */
+const SEQUENCE_HEADER = 'Nats-Sequence';
+
+/**
+ * Why a stored log message is no Runledger writer's, or null when it is one. Every append has carried its events'
+ * types in Rl-Event-Type since the first release: a message without it is an answer the server stored there (a
+ * JetStream API response or acknowledgement sent to a request's reply subject). A direct get's copy of another
+ * message keeps that message's headers, and nats-server adds its own Nats-Sequence to what it hands out: a value that
+ * is not this message's sequence names the message it copies (a writer's message carries none of its own).
+ */
+export function writerMessageProblem(m: StoredMessage): string | null {
+  const headers = m.headers;
+  if (!headers?.get(EVENT_TYPE_HEADER)) return `carries no writer's header (${EVENT_TYPE_HEADER})`;
+  for (const copied of headers.values(SEQUENCE_HEADER)) {
+    if (Number(copied) !== m.seq) return `is a copy of log message ${copied} the server stored here`;
+  }
+  return null;
+}
+
+/**
+ * The events of one log message, each with its position (stream sequence, index in the commit). Throws
+ * ForeignMessageError on a message no writer made (writerMessageProblem), or whose events belong to another aggregate
+ * than its subject names (an append stamps its subject's id on every event), and an Error on one that is not events.
+ */
+export function storedEvents(m: StoredMessage): StoredEvent[] {
+  const { seq, subject } = m;
+  const foreign = writerMessageProblem(m);
+  if (foreign) throw new ForeignMessageError(seq, foreign);
   // The decoded envelopes themselves get their position (no copy: replay decodes every event of the log).
-  const events = decodeMessage(data) as StoredEvent[];
+  const events = decodeMessage(m.data) as StoredEvent[];
+  const aggregateId = subject.slice(subject.lastIndexOf('.') + 1);
   for (let index = 0; index < events.length; index++) {
     const event = events[index];
+    if (event.metadata?.stream_id !== aggregateId) throw new ForeignMessageError(seq, `holds events of ${String(event.metadata?.stream_id)}, not of ${subject}`);
     event.seq = seq;
     event.index = index;
     event.subject = subject;
@@ -26,16 +62,22 @@ export function storedEvents(data: Uint8Array, seq: number, subject: string): St
 
 /** A consumer's message as events (see storedEvents). */
 export function messageEvents(m: JsMsg): StoredEvent[] {
-  return storedEvents(m.data, m.seq, m.subject);
+  return storedEvents(m);
+}
+
+/** Why a consumer dead-letters a message it could not take as events (the dead letter's reason). */
+export function unreadableReason(err: unknown): string {
+  return err instanceof ForeignMessageError ? "no writer's message" : 'undecodable message';
 }
 
 /**
- * A message that is not events (published by mistake; the log cannot delete it) is skipped by readers: none.
- * `onUndecodable` hears of it (a consumer catching up must dead-letter it, as a delivery of it would be).
+ * A message that is not a writer's events (published by mistake, or stored by the server: the log cannot delete it) is
+ * skipped by readers: none. `onUndecodable` hears of it (a consumer catching up must dead-letter it, as a delivery of
+ * it would be).
  */
-export function tryStoredEvents(data: Uint8Array, seq: number, subject: string, onUndecodable?: (err: unknown) => void): StoredEvent[] {
+export function tryStoredEvents(m: StoredMessage, onUndecodable?: (err: unknown) => void): StoredEvent[] {
   try {
-    return storedEvents(data, seq, subject);
+    return storedEvents(m);
   } catch (err) {
     onUndecodable?.(err);
     return [];
@@ -44,12 +86,12 @@ export function tryStoredEvents(data: Uint8Array, seq: number, subject: string, 
 
 /**
  * The run events of a message the log republished once stored (LIVE_RUN_PREFIX): its body, with the stream sequence
- * and subject from the server's headers; none when the message is not such a commit.
+ * and subject the server added last (a copy's own headers come first); none when the message is not such a commit.
  */
 export function liveEvents(m: { data: Uint8Array; headers?: MsgHdrs }): StoredEvent[] {
-  const seq = Number(m.headers?.get('Nats-Sequence'));
-  const subject = m.headers?.get('Nats-Subject');
-  return Number.isSafeInteger(seq) && seq > 0 && subject ? tryStoredEvents(m.data, seq, subject) : [];
+  const seq = Number(m.headers?.last(SEQUENCE_HEADER));
+  const subject = m.headers?.last('Nats-Subject');
+  return Number.isSafeInteger(seq) && seq > 0 && subject ? tryStoredEvents({ seq, subject, data: m.data, headers: m.headers }) : [];
 }
 
 /** Whether `a` comes before `b` in log order. */

@@ -47,6 +47,7 @@ export const ERROR_CODES = {
   'STORE.CONFLICT': { retryable: true, message: 'The document changed concurrently; retry.' },
   'DEPENDENCY.DOWN': { retryable: true, message: 'A dependency is not available; retry later.' },
   'LOG.UNREADABLE': { retryable: false, message: 'A stored message of the event log cannot be read (damaged or removed).' },
+  'LOG.FOREIGN_MESSAGE': { retryable: false, message: 'A message in the event log was made by no Runledger writer (the server stored it there as the reply to a request); readers skip it.' },
   'CAMPAIGN.NOT_FOUND': { retryable: false, message: 'No campaign with that id.' },
   'CAMPAIGN.EXISTS': { retryable: false, message: 'A different campaign already has that id.' },
   'CAMPAIGN.STATE': { retryable: false, message: 'The campaign is not in a state that allows this.' },

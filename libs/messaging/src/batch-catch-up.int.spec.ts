@@ -93,7 +93,7 @@ describe('Batch consumer after its holder died (Issue 12 ack-all batches, Issue 
       await waitUntil(async () => (await jsm.consumers.info(LOG_STREAM, 'catch-up-poison')).ack_floor.stream_seq >= later, { timeoutMs: 90_000, description: 'the later commit acked' });
       // That ack settled the unreadable message too: its dead letter must be on the log (rl.deadletters.list reads it).
       const deadLetters = await log.read(aggregateRef('deadletter', 'catch-up-poison'));
-      expect(deadLetters.map((e) => (e.data as { stream_seq: number; reason: string })).filter((d) => d.stream_seq === unreadable)).toEqual([expect.objectContaining({ reason: 'undecodable message' })]);
+      expect(deadLetters.map((e) => (e.data as { stream_seq: number; reason: string })).filter((d) => d.stream_seq === unreadable)).toEqual([expect.objectContaining({ reason: "no writer's message", error_code: 'LOG.FOREIGN_MESSAGE' })]);
       expect(poisonSeen).toEqual([1, 2]);
     } finally {
       await service.stop();

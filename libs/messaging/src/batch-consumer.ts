@@ -1,7 +1,7 @@
 import type { MessageHandler } from '@nestjs/microservices';
 import type { ConsumerMessages, JsMsg } from '@nats-io/jetstream';
 import { AppError } from '@runledger/kernel';
-import { messageEvents, type EventLog, type StoredEvent, type StoredMessage } from '@runledger/event-log';
+import { messageEvents, unreadableReason, type EventLog, type StoredEvent, type StoredMessage } from '@runledger/event-log';
 import { redeliveryDelayMs } from './durable-consumer';
 import { deferredSettlement } from './handlers';
 
@@ -134,7 +134,7 @@ export class BatchConsumer {
     let recorded = false;
     // Delivered at least once: it is in the range the previous holder was handed.
     const read: Poisoned = { seq: m.seq, subject: m.subject, info: { deliveryCount: 1 }, term: () => undefined, nak: () => undefined };
-    await this.host.poison(read, this.opts.durable, 'undecodable message', err, (_settle, redelivered) => void (recorded = !redelivered));
+    await this.host.poison(read, this.opts.durable, unreadableReason(err), err, (_settle, redelivered) => void (recorded = !redelivered));
     if (!recorded) throw new Error(`the dead letter of ${m.seq} was not recorded`);
   }
 
@@ -155,7 +155,7 @@ export class BatchConsumer {
       try {
         events = messageEvents(m);
       } catch (err) {
-        await this.host.poison(m, opts.durable, 'undecodable message', err, later);
+        await this.host.poison(m, opts.durable, unreadableReason(err), err, later);
         continue;
       }
       if (m.info.deliveryCount > opts.maxDeliver) await this.host.poison(m, opts.durable, 'delivery budget exhausted', new AppError('INTERNAL'), later);

@@ -4,7 +4,7 @@ import { Msg, NatsConnection, Subscription } from '@nats-io/transport-node';
 import { AckPolicy, ConsumerMessages, jetstream, JetStreamClient, JetStreamManager, JsMsg } from '@nats-io/jetstream';
 import { lastValueFrom, isObservable } from 'rxjs';
 import { AppError, isWireError, toWireError, WireError } from '@runledger/kernel';
-import { EventLog, LOG_STREAM, aggregateRef, isBusFault, messageEvents, type StoredEvent } from '@runledger/event-log';
+import { EventLog, LOG_STREAM, aggregateRef, isBusFault, messageEvents, unreadableReason, type StoredEvent } from '@runledger/event-log';
 import { contextFromTraceparent, eventSpanAttributes, extractTraceContext, logSubjectTemplate, messagingAttributes, observeConsumerLag, runledgerMetrics, SpanKind, spansKeepAttributes, withSpan } from '@runledger/telemetry';
 import { isInboxSubject } from './callers';
 import { decodeBounded, encodeJson, replyHeaders, REQUEST_ID_HEADER } from './codec';
@@ -294,7 +294,7 @@ export class RunledgerTransport extends Server implements CustomTransportStrateg
     try {
       events = messageEvents(m);
     } catch (err) {
-      return this.poison(m, opts.durable, 'undecodable message', err);
+      return this.poison(m, opts.durable, unreadableReason(err), err);
     }
     // Checked before handling: a message whose handling crashes or hangs the process never gets to throw.
     if (m.info.deliveryCount > opts.maxDeliver) return this.poison(m, opts.durable, 'delivery budget exhausted', new AppError('INTERNAL'));

@@ -61,10 +61,23 @@ export interface AuditVerification {
     | 'log_replaced'
     | 'forged_run';
   /**
-   * The log message a damaged_message verdict names: unreadable (the server holds no readable message at that sequence) or not a commit of events; for forged_run, the first event under the run id that its owner did not write (detail names the run and why).
+   * The log message a damaged_message verdict names: unreadable (the server holds no readable message at that sequence), a writer's message that is not a commit of events, or a chained one that no longer reads as a writer's; for forged_run, the first event under the run id that its owner did not write (detail names the run and why).
    */
   log_seq?: number;
   detail?: string;
+  /**
+   * Messages of the log no Runledger writer made, present only when there are any: a JetStream API answer, or a direct get's copy of another message, that nats-server stored on a log subject because a request named it as its reply subject (an identity with JetStream API rights asked it to; no permission can refuse that). Every reader skips them, live and in a replay, and the chain never took them in, so they do not break it (ok stays true); a message the chain took in as a writer's that now reads as foreign is damaged_message.
+   */
+  foreign_messages?: {
+    count: number;
+    /**
+     * The first ones in log order (at most 20; count says how many in all): the log sequence and why it is no writer's.
+     */
+    first: {
+      log_seq: number;
+      why: string;
+    }[];
+  };
   key_id: string;
   public_key_pem: string;
 }

@@ -58,8 +58,12 @@ export class AuditChainWriter implements OnModuleInit {
     if (this.version === 0) {
       this.last = null;
     } else {
-      const tail = chainEntriesOf(await this.log.read(CHAIN_REF, this.version));
-      this.last = tail[tail.length - 1] ?? (await this.lastEntryBefore(this.version));
+      // The last chain batch, read past a message no writer made after it (EventLog.lastCommit): such a message is not
+      // the chain, which goes on from its last entry after it (the append expects the subject's real last sequence);
+      // `audit verify` names it. Starting over at entry 1 instead lost the chain's place and then refused every start
+      // (the anchor is ahead): probe finding.
+      const tail = chainEntriesOf(await this.log.lastCommit(CHAIN_REF));
+      this.last = tail[tail.length - 1] ?? null;
       await this.refuseForeignTail();
     }
     if (atStart) this.refuseTailBehindAnchor();
@@ -85,19 +89,6 @@ export class AuditChainWriter implements OnModuleInit {
       `audit chain ${other ? `entry ${seq} is not the one this ledger signed` : `ends at entry ${seq}, but this ledger signed entry ${signed.seq}`} ` +
         '(its anchor file): the log was cut or rolled back; refusing to chain onto it. Run `runledger audit verify`; an operator who means to start over moves the anchor file away.',
     );
-  }
-
-  /**
-   * The chain's last entry when its last message holds none: something that is no chain batch was stored on the chain
-   * subject (a JetStream API answer or acknowledgement an identity had the server publish there as a request's reply
-   * subject: the bus cannot refuse that). It is not the chain: the chain goes on from its last entry, after it (the
-   * append expects the subject's real last sequence), and `audit verify` names the message. Starting over at entry 1
-   * instead lost the chain's place and then refused every start (the anchor is ahead): probe finding.
-   */
-  private async lastEntryBefore(foreignAt: number): Promise<ChainEntry | null> {
-    const entries = chainEntriesOf(await this.log.read(CHAIN_REF));
-    this.logger.warn({ msg: 'the last message on the audit chain subject is no chain batch; chaining on from the last entry before it', log_seq: foreignAt, entry: entries[entries.length - 1]?.seq ?? 0 });
-    return entries[entries.length - 1] ?? null;
   }
 
   private async refuseForeignTail(): Promise<void> {

@@ -64,7 +64,7 @@ export class AuditTrails {
   /** The run commits at `seqs`, as the log stores them (sealed data sealed: the answer is opened as a whole). */
   private async commits(seqs: number[]): Promise<Map<number, StoredEvent[]>> {
     const out = new Map<number, StoredEvent[]>();
-    await Promise.all(seqs.map((seq) => this.log.messages('rl.log.run.>', seq, seq, (m) => void out.set(seq, tryStoredEvents(m.data, m.seq, m.subject)))));
+    await Promise.all(seqs.map((seq) => this.log.messages('rl.log.run.>', seq, seq, (m) => void out.set(seq, tryStoredEvents(m)))));
     return out;
   }
 }

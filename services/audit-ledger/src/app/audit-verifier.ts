@@ -1,5 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { EVENT_TYPE_HEADER, EventLog, LOG_STREAM, LOG_SUBJECT_PREFIX, logIdentityOf, positionBefore, readFailed, StoredEvent, storedEvents, UnreadableMessageError } from '@runledger/event-log';
+import type { AuditVerification } from '@runledger/contracts';
+import { EventLog, ForeignMessageError, LOG_STREAM, LOG_SUBJECT_PREFIX, logIdentityOf, positionBefore, readFailed, StoredEvent, storedEvents, UnreadableMessageError } from '@runledger/event-log';
 import { AnchoredVerification, ChainEntry, chainEntriesOf, checkCompleteness, checkLogIdentity, LoggedAuditEvent, verifyAnchoredChain } from '@runledger/governance';
 import { RUNTIME, ServiceRuntime, trustedKeys, type AuditSigningKey } from '@runledger/messaging';
 import { OwnershipCheck } from '@runledger/runs';
@@ -19,7 +20,17 @@ class DamagedMessage extends Error {
   }
 }
 
-export type VerifyReport = AnchoredVerification & { key_id: string; public_key_pem: string; head_hash?: string | null };
+/** How many foreign messages a report names (the count says how many there are). */
+const FOREIGN_NAMED = 20;
+
+/**
+ * Messages of the log no Runledger writer made (ForeignMessageError): the server stored them as a request's reply.
+ * Every reader skipped them and the chain never took them in, so they do not break it; the report names them, as an
+ * insider had them stored.
+ */
+type ForeignMessages = NonNullable<AuditVerification['foreign_messages']>;
+
+export type VerifyReport = AnchoredVerification & { key_id: string; public_key_pem: string; head_hash?: string | null; foreign_messages?: ForeignMessages };
 
 /** Verification of the live chain: links, signatures, the outside anchor, and completeness against the log. */
 @Injectable()
@@ -49,36 +60,40 @@ export class AuditVerifier {
     const snapshot = await this.readLog(info.state);
     if ('damaged' in snapshot) return { ...snapshot.damaged, ...key };
     const entries = chainEntriesOf(snapshot.chain);
+    const foreign = foreignReport(snapshot.foreign);
+    // A message the chain took in as a writer's cannot have become no writer's: its headers were edited in the store.
+    const chained = new Set(entries.map((e) => Number(e.body.log_seq)));
+    const edited = snapshot.foreign.find((f) => chained.has(f.log_seq));
+    if (edited) return { ok: false, first_broken_seq: entries.findIndex((e) => Number(e.body.log_seq) === edited.log_seq) + 1, reason: 'damaged_message', log_seq: edited.log_seq, detail: `log message ${edited.log_seq} was chained as a writer's commit and now ${edited.why} (edited in the store)`, ...key, ...foreign };
     const anchored = verifyAnchoredChain(entries, { check: trustedKeys(this.signer.trustedPublicKeyPems), anchor: anchor?.checkpoint });
-    if (!anchored.ok) return { ...anchored, ...key };
+    if (!anchored.ok) return { ...anchored, ...key, ...foreign };
     // Chained by now: every event of a commit the ledger acked, and every event up to the chain head's position (a
     // commit's events may be chained in two chain messages, the second not written yet: those after the head are not).
     const head = chainedPosition(entries[entries.length - 1] ?? null);
     const logged = snapshot.audited.filter((a) => a.log_seq <= processedUpTo || !positionBefore(head, { seq: a.log_seq, index: a.log_index ?? 0 }));
     const missing = checkCompleteness(entries, logged);
-    return { ...(missing ?? forgedRun(snapshot.ownership, entries.length) ?? anchored), ...key };
+    return { ...(missing ?? forgedRun(snapshot.ownership, entries.length) ?? anchored), ...key, ...foreign };
   }
 
   /** The chain's messages and the audit-relevant run events of the log as it is now, or the first damaged message. */
-  private async readLog(state: { messages: number; first_seq: number; last_seq: number }): Promise<{ chain: StoredEvent[]; audited: LoggedAuditEvent[]; ownership: OwnershipCheck } | { damaged: AnchoredVerification }> {
+  private async readLog(state: { messages: number; first_seq: number; last_seq: number }): Promise<{ chain: StoredEvent[]; audited: LoggedAuditEvent[]; ownership: OwnershipCheck; foreign: ForeignMessages['first'] } | { damaged: AnchoredVerification }> {
     const chain: StoredEvent[] = [];
     const audited: LoggedAuditEvent[] = [];
+    const foreign: ForeignMessages['first'] = [];
     // Issue 23: every run's events checked against its owner as they are read (a few fields per run id, not its events).
     const ownership = new OwnershipCheck();
-    if (!state.messages) return { chain, audited, ownership };
+    if (!state.messages) return { chain, audited, ownership, foreign };
     try {
       await this.log.messages(`${LOG_SUBJECT_PREFIX}.>`, state.first_seq, state.last_seq, (m) => {
         const isChain = m.subject === CHAIN_REF.subject;
         if (!isChain && !m.subject.startsWith(RUN_SUBJECT_PREFIX)) return;
         let events: StoredEvent[];
         try {
-          events = storedEvents(m.data, m.seq, m.subject);
-        } catch {
-          // Every append carries its events' types in a header; a message without one no writer made: an answer the
-          // server stored there as a request's reply subject (README, guarantees: a known limit). Damaged either way.
-          throw new DamagedMessage(m.seq, m.headers?.get(EVENT_TYPE_HEADER)
-            ? 'is not a commit of events (edited in the store)'
-            : 'is not a commit of events and no writer\'s message (the server stored it as a request\'s reply: README, guarantees)');
+          events = storedEvents(m);
+        } catch (err) {
+          // Skipped by every reader, live and in a replay: named in the report, not a break (see ForeignMessages).
+          if (err instanceof ForeignMessageError) return void foreign.push({ log_seq: m.seq, why: err.why });
+          throw new DamagedMessage(m.seq, 'is a writer\'s message but not a commit of events (edited in the store)');
         }
         if (!isChain) ownership.commit(events);
         return this.log.each(events, (event) => {
@@ -95,7 +110,7 @@ export class AuditVerifier {
       const proven = chainEntriesOf(chain).length;
       return { damaged: { ok: false, first_broken_seq: proven + 1, reason: 'damaged_message', log_seq: damaged.seq, detail: `log message ${damaged.seq} ${damaged.what}` } };
     }
-    return { chain, audited, ownership };
+    return { chain, audited, ownership, foreign };
   }
 
   /** The signed checkpoint at the chain's current head (what export manifests carry), with the key to check it. */
@@ -110,6 +125,11 @@ export class AuditVerifier {
     const info = await this.runtime.jsm.consumers.info(LOG_STREAM, LEDGER_DURABLE).catch(() => null);
     return info?.ack_floor.stream_seq ?? 0;
   }
+}
+
+/** The report's foreign_messages (absent when there are none). */
+function foreignReport(found: ForeignMessages['first']): { foreign_messages?: ForeignMessages } {
+  return found.length ? { foreign_messages: { count: found.length, first: found.slice(0, FOREIGN_NAMED) } } : {};
 }
 
 /** The first run the log holds that its owner did not write (a forged_run verdict naming it), or null. */

@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { DeadLetter, DeadLettersListResult } from '@runledger/contracts';
 import { headers as natsHeaders, MsgHdrs } from '@nats-io/transport-node';
-import { aggregateRef, EventLog, LOG_STREAM, tryStoredEvents } from '@runledger/event-log';
+import { aggregateRef, EventLog, LOG_STREAM, storedMessageOf, tryStoredEvents, writerMessageProblem } from '@runledger/event-log';
 import { AppError, truncateChars } from '@runledger/kernel';
 import { RUNTIME, ServiceRuntime } from '@runledger/messaging';
 import { evolveDeadLetters, runIdOf } from '../domain/dead-letters';
@@ -27,7 +27,7 @@ export class DeadLettersService {
     const original = await this.runtime.jsm.streams.getMessage(LOG_STREAM, { seq: letter.stream_seq }).catch(() => null);
     if (!original) return { ...letter, payload: null };
     // As the log stores it, never opened: a sealed field is shown as its sealed value (README "Erasure").
-    const events = tryStoredEvents(original.data, letter.stream_seq, letter.subject);
+    const events = tryStoredEvents(storedMessageOf(original));
     if (!events.length) return { ...letter, payload: truncateChars(new TextDecoder().decode(original.data), PAYLOAD_TEXT_MAX) };
     return {
       ...letter, run_id: runIdOf(letter.subject, events) ?? letter.run_id,
@@ -42,6 +42,10 @@ export class DeadLettersService {
     if (!letter.retryable) throw new AppError('DEADLETTER.NOT_RETRYABLE', `Dead letter ${id} is not re-published: ${letter.not_retryable_because}`);
     const original = await this.runtime.jsm.streams.getMessage(LOG_STREAM, { seq: letter.stream_seq }).catch(() => null);
     if (!original) throw new AppError('DEADLETTER.NOT_FOUND', `The original message ${letter.stream_seq} is not in the log.`);
+    // Re-published with its own headers, a message the server stored would become a writer's: never (whatever code
+    // its dead letter was recorded with before readers told such messages apart).
+    const foreign = writerMessageProblem(storedMessageOf(original));
+    if (foreign) throw new AppError('DEADLETTER.NOT_RETRYABLE', `Dead letter ${id} is not re-published: its message is no Runledger writer's (it ${foreign}).`);
     const attempt = letter.retries.length + 1;
     // The msgID makes a repeated retry request (a lost reply) publish once within the duplicate window.
     const ack = await this.runtime.js.publish(letter.subject, original.data, { msgID: `retry:${id}:${attempt}`, headers: applicationHeaders(original.header) });
