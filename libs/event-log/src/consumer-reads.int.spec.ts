@@ -3,7 +3,7 @@ import { AckPolicy, jetstream, jetstreamManager, type JetStreamManager } from '@
 import { FixedClock } from '@runledger/kernel';
 import { startNatsServer, type NatsServerHandle } from '@runledger/testing';
 import { readByConsumer } from './consumer-reads';
-import { aggregateRef, encodeEnvelope, ensureLogStream, type EventEnvelope, EventLog, LOG_STREAM, type StoredEvent } from './index';
+import { aggregateRef, encodeEnvelope, ensureLogStream, type EventEnvelope, EventLog, LOG_STREAM, type StoredEvent, writerHeaders } from './index';
 
 // Generous: the suite must hold while the machine is busy with other loads (waits are on conditions, not time).
 jest.setTimeout(60_000);
@@ -98,5 +98,36 @@ describe('Issue 22 the admin reads a range of the log through one consumer; ever
     expect(never).toMatchObject({ code: 'DEPENDENCY.DOWN', retryable: true });
     expect(await consumerNames(jsm, 'DAMAGED22')).toEqual([]);
     await jsm.streams.delete('DAMAGED22');
+  });
+
+  it('messages the server itself stored on the log (an API answer, a direct get\'s copy) are skipped through the consumer exactly as by direct gets, each named as no writer\'s', async () => {
+    const from = (await jsm.streams.info(LOG_STREAM)).state.last_seq + 1;
+    const target = aggregateRef('run', 'foreign-in-range');
+    const stored = async (api: string, body: string) => {
+      const before = (await jsm.streams.info(LOG_STREAM)).state.last_seq;
+      admin.publish(api, body, { reply: target.subject });
+      for (;;) {
+        const now = (await jsm.streams.info(LOG_STREAM)).state.last_seq;
+        if (now > before) return now;
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+    };
+    const answer = await stored(`$JS.API.STREAM.INFO.${LOG_STREAM}`, '');
+    // A copy of a message with the writer's header from a stream of the insider's own (a log message's msgID would
+    // have the copy refused as a duplicate within the log's window).
+    await jsm.streams.add({ name: 'SIDE22', subjects: ['side22.>'], allow_direct: true });
+    const side = await jetstream(admin).publish('side22.x', encodeEnvelope({ type: 'Forged', data: {}, metadata: { event_id: 'f-1', stream_id: target.id, schema_version: 1, contract_version: 'v1', producer: 'spec', recorded_at: '2026-01-01T00:00:00.000Z' } }), { headers: writerHeaders('Forged') });
+    const copy = await stored('$JS.API.DIRECT.GET.SIDE22', JSON.stringify({ seq: side.seq }));
+    await directLog.append(target, [{ type: 'After', data: {} }], { commandId: 'after-foreign' });
+    const to = (await jsm.streams.info(LOG_STREAM)).state.last_seq;
+    const read = async (log: EventLog) => {
+      const skipped: Array<[number, string]> = [];
+      const events = await log.range('rl.log.>', from, to, (m, err) => void skipped.push([m.seq, (err as Error).message]));
+      return { events: positions(events), skipped };
+    };
+    const byConsumer = await read(new EventLog(jetstream(admin), jsm, { producer: 'spec', clock, mayCreateConsumers: true }));
+    expect(byConsumer).toEqual(await read(directLog));
+    expect(byConsumer.events.map((e) => e[3])).toEqual(['After']);
+    expect(byConsumer.skipped).toEqual([[answer, expect.stringContaining("no writer's header")], [copy, expect.stringContaining(`copy of log message ${side.seq}`)]]);
   });
 });

@@ -3,6 +3,7 @@ import { AckPolicy, DeliverPolicy, type JetStreamManager } from '@nats-io/jetstr
 import type { StoredMessage } from './direct-reads';
 import { connectionOf, inboxPrefixOf, READ_IDLE_MS } from './direct-reads';
 import { stalledRead } from './log-errors';
+import { rawWriterProblem, writerMessageProblem } from './stored-event';
 
 /**
  * Whole-range reads through one consumer, for the one identity allowed to create consumers (the bootstrap `admin`,
@@ -174,5 +175,13 @@ class ConsumedMessage implements StoredMessage {
 
   get headers() {
     return this.m.headers;
+  }
+
+  /** Read off the raw header block when the client keeps it as @nats-io/nats-core 3.x does; decoded otherwise. */
+  writerProblem(): string | null {
+    const raw = this.m as unknown as { _rdata?: Uint8Array; _msg?: { hdr?: number } };
+    const end = raw._msg?.hdr;
+    if (!(raw._rdata instanceof Uint8Array) || typeof end !== 'number') return writerMessageProblem({ seq: this.seq, subject: this.subject, data: this.data, headers: this.headers });
+    return rawWriterProblem(end > -1 ? raw._rdata.subarray(0, end) : undefined, this.seq);
   }
 }

@@ -18,6 +18,8 @@ export interface StoredMessage {
   subject: string;
   data: Uint8Array;
   headers?: MsgHdrs;
+  /** writerMessageProblem answered without decoding the headers, where the reader can (see rawWriterProblem). */
+  writerProblem?(): string | null;
 }
 
 /** A message as @nats-io/jetstream's gets hand it out (its headers under `header`), as a StoredMessage. */
@@ -143,7 +145,8 @@ function answerOf(seq: number, m: Msg): SequenceRead {
   if (code === 404) return { seq, missing: true };
   // Anything else than a message is the server failing to answer (busy, no leader, bad request): retryable.
   if (code !== 0 && code !== 200) throw unanswered();
-  const subject = h?.get('Nats-Subject');
+  // The server adds its headers after the stored ones: a stored copy of another message keeps that one's Nats-Subject first.
+  const subject = h?.last('Nats-Subject');
   if (!subject) throw new AppError('DEPENDENCY.DOWN', 'The event log answered a read with something else; retry.');
   return { seq, subject, data: m.data, headers: h };
 }
