@@ -1,10 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { jetstream, jetstreamManager, JetStreamApiCodes, JetStreamApiError, type JetStreamClient, type JetStreamManager, type PubAck, type StoredMsg } from '@nats-io/jetstream';
-import { Empty, headers as natsHeaders, type NatsConnection } from '@nats-io/transport-node';
+import { Empty, type NatsConnection } from '@nats-io/transport-node';
 import { deterministicUuid } from '@runledger/kernel';
+import { KV_OPERATION_HEADER, keyOfSubject, latestWriterRevision, writerHeaders } from './kv-writer';
 
-/** The header @nats-io/kv marks a delete with (`KV-Operation: DEL`; kv.js `kvOperationHdr`, not exported). */
-const KV_OPERATION_HEADER = 'KV-Operation';
+/** How many times a write goes past answers the bus keeps storing on its key before it reports a conflict. */
+const PAST_FOREIGN_TRIES = 3;
 /** Stored with each compare-and-set write: which call wrote it, so a duplicate ack can tell our message from another's. */
 const KV_WRITE_ID_HEADER = 'Rl-Write-Id';
 
@@ -36,7 +37,9 @@ function isWrongLastSequence(err: unknown): boolean {
  * for a clustered stream (revision > 0) only at the leader before the raft proposal: two writes on one revision in
  * flight together both pass and both are stored (a lost update each caller was told succeeded). The server's msgID
  * duplicate check is made when a message is applied, so a msgID per (key, expected revision) lets one write per
- * revision through. Messages are written as @nats-io/kv writes them (a delete: no data, `KV-Operation: DEL`).
+ * revision through. Messages are written as @nats-io/kv writes them (a delete: no data, `KV-Operation: DEL`), with the
+ * writer's marker (kv-writer.ts). A revision is the key's latest writer revision: answers the bus stored after it
+ * (README, guarantees) do not make its writer's compare-and-set fail; the write goes past them.
  */
 export class KvCompareAndSet {
   private readonly js: JetStreamClient;
@@ -63,26 +66,38 @@ export class KvCompareAndSet {
    */
   async write(at: KvKeyAt, expectedRevision: number, value: string | null, writeId?: string): Promise<number | null> {
     const id = writeId ?? randomUUID();
-    const headers = natsHeaders();
+    const headers = writerHeaders(keyOfSubject(at.subject));
     if (value === null) headers.set(KV_OPERATION_HEADER, 'DEL');
     headers.set(KV_WRITE_ID_HEADER, id);
     // Revision 0 is checked when the message is applied, on any server version: no msgID, which could outlive an
     // erasure of every message of the key (runledger erase) and refuse its next creation.
-    const msgID = expectedRevision > 0 ? revisionSlotId(at.subject, expectedRevision) : undefined;
-    let ack: PubAck | undefined;
-    try {
-      ack = await this.js.publish(at.subject, value ?? Empty, { headers, expect: { lastSubjectSequence: expectedRevision }, ...(msgID ? { msgID } : {}) });
-    } catch (err) {
-      if (!isWrongLastSequence(err)) throw err;
+    let msgID = expectedRevision > 0 ? revisionSlotId(at.subject, expectedRevision) : undefined;
+    let lastSubjectSequence = expectedRevision;
+    for (let attempt = 0; ; attempt++) {
+      let ack: PubAck | undefined;
+      try {
+        ack = await this.js.publish(at.subject, value ?? Empty, { headers, expect: { lastSubjectSequence }, ...(msgID ? { msgID } : {}) });
+      } catch (err) {
+        if (!isWrongLastSequence(err)) throw err;
+      }
+      if (ack && !ack.duplicate) return ack.seq;
+      const jsm = await this.manager();
+      if (ack) {
+        // A duplicate: another write took the revision, unless it was an earlier attempt of this one (stored just
+        // before it). Ours only if the stored message is, byte for byte; another writer's, even with the same value,
+        // is a conflict (two increments of one counter write the same bytes).
+        const stored = await jsm.streams.getMessage(at.stream, { seq: ack.seq });
+        return stored && isThisWrite(stored, at.subject, value, id) ? stored.seq : null;
+      }
+      const { writer, last } = await latestWriterRevision(jsm, at.stream, at.subject);
+      // An earlier attempt of this write (only a repeated writeId can have been sent before) stored it already.
+      if (writeId !== undefined && writer && isThisWrite(writer, at.subject, value, id)) return writer.seq;
+      // The expected revision is still the key's latest writer revision, and only what the bus stored follows it:
+      // go past that (compare-and-set on the subject's last message), keeping the one msgID per writer revision.
+      if ((writer?.seq ?? 0) !== expectedRevision || last === lastSubjectSequence || attempt >= PAST_FOREIGN_TRIES) return null;
+      lastSubjectSequence = last;
+      msgID ??= deterministicUuid('kv-cas-past', at.subject, last);
     }
-    if (ack && !ack.duplicate) return ack.seq;
-    // Another write took the revision, unless it was an earlier attempt of this one: stored just before it (a
-    // duplicate), or before it was checked at all (only a repeated writeId can have been sent before). Ours only if
-    // the stored message is, byte for byte; another writer's, even with the same value, is a conflict (two increments
-    // of one counter write the same bytes). A message overwritten since cannot be told apart: a conflict.
-    if (!ack && writeId === undefined) return null;
-    const stored = await (await this.manager()).streams.getMessage(at.stream, ack ? { seq: ack.seq } : { last_by_subj: at.subject });
-    return stored && isThisWrite(stored, at.subject, value, id) ? stored.seq : null;
   }
 }
 

@@ -1,7 +1,8 @@
-import { Kvm, type KV, type KvEntry } from '@nats-io/kv';
+import { jetstream, JetStreamApiCodes, JetStreamApiError, type JetStreamClient, type StoredMsg } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { idToKey, keyToId } from './key-codec';
 import { KvCompareAndSet } from './kv-compare-and-set';
+import { KV_HISTORY, kvStreamConfig, latestWriterRevision, writerDocument, writerHeaders } from './kv-writer';
 import { applyQuery } from './query';
 import {
   DocumentConflictError,
@@ -17,10 +18,20 @@ import { serialised, validateCollectionName, validateFind, validateId, validateR
 export interface NatsKvDocumentStoreOptions {
   /** Prefix of the KV bucket backing each collection (default 'rl_doc_'). */
   bucketPrefix?: string;
-  /** Values kept per key (default 1: only the latest is ever read; raise it for debugging history). */
+  /**
+   * Revisions kept per key (default KV_HISTORY): a read takes the latest a writer made, past any the bus stored after
+   * it (kv-writer.ts), so one such answer must not push the writer's out.
+   */
   history?: number;
   /** Parallel reads while scanning a collection in find() (default 32). */
   scanConcurrency?: number;
+}
+
+/** A collection's bucket: its stream, its keys' subject prefix, and whether its messages are read by direct get. */
+interface BucketAt {
+  stream: string;
+  prefix: string;
+  direct: boolean;
 }
 
 /** How many times a write that raced with a concurrent delete is retried before giving up. */
@@ -54,9 +65,9 @@ function writtenDoc<T>(id: string, revision: number, json: string): StoredDocume
  */
 export class NatsKvDocumentStore implements DocumentStore {
   readonly kind = 'nats-kv' as const;
-  private readonly kvm: Kvm;
+  private readonly js: JetStreamClient;
   private readonly cas: KvCompareAndSet;
-  private readonly buckets = new Map<string, Promise<KV>>();
+  private readonly buckets = new Map<string, Promise<BucketAt>>();
   private readonly collections = new Map<string, NatsKvCollection<object>>();
   private closed = false;
   readonly bucketPrefix: string;
@@ -65,10 +76,10 @@ export class NatsKvDocumentStore implements DocumentStore {
 
   /** The connection stays owned by the caller: close() does not close it. */
   constructor(nc: NatsConnection, opts: NatsKvDocumentStoreOptions = {}) {
-    this.kvm = new Kvm(nc);
+    this.js = jetstream(nc);
     this.cas = new KvCompareAndSet(nc);
     this.bucketPrefix = opts.bucketPrefix ?? 'rl_doc_';
-    this.history = opts.history ?? 1;
+    this.history = opts.history ?? KV_HISTORY;
     this.scanConcurrency = opts.scanConcurrency ?? 32;
     if (!/^[-\w]*$/.test(this.bucketPrefix)) throw new DocumentStoreError(`invalid bucketPrefix "${this.bucketPrefix}"`);
     validateRevision(this.history, 'history');
@@ -122,19 +133,52 @@ export class NatsKvDocumentStore implements DocumentStore {
   }
 
   /** Opens (creating on first use) the bucket of a collection. @internal */
-  bucket(name: string): Promise<KV> {
+  bucket(name: string): Promise<BucketAt> {
     if (this.closed) return Promise.reject(new DocumentStoreError('document store is closed'));
-    let kv = this.buckets.get(name);
-    if (!kv) {
-      kv = this.kvm.create(`${this.bucketPrefix}${name}`, {
-        history: this.history,
-        description: `Runledger document collection "${name}"`,
-      });
+    let at = this.buckets.get(name);
+    if (!at) {
+      at = this.openBucket(`${this.bucketPrefix}${name}`, name);
       // A failed open (e.g. server unavailable) must not poison later attempts.
-      kv.catch(() => this.buckets.delete(name));
-      this.buckets.set(name, kv);
+      at.catch(() => this.buckets.delete(name));
+      this.buckets.set(name, at);
     }
-    return kv;
+    return at;
+  }
+
+  private async openBucket(bucket: string, name: string): Promise<BucketAt> {
+    const jsm = await this.cas.manager();
+    const stream = `KV_${bucket}`;
+    // Created as @nats-io/kv creates a bucket, with no rollups (kvStreamConfig); the bootstrap creates them in production.
+    const info = await jsm.streams.info(stream).catch(async (err: unknown) => {
+      if (!(err instanceof JetStreamApiError && err.code === JetStreamApiCodes.StreamNotFound)) throw err;
+      return jsm.streams.add(kvStreamConfig(bucket, { history: this.history, description: `Runledger document collection "${name}"` }));
+    });
+    return { stream, prefix: `$KV.${bucket}.`, direct: info.config.allow_direct === true };
+  }
+
+  /**
+   * A document's latest writer revision: its last message when a writer stored it (one read, as kv.get), else the
+   * latest a writer stored before what the bus put after it (kv-writer.ts; every revision held is read). @internal
+   */
+  async readLatest(collection: string, id: string): Promise<{ revision: number; doc: ReturnType<typeof writerDocument> } | null> {
+    const at = await this.bucket(collection);
+    const key = idToKey(id);
+    const subject = `${at.prefix}${key}`;
+    const jsm = await this.cas.manager();
+    const query = { last_by_subj: subject };
+    const last: StoredMsg | null = at.direct ? await jsm.direct.getMessage(at.stream, query) : await jsm.streams.getMessage(at.stream, query);
+    if (!last || last.subject !== subject) return null;
+    const doc = writerDocument(last, key, at.direct);
+    if (doc) return { revision: last.seq, doc };
+    const held = await latestWriterRevision(jsm, at.stream, subject);
+    return held.writer ? { revision: held.writer.seq, doc: held.doc } : null;
+  }
+
+  /** An unconditional write of a document's JSON, marked as a writer's. @internal */
+  async putJson(collection: string, id: string, json: string): Promise<number> {
+    const at = await this.bucket(collection);
+    const key = idToKey(id);
+    return (await this.js.publish(`${at.prefix}${key}`, json, { headers: writerHeaders(key) })).seq;
   }
 }
 
@@ -144,35 +188,31 @@ class NatsKvCollection<T extends object> implements DocumentCollection<T> {
     private readonly name: string,
   ) {}
 
-  private toDoc(id: string, entry: KvEntry | null): StoredDocument<T> | null {
-    // Deletes are tombstones (DEL/PURGE entries), not absent keys.
-    if (!entry || entry.operation !== 'PUT') return null;
-    return { id, revision: entry.revision, value: entry.json<T>() };
-  }
-
-  private async read(kv: KV, id: string): Promise<StoredDocument<T> | null> {
-    return this.toDoc(id, await kv.get(idToKey(id)));
+  /** The document a read found: null when it holds none (never written, or deleted: a tombstone is no document). */
+  private async read(id: string): Promise<{ revision: number; doc: StoredDocument<T> | null } | null> {
+    const latest = await this.store.readLatest(this.name, id);
+    if (!latest) return null;
+    const doc = latest.doc && !latest.doc.deleted ? { id, revision: latest.revision, value: latest.doc.value as T } : null;
+    return { revision: latest.revision, doc };
   }
 
   async get(id: string): Promise<StoredDocument<T> | null> {
     validateId(id);
-    return this.read(await this.store.bucket(this.name), id);
+    return (await this.read(id))?.doc ?? null;
   }
 
   async create(id: string, value: T): Promise<{ created: boolean; doc: StoredDocument<T> }> {
     validateId(id);
     const json = serialised(value);
-    const kv = await this.store.bucket(this.name);
     // First as a key never written (one request), then over the tombstone the read finds, as kv.create does.
     let expectedRevision = 0;
     for (let attempt = 0; attempt < MAX_RACE_RETRIES; attempt++) {
       const revision = await this.store.compareAndSet(this.name, id, expectedRevision, json);
       if (revision !== null) return { created: true, doc: writtenDoc(id, revision, json) };
-      const entry = await kv.get(idToKey(id));
-      const existing = this.toDoc(id, entry);
-      if (existing) return { created: false, doc: existing };
+      const found = await this.read(id);
+      if (found?.doc) return { created: false, doc: found.doc };
       // Deleted (or created and deleted) between our attempt and the read: create over what the read found.
-      expectedRevision = entry?.revision ?? 0;
+      expectedRevision = found?.revision ?? 0;
     }
     throw new Error(`create of "${id}" in "${this.name}" kept racing with concurrent deletes`);
   }
@@ -185,24 +225,21 @@ class NatsKvCollection<T extends object> implements DocumentCollection<T> {
     // since get() never returns deleted documents.)
     const revision = await this.store.compareAndSet(this.name, id, expectedRevision, json);
     if (revision !== null) return writtenDoc(id, revision, json);
-    const current = await this.read(await this.store.bucket(this.name), id);
+    const current = (await this.read(id))?.doc;
     throw new DocumentConflictError({ collection: this.name, id, expectedRevision, actualRevision: current?.revision ?? null });
   }
 
   async put(id: string, value: T): Promise<StoredDocument<T>> {
     validateId(id);
     const json = serialised(value);
-    const kv = await this.store.bucket(this.name);
-    const revision = await kv.put(idToKey(id), json);
-    return writtenDoc(id, revision, json);
+    return writtenDoc(id, await this.store.putJson(this.name, id, json), json);
   }
 
   async delete(id: string, expectedRevision?: number): Promise<boolean> {
     validateId(id);
     if (expectedRevision !== undefined) validateRevision(expectedRevision);
-    const kv = await this.store.bucket(this.name);
     for (let attempt = 0; attempt < MAX_RACE_RETRIES; attempt++) {
-      const current = await this.read(kv, id);
+      const current = (await this.read(id))?.doc;
       if (!current) return false;
       if (expectedRevision !== undefined && current.revision !== expectedRevision) {
         throw new DocumentConflictError({ collection: this.name, id, expectedRevision, actualRevision: current.revision });
@@ -217,14 +254,13 @@ class NatsKvCollection<T extends object> implements DocumentCollection<T> {
   async find(filter?: Partial<Record<keyof T & string, unknown>>, opts?: FindOptions<T>): Promise<StoredDocument<T>[]> {
     const query = validateFind(filter as Record<string, unknown> | undefined, opts);
     if (query.limit === 0) return [];
-    const kv = await this.store.bucket(this.name);
     const keys = await this.store.keys(this.name);
     const docs: StoredDocument<T>[] = [];
     for (let i = 0; i < keys.length; i += this.store.scanConcurrency) {
       const batch = keys.slice(i, i + this.store.scanConcurrency);
-      const read = await Promise.all(batch.map((key) => this.read(kv, keyToId(key))));
-      // A key deleted after the listing reads back as null and is simply skipped.
-      for (const doc of read) if (doc) docs.push(doc);
+      const read = await Promise.all(batch.map((key) => this.read(keyToId(key))));
+      // A key deleted after the listing reads back as null and is simply skipped; so is one only the bus wrote.
+      for (const found of read) if (found?.doc) docs.push(found.doc);
     }
     return applyQuery(docs, query);
   }

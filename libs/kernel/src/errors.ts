@@ -41,7 +41,7 @@ export const ERROR_CODES = {
   'ARTIFACT.KIND_DENIED': { retryable: false, message: "The caller's role may not supply this kind of input to this agent." },
   'CASE.NOT_GRANTED': { retryable: false, message: "The caller's role may not put artifacts into this case." },
   'DATA.ERASED': { retryable: false, message: 'The data of this user or case was erased; nothing more is stored for it.' },
-  'DATA.KEY_UNUSABLE': { retryable: false, message: 'The data key slot of this user or case holds no key; nothing can be sealed for it until an administrator clears the slot.' },
+  'DATA.KEY_UNUSABLE': { retryable: false, message: 'The data key slot of this user or case takes no key until the bootstrap brings the data-key bucket to this release\'s settings (npm start, or the deployment\'s bootstrap step, does).' },
   'PROMOTION.REFUSED': { retryable: false, message: 'The promotion was refused by the sanitiser.' },
   'POLICY.INVALID': { retryable: false, message: 'The policy files are not valid.' },
   'STORE.CONFLICT': { retryable: true, message: 'The document changed concurrently; retry.' },

@@ -1,10 +1,10 @@
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import type { NatsConnection } from '@nats-io/transport-node';
-import { DiscardPolicy, jetstreamManager } from '@nats-io/jetstream';
-import { Kvm, type KV } from '@nats-io/kv';
+import { jetstream, jetstreamManager, JetStreamApiCodes, JetStreamApiError, type JetStreamManager, type StoredMsg } from '@nats-io/jetstream';
 import type { SealedValue } from '@runledger/contracts';
 import { AppError, LruMap } from '@runledger/kernel';
 import { nextMatchingOnLeader } from '@runledger/event-log';
+import { ensureKvBucket, isDeleteRevision, nextOnSubject, revisionMark, writerHeaders } from '@runledger/document-store';
 import { secureEraseSubject } from './secure-erase';
 
 /** Whose personal or case data a key protects: one key per user and one per case. */
@@ -52,28 +52,55 @@ export function dataKeyName(owner: DataOwner): string {
 }
 
 /**
- * Creates the data-key bucket (the bootstrap admin does; services may not create streams). History 1: a purge
- * removes the key material. Discard-new per subject: the server refuses any write to a key that holds a value, so a
- * service's publish on `$KV.rl_data_keys.<key>` (its permission cannot say "create only") neither replaces a key nor
- * overwrites an erasure's tombstone; only the admin's stream purge (JetStream API) clears a key (README "Erasure").
+ * Creates the data-key bucket (the bootstrap admin does; services may not create streams), or brings one an earlier
+ * release created (history 1, discard-new per subject) to these settings. Every revision of a key is kept and no
+ * rollups are allowed: nats-server stores JetStream answers and direct-get copies on a key's subject when a request
+ * names it as its reply subject (README, guarantees), and with one revision per key such a message either took an
+ * empty slot for good (discard-new) or pushed the key out (discard-old: the owner's data crypto-erased, and the key's
+ * bytes left behind, unerased). Now the key is the slot's first revision a writer made (slotValue): whatever is stored
+ * after it, by the bus or by a service's own publish (its permission cannot say "create only"), is never read as the
+ * key and never replaces it or an erasure's tombstone; what the bus stored before it is gone past (keyFor).
+ * `runledger erase` erases every revision of the key securely (destroy).
  */
 export async function provisionDataKeys(nc: NatsConnection, replicas = 1): Promise<void> {
   // On a cluster every read goes to the bucket's leader (no direct gets from a replica that may lag).
   // The republish is set when the bucket is created: nats-server 2.9 cannot add it to an existing one, whose
   // followers go on looking every ERASURE_POLL_MS.
-  await new Kvm(nc).create(DATA_KEYS_BUCKET, {
-    history: 1, replicas, allow_direct: replicas === 1, description: 'Runledger per-user and per-case data keys (erasure)',
+  await ensureKvBucket(await jetstreamManager(nc), DATA_KEYS_BUCKET, {
+    history: -1, replicas, direct: replicas === 1, description: 'Runledger per-user and per-case data keys (erasure)',
     republish: { src: `$KV.${DATA_KEYS_BUCKET}.>`, dest: `${DATA_KEYS_WRITTEN}.>`, headers_only: true },
   });
-  const jsm = await jetstreamManager(nc);
-  const stream = `KV_${DATA_KEYS_BUCKET}`;
-  const { config } = await jsm.streams.info(stream);
-  if (!config.discard_new_per_subject) await jsm.streams.update(stream, { discard: DiscardPolicy.New, discard_new_per_subject: true });
 }
 
-/** Data keys in the NATS KV bucket the bootstrap created (history 1: a purge removes the key material from its stream). */
+const utf8 = new TextDecoder();
+
+/**
+ * What one stored revision of a key slot says, or null when no writer of this store made it. Keys are written once:
+ * 32 random bytes in canonical base64, or the erasure's tombstone. An earlier release wrote them without the writer's
+ * marker; the shape alone tells those from the bus's messages, since nats-server stores only JSON answers, empty
+ * statuses and copies (which carry its Nats-* headers) there, never a canonical key or the tombstone's text. Checked
+ * as text: Buffer.from skips what is not base64, and an acknowledgement's JSON can decode to 32 bytes.
+ */
+function slotValue(m: StoredMsg, name: string): Buffer | 'erased' | null {
+  if (revisionMark(m.header, name) === 'foreign') return null;
+  // An earlier release erased by a purge before it wrote the tombstone (a DEL or PURGE marker of this key).
+  if (isDeleteRevision(m)) return m.data.length === 0 ? 'erased' : null;
+  const text = utf8.decode(m.data);
+  if (text === ERASED) return 'erased';
+  return CANONICAL_KEY.test(text) ? Buffer.from(text, 'base64') : null;
+}
+
+function isWrongLastSequence(err: unknown): boolean {
+  return err instanceof JetStreamApiError
+    && (err.code === JetStreamApiCodes.StreamWrongLastSequence || err.code === JetStreamApiCodes.StreamWrongLastSequenceUnknown);
+}
+
+/** How many times a key or tombstone write goes past messages the bus keeps storing on its slot before giving up. */
+const SLOT_WRITE_TRIES = 4;
+
+/** Data keys in the NATS KV bucket the bootstrap created (every revision kept: see provisionDataKeys). */
 export class KvDataKeyStore implements DataKeyStore {
-  private kv?: Promise<KV>;
+  private jsm?: Promise<JetStreamManager>;
 
   constructor(
     private readonly nc: NatsConnection,
@@ -82,35 +109,63 @@ export class KvDataKeyStore implements DataKeyStore {
     private readonly lookEveryMs = { cued: ERASURE_LOOK_MS, uncued: ERASURE_POLL_MS },
   ) {}
 
-  private bucketKv(): Promise<KV> {
-    this.kv ??= new Kvm(this.nc).open(this.bucket).catch((err: unknown) => {
-      this.kv = undefined;
+  private manager(): Promise<JetStreamManager> {
+    this.jsm ??= jetstreamManager(this.nc).catch((err: unknown) => {
+      this.jsm = undefined;
       throw err;
     });
-    return this.kv;
+    return this.jsm;
+  }
+
+  private subjectOf(name: string): string {
+    return `$KV.${this.bucket}.${name}`;
+  }
+
+  /**
+   * A slot's first writer revision (the key or the tombstone), read at the bucket's leader from the slot's first
+   * message on; `last`: the slot's last sequence when it holds none (0: no message at all).
+   */
+  private async readSlot(name: string): Promise<{ state: DataKeyState; last: number }> {
+    const jsm = await this.manager();
+    const stream = `KV_${this.bucket}`;
+    const subject = this.subjectOf(name);
+    let last = 0;
+    for (let m = await nextOnSubject(jsm, stream, subject, 1); m; m = await nextOnSubject(jsm, stream, subject, m.seq + 1)) {
+      const value = slotValue(m, name);
+      if (value) return { state: value, last: m.seq };
+      last = m.seq;
+    }
+    return { state: 'absent', last };
   }
 
   async stateOf(name: string): Promise<DataKeyState> {
-    const entry = await (await this.bucketKv()).get(name);
-    if (!entry) return 'absent';
-    if (entry.operation !== 'PUT') return 'erased'; // purged: erased before the tombstone was written
-    const text = entry.string();
-    if (text === ERASED) return 'erased';
-    // Not a key this store wrote (32 random bytes, canonical base64): what an identity had the server store in the
-    // empty slot (a JetStream API answer sent to a request's reply subject: README, guarantees). No seal or open may
-    // use it. Checked as text: Buffer.from skips what is not base64, and an acknowledgement's JSON can decode to 32 bytes.
-    if (!CANONICAL_KEY.test(text)) throw new AppError('DATA.KEY_UNUSABLE');
-    return Buffer.from(text, 'base64');
+    return (await this.readSlot(name)).state;
+  }
+
+  /**
+   * Writes `value` as the slot's next message if its last is still `last` (compare-and-set on the subject's last
+   * sequence, which goes past messages the bus stored there); false when something was stored meanwhile.
+   */
+  private async writeSlot(name: string, value: string, last: number): Promise<boolean> {
+    try {
+      await jetstream(this.nc).publish(this.subjectOf(name), value, { headers: writerHeaders(name), expect: { lastSubjectSequence: last } });
+      return true;
+    } catch (err) {
+      if (isWrongLastSequence(err)) return false;
+      // A bucket the bootstrap has not brought to this release's settings yet (one message per key, discard-new):
+      // the message the bus stored in the slot takes its only place until then.
+      if (err instanceof Error && /maximum messages per subject/i.test(err.message)) throw new AppError('DATA.KEY_UNUSABLE');
+      throw err;
+    }
   }
 
   async keyFor(owner: DataOwner): Promise<Buffer | null> {
     const name = dataKeyName(owner);
-    const state = await this.stateOf(name);
-    if (state !== 'absent') return state === 'erased' ? null : state;
-    try {
-      await (await this.bucketKv()).create(name, randomBytes(KEY_BYTES).toString('base64'));
-    } catch {
-      /* another writer created it first: read theirs */
+    for (let attempt = 0; attempt < SLOT_WRITE_TRIES; attempt++) {
+      const { state, last } = await this.readSlot(name);
+      if (state !== 'absent') return state === 'erased' ? null : state;
+      // Another writer may create it first, or the bus store a message meanwhile: read again, the first key wins.
+      await this.writeSlot(name, randomBytes(KEY_BYTES).toString('base64'), last);
     }
     const created = await this.stateOf(name);
     if (created === 'absent') throw new AppError('DEPENDENCY.DOWN', 'The data key store did not keep a new key; retry.');
@@ -118,17 +173,21 @@ export class KvDataKeyStore implements DataKeyStore {
   }
 
   /**
-   * The admin's act (a secure message delete): the bucket refuses every write to a key that holds a value
-   * (`provisionDataKeys`), so a key is one message, written once, and never an overwritten revision whose bytes the
-   * server dropped without erasing them.
+   * The admin's act: every message of the key's slot is deleted securely (the key, and anything stored after or
+   * before it), then the tombstone is written into the emptied slot, so it is the slot's first writer revision for
+   * good and the key is never created again. A message stored between the two (a service creating the key, an
+   * answer of the bus) is erased in its turn.
    */
   async destroy(owner: DataOwner): Promise<void> {
     const name = dataKeyName(owner);
-    // The key's message is overwritten with random bytes in the block file (a purge would only mark it deleted, and
-    // a disk read gave the key back: issue 23); the tombstone, created in the emptied key, stops re-creation and can
-    // never be overwritten (create fails on a key that exists, and discard-new refuses a plain put).
-    await secureEraseSubject(await jetstreamManager(this.nc), `KV_${this.bucket}`, `$KV.${this.bucket}.${name}`);
-    await (await this.bucketKv()).create(name, ERASED);
+    const jsm = await this.manager();
+    for (let attempt = 0; ; attempt++) {
+      // Overwritten with random bytes in the block file (a purge would only mark them deleted, and a disk read gave
+      // the key back: issue 23).
+      await secureEraseSubject(jsm, `KV_${this.bucket}`, this.subjectOf(name));
+      if (await this.writeSlot(name, ERASED, 0)) return;
+      if (attempt + 1 >= SLOT_WRITE_TRIES) throw new AppError('DEPENDENCY.DOWN', 'The data key slot kept changing during its erasure; retry.');
+    }
   }
 
   /**
@@ -172,8 +231,12 @@ export class KvDataKeyStore implements DataKeyStore {
         // Each write after the last one seen, in order; a purge leaves gaps, which next_by_subj steps over. The
         // leader answers: a replicated bucket has no direct gets, and a lagging replica's "none" would miss an erasure.
         for (let m = await nextMatchingOnLeader(jsm, stream, `${prefix}>`, next); m; m = await nextMatchingOnLeader(jsm, stream, `${prefix}>`, next)) {
+          const name = m.subject.slice(prefix.length);
           const operation = m.headers?.get('KV-Operation');
-          if ((operation && operation !== 'PUT') || new TextDecoder().decode(m.data) === ERASED) onErased(m.subject.slice(prefix.length));
+          const erasure = (operation && operation !== 'PUT') || utf8.decode(m.data) === ERASED;
+          // Only a writer's tombstone that is the slot's value: not a copy of another slot's the bus stored here, nor a
+          // tombstone a service published after a live key (the key stays the slot's value: slotValue).
+          if (erasure && revisionMark(m.headers, name) !== 'foreign' && (await this.stateOf(name)) === 'erased') onErased(name);
           next = m.seq + 1;
         }
       } catch {

@@ -1,8 +1,8 @@
 import type { NatsConnection } from '@nats-io/transport-node';
 import { jetstreamManager } from '@nats-io/jetstream';
-import { Kvm } from '@nats-io/kv';
 import { Objm, StorageType } from '@nats-io/obj';
 import { ensureLogStream } from '@runledger/event-log';
+import { ensureKvBucket, KV_HISTORY } from '@runledger/document-store';
 import { provisionDataKeys } from './data-keys';
 import { provisionDurable } from './durable-consumer';
 import { settingNumber } from '@runledger/kernel';
@@ -25,10 +25,13 @@ export async function provisionBus(nc: NatsConnection, layout: BusLayout): Promi
   const jsm = await jetstreamManager(nc);
   await ensureLogStream(jsm);
   for (const [durable, d] of Object.entries(layout.durables ?? {})) await provisionDurable(jsm, durable, d.filter, d.acks === 'all');
-  const kvm = new Kvm(nc);
   const replicas = layout.replicas ?? settingNumber('RL_KV_REPLICAS');
   // With replicas, reads go to each bucket's leader: a replica that lags must not make a compare-and-set read stale.
-  for (const bucket of layout.kvBuckets) await kvm.create(bucket, { history: 1, replicas, allow_direct: replicas === 1, description: `Runledger document collection "${bucket}"` });
+  // KV_HISTORY revisions per key and no rollups, also on a bucket an earlier release created with history 1: a value the
+  // bus stores on a key (README, guarantees) is read past, and cannot push the writer's value out (kv-writer.ts).
+  for (const bucket of layout.kvBuckets) {
+    await ensureKvBucket(jsm, bucket, { history: KV_HISTORY, replicas, direct: replicas === 1, description: `Runledger document collection "${bucket}"` });
+  }
   await provisionDataKeys(nc, replicas);
   const objm = new Objm(nc);
   for (const store of layout.objectStores) await objm.create(store, { storage: StorageType.File, replicas });
