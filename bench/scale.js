@@ -167,7 +167,7 @@ async function readWholeLog(jsm, decode) {
   let count = 0;
   await readSequences(connectionOf(jsm), LOG_STREAM, info.state.first_seq, info.state.last_seq, (r) => {
     if ('missing' in r) throw new Error(`scale: message ${r.seq} missing`);
-    count += decode ? tryStoredEvents(r.data, r.seq, r.subject).length : 1;
+    count += decode ? tryStoredEvents(r).length : 1;
   });
   const seconds = Number(process.hrtime.bigint() - t0) / 1e9;
   if (decode && count === 0) throw new Error('scale: nothing decoded');
@@ -180,7 +180,7 @@ async function decodeWholeLog(adminLog, jsm) {
   const info = await jsm.streams.info(LOG_STREAM);
   let count = 0;
   await adminLog.messages('rl.log.>', info.state.first_seq, info.state.last_seq, (m) => {
-    count += tryStoredEvents(m.data, m.seq, m.subject).length;
+    count += tryStoredEvents(m).length;
   });
   return { count, seconds: Number(process.hrtime.bigint() - t0) / 1e9 };
 }
