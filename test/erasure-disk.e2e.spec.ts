@@ -72,7 +72,7 @@ describe('Issue 23 erasure that survives a disk read', () => {
     try {
       const bob = new Conversation(stack, `u-bob-${tag}`);
       await alice.add(task);
-      // A second revision of the row: the bucket drops the first one without erasing its bytes.
+      // A second revision of the row (the bucket keeps both, KV_HISTORY; erase overwrites each one it holds).
       expect(JSON.stringify(await alice.say(`rename ${task} to ${renamed}`))).toContain(renamed);
       await bob.add(`water the ficus ${tag}`);
       expect(await alice.list()).toEqual([renamed]);

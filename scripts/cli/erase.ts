@@ -18,11 +18,11 @@
 import type { NatsConnection } from '@nats-io/transport-node';
 import { AppError } from '@runledger/kernel';
 import { jetstreamManager } from '@nats-io/jetstream';
-import { Objm } from '@nats-io/obj';
 import { createDocumentStore, NatsKvDocumentStore } from '@runledger/document-store';
 import { OWNER_ID_MAX_LENGTH } from '../../libs/contracts/src/dto/bounds';
 import { DATA_KEYS_BUCKET, DataOwner, dataKeyName, KvDataKeyStore } from '../../libs/messaging/src/data-keys';
 import { secureEraseSubject } from '../../libs/messaging/src/secure-erase';
+import { objectDescriptionsOf, objectMetaToken, objectNames } from '../../libs/messaging/src/object-descriptions';
 import { CliConnectionFlags, connectCli, CONNECTION_USAGE, ConnectionRefused, permissionViolation } from './connection';
 import { CliError, parseArgs, runCommand, str } from './operator';
 
@@ -129,14 +129,15 @@ async function removePlaintext(nc: NatsConnection, owner: DataOwner): Promise<{ 
   let artifacts = 0;
   if (owner.kind === 'case') {
     for (const bucket of Object.keys(table.object_stores)) {
-      const objects = await new Objm(nc).open(bucket);
-      for (const info of await objects.list()) {
-        const ref = JSON.parse(info.metadata?.artifact_ref ?? '{}') as { case_id?: string };
-        if (ref.case_id !== owner.id) continue;
+      // Each artifact's descriptions a writer stored, read past what the bus stored on their subjects (and not by a
+      // list, which reads each subject's last message only: object-descriptions.ts).
+      for (const name of await objectNames(jsm, bucket)) {
+        const written = await objectDescriptionsOf(jsm, bucket, name);
+        if (!written.some((info) => (JSON.parse(info.metadata?.artifact_ref ?? '{}') as { case_id?: string }).case_id === owner.id)) continue;
         // An artifact is written once (its chunks and its description), so a secure erase of its messages reaches
         // every byte of it on disk; an object-store delete would only mark them deleted (issue 23).
-        await secureEraseSubject(jsm, `OBJ_${bucket}`, `$O.${bucket}.C.${info.nuid}`);
-        await secureEraseSubject(jsm, `OBJ_${bucket}`, `$O.${bucket}.M.${metaToken(info.name)}`);
+        for (const info of written) await secureEraseSubject(jsm, `OBJ_${bucket}`, `$O.${bucket}.C.${info.nuid}`);
+        await secureEraseSubject(jsm, `OBJ_${bucket}`, `$O.${bucket}.M.${objectMetaToken(name)}`);
         artifacts++;
       }
     }
@@ -144,7 +145,3 @@ async function removePlaintext(nc: NatsConnection, owner: DataOwner): Promise<{ 
   return { rows, artifacts };
 }
 
-/** The object store's token for an object's name in its description subject (base64url with padding, as nats.js). */
-function metaToken(name: string): string {
-  return Buffer.from(name, 'utf8').toString('base64').replace(/\+/g, '-').replace(/\//g, '_');
-}

@@ -14,6 +14,7 @@ export * from './provision';
 export * from './audit-keys';
 export * from './data-keys';
 export * from './secure-erase';
+export * from './object-descriptions';
 export * from './sealed-documents';
 export * from './sealing';
 export * from './callers';

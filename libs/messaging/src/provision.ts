@@ -34,5 +34,11 @@ export async function provisionBus(nc: NatsConnection, layout: BusLayout): Promi
   }
   await provisionDataKeys(nc, replicas);
   const objm = new Objm(nc);
-  for (const store of layout.objectStores) await objm.create(store, { storage: StorageType.File, replicas });
+  for (const store of layout.objectStores) {
+    await objm.create(store, { storage: StorageType.File, replicas });
+    // No rollups: artifacts are written without one (object-descriptions.ts), and a copy of a description the bus
+    // stored on another object's subject would otherwise delete every message there.
+    const { config } = await jsm.streams.info(`OBJ_${store}`);
+    if (config.allow_rollup_hdrs) await jsm.streams.update(`OBJ_${store}`, { ...config, allow_rollup_hdrs: false });
+  }
 }

@@ -1,7 +1,10 @@
-import { connect, type NatsConnection } from '@nats-io/transport-node';
+import { connect, headers as natsHeaders, type NatsConnection } from '@nats-io/transport-node';
+import { jetstream, jetstreamManager } from '@nats-io/jetstream';
+import { Objm } from '@nats-io/obj';
 import { makeArtifactRef } from '@runledger/governance';
-import { startNatsServer, type NatsServerHandle } from '@runledger/testing';
-import { ArtifactStore } from './artifact-store';
+import { objectMetaToken, provisionBus } from '@runledger/messaging';
+import { startNatsServer, type NatsServerHandle, waitUntil } from '@runledger/testing';
+import { ARTIFACT_BUCKET, ArtifactStore } from './artifact-store';
 import { createArtifactStore } from './artifact-store.provider';
 import { GridFsArtifactStore } from './gridfs-artifact-store';
 import { NatsObjectArtifactStore } from './nats-object-artifact-store';
@@ -58,6 +61,55 @@ describe('JetStream Object Store adapter', () => {
   });
 
   describeArtifactStoreContract('nats-object-store', async () => new NatsObjectArtifactStore(nc));
+
+  describe('what the bus stores on an artifact\'s subjects (a JetStream answer or a direct get\'s copy sent to a request\'s reply subject)', () => {
+    const stream = `OBJ_${ARTIFACT_BUCKET}`;
+    const meta = (id: string) => `$O.${ARTIFACT_BUCKET}.M.${objectMetaToken(id)}`;
+    const held = async (subject: string) => (await (await jetstreamManager(nc)).streams.info(stream, { subjects_filter: subject })).state.subjects?.[subject] ?? 0;
+    const storeAnswer = async (reply: string, request: string, body = '') => {
+      const before = await held(reply);
+      nc.publish(request, body, { reply });
+      await waitUntil(async () => (await held(reply)) > before);
+    };
+    const artifact = (id: string, text: string) => makeArtifactRef({ artifact_id: id, kind: 'transcript', media_type: 'text/plain', case_id: 'case-1', bytes: new TextEncoder().encode(text) });
+
+    beforeAll(async () => provisionBus(nc, { kvBuckets: [], objectStores: [ARTIFACT_BUCKET], replicas: 1 }));
+
+    it('a value the bus stored on an artifact\'s description never hides it or stands in for it', async () => {
+      const store = new NatsObjectArtifactStore(nc);
+      await store.putIfAbsent(artifact('bus-a', 'interview a'), new TextEncoder().encode('interview a'));
+      await store.putIfAbsent(artifact('bus-b', 'interview b'), new TextEncoder().encode('interview b'));
+      await storeAnswer(meta('bus-a'), '$JS.API.INFO');
+      await storeAnswer(meta('bus-a'), `$JS.API.DIRECT.GET.${stream}`, JSON.stringify({ last_by_subj: meta('bus-b') }));
+      expect(Buffer.from((await store.get('bus-a'))!.bytes).toString('utf8')).toBe('interview a');
+      expect((await store.putIfAbsent(artifact('bus-a', 'interview a'), new TextEncoder().encode('interview a'))).created).toBe(false);
+      // A name only the bus wrote holds no artifact.
+      await storeAnswer(meta('bus-none'), '$JS.API.INFO');
+      expect(await store.get('bus-none')).toBeNull();
+    });
+
+    it('a copy of a description an earlier release wrote (it rolls its subject up) cannot delete an artifact\'s chunks or description', async () => {
+      const store = new NatsObjectArtifactStore(nc);
+      const victim = await store.putIfAbsent(artifact('bus-victim', 'victim text'), new TextEncoder().encode('victim text'));
+      // Written by @nats-io/obj (an earlier release): its description carries Nats-Rollup; it still reads.
+      const os = await new Objm(nc).open(ARTIFACT_BUCKET);
+      const jsm = await jetstreamManager(nc);
+      await jsm.streams.update(stream, { ...(await jsm.streams.info(stream)).config, allow_rollup_hdrs: true });
+      await os.putBlob({ name: 'bus-old', metadata: { artifact_ref: JSON.stringify(artifact('bus-old', 'old')) } }, new TextEncoder().encode('old'));
+      await provisionBus(nc, { kvBuckets: [], objectStores: [ARTIFACT_BUCKET], replicas: 1 });
+      expect(Buffer.from((await store.get('bus-old'))!.bytes).toString('utf8')).toBe('old');
+      const copy = await jsm.direct.getMessage(stream, { last_by_subj: meta('bus-old') });
+      expect(copy?.header.get('Nats-Rollup')).toBe('sub');
+      const h = natsHeaders();
+      for (const [k, v] of copy!.header) for (const value of v) h.append(k, value);
+      const info = (await jsm.streams.getMessage(stream, { last_by_subj: meta('bus-victim') }))!.json<{ nuid: string }>();
+      // What the server would store from a direct get of it answered to the victim's subjects: refused.
+      for (const subject of [meta('bus-victim'), `$O.${ARTIFACT_BUCKET}.C.${info.nuid}`]) {
+        await expect(jetstream(nc).publish(subject, copy!.data, { headers: h })).rejects.toThrow(/rollup/i);
+      }
+      expect((await store.get('bus-victim'))?.ref).toEqual(victim.ref);
+    });
+  });
 
   it('is the adapter chosen without MONGO_URL, GridFS the one chosen with it', async () => {
     expect(createArtifactStore({ nc }, {})).toBeInstanceOf(NatsObjectArtifactStore);

@@ -1,15 +1,18 @@
 import { createHash } from 'node:crypto';
 import type { NatsConnection } from '@nats-io/transport-node';
-import { jetstreamManager, type JetStreamManager } from '@nats-io/jetstream';
-import { Objm, StorageType, type ObjectInfo, type ObjectStore } from '@nats-io/obj';
+import { jetstream, jetstreamManager, type JetStreamManager } from '@nats-io/jetstream';
+import { Objm, StorageType, type ObjectStore } from '@nats-io/obj';
 import { nextMatching, nextMatchingOnLeader } from '@runledger/event-log';
+import { describeObject, putObject, type ObjectDescription } from '@runledger/messaging';
 import type { ArtifactRef } from '@runledger/governance';
 import { ARTIFACT_BUCKET, ArtifactStore, decodeRef, encodeRef, StoredArtifact } from './artifact-store';
 
 /**
  * Artifacts in the JetStream Object Store (bucket `rl_artifacts`, object name = artifact_id). The reference
  * is kept in the object's metadata. The Object Store checks its own chunk digest on read; we still verify
- * the bytes against the reference, because an object replaced wholesale carries a consistent digest.
+ * the bytes against the reference, because an object replaced wholesale carries a consistent digest. Descriptions
+ * are read and written by `object-descriptions.ts` (libs/messaging): what the bus stores on an artifact's subject
+ * never hides it, and no write rolls a subject up.
  */
 export class NatsObjectArtifactStore implements ArtifactStore {
   readonly kind = 'nats-object-store' as const;
@@ -27,17 +30,25 @@ export class NatsObjectArtifactStore implements ArtifactStore {
     return this.bucket;
   }
 
+  private manager(): Promise<JetStreamManager> {
+    this.jsm ??= jetstreamManager(this.nc).catch((err: unknown) => {
+      this.jsm = undefined;
+      throw err;
+    });
+    return this.jsm;
+  }
+
   async putIfAbsent(ref: ArtifactRef, bytes: Uint8Array): Promise<{ ref: ArtifactRef; created: boolean }> {
-    const os = await this.store();
-    const held = await os.info(ref.artifact_id);
+    await this.store();
+    const held = await describeObject(await this.manager(), ARTIFACT_BUCKET, ref.artifact_id);
     if (held && !held.deleted) return { ref: decodeRef(held.metadata?.artifact_ref, ref.artifact_id), created: false };
-    await os.putBlob({ name: ref.artifact_id, metadata: { artifact_ref: encodeRef(ref) } }, bytes);
+    await putObject(jetstream(this.nc), ARTIFACT_BUCKET, ref.artifact_id, bytes, { artifact_ref: encodeRef(ref) });
     return { ref, created: true };
   }
 
   async get(artifactId: string): Promise<StoredArtifact | null> {
-    const os = await this.store();
-    const info = await os.info(artifactId);
+    await this.store();
+    const info = await describeObject(await this.manager(), ARTIFACT_BUCKET, artifactId);
     if (!info || info.deleted) return null;
     const ref = decodeRef(info.metadata?.artifact_ref, artifactId);
     return { ref, bytes: await this.chunks(info) };
@@ -48,12 +59,8 @@ export class NatsObjectArtifactStore implements ArtifactStore {
    * (deploy/nats/permissions.yaml). Chunks that do not match the object's digest read as empty bytes, so the
    * reference check refuses them like any other mismatch.
    */
-  private async chunks(info: ObjectInfo): Promise<Uint8Array> {
-    this.jsm ??= jetstreamManager(this.nc).catch((err: unknown) => {
-      this.jsm = undefined;
-      throw err;
-    });
-    const jsm = await this.jsm;
+  private async chunks(info: ObjectDescription): Promise<Uint8Array> {
+    const jsm = await this.manager();
     const parts: Uint8Array[] = [];
     const subject = `$O.${ARTIFACT_BUCKET}.C.${info.nuid}`;
     for (let seq = 1, i = 0; i < info.chunks; i++) {
