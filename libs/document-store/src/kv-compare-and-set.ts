@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { jetstream, jetstreamManager, JetStreamApiCodes, JetStreamApiError, type JetStreamClient, type JetStreamManager, type PubAck, type StoredMsg } from '@nats-io/jetstream';
 import { Empty, type NatsConnection } from '@nats-io/transport-node';
 import { deterministicUuid } from '@runledger/kernel';
-import { KV_OPERATION_HEADER, keyOfSubject, latestWriterRevision, writerHeaders } from './kv-writer';
+import { KV_OPERATION_HEADER, keyOfSubject, latestWriterRevision, writerDocument, writerHeaders } from './kv-writer';
 
 /** How many times a write goes past answers the bus keeps storing on its key before it reports a conflict. */
 const PAST_FOREIGN_TRIES = 3;
@@ -75,10 +75,12 @@ export class KvCompareAndSet {
     let lastSubjectSequence = expectedRevision;
     for (let attempt = 0; ; attempt++) {
       let ack: PubAck | undefined;
+      let failure: unknown;
       try {
         ack = await this.js.publish(at.subject, value ?? Empty, { headers, expect: { lastSubjectSequence }, ...(msgID ? { msgID } : {}) });
       } catch (err) {
         if (!isWrongLastSequence(err)) throw err;
+        failure = err;
       }
       if (ack && !ack.duplicate) return ack.seq;
       const jsm = await this.manager();
@@ -88,6 +90,12 @@ export class KvCompareAndSet {
         // is a conflict (two increments of one counter write the same bytes).
         const stored = await jsm.streams.getMessage(at.stream, { seq: ack.seq });
         return stored && isThisWrite(stored, at.subject, value, id) ? stored.seq : null;
+      }
+      // The common conflict, another writer's revision last, costs one read (the server names its sequence): every
+      // revision of the key is read only when the last is not a writer's.
+      const lastNow = await jsm.streams.getMessage(at.stream, lastSequenceIn(failure) ? { seq: lastSequenceIn(failure)! } : { last_by_subj: at.subject });
+      if (lastNow && lastNow.subject === at.subject && writerDocument(lastNow, keyOfSubject(at.subject))) {
+        return writeId !== undefined && isThisWrite(lastNow, at.subject, value, id) ? lastNow.seq : null;
       }
       const { writer, last } = await latestWriterRevision(jsm, at.stream, at.subject);
       // An earlier attempt of this write (only a repeated writeId can have been sent before) stored it already.
@@ -99,6 +107,12 @@ export class KvCompareAndSet {
       msgID ??= deterministicUuid('kv-cas-past', at.subject, last);
     }
   }
+}
+
+/** The subject's last sequence a wrong-last-sequence refusal names (`wrong last sequence: 12`), if it does. */
+function lastSequenceIn(err: unknown): number | undefined {
+  const m = err instanceof Error ? /wrong last sequence: (\d+)/i.exec(err.message) : null;
+  return m && Number(m[1]) > 0 ? Number(m[1]) : undefined;
 }
 
 function isThisWrite(stored: StoredMsg, subject: string, value: string | null, writeId: string): boolean {

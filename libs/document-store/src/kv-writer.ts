@@ -76,8 +76,9 @@ const utf8 = new TextDecoder();
  * Legacy rule (why no recorded cutover is needed): an earlier release's writer stored unmarked JSON objects, and
  * what the server itself can store there unmarked is a JetStream answer, typed or an acknowledgement (isServerAnswer),
  * or an empty status; a copy carries the server's Nats-* headers, a log event its Rl-Event-Type. So an unmarked
- * revision is a writer's when it is a JSON object that is no server answer; besides, on one key an unmarked revision
- * after a marked one is foreign (every writer of this release marks), which latestWriterRevision applies.
+ * revision is a writer's when it is a JSON object that is no server answer. (Not "unmarked after marked is foreign":
+ * a read of the last message alone could not apply it without reading the key's history, on every read of a value
+ * an earlier release wrote, and a reader and a writer must agree on which revision is the value.)
  */
 export function writerDocument(m: StoredMsg, key: string, direct = false): { deleted: true } | { deleted: false; value: object } | null {
   const mark = revisionMark(m.header, key, direct);
@@ -99,19 +100,30 @@ export async function latestWriterRevision(jsm: JetStreamManager, stream: string
   const key = keyOfSubject(subject);
   let writer: StoredMsg | null = null;
   let doc: ReturnType<typeof writerDocument> = null;
-  let marked = false;
   let last = 0;
   for (const m of await keyRevisions(jsm, stream, subject)) {
     last = m.seq;
     const d = writerDocument(m, key);
     if (!d) continue;
-    const mark = revisionMark(m.header, key);
-    if (mark === 'unmarked' && marked) continue; // after this release's writer wrote the key, an unmarked revision is the bus's
-    if (mark === 'marked') marked = true;
     writer = m;
     doc = d;
   }
   return { writer, doc, last };
+}
+
+/**
+ * A key's latest writer revision (null: it holds none): its last message when a writer stored it (one read, as
+ * kv.get makes), else the latest a writer stored before what the bus put after it (every revision held is read).
+ * `direct`: read the last message by a direct get (a bucket with allow_direct and one replica), else at the leader.
+ */
+export async function readWriterRevision(jsm: JetStreamManager, stream: string, subject: string, direct: boolean): Promise<{ revision: number; doc: NonNullable<ReturnType<typeof writerDocument>> } | null> {
+  const query = { last_by_subj: subject };
+  const last: StoredMsg | null = direct ? await jsm.direct.getMessage(stream, query) : await jsm.streams.getMessage(stream, query);
+  if (!last || last.subject !== subject) return null;
+  const doc = writerDocument(last, keyOfSubject(subject), direct);
+  if (doc) return { revision: last.seq, doc };
+  const held = await latestWriterRevision(jsm, stream, subject);
+  return held.writer && held.doc ? { revision: held.writer.seq, doc: held.doc } : null;
 }
 
 /** The subject's key token (`$KV.<bucket>.<key>` → `<key>`). */

@@ -1,8 +1,8 @@
-import { jetstream, JetStreamApiCodes, JetStreamApiError, type JetStreamClient, type StoredMsg } from '@nats-io/jetstream';
+import { jetstream, JetStreamApiCodes, JetStreamApiError, type JetStreamClient } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { idToKey, keyToId } from './key-codec';
 import { KvCompareAndSet } from './kv-compare-and-set';
-import { KV_HISTORY, kvStreamConfig, latestWriterRevision, writerDocument, writerHeaders } from './kv-writer';
+import { KV_HISTORY, kvStreamConfig, readWriterRevision, writerHeaders } from './kv-writer';
 import { applyQuery } from './query';
 import {
   DocumentConflictError,
@@ -160,18 +160,9 @@ export class NatsKvDocumentStore implements DocumentStore {
    * A document's latest writer revision: its last message when a writer stored it (one read, as kv.get), else the
    * latest a writer stored before what the bus put after it (kv-writer.ts; every revision held is read). @internal
    */
-  async readLatest(collection: string, id: string): Promise<{ revision: number; doc: ReturnType<typeof writerDocument> } | null> {
+  async readLatest(collection: string, id: string): Promise<{ revision: number; doc: { deleted: true } | { deleted: false; value: object } } | null> {
     const at = await this.bucket(collection);
-    const key = idToKey(id);
-    const subject = `${at.prefix}${key}`;
-    const jsm = await this.cas.manager();
-    const query = { last_by_subj: subject };
-    const last: StoredMsg | null = at.direct ? await jsm.direct.getMessage(at.stream, query) : await jsm.streams.getMessage(at.stream, query);
-    if (!last || last.subject !== subject) return null;
-    const doc = writerDocument(last, key, at.direct);
-    if (doc) return { revision: last.seq, doc };
-    const held = await latestWriterRevision(jsm, at.stream, subject);
-    return held.writer ? { revision: held.writer.seq, doc: held.doc } : null;
+    return readWriterRevision(await this.cas.manager(), at.stream, `${at.prefix}${idToKey(id)}`, at.direct);
   }
 
   /** An unconditional write of a document's JSON, marked as a writer's. @internal */

@@ -1,5 +1,7 @@
 import { connect, NatsConnection } from '@nats-io/transport-node';
 import { Kvm } from '@nats-io/kv';
+import { jetstreamManager } from '@nats-io/jetstream';
+import { ensureKvBucket, KV_HISTORY, KV_WRITER_HEADER } from '@runledger/document-store';
 import { startNatsServer, NatsServerHandle, TEST_ADMIN, waitUntil } from '@runledger/testing';
 import { ConsumerLease, LEASE_BUCKET } from './consumer-lease';
 
@@ -81,5 +83,46 @@ describe('Issue 10 beyond one machine: an exclusive consumer is held by one inst
     await waitUntil(() => !consuming, { timeoutMs: 20_000 });
     closing = true;
     expect(consuming).toBe(false);
+  });
+
+  it('a value the bus stored on the lease key (an answer sent to a request naming it as reply subject) neither hands the lease to a second instance nor stops its holder renewing', async () => {
+    const nc = await connect(nats.connectOptions(TEST_ADMIN));
+    conns.push(nc);
+    const jsm = await jetstreamManager(nc);
+    // The bucket as the bootstrap brings it to this release's settings.
+    await ensureKvBucket(jsm, LEASE_BUCKET, { history: KV_HISTORY });
+    const subject = `$KV.${LEASE_BUCKET}.answered`;
+    const consuming = new Set<string>();
+    let overlap = false;
+    let closing = false;
+    const lease = (name: string) => void new ConsumerLease(nc, 'answered', 1_500).hold(async () => {
+      if (consuming.size) overlap = true;
+      consuming.add(name);
+      return async () => void consuming.delete(name);
+    }, () => closing);
+    lease('a');
+    await waitUntil(() => consuming.has('a'), { timeoutMs: 10_000 });
+    const insider = await connect(nats.connectOptions('decision'));
+    conns.push(insider);
+    insider.publish('$JS.API.INFO', '', { reply: subject });
+    const answer = await waitUntil(async () => {
+      const last = await jsm.streams.getMessage(`KV_${LEASE_BUCKET}`, { last_by_subj: subject });
+      return last && !last.header?.has(KV_WRITER_HEADER) ? last.seq : null;
+    });
+    lease('b');
+    // The holder renews past the answer, twice (b tried to take it meanwhile, every 500 ms, and was refused each time).
+    const renewals = async () => {
+      let n = 0;
+      for (let seq = answer + 1; ; seq++) {
+        const m = await jsm.streams.getMessage(`KV_${LEASE_BUCKET}`, { next_by_subj: subject, seq } as unknown as { seq: number });
+        if (!m) return n;
+        if (m.header?.has(KV_WRITER_HEADER)) n++;
+        seq = m.seq;
+      }
+    };
+    await waitUntil(async () => (await renewals()) >= 2, { timeoutMs: 20_000 });
+    closing = true;
+    expect(overlap).toBe(false);
+    expect([...consuming]).toEqual(['a']);
   });
 });

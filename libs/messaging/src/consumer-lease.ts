@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { Kvm, type KV } from '@nats-io/kv';
-import { KvCompareAndSet } from '@runledger/document-store';
+import { KvCompareAndSet, readWriterRevision } from '@runledger/document-store';
 
 /** The bucket of consumer leases (the `consumer_leases` collection of deploy/nats/permissions.yaml, created by the bootstrap). */
 export const LEASE_BUCKET = 'rl_doc_consumer_leases';
@@ -41,7 +41,7 @@ export class ConsumerLease {
   async hold(start: () => Promise<() => Promise<void>>, closing: () => boolean): Promise<void> {
     const kv = await this.bucket(closing);
     while (kv && !closing()) {
-      const acquired = await this.acquire(kv).catch(() => null);
+      const acquired = await this.acquire().catch(() => null);
       if (acquired === null) {
         await sleep(this.ttlMs / 3);
         continue;
@@ -91,12 +91,17 @@ export class ConsumerLease {
     return null;
   }
 
-  /** The lease's revision when this process now holds it; null when another holder's lease is running or won the race. */
-  private async acquire(kv: KV): Promise<{ revision: number; until: number } | null> {
+  /**
+   * The lease's revision when this process now holds it; null when another holder's lease is running or won the race.
+   * The lease is the key's latest writer revision: an answer the bus stored after it (README, guarantees) neither
+   * reads as a lapsed lease nor blocks the next holder (its write goes past it).
+   */
+  private async acquire(): Promise<{ revision: number; until: number } | null> {
     const until = Date.now() + this.ttlMs;
-    const current = await kv.get(this.key);
-    if (current?.operation === 'PUT') {
-      const lease = current.json<Lease>();
+    // Read at the bucket's leader (a replica that lags must not show a lapsed lease).
+    const current = await readWriterRevision(await this.cas.manager(), this.at.stream, this.at.subject, false);
+    if (current && !current.doc.deleted) {
+      const lease = current.doc.value as Lease;
       if (lease.holder !== this.holder && lease.until > Date.now()) return null;
     }
     // Over whatever the key holds (nothing, a tombstone, a lapsed or our own lease): another writer on it wins or we do.
