@@ -65,6 +65,23 @@ describe('Issue 9 erasure: the sealing codec seals the table\'s fields with the 
     await expect(result).rejects.toThrow();
   });
 
+  it('Issue 22 a sealed event keeps its data\'s keys in their order (on the path to a sealed field too), a __proto__ key stays plain data, and fields that are absent or null stay as they are', async () => {
+    const data = JSON.parse('{"audit_record":{"run_id":"r5","input_message":"add milk","__proto__":{"x":1},"response_preview":null},"decision":"d","__proto__":"p","intent":null}') as Record<string, unknown>;
+    const plain = event('DecisionRecorded', data, { user_id: 'u5' });
+    const sealed = await codec.seal(plain);
+    const out = sealed.data as Record<string, Record<string, unknown>>;
+    expect(Object.keys(out)).toEqual(['audit_record', 'decision', '__proto__', 'intent']);
+    expect(Object.keys(out.audit_record)).toEqual(['run_id', 'input_message', '__proto__', 'response_preview']);
+    expect(Object.getPrototypeOf(out)).toBe(Object.prototype);
+    expect(Object.getPrototypeOf(out.audit_record)).toBe(Object.prototype);
+    expect(out.intent).toBeNull();
+    expect(out.audit_record.response_preview).toBeNull();
+    expect(JSON.stringify(out)).not.toMatch(/milk/);
+    expect(plain.data).toBe(data); // the caller's event is not changed
+    const opened = await new SealingCodec(keys).open(sealed);
+    expect(JSON.stringify(opened)).toBe(JSON.stringify(plain));
+  });
+
   it('Issue 22 the values this process sealed are remembered within a bound: one sealed thousands of seals ago is decrypted, the latest is not, both open to what was sealed', async () => {
     const local = new SealingCodec(keys);
     const plain = (i: number) => event('RunCreated', { run_id: `r-${i}`, parameters: { message: `note ${i}` } }, { user_id: 'u-many' });

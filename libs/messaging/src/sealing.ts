@@ -59,22 +59,41 @@ export function dataOwnerOf(event: EventEnvelope): DataOwner | null {
 
 type Json = Record<string, unknown>;
 
-/** Replaces the value at `path` (dotted) with `map(value)` in a copy of `data`, copying only the objects on the path. */
-function mapAt(data: Json, path: readonly string[], map: (value: unknown) => unknown): Json {
-  const [head, ...rest] = path;
+/**
+ * Replaces the value at `path` (dotted) with `map(value)` in a copy of `data`, copying only the objects on the path.
+ * A copy is made with Object.assign and one assignment, as `{ ...data, [key]: value }` makes it (same keys, same order:
+ * the key is already `data`'s own): Node 20's V8 defines a key after a spread through its slow path (issue 22, see
+ * event-log's envelope.ts), and every seal and erased marker goes through here.
+ */
+function mapAt(data: Json, path: readonly string[], map: (value: unknown) => unknown, at = 0): Json {
+  const head = path[at];
   if (!(head in data) || data[head] === undefined || data[head] === null) return data;
-  if (!rest.length) return { ...data, [head]: map(data[head]) };
+  if (at === path.length - 1) return copyWith(data, head, map(data[head]));
   const inner = data[head];
   if (typeof inner !== 'object' || Array.isArray(inner)) return data;
-  const next = mapAt(inner as Json, rest, map);
-  return next === inner ? data : { ...data, [head]: next };
+  const next = mapAt(inner as Json, path, map, at + 1);
+  return next === inner ? data : copyWith(data, head, next);
 }
 
-/** The sealed value at `path` (dotted, split) in `data`, if there is one. */
+/** `{ ...data, [key]: value }` without the spread; a `__proto__` key JSON.parse made an own key is kept one (the spread's way). */
+function copyWith(data: Json, key: string, value: unknown): Json {
+  const out = Object.hasOwn(data, '__proto__') ? { ...data } : Object.assign({}, data);
+  if (key === '__proto__') Object.defineProperty(out, key, { value, enumerable: true, writable: true, configurable: true });
+  else out[key] = value;
+  return out;
+}
+
+/** The sealed value at `path` (dotted, split) in `data`, if there is one: read where mapAt would map, nothing copied. */
 function sealedValueAt(data: Json, path: readonly string[]): SealedValue | undefined {
-  let sealed: SealedValue | undefined;
-  mapAt(data, path, (v) => (isSealed(v) ? (sealed = v) : v));
-  return sealed;
+  let at: Json = data;
+  for (let i = 0; i < path.length - 1; i++) {
+    const inner = at[path[i]];
+    if (typeof inner !== 'object' || inner === null || Array.isArray(inner) || !(path[i] in at)) return undefined;
+    at = inner as Json;
+  }
+  const last = path[path.length - 1];
+  const value = last in at ? at[last] : undefined;
+  return isSealed(value) ? value : undefined;
 }
 
 const PATHS = new Map(Object.entries(SEALED_FIELDS).map(([type, fields]) => [type, fields.map((f) => f.split('.'))]));
