@@ -1,12 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Objm } from '@nats-io/obj';
+import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import type { ArtifactGetResult, ArtifactRef, DbResult, ExportResult, GovernanceScope, PromotionResult } from '@runledger/contracts';
 import { NatsKvDocumentStore } from '@runledger/document-store';
 import { aggregateRef } from '@runledger/event-log';
 import { chainEntriesOf, checkpointSigned, CoverageReport, loadPolicy, sha256Hex, verifyBundle } from '@runledger/governance';
-import { trustedKeys } from '@runledger/messaging';
+import { describeObject, putObject, trustedKeys } from '@runledger/messaging';
 import type { WireError } from '@runledger/kernel';
 import { childRunId } from '@runledger/runs';
 import { approvedTicket, putTicket, recordedCaller } from './support/governed-runs';
@@ -322,9 +322,9 @@ describe('Governed runs over the bus: promotion, export and artifacts', () => {
 
     // Bytes swapped in storage behind the reference's back (the object keeps its metadata).
     const ref = (await put('original interview note', interviewA, 'interview_notes')).body;
-    const os = await new Objm(stack.nc).open('rl_artifacts');
-    const info = await os.info(ref.artifact_id);
-    await os.putBlob({ name: ref.artifact_id, metadata: info!.metadata }, new TextEncoder().encode('forged interview note!!'));
+    // Written as the store writes (a new description over new chunks; the object store refuses rollups).
+    const info = await describeObject(await jetstreamManager(stack.nc), 'rl_artifacts', ref.artifact_id);
+    await putObject(jetstream(stack.nc), 'rl_artifacts', ref.artifact_id, new TextEncoder().encode('forged interview note!!'), info!.metadata);
     const read = await get(ref.artifact_id, interviewA);
     expect(read.ok).toBe(false);
     expect((read.body as unknown as WireError).code).toBe('ARTIFACT.HASH_MISMATCH');
