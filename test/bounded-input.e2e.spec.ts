@@ -63,8 +63,8 @@ describe('Issue 10 bounded input, reused request ids and rejected floods (task a
 
   it.each([
     ['10k-deep JSON', `{"user_id":"u-deep","conversation_id":"${randomUUID()}","message":"hi","message_history":${'['.repeat(10_000)}${']'.repeat(10_000)}}`, /nested deeper than 32 levels/],
-    ['a __proto__ key', `{"user_id":"u-proto","conversation_id":"${randomUUID()}","message":"hi","__proto__":{"admin":true}}`, /forbidden key "__proto__"/],
-    ['a constructor key in the history', `{"user_id":"u-ctor","conversation_id":"${randomUUID()}","message":"hi","message_history":[{"constructor":{"prototype":{}}}]}`, /forbidden key "constructor"/],
+    ['a __proto__ key', `{"user_id":"u-proto","conversation_id":"${randomUUID()}","message":"hi","__proto__":{"admin":true}}`, /property __proto__ should not exist/],
+    ['a constructor key in the history', `{"user_id":"u-ctor","conversation_id":"${randomUUID()}","message":"hi","message_history":[{"constructor":{"prototype":{}}}]}`, /property message_history\.0\.constructor should not exist/],
     // Probe finding: keys named like Object.prototype members passed the field whitelist (the DTO copy dropped them unseen) and ran a run.
     ['toString and hasOwnProperty keys', `{"user_id":"u-tostring","conversation_id":"${randomUUID()}","message":"show my tasks","toString":1,"hasOwnProperty":1}`, /property toString should not exist/],
   ])('Issue 10 bounded input (contract 000 invalid input): %s gets the invalid-input template, never INTERNAL, and the refused run records the problem (README)', async (_case, body, problem) => {

@@ -19,8 +19,9 @@ const LOG_EVENT_HEADER = 'Rl-Event-Type';
 export const KV_OPERATION_HEADER = 'KV-Operation';
 
 /**
- * Revisions kept per document key: a writer's value survives this many answers stored after it with no write in
- * between (each one a JetStream request an identity must make on purpose); a writer's next put goes past them.
+ * Revisions kept per document key: a writer's value is still held after KV_HISTORY - 1 answers stored after it with
+ * no write in between (each one a JetStream request an identity makes on purpose, naming the key); a writer's next
+ * put goes past them. The KV_HISTORY-th pushes it out (README, known limits).
  */
 export const KV_HISTORY = 8;
 

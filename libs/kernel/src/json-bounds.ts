@@ -6,27 +6,75 @@
 export const JSON_BOUNDS = {
   /** Nesting levels of objects and arrays in one request. */
   maxDepth: 32,
-  /** Keys that address prototypes rather than data. */
+  /**
+   * Keys that address prototypes rather than data: refused wherever they are in a request before any handler sees it.
+   * Every other key named like an Object.prototype member (`toString` …) is refused by the request's validation, which
+   * names each in its details (isPrototypeKey says which keys those are).
+   */
   forbiddenKeys: ['__proto__', 'constructor', 'prototype'] as readonly string[],
 } as const;
 
-/** The first structural problem of a decoded JSON value, or null. Iterative: a deep value cannot overflow the stack. */
-export function jsonShapeProblem(value: unknown, { maxDepth = JSON_BOUNDS.maxDepth, forbiddenKeys = JSON_BOUNDS.forbiddenKeys }: { maxDepth?: number; forbiddenKeys?: readonly string[] } = {}): string | null {
-  const stack: Array<{ v: unknown; depth: number; path: string }> = [{ v: value, depth: 0, path: '$' }];
-  while (stack.length) {
-    const { v, depth, path } = stack.pop()!;
-    if (typeof v !== 'object' || v === null) continue;
-    if (depth >= maxDepth) return `${path} is nested deeper than ${maxDepth} levels`;
-    if (Array.isArray(v)) {
-      v.forEach((item, i) => stack.push({ v: item, depth: depth + 1, path: `${path}[${i}]` }));
-      continue;
-    }
-    for (const key of Object.keys(v)) {
-      if (forbiddenKeys.includes(key)) return `${path} has the forbidden key "${key}"`;
-      stack.push({ v: (v as Record<string, unknown>)[key], depth: depth + 1, path: `${path}.${key}` });
-    }
+/**
+ * What one walk of a decoded JSON value finds against the bounds. Paths are written as validation details write them
+ * (`parameters.a.0.toString`), so a refusal reads the same wherever it is made.
+ */
+export interface JsonShape {
+  /** The path of the first object or array at the nesting bound (the walk looks no deeper there), or null. */
+  tooDeep: string | null;
+  /**
+   * The paths of keys named like an Object.prototype member (`__proto__`, `constructor`, `toString` …) or `prototype`:
+   * keys that reach a prototype, or that class-transformer drops or trips on. Own keys only; not looked below.
+   */
+  prototypeKeys: string[];
+}
+
+const NONE: string[] = [];
+
+/**
+ * One walk of a decoded JSON value for both bounds: its nesting and its prototype-named keys (`keys: false` for JSON
+ * content whose keys are data). Recursive, but never deeper than `maxDepth`: a 10k-deep value cannot overflow the stack.
+ * A path is built only for a problem found.
+ */
+export function jsonShape(value: unknown, { maxDepth = JSON_BOUNDS.maxDepth, keys = true }: { maxDepth?: number; keys?: boolean } = {}): JsonShape {
+  const shape: JsonShape = { tooDeep: null, prototypeKeys: NONE };
+  walk(value, 0, [], shape, maxDepth, keys);
+  return shape;
+}
+
+function walk(v: unknown, depth: number, at: Array<string | number>, shape: JsonShape, maxDepth: number, keys: boolean): void {
+  if (typeof v !== 'object' || v === null) return;
+  if (depth >= maxDepth) {
+    shape.tooDeep ??= at.join('.');
+    return;
   }
-  return null;
+  if (Array.isArray(v)) {
+    for (let i = 0; i < v.length; i++) {
+      at.push(i);
+      walk(v[i], depth + 1, at, shape, maxDepth, keys);
+      at.pop();
+    }
+    return;
+  }
+  for (const key of Object.keys(v)) {
+    at.push(key);
+    if (keys && isPrototypeKey(key)) {
+      if (shape.prototypeKeys === NONE) shape.prototypeKeys = [];
+      shape.prototypeKeys.push(at.join('.'));
+    } else walk((v as Record<string, unknown>)[key], depth + 1, at, shape, maxDepth, keys);
+    at.pop();
+  }
+}
+
+/** A key that names an Object.prototype member or a prototype. */
+export function isPrototypeKey(key: string): boolean {
+  return key in Object.prototype || key === 'prototype';
+}
+
+/** The problems of a shape in the words of validation details (`property a.b should not exist`), depth first. */
+export function jsonShapeProblems({ tooDeep, prototypeKeys }: JsonShape, maxDepth: number = JSON_BOUNDS.maxDepth): string[] {
+  const problems = prototypeKeys.map((path) => `property ${path} should not exist`);
+  if (tooDeep !== null) problems.unshift(`${tooDeep ? `property ${tooDeep}` : 'the value'} is nested deeper than ${maxDepth} levels`);
+  return problems;
 }
 
 /**
@@ -35,7 +83,7 @@ export function jsonShapeProblem(value: unknown, { maxDepth = JSON_BOUNDS.maxDep
  * JSON.stringify does: a 20,000-deep form overflows the stack of every one of them.
  */
 export function jsonNestingProblem(value: unknown): string | null {
-  return jsonShapeProblem(value, { forbiddenKeys: [] });
+  return jsonShapeProblems(jsonShape(value, { keys: false }))[0] ?? null;
 }
 
 const utf8 = new TextEncoder();

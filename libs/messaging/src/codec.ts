@@ -1,5 +1,6 @@
 import { headers as natsHeaders, MsgHdrs } from '@nats-io/transport-node';
-import { isWireError, jsonShapeProblem, WireError } from '@runledger/kernel';
+import { isWireError, JSON_BOUNDS, jsonShape, jsonShapeProblems, WireError } from '@runledger/kernel';
+import { rememberShape } from './request-shape';
 
 /** Replies carry the contract shape as their body; success or failure travels in this header. */
 export const STATUS_HEADER = 'Rl-Status';
@@ -32,7 +33,11 @@ export function decodeReply(data: Uint8Array, hdrs: MsgHdrs | undefined): { ok: 
   return { ok: true, body };
 }
 
-/** A request body as JSON within the structural bounds (depth, no prototype keys), or why not. */
+/**
+ * A request body as JSON within the structural bounds, or why not: nested at most JSON_BOUNDS.maxDepth levels, and no
+ * key that addresses a prototype (JSON_BOUNDS.forbiddenKeys) anywhere. Its one walk also finds every other key named
+ * like an Object.prototype member; validateMessage refuses those from that finding, naming each in its details.
+ */
 export function decodeBounded(data: Uint8Array): { ok: true; value: unknown } | { ok: false; reason: string } {
   let value: unknown;
   try {
@@ -40,6 +45,12 @@ export function decodeBounded(data: Uint8Array): { ok: true; value: unknown } | 
   } catch {
     return { ok: false, reason: 'The request is not valid JSON.' };
   }
-  const problem = jsonShapeProblem(value);
-  return problem ? { ok: false, reason: `The request is not valid: ${problem}.` } : { ok: true, value };
+  const shape = jsonShape(value);
+  if (shape.tooDeep !== null || shape.prototypeKeys.some(addressesPrototype)) return { ok: false, reason: `The request is not valid: ${jsonShapeProblems(shape).join('; ')}.` };
+  rememberShape(value, shape);
+  return { ok: true, value };
+}
+
+function addressesPrototype(path: string): boolean {
+  return JSON_BOUNDS.forbiddenKeys.includes(path.slice(path.lastIndexOf('.') + 1));
 }

@@ -1,6 +1,7 @@
 import { getMetadataStorage, ValidationArguments, ValidationTypes } from 'class-validator';
 import type { MetadataStorage as TransformerMetadata } from 'class-transformer/types/MetadataStorage';
 import { TransformationType } from 'class-transformer';
+import { jsonShape } from '@runledger/kernel';
 
 // class-transformer keeps its @Type metadata in a module-level store it does not export from its index.
 // eslint-disable-next-line @typescript-eslint/no-require-imports
@@ -15,10 +16,12 @@ const { defaultMetadataStorage: transformerMetadata } = require('class-transform
  * options) accepts it too, and the value is what `plainToInstance` gives (DTO instances with their declared fields
  * first, the message's values). Anything else (a constraint that fails, a shape it does not handle, a key class-transformer
  * treats specially) gives `undefined`, and validateMessage asks class-validator, which gives the errors as ever.
+ * `keysChecked`: the caller has refused every prototype-named key of the message (validateMessage has, from the
+ * transport's walk), so free-form values are not walked again for them here.
  */
-export function acceptedAs<T extends object>(dto: new () => T, plain: Record<string, unknown>): T | undefined {
+export function acceptedAs<T extends object>(dto: new () => T, plain: Record<string, unknown>, { keysChecked = false }: { keysChecked?: boolean } = {}): T | undefined {
   const plan = planOf(dto);
-  return plan ? (accept(plan, plain) as T | undefined) : undefined;
+  return plan ? (accept(plan, plain, keysChecked) as T | undefined) : undefined;
 }
 
 interface ConstraintCheck {
@@ -102,25 +105,25 @@ function compile(dto: new () => object): ClassPlan | null {
 }
 
 /** The DTO instance for `plain`, or undefined when it is not shown valid here. */
-function accept(plan: ClassPlan, plain: Record<string, unknown>): object | undefined {
+function accept(plan: ClassPlan, plain: Record<string, unknown>, keysChecked: boolean): object | undefined {
   const out = plan.create() as Record<string, unknown>;
   // The message's fields in its order, as class-transformer assigns them; one the DTO does not know is refused (forbidNonWhitelisted).
   for (const key of Object.keys(plain)) {
     const p = plan.properties.get(key);
-    const converted = p ? acceptProperty(p, plain, plain[key]) : REFUSED;
+    const converted = p ? acceptProperty(p, plain, plain[key], keysChecked) : REFUSED;
     if (converted === REFUSED) return undefined;
     if (converted !== undefined) out[key] = converted;
   }
   // The DTO's fields the message does not have are checked too (IsDefined, a required field's constraints).
   for (const p of plan.properties.values()) {
-    if (!Object.hasOwn(plain, p.name) && acceptProperty(p, plain, undefined) === REFUSED) return undefined;
+    if (!Object.hasOwn(plain, p.name) && acceptProperty(p, plain, undefined, keysChecked) === REFUSED) return undefined;
   }
   return out;
 }
 
 const REFUSED = Symbol('refused');
 
-function acceptProperty(p: PropertyPlan, plain: Record<string, unknown>, value: unknown): unknown {
+function acceptProperty(p: PropertyPlan, plain: Record<string, unknown>, value: unknown, keysChecked: boolean): unknown {
   // Skipped by a condition (IsOptional): nothing checked. Only an absent or null value is left as it is by class-transformer too.
   if (p.conditions.some((condition) => !condition(plain, value))) return value === undefined || value === null ? value : REFUSED;
   for (const check of p.checks) {
@@ -135,16 +138,16 @@ function acceptProperty(p: PropertyPlan, plain: Record<string, unknown>, value: 
     if (Array.isArray(value)) {
       const out: unknown[] = [];
       for (const v of value) {
-        const one = isRecord(v) ? accept(nested, v) : undefined;
+        const one = isRecord(v) ? accept(nested, v, keysChecked) : undefined;
         if (!one) return REFUSED;
         out.push(one);
       }
       return out;
     }
-    return isRecord(value) ? (accept(nested, value) ?? REFUSED) : REFUSED;
+    return isRecord(value) ? (accept(nested, value, keysChecked) ?? REFUSED) : REFUSED;
   }
   // A free-form value is copied by class-transformer, which drops or trips on keys named like Object.prototype members.
-  return hasPrototypeKey(value) ? REFUSED : value;
+  return !keysChecked && hasPrototypeKey(value) ? REFUSED : value;
 }
 
 function passes(check: ConstraintCheck, value: unknown, args: ValidationArguments): boolean {
@@ -156,31 +159,8 @@ function isRecord(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
+/** A free-form value class-transformer would not copy as it is: a prototype-named key in it (or one too deep to look). */
 function hasPrototypeKey(value: unknown): boolean {
-  return prototypeKeyPaths(value).length > 0;
-}
-
-/**
- * Every key of `value`, at any depth, that class-transformer cannot carry: one named like an Object.prototype member
- * (`toString`, `hasOwnProperty`, `__proto__` …). It skips a key whose target already holds a function there, so such a
- * key would vanish from the message without a word; validateMessage refuses it instead (`a.0.toString`: the path).
- * Own keys only; the path is built only for a key found.
- */
-export function prototypeKeyPaths(value: unknown, at: Array<string | number> = [], found: string[] = []): string[] {
-  if (typeof value !== 'object' || value === null) return found;
-  if (Array.isArray(value)) {
-    for (let i = 0; i < value.length; i++) {
-      at.push(i);
-      prototypeKeyPaths(value[i], at, found);
-      at.pop();
-    }
-    return found;
-  }
-  for (const key of Object.keys(value)) {
-    at.push(key);
-    if (key in Object.prototype) found.push(at.join('.'));
-    else prototypeKeyPaths((value as Record<string, unknown>)[key], at, found);
-    at.pop();
-  }
-  return found;
+  const shape = jsonShape(value);
+  return shape.prototypeKeys.length > 0 || shape.tooDeep !== null;
 }

@@ -140,8 +140,8 @@ describe('RunledgerTransport (NestJS custom transport over NATS and JetStream)',
 
   it.each(JSON_BOUNDS.forbiddenKeys)('Issue 10 bounded input: a "%s" key anywhere is REQUEST.INVALID (not INTERNAL)', async (key) => {
     const r = await ask('probe.echo', null, new TextEncoder().encode(`{"word":"hi","nested":{"${key}":{"polluted":true}}}`));
-    expect(r).toMatchObject({ ok: false, error: { code: 'REQUEST.INVALID', retryable: false } });
-    expect(JSON.stringify(r)).toContain(key);
+    // In the words of validation details (validateMessage names a `toString` key the same way).
+    expect(r).toMatchObject({ ok: false, error: { code: 'REQUEST.INVALID', retryable: false, message: `The request is not valid: property nested.${key} should not exist.` } });
   });
 
   it('an unexpected error is INTERNAL and leaks nothing of its message', async () => {

@@ -1,15 +1,17 @@
 import { ArgumentMetadata, Injectable, PipeTransform } from '@nestjs/common';
 import { plainToInstance } from 'class-transformer';
 import { validateSync } from 'class-validator';
-import { AppError } from '@runledger/kernel';
-import { acceptedAs, prototypeKeyPaths } from './dto-fast-path';
+import { AppError, jsonShapeProblems } from '@runledger/kernel';
+import { acceptedAs } from './dto-fast-path';
+import { shapeOf } from './request-shape';
 import { describeErrors } from './validation-messages';
 
 /**
  * Validates a plain message against a class-validator DTO. Unknown properties are refused,
  * so a caller learns about a typo instead of having it silently ignored; so is a key named like an Object.prototype
  * member at any depth (`toString`, also inside a free-form `parameters`), which class-transformer would drop before
- * class-validator's whitelist saw it. A message the DTO's compiled checks accept
+ * class-validator's whitelist saw it: found by the transport's one walk of the body (jsonShape; a value built in the
+ * process is walked here), named in the words of every other detail. A message the DTO's compiled checks accept
  * (dto-fast-path.ts: the same constraints, without class-transformer's copy) is answered from them; any other is
  * class-validator's to refuse, with its errors.
  */
@@ -17,11 +19,11 @@ export function validateMessage<T extends object>(dto: new () => T, plain: unkno
   if (typeof plain !== 'object' || plain === null || Array.isArray(plain)) {
     throw new AppError('REQUEST.INVALID', 'The request must be a JSON object.');
   }
-  const accepted = acceptedAs(dto, plain as Record<string, unknown>);
-  if (accepted) return accepted;
   // Before class-transformer, which would drop these keys unseen (or trip on one: `constructor`).
-  const hidden = prototypeKeyPaths(plain);
-  if (hidden.length) throw invalid(hidden.map((path) => `property ${path} should not exist`));
+  const shape = shapeOf(plain);
+  if (shape.tooDeep !== null || shape.prototypeKeys.length) throw invalid(jsonShapeProblems(shape));
+  const accepted = acceptedAs(dto, plain as Record<string, unknown>, { keysChecked: true });
+  if (accepted) return accepted;
   const instance = plainToInstance(dto, plain, { enableImplicitConversion: false });
   const errors = validateSync(instance, { whitelist: true, forbidNonWhitelisted: true, forbidUnknownValues: true });
   if (errors.length) throw invalid(describeErrors(errors));
