@@ -84,7 +84,7 @@ describe('Issue 23: audit verify names a damaged stored message, reads one consi
     expect(verdict.code).toBe(0);
   });
 
-  it('Issue 23 foreign messages: a JetStream API answer the server stores on a run\'s subject after the run ended (an insider names it as a request\'s reply subject) is skipped by every reader; verify stays OK and names it', async () => {
+  it('Issue 23 foreign messages: JetStream answers the server stores on log subjects (an insider names them as a request\'s reply subject; a stream info, a 404 and a 408 status) are skipped by every reader; the run reads as it ended, verify stays OK and names each', async () => {
     // The insider: the operator may ask JetStream questions; nats-server publishes the answer to whatever reply subject
     // the request names, and the log stores it there (no permission can refuse it).
     const ended = burst[0];
@@ -93,6 +93,11 @@ describe('Issue 23: audit verify names a damaged stored message, reads one consi
     try {
       const jsm = await jetstreamManager(stack.nc);
       const answer = await storedThrough(jsm, before[0].subject, () => operator.publish(`$JS.API.STREAM.INFO.${LOG_STREAM}`, new Uint8Array(), { reply: before[0].subject }));
+      // Empty answers with a status line of their own (probe): a direct get for a sequence the log lacks (`404`) after
+      // the run's end, and a malformed one (`408`) on a subject verify does not audit. Read as "none" or as a failed read,
+      // they hid the run and failed verify for good.
+      const notFound = await storedThrough(jsm, before[0].subject, () => operator.publish(`$JS.API.DIRECT.GET.${LOG_STREAM}`, new TextEncoder().encode('{"seq":999999999}'), { reply: before[0].subject }));
+      const malformed = await storedThrough(jsm, 'rl.log.audit.keys', () => operator.publish(`$JS.API.DIRECT.GET.${LOG_STREAM}`, new TextEncoder().encode('garbage'), { reply: 'rl.log.audit.keys' }));
       // The run still reads as it was: the answer after its terminal event hides nothing.
       expect((await stack.runEvents(ended)).map((e) => e.metadata.event_id)).toEqual(before.map((e) => e.metadata.event_id));
       const state = await stack.request('rl.runs.get', { run_id: ended });
@@ -100,8 +105,11 @@ describe('Issue 23: audit verify names a damaged stored message, reads one consi
 
       const verdict = await runledger('verify');
       expect(verdict.stdout).toMatch(/audit chain OK/);
-      expect(verdict.stdout).toContain(`1 log message(s) no Runledger writer made, skipped by every reader`);
-      expect(verdict.stdout).toContain(`log message ${answer} carries no writer's header`);
+      expect(verdict.stdout).toContain(`3 log message(s) no Runledger writer made, skipped by every reader`);
+      for (const seq of [answer, notFound, malformed]) expect(verdict.stdout).toContain(`log message ${seq} carries no writer's header`);
+      // A caller's run, a conversation turn and the chain go on after them.
+      expect(await addTask('after the server\'s answers')).toBeTruthy();
+      expect((await runledger('verify')).code).toBe(0);
       expect(verdict.code).toBe(0);
     } finally {
       await operator.close();

@@ -22,6 +22,13 @@ describe('Issue 9 permissions table', () => {
     expect(permissions.checkAgainstAsyncApi(table, { channels: fewer })).toEqual([`permissions.yaml names ${channels.c0.address}, which no channel of asyncapi.yaml has`]);
   });
 
+  it('Issue 22 data keys: every service that seals or opens may subscribe to the server\'s announcements of key writes exactly as its follower does (it subscribed rl.datakeys.written.>, refused: probe)', () => {
+    const { DATA_KEYS_WRITTEN_FILTER } = require('../../messaging/src/data-keys') as { DATA_KEYS_WRITTEN_FILTER: string };
+    const followers = [...new Set([...table.data_keys.seal, ...table.data_keys.open])] as string[];
+    expect(followers.length).toBeGreaterThan(0);
+    for (const id of followers) expect(perms(id).subscribe.allow).toContain(DATA_KEYS_WRITTEN_FILTER);
+  });
+
   it('Issue 22 the ledger\'s durable is pulled and acked by audit-ledger-consumer only: a standing allow on its ack and pull subjects, its own inbox, nothing else, no response permission', () => {
     const consumer = perms('audit-ledger-consumer');
     expect(consumer.publish.allow).toEqual(['$JS.ACK.RUNLEDGER_LOG.audit-ledger.>', '$JS.API.CONSUMER.MSG.NEXT.RUNLEDGER_LOG.audit-ledger']);

@@ -121,7 +121,7 @@ export function readSequences(nc: NatsConnection, stream: string, from: number, 
         answers++;
         const seq = Number(m.subject.slice(inbox.length + 1));
         try {
-          arrived.set(seq, answerOf(seq, m));
+          arrived.set(seq, answerOf(m, seq) ?? { seq, missing: true });
         } catch (e) {
           return end(e);
         }
@@ -139,16 +139,92 @@ export function readSequences(nc: NatsConnection, stream: string, from: number, 
 
 const unanswered = () => new AppError('DEPENDENCY.DOWN', 'The event log could not be read; retry.');
 
-function answerOf(seq: number, m: Msg): SequenceRead {
+/**
+ * A direct get's answer: the stored message, or null where the server says it has none. What decides is the server's
+ * own stamp (Nats-Sequence, added to every message it hands out), not the status line: a message stored with a status
+ * line of its own (`NATS/1.0 404 Message Not Found`, an empty answer an identity had the server publish on a log
+ * subject as a request's reply) comes back with that line and the stamp after it (probe). Read as "none", it made a
+ * run's version 0 and hid the run; read as a failure (a stored 408 or 503), it failed every read through it for good.
+ * `seq`: the sequence asked for, where the reader knows it (a range read).
+ */
+function answerOf(m: Msg, seq?: number): StoredMessage | null {
   const h = m.headers;
-  const code = h?.code ?? 0;
-  if (code === 404) return { seq, missing: true };
-  // Anything else than a message is the server failing to answer (busy, no leader, bad request): retryable.
-  if (code !== 0 && code !== 200) throw unanswered();
-  // The server adds its headers after the stored ones: a stored copy of another message keeps that one's Nats-Subject first.
+  // The server adds its headers after the stored ones: a stored copy of another message keeps that one's first.
+  const stamped = h?.last('Nats-Sequence');
   const subject = h?.last('Nats-Subject');
-  if (!subject) throw new AppError('DEPENDENCY.DOWN', 'The event log answered a read with something else; retry.');
-  return { seq, subject, data: m.data, headers: h };
+  if (stamped && subject) return { seq: seq ?? Number(stamped), subject, data: m.data, headers: h };
+  if (h?.code === 404) return null;
+  // Anything else is the server failing to answer (busy, no leader, bad request): retryable.
+  throw unanswered();
+}
+
+/** How long a single direct get waits for its answer (the client's default for JetStream API requests). */
+const GET_TIMEOUT_MS = 5_000;
+
+/**
+ * Single direct gets on one subscription per connection, each answer taken as answerOf takes it. The client's own
+ * request path (`jsm.direct.getMessage`) reads the status line alone: a stored 404 is "none", and a stored 503 is
+ * rejected as "no responders" before the answer can be looked at.
+ */
+class DirectGets {
+  private readonly inbox: string;
+  private readonly waiting = new Map<string, { settle: (m: Msg | Error) => void }>();
+  private next = 0;
+
+  constructor(private readonly nc: NatsConnection) {
+    this.inbox = createInbox(inboxPrefixOf(nc));
+    nc.subscribe(`${this.inbox}.*`, {
+      callback: (err, m) => {
+        if (err) {
+          // The subscription ended (the connection closed): every get waiting on it fails, retryably; the next makes a new one.
+          getters.delete(this.nc);
+          for (const w of this.waiting.values()) w.settle(unanswered());
+          this.waiting.clear();
+          return;
+        }
+        this.waiting.get(m.subject.slice(this.inbox.length + 1))?.settle(m);
+      },
+    });
+  }
+
+  get(stream: string, query: DirectQuery): Promise<StoredMessage | null> {
+    const token = String(++this.next);
+    const lastBySubject = 'last_by_subj' in query ? query.last_by_subj : undefined;
+    // last_by_subj in the subject, as the client sends it: permissions can then name the subjects an identity may read.
+    const api = lastBySubject ? `$JS.API.DIRECT.GET.${stream}.${lastBySubject}` : `$JS.API.DIRECT.GET.${stream}`;
+    return new Promise<StoredMessage | null>((resolve, reject) => {
+      const timer = setTimeout(() => settle(unanswered()), GET_TIMEOUT_MS);
+      const settle = (m: Msg | Error) => {
+        clearTimeout(timer);
+        this.waiting.delete(token);
+        if (m instanceof Error) return reject(m);
+        try {
+          resolve(answerOf(m));
+        } catch (err) {
+          reject(err);
+        }
+      };
+      this.waiting.set(token, { settle });
+      try {
+        this.nc.publish(api, lastBySubject ? new Uint8Array() : encoder.encode(JSON.stringify(query)), { reply: `${this.inbox}.${token}` });
+      } catch {
+        settle(unanswered()); // the connection closed or is draining
+      }
+    });
+  }
+}
+
+const getters = new WeakMap<NatsConnection, DirectGets>();
+
+/** What one direct get asks for: a sequence, the next message of a subject filter from a sequence, or a subject's last. */
+export type DirectQuery = { seq: number } | { next_by_subj: string; seq: number } | { last_by_subj: string };
+
+/** One direct get (any replica may answer): the stored message, or null when the server has none (see answerOf). */
+export function directGet(jsm: JetStreamManager, stream: string, query: DirectQuery): Promise<StoredMessage | null> {
+  const nc = connectionOf(jsm);
+  let getter = getters.get(nc);
+  if (!getter) getters.set(nc, (getter = new DirectGets(nc)));
+  return getter.get(stream, query);
 }
 
 /**
@@ -156,8 +232,7 @@ function answerOf(seq: number, m: Msg): SequenceRead {
  * sparse reads (one aggregate, a rare kind of event): the server skips what does not match.
  */
 export async function nextMatching(jsm: JetStreamManager, stream: string, filter: string, seq: number): Promise<StoredMessage | null> {
-  const msg = await jsm.direct.getMessage(stream, { next_by_subj: filter, seq }).catch(readFailed);
-  return msg ? storedMessageOf(msg) : null;
+  return directGet(jsm, stream, { next_by_subj: filter, seq });
 }
 
 /**

@@ -263,6 +263,35 @@ describe('EventLog on a real nats-server', () => {
       expect(await log.read(target)).toEqual([]);
     });
 
+    it('a status the server stored (a direct get for a sequence it lacks: `NATS/1.0 404`) is a message, not "none": the version is past it, the last commit and the events read as before, the next append goes on after it', async () => {
+      const ref = aggregateRef('run', 'stored-404');
+      const done = await log.append(ref, [{ type: 'Started', data: {} }, { type: 'RunCompleted', data: {} }], { commandId: 's404-1', expectedVersion: 0 });
+      const status = await storedByServer(ref.subject, `$JS.API.DIRECT.GET.${LOG_STREAM}`, { seq: 999_999_999 });
+      expect((await jsm.streams.getMessage(LOG_STREAM, { seq: status }))?.header?.code).toBe(404);
+      expect(await log.version(ref)).toBe(status);
+      expect((await log.lastCommit(ref)).map((e) => e.seq)).toEqual([done.version, done.version]);
+      expect((await log.read(ref)).map((e) => e.type)).toEqual(['Started', 'RunCompleted']);
+      await log.append(ref, [{ type: 'Noted', data: {} }], { commandId: 's404-2', expectedVersion: await log.version(ref) });
+      expect((await log.read(ref)).map((e) => e.type)).toEqual(['Started', 'RunCompleted', 'Noted']);
+    });
+
+    it('a stored `NATS/1.0 408` (a malformed direct get) fails no read: a range and a replay skip it as no writer\'s, by direct gets and through a consumer alike', async () => {
+      const ref = aggregateRef('run', 'stored-408');
+      const from = (await log.append(ref, [{ type: 'Started', data: {} }], { commandId: 's408-1', expectedVersion: 0 })).version;
+      const status = await storedByServer(ref.subject, `$JS.API.DIRECT.GET.${LOG_STREAM}`, 'garbage');
+      expect((await jsm.streams.getMessage(LOG_STREAM, { seq: status }))?.header?.code).toBe(408);
+      for (const reader of [log, new EventLog(jetstream(nc), jsm, { producer: 'spec', clock: new FixedClock(new Date()), mayCreateConsumers: true })]) {
+        const skipped: number[] = [];
+        const events = await reader.range(ref.subject, from, status, (m, err) => {
+          expect(err).toBeInstanceOf(ForeignMessageError);
+          skipped.push(m.seq);
+        });
+        expect(events.map((e) => e.type)).toEqual(['Started']);
+        expect(skipped).toEqual([status]);
+      }
+      expect((await log.readAggregate(ref)).version).toBe(status);
+    });
+
     it('a message stored on a subject before its creation record does not hide who created it: first gives the creation', async () => {
       const ref = aggregateRef('run', 'answer-before-create');
       const early = await storedByServer(ref.subject, `$JS.API.STREAM.INFO.${LOG_STREAM}`);

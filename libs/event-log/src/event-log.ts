@@ -1,5 +1,5 @@
 import { headers as natsHeaders, MsgHdrs } from '@nats-io/transport-node';
-import { JetStreamClient, JetStreamManager, type PubAck, type StoredMsg, type StreamConfig } from '@nats-io/jetstream';
+import { JetStreamClient, JetStreamManager, type PubAck, type StreamConfig } from '@nats-io/jetstream';
 import { context, propagation, SpanKind, trace } from '@opentelemetry/api';
 import { AppError, Clock, deterministicUuid } from '@runledger/kernel';
 import { eventSpanAttributes, failedRunOutcome, markRunFailed, messagingAttributes, spansKeepAttributes } from '@runledger/telemetry';
@@ -9,7 +9,7 @@ import { encodeCommit, EventEnvelope, NewEvent, newEnvelope, StoredEvent, stored
 import { LIVE_RUN_PREFIX, LOG_STREAM, LOG_SUBJECT_PREFIX } from './stream';
 import { storedEvents, tryStoredEvents, writerHeaders } from './stored-event';
 import { ConcurrencyError, isNoMessage, jsErrorCode, JS_WRONG_LAST_SEQUENCE, readFailed, UnreadableMessageError } from './log-errors';
-import { connectionOf, nextMatching, nextMatchingOnLeader, readSequences, StoredMessage, storedMessageOf, subjectMatcher } from './direct-reads';
+import { connectionOf, directGet, nextMatching, nextMatchingOnLeader, readSequences, StoredMessage, storedMessageOf, subjectMatcher } from './direct-reads';
 import { readByConsumer } from './consumer-reads';
 
 export interface AppendOptions {
@@ -191,7 +191,7 @@ export class EventLog {
   private async lastEvents(ref: AggregateRef | string): Promise<StoredEvent[]> {
     const msg = await this.lastMessage(ref);
     if (!msg) return [];
-    const events = tryStoredEvents(storedMessageOf(msg));
+    const events = tryStoredEvents(msg);
     if (events.length) return events;
     let found: StoredEvent[] = [];
     await this.messages(msg.subject, 1, msg.seq - 1, (m) => {
@@ -201,13 +201,14 @@ export class EventLog {
     return found;
   }
 
-  private async lastMessage(ref: AggregateRef | string): Promise<StoredMsg | null> {
+  private async lastMessage(ref: AggregateRef | string): Promise<StoredMessage | null> {
     const subject = typeof ref === 'string' ? ref : ref.subject;
     // A single-copy log answers a direct get itself: no API request, no advisory, no leader to ask. With replicas,
     // only the leader's answer is the aggregate's version (a lagging replica's would let a stale decision through).
-    if (!(await this.replicated())) return this.jsm.direct.getMessage(this.stream, { last_by_subj: subject }).catch(readFailed);
+    if (!(await this.replicated())) return directGet(this.jsm, this.stream, { last_by_subj: subject });
     try {
-      return await this.jsm.streams.getMessage(this.stream, { last_by_subj: subject });
+      const msg = await this.jsm.streams.getMessage(this.stream, { last_by_subj: subject });
+      return msg ? storedMessageOf(msg) : null;
     } catch (err) {
       if (isNoMessage(err)) return null;
       throw readFailed(err);
@@ -253,7 +254,7 @@ export class EventLog {
   async first(ref: AggregateRef | string): Promise<StoredEvent | null> {
     const subject = typeof ref === 'string' ? ref : ref.subject;
     // null means "no such aggregate" only when the server said so; a read failure is retryable, never "absent".
-    const msg = await this.jsm.direct.getMessage(this.stream, { next_by_subj: subject, seq: 1 }).catch(readFailed);
+    const msg = await directGet(this.jsm, this.stream, { next_by_subj: subject, seq: 1 });
     if (!msg) {
       // Any replica may answer a direct get: one that lags says "none" for an aggregate the leader has. Only the
       // leader's "none" is an answer (a run's caller check would otherwise record a permanent UNKNOWN_CALLER).
@@ -262,7 +263,7 @@ export class EventLog {
     }
     // A message no writer made before the creation record (stored on a predictable subject ahead of it) is skipped:
     // it must not hide who created the aggregate.
-    for (let m: StoredMessage | null = storedMessageOf(msg); m; m = await nextMatching(this.jsm, this.stream, subject, m.seq + 1)) {
+    for (let m: StoredMessage | null = msg; m; m = await nextMatching(this.jsm, this.stream, subject, m.seq + 1)) {
       const [event] = tryStoredEvents(m);
       if (event) return this.open(event);
     }

@@ -45,6 +45,12 @@ const CANONICAL_KEY = /^[A-Za-z0-9+/]{43}=$/;
  * ERASURE_POLL_MS. Only nats-server publishes there (no identity may); a copy is only a cue to read the bucket.
  */
 export const DATA_KEYS_WRITTEN = 'rl.datakeys.written';
+/**
+ * What a follower subscribes to for those announcements: a key's two tokens (kind and owner: dataKeyName), as
+ * permissions.yaml `data_keys.written` grants it. `rl.datakeys.written.>` was refused by the server (probe), and the
+ * followers fell back to their 5 s look.
+ */
+export const DATA_KEYS_WRITTEN_FILTER = `${DATA_KEYS_WRITTEN}.*.*`;
 
 /** KV key of an owner: kinds and ids are kept apart, and any id maps to a valid KV token. */
 export function dataKeyName(owner: DataOwner): string {
@@ -203,10 +209,10 @@ export class KvDataKeyStore implements DataKeyStore {
     const stream = `KV_${this.bucket}`;
     const prefix = `$KV.${this.bucket}.`;
     const info = await jsm.streams.info(stream);
-    const written = info.config.republish?.src === `${prefix}>` && info.config.republish.dest.endsWith('.>') ? info.config.republish.dest : undefined;
+    const written = info.config.republish?.src === `${prefix}>` && info.config.republish.dest === `${DATA_KEYS_WRITTEN}.>`;
     let next = info.state.last_seq + 1;
     // A cue (the server's announcement of a write) reads on at once; `poll` is defined below, before any cue can come.
-    const cues = written ? this.nc.subscribe(written, { callback: () => void poll() }) : undefined;
+    const cues = written ? this.nc.subscribe(DATA_KEYS_WRITTEN_FILTER, { callback: () => void poll() }) : undefined;
     let polling = false;
     let again = false;
     let ended = false;

@@ -197,4 +197,15 @@ describe('runChildOnce on a real log', () => {
     await repo.append(s.created, [{ type: 'RunStarted', data: {} }], { expectedVersion: loaded.version, commandId: 'foreign-start' });
     expect((await repo.load('c-foreign')).events.map((e) => e.type)).toEqual(['RunCreated', 'AuthzDecided', 'RunStarted']);
   });
+
+  it('Probe finding (high): a run id whose subject holds a message the server stored before the run existed is still created, after it (its opening on version 0 conflicted for good: RUN.IN_PROGRESS for ever)', async () => {
+    const s = spec('c-planted');
+    log.nc().publish('$JS.API.INFO', new Uint8Array(), { reply: 'rl.log.run.tool-gateway.c-planted' });
+    await waitUntil(async () => (await repo.log.version('rl.log.run.tool-gateway.c-planted')) > 0);
+    const counter = { n: 0 };
+    const outcome = await runChildOnce(repo, s, effect(counter));
+    expect(outcome).toMatchObject({ status: 'completed' });
+    expect(counter.n).toBe(1);
+    expect((await repo.events('c-planted'))[0]).toMatchObject({ type: 'RunCreated', data: { run_id: 'c-planted' } });
+  });
 });

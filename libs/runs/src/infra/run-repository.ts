@@ -208,7 +208,10 @@ export class RunRepository {
   /** Loads a run into a session that folds its own appends, so a step never re-reads what it just wrote. */
   async session(run: RunIdentity): Promise<RunSession> {
     const loaded = await this.load(run.run_id);
-    return new RunSession(this, run, loaded.state, loaded.version, false, loaded.events);
+    // No run yet: its opening goes after whatever the server stored on its subject first (a message no writer made,
+    // which every reader skips), not on 0, which would conflict for good (probe: a run id planted that way).
+    const version = loaded.events.length ? loaded.version : await this.log.version(this.refOf(run).subject);
+    return new RunSession(this, run, loaded.state, version, false, loaded.events);
   }
 
   /**

@@ -100,29 +100,35 @@ describe('Issue 22 anchor: a crash before the anchor file is replaced loses noth
     expect((await ChainAnchor.open(keyFile, jsm, join(dir.path, 'heads-behind'))).read()!.checkpoint).toEqual(tail.checkpoint);
   });
 
-  it('Probe finding (high): a JetStream API answer an identity had the server store on the chain subject (its request\'s reply subject) is no chain batch: the restarted ledger chains on from entry N+1, after it, and starts again later (it restarted at entry 1, then refused every start)', async () => {
+  it.each([
+    ['an API answer', '$JS.API.INFO', '', 3],
+    // An empty answer with a status line of its own (`NATS/1.0 404`), read back as "no message": the chain's version
+    // read 0, and the ledger reloaded its tail for ever, then refused to start (probe).
+    ['a stored 404 status', '$JS.API.DIRECT.GET.RUNLEDGER_LOG', '{"seq":999999999}', 13],
+  ])('Probe finding (high): %s an identity had the server store on the chain subject (its request\'s reply subject) is no chain batch: the restarted ledger chains on from entry N+1, after it, and starts again later (it restarted at entry 1, then refused every start)', async (_what, api, body, firstRun) => {
+    const heads = join(dir.path, `heads-foreign-${firstRun}`);
     const keyFile = join(dir.path, 'signing-key.pem');
     const signer = loadOrCreateAuditKey(keyFile);
     const jsm = await jetstreamManager(nats.nc);
-    const anchor = await ChainAnchor.open(keyFile, jsm, join(dir.path, 'heads-foreign'));
-    await new AuditChainWriter(log, signer, anchor).chain(await run(3));
+    const anchor = await ChainAnchor.open(keyFile, jsm, heads);
+    await new AuditChainWriter(log, signer, anchor).chain(await run(firstRun));
     const before = chainEntriesOf(await log.read(CHAIN_REF));
     const head = before[before.length - 1];
     // As the probe did it: any JetStream API request, its reply subject the chain's; the server publishes its answer
     // there, and the log stream stores it.
     const chainAt = await log.version(CHAIN_REF);
-    nats.nc.publish('$JS.API.INFO', new Uint8Array(), { reply: CHAIN_REF.subject });
+    nats.nc.publish(api, body, { reply: CHAIN_REF.subject });
     await waitUntil(async () => (await log.version(CHAIN_REF)) > chainAt);
     expect(chainEntriesOf(await log.read(CHAIN_REF, chainAt + 1))).toEqual([]);
     anchor.flush();
 
-    const restarted = await ChainAnchor.open(keyFile, jsm, join(dir.path, 'heads-foreign'));
-    const chained = await new AuditChainWriter(log, signer, restarted).chain(await run(4));
+    const restarted = await ChainAnchor.open(keyFile, jsm, heads);
+    const chained = await new AuditChainWriter(log, signer, restarted).chain(await run(firstRun + 1));
     expect(chained.map((e) => e.seq)).toEqual([head.seq + 1, head.seq + 2]);
     expect(chained[0].prev_hash).toBe(head.entry_hash);
     restarted.flush();
     // And the next start finds the chain at (not behind) its anchor.
-    const again = await ChainAnchor.open(keyFile, jsm, join(dir.path, 'heads-foreign'));
+    const again = await ChainAnchor.open(keyFile, jsm, heads);
     await expect(new AuditChainWriter(log, signer, again).onModuleInit()).resolves.toBeUndefined();
   });
 });

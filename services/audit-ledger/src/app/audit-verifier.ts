@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { AuditVerification } from '@runledger/contracts';
-import { EventLog, ForeignMessageError, LOG_STREAM, LOG_SUBJECT_PREFIX, logIdentityOf, positionBefore, readFailed, StoredEvent, storedEvents, UnreadableMessageError } from '@runledger/event-log';
+import { EventLog, ForeignMessageError, LOG_STREAM, LOG_SUBJECT_PREFIX, logIdentityOf, positionBefore, readFailed, StoredEvent, storedEvents, UnreadableMessageError, writerMessageProblem } from '@runledger/event-log';
 import { AnchoredVerification, ChainEntry, chainEntriesOf, checkCompleteness, checkLogIdentity, LoggedAuditEvent, verifyAnchoredChain } from '@runledger/governance';
 import { RUNTIME, ServiceRuntime, trustedKeys, type AuditSigningKey } from '@runledger/messaging';
 import { OwnershipCheck } from '@runledger/runs';
@@ -86,7 +86,12 @@ export class AuditVerifier {
     try {
       await this.log.messages(`${LOG_SUBJECT_PREFIX}.>`, state.first_seq, state.last_seq, (m) => {
         const isChain = m.subject === CHAIN_REF.subject;
-        if (!isChain && !m.subject.startsWith(RUN_SUBJECT_PREFIX)) return;
+        if (!isChain && !m.subject.startsWith(RUN_SUBJECT_PREFIX)) {
+          // Not audited, but a message no writer made is named wherever it was stored (its headers only: nothing decoded).
+          const why = writerMessageProblem(m);
+          if (why) foreign.push({ log_seq: m.seq, why });
+          return;
+        }
         let events: StoredEvent[];
         try {
           events = storedEvents(m);

@@ -12,8 +12,10 @@ const RUN_SUBJECT_PREFIX = 'rl.log.run.';
  * refused the same way again. An unknown code is taken as retryable (the taxonomy says nothing against it).
  */
 export function notRetryableBecause(subject: string, errorCode: string): string | null {
-  if (!subject.startsWith(RETRYABLE_SUBJECT_PREFIX)) return `${subject} is a run event, not a command: re-publishing it would record it twice. Fix the consumer and let it redeliver.`;
   const known = Object.hasOwn(ERROR_CODES, errorCode) ? ERROR_CODES[errorCode as ErrorCode] : undefined;
+  // What the message is comes first: one no writer made is no run event either (probe: it was said to be one).
+  if (errorCode === 'LOG.FOREIGN_MESSAGE') return `no Runledger writer made it (${known?.message ?? errorCode}): it is never re-published.`;
+  if (!subject.startsWith(RETRYABLE_SUBJECT_PREFIX)) return `${subject} is a run event, not a command: re-publishing it would record it twice. Fix the consumer and let it redeliver.`;
   if (known && !known.retryable) return `it was refused for good (${errorCode}: ${known.message}): a retry would be refused the same way.`;
   return null;
 }

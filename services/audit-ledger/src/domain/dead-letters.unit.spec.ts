@@ -29,6 +29,8 @@ describe('Issue 11 deadletters: the list is a fold of rl.log.deadletter.*', () =
     expect(notRetryableBecause('rl.log.inbox.decision', 'DATA.ERASED')).toMatch(/^it was refused for good \(DATA\.ERASED: /);
     expect(notRetryableBecause('rl.log.inbox.decision', 'REQUEST.INVALID')).toMatch(/refused for good \(REQUEST\.INVALID/);
     expect(notRetryableBecause('rl.log.run.r1', 'INTERNAL')).toMatch(/is a run event, not a command/);
+    // A message no writer made, wherever it was stored, is said to be that (it is no run event and no command).
+    for (const subject of ['rl.log.run.r1', 'rl.log.inbox.decision']) expect(notRetryableBecause(subject, 'LOG.FOREIGN_MESSAGE')).toMatch(/^no Runledger writer made it .*never re-published/);
     const [letter] = [ev('MessageDeadLettered', { durable: 'decision-inbox', stream_seq: 12, subject: 'rl.log.inbox.decision', reason: 'handler failed', error_code: 'DATA.ERASED', deliveries: 1 }, 6)].reduce(evolveDeadLetters, []);
     expect(letter).toMatchObject({ retryable: false, not_retryable_because: expect.stringContaining('DATA.ERASED'), run_id: null });
     expect(runIdOf('rl.log.inbox.decision', [{ data: { run_id: 'r-data' }, metadata: {} as StoredEvent['metadata'] }])).toBe('r-data');
