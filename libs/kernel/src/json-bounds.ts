@@ -25,10 +25,10 @@ export interface JsonShape {
    * The paths of keys named like an Object.prototype member (`__proto__`, `constructor`, `toString` …) or `prototype`:
    * keys that reach a prototype, or that class-transformer drops or trips on. Own keys only; not looked below.
    */
-  prototypeKeys: string[];
+  prototypeKeys: readonly string[];
 }
 
-const NONE: string[] = [];
+const NONE: readonly string[] = Object.freeze([]);
 
 /**
  * One walk of a decoded JSON value for both bounds: its nesting and its prototype-named keys (`keys: false` for JSON
@@ -59,7 +59,7 @@ function walk(v: unknown, depth: number, at: Array<string | number>, shape: Json
     at.push(key);
     if (keys && isPrototypeKey(key)) {
       if (shape.prototypeKeys === NONE) shape.prototypeKeys = [];
-      shape.prototypeKeys.push(at.join('.'));
+      (shape.prototypeKeys as string[]).push(at.join('.'));
     } else walk((v as Record<string, unknown>)[key], depth + 1, at, shape, maxDepth, keys);
     at.pop();
   }

@@ -46,11 +46,19 @@ export function decodeBounded(data: Uint8Array): { ok: true; value: unknown } | 
     return { ok: false, reason: 'The request is not valid JSON.' };
   }
   const shape = jsonShape(value);
-  if (shape.tooDeep !== null || shape.prototypeKeys.some(addressesPrototype)) return { ok: false, reason: `The request is not valid: ${jsonShapeProblems(shape).join('; ')}.` };
+  if (shape.tooDeep !== null || shape.prototypeKeys.some(addressesPrototype)) {
+    // A few problems named, at most: 10k bad keys must not make an answer larger than the bus carries.
+    const problems = jsonShapeProblems(shape);
+    const named = problems.length > MAX_NAMED ? [...problems.slice(0, MAX_NAMED), `and ${problems.length - MAX_NAMED} more`] : problems;
+    return { ok: false, reason: `The request is not valid: ${named.join('; ')}.` };
+  }
   rememberShape(value, shape);
   return { ok: true, value };
 }
 
+const MAX_NAMED = 5;
+
+/** A prototype-named key's path (no such key has a dot) ends in one of the keys refused before any handler. */
 function addressesPrototype(path: string): boolean {
   return JSON_BOUNDS.forbiddenKeys.includes(path.slice(path.lastIndexOf('.') + 1));
 }
