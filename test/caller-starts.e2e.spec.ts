@@ -4,7 +4,7 @@
  * for that caller, in the cases its role covers (policy/callers.yaml: `case-*`); refusals name what is wrong; an erased
  * case takes no new ingest; `runledger erase` refuses in words. Every refusal starts nothing.
  */
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { Kvm } from '@nats-io/kv';
 import { Objm } from '@nats-io/obj';
 import type { NatsConnection } from '@nats-io/transport-node';
@@ -223,6 +223,18 @@ describe('Issue 26 caller starts: attributed to a caller, in its cases, refused 
       ok: true, body: { outcome: 'failure', run_id: runId, error: { error_code: 'INVALID_INPUT', message: `Artifact ${stored.artifact_id} (client_intake_form) is nested deeper than 32 levels.`, retryable: false } },
     });
     expect((await recorded(runId)).filter((t) => t === 'RunFailed')).toHaveLength(1);
+  });
+
+  it('Intake form with a UTF-8 byte order mark: ingest takes it as the JSON it is, stored byte for byte (its sha256 over the mark), and the run that reads it succeeds (it failed INVALID_INPUT, not JSON)', async () => {
+    const caseId = `case-bom-${tag}`;
+    const bytes = Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from('{"name":"Dana","contact":{"email":"dana@example.com"}}')]);
+    const ingested = await ask('rl.caller.caller.artifacts.ingest', {
+      case_id: caseId, agent_name: 'INTAKE_AGENT', kind: 'client_intake_form', media_type: 'application/json', content_base64: bytes.toString('base64'),
+    });
+    expect(ingested).toMatchObject({ ok: true, body: { kind: 'client_intake_form', case_id: caseId, size_bytes: bytes.length, sha256: createHash('sha256').update(bytes).digest('hex') } });
+    const runId = randomUUID();
+    const started = await ask(OWN_START, { agent_name: 'INTAKE_AGENT', case_id: caseId, run_id: runId, input_artifacts: [ingested.ok && ingested.body], parameters: {} }, 120_000);
+    expect(started).toMatchObject({ ok: true, body: { outcome: 'success', run_id: runId, error: null } });
   });
 
   it('Probe finding: on the caller\'s doors a key named like an Object.prototype member is an unknown field, refused as foo is (REQUEST.INVALID), and nothing runs', async () => {
