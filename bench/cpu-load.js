@@ -6,10 +6,12 @@
  * ledger has chained them, and prints every process's CPU per request (from /proc) and its wake-ups per request
  * (voluntary context switches, all threads). CPU_LOAD_CONCURRENCY (default 16; 1 is the bench's sequential case),
  * CPU_LOAD_WARMUP (more requests at c16 before the measure: V8 is still compiling after the first few hundred),
- * CPU_LOAD_IDLE_MS (first measure every process's CPU at rest for that long: timers, polls, heartbeats). With
+ * CPU_LOAD_IDLE_MS (first measure every process's CPU at rest for that long: timers, polls, heartbeats),
+ * CPU_LOAD_LATENCY_FILE (append each measured request's index, start and latency in ms to that file). With
  * `RL_SERVICE_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof"` every service writes a V8 CPU profile on exit; node
- * takes a flag's last value, so `RL_SERVICE_NODE_ARGS=--max-semi-space-size=16` overrides the services' heap flag. The
- * second line is every service's memory after the load (PSS and RSS, MiB, from /proc/<pid>/smaps_rollup).
+ * takes a flag's last value, so `RL_SERVICE_NODE_ARGS=--max-semi-space-size=16` overrides the services' heap flag
+ * (`RL_SERVICE_NODE_ARGS_AUDIT_LEDGER=…`: one service's only). A `latency` line gives the callers' p50 / p90 / p99 (as
+ * the bench's c16 batches compute them) and the load average as the load ends. The last line is every service's memory after the load (PSS and RSS, MiB, from /proc/<pid>/smaps_rollup).
  * Not a comparison with anything: the same harness on two commits says what a change did (bench/results.md).
  */
 const path = require('node:path');
@@ -77,7 +79,14 @@ async function main() {
     process.stdout.write(`load starts: ${n} requests at c${concurrency}; pids ${pids}\n`);
     const t0 = Date.now();
     const monotonicStart = process.hrtime.bigint() / 1000n;
-    await inFlight(n, concurrency, (i) => runledger.run({ request_id: `load-${i}`, user_id: `bench-user-${i % 50}`, message: `add task steady ${i}` }));
+    const latencies = [];
+    await inFlight(n, concurrency, async (i) => {
+      const sent = performance.now();
+      await runledger.run({ request_id: `load-${i}`, user_id: `bench-user-${i % 50}`, message: `add task steady ${i}` });
+      latencies.push(performance.now() - sent);
+      if (process.env.CPU_LOAD_LATENCY_FILE) fs.appendFileSync(process.env.CPU_LOAD_LATENCY_FILE, `${i} ${sent.toFixed(1)} ${(performance.now() - sent).toFixed(1)}\n`);
+    });
+    const answered = Date.now();
     await runledger.settle();
     const monotonicEnd = process.hrtime.bigint() / 1000n;
     const used = runledger.pids().map((pid, i) => ((cpuSeconds([pid]) - before[i]) * 1000) / n);
@@ -86,6 +95,10 @@ async function main() {
     const elapsed = Date.now() - t0;
     process.stdout.write(`${n} requests at c${concurrency} in ${elapsed} ms (${((n * 1000) / elapsed).toFixed(1)} req/s); CPU per request ${used.reduce((a, b) => a + b, 0).toFixed(2)} ms: ${byProcess}\n`);
     const wokeByProcess = runledger.processNames().map((name, i) => `${name} ${woke[i].toFixed(1)}`).join(', ');
+    latencies.sort((a, b) => a - b);
+    const pct = (q) => latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))].toFixed(1);
+    // Answered: the rate the callers saw (the ledger's catch-up after the last answer is not in it); p50 / p99 as the bench's.
+    process.stdout.write(`latency ms p50 ${pct(0.5)} p90 ${pct(0.9)} p99 ${pct(0.99)} max ${latencies[latencies.length - 1].toFixed(1)}; answered ${((n * 1000) / (answered - t0)).toFixed(1)} req/s; load average ${os.loadavg()[0].toFixed(2)}\n`);
     process.stdout.write(`wake-ups (voluntary context switches, all threads) per request ${woke.reduce((a, b) => a + b, 0).toFixed(1)}: ${wokeByProcess}\n`);
     const memory = runledger.procs.map((p) => ({ name: p.name, ...memoryMiB(p.child.pid) }));
     const pss = memory.map((m) => `${m.name} ${m.pss.toFixed(0)}`).join(', ');

@@ -165,7 +165,9 @@ function startService(name, { natsUrl, env = {}, onLine, creds } = {}) {
   // With `creds` (a secured server started here) the service gets its own identity and nobody else's.
   const identity = creds ? identityEnv(creds, name) : {};
   // RL_SERVICE_NODE_ARGS: extra node flags for every service (profiling: `--cpu-prof --cpu-prof-dir=/tmp/prof`).
-  const nodeArgs = [...SERVICE_V8_FLAGS, ...(process.env.RL_SERVICE_NODE_ARGS ?? '').split(' ').filter(Boolean)];
+  // RL_SERVICE_NODE_ARGS_<NAME> (AUDIT_LEDGER, DECISION, ...): extra flags for that service only, after those.
+  const own = process.env[`RL_SERVICE_NODE_ARGS_${name.toUpperCase().replace(/-/g, '_')}`] ?? '';
+  const nodeArgs = [...SERVICE_V8_FLAGS, ...`${process.env.RL_SERVICE_NODE_ARGS ?? ''} ${own}`.split(' ').filter(Boolean)];
   const child = spawn(process.execPath, [...nodeArgs, path.join(ROOT, 'dist', 'services', name, 'src', 'main.js')], {
     cwd: ROOT,
     env: { ...process.env, NATS_URL: natsUrl, HTTP_PORT: env.HTTP_PORT ?? '0', ...identity, ...env },
