@@ -197,7 +197,7 @@ describe('Issue 8: the contract-003 controller runs campaigns over the bus', () 
     expect(after.artifacts).toEqual([]);
   });
 
-  it('Issue 8 questions: request_user_input waits for an answer, which the agent sees in the next snapshot', async () => {
+  it('Issue 8 questions: request_user_input waits for an answer, which the agent sees in the next snapshot; a wrong decision is refused naming its field', async () => {
     const campaign = await scriptedCampaign(stack, [
       { action_type: 'request_user_input', question: 'This lead has no company. Proceed or skip?', options: ['Proceed', 'Skip'] },
       { action_type: 'no_op', reason: 'preconditions_not_met' },
@@ -206,7 +206,9 @@ describe('Issue 8: the contract-003 controller runs campaigns over the bus', () 
     expect(asked.ran!.map((r) => r.outcome)).toEqual(['awaiting_approval']);
     const item = itemIdOf(campaign, 1);
     const wrong = await callError(stack, 'answer', { campaign_id: campaign, item_id: item, decision: 'approved', approver: OPERATOR });
-    expect(wrong.code).toBe('REQUEST.INVALID');
+    expect(wrong).toMatchObject({ code: 'REQUEST.INVALID', details: ['/decision must be answered for a question (it is approved)'] });
+    const unanswered = await callError(stack, 'answer', { campaign_id: campaign, item_id: item, decision: 'answered', approver: OPERATOR });
+    expect(unanswered).toMatchObject({ code: 'REQUEST.INVALID', details: ['/answer is required to answer a question'] });
     await call(stack, 'answer', { campaign_id: campaign, item_id: item, decision: 'answered', answer: 'Skip', approver: OPERATOR });
     await call(stack, 'cycle', { campaign_id: campaign });
     const snapshots = ofType<{ snapshot: { recent_audit_log: { action_type: string; payload?: Record<string, unknown> }[] } }>(await campaignEvents(stack, campaign), 'CycleStarted');

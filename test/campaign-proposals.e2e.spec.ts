@@ -175,7 +175,7 @@ describe('Issue 8: every contract-003 schema and rule, through the bus', () => {
     expect(results[1]!.abilities.included).toEqual(expect.arrayContaining(['proposal-contract', 'lead-scoring']));
   });
 
-  it('Issue 26 / INV-AGT-ABL-002 at create: a token_limit below the core abilities is refused with REQUEST.INVALID naming both numbers, and no campaign is recorded', async () => {
+  it('Issue 26 / INV-AGT-ABL-002 at create: a token_limit below the core abilities is refused with REQUEST.INVALID naming both numbers and the field (details), and no campaign is recorded', async () => {
     for (const agent of [{ kind: 'llm', model: 'stub-model', token_limit: coreTokens - 1 }, { kind: 'llm', model: 'stub-model', profile: 'outreach-writer', token_limit: 1 }]) {
       const campaign_id = randomUUID();
       const refused = await callError(stack, 'create', { campaign_id, name: 'Too small a budget', agent });
@@ -183,10 +183,12 @@ describe('Issue 8: every contract-003 schema and rule, through the bus', () => {
       expect((refused as { retryable?: boolean }).retryable).toBe(false);
       expect(refused.message).toContain(`token_limit ${agent.token_limit} `);
       expect(refused.message).toContain(` ${coreTokens} tokens`);
+      // The field named, as the schema's refusals name theirs.
+      expect((refused as { details?: string[] }).details).toEqual([expect.stringMatching(/^\/agent\/token_limit token_limit \d+ is below/)]);
       expect((await callError(stack, 'get', { campaign_id })).code).toBe('CAMPAIGN.NOT_FOUND');
     }
     const unknown = await callError(stack, 'create', { campaign_id: randomUUID(), name: 'No such profile', agent: { kind: 'llm', model: 'stub-model', profile: 'no-such-profile' } });
-    expect(unknown).toMatchObject({ code: 'REQUEST.INVALID', message: expect.stringContaining('no-such-profile') });
+    expect(unknown).toMatchObject({ code: 'REQUEST.INVALID', message: expect.stringContaining('no-such-profile'), details: ['/agent/profile No agent profile no-such-profile.'] });
     // The least budget that holds the core abilities is accepted.
     await call(stack, 'create', { campaign_id: randomUUID(), name: 'Exactly enough', agent: { kind: 'llm', model: 'stub-model', token_limit: coreTokens } });
   });

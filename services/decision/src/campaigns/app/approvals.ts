@@ -3,6 +3,7 @@ import { getRole } from '@runledger/governance';
 import { AppError, Clock, deterministicUuid } from '@runledger/kernel';
 import { CLOCK } from '@runledger/messaging';
 import type { Approver, CampaignState, ItemDecision, PendingItem } from '../domain/campaign-types';
+import { decisionFieldProblem } from '../domain/campaign.decider';
 import { CampaignRun, CampaignRuns, OPERATOR_ROLES } from './campaign-effects';
 import { CampaignStore } from './campaign-store';
 import { deliverMessage, writeArtifact } from './proposal-executor';
@@ -40,7 +41,12 @@ export class Approvals {
     const parameters = { action: 'campaign.answer', item_id: a.item_id, item_kind: item.kind, decision: a.decision, approver_id: a.approver.id, approver_role: a.approver.role };
     const denial = refused ? { error_code: refused.code, message: refused.reason, retryable: false } : undefined;
     const run = await this.runs.open(state, runId, parameters, denial);
-    if (refused) throw new AppError(refused.code === 'APPROVAL.ROLE_DENIED' ? 'APPROVAL.ROLE_DENIED' : 'REQUEST.INVALID', refused.reason);
+    if (refused?.code === 'APPROVAL.ROLE_DENIED') throw new AppError('APPROVAL.ROLE_DENIED', refused.reason);
+    if (refused) {
+      // The field at fault, named as the request's other validation details name theirs.
+      const field = decisionFieldProblem(item.kind, a.decision, a.answer);
+      throw new AppError('REQUEST.INVALID', refused.reason, field ? [field] : undefined);
+    }
     if (expired) {
       await run.fail({ error_code: 'APPROVAL.EXPIRED', message: 'The item expired before it was decided; nothing was executed.', retryable: false });
       throw new AppError('APPROVAL.EXPIRED');

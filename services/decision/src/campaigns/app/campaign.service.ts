@@ -44,8 +44,9 @@ export class CampaignService {
 
   async create(req: CampaignCreateRequest): Promise<CampaignView> {
     const id = req.campaign_id;
-    const problem = this.agent.specProblem(req.agent as AgentSpec);
-    if (problem) throw new AppError('REQUEST.INVALID', problem);
+    const spec = this.agent.specProblem(req.agent as AgentSpec);
+    // Its message as before; its details name the field, as the schema's refusals do (`/agent/token_limit …`).
+    if (spec) throw new AppError('REQUEST.INVALID', spec.problem, [`${spec.path} ${spec.problem}`]);
     return this.worker.serialised(id, async () => {
       const settings = { on_invalid: req.settings?.on_invalid ?? 'retry', max_attempts: req.settings?.max_attempts ?? 2, approval_ttl_seconds: req.settings?.approval_ttl_seconds ?? 86_400 } as const;
       const existing = await this.store.load(id);

@@ -29,9 +29,16 @@ export interface ProposalAgent {
   propose(spec: AgentSpec, request: ProposalRequest): Promise<ProposalAnswer>;
   /**
    * Why a spec can never give a proposal (a profile it does not know, a token limit below what every prompt needs),
-   * or null. Asked at create, so such a campaign is refused there instead of failing every cycle.
+   * and the create request's field at fault (`/agent/token_limit`), or null. Asked at create, so such a campaign is
+   * refused there instead of failing every cycle.
    */
-  specProblem(spec: AgentSpec): string | null;
+  specProblem(spec: AgentSpec): SpecProblem | null;
+}
+
+/** A problem of an agent spec: the request field it is in (a JSON pointer, as validation details name fields) and why. */
+export interface SpecProblem {
+  path: string;
+  problem: string;
 }
 
 export const PROPOSAL_AGENT = Symbol('PROPOSAL_AGENT');

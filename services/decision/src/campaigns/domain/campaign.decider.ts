@@ -3,7 +3,7 @@ import { canonicalJson } from '@runledger/governance';
 import { deterministicUuid, sha256Hex } from '@runledger/kernel';
 import { analyzeLeads } from './lead-analysis';
 import {
-  CampaignCommand, CampaignEvent, CampaignRefusal, CampaignState, Lead, PendingItem, TaskStatus,
+  CampaignCommand, CampaignEvent, CampaignRefusal, CampaignState, ItemDecision, Lead, PendingItem, TaskStatus,
 } from './campaign-types';
 
 type Ev = RecordedEvent<CampaignEvent['type'], CampaignEvent['data']>;
@@ -181,14 +181,25 @@ function decideItem(command: Extract<CampaignCommand, { type: 'DecideItem' }>, s
     return [ev('ApprovalRefused', { item_id: item.item_id, approver: command.approver, code: 'APPROVAL.ROLE_DENIED', reason: `Role ${command.approver.role} may not decide campaign items.` })];
   }
   if (Date.parse(item.expires_at) <= Date.parse(command.now)) return [ev('ApprovalExpired', { item_id: item.item_id, expired_at: command.now })];
-  const fits = item.kind === 'request_user_input' ? command.decision === 'answered' : command.decision !== 'answered';
-  if (!fits || (command.decision === 'answered' && !command.answer)) {
+  if (decisionFieldProblem(item.kind, command.decision, command.answer)) {
     return [ev('ApprovalRefused', { item_id: item.item_id, approver: command.approver, code: 'REQUEST.INVALID', reason: item.kind === 'request_user_input' ? 'A question is answered, with an answer.' : 'An approval is approved or rejected.' })];
   }
   return [ev('ApprovalDecided', {
     item_id: item.item_id, decision: command.decision, approver: command.approver, decided_at: command.now,
     ...(command.answer !== undefined ? { answer: command.answer } : {}),
   })];
+}
+
+/**
+ * Why a decision does not fit its item, naming the request field as validation details do (`/decision …`), or null:
+ * a question is answered, with an answer; an approval is approved or rejected.
+ */
+export function decisionFieldProblem(kind: PendingItem['kind'], decision: ItemDecision, answer: string | undefined): string | null {
+  if (kind === 'request_user_input') {
+    if (decision !== 'answered') return `/decision must be answered for a question (it is ${decision})`;
+    return answer ? null : '/answer is required to answer a question';
+  }
+  return decision === 'answered' ? '/decision must be approved or rejected for an approval (it is answered)' : null;
 }
 
 const withTask = (state: CampaignState, id: string, status: TaskStatus): CampaignState => ({

@@ -1,6 +1,6 @@
 import { DeciderSpec, foldEvents, recorded } from '@runledger/event-log';
 import { buildStateSnapshot } from '@runledger/agent-runtime';
-import { campaignDecider, evolveCampaign, initialCampaignState, leadId } from './campaign.decider';
+import { campaignDecider, decisionFieldProblem, evolveCampaign, initialCampaignState, leadId } from './campaign.decider';
 import { snapshotSourceOf } from './campaign-snapshot';
 import { CampaignEvent, CampaignRefusal } from './campaign-types';
 
@@ -104,6 +104,16 @@ describe('Issue 8 campaign aggregate: approvals', () => {
     spec.given(given).when(decide('2026-01-01T00:00:30.000Z', 'TASK_ASSISTANT')).then([
       { type: 'ApprovalRefused', data: { item_id: 'i1', approver: { id: 'ops-1', role: 'TASK_ASSISTANT' }, code: 'APPROVAL.ROLE_DENIED', reason: 'Role TASK_ASSISTANT may not decide campaign items.' } },
     ]);
+  });
+  it('a decision that does not fit its item is refused as an audited event, and the refusal names the request field at fault', () => {
+    spec.given(given).when({ ...decide('2026-01-01T00:00:30.000Z'), decision: 'answered' as const, answer: 'yes' }).then([
+      { type: 'ApprovalRefused', data: { item_id: 'i1', approver, code: 'REQUEST.INVALID', reason: 'An approval is approved or rejected.' } },
+    ]);
+    expect(decisionFieldProblem('generate_message', 'answered', 'yes')).toBe('/decision must be approved or rejected for an approval (it is answered)');
+    expect(decisionFieldProblem('generate_message', 'rejected', undefined)).toBeNull();
+    expect(decisionFieldProblem('request_user_input', 'approved', undefined)).toBe('/decision must be answered for a question (it is approved)');
+    expect(decisionFieldProblem('request_user_input', 'answered', '')).toBe('/answer is required to answer a question');
+    expect(decisionFieldProblem('request_user_input', 'answered', 'Skip')).toBeNull();
   });
   it('an answer after expiry expires the item instead, and an expired item can never be executed', () => {
     spec.given(given).when(decide('2026-01-01T00:01:00.000Z')).then([{ type: 'ApprovalExpired', data: { item_id: 'i1', expired_at: '2026-01-01T00:01:00.000Z' } }]);

@@ -4,7 +4,7 @@ import { coreAbilityTokens, preparePrompt, selectAgents } from '@runledger/agent
 import { AppError, sha256Hex } from '@runledger/kernel';
 import type { SessionGateway } from '../../sessions/app/session.gateway';
 import type { AgentSpec } from '../domain/campaign-types';
-import { scriptedProposal, type ProposalAgent, type ProposalAnswer, type ProposalRequest } from '../app/proposal-agent';
+import { scriptedProposal, type ProposalAgent, type ProposalAnswer, type ProposalRequest, type SpecProblem } from '../app/proposal-agent';
 import { CAMPAIGN_ABILITIES, campaignRegistry } from './campaign-profiles';
 import { proposalPrompt } from './proposal-prompt';
 import { sessionProposal } from './session-proposal-agent';
@@ -38,7 +38,8 @@ export class CampaignProposalAgent implements ProposalAgent {
     const selection = spec.profile ? null : selectAgents(this.registry, task)[0]!;
     const profileId = spec.profile ?? selection!.agentId;
     const profile = this.registry.get(profileId);
-    if (!profile) throw new AppError('REQUEST.INVALID', `No agent profile ${profileId}.`);
+    // A profile the campaign named (it existed at create); a selected one always exists.
+    if (!profile) throw new AppError('REQUEST.INVALID', `No agent profile ${profileId}.`, [`/agent/profile No agent profile ${profileId}.`]);
     const prompt = preparePrompt({
       profile, abilities: CAMPAIGN_ABILITIES, tokenLimit: spec.token_limit ?? DEFAULT_TOKEN_LIMIT,
       task: proposalPrompt(request),
@@ -71,16 +72,17 @@ export class CampaignProposalAgent implements ProposalAgent {
    * below the core abilities of a profile the campaign can run as (the named one, else any selection may pick)
    * could never make a prompt.
    */
-  specProblem(spec: AgentSpec): string | null {
+  specProblem(spec: AgentSpec): SpecProblem | null {
     if (spec.kind !== 'llm') return null;
     const named = spec.profile === undefined ? undefined : this.registry.get(spec.profile);
-    if (spec.profile !== undefined && !named) return `No agent profile ${spec.profile}.`;
+    if (spec.profile !== undefined && !named) return { path: '/agent/profile', problem: `No agent profile ${spec.profile}.` };
     const limit = spec.token_limit ?? DEFAULT_TOKEN_LIMIT;
     for (const profile of named ? [named] : this.registry.list()) {
       const core = coreAbilityTokens(profile, CAMPAIGN_ABILITIES);
-      if (!core.ok) return core.message;
+      if (!core.ok) return { path: named ? '/agent/profile' : '/agent', problem: core.message };
       if (core.tokens > limit) {
-        return `token_limit ${limit} is below the ${core.tokens} tokens the core abilities of profile ${profile.id} need (core abilities are never left out).`;
+        // The limit given, or the default one when the spec names none: the field to set either way.
+        return { path: '/agent/token_limit', problem: `token_limit ${limit} is below the ${core.tokens} tokens the core abilities of profile ${profile.id} need (core abilities are never left out).` };
       }
     }
     return null;
