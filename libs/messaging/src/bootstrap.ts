@@ -40,17 +40,18 @@ export async function bootstrapService(service: string, module: (runtime: Servic
   await app.listen(port, settingText('HTTP_HOST'));
   const address = app.getHttpServer().address();
   const httpPort = typeof address === 'object' && address ? address.port : port;
-  let stopped = false;
-  const stop = async () => {
-    if (stopped) return;
-    stopped = true;
+  // One stop, however often asked: every caller waits for it to end. Ctrl-C of `npm start` signals the whole process
+  // group (SIGINT here) and start.js then sends SIGTERM: that second signal resolved at once and exited the process
+  // half-way through the first stop, before the providers' shutdown hooks (the audit anchor's last write) ran.
+  let stopping: Promise<void> | undefined;
+  const stop = () => (stopping ??= (async () => {
     // Finish what this instance took before anything closes under it (README "Configuration": RL_SHUTDOWN_DRAIN_MS).
     await transport.quiesce(settingNumber('RL_SHUTDOWN_DRAIN_MS')).catch(() => undefined);
     await app.close().catch(() => undefined);
     await runtime.consumerNc?.drain().catch(() => undefined);
     await runtime.nc.drain().catch(() => undefined);
     await stopTelemetry();
-  };
+  })());
   return { app, runtime, httpPort, stop };
 }
 

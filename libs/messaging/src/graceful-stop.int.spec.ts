@@ -71,12 +71,15 @@ describe('Issue 24 graceful stop (RL_SHUTDOWN_DRAIN_MS)', () => {
     await server?.stop();
   });
 
-  it('Issue 24 a request and a delivery in flight when the stop begins are finished (answered, acked); a request after it is not taken', async () => {
+  it('Issue 24 a request and a delivery in flight when the stop begins are finished (answered, acked); a request after it is not taken; a second stop (signal) waits for the first', async () => {
     const inFlight = nc.request('slow.answer', encodeJson({ n: 1 }), { timeout: 30_000 });
     await service.runtime.log.append(aggregateRef('slow', 'a'), [{ type: 'Held', data: {} }], { commandId: 'held' });
     await waitUntil(() => gate.entered.length === 2, { timeoutMs: 20_000 });
 
     const stopped = service.stop();
+    // A second signal (Ctrl-C of `npm start` sends SIGINT to the group, start.js then SIGTERM) waits for the same stop.
+    let againDone = false;
+    const again = service.stop().then(() => (againDone = true));
     // Once the stop has taken effect, nothing new is taken: with no other instance, a new request finds no responder.
     // (A request sent while the service's unsubscribe is on its way to the server may still be delivered and taken:
     // it is then finished like request 1, never dropped.)
@@ -90,10 +93,12 @@ describe('Issue 24 graceful stop (RL_SHUTDOWN_DRAIN_MS)', () => {
     const takenAfterStop = gate.entered.filter((e) => /^request (\d+)$/.test(e) && e !== 'request 1');
     expect(takenAfterStop).toEqual(expect.not.arrayContaining([`request ${late - 1}`, `request ${late}`]));
 
+    expect(againDone).toBe(false); // the work in flight holds the first stop: the second has not ended before it
     gate.release!();
     const reply = await inFlight;
     expect(decodeReply(reply.data, reply.headers)).toEqual({ ok: true, body: { answered: 1 } });
     await stopped;
+    await again;
     // Finished before the app began to close (without the drain it closes at once, and the reply has nowhere to go).
     const closingAt = gate.handled.indexOf('app closing');
     expect(gate.handled.slice(0, closingAt).sort()).toEqual(['event Held', 'request 1', ...takenAfterStop].sort());

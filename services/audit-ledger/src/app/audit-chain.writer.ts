@@ -1,4 +1,4 @@
-import { Inject, Injectable, Logger, OnModuleInit } from '@nestjs/common';
+import { BeforeApplicationShutdown, Inject, Injectable, Logger, OnModuleInit } from '@nestjs/common';
 import { aggregateRef, ConcurrencyError, EventLog, positionBefore, StoredEvent } from '@runledger/event-log';
 import { CHAIN_BATCH_EVENT, chainEntriesOf, checkpointSigned, signCheckpoint, type ChainBatch, type ChainEntry } from '@runledger/governance';
 import { trustedKeys, type AuditSigningKey } from '@runledger/messaging';
@@ -31,8 +31,10 @@ class StaleTail extends Error {}
  * A tail this ledger did not sign is never built upon: that would sign a forgery.
  */
 @Injectable()
-export class AuditChainWriter implements OnModuleInit {
+export class AuditChainWriter implements OnModuleInit, BeforeApplicationShutdown {
   private readonly logger = new Logger('AuditChain');
+  /** The batches being chained now: shutdown waits for them, so the anchor gets the head they sign. */
+  private readonly chaining = new Set<Promise<unknown>>();
   private last: ChainEntry | null = null;
   private version = 0;
   /** The tail's first load, shared: the log consumers may start chaining while onModuleInit still reads it. */
@@ -110,7 +112,20 @@ export class AuditChainWriter implements OnModuleInit {
    * Chains the auditable events of one batch (in log order) and returns the entry of each, including events chained
    * before a crash and delivered again, so their read-model rows can be written again.
    */
-  async chain(events: readonly StoredEvent[]): Promise<ChainEntry[]> {
+  chain(events: readonly StoredEvent[]): Promise<ChainEntry[]> {
+    const work = this.chainNow(events);
+    const settled = work.then(() => undefined, () => undefined);
+    this.chaining.add(settled);
+    void settled.then(() => this.chaining.delete(settled));
+    return work;
+  }
+
+  /** After every provider's onModuleDestroy (the anchor now writes each head at once), before the transport closes. */
+  async beforeApplicationShutdown(): Promise<void> {
+    while (this.chaining.size) await Promise.all([...this.chaining]);
+  }
+
+  private async chainNow(events: readonly StoredEvent[]): Promise<ChainEntry[]> {
     // Each event once, however often it was handed over: the batch's own entries are not yet behind the head.
     const auditable = [...new Map(events.filter((e) => CHAINED_EVENT_TYPES.has(e.type)).map((e) => [e.metadata.event_id, e])).values()];
     if (auditable.length === 0) return [];

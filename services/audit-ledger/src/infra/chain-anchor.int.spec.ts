@@ -1,6 +1,8 @@
 import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { Module } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { ensureLogStream, LOG_STREAM } from '@runledger/event-log';
 import { checkLogIdentity, type ChainCheckpoint } from '@runledger/governance';
@@ -39,6 +41,21 @@ describe('Issue 23 ChainAnchor: the signed head is bound to the log it was taken
     anchor.flush();
     const stored = JSON.parse(readFileSync(join(dir.path, 'heads', `${LOG_STREAM}.json`), 'utf8'));
     expect(stored).toEqual({ log: await currentLogIdentity(await jetstreamManager(nats.nc)), checkpoint: head(3) });
+  });
+
+  it('Shutdown (SIGINT or SIGTERM closes the app): a fresh store stopped before the first timed write holds the anchor of what was chained, and a head chained during the stop is written at once', async () => {
+    const file = join(dir.path, 'heads', `${LOG_STREAM}.json`);
+    const jsm = await jetstreamManager(nats.nc);
+    @Module({ providers: [{ provide: 'ANCHOR', useFactory: () => ChainAnchor.open(keyFile, jsm) }] })
+    class AnchorModule {}
+    const app = await NestFactory.createApplicationContext(AnchorModule, { logger: false });
+    const anchor = app.get<ChainAnchor>('ANCHOR');
+    anchor.write(head(4));
+    await app.close();
+    expect(JSON.parse(readFileSync(file, 'utf8'))).toMatchObject({ checkpoint: head(4) });
+    // A batch whose append was in flight when the stop began (AuditChainWriter waits for it before the app shuts down).
+    anchor.write(head(5));
+    expect(JSON.parse(readFileSync(file, 'utf8'))).toMatchObject({ checkpoint: head(5) });
   });
 
   it('a log deleted and created again finds the old anchor (not a fresh one) and reads as log_replaced; its heads never overwrite the evidence', async () => {

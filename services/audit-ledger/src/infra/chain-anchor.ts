@@ -39,6 +39,8 @@ export class ChainAnchor {
   private pending: LogAnchor | null = null;
   private timer: NodeJS.Timeout | null = null;
   private folderMade = false;
+  /** Set at shutdown: from then on a head is written at once (no timer would outlive the process to write it). */
+  private closing = false;
 
   private constructor(private readonly file: string, private readonly legacyFile: string, readonly log: LogIdentity) {}
 
@@ -73,7 +75,8 @@ export class ChainAnchor {
     if (this.newestSeq >= checkpoint.seq) return;
     this.newestSeq = checkpoint.seq;
     this.pending = { log: this.log, checkpoint };
-    this.timer ??= setTimeout(() => this.flush(), ANCHOR_FLUSH_MS);
+    if (this.closing) this.flush();
+    else this.timer ??= setTimeout(() => this.flush(), ANCHOR_FLUSH_MS);
   }
 
   /**
@@ -102,7 +105,17 @@ export class ChainAnchor {
     if (this.pending === anchor) this.pending = null;
   }
 
+  /**
+   * Shutdown (app.close, on SIGINT or SIGTERM): the newest head is written now, and so is any head chained after this
+   * (a batch whose append was in flight; AuditChainWriter waits for it before the app shuts down). A stopped ledger's
+   * folder holds the anchor of what it chained, even on a fresh store stopped before the first timed write.
+   */
   onModuleDestroy(): void {
+    this.closing = true;
+    this.flush();
+  }
+
+  onApplicationShutdown(): void {
     this.flush();
   }
 }
