@@ -1,12 +1,13 @@
 import type { ConsumerMessages, JsMsg } from '@nats-io/jetstream';
 import { AppError } from '@runledger/kernel';
-import { encodeEnvelope, type StoredEvent, type StoredMessage } from '@runledger/event-log';
+import { encodeEnvelope, writerHeaders, type StoredEvent, type StoredMessage } from '@runledger/event-log';
 import { BatchConsumer, type BatchHost, type BatchOptions, type CatchUp } from './batch-consumer';
 
 const sent: string[] = [];
 const notEvents = new TextEncoder().encode('not events');
-const delivery = (seq: number, data = encodeEnvelope({ type: 'Plain', data: { n: seq }, metadata: {} as never })) =>
-  ({ seq, subject: 'rl.log.run.o.r', data, info: { deliveryCount: 1 }, ack: () => void sent.push(`ack ${seq}`), term: () => void sent.push(`term ${seq}`), nak: () => void sent.push(`nak ${seq}`) }) as unknown as JsMsg;
+// A writer's commit of run r: its header, and its events naming the run (storedEvents skips anything else as foreign).
+const delivery = (seq: number, data = encodeEnvelope({ type: 'Plain', data: { n: seq }, metadata: { stream_id: 'r' } as never })) =>
+  ({ seq, subject: 'rl.log.run.o.r', data, headers: writerHeaders('Plain'), info: { deliveryCount: 1 }, ack: () => void sent.push(`ack ${seq}`), term: () => void sent.push(`term ${seq}`), nak: () => void sent.push(`nak ${seq}`) }) as unknown as JsMsg;
 
 /** Hands `delivered` over as one pull (then ends), as ConsumerMessages would. */
 function pulled(delivered: JsMsg[]): ConsumerMessages {

@@ -1,3 +1,4 @@
+import { headers as natsHeaders } from '@nats-io/transport-node';
 import { encodeCommit, type StoredEvent } from '@runledger/event-log';
 import type { ServiceRuntime } from '@runledger/messaging';
 import type { RunRepository } from '@runledger/runs';
@@ -5,7 +6,12 @@ import { POLL_WITHOUT_FEED_MS, RunWaiter } from './run-waiter';
 
 const RUN = 'run-1';
 const event = (type: string): StoredEvent => ({ type, data: {}, metadata: { event_id: `${type}-id`, stream_id: RUN } as StoredEvent['metadata'], seq: 7, index: 0, subject: `rl.log.run.decision.${RUN}` });
-const headers = (h: Record<string, string>) => ({ get: (k: string) => h[k] ?? '' });
+/** Headers as the client hands them out (the waiter reads the server's stamps off them, the last of each). */
+const headers = (h: Record<string, string>) => {
+  const out = natsHeaders();
+  for (const [k, v] of Object.entries(h)) out.set(k, v);
+  return out;
+};
 
 /** A RunWaiter over a fake bus (a live subject or none) and a fake log whose run's last event a test sets. */
 function waiter(opts: { feed: boolean }) {
