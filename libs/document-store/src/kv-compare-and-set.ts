@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { jetstream, jetstreamManager, JetStreamApiCodes, JetStreamApiError, type JetStreamClient, type JetStreamManager, type PubAck, type StoredMsg } from '@nats-io/jetstream';
 import { Empty, type NatsConnection } from '@nats-io/transport-node';
 import { deterministicUuid } from '@runledger/kernel';
-import { KV_OPERATION_HEADER, keyOfSubject, latestWriterRevision, writerDocument, writerHeaders } from './kv-writer';
+import { KV_OPERATION_HEADER, keyOfSubject, latestWriterRevision, writerDocument, kvWriterHeaders } from './kv-writer';
 
 /** How many times a write goes past answers the bus keeps storing on its key before it reports a conflict. */
 const PAST_FOREIGN_TRIES = 3;
@@ -66,7 +66,7 @@ export class KvCompareAndSet {
    */
   async write(at: KvKeyAt, expectedRevision: number, value: string | null, writeId?: string): Promise<number | null> {
     const id = writeId ?? randomUUID();
-    const headers = writerHeaders(keyOfSubject(at.subject));
+    const headers = kvWriterHeaders(keyOfSubject(at.subject));
     if (value === null) headers.set(KV_OPERATION_HEADER, 'DEL');
     headers.set(KV_WRITE_ID_HEADER, id);
     // Revision 0 is checked when the message is applied, on any server version: no msgID, which could outlive an

@@ -1,5 +1,6 @@
 import { DiscardPolicy, JetStreamApiCodes, JetStreamApiError, RetentionPolicy, StorageType, type JetStreamManager, type StoredMsg, type StreamConfig } from '@nats-io/jetstream';
 import { headers as natsHeaders, type MsgHdrs } from '@nats-io/transport-node';
+import { directGet, type StoredMessage } from '@runledger/event-log';
 
 /**
  * Values the bus stores that no Runledger writer made. nats-server publishes a JetStream API answer (a PubAck, an API
@@ -26,7 +27,7 @@ export const KV_OPERATION_HEADER = 'KV-Operation';
 export const KV_HISTORY = 8;
 
 /** The headers a writer puts on a revision of `key` (the token after `$KV.<bucket>.`). */
-export function writerHeaders(key: string): MsgHdrs {
+export function kvWriterHeaders(key: string): MsgHdrs {
   const h = natsHeaders();
   h.set(KV_WRITER_HEADER, key);
   return h;
@@ -51,7 +52,7 @@ export function revisionMark(h: MsgHdrs | undefined, key: string, direct = false
 }
 
 /** Whether a stored revision is a delete (a writer's tombstone). */
-export function isDeleteRevision(m: StoredMsg): boolean {
+export function isDeleteRevision(m: StoredRevision): boolean {
   const op = m.header?.get(KV_OPERATION_HEADER);
   return op === 'DEL' || op === 'PURGE';
 }
@@ -81,7 +82,7 @@ const utf8 = new TextDecoder();
  * a read of the last message alone could not apply it without reading the key's history, on every read of a value
  * an earlier release wrote, and a reader and a writer must agree on which revision is the value.)
  */
-export function writerDocument(m: StoredMsg, key: string, direct = false): { deleted: true } | { deleted: false; value: object } | null {
+export function writerDocument(m: StoredRevision, key: string, direct = false): { deleted: true } | { deleted: false; value: object } | null {
   const mark = revisionMark(m.header, key, direct);
   if (mark === 'foreign') return null;
   if (isDeleteRevision(m)) return m.data.length === 0 ? { deleted: true } : null;
@@ -119,12 +120,21 @@ export async function latestWriterRevision(jsm: JetStreamManager, stream: string
  */
 export async function readWriterRevision(jsm: JetStreamManager, stream: string, subject: string, direct: boolean): Promise<{ revision: number; doc: NonNullable<ReturnType<typeof writerDocument>> } | null> {
   const query = { last_by_subj: subject };
-  const last: StoredMsg | null = direct ? await jsm.direct.getMessage(stream, query) : await jsm.streams.getMessage(stream, query);
+  // A direct get taken as the server stamps it (event-log directGet): the client's own read a status the bus stored
+  // there (`NATS/1.0 404`) as "no value", hiding the document, and failed on a stored 408 (probe).
+  const last: StoredRevision | null = direct ? revisionOf(await directGet(jsm, stream, query)) : await jsm.streams.getMessage(stream, query);
   if (!last || last.subject !== subject) return null;
   const doc = writerDocument(last, keyOfSubject(subject), direct);
   if (doc) return { revision: last.seq, doc };
   const held = await latestWriterRevision(jsm, stream, subject);
   return held.writer && held.doc ? { revision: held.writer.seq, doc: held.doc } : null;
+}
+
+/** A stored revision as a read hands it out: its position, body and headers. */
+export type StoredRevision = Pick<StoredMsg, 'seq' | 'subject' | 'data' | 'header'>;
+
+function revisionOf(m: StoredMessage | null): StoredRevision | null {
+  return m ? { seq: m.seq, subject: m.subject, data: m.data, header: m.headers as MsgHdrs } : null;
 }
 
 /** The subject's key token (`$KV.<bucket>.<key>` → `<key>`). */

@@ -1,21 +1,21 @@
 import { headers as natsHeaders } from '@nats-io/transport-node';
 import type { StreamConfig } from '@nats-io/jetstream';
-import { isServerAnswer, kvGuardUpdate, revisionMark, writerHeaders } from './kv-writer';
+import { isServerAnswer, kvGuardUpdate, revisionMark, kvWriterHeaders } from './kv-writer';
 
 describe('who stored a KV revision: a writer, or the bus (kv-writer)', () => {
   it('a revision a writer marked for its own key is a writer\'s; marked for another key, it is a copy moved here', () => {
-    expect(revisionMark(writerHeaders('task-1'), 'task-1')).toBe('marked');
-    expect(revisionMark(writerHeaders('task-2'), 'task-1')).toBe('foreign');
+    expect(revisionMark(kvWriterHeaders('task-1'), 'task-1')).toBe('marked');
+    expect(revisionMark(kvWriterHeaders('task-2'), 'task-1')).toBe('foreign');
     expect(revisionMark(undefined, 'task-1')).toBe('unmarked');
   });
 
   it('a direct get\'s copy (the server\'s Nats-* headers), a status or a log event is the bus\'s; a direct read adds the server\'s headers once, which is no copy', () => {
-    const copy = writerHeaders('task-1');
+    const copy = kvWriterHeaders('task-1');
     copy.set('Nats-Stream', 'KV_rl_doc_tasks');
     copy.set('Nats-Sequence', '7');
     expect(revisionMark(copy, 'task-1')).toBe('foreign');
     // Read by a direct get: one set of server headers is the read's own; a second means a stored copy.
-    const readDirect = writerHeaders('task-1');
+    const readDirect = kvWriterHeaders('task-1');
     readDirect.set('Nats-Sequence', '9');
     expect(revisionMark(readDirect, 'task-1', true)).toBe('marked');
     readDirect.append('Nats-Sequence', '12');

@@ -2,7 +2,7 @@ import { jetstream, JetStreamApiCodes, JetStreamApiError, type JetStreamClient }
 import type { NatsConnection } from '@nats-io/transport-node';
 import { idToKey, keyToId } from './key-codec';
 import { KvCompareAndSet } from './kv-compare-and-set';
-import { KV_HISTORY, kvStreamConfig, readWriterRevision, writerHeaders } from './kv-writer';
+import { KV_HISTORY, kvStreamConfig, readWriterRevision, kvWriterHeaders } from './kv-writer';
 import { applyQuery } from './query';
 import {
   DocumentConflictError,
@@ -169,7 +169,7 @@ export class NatsKvDocumentStore implements DocumentStore {
   async putJson(collection: string, id: string, json: string): Promise<number> {
     const at = await this.bucket(collection);
     const key = idToKey(id);
-    return (await this.js.publish(`${at.prefix}${key}`, json, { headers: writerHeaders(key) })).seq;
+    return (await this.js.publish(`${at.prefix}${key}`, json, { headers: kvWriterHeaders(key) })).seq;
   }
 }
 

@@ -161,6 +161,12 @@ describe('a value the bus stored on a key is no writer\'s value', () => {
       await storeCopy(stream, subject('t-1'), subject('t-other'), nc);
       await storeAnswer(insider, stream, subject('t-1'), slot({ kind: 'user', id: 'u-ack' }), Buffer.alloc(32, 3).toString('base64'));
       expect(await tasks.get('t-1')).toEqual(written);
+      // Empty answers with a status line of their own (probe): a direct get for a sequence the stream lacks (`404`),
+      // read back as "no value" by the client's own get, and a malformed one (`408`), read back as a failed read.
+      await storeAnswer(nc, stream, subject('t-1'), `$JS.API.DIRECT.GET.${stream}`, '{"seq":999999999}');
+      expect(await tasks.get('t-1')).toEqual(written);
+      await storeAnswer(nc, stream, subject('t-1'), `$JS.API.DIRECT.GET.${stream}`, 'garbage');
+      expect(await tasks.get('t-1')).toEqual(written);
       expect((await tasks.find({ title: 'call the clinic' })).map((d) => d.id)).toEqual(['t-1']);
       const replaced = await tasks.replace('t-1', { title: 'call the clinic at 9' }, written.revision);
       expect(await tasks.get('t-1')).toEqual(replaced);

@@ -4,7 +4,7 @@ import { jetstream, jetstreamManager, JetStreamApiCodes, JetStreamApiError, type
 import type { SealedValue } from '@runledger/contracts';
 import { AppError, LruMap } from '@runledger/kernel';
 import { nextMatchingOnLeader } from '@runledger/event-log';
-import { ensureKvBucket, isDeleteRevision, nextOnSubject, revisionMark, writerHeaders } from '@runledger/document-store';
+import { ensureKvBucket, isDeleteRevision, nextOnSubject, revisionMark, kvWriterHeaders } from '@runledger/document-store';
 import { secureEraseSubject } from './secure-erase';
 
 /** Whose personal or case data a key protects: one key per user and one per case. */
@@ -154,7 +154,7 @@ export class KvDataKeyStore implements DataKeyStore {
    */
   private async writeSlot(name: string, value: string, last: number): Promise<boolean> {
     try {
-      await jetstream(this.nc).publish(this.subjectOf(name), value, { headers: writerHeaders(name), expect: { lastSubjectSequence: last } });
+      await jetstream(this.nc).publish(this.subjectOf(name), value, { headers: kvWriterHeaders(name), expect: { lastSubjectSequence: last } });
       return true;
     } catch (err) {
       if (isWrongLastSequence(err)) return false;

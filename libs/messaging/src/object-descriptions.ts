@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { JetStreamClient, JetStreamManager, StoredMsg } from '@nats-io/jetstream';
 import { nuid } from '@nats-io/nats-core';
-import { keyRevisions, revisionMark, writerHeaders } from '@runledger/document-store';
+import { keyRevisions, revisionMark, kvWriterHeaders } from '@runledger/document-store';
 
 /**
  * An object's description in a JetStream object store (`$O.<bucket>.M.<name>`), read and written so that what the bus
@@ -102,6 +102,6 @@ export async function putObject(js: JetStreamClient, bucket: string, name: strin
     bucket, nuid: id, size: bytes.length, chunks, mtime: new Date().toISOString(), digest: `SHA-256=${sha.digest().toString('base64url')}=`, deleted: false,
   };
   const token = objectMetaToken(name);
-  const ack = await js.publish(`$O.${bucket}.M.${token}`, JSON.stringify(description), { headers: writerHeaders(token) });
+  const ack = await js.publish(`$O.${bucket}.M.${token}`, JSON.stringify(description), { headers: kvWriterHeaders(token) });
   return { ...description, revision: ack.seq };
 }
