@@ -160,6 +160,18 @@ function ensureBuilt() {
  */
 const SERVICE_V8_FLAGS = ['--max-semi-space-size=4', '--max-old-space-size=384', '--interrupt-budget=8192'];
 
+/**
+ * V8 flags of one service, after SERVICE_V8_FLAGS (the image's CMD passes the same per SERVICE; keep them alike).
+ * The audit ledger collects garbage on its own thread (`--single-threaded-gc`): it is a fifth of a request's CPU and a
+ * quarter of its own is garbage collection, and V8's parallel and concurrent GC threads cost it more CPU than they save
+ * on two cores shared with the request path (issue 22, bench/cpu-load.js, 4 paired rounds at load 15-21: its CPU per
+ * request at c16 1.74 -> 1.51 ms median, each pair 0.73-0.93x; its PSS after the load 67-78 MiB as before, 68-74).
+ * Not for decision or tool-gateway: there it held 6-10 MiB more after the load, over the 80 MiB goal. The ledger is off
+ * the answer's path (a request is answered before it is chained), so its GC pauses, longer on one thread, delay no
+ * answer.
+ */
+const SERVICE_OWN_V8_FLAGS = { 'audit-ledger': ['--single-threaded-gc'] };
+
 function startService(name, { natsUrl, env = {}, onLine, creds } = {}) {
   ensureBuilt();
   // With `creds` (a secured server started here) the service gets its own identity and nobody else's.
@@ -167,7 +179,7 @@ function startService(name, { natsUrl, env = {}, onLine, creds } = {}) {
   // RL_SERVICE_NODE_ARGS: extra node flags for every service (profiling: `--cpu-prof --cpu-prof-dir=/tmp/prof`).
   // RL_SERVICE_NODE_ARGS_<NAME> (AUDIT_LEDGER, DECISION, ...): extra flags for that service only, after those.
   const own = process.env[`RL_SERVICE_NODE_ARGS_${name.toUpperCase().replace(/-/g, '_')}`] ?? '';
-  const nodeArgs = [...SERVICE_V8_FLAGS, ...`${process.env.RL_SERVICE_NODE_ARGS ?? ''} ${own}`.split(' ').filter(Boolean)];
+  const nodeArgs = [...SERVICE_V8_FLAGS, ...(SERVICE_OWN_V8_FLAGS[name] ?? []), ...`${process.env.RL_SERVICE_NODE_ARGS ?? ''} ${own}`.split(' ').filter(Boolean)];
   const child = spawn(process.execPath, [...nodeArgs, path.join(ROOT, 'dist', 'services', name, 'src', 'main.js')], {
     cwd: ROOT,
     env: { ...process.env, NATS_URL: natsUrl, HTTP_PORT: env.HTTP_PORT ?? '0', ...identity, ...env },
@@ -203,4 +215,4 @@ function stopProcess(child, signal = 'SIGTERM', timeoutMs = 5000) {
   });
 }
 
-module.exports = { ROOT, SERVICES, SERVICE_V8_FLAGS, LOCAL_NATS_URL, findNatsServer, ensureNatsServerBinary, ensureChromium, ensureDeploymentTools, parseNatsUrl, canConnect, freePort, startNats, runBootstrap, startService, stopProcess, waitFor };
+module.exports = { ROOT, SERVICES, SERVICE_V8_FLAGS, SERVICE_OWN_V8_FLAGS, LOCAL_NATS_URL, findNatsServer, ensureNatsServerBinary, ensureChromium, ensureDeploymentTools, parseNatsUrl, canConnect, freePort, startNats, runBootstrap, startService, stopProcess, waitFor };
