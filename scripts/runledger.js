@@ -29,21 +29,23 @@ const path = require('node:path');
 const { headerUsage, wantsHelp } = require('./lib/usage');
 
 const [command, ...args] = process.argv.slice(2);
+/** The usage, naming the local stack's port as this shell sets it (RL_NATS_PORT, as `npm start` and the commands read it). */
+const localUsage = () => headerUsage(__filename).replace('nats://127.0.0.1:4322', `nats://127.0.0.1:${process.env.RL_NATS_PORT || 4322}`);
 const commands = { chat: './cli/chat', audit: './cli/audit', agent: './cli/agent', runs: './cli/runs', deadletters: './cli/deadletters', replay: './cli/replay', erase: './cli/erase', console: './cli/console', approvals: './cli/approvals' };
 // Exit only once stdout is flushed: a pipe (`runs list --json | jq`) would otherwise get a cut-off document.
 const exitAfterFlush = (code) => process.stdout.write('', () => process.exit(code));
 if (command === undefined || command === 'help' || command === '--help' || command === '-h') {
   // Help asked for is an answer (stdout, 0); no command at all is a usage error (stderr, 2).
   if (command === undefined) {
-    process.stderr.write(headerUsage(__filename));
+    process.stderr.write(localUsage());
     process.exit(2);
   }
-  process.stdout.write(headerUsage(__filename));
+  process.stdout.write(localUsage());
   exitAfterFlush(0);
   return;
 }
 if (!commands[command]) {
-  process.stderr.write(`unknown command '${command}'\n\n${headerUsage(__filename)}`);
+  process.stderr.write(`unknown command '${command}'\n\n${localUsage()}`);
   process.exit(2);
 }
 process.env.SWC_NODE_PROJECT ??= path.join(__dirname, '..', 'tsconfig.json');
@@ -58,7 +60,9 @@ if (wantsHelp(args) && cli.USAGE) {
 cli.main(args).then(
   (code) => exitAfterFlush(code ?? 0),
   (err) => {
-    process.stderr.write(`runledger ${command}: ${err && err.message ? err.message : err}\n`);
+    // An error with a stable code (the log's DEPENDENCY.DOWN, …) is named by it, as a refused request is.
+    const code = err && typeof err.code === 'string' && /^[A-Z][A-Z_]*\.[A-Z_.]+$/.test(err.code) ? `${err.code} ` : '';
+    process.stderr.write(`runledger ${command}: ${code}${err && err.message ? err.message : err}\n`);
     process.exit(1);
   },
 );

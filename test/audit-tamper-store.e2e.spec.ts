@@ -107,6 +107,10 @@ describe('Issue 23: audit verify names a damaged stored message, reads one consi
       expect(verdict.stdout).toMatch(/audit chain OK/);
       expect(verdict.stdout).toContain(`3 log message(s) no Runledger writer made, skipped by every reader`);
       for (const seq of [answer, notFound, malformed]) expect(verdict.stdout).toContain(`log message ${seq} carries no writer's header`);
+      // For scripts: the verdict itself (README: every command's --json).
+      const asJson = await runledger('verify', '--json');
+      expect(asJson.code).toBe(0);
+      expect(JSON.parse(asJson.stdout)).toMatchObject({ ok: true, foreign_messages: { count: 3, first: [answer, notFound, malformed].map((log_seq) => expect.objectContaining({ log_seq })) } });
       // A caller's run, a conversation turn and the chain go on after them.
       expect(await addTask('after the server\'s answers')).toBeTruthy();
       expect((await runledger('verify')).code).toBe(0);

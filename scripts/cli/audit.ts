@@ -40,7 +40,7 @@ import { CliError, runCommand, unknownCommand, withConnection } from './operator
 import { scanLog } from './progress';
 import { servedRunEvents, type OwnedEvent } from '../../libs/runs/src/domain/run-ownership';
 
-export const USAGE = `usage: runledger audit verify [--anchor witness.json | --file chain.jsonl [--public-key key.pem] [--head head.json]]
+export const USAGE = `usage: runledger audit verify [--anchor witness.json | --file chain.jsonl [--public-key key.pem] [--head head.json]] [--json]
        runledger audit export [--out chain.jsonl]      (stdout without --out)
        runledger audit head [--out head.json]
        runledger audit anchor export [--out witness.json]
@@ -81,7 +81,7 @@ export function main(args: string[]): Promise<number> {
     if (sub === 'coverage') return await coverage(parsed.rest, parsed.flags);
     if (sub === 'anchor' && parsed.rest[0] === 'export') return await exportAnchor(parseOptions(parsed.rest.slice(1)).out, parsed.flags);
     const opts = parseOptions(parsed.rest);
-    if (sub === 'verify') return opts.file ? verifyFile({ ...opts, file: opts.file }) : await verifyLive(parsed.flags, opts.anchor);
+    if (sub === 'verify') return opts.file ? verifyFile({ ...opts, file: opts.file }) : await verifyLive(parsed.flags, opts.anchor, opts.json);
     if (sub === 'export') return await exportChain(opts.out, parsed.flags);
     if (sub === 'head') return await head(opts.out, parsed.flags);
     throw unknownCommand(sub, USAGE);
@@ -94,15 +94,17 @@ interface Options {
   publicKey?: string;
   head?: string;
   anchor?: string;
+  json?: boolean;
 }
-const OPTION_FLAGS: Record<string, keyof Options> = { '--file': 'file', '--out': 'out', '--public-key': 'publicKey', '--head': 'head', '--anchor': 'anchor' };
+const OPTION_FLAGS: Record<string, Exclude<keyof Options, 'json'>> = { '--file': 'file', '--out': 'out', '--public-key': 'publicKey', '--head': 'head', '--anchor': 'anchor' };
 
 function parseOptions(args: string[]): Options {
   const opts: Options = {};
   for (let i = 0; i < args.length; i++) {
     const flag = args[i];
     const value = args[i + 1];
-    if (OPTION_FLAGS[flag] && value && !value.startsWith('--')) {
+    if (flag === '--json') opts.json = true;
+    else if (OPTION_FLAGS[flag] && value && !value.startsWith('--')) {
       opts[OPTION_FLAGS[flag]] = value;
       i++;
     } else throw new CliError(`unknown or incomplete option ${flag}\n${USAGE}`, 2);
@@ -118,11 +120,18 @@ const COPY_REASONS: Record<string, string> = {
   unanchored_tail: 'the copy ends after its last signed checkpoint: it was truncated inside a batch (an intact export ends at a signed checkpoint), or entries were appended by someone without the signing key; --head with a witness or `audit head` output tells which',
 };
 
-/** Prints the verdict in the documented one-line form; returns the exit code. `copy`: the verdict is an exported file's. */
 /** What rl.audit.verify adds to a verdict: messages of the log no writer made (skipped by every reader, not a break). */
 type LiveVerdict = AnchoredVerification & Pick<AuditVerification, 'foreign_messages'>;
 
-export function report(result: LiveVerdict, copy = false): number {
+/**
+ * Prints the verdict in the documented one-line form (`json`: the verdict itself, for scripts); returns the exit code.
+ * `copy`: the verdict is an exported file's.
+ */
+export function report(result: LiveVerdict, copy = false, json = false): number {
+  if (json) {
+    process.stdout.write(`${terminalJson(result, 2)}\n`);
+    return result.ok ? 0 : 1;
+  }
   const foreign = result.foreign_messages;
   if (foreign?.count) {
     const named = foreign.first.map((f) => `log message ${f.log_seq} ${printable(f.why)}`).join('; ');
@@ -161,7 +170,7 @@ function askLedger(subject: string, flags: CliConnectionFlags, timeout: number):
  * (`--anchor`), the log and its chain are also checked here against it: the ledger's own anchor sits in the cluster,
  * where whoever can recreate the log may remove it too.
  */
-async function verifyLive(flags: CliConnectionFlags, witnessFile?: string): Promise<number> {
+async function verifyLive(flags: CliConnectionFlags, witnessFile?: string, json = false): Promise<number> {
   const witness = witnessFile ? readWitness(witnessFile) : null;
   const started = Date.now();
   const ticker = setInterval(() => process.stderr.write(`verifying the audit chain on the audit-ledger… ${Math.round((Date.now() - started) / 1_000)} s\n`), 5_000);
@@ -171,15 +180,15 @@ async function verifyLive(flags: CliConnectionFlags, witnessFile?: string): Prom
   } finally {
     clearInterval(ticker);
   }
-  if (!verdict.ok || !witness) return report(verdict);
+  if (!verdict.ok || !witness) return report(verdict, false, json);
   return withConnection(flags, async (nc) => {
     const jsm = await jetstreamManager(nc);
     const info = await jsm.streams.info(LOG_STREAM);
     const replaced = checkLogIdentity(witness, logIdentityOf(info));
-    if (replaced) return report(replaced);
+    if (replaced) return report(replaced, false, json);
     const log = new EventLog(jetstream(nc), jsm, { producer: 'runledger-cli', clock: { now: () => new Date() } });
     const entries = chainEntriesOf(await log.read(CHAIN_SUBJECT));
-    return report({ ...verifyAnchoredChain(entries, { check: trustedKeys([witness.public_key_pem]), anchor: witness.checkpoint }), foreign_messages: verdict.foreign_messages });
+    return report({ ...verifyAnchoredChain(entries, { check: trustedKeys([witness.public_key_pem]), anchor: witness.checkpoint }), foreign_messages: verdict.foreign_messages }, false, json);
   });
 }
 
@@ -294,18 +303,19 @@ function verifyFile(opts: Options & { file: string }): number {
     } catch {
       // Everything before the unreadable line may still be intact; report the break where it starts.
       const before = verifyAnchoredChain(entries, { check });
-      if (!before.ok && before.reason !== 'unanchored_tail') return report(before, true);
-      // The file ends inside its last line (an export writes whole lines, each ended by a newline): it was cut short.
-      if (i === lines.length - 1 && !text.endsWith('\n')) {
-        process.stdout.write(`audit chain BROKEN at entry ${entries.length + 1}: truncated — the copy ends inside entry ${entries.length + 1} (its last line, ${i + 1}, is cut off): the export was truncated\n`);
+      if (!before.ok && before.reason !== 'unanchored_tail') return report(before, true, opts.json);
+      const broken = (reason: string, detail: string): number => {
+        if (opts.json) return report({ ok: false, first_broken_seq: entries.length + 1, reason, detail } as AnchoredVerification, true, true);
+        process.stdout.write(`audit chain BROKEN at entry ${entries.length + 1}: ${reason} — ${detail}\n`);
         return 1;
-      }
-      process.stdout.write(`audit chain BROKEN at entry ${entries.length + 1}: unreadable — line ${i + 1} is not a JSON chain entry\n`);
-      return 1;
+      };
+      // The file ends inside its last line (an export writes whole lines, each ended by a newline): it was cut short.
+      if (i === lines.length - 1 && !text.endsWith('\n')) return broken('truncated', `the copy ends inside entry ${entries.length + 1} (its last line, ${i + 1}, is cut off): the export was truncated`);
+      return broken('unreadable', `line ${i + 1} is not a JSON chain entry`);
     }
     entries.push(entry);
   }
-  return report(verifyAnchoredChain(entries, { check, anchor }), true);
+  return report(verifyAnchoredChain(entries, { check, anchor }), true, opts.json);
 }
 
 async function head(out: string | undefined, flags: CliConnectionFlags): Promise<number> {

@@ -79,7 +79,7 @@ export function decideFork(
   const created = source.run as AgentRunCreatedData | undefined;
   if (!created) return refuse('FORK.RUN_NOT_FOUND', 'No run with that id to fork.');
   if (created.run_kind !== 'agent' || !isGovernedAgent(created.agent_name)) {
-    return refuse('FORK.NOT_FORKABLE', `A ${created.run_kind} run of ${created.agent_name} is not a governed agent workflow; only runs a caller started (rl.caller.<caller>.runs.start) can be forked.`);
+    return refuse('FORK.NOT_FORKABLE', `This ${created.run_kind} run of ${created.agent_name} is not a governed agent workflow; only runs a caller started (rl.caller.<caller>.runs.start) can be forked.`);
   }
   if (created.parent_run_id) return refuse('FORK.NOT_FORKABLE', `This run is a child of ${created.parent_run_id}; fork that run from the step that started it.`);
   if (!isTerminal(source)) return refuse('FORK.SOURCE_NOT_TERMINAL', `The source run is ${source.status}; fork it once it has ended.`);
