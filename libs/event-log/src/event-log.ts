@@ -11,6 +11,7 @@ import { storedEvents, tryStoredEvents, writerHeaders } from './stored-event';
 import { ConcurrencyError, isNoMessage, jsErrorCode, JS_WRONG_LAST_SEQUENCE, readFailed, UnreadableMessageError } from './log-errors';
 import { connectionOf, directGet, nextMatching, nextMatchingOnLeader, readSequences, StoredMessage, storedMessageOf, subjectMatcher } from './direct-reads';
 import { readByConsumer } from './consumer-reads';
+import { sameCommit, versionSlotId } from './commit-identity';
 
 export interface AppendOptions {
   /**
@@ -32,21 +33,6 @@ export interface AppendResult {
 
 const tracer = trace.getTracer('runledger.event-log');
 
-/**
- * The msgID of an append on a stated version: one per (aggregate, version), so the server's duplicate check, made
- * when a message is stored, lets one commit per version through. The expected-sequence check alone does not hold
- * in a cluster before nats-server 2.11: the stream leader checks it against what is stored before the raft proposal,
- * so two appends on the same version in flight together both pass and both are stored (a run with two terminal
- * events, seen under a NATS node kill). Applied in order, the second is a duplicate and its writer decides again.
- */
-export function versionSlotId(subject: string, version: number): string {
-  return deterministicUuid('append', subject, version);
-}
-
-/** Whether the log's commit holds exactly these events (same ids, in order): this command's commit, not another's. */
-function sameCommit(stored: readonly StoredEvent[], envelopes: readonly EventEnvelope[]): boolean {
-  return stored.length === envelopes.length && stored.every((e, i) => e.metadata.event_id === envelopes[i].metadata.event_id);
-}
 /** The header nats-server stores with a message published with `expect.lastSubjectSequence`. */
 const EXPECTED_LAST_SUBJECT_SEQ = 'Nats-Expected-Last-Subject-Sequence';
 

@@ -2,6 +2,7 @@ export * from './envelope';
 export * from './stream';
 export * from './aggregate-ref';
 export * from './event-log';
+export { versionSlotId } from './commit-identity';
 export * from './log-errors';
 export * from './decider';
 export * from './specification';

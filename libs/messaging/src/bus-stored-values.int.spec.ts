@@ -4,7 +4,8 @@ import { Kvm } from '@nats-io/kv';
 import { Objm } from '@nats-io/obj';
 import { ensureKvBucket, KV_HISTORY, NatsKvDocumentStore } from '@runledger/document-store';
 import { startNatsServer, type NatsServerHandle, waitUntil } from '@runledger/testing';
-import { CachedDataKeys, DATA_KEYS_BUCKET, dataKeyName, ERASED_TEXT, KvDataKeyStore, openSealed, provisionDataKeys, sealFor } from './data-keys';
+import { CachedDataKeys, DATA_KEYS_BUCKET, dataKeyName, KvDataKeyStore, provisionDataKeys } from './data-keys';
+import { ERASED_TEXT, openSealed, sealFor } from './sealed-values';
 
 jest.setTimeout(60_000);
 

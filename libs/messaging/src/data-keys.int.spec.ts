@@ -4,7 +4,8 @@ import { Kvm } from '@nats-io/kv';
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { startNatsServer, NatsServerHandle, waitUntil } from '@runledger/testing';
-import { CachedDataKeys, DATA_KEYS_BUCKET, dataKeyName, ERASED_TEXT, ERASED_VALUE, KvDataKeyStore, openSealed, openWithKey, provisionDataKeys, sealFor, sealWithKey } from './data-keys';
+import { CachedDataKeys, DATA_KEYS_BUCKET, dataKeyName, KvDataKeyStore, provisionDataKeys } from './data-keys';
+import { ERASED_TEXT, ERASED_VALUE, openSealed, openWithKey, sealFor, sealWithKey } from './sealed-values';
 
 jest.setTimeout(60_000);
 

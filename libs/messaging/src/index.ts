@@ -13,6 +13,7 @@ export * from './nats-identity';
 export * from './provision';
 export * from './audit-keys';
 export * from './data-keys';
+export * from './sealed-values';
 export * from './secure-erase';
 export * from './object-descriptions';
 export * from './sealed-documents';

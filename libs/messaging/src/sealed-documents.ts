@@ -1,6 +1,7 @@
 import { DocumentStoreError, type DocumentCollection, type DocumentStore, type FindOptions, type StoredDocument } from '@runledger/document-store';
 import type { SealedValue } from '@runledger/contracts';
-import { type DataKeyStore, type DataOwner, isSealed, openSealed, openWithKey, sealJsonFor } from './data-keys';
+import { type DataKeyStore, type DataOwner } from './data-keys';
+import { isSealed, openSealed, openWithKey, sealJsonFor } from './sealed-values';
 
 /**
  * The domain collections that hold a user's or a case's content (the rows db-write keeps and promotion reads):

@@ -1,7 +1,8 @@
 import { connect, NatsConnection } from '@nats-io/transport-node';
 import type { EventEnvelope } from '@runledger/event-log';
 import { startNatsServer, NatsServerHandle } from '@runledger/testing';
-import { CachedDataKeys, ERASED_TEXT, ERASED_VALUE, KvDataKeyStore, provisionDataKeys } from './data-keys';
+import { CachedDataKeys, KvDataKeyStore, provisionDataKeys } from './data-keys';
+import { ERASED_TEXT, ERASED_VALUE } from './sealed-values';
 import { SealingCodec, SEALED_FIELDS } from './sealing';
 
 jest.setTimeout(60_000);

@@ -1,5 +1,6 @@
 import type { EventCodec, EventEnvelope } from '@runledger/event-log';
-import { CachedDataKeys, DataKeyState, DataOwner, dataKeyName, ERASED_TEXT, isSealed, openWithKey, ownerErased, SealedValue, sealJsonWithKey } from './data-keys';
+import { CachedDataKeys, DataKeyState, DataOwner, dataKeyName } from './data-keys';
+import { ERASED_TEXT, isSealed, openWithKey, ownerErased, SealedValue, sealJsonWithKey } from './sealed-values';
 
 /** At most how many values this process sealed it remembers the plain JSON of (see SealingCodec). */
 const SEALED_HERE_KEPT = 2_000;
