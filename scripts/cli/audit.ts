@@ -136,7 +136,7 @@ export function report(result: LiveVerdict, copy = false, json = false): number 
   if (foreign?.count) {
     const named = foreign.first.map((f) => `log message ${f.log_seq} ${printable(f.why)}`).join('; ');
     const more = foreign.count > foreign.first.length ? `; ${foreign.count - foreign.first.length} more` : '';
-    process.stdout.write(`${foreign.count} log message(s) no Runledger writer made, skipped by every reader (the server stored them as a request's reply: an identity with JetStream API rights asked it to): ${named}${more}\n`);
+    process.stdout.write(`${foreign.count} log message(s) no Runledger writer made, skipped by every reader (the server stored each as the answer to a request that named its subject as the reply subject): ${named}${more}\n`);
   }
   if (result.ok) {
     process.stdout.write(`audit chain OK: ${result.length} entries, head ${result.head_hash ?? 'none'}\n`);

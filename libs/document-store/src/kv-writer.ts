@@ -1,6 +1,6 @@
 import { DiscardPolicy, JetStreamApiCodes, JetStreamApiError, RetentionPolicy, StorageType, type JetStreamManager, type StoredMsg, type StreamConfig } from '@nats-io/jetstream';
 import { headers as natsHeaders, type MsgHdrs } from '@nats-io/transport-node';
-import { directGet, type StoredMessage } from '@runledger/event-log';
+import { copiedByServer, directGet, EVENT_TYPE_HEADER, type StoredMessage } from '@runledger/event-log';
 
 /**
  * Values the bus stores that no Runledger writer made. nats-server publishes a JetStream API answer (a PubAck, an API
@@ -12,10 +12,6 @@ import { directGet, type StoredMessage } from '@runledger/event-log';
 
 /** Stored with every revision a Runledger writer makes: the key it was written for (a copy moved to another key names the wrong one). */
 export const KV_WRITER_HEADER = 'Rl-Kv-Key';
-/** What nats-server adds to a direct get's answer, and therefore to the copy a request's reply subject stores. */
-const SERVER_COPY_HEADERS = ['Nats-Stream', 'Nats-Sequence', 'Nats-Subject', 'Nats-Time-Stamp'];
-/** Every log append carries it (libs/event-log): a log message delivered onto a key by a pull request is no value. */
-const LOG_EVENT_HEADER = 'Rl-Event-Type';
 /** The header @nats-io/kv marks a delete or purge with (kv.js `kvOperationHdr`, not exported). */
 export const KV_OPERATION_HEADER = 'KV-Operation';
 
@@ -43,9 +39,9 @@ export function revisionMark(h: MsgHdrs | undefined, key: string, direct = false
   if (!h) return 'unmarked';
   // A status line (a direct get's 404, a pull request's 408): the server's, never a writer's.
   if (h.code !== 0 && h.code !== 200) return 'foreign';
-  const added = direct ? 1 : 0;
-  for (const name of SERVER_COPY_HEADERS) if (h.values(name).length > added) return 'foreign';
-  if (h.has(LOG_EVENT_HEADER)) return 'foreign';
+  if (copiedByServer(h, direct)) return 'foreign';
+  // Every log append carries it: a log message delivered onto a key by a pull request is no value.
+  if (h.has(EVENT_TYPE_HEADER)) return 'foreign';
   const marker = h.get(KV_WRITER_HEADER);
   if (marker) return marker === key ? 'marked' : 'foreign';
   return 'unmarked';

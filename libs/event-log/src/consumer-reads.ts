@@ -182,6 +182,6 @@ class ConsumedMessage implements StoredMessage {
     const raw = this.m as unknown as { _rdata?: Uint8Array; _msg?: { hdr?: number } };
     const end = raw._msg?.hdr;
     if (!(raw._rdata instanceof Uint8Array) || typeof end !== 'number') return writerMessageProblem({ seq: this.seq, subject: this.subject, data: this.data, headers: this.headers });
-    return rawWriterProblem(end > -1 ? raw._rdata.subarray(0, end) : undefined, this.seq);
+    return rawWriterProblem(end > -1 ? raw._rdata.subarray(0, end) : undefined);
   }
 }

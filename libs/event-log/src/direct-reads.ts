@@ -18,6 +18,8 @@ export interface StoredMessage {
   subject: string;
   data: Uint8Array;
   headers?: MsgHdrs;
+  /** The read added the server's stamps (a direct get's answer, a republished copy): see copiedByServer. */
+  stamped?: boolean;
   /** writerMessageProblem answered without decoding the headers, where the reader can (see rawWriterProblem). */
   writerProblem?(): string | null;
 }
@@ -152,7 +154,7 @@ function answerOf(m: Msg, seq?: number): StoredMessage | null {
   // The server adds its headers after the stored ones: a stored copy of another message keeps that one's first.
   const stamped = h?.last('Nats-Sequence');
   const subject = h?.last('Nats-Subject');
-  if (stamped && subject) return { seq: seq ?? Number(stamped), subject, data: m.data, headers: h };
+  if (stamped && subject) return { seq: seq ?? Number(stamped), subject, data: m.data, headers: h, stamped: true };
   if (h?.code === 404) return null;
   // Anything else is the server failing to answer (busy, no leader, bad request): retryable.
   throw unanswered();
@@ -175,16 +177,20 @@ class DirectGets {
     this.inbox = createInbox(inboxPrefixOf(nc));
     nc.subscribe(`${this.inbox}.*`, {
       callback: (err, m) => {
-        if (err) {
-          // The subscription ended (the connection closed): every get waiting on it fails, retryably; the next makes a new one.
-          getters.delete(this.nc);
-          for (const w of this.waiting.values()) w.settle(unanswered());
-          this.waiting.clear();
-          return;
-        }
+        // Refused (a permissions violation on the subscription): every get waiting on it fails, retryably, and the
+        // next makes a new one. A get the server refuses to publish is not told here: it waits GET_TIMEOUT_MS.
+        if (err) return this.failAll();
         this.waiting.get(m.subject.slice(this.inbox.length + 1))?.settle(m);
       },
     });
+    // A closed connection says nothing to its subscriptions: the gets waiting fail now, not at their timers.
+    void nc.closed().then(() => this.failAll());
+  }
+
+  private failAll(): void {
+    if (getters.get(this.nc) === this) getters.delete(this.nc);
+    for (const w of [...this.waiting.values()]) w.settle(unanswered());
+    this.waiting.clear();
   }
 
   get(stream: string, query: DirectQuery): Promise<StoredMessage | null> {

@@ -1,12 +1,12 @@
 import { headers as natsHeaders, MsgHdrs } from '@nats-io/transport-node';
 import { JetStreamClient, JetStreamManager, type PubAck, type StreamConfig } from '@nats-io/jetstream';
 import { context, propagation, SpanKind, trace } from '@opentelemetry/api';
-import { AppError, Clock, deterministicUuid } from '@runledger/kernel';
+import { AppError, Clock, deterministicUuid, LruMap } from '@runledger/kernel';
 import { eventSpanAttributes, failedRunOutcome, markRunFailed, messagingAttributes, spansKeepAttributes } from '@runledger/telemetry';
 import { AggregateRef } from './aggregate-ref';
 import { sealAll, type EventCodec } from './codec';
 import { encodeCommit, EventEnvelope, NewEvent, newEnvelope, StoredEvent, storedAt } from './envelope';
-import { LIVE_RUN_PREFIX, LOG_STREAM, LOG_SUBJECT_PREFIX } from './stream';
+import { liveSubjectOf, LOG_STREAM, LOG_SUBJECT_PREFIX } from './stream';
 import { storedEvents, tryStoredEvents, writerHeaders } from './stored-event';
 import { ConcurrencyError, isNoMessage, jsErrorCode, JS_WRONG_LAST_SEQUENCE, readFailed, UnreadableMessageError } from './log-errors';
 import { connectionOf, directGet, nextMatching, nextMatchingOnLeader, readSequences, StoredMessage, storedMessageOf, subjectMatcher } from './direct-reads';
@@ -179,12 +179,25 @@ export class EventLog {
     if (!msg) return [];
     const events = tryStoredEvents(msg);
     if (events.length) return events;
+    // Remembered per subject until a writer appends again: a message stored after a run ended stays its last for good,
+    // and would have every later read of it read the whole run (anyone with JetStream API rights can cause it).
+    const known = this.beforeForeign.get(msg.subject);
+    if (known?.foreignAt === msg.seq) return [...known.commit]; // a copy: callers take events off the list
     let found: StoredEvent[] = [];
-    await this.messages(msg.subject, 1, msg.seq - 1, (m) => {
+    for (let m = await this.nextOnSubject(msg.subject, 1); m && m.seq < msg.seq; m = await this.nextOnSubject(msg.subject, m.seq + 1)) {
       const commit = tryStoredEvents(m);
       if (commit.length) found = commit;
-    }, true);
+    }
+    this.beforeForeign.set(msg.subject, { foreignAt: msg.seq, commit: [...found] });
     return found;
+  }
+
+  /** The last writer's commit before a foreign last message, per subject (see lastEvents). */
+  private readonly beforeForeign = new LruMap<string, { foreignAt: number; commit: StoredEvent[] }>(1_000);
+
+  /** The next message of `subject` from `seq`: any replica's answer, the leader's where a replica has none (it may lag). */
+  private async nextOnSubject(subject: string, seq: number): Promise<StoredMessage | null> {
+    return (await nextMatching(this.jsm, this.stream, subject, seq)) ?? this.leaderNext(subject, seq);
   }
 
   private async lastMessage(ref: AggregateRef | string): Promise<StoredMessage | null> {
@@ -215,19 +228,9 @@ export class EventLog {
     return this.logConfig;
   }
 
-  /**
-   * The subject the server republishes an aggregate's stored commits on (rl.log.run.<owner>.<id> on
-   * rl.live.run.<owner>.<id>), or null when this log does not republish that subject: a log created before the feed
-   * existed (nats-server 2.9 cannot add it later), or a run this log does not copy (LIVE_RUNS_REPUBLISHED: since issue
-   * 22 decision's runs only; a log created before copies every run); a follower then polls.
-   */
+  /** The subject the server republishes an aggregate's stored commits on, or null (see liveSubjectOf: a follower then polls). */
   async liveSubject(ref: AggregateRef | string): Promise<string | null> {
-    const subject = typeof ref === 'string' ? ref : ref.subject;
-    const config = (await this.config())?.republish;
-    // `src.>` on `dest.>`: what follows src's prefix keeps its tokens under dest's.
-    const src = config?.src.endsWith('.>') ? config.src.slice(0, -1) : undefined;
-    const dest = config?.dest.endsWith('.>') ? config.dest.slice(0, -1) : undefined;
-    return src && dest?.startsWith(`${LIVE_RUN_PREFIX}.`) && subject.startsWith(src) ? `${dest}${subject.slice(src.length)}` : null;
+    return liveSubjectOf((await this.config())?.republish, typeof ref === 'string' ? ref : ref.subject);
   }
 
   /** Whether the log has replicas (a direct get may then be answered by one that lags); a failed look says yes. */
@@ -249,7 +252,7 @@ export class EventLog {
     }
     // A message no writer made before the creation record (stored on a predictable subject ahead of it) is skipped:
     // it must not hide who created the aggregate.
-    for (let m: StoredMessage | null = msg; m; m = await nextMatching(this.jsm, this.stream, subject, m.seq + 1)) {
+    for (let m: StoredMessage | null = msg; m; m = await this.nextOnSubject(subject, m.seq + 1)) {
       const [event] = tryStoredEvents(m);
       if (event) return this.open(event);
     }
@@ -280,7 +283,7 @@ export class EventLog {
     // Per subject: a filter with a wildcard reads several aggregates (a run under each owner's name), each its own chain.
     const previousOf = new Map<string, number>();
     for (let next = fromSeq; next <= last;) {
-      const msg = (await nextMatching(this.jsm, this.stream, subject, next)) ?? (await this.leaderNext(subject, next));
+      const msg = await this.nextOnSubject(subject, next);
       // A run decided on a prefix of itself could repeat an effect or miss a terminal event: short is an error.
       if (!msg || msg.seq > last) throw new AppError('DEPENDENCY.DOWN', 'The event log answered part of an aggregate; retry.');
       // A commit keeps the version it was appended on (the server stores the expected-sequence header): one that names

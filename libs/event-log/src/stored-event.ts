@@ -22,53 +22,72 @@ export function eventTypesOf(headers: MsgHdrs | undefined): string[] {
 /** The header a message the server hands out or stores as a copy names its stream sequence in. */
 const SEQUENCE_HEADER = 'Nats-Sequence';
 
+/**
+ * The headers nats-server stamps on what it hands out of a stream (a direct get's answer, a republished copy): one of
+ * each per hand-out. A copy the server stored keeps the original's stamps, and gets the reader's on top.
+ */
+export const SERVER_STAMP_HEADERS = ['Nats-Stream', 'Nats-Subject', SEQUENCE_HEADER, 'Nats-Time-Stamp'] as const;
+
+/**
+ * Whether a message carries more of the server's stamps than its own read added (`stamped`: the read was a direct get
+ * or a republish, which add one of each; a consumer's delivery and the message API add none): a copy of another
+ * stored message, whichever stream it came from.
+ */
+export function copiedByServer(headers: MsgHdrs, stamped: boolean): boolean {
+  const added = stamped ? 1 : 0;
+  return SERVER_STAMP_HEADERS.some((name) => headers.values(name).length > added);
+}
+
 const NO_WRITER_HEADER = `carries no writer's header (${EVENT_TYPE_HEADER})`;
-const copyOf = (seq: string) => `is a copy of log message ${seq} the server stored here`;
+const copyOf = (seq: string | undefined, stream: string | undefined) => `is a copy of ${seq ? `message ${seq}` : 'a message'}${stream ? ` of stream ${stream}` : ''} the server stored here`;
 
 /**
  * Why a stored log message is no Runledger writer's, or null when it is one. Every append has carried its events'
  * types in Rl-Event-Type since the first release: a message without it is an answer the server stored there (a
  * JetStream API response or acknowledgement sent to a request's reply subject). A direct get's copy of another
- * message keeps that message's headers, and nats-server adds its own Nats-Sequence to what it hands out: a value that
- * is not this message's sequence names the message it copies (a writer's message carries none of its own).
+ * message keeps that message's headers, the server's stamps among them (copiedByServer), which no writer's message
+ * carries of its own; its Nats-Sequence names the message it copies.
  */
 export function writerMessageProblem(m: StoredMessage): string | null {
   if (m.writerProblem) return m.writerProblem();
   const headers = m.headers;
   if (!headers?.get(EVENT_TYPE_HEADER)) return NO_WRITER_HEADER;
-  for (const copied of headers.values(SEQUENCE_HEADER)) {
-    if (Number(copied) !== m.seq) return copyOf(copied);
-  }
+  const sequences = headers.values(SEQUENCE_HEADER);
+  const source = headers.values('Nats-Stream')[0];
+  if (copiedByServer(headers, m.stamped === true)) return copyOf(sequences[0], source);
+  for (const copied of sequences) if (Number(copied) !== m.seq) return copyOf(copied, source);
   return null;
 }
 
 const RAW_EVENT_TYPE = Buffer.from(`\r\n${EVENT_TYPE_HEADER}:`);
 const RAW_SEQUENCE = Buffer.from(`\r\n${SEQUENCE_HEADER}:`);
+const RAW_STAMPS = SERVER_STAMP_HEADERS.map((name) => Buffer.from(`\r\n${name}:`));
+const RAW_STREAM = Buffer.from('\r\nNats-Stream:');
 const CRLF = Buffer.from('\r\n');
 
 /**
- * writerMessageProblem read off a message's header block as the server sent it (`NATS/1.0\r\nKey: value\r\n…`),
- * without decoding it into headers: a replay checks every message of the log, and the decode cost as much as a fifth
- * of its time. The same verdict as the decoded check (stored-event.unit.spec.ts).
+ * writerMessageProblem read off the header block of a consumer's delivery (`NATS/1.0\r\nKey: value\r\n…`), which the
+ * server stamps with nothing, without decoding it into headers: a replay checks every message of the log, and the
+ * decode cost as much as a fifth of its time. The same verdict as the decoded check (stored-event.unit.spec.ts).
  */
-export function rawWriterProblem(block: Uint8Array | undefined, seq: number): string | null {
+export function rawWriterProblem(block: Uint8Array | undefined): string | null {
   if (!block) return NO_WRITER_HEADER;
   const bytes = Buffer.from(block.buffer, block.byteOffset, block.byteLength);
-  const valueAt = (keyAt: number, key: Buffer): string => {
-    const end = bytes.indexOf(CRLF, keyAt + key.length);
-    return bytes.toString('utf8', keyAt + key.length, end < 0 ? bytes.length : end).trim();
-  };
   const types = bytes.indexOf(RAW_EVENT_TYPE);
   if (types < 0) return NO_WRITER_HEADER;
   // A value at all: something before the line ends other than blanks (no string made for it).
   let v = types + RAW_EVENT_TYPE.length;
   while (v < bytes.length && (bytes[v] === 0x20 || bytes[v] === 0x09)) v++;
   if (v >= bytes.length || bytes[v] === 0x0d) return NO_WRITER_HEADER;
-  for (let at = bytes.indexOf(RAW_SEQUENCE); at >= 0; at = bytes.indexOf(RAW_SEQUENCE, at + RAW_SEQUENCE.length)) {
-    const copied = valueAt(at, RAW_SEQUENCE);
-    if (Number(copied) !== seq) return copyOf(copied);
-  }
-  return null;
+  // A delivery carries no stamp of the server's: any is a stored copy's (naming the message and stream it copies).
+  if (!RAW_STAMPS.some((stamp) => bytes.indexOf(stamp) >= 0)) return null;
+  const valueOf = (key: Buffer): string | undefined => {
+    const at = bytes.indexOf(key);
+    if (at < 0) return undefined;
+    const end = bytes.indexOf(CRLF, at + key.length);
+    return bytes.toString('utf8', at + key.length, end < 0 ? bytes.length : end).trim();
+  };
+  return copyOf(valueOf(RAW_SEQUENCE), valueOf(RAW_STREAM));
 }
 
 /**
@@ -124,7 +143,7 @@ export function tryStoredEvents(m: StoredMessage, onUndecodable?: (err: unknown)
 export function liveEvents(m: { data: Uint8Array; headers?: MsgHdrs }): StoredEvent[] {
   const seq = Number(m.headers?.last(SEQUENCE_HEADER));
   const subject = m.headers?.last('Nats-Subject');
-  return Number.isSafeInteger(seq) && seq > 0 && subject ? tryStoredEvents({ seq, subject, data: m.data, headers: m.headers }) : [];
+  return Number.isSafeInteger(seq) && seq > 0 && subject ? tryStoredEvents({ seq, subject, data: m.data, headers: m.headers, stamped: true }) : [];
 }
 
 /** Whether `a` comes before `b` in log order. */

@@ -100,3 +100,16 @@ function isStreamNotFound(err: unknown): boolean {
 export function logIdentityOf(info: Pick<StreamInfo, 'config' | 'created'> & { state: Pick<StreamInfo['state'], 'messages' | 'first_seq' | 'last_seq'> }): { stream: string; created: string; first_seq: number } {
   return { stream: info.config.name, created: info.created, first_seq: info.state.messages > 0 ? info.state.first_seq : info.state.last_seq + 1 };
 }
+
+/**
+ * The subject a log with `republish` copies an aggregate's stored commits on (rl.log.run.<owner>.<id> on
+ * rl.live.run.<owner>.<id>), or null when it does not copy that subject: a log created before the feed existed
+ * (nats-server 2.9 cannot add it later), or a run it does not copy (LIVE_RUNS_REPUBLISHED: since issue 22 decision's
+ * runs only; a log created before copies every run).
+ */
+export function liveSubjectOf(republish: StreamConfig['republish'] | undefined, subject: string): string | null {
+  // `src.>` on `dest.>`: what follows src's prefix keeps its tokens under dest's.
+  const src = republish?.src.endsWith('.>') ? republish.src.slice(0, -1) : undefined;
+  const dest = republish?.dest.endsWith('.>') ? republish.dest.slice(0, -1) : undefined;
+  return src && dest?.startsWith(`${LIVE_RUN_PREFIX}.`) && subject.startsWith(src) ? `${dest}${subject.slice(src.length)}` : null;
+}
