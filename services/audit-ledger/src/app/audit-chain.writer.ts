@@ -1,4 +1,5 @@
 import { BeforeApplicationShutdown, Inject, Injectable, Logger, OnModuleInit } from '@nestjs/common';
+import { settingNumber } from '@runledger/kernel';
 import { aggregateRef, ConcurrencyError, EventLog, positionBefore, StoredEvent } from '@runledger/event-log';
 import { CHAIN_BATCH_EVENT, chainEntriesOf, checkpointSigned, signCheckpoint, type ChainBatch, type ChainEntry } from '@runledger/governance';
 import { trustedKeys, type AuditSigningKey } from '@runledger/messaging';
@@ -122,7 +123,15 @@ export class AuditChainWriter implements OnModuleInit, BeforeApplicationShutdown
 
   /** After every provider's onModuleDestroy (the anchor now writes each head at once), before the transport closes. */
   async beforeApplicationShutdown(): Promise<void> {
-    while (this.chaining.size) await Promise.all([...this.chaining]);
+    // Bounded as the transport's drain is (a batch whose append never answers must not hold the stop for good): what
+    // is not chained by then is redelivered to the next start, which chains it.
+    const drained = (async () => {
+      while (this.chaining.size) await Promise.all([...this.chaining]);
+    })();
+    let timer: NodeJS.Timeout | undefined;
+    const bound = new Promise<void>((resolve) => (timer = setTimeout(resolve, settingNumber('RL_SHUTDOWN_DRAIN_MS')).unref()));
+    await Promise.race([drained.catch(() => undefined), bound]);
+    clearTimeout(timer);
   }
 
   private async chainNow(events: readonly StoredEvent[]): Promise<ChainEntry[]> {
