@@ -14,7 +14,7 @@ export {
 } from './types';
 export { COLLECTION_NAME_PATTERN, MAX_ID_BYTES } from './validation';
 export { NatsKvDocumentStore, type NatsKvDocumentStoreOptions } from './nats-kv-document-store';
-export { KvCompareAndSet, type KvKeyAt } from './kv-compare-and-set';
+export { isWrongLastSequence, KvCompareAndSet, type KvKeyAt } from './kv-compare-and-set';
 export {
   ensureKvBucket, isDeleteRevision, keyRevisions, KV_HISTORY, KV_WRITER_HEADER, kvGuardUpdate, kvStreamConfig, nextOnSubject, readWriterRevision, revisionMark, kvWriterHeaders,
   type KvBucketOptions,

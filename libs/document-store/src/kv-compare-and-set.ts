@@ -24,7 +24,8 @@ function revisionSlotId(subject: string, expectedRevision: number): string {
   return deterministicUuid('kv-cas', subject, expectedRevision);
 }
 
-function isWrongLastSequence(err: unknown): boolean {
+/** The server's refusal of a publish whose expected last sequence is not the subject's: another write came first. */
+export function isWrongLastSequence(err: unknown): boolean {
   if (err instanceof JetStreamApiError) {
     return err.code === JetStreamApiCodes.StreamWrongLastSequence || err.code === JetStreamApiCodes.StreamWrongLastSequenceUnknown;
   }

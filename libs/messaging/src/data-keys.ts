@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import type { NatsConnection } from '@nats-io/transport-node';
-import { jetstream, jetstreamManager, JetStreamApiCodes, JetStreamApiError, type JetStreamManager, type StoredMsg } from '@nats-io/jetstream';
+import { jetstream, jetstreamManager, type JetStreamManager, type StoredMsg } from '@nats-io/jetstream';
 import { AppError, LruMap } from '@runledger/kernel';
 import { nextMatchingOnLeader } from '@runledger/event-log';
-import { ensureKvBucket, isDeleteRevision, nextOnSubject, revisionMark, kvWriterHeaders } from '@runledger/document-store';
+import { ensureKvBucket, isDeleteRevision, isWrongLastSequence, kvWriterHeaders, nextOnSubject, revisionMark } from '@runledger/document-store';
 import { secureEraseSubject } from './secure-erase';
 
 /** Whose personal or case data a key protects: one key per user and one per case. */
@@ -93,11 +93,6 @@ function slotValue(m: StoredMsg, name: string): Buffer | 'erased' | null {
   const text = utf8.decode(m.data);
   if (text === ERASED) return 'erased';
   return CANONICAL_KEY.test(text) ? Buffer.from(text, 'base64') : null;
-}
-
-function isWrongLastSequence(err: unknown): boolean {
-  return err instanceof JetStreamApiError
-    && (err.code === JetStreamApiCodes.StreamWrongLastSequence || err.code === JetStreamApiCodes.StreamWrongLastSequenceUnknown);
 }
 
 /** How many times a key or tombstone write goes past messages the bus keeps storing on its slot before giving up. */
