@@ -109,7 +109,9 @@ export class NatsKvDocumentStore implements DocumentStore {
     const bucket = `${this.bucketPrefix}${name}`;
     const prefix = `$KV.${bucket}.`;
     const info = await (await this.cas.manager()).streams.info(`KV_${bucket}`, { subjects_filter: `${prefix}>` });
-    return Object.keys(info.state.subjects ?? {}).map((subject) => subject.slice(prefix.length));
+    // Only keys a writer could have made (idToKey of their id): one the bus wrote under another encoding of an existing
+    // id (a request's reply subject names any key) would list that document twice.
+    return Object.keys(info.state.subjects ?? {}).map((subject) => subject.slice(prefix.length)).filter((key) => idToKey(keyToId(key)) === key);
   }
 
   /**

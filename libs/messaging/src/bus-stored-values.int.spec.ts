@@ -176,6 +176,14 @@ describe('a value the bus stored on a key is no writer\'s value', () => {
       expect(await tasks.get('t-1')).toBeNull();
     });
 
+    it('a key the bus wrote under another encoding of an existing document\'s id does not list that document twice (review)', async () => {
+      const tasks = store.collection<{ title: string }>('tasks');
+      await tasks.put('t-twice', { title: 'listed once' });
+      // `_b64_` + base64url of the id decodes to the same id; no writer makes that key for it (the id is verbatim).
+      await storeInfo(stream, `$KV.${bucket}._b64_${Buffer.from('t-twice').toString('base64url')}`);
+      expect((await tasks.find({ title: 'listed once' })).map((d) => d.id)).toEqual(['t-twice']);
+    });
+
     it('a key only the bus wrote holds no document: it is not found, and a create takes it', async () => {
       const tasks = store.collection<{ title: string }>('tasks');
       await storeInfo(stream, subject('t-new'));
