@@ -78,7 +78,13 @@ export async function describeObject(jsm: JetStreamManager, bucket: string, name
 export async function objectNames(jsm: JetStreamManager, bucket: string): Promise<string[]> {
   const prefix = `$O.${bucket}.M.`;
   const info = await jsm.streams.info(`OBJ_${bucket}`, { subjects_filter: `${prefix}>` });
-  return Object.keys(info.state.subjects ?? {}).map((s) => Buffer.from(s.slice(prefix.length).replace(/-/g, '+').replace(/_/g, '/'), 'base64').toString('utf8'));
+  const names = Object.keys(info.state.subjects ?? {}).map((s) => {
+    const token = s.slice(prefix.length);
+    return { token, name: Buffer.from(token.replace(/-/g, '+').replace(/_/g, '/'), 'base64').toString('utf8') };
+  });
+  // Only subjects a writer could have made (objectMetaToken of their name): one the bus wrote under another encoding
+  // of an existing name would list, and erase, that object twice (review).
+  return names.filter((n) => objectMetaToken(n.name) === n.token).map((n) => n.name);
 }
 
 const CHUNK = 128 * 1024;

@@ -2,7 +2,7 @@ import { connect, headers as natsHeaders, type NatsConnection } from '@nats-io/t
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { Objm } from '@nats-io/obj';
 import { makeArtifactRef } from '@runledger/governance';
-import { objectMetaToken, provisionBus } from '@runledger/messaging';
+import { objectMetaToken, objectNames, provisionBus } from '@runledger/messaging';
 import { startNatsServer, type NatsServerHandle, waitUntil } from '@runledger/testing';
 import { ARTIFACT_BUCKET, ArtifactStore } from './artifact-store';
 import { createArtifactStore } from './artifact-store.provider';
@@ -86,6 +86,14 @@ describe('JetStream Object Store adapter', () => {
       // A name only the bus wrote holds no artifact.
       await storeAnswer(meta('bus-none'), '$JS.API.INFO');
       expect(await store.get('bus-none')).toBeNull();
+    });
+
+    it('an object is listed once: a description subject the bus wrote under another encoding of its name (no padding) is not another object (review; erase listed it twice)', async () => {
+      const store = new NatsObjectArtifactStore(nc);
+      await store.putIfAbsent(artifact('bus-c', 'interview c'), new TextEncoder().encode('interview c'));
+      const unpadded = objectMetaToken('bus-c').replace(/=+$/, '');
+      await storeAnswer(`$O.${ARTIFACT_BUCKET}.M.${unpadded}`, '$JS.API.INFO');
+      expect((await objectNames(await jetstreamManager(nc), ARTIFACT_BUCKET)).filter((n) => n === 'bus-c')).toEqual(['bus-c']);
     });
 
     it('a copy of a description an earlier release wrote (it rolls its subject up) cannot delete an artifact\'s chunks or description', async () => {
