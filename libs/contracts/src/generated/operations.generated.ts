@@ -33,7 +33,7 @@ export interface DeadLetter {
    */
   run_id: string | null;
   /**
-   * The original message as the log stores it: its events ({type, data, metadata}), sealed fields still sealed; the text (at most 4 KiB) of a message that is not events; null when the log no longer holds it.
+   * The original message as the log stores it: its events ({type, data, metadata}), sealed fields still sealed; the text (at most 4 KiB) of a writer's message that is not events; null when the log no longer holds it, or when no Runledger writer made it (a message the server stored as a request's reply: its bytes are not shown).
    */
   payload?:
     | {

@@ -26,8 +26,12 @@ export class DeadLettersService {
   private async withOriginal(letter: DeadLetter): Promise<DeadLetter> {
     const original = await this.runtime.jsm.streams.getMessage(LOG_STREAM, { seq: letter.stream_seq }).catch(() => null);
     if (!original) return { ...letter, payload: null };
+    // A message no writer made is not shown: the server may have stored a copy of anything an insider could read there
+    // (a data key's slot, another stream's message), which its dead letter would hand to every operator for good.
+    const stored = storedMessageOf(original);
+    if (writerMessageProblem(stored)) return { ...letter, payload: null };
     // As the log stores it, never opened: a sealed field is shown as its sealed value (README "Erasure").
-    const events = tryStoredEvents(storedMessageOf(original));
+    const events = tryStoredEvents(stored);
     if (!events.length) return { ...letter, payload: truncateChars(new TextDecoder().decode(original.data), PAYLOAD_TEXT_MAX) };
     return {
       ...letter, run_id: runIdOf(letter.subject, events) ?? letter.run_id,
