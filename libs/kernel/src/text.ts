@@ -29,3 +29,12 @@ export function utf8Prefix(text: string, maxBytes: number): { text: string; byte
   while (end > 0 && end < bytes.length && (bytes[end]! & 0xc0) === 0x80) end--;
   return { text: end === bytes.length ? text : decoder.decode(bytes.subarray(0, end)), bytes: end, originalBytes: bytes.length };
 }
+
+/**
+ * A stored text's characters, as ingest reads an artifact: UTF-8, a leading byte order mark dropped (the caller's
+ * editor wrote it; it is no character of the content), a malformed byte as U+FFFD. Buffer's decode keeps the mark:
+ * a JSON form or recording read with it is not JSON, and a text recording's first speaker is named with it.
+ */
+export function artifactText(bytes: Uint8Array): string {
+  return decoder.decode(bytes);
+}

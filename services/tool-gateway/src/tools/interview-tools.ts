@@ -1,7 +1,7 @@
 import { ArtifactGetResult, SUBJECTS, TranscriptionResult, TranscriptSegment } from '@runledger/contracts';
 import type { ToolDefinition } from '@runledger/agent-runtime';
 import { sha256Hex } from '@runledger/governance';
-import { AppError, deterministicUuid, truncateChars } from '@runledger/kernel';
+import { AppError, artifactText, deterministicUuid, truncateChars } from '@runledger/kernel';
 import { TRANSIENT_CODES } from '@runledger/messaging';
 import { childScopeOf, RETRY } from '@runledger/runs';
 import { transcribeAudio, transcriptionConfigFromEnv } from './audio-transcription';
@@ -121,7 +121,7 @@ async function readArtifact(artifactId: string, expectedSha256: string): Promise
   if (got.artifact_ref.sha256 !== expectedSha256 || sha256Hex(bytes) !== expectedSha256) {
     throw new AppError('ARTIFACT.HASH_MISMATCH', 'The recording does not match the sha256 it was referenced with.');
   }
-  return { content: bytes.toString('utf8'), bytes, media_type: got.artifact_ref.media_type, sha256: expectedSha256 };
+  return { content: artifactText(bytes), bytes, media_type: got.artifact_ref.media_type, sha256: expectedSha256 };
 }
 
 async function getArtifact(artifactId: string): Promise<ArtifactGetResult> {

@@ -1,14 +1,11 @@
 import { ArtifactGetResult, DbResult, ExportResult, GovernanceScope, PromotionResult, SUBJECTS, ToolInvocationResult } from '@runledger/contracts';
 import { ToolGatewayClient } from '@runledger/service-clients';
 import type { ArtifactRef } from '@runledger/governance';
-import { AppError } from '@runledger/kernel';
+import { AppError, artifactText } from '@runledger/kernel';
 import { Bus } from '@runledger/messaging';
 import { governanceScopeOf, type RetryPolicy } from '@runledger/runs';
 import { AgentStepError, policyDenied } from '../domain/errors';
 import type { AgentRunSpec } from '../domain/run-spec';
-
-/** UTF-8 as ingest reads it: a leading byte order mark is dropped; a malformed byte becomes U+FFFD, as Buffer's decode does. */
-const utf8 = new TextDecoder('utf-8');
 
 export interface EffectLimits {
   toolTimeoutMs: number;
@@ -73,9 +70,7 @@ export class AgentEffects {
     if (got.artifact_ref.sha256 !== ref.sha256 || got.artifact_ref.size_bytes !== ref.size_bytes) {
       throw new AgentStepError('INVALID_INPUT', `Input artifact ${ref.artifact_id} does not match its sha256 and size_bytes.`);
     }
-    // Decoded as ingest decodes it (TextDecoder): a UTF-8 byte order mark the caller's editor wrote is no character of
-    // the content. Buffer's decode kept it, and a form ingest had taken as JSON failed the run as not JSON.
-    return { ref: got.artifact_ref, text: utf8.decode(Buffer.from(got.content_base64, 'base64')) };
+    return { ref: got.artifact_ref, text: artifactText(Buffer.from(got.content_base64, 'base64')) };
   }
 
   promote(body: Record<string, unknown>, lane: string, scope: Record<string, string>): Promise<PromotionResult> {
