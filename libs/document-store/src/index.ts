@@ -16,7 +16,7 @@ export { COLLECTION_NAME_PATTERN, MAX_ID_BYTES } from './validation';
 export { NatsKvDocumentStore, type NatsKvDocumentStoreOptions } from './nats-kv-document-store';
 export { isWrongLastSequence, KvCompareAndSet, type KvKeyAt } from './kv-compare-and-set';
 export {
-  ensureKvBucket, isDeleteRevision, keyRevisions, KV_HISTORY, KV_WRITER_HEADER, kvGuardUpdate, kvStreamConfig, nextOnSubject, readWriterRevision, revisionMark, kvWriterHeaders,
+  ensureKvBucket, isDeleteRevision, keyRevisions, KV_HISTORY, KV_OPERATION_HEADER, KV_WRITER_HEADER, kvGuardUpdate, kvStreamConfig, nextOnSubject, readWriterRevision, revisionMark, kvWriterHeaders,
   type KvBucketOptions,
 } from './kv-writer';
 // The MongoDB adapter is reached through createDocumentStore, which loads its driver only when MONGO_URL is set.

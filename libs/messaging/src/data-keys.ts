@@ -3,7 +3,7 @@ import type { NatsConnection } from '@nats-io/transport-node';
 import { jetstream, jetstreamManager, type JetStreamManager, type StoredMsg } from '@nats-io/jetstream';
 import { AppError, LruMap } from '@runledger/kernel';
 import { nextMatchingOnLeader } from '@runledger/event-log';
-import { ensureKvBucket, isDeleteRevision, isWrongLastSequence, kvWriterHeaders, nextOnSubject, revisionMark } from '@runledger/document-store';
+import { ensureKvBucket, isDeleteRevision, isWrongLastSequence, KV_OPERATION_HEADER, kvWriterHeaders, nextOnSubject, revisionMark } from '@runledger/document-store';
 import { secureEraseSubject } from './secure-erase';
 
 /** Whose personal or case data a key protects: one key per user and one per case. */
@@ -232,7 +232,7 @@ export class KvDataKeyStore implements DataKeyStore {
         // leader answers: a replicated bucket has no direct gets, and a lagging replica's "none" would miss an erasure.
         for (let m = await nextMatchingOnLeader(jsm, stream, `${prefix}>`, next); m; m = await nextMatchingOnLeader(jsm, stream, `${prefix}>`, next)) {
           const name = m.subject.slice(prefix.length);
-          const operation = m.headers?.get('KV-Operation');
+          const operation = m.headers?.get(KV_OPERATION_HEADER);
           const erasure = (operation && operation !== 'PUT') || utf8.decode(m.data) === ERASED;
           // Only a writer's tombstone that is the slot's value: not a copy of another slot's the bus stored here, nor a
           // tombstone a service published after a live key (the key stays the slot's value: slotValue).
