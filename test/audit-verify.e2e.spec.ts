@@ -3,7 +3,9 @@ import { randomUUID } from 'node:crypto';
 import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { jetstream } from '@nats-io/jetstream';
-import { aggregateRef, LOG_STREAM } from '@runledger/event-log';
+import { createInbox, type Msg } from '@nats-io/transport-node';
+import { aggregateRef, decodeMessage, LOG_STREAM } from '@runledger/event-log';
+import { CHAINED_EVENT_TYPES } from '../services/audit-ledger/src/domain/audit-chain';
 import { chainEntriesOf, chainEntry, computeEntryHash, type ChainEntry } from '@runledger/governance';
 import { tempDir, type TempDir } from '@runledger/testing';
 import { TestStack } from './support/stack';
@@ -197,6 +199,38 @@ describe('Audit ledger: `runledger audit verify` reports the first broken link o
     const cut = await verifyCopy('truncated.jsonl', entries.slice(0, entries.length - 3), '--head', headFile);
     expect(cut.code).toBe(1);
     expect(cut.stdout).toMatch(new RegExp(`^audit chain BROKEN at entry ${entries.length - 2}: truncated`));
+  });
+
+  it('Issue 9 completeness: commits the ledger\'s consumer identity pulls from its durable while the ledger runs are chained all the same (`audit verify` OK)', async () => {
+    // Whoever holds `audit-ledger-consumer`'s key, pulling the ledger's durable beside it: the server gives its pull
+    // request a turn, so it is handed one of the next commits, and acks it to hide it.
+    const thief = await stack.connectAs('audit-ledger-consumer');
+    try {
+      // A subscription of its own: a pull delivery carries the stream's subject, not the inbox a request's answer is matched by.
+      const inbox = createInbox(stack.nats.creds['audit-ledger-consumer'].inboxPrefix);
+      let taken: Msg | undefined;
+      thief.subscribe(inbox, { max: 1, callback: (_err, m) => void (taken = m) });
+      thief.publish(`$JS.API.CONSUMER.MSG.NEXT.${LOG_STREAM}.audit-ledger`, JSON.stringify({ batch: 1, expires: 60_000_000_000 }), { reply: inbox });
+      await thief.flush();
+      await stack.waitFor(async () => {
+        if (!taken) await addTask(`hidden ${randomUUID()}`);
+        return taken !== undefined;
+      }, 60_000);
+      const hidden = decodeMessage(taken!.data).filter((e) => CHAINED_EVENT_TYPES.has(e.type)).map((e) => e.metadata.event_id);
+      expect(hidden.length).toBeGreaterThan(0); // every run commit of a task holds an audited event
+      thief.publish(taken!.reply!, '+ACK');
+      await thief.flush();
+      // The ledger's next acknowledgement settles the taken commit too: it must have read it back and chained it first.
+      const last = await addTask('after the theft');
+      await chainedThrough(last);
+      const chained = new Set(chainEntriesOf(await stack.log.read(aggregateRef('audit', 'chain'))).map((e) => e.event_id));
+      expect(hidden.filter((id) => !chained.has(id))).toEqual([]);
+      const r = await runledger('verify');
+      expect(r.stdout).toMatch(/^audit chain OK/);
+      expect(r.code).toBe(0);
+    } finally {
+      await thief.close();
+    }
   });
 
   it('Issue 9 completeness: an audit-relevant event the ledger never chained (dropped, as a dead-lettered one was) fails live verification', async () => {

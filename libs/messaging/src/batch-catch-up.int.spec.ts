@@ -1,7 +1,7 @@
 import { Controller, DynamicModule, Module } from '@nestjs/common';
 import { Payload } from '@nestjs/microservices';
-import { AckPolicy, DeliverPolicy, jetstream, jetstreamManager, type JetStreamManager } from '@nats-io/jetstream';
-import { aggregateRef, ensureLogStream, EventLog, LOG_STREAM, StoredEvent } from '@runledger/event-log';
+import { AckPolicy, DeliverPolicy, jetstream, jetstreamManager, type JetStreamManager, type JsMsg } from '@nats-io/jetstream';
+import { aggregateRef, ensureLogStream, EventLog, LOG_STREAM, messageEvents, StoredEvent } from '@runledger/event-log';
 import { TEST_ADMIN, useNatsServer, waitUntil } from '@runledger/testing';
 import { bootstrapService, ServiceHandle } from './bootstrap';
 import { LogConsumer } from './handlers';
@@ -30,10 +30,20 @@ class PoisonedProjection {
   }
 }
 
+const takenSeen: number[] = [];
+
+@Controller()
+class TakenFromProjection {
+  @LogConsumer('rl.log.catchtaken.*', { durable: 'catch-up-taken', batch: 16, ackWaitMs: ACK_WAIT_MS })
+  async onBatch(@Payload() events: StoredEvent[]) {
+    for (const e of events) if (!takenSeen.includes((e.data as { n: number }).n)) takenSeen.push((e.data as { n: number }).n);
+  }
+}
+
 @Module({})
 class ProjectionModule {
   static forRuntime(runtime: ServiceRuntime): DynamicModule {
-    return { module: ProjectionModule, imports: [MessagingModule.forRuntime(runtime)], controllers: [OrderedProjection, PoisonedProjection] };
+    return { module: ProjectionModule, imports: [MessagingModule.forRuntime(runtime)], controllers: [OrderedProjection, PoisonedProjection, TakenFromProjection] };
   }
 }
 
@@ -95,6 +105,39 @@ describe('Batch consumer after its holder died (Issue 12 ack-all batches, Issue 
       const deadLetters = await log.read(aggregateRef('deadletter', 'catch-up-poison'));
       expect(deadLetters.map((e) => (e.data as { stream_seq: number; reason: string })).filter((d) => d.stream_seq === unreadable)).toEqual([expect.objectContaining({ reason: "no writer's message", error_code: 'LOG.FOREIGN_MESSAGE' })]);
       expect(poisonSeen).toEqual([1, 2]);
+    } finally {
+      await service.stop();
+    }
+  });
+
+  it('Issue 9 completeness: events another puller holding the consumer\'s key takes from the durable while its holder runs are read back and handled in log order, not settled unhandled by the holder\'s next ack', async () => {
+    const js = jetstream(nats.nc);
+    const jsm = await ackAllDurable('catch-up-taken', 'rl.log.catchtaken.*');
+    const log = new EventLog(js, jsm, { producer: 'test', clock: { now: () => new Date() } });
+    const ref = aggregateRef('catchtaken', 'a');
+    let n = 0;
+    const appendNext = () => log.append(ref, [{ type: 'Plain', data: { n: ++n } }], { commandId: `taken-${n}` });
+    const service = await start();
+    try {
+      await appendNext();
+      await waitUntil(() => takenSeen.includes(1), { timeoutMs: 60_000, description: 'the holder consuming' });
+      // A second puller on the durable: the server hands its pull requests their turn, so it gets one of the next commits.
+      let taken: JsMsg | null | undefined;
+      void (await js.consumers.get(LOG_STREAM, 'catch-up-taken')).next({ expires: 60_000 }).then((m) => (taken = m));
+      await nats.nc.flush();
+      await waitUntil(async () => {
+        if (taken === undefined) await appendNext();
+        return taken !== undefined;
+      }, { timeoutMs: 60_000, description: 'the second puller handed a commit' });
+      expect(taken?.seq).toBeGreaterThan(0);
+      // It acks to hide it; then one more commit reaches the holder, whose ack (all) would settle the taken one with it.
+      taken?.ack();
+      await nats.nc.flush();
+      const stolen = taken && (messageEvents(taken)[0].data as { n: number }).n;
+      await appendNext();
+      await waitUntil(() => takenSeen.includes(n), { timeoutMs: 60_000, description: 'the last commit handled' });
+      expect(takenSeen).toContain(stolen);
+      expect(takenSeen).toEqual(Array.from({ length: n }, (_, i) => i + 1));
     } finally {
       await service.stop();
     }

@@ -29,6 +29,18 @@ export interface BatchOptions {
   catchUp: CatchUp | null;
   /** How long a batch's deferred work may take to settle before it counts as failed (see BatchSettler). */
   stallMs: number;
+  /** What the durable had delivered when this consumption opened (see takenBefore); absent: deliveries are not followed. */
+  delivered?: Delivered;
+}
+
+/**
+ * How far a durable has delivered: its delivery (consumer) sequence and the stream sequence of that delivery, and the
+ * filter it delivers. The server numbers every delivery of a durable, to whichever puller, redeliveries included.
+ */
+export interface Delivered {
+  filter: string;
+  consumerSeq: number;
+  streamSeq: number;
 }
 
 export interface CatchUp {
@@ -46,9 +58,12 @@ export class BatchConsumer {
   private readonly settler: BatchSettler;
   private stopped = false;
   private messages?: ConsumerMessages;
+  /** The durable's deliveries this consumer has seen or read back (see takenBefore). */
+  private readonly delivered: Delivered | null;
 
   constructor(private readonly host: BatchHost, private readonly handler: MessageHandler, private readonly opts: BatchOptions) {
     this.settler = new BatchSettler(opts.durable, host.logger, () => this.stop(), opts.ackAll, opts.stallMs);
+    this.delivered = opts.delivered ? { ...opts.delivered } : null;
   }
 
   /**
@@ -73,7 +88,7 @@ export class BatchConsumer {
     });
     return (async () => {
       // Not caught up (stopping): no delivery is handled, on an ack-all durable its ack would settle the range unhandled.
-      if (opts.catchUp && !(await this.catchUp(opts.catchUp))) return this.stopped;
+      if (opts.catchUp && !(await this.catchUp(opts.catchUp, 'handling what the previous holder left unsettled'))) return this.stopped;
       for (;;) {
         if (this.stopped) return true;
         if (!queue.length) {
@@ -85,7 +100,7 @@ export class BatchConsumer {
         if (opts.lingerMs > 0 && queue.length < opts.batch && !this.host.closing()) await new Promise((resolve) => setTimeout(resolve, opts.lingerMs));
         const batch = queue.splice(0, opts.batch);
         try {
-          await this.host.track(this.onLogBatch(batch));
+          await this.host.track(this.onDelivered(batch));
         } catch (err) {
           // The bus failed under an ack or a dead-letter (a nats-server restart): nothing was lost, the unacked
           // messages come back after ack_wait. The worker must live on: a rejected loop would crash the process.
@@ -106,9 +121,9 @@ export class BatchConsumer {
    * batch handler is idempotent (the server may still redeliver these events later), and going on without them
    * would break the order it relies on. Resolves true once handled (false: stopping first).
    */
-  private async catchUp(range: CatchUp): Promise<boolean> {
+  private async catchUp(range: CatchUp, why: string): Promise<boolean> {
     const { handler, opts } = this;
-    this.host.logger.warn({ msg: 'handling what the previous holder left unsettled', durable: opts.durable, from: range.from, to: range.to });
+    this.host.logger.warn({ msg: why, durable: opts.durable, from: range.from, to: range.to });
     for (let attempt = 1; !this.host.closing() && !this.stopped; attempt++) {
       try {
         const undecodable: Array<{ m: StoredMessage; err: unknown }> = [];
@@ -136,6 +151,39 @@ export class BatchConsumer {
     const read: Poisoned = { seq: m.seq, subject: m.subject, info: { deliveryCount: 1 }, term: () => undefined, nak: () => undefined };
     await this.host.poison(read, this.opts.durable, unreadableReason(err), err, (_settle, redelivered) => void (recorded = !redelivered));
     if (!recorded) throw new Error(`the dead letter of ${m.seq} was not recorded`);
+  }
+
+  /**
+   * Hands `batch` over in log order, reading back first whatever the durable delivered to another puller before a
+   * delivery of it (takenBefore): on an ack-all durable the ack of this batch settles those too, so a puller holding
+   * the consumer's key could otherwise take events from the handler for good (the ledger's: never chained; probe).
+   */
+  private async onDelivered(batch: JsMsg[]): Promise<void> {
+    let from = 0;
+    for (let i = 0; i < batch.length; i++) {
+      const taken = this.takenBefore(batch[i]);
+      if (!taken) continue;
+      if (i > from) await this.onLogBatch(batch.slice(from, i));
+      from = i;
+      // Stopping first: the rest stays unsettled (nothing after it is acked), and the next holder reads it from the ack floor.
+      if (!(await this.catchUp(taken, 'reading back what the durable delivered to another puller'))) return;
+    }
+    if (from < batch.length) await this.onLogBatch(batch.slice(from));
+  }
+
+  /**
+   * The log range the durable delivered elsewhere before `m`: its delivery sequence jumped past deliveries this
+   * consumer never saw, so the events between the last stream sequence it saw and `m`'s went to someone else (or
+   * were lost on the way: reading them back is idempotent either way). Advances what this consumer has seen.
+   */
+  private takenBefore(m: JsMsg): CatchUp | null {
+    const seen = this.delivered;
+    const dseq = m.info.deliverySequence;
+    if (!seen || typeof dseq !== 'number') return null;
+    const taken = dseq > seen.consumerSeq + 1 && m.seq > seen.streamSeq + 1 ? { filter: seen.filter, from: seen.streamSeq + 1, to: m.seq - 1 } : null;
+    seen.consumerSeq = Math.max(seen.consumerSeq, dseq);
+    seen.streamSeq = Math.max(seen.streamSeq, m.seq);
+    return taken;
   }
 
   private async onLogBatch(delivered: JsMsg[]): Promise<void> {

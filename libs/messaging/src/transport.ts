@@ -11,7 +11,7 @@ import { decodeBounded, encodeJson, replyHeaders, REQUEST_ID_HEADER } from './co
 import { ConsumerLease } from './consumer-lease';
 import { ServiceHealth } from './health';
 import { ensureDurable, MAX_HANDLER_MS, redeliveryDelayMs, unsettledRange } from './durable-consumer';
-import { BatchConsumer, type BatchHost, type CatchUp, type Poisoned } from './batch-consumer';
+import { BatchConsumer, type BatchHost, type CatchUp, type Delivered, type Poisoned } from './batch-consumer';
 import { HANDLER_KIND, LogConsumerOptions, MalformedPayload, MAX_REQUEST_BYTES } from './handlers';
 
 export interface TransportDeps {
@@ -228,7 +228,8 @@ export class RunledgerTransport extends Server implements CustomTransportStrateg
         const messages = await consumer.consume({ max_messages: Math.max(8, (opts.concurrency ?? 1) * 2, opts.batch ?? 0), bind: pullNc !== this.deps.nc });
         current = messages;
         this.consumers.push(messages);
-        return { messages, ackAll: info.config.ack_policy === AckPolicy.All, catchUp: unsettled && { filter: filterSubject, ...unsettled } };
+        const delivered = { filter: filterSubject, consumerSeq: info.delivered.consumer_seq, streamSeq: info.delivered.stream_seq };
+        return { messages, ackAll: info.config.ack_policy === AckPolicy.All, catchUp: unsettled && { filter: filterSubject, ...unsettled }, delivered };
       };
       // A deferred settlement failed (see BatchSettler): consume again from the ack floor, as a new holder would.
       const reopen = async () => {
@@ -243,9 +244,9 @@ export class RunledgerTransport extends Server implements CustomTransportStrateg
         }
         return null;
       };
-      const run = ({ messages, ackAll, catchUp }: { messages: ConsumerMessages; ackAll: boolean; catchUp: CatchUp | null }): void => {
+      const run = ({ messages, ackAll, catchUp, delivered }: { messages: ConsumerMessages; ackAll: boolean; catchUp: CatchUp | null; delivered: Delivered }): void => {
         if (!opts.batch) return this.startHandling(messages, handler, opts, { maxDeliver, ackWaitMs });
-        void new BatchConsumer(this.batchHost, handler, { maxDeliver, durable: opts.durable, batch: opts.batch, lingerMs: opts.lingerMs ?? 0, ackAll, catchUp, stallMs: 4 * ackWaitMs })
+        void new BatchConsumer(this.batchHost, handler, { maxDeliver, durable: opts.durable, batch: opts.batch, lingerMs: opts.lingerMs ?? 0, ackAll, catchUp, delivered, stallMs: 4 * ackWaitMs })
           .start(messages)
           .then(async (broken) => {
             const again = broken && !stopped && !this.closing ? await reopen() : null;
