@@ -2,7 +2,7 @@ import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { jetstream } from '@nats-io/jetstream';
+import { DeliverPolicy, jetstreamManager } from '@nats-io/jetstream';
 import { createInbox, type Msg } from '@nats-io/transport-node';
 import { aggregateRef, decodeMessage, LOG_STREAM } from '@runledger/event-log';
 import { CHAINED_EVENT_TYPES } from '../services/audit-ledger/src/domain/audit-chain';
@@ -54,6 +54,16 @@ describe('Audit ledger: `runledger audit verify` reports the first broken link o
       const q = await stack.request<{ events?: Array<{ type: string }> }>('rl.audit.query', { run_id: runId });
       return q.body.events?.some((e) => e.type === 'RunCompleted');
     }, 30_000);
+
+  /** Once `runId` is indexed, every event of `hidden` is in the chain and the live chain verifies OK. */
+  const expectChainedOnceIndexed = async (runId: string, hidden: readonly string[]) => {
+    await chainedThrough(runId);
+    const chained = new Set(chainEntriesOf(await stack.log.read(aggregateRef('audit', 'chain'))).map((e) => e.event_id));
+    expect(hidden.filter((id) => !chained.has(id))).toEqual([]);
+    const r = await runledger('verify');
+    expect(r.stdout).toMatch(/^audit chain OK/);
+    expect(r.code).toBe(0);
+  };
 
   beforeAll(async () => {
     dir = await tempDir('audit-verify-');
@@ -221,31 +231,54 @@ describe('Audit ledger: `runledger audit verify` reports the first broken link o
       thief.publish(taken!.reply!, '+ACK');
       await thief.flush();
       // The ledger's next acknowledgement settles the taken commit too: it must have read it back and chained it first.
-      const last = await addTask('after the theft');
-      await chainedThrough(last);
-      const chained = new Set(chainEntriesOf(await stack.log.read(aggregateRef('audit', 'chain'))).map((e) => e.event_id));
-      expect(hidden.filter((id) => !chained.has(id))).toEqual([]);
-      const r = await runledger('verify');
-      expect(r.stdout).toMatch(/^audit chain OK/);
-      expect(r.code).toBe(0);
+      await expectChainedOnceIndexed(await addTask('after the theft'), hidden);
     } finally {
       await thief.close();
     }
   });
 
-  it('Issue 9 completeness: an audit-relevant event the ledger never chained (dropped, as a dead-lettered one was) fails live verification', async () => {
+  it('Issue 9 completeness: commits taken from the ledger\'s durable and acked while no ledger runs are chained when it starts again (`audit verify` OK)', async () => {
+    await stack.kill('audit-ledger', 'SIGTERM');
+    // A task's commits while the ledger is stopped; whoever holds the consumer identity's key takes and acks them all.
+    const runId = await addTask('while the ledger is away');
+    const thief = await stack.connectAs('audit-ledger-consumer');
+    const hidden: string[] = [];
+    try {
+      const inbox = createInbox(stack.nats.creds['audit-ledger-consumer'].inboxPrefix);
+      const sub = thief.subscribe(inbox);
+      thief.publish(`$JS.API.CONSUMER.MSG.NEXT.${LOG_STREAM}.audit-ledger`, JSON.stringify({ batch: 64, no_wait: true }), { reply: inbox });
+      let last: Msg | undefined;
+      for await (const m of sub) {
+        if (!m.reply) break; // the server's "no more messages" status ends the batch
+        hidden.push(...decodeMessage(m.data).filter((e) => CHAINED_EVENT_TYPES.has(e.type)).map((e) => e.metadata.event_id));
+        last = m;
+      }
+      expect(last).toBeDefined();
+      thief.publish(last!.reply!, '+ACK'); // the durable acks all: this settles every commit taken
+      await thief.flush();
+    } finally {
+      await thief.close();
+    }
+    expect(hidden.length).toBeGreaterThan(0);
+    await stack.startService('audit-ledger');
+    await expectChainedOnceIndexed(runId, hidden);
+  });
+
+  it('Issue 9 completeness: an audit-relevant event the ledger never chained (its durable made again past it, as only the admin may) fails live verification', async () => {
     const runId = await addTask('check completeness');
     await chainedThrough(runId);
     await stack.waitFor(async () => (await runledger('verify')).code === 0, 30_000);
-    // Stop the ledger, log an audit event and move the ledger's consumer past it, as dead-lettering does.
+    // Stop the ledger, log an audit event and make the ledger's durable again after it: the ledger is never handed it.
     await stack.kill('audit-ledger', 'SIGTERM');
     const lostRun = randomUUID();
     const appended = await stack.log.append(aggregateRef('run', lostRun), [{ type: 'RunCreated', data: { run_id: lostRun, run_kind: 'db_write', agent_name: 'task-assistant', root_run_id: lostRun, contract_version: 'v1', policy_versions: { lanes: 'seed', roles: 'seed' }, input_artifacts: [], parameters: {}, request_hash_sha256: '0'.repeat(64) }, metadata: { run_id: lostRun } }], { commandId: randomUUID(), expectedVersion: 0 });
-    const consumer = await jetstream(stack.nc).consumers.get(LOG_STREAM, 'audit-ledger');
-    const skipped = await consumer.next({ expires: 10_000 });
-    expect(skipped?.seq).toBe(appended.version);
-    await skipped?.ackAck();
+    const jsm = await jetstreamManager(stack.nc);
+    const { config } = await jsm.consumers.info(LOG_STREAM, 'audit-ledger');
+    await jsm.consumers.delete(LOG_STREAM, 'audit-ledger');
+    await jsm.consumers.add(LOG_STREAM, { durable_name: 'audit-ledger', filter_subject: config.filter_subject, ack_policy: config.ack_policy, ack_wait: config.ack_wait, max_ack_pending: config.max_ack_pending, max_deliver: config.max_deliver, deliver_policy: DeliverPolicy.StartSequence, opt_start_seq: appended.version + 1 });
     await stack.startService('audit-ledger');
+    // Verification covers what the ledger has acked: a later run, chained, moves that past the lost event.
+    await chainedThrough(await addTask('after the lost event'));
     const r = await runledger('verify');
     expect(r.code).toBe(1);
     expect(r.stdout).toMatch(/^audit chain BROKEN at entry \d+: missing_event/);

@@ -3,6 +3,7 @@ import type { ConsumerMessages, JsMsg } from '@nats-io/jetstream';
 import { AppError } from '@runledger/kernel';
 import { messageEvents, unreadableReason, type EventLog, type StoredEvent, type StoredMessage } from '@runledger/event-log';
 import { redeliveryDelayMs } from './durable-consumer';
+import type { HandedPosition } from './consumer-lease';
 import { deferredSettlement } from './handlers';
 
 /** What a batch consumer uses of the transport that runs it. */
@@ -39,6 +40,8 @@ export interface BatchOptions {
  */
 export interface Delivered {
   filter: string;
+  /** The durable's incarnation (its creation time): one made again numbers its deliveries from 1. */
+  created: string;
   consumerSeq: number;
   streamSeq: number;
 }
@@ -60,6 +63,8 @@ export class BatchConsumer {
   private messages?: ConsumerMessages;
   /** The durable's deliveries this consumer has seen or read back (see takenBefore). */
   private readonly delivered: Delivered | null;
+  /** The durable's deliveries handed over to the handler, in order, up to (see handedThrough); none before the catch-up. */
+  private handed: Delivered | null = null;
 
   constructor(private readonly host: BatchHost, private readonly handler: MessageHandler, private readonly opts: BatchOptions) {
     this.settler = new BatchSettler(opts.durable, host.logger, () => this.stop(), opts.ackAll, opts.stallMs);
@@ -89,6 +94,8 @@ export class BatchConsumer {
     return (async () => {
       // Not caught up (stopping): no delivery is handled, on an ack-all durable its ack would settle the range unhandled.
       if (opts.catchUp && !(await this.catchUp(opts.catchUp, 'handling what the previous holder left unsettled'))) return this.stopped;
+      // Everything the durable had delivered before this consumption is handled now (or was, acked by its holder).
+      this.handed = opts.delivered ? { ...opts.delivered } : null;
       for (;;) {
         if (this.stopped) return true;
         if (!queue.length) {
@@ -108,6 +115,15 @@ export class BatchConsumer {
         }
       }
     })();
+  }
+
+  /**
+   * How far this consumption has handed the durable's deliveries over to the handler, everything before included: the
+   * next holder starts from it (ConsumerLease keeps it). Null until the catch-up is done, and without `delivered`.
+   */
+  handedThrough(): HandedPosition | null {
+    const h = this.handed;
+    return h && { created: h.created, consumer_seq: h.consumerSeq, stream_seq: h.streamSeq };
   }
 
   /** Takes no more deliveries (what was delivered and not settled is redelivered); the worker ends after its batch. */
@@ -169,6 +185,10 @@ export class BatchConsumer {
       if (!(await this.catchUp(taken, 'reading back what the durable delivered to another puller'))) return;
     }
     if (from < batch.length) await this.onLogBatch(batch.slice(from));
+    const last = batch[batch.length - 1];
+    const h = this.handed;
+    // Handed over through the batch's last delivery (a batch left unsettled while stopping does not get here).
+    if (h && typeof last?.info.deliverySequence === 'number' && last.info.deliverySequence > h.consumerSeq) this.handed = { ...h, consumerSeq: last.info.deliverySequence, streamSeq: Math.max(h.streamSeq, last.seq) };
   }
 
   /**

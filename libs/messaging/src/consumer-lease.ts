@@ -10,6 +10,20 @@ interface Lease {
   holder: string;
   /** Epoch ms after which others may take it. */
   until: number;
+  /** How far the holder had handed the durable's deliveries over, when it last wrote the lease (the next holder's start). */
+  handed?: HandedPosition;
+}
+
+/**
+ * How far a holder had handed a durable's deliveries over to its handler: the durable's delivery (consumer) sequence
+ * and the stream sequence of that delivery, in the durable's incarnation `created` (a durable made again numbers its
+ * deliveries from 1). Kept with the lease: deliveries after it that the next holder is not handed again (acked by
+ * someone else meanwhile) are read back from the log (see bindLogConsumer).
+ */
+export interface HandedPosition {
+  created: string;
+  consumer_seq: number;
+  stream_seq: number;
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -26,6 +40,9 @@ export class ConsumerLease {
   private readonly holder = randomUUID();
   /** While held: how to give the lease up at once (a graceful stop need not make the next holder wait it out). */
   private held?: { revision: number };
+  /** Where this holder has handed the durable over to (see follow); the previous holder's until this one knows its own. */
+  private handed: HandedPosition | null = null;
+  private position: () => HandedPosition | null = () => null;
   private readonly cas: KvCompareAndSet;
   private readonly at: { stream: string; subject: string };
 
@@ -34,11 +51,17 @@ export class ConsumerLease {
     this.at = { stream: `KV_${LEASE_BUCKET}`, subject: `$KV.${LEASE_BUCKET}.${key}` };
   }
 
+  /** Where the consumption holding this lease has handed the durable over to: written with each renewal and the release. */
+  follow(position: () => HandedPosition | null): void {
+    this.position = position;
+  }
+
   /**
-   * Runs `start` whenever this process holds the lease and the function it returned once it loses it; returns when
-   * `closing()` says so. Failures to reach the bucket only delay: they are retried.
+   * Runs `start` whenever this process holds the lease (with how far the lease's last writer had handed the durable
+   * over) and the function it returned once it loses it; returns when `closing()` says so. Failures to reach the
+   * bucket only delay: they are retried.
    */
-  async hold(start: () => Promise<() => Promise<void>>, closing: () => boolean): Promise<void> {
+  async hold(start: (previous: HandedPosition | null) => Promise<() => Promise<void>>, closing: () => boolean): Promise<void> {
     const kv = await this.bucket(closing);
     while (kv && !closing()) {
       const acquired = await this.acquire().catch(() => null);
@@ -46,7 +69,8 @@ export class ConsumerLease {
         await sleep(this.ttlMs / 3);
         continue;
       }
-      const stop = await start().catch(() => null);
+      this.handed = acquired.handed;
+      const stop = await start(acquired.handed).catch(() => null);
       if (!stop) {
         await sleep(this.ttlMs / 3); // the bus is away: we still hold the lease, start again on the next try
         continue;
@@ -96,20 +120,27 @@ export class ConsumerLease {
    * The lease is the key's latest writer revision: an answer the bus stored after it (README, guarantees) neither
    * reads as a lapsed lease nor blocks the next holder (its write goes past it).
    */
-  private async acquire(): Promise<{ revision: number; until: number } | null> {
+  private async acquire(): Promise<{ revision: number; until: number; handed: HandedPosition | null } | null> {
     const until = Date.now() + this.ttlMs;
     // Read at the bucket's leader (a replica that lags must not show a lapsed lease).
     const current = await readWriterRevision(await this.cas.manager(), this.at.stream, this.at.subject, false);
-    if (current && !current.doc.deleted) {
-      const lease = current.doc.value as Lease;
-      if (lease.holder !== this.holder && lease.until > Date.now()) return null;
-    }
+    const lease = current && !current.doc.deleted ? (current.doc.value as Lease) : null;
+    if (lease && lease.holder !== this.holder && lease.until > Date.now()) return null;
+    const handed = handedPositionOf(lease?.handed);
     // Over whatever the key holds (nothing, a tombstone, a lapsed or our own lease): another writer on it wins or we do.
-    const revision = await this.cas.write(this.at, current?.revision ?? 0, this.encode(until));
-    return revision === null ? null : { revision, until };
+    const revision = await this.cas.write(this.at, current?.revision ?? 0, this.encode(until, handed));
+    return revision === null ? null : { revision, until, handed };
   }
 
-  private encode(until: number): string {
-    return JSON.stringify({ holder: this.holder, until } satisfies Lease);
+  /** The lease as written now: the position handed over so far is kept (none yet: the one this holder started from). */
+  private encode(until: number, handed = this.position() ?? this.handed): string {
+    if (handed) this.handed = handed;
+    return JSON.stringify({ holder: this.holder, until, ...(handed ? { handed } : {}) } satisfies Lease);
   }
+}
+
+/** A lease's recorded position, if it is one (a lease an earlier release wrote has none). */
+function handedPositionOf(v: unknown): HandedPosition | null {
+  const p = v as Partial<HandedPosition> | undefined;
+  return p && typeof p.created === 'string' && Number.isSafeInteger(p.consumer_seq) && Number.isSafeInteger(p.stream_seq) ? (p as HandedPosition) : null;
 }

@@ -1,5 +1,6 @@
 import { AckPolicy, DeliverPolicy, type ConsumerInfo, type JetStreamManager } from '@nats-io/jetstream';
 import { jsErrorCode, LOG_STREAM } from '@runledger/event-log';
+import type { HandedPosition } from './consumer-lease';
 import type { LogConsumerOptions } from './handlers';
 
 /** The longest a log handler may keep a message by heartbeats before it is considered hung. */
@@ -117,15 +118,22 @@ function widens(from: string, to: string): boolean {
 }
 
 /**
- * The stream range a previous holder of a batch consumer was handed and never acked (it died, or lost the lease).
- * The server gives those events back only after ack_wait, after newer ones, which would break log order; and on an
- * ack-all consumer, acking a newer event would settle them unhandled. So the new holder reads them first.
+ * The stream range a new holder of a batch consumer reads from the log before any delivery. What a previous holder
+ * was handed and never acked (it died, or lost the lease): the server gives those events back only after ack_wait,
+ * after newer ones, which would break log order, and on an ack-all consumer acking a newer event would settle them
+ * unhandled. And, from `previous` (the position the lease recorded, see HandedPosition), what the durable delivered
+ * while no holder saw it: to another puller holding the consumer's key, acked so that the server never hands it
+ * again (while a holder runs, BatchConsumer.takenBefore reads such deliveries back).
  */
-export async function unsettledRange(jsm: JetStreamManager, durable: string): Promise<{ from: number; to: number } | null> {
-  const info = await jsm.consumers.info(LOG_STREAM, durable);
+export function catchUpRange(info: ConsumerInfo, previous: HandedPosition | null): { from: number; to: number } | null {
+  const to = info.delivered.stream_seq;
   const settled = settledThrough(info);
-  if (info.num_ack_pending === 0 || info.delivered.stream_seq <= settled) return null;
-  return { from: settled + 1, to: info.delivered.stream_seq };
+  const unsettled = info.num_ack_pending > 0 && to > settled ? settled + 1 : Infinity;
+  // The previous holder's position is this incarnation's and behind what the durable has delivered since: the rest
+  // went to it after it last wrote the lease, or to another puller holding the consumer's key, which may have acked it.
+  const sinceHanded = previous && previous.created === info.created && previous.consumer_seq < info.delivered.consumer_seq ? previous.stream_seq + 1 : Infinity;
+  const from = Math.min(unsettled, sinceHanded);
+  return from <= to ? { from, to } : null;
 }
 
 /**

@@ -8,9 +8,9 @@ import { EventLog, LOG_STREAM, aggregateRef, isBusFault, messageEvents, unreadab
 import { contextFromTraceparent, eventSpanAttributes, extractTraceContext, logSubjectTemplate, messagingAttributes, observeConsumerLag, runledgerMetrics, SpanKind, spansKeepAttributes, withSpan } from '@runledger/telemetry';
 import { isInboxSubject } from './callers';
 import { decodeBounded, encodeJson, replyHeaders, REQUEST_ID_HEADER } from './codec';
-import { ConsumerLease } from './consumer-lease';
+import { ConsumerLease, type HandedPosition } from './consumer-lease';
 import { ServiceHealth } from './health';
-import { ensureDurable, MAX_HANDLER_MS, redeliveryDelayMs, unsettledRange } from './durable-consumer';
+import { catchUpRange, ensureDurable, MAX_HANDLER_MS, redeliveryDelayMs } from './durable-consumer';
 import { BatchConsumer, type BatchHost, type CatchUp, type Delivered, type Poisoned } from './batch-consumer';
 import { HANDLER_KIND, LogConsumerOptions, MalformedPayload, MAX_REQUEST_BYTES } from './handlers';
 
@@ -213,14 +213,17 @@ export class RunledgerTransport extends Server implements CustomTransportStrateg
       const info = await this.deps.jsm.consumers.info(LOG_STREAM, opts.durable);
       return info.num_pending + info.num_ack_pending;
     });
-    const consume = async (): Promise<() => Promise<void>> => {
+    // One instance at a time (see ConsumerLease): the others stand by without pulling, so the handler sees log order.
+    const lease = opts.exclusive ? new ConsumerLease(this.deps.nc, opts.durable) : undefined;
+    /** `previous`: how far the lease's last holder had handed the durable over (see catchUpRange). */
+    const consume = async (previous: HandedPosition | null): Promise<() => Promise<void>> => {
       let stopped = false;
       let current: ConsumerMessages | undefined;
-      const open = async () => {
+      const open = async (from: HandedPosition | null) => {
         // The durable's info is read on the service's own connection: its consumer identity may only pull and ack.
         const info = await this.deps.jsm.consumers.info(LOG_STREAM, opts.durable);
         // Read before pulling: what a previous holder took and never settled is ours to handle first (see catchUp).
-        const unsettled = opts.batch ? await unsettledRange(this.deps.jsm, opts.durable) : null;
+        const behind = opts.batch ? catchUpRange(info, from) : null;
         const pullNc = this.deps.consumerNc ?? this.deps.nc;
         const consumer = (pullNc === this.deps.nc ? this.deps.js : jetstream(pullNc)).consumers.getConsumerFromInfo(info);
         // `bind` on the consumer identity's connection: the client re-pulls after a missed heartbeat without asking
@@ -228,15 +231,15 @@ export class RunledgerTransport extends Server implements CustomTransportStrateg
         const messages = await consumer.consume({ max_messages: Math.max(8, (opts.concurrency ?? 1) * 2, opts.batch ?? 0), bind: pullNc !== this.deps.nc });
         current = messages;
         this.consumers.push(messages);
-        const delivered = { filter: filterSubject, consumerSeq: info.delivered.consumer_seq, streamSeq: info.delivered.stream_seq };
-        return { messages, ackAll: info.config.ack_policy === AckPolicy.All, catchUp: unsettled && { filter: filterSubject, ...unsettled }, delivered };
+        const delivered = { filter: filterSubject, created: info.created, consumerSeq: info.delivered.consumer_seq, streamSeq: info.delivered.stream_seq };
+        return { messages, ackAll: info.config.ack_policy === AckPolicy.All, catchUp: behind && { filter: filterSubject, ...behind }, delivered };
       };
       // A deferred settlement failed (see BatchSettler): consume again from the ack floor, as a new holder would.
-      const reopen = async () => {
+      const reopen = async (from: HandedPosition | null) => {
         for (let attempt = 1; !stopped && !this.closing; attempt++) {
           this.log.warn({ msg: 'a deferred settlement failed: consuming again from the ack floor', durable: opts.durable, attempt });
           try {
-            return await open();
+            return await open(from);
           } catch (err) {
             this.log.error({ msg: 'consuming again failed, retrying', durable: opts.durable, error: (err as Error)?.message });
             await new Promise((resolve) => setTimeout(resolve, redeliveryDelayMs(attempt)));
@@ -246,30 +249,30 @@ export class RunledgerTransport extends Server implements CustomTransportStrateg
       };
       const run = ({ messages, ackAll, catchUp, delivered }: { messages: ConsumerMessages; ackAll: boolean; catchUp: CatchUp | null; delivered: Delivered }): void => {
         if (!opts.batch) return this.startHandling(messages, handler, opts, { maxDeliver, ackWaitMs });
-        void new BatchConsumer(this.batchHost, handler, { maxDeliver, durable: opts.durable, batch: opts.batch, lingerMs: opts.lingerMs ?? 0, ackAll, catchUp, delivered, stallMs: 4 * ackWaitMs })
+        const batches = new BatchConsumer(this.batchHost, handler, { maxDeliver, durable: opts.durable, batch: opts.batch, lingerMs: opts.lingerMs ?? 0, ackAll, catchUp, delivered, stallMs: 4 * ackWaitMs });
+        lease?.follow(() => batches.handedThrough());
+        void batches
           .start(messages)
           .then(async (broken) => {
-            const again = broken && !stopped && !this.closing ? await reopen() : null;
+            const again = broken && !stopped && !this.closing ? await reopen(batches.handedThrough()) : null;
             if (again) run(again);
           })
           .catch((err: unknown) => this.log.error({ msg: 'batch consumer ended', durable: opts.durable, error: (err as Error)?.message }));
       };
-      run(await open());
+      run(await open(previous));
       return () => {
         stopped = true;
         return (current?.close() ?? Promise.resolve()).then(() => undefined, () => undefined);
       };
     };
-    if (!opts.exclusive) {
-      await consume();
+    if (!lease) {
+      await consume(null);
       return;
     }
-    // One instance at a time (see ConsumerLease): the others stand by without pulling, so the handler sees log order.
-    const lease = new ConsumerLease(this.deps.nc, opts.durable);
     this.leases.push(lease);
-    void lease.hold(async () => {
+    void lease.hold(async (previous) => {
       this.log.log({ msg: 'holding the consumer lease: consuming', durable: opts.durable });
-      return consume();
+      return consume(previous);
     }, () => this.closing).catch((err: unknown) => this.log.error({ msg: 'consumer lease loop ended', durable: opts.durable, error: (err as Error).message }));
   }
 
