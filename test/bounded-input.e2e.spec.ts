@@ -13,8 +13,11 @@ import { DecisionReply, PROCESS, send } from './support/task-assistant';
 jest.setTimeout(120_000);
 
 const INVALID = "I didn't understand that. Could you rephrase?";
-/** A small per-caller burst and no refill: how many rejections a caller gets recorded does not depend on time. */
-const REJECTED_BURST = 3;
+/**
+ * A small per-caller burst and no refill: how many rejections a caller gets recorded does not depend on time. Bodies
+ * refused before their fields are read (the four raw cases below) share one caller: the burst holds them.
+ */
+const REJECTED_BURST = 4;
 
 describe('Issue 10 bounded input, reused request ids and rejected floods (task assistant over the bus)', () => {
   let stack: TestStack;
@@ -67,6 +70,8 @@ describe('Issue 10 bounded input, reused request ids and rejected floods (task a
     ['a constructor key in the history', `{"user_id":"u-ctor","conversation_id":"${randomUUID()}","message":"hi","message_history":[{"constructor":{"prototype":{}}}]}`, /property message_history\.0\.constructor should not exist/],
     // Probe finding: keys named like Object.prototype members passed the field whitelist (the DTO copy dropped them unseen) and ran a run.
     ['toString and hasOwnProperty keys', `{"user_id":"u-tostring","conversation_id":"${randomUUID()}","message":"show my tasks","toString":1,"hasOwnProperty":1}`, /property toString should not exist/],
+    // Probe finding: every lone surrogate is U+FFFD once encoded, so "w\ud801" and "w\udfff" were one user (conversation, data key).
+    ['a user_id with a lone UTF-16 surrogate', `{"user_id":"w\\ud801","conversation_id":"${randomUUID()}","message":"show my tasks"}`, /property user_id is not well-formed text/],
   ])('Issue 10 bounded input (contract 000 invalid input): %s gets the invalid-input template, never INTERNAL, and the refused run records the problem (README)', async (_case, body, problem) => {
     const r = await raw(body);
     expect(r).toMatchObject({ ok: true, body: { decision_type: 'RESPOND_ONLY', response_text: INVALID } });

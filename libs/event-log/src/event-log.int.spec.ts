@@ -166,6 +166,21 @@ describe('EventLog on a real nats-server', () => {
     await jsm.streams.delete('DAMAGED');
   });
 
+  it('Issue 23 tamper named (probe): an aggregate whose first commit cannot be handed out is LOG.UNREADABLE with its sequence, never an aggregate without its creation record', async () => {
+    await jsm.streams.add({ name: 'DAMAGED_FIRST', subjects: ['damagedfirst.>'], allow_direct: true });
+    const js = jetstream(nc);
+    const damaged = new EventLog(js, jsm, { producer: 'spec', clock: new FixedClock(new Date()), stream: 'DAMAGED_FIRST' });
+    const ref = { kind: 'damagedfirst', id: 'agg', subject: 'damagedfirst.agg' };
+    const created = await damaged.append(ref, [{ type: 'Created', data: {} }], { commandId: 'first', expectedVersion: 0 });
+    await damaged.append(ref, [{ type: 'Changed', data: {} }], { commandId: 'second', expectedVersion: created.version });
+    // Intact, both read; the creation record is the first event.
+    expect((await damaged.read(ref)).map((e) => e.type)).toEqual(['Created', 'Changed']);
+    await jsm.streams.deleteMessage('DAMAGED_FIRST', created.version);
+    await expect(damaged.read(ref)).rejects.toMatchObject({ code: 'LOG.UNREADABLE', seq: created.version });
+    await expect(damaged.first(ref)).rejects.toMatchObject({ code: 'LOG.UNREADABLE', seq: created.version });
+    await jsm.streams.delete('DAMAGED_FIRST');
+  });
+
   it('Immutability: the stream refuses message deletes and purges', async () => {
     const ref = aggregateRef('run', 'imm-1');
     const { version } = await log.append(ref, [{ type: 'A', data: {} }], { commandId: 'imm' });

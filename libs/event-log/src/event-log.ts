@@ -7,7 +7,7 @@ import { AggregateRef } from './aggregate-ref';
 import { sealAll, type EventCodec } from './codec';
 import { encodeCommit, EventEnvelope, NewEvent, newEnvelope, StoredEvent, storedAt } from './envelope';
 import { liveSubjectOf, LOG_STREAM, LOG_SUBJECT_PREFIX } from './stream';
-import { storedEvents, tryStoredEvents, writerHeaders } from './stored-event';
+import { serverCopyProblem, storedEvents, tryStoredEvents, writerHeaders } from './stored-event';
 import { ConcurrencyError, isNoMessage, jsErrorCode, JS_WRONG_LAST_SEQUENCE, readFailed, UnreadableMessageError } from './log-errors';
 import { connectionOf, directGet, nextMatching, nextMatchingOnLeader, readSequences, StoredMessage, storedMessageOf, subjectMatcher } from './direct-reads';
 import { readByConsumer } from './consumer-reads';
@@ -251,8 +251,9 @@ export class EventLog {
       return null;
     }
     // A message no writer made before the creation record (stored on a predictable subject ahead of it) is skipped:
-    // it must not hide who created the aggregate.
-    for (let m: StoredMessage | null = msg; m; m = await this.nextOnSubject(subject, m.seq + 1)) {
+    // it must not hide who created the aggregate. Nor may a damaged creation record: the commit read first names it.
+    for (let m: StoredMessage | null = msg, previous = 0; m; previous = m.seq, m = await this.nextOnSubject(subject, m.seq + 1)) {
+      requireAppendedOn(m, previous);
       const [event] = tryStoredEvents(m);
       if (event) return this.open(event);
     }
@@ -286,12 +287,9 @@ export class EventLog {
       const msg = await this.nextOnSubject(subject, next);
       // A run decided on a prefix of itself could repeat an effect or miss a terminal event: short is an error.
       if (!msg || msg.seq > last) throw new AppError('DEPENDENCY.DOWN', 'The event log answered part of an aggregate; retry.');
-      // A commit keeps the version it was appended on (the server stores the expected-sequence header): one that names
-      // another commit than the one read before it says that commit is stored but not handed out (damaged on disk).
-      const stated = msg.headers?.get(EXPECTED_LAST_SUBJECT_SEQ); // "" when the append stated no version
-      const appendedOn = stated ? Number(stated) : Number.NaN;
-      const previous = previousOf.get(msg.subject);
-      if (previous && Number.isSafeInteger(appendedOn) && appendedOn !== previous) throw new UnreadableMessageError(appendedOn);
+      // Read from its start, an aggregate's first commit was appended on version 0 (see requireAppendedOn).
+      const previous = previousOf.get(msg.subject) ?? (fromSeq === 1 ? 0 : undefined);
+      if (previous !== undefined) requireAppendedOn(msg, previous);
       previousOf.set(msg.subject, msg.seq);
       // Read as the scan reads: sealed data opened by the log's codec.
       for (const event of await this.openAll(tryStoredEvents(msg))) out.push(event);
@@ -395,3 +393,16 @@ export class EventLog {
 }
 
 export type { MsgHdrs };
+
+/**
+ * A commit keeps the version it was appended on (the server stores the expected-sequence header): one that names
+ * another message of its subject than the one read before it (`previous`, 0 before the first) says that message is
+ * stored but not handed out (damaged on disk: nats-server steps over it), so the read is LOG.UNREADABLE naming it,
+ * never an aggregate missing its creation record or a commit. A commit that stated no version, and the server's stored
+ * copy of another message (whose headers are that message's), say nothing here.
+ */
+function requireAppendedOn(m: StoredMessage, previous: number): void {
+  const stated = m.headers?.get(EXPECTED_LAST_SUBJECT_SEQ); // "" when the append stated no version
+  const appendedOn = stated ? Number(stated) : Number.NaN;
+  if (Number.isSafeInteger(appendedOn) && appendedOn !== previous && !serverCopyProblem(m)) throw new UnreadableMessageError(appendedOn);
+}

@@ -50,8 +50,14 @@ const copyOf = (seq: string | undefined, stream: string | undefined) => `is a co
  */
 export function writerMessageProblem(m: StoredMessage): string | null {
   if (m.writerProblem) return m.writerProblem();
+  if (!m.headers?.get(EVENT_TYPE_HEADER)) return NO_WRITER_HEADER;
+  return serverCopyProblem(m);
+}
+
+/** Why `m` is the server's stored copy of another message (its headers, the original's stamps among them), or null. */
+export function serverCopyProblem(m: StoredMessage): string | null {
   const headers = m.headers;
-  if (!headers?.get(EVENT_TYPE_HEADER)) return NO_WRITER_HEADER;
+  if (!headers) return null;
   const sequences = headers.values(SEQUENCE_HEADER);
   const source = headers.values('Nats-Stream')[0];
   if (copiedByServer(headers, m.stamped === true)) return copyOf(sequences[0], source);

@@ -2,6 +2,7 @@
 // one, on every event id and chain hash.
 // eslint-disable-next-line @typescript-eslint/no-restricted-imports
 import { hash } from 'node:crypto';
+import { wellFormedText } from './json-bounds';
 
 const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -10,13 +11,28 @@ export function isUuid(value: unknown): value is string {
   return typeof value === 'string' && UUID_RE.test(value);
 }
 
+const PART_SEPARATOR = '\u001f';
+const ESCAPED = '\u001e';
+
+
+/**
+ * One input of deterministicUuid as hashed, so that different inputs never hash alike (probe finding: a user id and a
+ * request id holding the separator made another user's id, and lone surrogates all became U+FFFD in UTF-8). A part
+ * with neither is itself, as every id derived before this was; one with either is escaped (JSON.stringify writes the
+ * separator and a lone surrogate as `\u` escapes) behind a mark no unescaped part starts with.
+ */
+function idPart(part: string | number): string {
+  const s = String(part);
+  return s.includes(PART_SEPARATOR) || s.startsWith(ESCAPED) || !wellFormedText(s) ? ESCAPED + JSON.stringify(s) : s;
+}
+
 /**
  * A UUID derived from its inputs (version 8, "custom", over sha256).
  * Retried commands must produce the same event ids, child run ids and task ids,
  * so that appends deduplicate and side effects stay single: ids are derived, never drawn.
  */
 export function deterministicUuid(...parts: Array<string | number>): string {
-  const hex = sha256Hex(parts.map(String).join('\u001f'));
+  const hex = sha256Hex(parts.map(idPart).join(PART_SEPARATOR));
   const variant = ((parseInt(hex[16], 16) & 0x3) | 0x8).toString(16);
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-8${hex.slice(13, 16)}-${variant}${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
 }

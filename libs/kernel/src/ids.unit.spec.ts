@@ -8,6 +8,16 @@ describe('ids', () => {
     expect(a).not.toBe(deterministicUuid('run-1', 'call', 3));
     expect(isUuid(a)).toBe(true);
   });
+  it('Probe: parts holding the separator or a lone surrogate never derive another input\'s id (two users\' request ids, conversations)', () => {
+    expect(deterministicUuid('task-assistant', 'P', 'q\u001fr')).not.toBe(deterministicUuid('task-assistant', 'P\u001fq', 'r'));
+    expect(deterministicUuid('conversation', 'w\ud801', 'c')).not.toBe(deterministicUuid('conversation', 'w\ufffd', 'c'));
+    expect(deterministicUuid('conversation', 'w\ud801', 'c')).not.toBe(deterministicUuid('conversation', 'w\udfff', 'c'));
+    // An escaped part cannot be spelled by an unescaped one either.
+    expect(deterministicUuid('\u001e"a\\u001fb"')).not.toBe(deterministicUuid('a\u001fb'));
+    // Ids derived before (no separator, well-formed) are unchanged: the same hash as the plain join.
+    const hex = sha256Hex(['conversation', 'user-1', 'c-1'].join('\u001f'));
+    expect(deterministicUuid('conversation', 'user-1', 'c-1').replace(/-/g, '').slice(0, 12)).toBe(hex.slice(0, 12));
+  });
   it('part boundaries matter ("ab","c" ≠ "a","bc")', () => {
     expect(deterministicUuid('ab', 'c')).not.toBe(deterministicUuid('a', 'bc'));
   });

@@ -26,6 +26,13 @@ export interface JsonShape {
    * keys that reach a prototype, or that class-transformer drops or trips on. Own keys only; not looked below.
    */
   prototypeKeys: readonly string[];
+  /**
+   * The path of the first string (key or value) that is not well-formed text: a lone UTF-16 surrogate, which JSON's
+   * `\u` escapes can write and UTF-8 cannot hold (encoded, every one is U+FFFD: two different user ids would be one
+   * stored id, probe finding); absent when there is none. Looked for with `keys` only (a request's walk, not stored
+   * content's).
+   */
+  illFormed?: string;
 }
 
 const NONE: readonly string[] = Object.freeze([]);
@@ -41,7 +48,14 @@ export function jsonShape(value: unknown, { maxDepth = JSON_BOUNDS.maxDepth, key
   return shape;
 }
 
+/** Not in the ES2022 lib typings; Node 20 has it. */
+export const wellFormedText = (s: string): boolean => (s as unknown as { isWellFormed(): boolean }).isWellFormed();
+
 function walk(v: unknown, depth: number, at: Array<string | number>, shape: JsonShape, maxDepth: number, keys: boolean): void {
+  if (typeof v === 'string') {
+    if (keys && shape.illFormed === undefined && !wellFormedText(v)) shape.illFormed = at.join('.');
+    return;
+  }
   if (typeof v !== 'object' || v === null) return;
   if (depth >= maxDepth) {
     shape.tooDeep ??= at.join('.');
@@ -57,6 +71,7 @@ function walk(v: unknown, depth: number, at: Array<string | number>, shape: Json
   }
   for (const key of Object.keys(v)) {
     at.push(key);
+    if (keys && shape.illFormed === undefined && !wellFormedText(key)) shape.illFormed = at.join('.');
     if (keys && isPrototypeKey(key)) {
       if (shape.prototypeKeys === NONE) shape.prototypeKeys = [];
       (shape.prototypeKeys as string[]).push(at.join('.'));
@@ -71,8 +86,9 @@ export function isPrototypeKey(key: string): boolean {
 }
 
 /** The problems of a shape in the words of validation details (`property a.b should not exist`), depth first. */
-export function jsonShapeProblems({ tooDeep, prototypeKeys }: JsonShape, maxDepth: number = JSON_BOUNDS.maxDepth): string[] {
+export function jsonShapeProblems({ tooDeep, prototypeKeys, illFormed }: JsonShape, maxDepth: number = JSON_BOUNDS.maxDepth): string[] {
   const problems = prototypeKeys.map((path) => `property ${path} should not exist`);
+  if (illFormed !== undefined) problems.push(`${illFormed ? `property ${illFormed}` : 'the value'} is not well-formed text (a lone UTF-16 surrogate)`);
   if (tooDeep !== null) problems.unshift(`${tooDeep ? `property ${tooDeep}` : 'the value'} is nested deeper than ${maxDepth} levels`);
   return problems;
 }

@@ -18,6 +18,16 @@ describe('Issue 10 bounded input: one walk finds both bounds, named in the words
     expect(jsonShape({ note: 'constructor', list: ['__proto__'] })).toEqual({ tooDeep: null, prototypeKeys: [] });
   });
 
+  it('Probe: a string or key holding a lone UTF-16 surrogate (JSON can escape one, UTF-8 cannot hold it) is named by its path; a well-formed pair passes', () => {
+    const body = JSON.parse('{"user_id":"w\\ud801","ok":"\\ud83d\\ude00","list":["a"]}');
+    expect(jsonShape(body).illFormed).toBe('user_id');
+    expect(jsonShapeProblems(jsonShape(body))).toEqual(['property user_id is not well-formed text (a lone UTF-16 surrogate)']);
+    expect(jsonShape(JSON.parse('{"a":[{"\\udfffk":1}]}')).illFormed).toBe('a.0.\udfffk');
+    expect(jsonShape({ ok: '\ud83d\ude00 fine' }).illFormed).toBeUndefined();
+    // Stored content (keys are data) is walked for nesting only.
+    expect(jsonShape(body, { keys: false }).illFormed).toBeUndefined();
+  });
+
   it('JSON content whose keys are data (an intake form) is held to the nesting bound only', () => {
     expect(jsonNestingProblem(JSON.parse('{"constructor":{"prototype":{"toString":1}}}'))).toBeNull();
     expect(jsonNestingProblem({ form: nested(JSON_BOUNDS.maxDepth) })).toMatch(/nested deeper than 32 levels/);

@@ -46,7 +46,7 @@ export function decodeBounded(data: Uint8Array): { ok: true; value: unknown } | 
     return { ok: false, reason: 'The request is not valid JSON.' };
   }
   const shape = jsonShape(value);
-  if (shape.tooDeep !== null || shape.prototypeKeys.some(addressesPrototype)) {
+  if (shape.tooDeep !== null || shape.illFormed !== undefined || shape.prototypeKeys.some(addressesPrototype)) {
     // A few problems named, at most: 10k bad keys must not make an answer larger than the bus carries.
     const problems = jsonShapeProblems(shape);
     const named = problems.length > MAX_NAMED ? [...problems.slice(0, MAX_NAMED), `and ${problems.length - MAX_NAMED} more`] : problems;
