@@ -9,6 +9,7 @@ import type { CampaignView } from '@runledger/contracts';
 import { deterministicUuid } from '@runledger/kernel';
 import { decodeReply, encodeJson } from '@runledger/messaging';
 import { TEST_ADMIN } from '@runledger/testing';
+import { runCli } from './support/cli';
 import { TestStack } from './support/stack';
 import { Conversation, DecisionReply, pendingFor, shown } from './support/task-assistant';
 
@@ -150,6 +151,26 @@ describe('Caller scope: the task assistant and campaigns on a caller\'s own door
     // B creating the same campaign_id gets a campaign of its own (no CAMPAIGN.EXISTS to tell it A's is there).
     expect(viewOf(await asB('create', { campaign_id: campaign, name: 'B outreach', agent: scripted }))).toMatchObject({ campaign_id: campaign, name: 'B outreach', status: 'initializing', leads: [] });
     expect(viewOf(await asA('get', { campaign_id: campaign }))).toMatchObject({ name: 'A outreach', status: 'active' });
+  });
+
+  it('Caller scope: erasing one caller\'s user (erase --user rl.caller.<identity>.<user_id>) leaves another caller\'s user of the same user_id', async () => {
+    const user = `u-${randomUUID()}`;
+    const conversation = randomUUID();
+    const a = new DoorConversation(stack, stack.nc, TEST_ADMIN, user, conversation);
+    const bob = new DoorConversation(stack, b, B, user, conversation);
+    await a.add('call the notary');
+    await bob.add('book a flight');
+    const erased = await runCli(stack.url, ['erase', '--user', `rl.caller.${TEST_ADMIN}.${user}`], stack.cliEnv('admin'));
+    expect(erased).toMatchObject({ code: 0, stderr: '' });
+    expect(erased.stdout).toMatch(/data key destroyed; .* 1 stored document\(s\)/);
+    // A's user is refused from now on (DATA.ERASED), B's user of the same user_id is untouched.
+    const body = { user_id: user, conversation_id: conversation, message: 'show my tasks' };
+    const refused = await stack.waitFor(async () => {
+      const r = await ask(stack.nc, callerSubject(TEST_ADMIN, 'task-assistant.process'), body);
+      return r.ok ? undefined : r;
+    }, 15_000);
+    expect(refused).toMatchObject({ ok: false, error: { code: 'DATA.ERASED' } });
+    expect(await bob.list()).toEqual(['book a flight']);
   });
 
   it('Caller scope: a caller asks on its own door, and publishing on another caller\'s door is refused by the server', async () => {
