@@ -102,6 +102,13 @@ describe('Caller scope: the task assistant and campaigns on a caller\'s own door
     expect(created).toMatchObject({ requested_by: TEST_ADMIN, user_id: `rl.caller.${TEST_ADMIN}.${user}` });
   });
 
+  it('Caller scope: a user_id at the contract\'s limit (256 characters) works on a door, its keyed form past that limit included', async () => {
+    const user = `u-${randomUUID()}`.padEnd(256, 'x');
+    const a = new DoorConversation(stack, stack.nc, TEST_ADMIN, user, randomUUID());
+    await a.add('long name task');
+    expect(await a.list()).toEqual(['long name task']);
+  });
+
   it('Caller scope: the agents.* task assistant works as before, keyed apart from the doors, and cannot name a door\'s user', async () => {
     const user = `u-${randomUUID()}`;
     const conversation = randomUUID();
