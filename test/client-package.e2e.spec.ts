@@ -4,6 +4,7 @@ import { startNatsServer, type NatsServerHandle } from '@runledger/testing';
 import type { ArtifactRef } from '@runledger/contracts';
 import type { CoverageReport } from '@runledger/governance';
 import { RunRepository } from '@runledger/runs';
+import { decodeReply, encodeJson } from '@runledger/messaging';
 import { installClientInScratchProject, NODE_TYPES_ROOT, TSC, type ScratchProject } from './support/client-package';
 import { CASE_INPUTS, policyVersionsIn, putArtifact, SHIPPED_POLICY_DIR, uploader } from './support/governed-runs';
 import { TestStack } from './support/stack';
@@ -75,6 +76,23 @@ try {
     caseBeforeContent: await refusal(() => client.artifacts.put({ caseId: cfg.otherCaseId, agentName: 'INTAKE_AGENT', kind: 'client_intake_form', content: 'x'.repeat(2 * 1024 * 1024), mediaType: 'text/plain' })),
     notJson: await refusal(() => client.artifacts.put({ caseId: cfg.caseId, agentName: 'INTAKE_AGENT', kind: 'client_intake_form', content: 'name: Dana', mediaType: 'application/json' })),
   };
+  // scope 'caller': the task assistant and campaigns on the caller's own doors, apart from agents.* (the default).
+  const own = await connect({ servers: cfg.servers, nkeySeed: { file: cfg.seedFile }, scope: 'caller' });
+  try {
+    const who = { user_id: cfg.chatUser, conversation_id: cfg.chatConversation };
+    await own.taskAssistant.process({ ...who, message: 'add task door task' });
+    await client.taskAssistant.process({ ...who, message: 'add task shared task' });
+    const noOp = { kind: 'scripted', proposals: [{ action_type: 'no_op', reason: 'campaign_complete', details: 'nothing to do' }] };
+    out.scoped = {
+      own: (await own.taskAssistant.process({ ...who, message: 'show my tasks' })).response_text,
+      shared: (await client.taskAssistant.process({ ...who, message: 'show my tasks' })).response_text,
+      created: (await own.campaigns.create({ campaign_id: cfg.campaignId, name: 'door campaign', agent: noOp })).campaign_id,
+      got: (await own.campaigns.get(cfg.campaignId)).name,
+      sharedGet: await refusal(() => client.campaigns.get(cfg.campaignId)),
+    };
+  } finally {
+    await own.close();
+  }
 } finally {
   await client.close();
 }
@@ -108,6 +126,7 @@ interface ScriptOutput {
   cancelOwn: { run_id: string; outcome: string; status: string };
   runNotGranted: { outcome: string; run_id: string; error: { error_code: string; retryable: boolean } | null };
   refusals: Record<string, { refused: boolean; class: string; code: string; retryable: boolean; message: string }>;
+  scoped: { own: string; shared: string; created: string; got: string; sharedGet: { refused: boolean; code: string } };
 }
 
 describe('Issue 26 @runledger/client, packed and installed outside the monorepo, as the caller', () => {
@@ -119,6 +138,9 @@ describe('Issue 26 @runledger/client, packed and installed outside the monorepo,
   const otherRunId = randomUUID();
   const crossRunId = randomUUID();
   const traceId = randomUUID().replace(/-/g, '');
+  const chatUser = `u-${randomUUID()}`;
+  const chatConversation = randomUUID();
+  const campaignId = randomUUID();
   const uploadText = Array.from({ length: 12_000 }, (_v, i) => `Line ${i}: the employer's letter, scanned to text.`).join('\n');
 
   beforeAll(async () => {
@@ -130,7 +152,7 @@ describe('Issue 26 @runledger/client, packed and installed outside the monorepo,
     const otherCaseArtifact = await putArtifact(stack, await uploader(stack, otherCase, versions), 'client_intake_form', { name: 'Someone Else' });
     await recordRun(stack, crossRunId, caseId, 'caller', [otherCaseArtifact]);
     out = await scratch.runScript<ScriptOutput>('caller.mjs', CALLER_SCRIPT, {
-      crossRunId, otherCaseArtifactId: otherCaseArtifact.artifact_id, traceId, uploadText, servers: stack.nats.url, seedFile: stack.nats.creds.caller.file, caseId, runId, otherRunId, otherCaseId: `tenant-b-${randomUUID().slice(0, 8)}`, form: CASE_INPUTS.form,
+      chatUser, chatConversation, campaignId, crossRunId, otherCaseArtifactId: otherCaseArtifact.artifact_id, traceId, uploadText, servers: stack.nats.url, seedFile: stack.nats.creds.caller.file, caseId, runId, otherRunId, otherCaseId: `tenant-b-${randomUUID().slice(0, 8)}`, form: CASE_INPUTS.form,
     });
   });
   afterAll(async () => {
@@ -157,6 +179,21 @@ describe('Issue 26 @runledger/client, packed and installed outside the monorepo,
     const loaded = await new RunRepository(stack.log).load(runId);
     expect(loaded.state.run?.requested_by).toBe('caller');
     expect(out.followed).toHaveLength(loaded.events.length);
+  });
+
+  it('Caller scope: with scope "caller" the client asks the task assistant and campaigns on the caller\'s own doors, apart from the agents.* default', async () => {
+    expect(out.scoped).toEqual({
+      own: 'Here are your tasks:\n1. door task', shared: 'Here are your tasks:\n1. shared task', created: campaignId, got: 'door campaign',
+      sharedGet: expect.objectContaining({ refused: true, code: 'CAMPAIGN.NOT_FOUND' }),
+    });
+    // What the client made is the caller's door's: read back on rl.caller.caller.… as the caller.
+    const caller = await stack.connectAs('caller');
+    try {
+      const m = await caller.request('rl.caller.caller.campaign.get', encodeJson({ campaign_id: campaignId }), { timeout: 30_000 });
+      expect(decodeReply(m.data, m.headers)).toMatchObject({ ok: true, body: { campaign_id: campaignId, name: 'door campaign' } });
+    } finally {
+      await caller.close();
+    }
   });
 
   it('Issue 26 one tarball, ESM and CommonJS with types: required from CommonJS and type-checked from a TypeScript module', async () => {

@@ -30,6 +30,13 @@ export interface ConnectOptions {
   identity?: string;
   /** Default `_INBOX_<identity>`, the only inbox prefix Runledger's permissions let the identity subscribe to. */
   inboxPrefix?: string;
+  /**
+   * Where `taskAssistant` and `campaigns` ask. `shared` (the default, as before): agents.task-assistant.process and
+   * agents.campaign.*, one trust domain keyed by the ids a request names. `caller`: your own doors,
+   * rl.caller.<identity>.task-assistant.process | campaign.*, where your users, conversations, tasks and campaigns are
+   * yours alone (another caller naming the same ids reaches none of them).
+   */
+  scope?: 'shared' | 'caller';
   /** One reply's timeout (default 30 000 ms); runs.start and sessions.start default to runTimeoutMs. */
   timeoutMs?: number;
   /** How long to wait for a run's reply (default 120 000 ms): those subjects answer once the run has ended. */
@@ -107,10 +114,12 @@ function authOptions(opts: ConnectOptions): Partial<ConnectionOptions> {
 export class RunledgerClient {
   private readonly rq: Requester;
   private readonly runTimeoutMs: number;
+  private readonly scope: 'shared' | 'caller';
 
-  constructor(readonly nc: NatsConnection, readonly identity: string, opts: Pick<ConnectOptions, 'timeoutMs' | 'runTimeoutMs' | 'retry'> = {}) {
+  constructor(readonly nc: NatsConnection, readonly identity: string, opts: Pick<ConnectOptions, 'timeoutMs' | 'runTimeoutMs' | 'retry' | 'scope'> = {}) {
     this.rq = new Requester(nc, { timeoutMs: opts.timeoutMs ?? 30_000, retry: { ...DEFAULT_RETRY, ...opts.retry } });
     this.runTimeoutMs = opts.runTimeoutMs ?? 120_000;
+    this.scope = opts.scope ?? 'shared';
   }
 
   /** The caller's own subject for `op` (rl.caller.<identity>.<op>). */
@@ -118,11 +127,16 @@ export class RunledgerClient {
     return `rl.caller.${this.identity}.${op}`;
   }
 
+  /** The subject of `op` in the client's scope: agents.<op>, or the caller's own door for it. */
+  private scoped(op: string): string {
+    return this.scope === 'caller' ? this.own(op) : `agents.${op}`;
+  }
+
   /** Contract 000: one message to the task assistant. A request_id is added when missing, so a retry is the same request. */
   readonly taskAssistant = {
     process: (req: DecisionContext, opts?: RequestOptions): Promise<AgentDecisionReply> => {
       const requestId = req.request_id ?? opts?.requestId ?? randomUUID();
-      return this.rq.request('agents.task-assistant.process', { ...req, request_id: requestId }, { ...opts, requestId });
+      return this.rq.request(this.scoped('task-assistant.process'), { ...req, request_id: requestId }, { ...opts, requestId });
     },
   };
 
@@ -147,16 +161,16 @@ export class RunledgerClient {
     get: (runId: string, opts?: RequestOptions): Promise<SessionReply> => this.rq.request(this.own('sessions.get'), { run_id: runId }, opts),
   };
 
-  /** Contract 003 campaigns (approvals and answers are the operator's, not a caller's). */
+  /** Contract 003 campaigns, in the client's `scope` (approvals and answers are the operator's, not a caller's). */
   readonly campaigns = {
-    create: (req: CampaignCreateRequest, opts?: RequestOptions): Promise<CampaignView> => this.rq.request('agents.campaign.create', req, opts),
-    importLeads: (req: CampaignLeadsImportRequest, opts?: RequestOptions): Promise<CampaignView> => this.rq.request('agents.campaign.leads.import', req, opts),
-    start: (req: CampaignCommandRequest, opts?: RequestOptions): Promise<CampaignView> => this.rq.request('agents.campaign.start', req, opts),
-    pause: (req: CampaignCommandRequest, opts?: RequestOptions): Promise<CampaignView> => this.rq.request('agents.campaign.pause', req, opts),
-    get: (campaignId: string, opts?: RequestOptions): Promise<CampaignView> => this.rq.request('agents.campaign.get', { campaign_id: campaignId }, opts),
+    create: (req: CampaignCreateRequest, opts?: RequestOptions): Promise<CampaignView> => this.rq.request(this.scoped('campaign.create'), req, opts),
+    importLeads: (req: CampaignLeadsImportRequest, opts?: RequestOptions): Promise<CampaignView> => this.rq.request(this.scoped('campaign.leads.import'), req, opts),
+    start: (req: CampaignCommandRequest, opts?: RequestOptions): Promise<CampaignView> => this.rq.request(this.scoped('campaign.start'), req, opts),
+    pause: (req: CampaignCommandRequest, opts?: RequestOptions): Promise<CampaignView> => this.rq.request(this.scoped('campaign.pause'), req, opts),
+    get: (campaignId: string, opts?: RequestOptions): Promise<CampaignView> => this.rq.request(this.scoped('campaign.get'), { campaign_id: campaignId }, opts),
     // A request_id is added when missing: a retry (a lost reply, RUN.TIMEOUT) joins the cycles it queued, never queues more.
-    cycle: (req: CampaignCommandRequest, opts?: RequestOptions): Promise<CampaignView> => this.cycles('agents.campaign.cycle', req, opts),
-    run: (req: CampaignCommandRequest, opts?: RequestOptions): Promise<CampaignView> => this.cycles('agents.campaign.run', req, opts),
+    cycle: (req: CampaignCommandRequest, opts?: RequestOptions): Promise<CampaignView> => this.cycles(this.scoped('campaign.cycle'), req, opts),
+    run: (req: CampaignCommandRequest, opts?: RequestOptions): Promise<CampaignView> => this.cycles(this.scoped('campaign.run'), req, opts),
   };
   private cycles(subject: string, req: CampaignCommandRequest, opts?: RequestOptions): Promise<CampaignView> {
     const requestId = req.request_id ?? opts?.requestId ?? randomUUID();

@@ -1,5 +1,6 @@
 export * from './generated';
 export * from './subjects';
+export * from './caller-scope';
 export * from './dto/task-assistant.dto';
 export * from './dto/runtime.dto';
 export * from './dto/governed-runs.dto';

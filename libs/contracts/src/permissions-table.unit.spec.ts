@@ -100,12 +100,15 @@ describe('Issue 9 permissions table', () => {
 
   it('Issue 26 caller door: a caller may publish on rl.caller.<its own name>.… only; the serving service subscribes to every caller\'s', () => {
     const own = perms('caller').publish.allow.filter((s) => s.startsWith('rl.caller.'));
-    expect(own).toEqual(['rl.caller.caller.artifacts.get', 'rl.caller.caller.artifacts.ingest', 'rl.caller.caller.runs.cancel', 'rl.caller.caller.runs.events', 'rl.caller.caller.runs.get', 'rl.caller.caller.runs.start', 'rl.caller.caller.sessions.get', 'rl.caller.caller.sessions.start']);
+    const campaignOps = ['create', 'cycle', 'get', 'leads.import', 'pause', 'run', 'start'].map((op) => `rl.caller.caller.campaign.${op}`);
+    expect(own).toEqual(['rl.caller.caller.artifacts.get', 'rl.caller.caller.artifacts.ingest', ...campaignOps, 'rl.caller.caller.runs.cancel', 'rl.caller.caller.runs.events', 'rl.caller.caller.runs.get', 'rl.caller.caller.runs.start', 'rl.caller.caller.sessions.get', 'rl.caller.caller.sessions.start', 'rl.caller.caller.task-assistant.process']);
+    // Campaign answers stay the operator's: no caller door for them.
+    expect(own).not.toContain('rl.caller.caller.campaign.answer');
     for (const id of permissions.identities(table).filter((i: string) => i !== 'caller')) {
       expect(perms(id).publish.allow.filter((s) => s.startsWith('rl.caller.'))).toEqual([]);
     }
     expect(perms('db-write').subscribe.allow).toEqual(expect.arrayContaining(['rl.caller.*.artifacts.ingest', 'rl.caller.*.artifacts.get']));
-    expect(perms('decision').subscribe.allow).toEqual(expect.arrayContaining(['rl.caller.*.runs.get', 'rl.caller.*.runs.events', 'rl.caller.*.runs.cancel', 'rl.caller.*.runs.start', 'rl.caller.*.sessions.start', 'rl.caller.*.sessions.get']));
+    expect(perms('decision').subscribe.allow).toEqual(expect.arrayContaining(['rl.caller.*.runs.get', 'rl.caller.*.runs.events', 'rl.caller.*.runs.cancel', 'rl.caller.*.runs.start', 'rl.caller.*.sessions.start', 'rl.caller.*.sessions.get', 'rl.caller.*.task-assistant.process', 'rl.caller.*.campaign.get']));
   });
 
   it('Issue 26 runs and sessions start only on a caller\'s own door: no identity may publish on agents.run.start or agents.session.* (a reply inbox names nobody), and nobody serves them', () => {

@@ -41,6 +41,15 @@ export const SUBJECTS = {
   callerRunsGet: 'rl.caller.*.runs.get',
   callerRunsEvents: 'rl.caller.*.runs.events',
   callerRunsCancel: 'rl.caller.*.runs.cancel',
+  /** The task assistant and campaigns on a caller's door: what a caller makes there is its own (caller-scope.ts). */
+  callerTaskAssistantProcess: 'rl.caller.*.task-assistant.process',
+  callerCampaignCreate: 'rl.caller.*.campaign.create',
+  callerCampaignLeadsImport: 'rl.caller.*.campaign.leads.import',
+  callerCampaignStart: 'rl.caller.*.campaign.start',
+  callerCampaignPause: 'rl.caller.*.campaign.pause',
+  callerCampaignGet: 'rl.caller.*.campaign.get',
+  callerCampaignCycle: 'rl.caller.*.campaign.cycle',
+  callerCampaignRun: 'rl.caller.*.campaign.run',
 } as const;
 
 /** The door `op` of the caller `identity` (rl.caller.<identity>.<op>): the only subjects of it that identity may publish. */

@@ -17,7 +17,8 @@ export class GovernanceScopeDto implements GovernanceScope {
   @Matches(UPPER_NAME, AGENT_NAME_FORM) agent_name!: string;
   @Matches(UPPER_NAME, LANE_FORM) lane!: string;
   @IsOptional() @IsString() @MaxLength(128) case_id?: string;
-  @IsOptional() @IsString() @MaxLength(256) user_id?: string;
+  // A door's user (callerScopedUser) is the caller's name and its user_id (≤ 256) together.
+  @IsOptional() @IsString() @MaxLength(512) user_id?: string;
   @IsOptional() @IsObject() @MaxJsonBytes(JSON_FIELD_MAX_BYTES.scope) scope?: Record<string, string>;
   @IsDefined() @ValidateNested() @Type(() => PolicyVersionsDto) policy_versions!: PolicyVersionsDto;
 }

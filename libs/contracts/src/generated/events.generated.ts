@@ -294,6 +294,10 @@ export interface CampaignCreatedData {
     max_attempts: number;
     approval_ttl_seconds: number;
   };
+  /**
+   * The caller whose door created the campaign (rl.caller.<identity>.campaign.create): it alone reaches the campaign, under the campaign_id it named (the log's campaign_id is derived from both). Absent: created on agents.campaign.create, reached there only.
+   */
+  requested_by?: string;
   policy_versions: {
     lanes: string;
     roles: string;

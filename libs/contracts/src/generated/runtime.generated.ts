@@ -24,6 +24,9 @@ export interface GovernanceScope {
   agent_name: string;
   lane: string;
   case_id?: string;
+  /**
+   * The run's user; a caller door's user is rl.caller.<identity>.<user_id> (README "A caller's own door").
+   */
   user_id?: string;
   /**
    * At most 4096 bytes as JSON (REQUEST.INVALID beyond).

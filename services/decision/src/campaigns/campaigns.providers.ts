@@ -8,10 +8,11 @@ import { CAMPAIGN_TOOL_TIMEOUT_MS, CycleRunner } from './app/cycle-runner';
 import { CampaignCycleWorker } from './app/cycle-worker';
 import { PROPOSAL_AGENT } from './app/proposal-agent';
 import { CampaignProposalAgent } from './infra/openai-proposal-agent';
+import { CallerCampaignsController } from './transport/caller-campaigns.controller';
 import { CampaignsController } from './transport/campaigns.controller';
 import { settingNumber, settingText } from '@runledger/kernel';
 
-export const CAMPAIGN_CONTROLLERS: Type[] = [CampaignsController];
+export const CAMPAIGN_CONTROLLERS: Type[] = [CampaignsController, CallerCampaignsController];
 
 /**
  * The contract-003 controller inside decision: it shares decision's log, policy catalog and run repository, and

@@ -1,8 +1,8 @@
 import { Controller } from '@nestjs/common';
-import { Payload } from '@nestjs/microservices';
+import { Ctx, Payload } from '@nestjs/microservices';
 import { AgentDecisionReply, SUBJECTS } from '@runledger/contracts';
 import type { StoredEvent } from '@runledger/event-log';
-import { LogConsumer, RequestHandler } from '@runledger/messaging';
+import { callerOf, LogConsumer, RequestContext, RequestHandler } from '@runledger/messaging';
 import { InboxDispatcher } from '../inbox/inbox.dispatcher';
 import { TaskAssistantGateway } from './task-assistant.gateway';
 import { settingNumber } from '@runledger/kernel';
@@ -14,6 +14,12 @@ export class TaskAssistantController {
   @RequestHandler(SUBJECTS.taskAssistantProcess, { acceptMalformed: true })
   process(@Payload() raw: unknown): Promise<AgentDecisionReply> {
     return this.gateway.process(raw);
+  }
+
+  /** The same on a caller's own door: its users, conversations and tasks are that caller's alone (caller-scope.ts). */
+  @RequestHandler(SUBJECTS.callerTaskAssistantProcess, { acceptMalformed: true })
+  processForCaller(@Payload() raw: unknown, @Ctx() ctx: RequestContext): Promise<AgentDecisionReply> {
+    return this.gateway.process(raw, callerOf(ctx));
   }
 
   /** Runs (task assistant and governed agents) are carried out from the one durable inbox: a crash mid-run resumes on redelivery. */

@@ -6,6 +6,7 @@ import { AppError, deterministicUuid } from '@runledger/kernel';
 import { MalformedPayload, validateMessage } from '@runledger/messaging';
 import { AgentDecision, TEMPLATES, validateContext } from '@runledger/task-assistant';
 import { RunWaiter } from '../runs/run-waiter';
+import { asSentUser, doorUserProblem, inCallerScope } from './caller-scope';
 import { RejectedRequestRecorder } from './rejected-request.recorder';
 import { decisionOf, respondOnly } from './task-run.reply';
 import { AgentRequested, DECISION_INBOX, TASK_AGENT, taskRequestHash } from './task-run.types';
@@ -28,14 +29,18 @@ export class TaskAssistantGateway {
     @Inject(REPLY_TIMEOUT_MS) private readonly replyTimeoutMs: number,
   ) {}
 
-  async process(raw: unknown): Promise<AgentDecisionReply> {
+  /** `caller`: the identity of the door the request came on (caller-scope.ts); absent on agents.task-assistant.process. */
+  async process(raw: unknown, caller?: string): Promise<AgentDecisionReply> {
     // Contract 000: invalid input is answered with its template (and audited), even when it is not bounded JSON.
     if (raw instanceof MalformedPayload) return this.rejected.record({}, invalidInput(), raw.reason, 'REQUEST.INVALID');
     // Validated once (issue 21): the contract's table rows with their templates, then the DTO's shape.
     const checked = validateContext(raw, shapeProblems);
-    if (!checked.ok) return this.rejected.record(raw, checked.decision, checked.reason);
+    if (!checked.ok) return this.rejected.record(inCallerScope(raw, caller), checked.decision, checked.reason);
+    const crossing = doorUserProblem(checked.context.user_id, caller);
+    // Recorded without that user_id: the refused request is no run of that door's user.
+    if (crossing) return this.rejected.record({ ...(raw as object), user_id: undefined }, invalidInput(), crossing, 'REQUEST.INVALID');
     const sent = raw as Partial<DecisionContextDto>;
-    const context = checked.context;
+    const context = inCallerScope(checked.context, caller);
     const runId = sent.request_id ? deterministicUuid('task-assistant', context.user_id, sent.request_id) : randomUUID();
     const command: AgentRequested = {
       run_id: runId,
@@ -69,7 +74,7 @@ export class TaskAssistantGateway {
     // Repeated past the duplicate window, the request was taken as new: a run found by the timeout's look (not heard
     // being carried for it) may be an older request's, checked as a duplicate's would be.
     if (sent.request_id && !duplicate && !outcome.heard) await this.refuseReuse(runId, requestHash, outcome.terminal);
-    return { run_id: runId, ...decisionOf(outcome) };
+    return { run_id: runId, ...asSentUser(decisionOf(outcome), context.user_id, checked.context.user_id) };
   }
 
   /** `last`: the run's last event as the waiter read it (null: no run yet, nothing to compare). */

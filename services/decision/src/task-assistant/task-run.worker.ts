@@ -1,5 +1,5 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { IntentModelCall, SUBJECTS, ToolInvocationResult, UserIntentReply } from '@runledger/contracts';
+import { callerOfScopedUser, IntentModelCall, SUBJECTS, ToolInvocationResult, UserIntentReply } from '@runledger/contracts';
 import { getRole } from '@runledger/governance';
 import { Clock, toWireError, truncateChars } from '@runledger/kernel';
 import { Bus, CLOCK } from '@runledger/messaging';
@@ -111,11 +111,13 @@ export class TaskRunWorker {
     const allowed = getRole(policy, TASK_AGENT) !== undefined;
     const r = cmd.request;
     const reason = 'The task assistant is not a known agent.';
+    // A request of a caller's door is attributed to that caller (its user_id is in the caller's name space).
+    const caller = callerOfScopedUser(r.user_id);
     return {
       created: {
         run_id: cmd.run_id, run_kind: 'agent' as const, agent_name: TASK_AGENT, root_run_id: cmd.run_id, correlation_id: r.conversation_id, lane: TASK_LANE,
         user_id: r.user_id, conversation_id: r.conversation_id, contract_version: 'v1' as const, policy_versions: versions, input_artifacts: [],
-        parameters: { message: r.message }, request_hash_sha256: taskRequestHash(r),
+        parameters: { message: r.message }, request_hash_sha256: taskRequestHash(r), ...(caller !== undefined ? { requested_by: caller } : {}),
       },
       authz: allowed
         ? { decision: 'allow' as const, lane: TASK_LANE, policy_versions: versions }

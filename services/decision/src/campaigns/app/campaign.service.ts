@@ -7,10 +7,11 @@ import { PolicyCatalog } from '@runledger/policy-catalog';
 import { RunError, RunRepository } from '@runledger/runs';
 import { RunWaiter } from '../../runs/run-waiter';
 import { DECISION_INBOX } from '../../task-assistant/task-run.types';
-import type { AgentSpec } from '../domain/campaign-types';
+import type { AgentSpec, CampaignState } from '../domain/campaign-types';
 import { viewOf } from '../domain/campaign-view';
 import { leadId } from '../domain/campaign.decider';
 import { Approvals } from './approvals';
+import { CampaignAsker, campaignIdOf } from './campaign-asker';
 import { CampaignStore } from './campaign-store';
 import { PROPOSAL_AGENT, type ProposalAgent } from './proposal-agent';
 import type { CycleOutcome } from './cycle-runner';
@@ -42,8 +43,12 @@ export class CampaignService {
     @Inject(PROPOSAL_AGENT) private readonly agent: ProposalAgent,
   ) {}
 
-  async create(req: CampaignCreateRequest): Promise<CampaignView> {
-    const id = req.campaign_id;
+  /**
+   * Every request is an `asker`'s (campaign-asker.ts): it names its own campaigns, kept under campaignIdOf, and is
+   * answered with the campaign_id it named.
+   */
+  async create(req: CampaignCreateRequest, asker: CampaignAsker): Promise<CampaignView> {
+    const id = campaignIdOf(asker, req.campaign_id);
     const spec = this.agent.specProblem(req.agent as AgentSpec);
     // Its message as before; its details name the field, as the schema's refusals do (`/agent/token_limit …`).
     if (spec) throw new AppError('REQUEST.INVALID', spec.problem, [`${spec.path} ${spec.problem}`]);
@@ -52,38 +57,42 @@ export class CampaignService {
       const existing = await this.store.load(id);
       // A new campaign pins the current policy; a retried create keeps what was pinned.
       const policy_versions = existing.exists ? existing.policy_versions : this.policies.currentVersions();
-      const r = await this.store.handle(id, { type: 'CreateCampaign', data: { campaign_id: id, name: req.name, case_id: `campaign-${id}`, agent: req.agent as AgentSpec, settings, policy_versions } }, 'create');
-      return viewOf(r.state);
+      const data = { campaign_id: id, name: req.name, case_id: `campaign-${id}`, agent: req.agent as AgentSpec, settings, policy_versions, ...(asker.caller !== undefined ? { requested_by: asker.caller } : {}) };
+      return viewAs((await this.store.handle(id, { type: 'CreateCampaign', data }, 'create', asker)).state, req.campaign_id);
     });
   }
 
-  async importLeads(req: CampaignLeadsImportRequest): Promise<CampaignView> {
-    return this.worker.serialised(req.campaign_id, async () => {
-      const leads = req.leads.map((l, i) => ({ id: leadId(req.campaign_id, req.import_id, i), ...l }));
-      return viewOf((await this.store.handle(req.campaign_id, { type: 'ImportLeads', data: { import_id: req.import_id, leads } }, `import:${req.import_id}`)).state);
+  async importLeads(req: CampaignLeadsImportRequest, asker: CampaignAsker): Promise<CampaignView> {
+    const id = campaignIdOf(asker, req.campaign_id);
+    return this.worker.serialised(id, async () => {
+      const leads = req.leads.map((l, i) => ({ id: leadId(id, req.import_id, i), ...l }));
+      return viewAs((await this.store.handle(id, { type: 'ImportLeads', data: { import_id: req.import_id, leads } }, `import:${req.import_id}`, asker)).state, req.campaign_id);
     });
   }
 
-  start(req: CampaignCommandRequest): Promise<CampaignView> {
-    return this.worker.serialised(req.campaign_id, async () => viewOf((await this.store.handle(req.campaign_id, { type: 'StartCampaign' }, `start`)).state));
+  start(req: CampaignCommandRequest, asker: CampaignAsker): Promise<CampaignView> {
+    const id = campaignIdOf(asker, req.campaign_id);
+    return this.worker.serialised(id, async () => viewAs((await this.store.handle(id, { type: 'StartCampaign' }, `start`, asker)).state, req.campaign_id));
   }
 
-  pause(req: CampaignCommandRequest): Promise<CampaignView> {
-    return this.worker.serialised(req.campaign_id, async () => viewOf((await this.store.handle(req.campaign_id, { type: 'PauseCampaign', reason: req.reason ?? 'paused by operator' }, `pause`)).state));
+  pause(req: CampaignCommandRequest, asker: CampaignAsker): Promise<CampaignView> {
+    const id = campaignIdOf(asker, req.campaign_id);
+    return this.worker.serialised(id, async () => viewAs((await this.store.handle(id, { type: 'PauseCampaign', reason: req.reason ?? 'paused by operator' }, `pause`, asker)).state, req.campaign_id));
   }
 
-  get(req: CampaignCommandRequest): Promise<CampaignView> {
-    return this.worker.serialised(req.campaign_id, async () => viewOf(await this.worker.settle(await this.store.loadExisting(req.campaign_id))));
+  get(req: CampaignCommandRequest, asker: CampaignAsker): Promise<CampaignView> {
+    const id = campaignIdOf(asker, req.campaign_id);
+    return this.worker.serialised(id, async () => viewAs(await this.worker.settle(await this.store.loadExisting(id, asker)), req.campaign_id));
   }
 
   /** One cycle. */
-  cycle(req: CampaignCommandRequest): Promise<CampaignView> {
-    return this.queueCycles(req.campaign_id, 1, req.request_id);
+  cycle(req: CampaignCommandRequest, asker: CampaignAsker): Promise<CampaignView> {
+    return this.queueCycles(req, 1, asker);
   }
 
   /** Cycles until the campaign is not active, a cycle ends in no_op, waits for a human, or aborts — or max_cycles. */
-  run(req: CampaignCommandRequest): Promise<CampaignView> {
-    return this.queueCycles(req.campaign_id, req.max_cycles ?? DEFAULT_MAX_CYCLES, req.request_id);
+  run(req: CampaignCommandRequest, asker: CampaignAsker): Promise<CampaignView> {
+    return this.queueCycles(req, req.max_cycles ?? DEFAULT_MAX_CYCLES, asker);
   }
 
   answer(req: CampaignAnswerRequest): Promise<CampaignView> {
@@ -96,17 +105,20 @@ export class CampaignService {
    * gets their outcome) instead of queueing more. Past the reply timeout the cycles go on and the caller is told
    * RUN.TIMEOUT (retryable: asked again with the same request_id, it gets their outcome).
    */
-  private async queueCycles(campaignId: string, maxCycles: number, requestId?: string): Promise<CampaignView> {
+  private async queueCycles(req: CampaignCommandRequest, maxCycles: number, asker: CampaignAsker): Promise<CampaignView> {
+    const campaignId = campaignIdOf(asker, req.campaign_id);
+    const requestId = req.request_id;
+    // Whose campaign it is is read first, also for a request asked before: its cycles' outcome is the campaign's too.
+    const owned = await this.store.loadExisting(campaignId, asker);
     const runId = requestId ? deterministicUuid('campaign-cycles', campaignId, requestId) : randomUUID();
     const watch = await this.waiter.watch(runId, this.replyTimeoutMs, { newRun: !requestId });
     try {
       // Asked before: the request run is there (ended, or still carried); nothing is queued again.
       if (!(await watch.lastAtStart)) {
-        const campaign = await this.store.loadExisting(campaignId);
-        if (campaign.status !== 'active') throw new AppError('CAMPAIGN.STATE', notActive(campaign).message);
+        if (owned.status !== 'active') throw new AppError('CAMPAIGN.STATE', notActive(owned).message);
         const command: CampaignCyclesRequested = { campaign_id: campaignId, run_id: runId, max_cycles: maxCycles };
         await this.log.append(aggregateRef('inbox', DECISION_INBOX), [{
-          type: CAMPAIGN_CYCLES_REQUESTED, data: command, metadata: { run_id: runId, root_run_id: runId, correlation_id: campaignId, case_id: campaign.case_id },
+          type: CAMPAIGN_CYCLES_REQUESTED, data: command, metadata: { run_id: runId, root_run_id: runId, correlation_id: campaignId, case_id: owned.case_id },
         }], { commandId: `campaign-cycles:${runId}` });
       }
     } catch (err) {
@@ -120,8 +132,13 @@ export class CampaignService {
     const { state } = await this.runs.load(runId);
     if (state.status === 'cancelled') throw new AppError('CAMPAIGN.STATE', 'The cycles were cancelled by an operator before they finished.');
     if (state.status !== 'completed') throw refusalOf(state.error);
-    return { ...viewOf(await this.store.load(campaignId)), ran: (state.result as { ran: CycleOutcome[] }).ran };
+    return { ...viewAs(await this.store.load(campaignId), req.campaign_id), ran: (state.result as { ran: CycleOutcome[] }).ran };
   }
+}
+
+/** The campaign's view as its asker named it (a door's campaign is kept under a derived id: campaign-asker.ts). */
+function viewAs(state: CampaignState, named: string): CampaignView {
+  return { ...viewOf(state), campaign_id: named };
 }
 
 /** A request run's failure as the caller's error: its recorded code when it is one of ours, never an internal message. */

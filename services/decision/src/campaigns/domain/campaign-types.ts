@@ -49,7 +49,7 @@ export interface PendingItem {
 }
 
 export type CampaignEvent =
-  | { type: 'CampaignCreated'; data: { campaign_id: string; name: string; case_id: string; agent: AgentSpec; settings: CampaignSettings; policy_versions: { lanes: string; roles: string } } }
+  | { type: 'CampaignCreated'; data: { campaign_id: string; name: string; case_id: string; agent: AgentSpec; settings: CampaignSettings; policy_versions: { lanes: string; roles: string }; requested_by?: string } }
   | { type: 'LeadsImported'; data: { import_id: string; leads: Lead[] } }
   | { type: 'CampaignStarted'; data: Record<string, never> }
   | { type: 'CampaignPaused'; data: { reason: string } }
@@ -121,6 +121,8 @@ export interface CampaignState {
   agent: AgentSpec;
   settings: CampaignSettings;
   policy_versions: { lanes: string; roles: string };
+  /** The caller whose door created it (CampaignCreated requested_by); absent for a campaign of agents.campaign.*. */
+  requested_by?: string;
   tasks: Task[];
   current_task_id: string | null;
   leads: (Lead & { status: LeadStatus })[];

@@ -32,8 +32,13 @@ function importDigest(leads: readonly Lead[]): string {
   return sha256Hex(canonicalJson(leads));
 }
 
+/** The refusal for a campaign that is not there (also for one its asker may not reach: campaign-asker.ts). */
+export const noSuchCampaign = (): CampaignRefusal => new CampaignRefusal('CAMPAIGN.NOT_FOUND', 'No campaign with that id.');
+/** The refusal for a create naming an id another campaign has. */
+export const otherCampaign = (): CampaignRefusal => new CampaignRefusal('CAMPAIGN.EXISTS', 'A different campaign already has that id.');
+
 function mustExist(state: CampaignState): void {
-  if (!state.exists) throw new CampaignRefusal('CAMPAIGN.NOT_FOUND', 'No campaign with that id.');
+  if (!state.exists) throw noSuchCampaign();
 }
 
 function mustBeInCycle(state: CampaignState, cycle: number): void {
@@ -50,7 +55,7 @@ export function decideCampaign(command: CampaignCommand, state: CampaignState): 
       if (state.exists) {
         // The same create again is a retry; another campaign under this id is a conflict.
         if (state.name === command.data.name && JSON.stringify(state.agent) === JSON.stringify(command.data.agent)) return [];
-        throw new CampaignRefusal('CAMPAIGN.EXISTS', 'A different campaign already has that id.');
+        throw otherCampaign();
       }
       return [ev('CampaignCreated', command.data)];
     case 'ImportLeads': {
@@ -215,7 +220,7 @@ export function evolveCampaign(state: CampaignState, event: Ev): CampaignState {
   const e = { type: event.type, data: event.data } as CampaignEvent;
   switch (e.type) {
     case 'CampaignCreated':
-      return { ...state, exists: true, campaign_id: e.data.campaign_id, name: e.data.name, case_id: e.data.case_id, agent: e.data.agent, settings: e.data.settings, policy_versions: e.data.policy_versions };
+      return { ...state, exists: true, campaign_id: e.data.campaign_id, name: e.data.name, case_id: e.data.case_id, agent: e.data.agent, settings: e.data.settings, policy_versions: e.data.policy_versions, ...(e.data.requested_by !== undefined ? { requested_by: e.data.requested_by } : {}) };
     case 'LeadsImported':
       return { ...state, imports: { ...state.imports, [e.data.import_id]: importDigest(e.data.leads) }, leads: [...state.leads, ...e.data.leads.map((l) => ({ ...l, status: 'pending' as const }))] };
     case 'CampaignStarted':

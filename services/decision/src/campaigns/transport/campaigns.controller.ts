@@ -3,47 +3,48 @@ import { Ctx, Payload } from '@nestjs/microservices';
 import { CampaignAnswerRequest, CampaignCommandRequest, CampaignCreateRequest, CampaignLeadsImportRequest, CampaignView, SUBJECTS } from '@runledger/contracts';
 import { RequestContext, RequestHandler } from '@runledger/messaging';
 import { OperatorActions, operatorRequestId } from '@runledger/policy-catalog';
+import { AGENTS_DOMAIN } from '../app/campaign-asker';
 import { CampaignService } from '../app/campaign.service';
 import { validCampaignRequest } from './campaign-schemas';
 
-/** agents.campaign.*: the contract-003 controller's API (proto-contracts/schemas/campaigns/). */
+/** agents.campaign.*: the contract-003 controller's API (proto-contracts/schemas/campaigns/), for the agents.* domain (campaign-asker.ts). */
 @Controller()
 export class CampaignsController {
   constructor(private readonly campaigns: CampaignService, private readonly operators: OperatorActions) {}
 
   @RequestHandler(SUBJECTS.campaignCreate)
   create(@Payload() raw: unknown): Promise<CampaignView> {
-    return this.campaigns.create(validCampaignRequest<CampaignCreateRequest>('create', raw));
+    return this.campaigns.create(validCampaignRequest<CampaignCreateRequest>('create', raw), AGENTS_DOMAIN);
   }
 
   @RequestHandler(SUBJECTS.campaignLeadsImport)
   importLeads(@Payload() raw: unknown): Promise<CampaignView> {
-    return this.campaigns.importLeads(validCampaignRequest<CampaignLeadsImportRequest>('leads', raw));
+    return this.campaigns.importLeads(validCampaignRequest<CampaignLeadsImportRequest>('leads', raw), AGENTS_DOMAIN);
   }
 
   @RequestHandler(SUBJECTS.campaignStart)
   start(@Payload() raw: unknown): Promise<CampaignView> {
-    return this.campaigns.start(validCampaignRequest<CampaignCommandRequest>('command', raw));
+    return this.campaigns.start(validCampaignRequest<CampaignCommandRequest>('command', raw), AGENTS_DOMAIN);
   }
 
   @RequestHandler(SUBJECTS.campaignPause)
   pause(@Payload() raw: unknown): Promise<CampaignView> {
-    return this.campaigns.pause(validCampaignRequest<CampaignCommandRequest>('command', raw));
+    return this.campaigns.pause(validCampaignRequest<CampaignCommandRequest>('command', raw), AGENTS_DOMAIN);
   }
 
   @RequestHandler(SUBJECTS.campaignGet)
   get(@Payload() raw: unknown): Promise<CampaignView> {
-    return this.campaigns.get(validCampaignRequest<CampaignCommandRequest>('command', raw));
+    return this.campaigns.get(validCampaignRequest<CampaignCommandRequest>('command', raw), AGENTS_DOMAIN);
   }
 
   @RequestHandler(SUBJECTS.campaignCycle)
   cycle(@Payload() raw: unknown): Promise<CampaignView> {
-    return this.campaigns.cycle(validCampaignRequest<CampaignCommandRequest>('command', raw));
+    return this.campaigns.cycle(validCampaignRequest<CampaignCommandRequest>('command', raw), AGENTS_DOMAIN);
   }
 
   @RequestHandler(SUBJECTS.campaignRun)
   run(@Payload() raw: unknown): Promise<CampaignView> {
-    return this.campaigns.run(validCampaignRequest<CampaignCommandRequest>('command', raw));
+    return this.campaigns.run(validCampaignRequest<CampaignCommandRequest>('command', raw), AGENTS_DOMAIN);
   }
 
   @RequestHandler(SUBJECTS.campaignAnswer)
