@@ -101,7 +101,9 @@ describe('Issue 9 permissions table', () => {
   it('Issue 26 caller door: a caller may publish on rl.caller.<its own name>.… only; the serving service subscribes to every caller\'s', () => {
     const own = perms('caller').publish.allow.filter((s) => s.startsWith('rl.caller.'));
     expect(own).toEqual(['rl.caller.caller.artifacts.get', 'rl.caller.caller.artifacts.ingest', 'rl.caller.caller.runs.cancel', 'rl.caller.caller.runs.events', 'rl.caller.caller.runs.get', 'rl.caller.caller.runs.start', 'rl.caller.caller.sessions.get', 'rl.caller.caller.sessions.start']);
-    for (const id of permissions.identities(table).filter((i: string) => i !== 'caller')) {
+    // §4.5: the approver (policy/callers.yaml attorney-desk) has one door, its ingest: it puts tickets in, nothing else.
+    expect(perms('approver').publish.allow).toEqual(['rl.caller.approver.artifacts.ingest']);
+    for (const id of permissions.identities(table).filter((i: string) => i !== 'caller' && i !== 'approver')) {
       expect(perms(id).publish.allow.filter((s) => s.startsWith('rl.caller.'))).toEqual([]);
     }
     expect(perms('db-write').subscribe.allow).toEqual(expect.arrayContaining(['rl.caller.*.artifacts.ingest', 'rl.caller.*.artifacts.get']));
