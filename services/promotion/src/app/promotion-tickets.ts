@@ -2,12 +2,12 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { ArtifactRef, GovernanceScope } from '@runledger/contracts';
 import type { DocumentStore } from '@runledger/document-store';
 import { aggregateRef } from '@runledger/event-log';
-import { approverOf, type CallerGrants } from '@runledger/governance';
+import type { CallerGrants } from '@runledger/governance';
 import { DOCUMENT_STORE } from '@runledger/messaging';
 import { CALLER_GRANTS } from '@runledger/policy-catalog';
 import { loadUnlessForged, RunRepository } from '@runledger/runs';
 import { ArtifactClient } from '@runledger/service-clients';
-import { checkTicket, checkUnused, parseTicket, PromotionTicket, TicketCode, TicketRefusal, TICKET_KIND, TICKET_USES, TicketUse, ticketUseId } from '../domain/promotion-ticket';
+import { checkApprover, checkTicket, checkUnused, parseTicket, PromotionTicket, TicketCode, TicketProvenance, TICKET_USES, TicketUse, ticketUseId } from '../domain/promotion-ticket';
 
 export type TicketOutcome =
   | { ok: true; ticket: PromotionTicket; ref: ArtifactRef }
@@ -17,14 +17,10 @@ export type TicketOutcome =
 /** What rl.artifacts.get accepts as an artifact id; anything else cannot name a ticket artifact. */
 const ARTIFACT_ID = /^[A-Za-z0-9][A-Za-z0-9._:-]*$/;
 
-/** What an artifact's log subject and an ingest run record, as this check reads them. */
-interface StoredBy { ingest_run_id?: unknown; requested_by?: unknown; agent_name?: unknown }
-interface IngestAudited { artifact_ref?: { artifact_id?: unknown }; caller_role?: unknown; requested_by?: unknown }
-
 /**
  * The promotion ticket as part of authorising a promotion run: read through rl.artifacts.get (hash-verified,
  * case isolation applied, as the promotion run scoped to the source case, like the screen's sources), its approver
- * checked against the log (approvedBy), judged by domain/promotion-ticket.ts, and checked against the
+ * read from the log (provenance), judged by domain/promotion-ticket.ts, and checked against the
  * `promotion_tickets` use records for single use.
  */
 @Injectable()
@@ -56,7 +52,7 @@ export class PromotionTickets {
     const parsed = parseTicket(ref.kind, bytes);
     if (!parsed.ok) return { ...parsed, ref };
     if (!promotion.recordedAllow) {
-      const approved = await this.approvedBy(ref, parsed.ticket.ticket_id);
+      const approved = checkApprover(parsed.ticket.ticket_id, ref.artifact_id, await this.provenance(ref.artifact_id), this.grants);
       if (!approved.ok) return { ...approved, ref };
     }
     const covered = checkTicket(parsed.ticket, promotion);
@@ -77,30 +73,27 @@ export class PromotionTickets {
   }
 
   /**
-   * §4.5 "approval": what the ticket says counts only if an approver put it in. The artifact's first writer
-   * (ArtifactStored on its log subject, db-write's only) must be a caller's ingest, and that `artifact_ingest` run, as
-   * its owner db-write wrote it (RunRepository refuses a forged one), must have stored this artifact for a caller
-   * whose role the current caller grants make an approver of promotion tickets (acts_as ATTORNEY_ADMIN). A ticket a
-   * run stored through rl.artifacts.put (any agent with a lane) has no ingest run: refused, however it is worded.
+   * What the log says of who put the ticket in (judged by checkApprover): the first ArtifactStored on the artifact's
+   * subject (only db-write appends there), and the ingest run it names, read as its owner db-write wrote it (a forged
+   * run reads as none).
    */
-  private async approvedBy(ref: ArtifactRef, ticketId: string): Promise<{ ok: true } | TicketRefusal> {
-    const refuse = (why: string): TicketRefusal => ({ ok: false, code: 'PROMOTION.TICKET_NOT_APPROVED', reason: `Promotion ticket ${ticketId.slice(0, 64)} was not put in by an approver: ${why}.` });
-    const subject = aggregateRef('artifact', ref.artifact_id);
+  private async provenance(artifactId: string): Promise<TicketProvenance> {
+    const subject = aggregateRef('artifact', artifactId);
     const first = await this.runs.log.first(subject);
     // Nearly always the first event; a subject something else was stored on first is read whole.
     const stored = first?.type === 'ArtifactStored' ? first : (await this.runs.log.read(subject)).find((e) => e.type === 'ArtifactStored');
-    const by = (stored?.data ?? {}) as StoredBy;
-    if (typeof by.ingest_run_id !== 'string' || !by.ingest_run_id) {
-      return refuse(`it was stored by ${typeof by.agent_name === 'string' ? `a ${by.agent_name.slice(0, 64)} run` : 'no caller'} (rl.artifacts.put), not through an approver's rl.caller.<identity>.artifacts.ingest`);
-    }
-    const ingest = await loadUnlessForged(this.runs, by.ingest_run_id);
-    const audited = ingest?.state.run?.run_kind === 'artifact_ingest' && ingest.state.status === 'completed'
-      ? ingest.events.map((e) => (e.type === 'ArtifactIngestAudited' ? (e.data as IngestAudited) : undefined)).find((d) => d?.artifact_ref?.artifact_id === ref.artifact_id)
-      : undefined;
-    if (!audited || typeof audited.caller_role !== 'string') return refuse(`no completed ingest run in the log stored it (${by.ingest_run_id})`);
-    const approver = approverOf(this.grants, audited.caller_role, TICKET_KIND);
-    if (!approver.ok) return refuse(`${String(audited.requested_by).slice(0, 64)} ingested it, and ${approver.reason}`);
-    return { ok: true };
+    const data = stored?.data as Record<string, unknown> | undefined;
+    const ingestRunId = typeof data?.ingest_run_id === 'string' ? data.ingest_run_id : undefined;
+    const ingest = ingestRunId ? await loadUnlessForged(this.runs, ingestRunId) : undefined;
+    return {
+      stored: data,
+      ...(ingest?.state.run ? {
+        ingest: {
+          run_kind: ingest.state.run.run_kind, status: ingest.state.status,
+          audited: ingest.events.filter((e) => e.type === 'ArtifactIngestAudited').map((e) => e.data as Record<string, unknown>),
+        },
+      } : {}),
+    };
   }
 
   private async useOf(ticketId: string): Promise<TicketUse | undefined> {
