@@ -4,8 +4,9 @@ import { deterministicUuid, truncateChars } from '@runledger/kernel';
 
 /**
  * The §4.5 promotion ticket ("approval + scope"): a JSON artifact of kind `promotion_ticket`, named by the
- * promotion request's `promotion_ticket_id` (its artifact id). Pure rules only: the service reads the artifact
- * through the verified path and asks here whether it authorises this promotion.
+ * promotion request's `promotion_ticket_id` (its artifact id), that an approver put in (checkApprover). Pure rules
+ * only: the service reads the artifact through the verified path, and who put it in from the log, and asks here
+ * whether it authorises this promotion.
  *
  * {
  *   "ticket_id": "…",                       the approval's own id: one ticket, one promotion
