@@ -3,7 +3,7 @@
  * npm start: the whole Runledger stack on this machine.
  * Starts its own nats-server on 127.0.0.1:4322 (RL_NATS_PORT) — never an unsecured NATS that happens to run on
  * the machine — with JetStream and its store under .data/nats, secured by deploy/nats/permissions.yaml: one nkey identity per
- * service, `caller`, `operator` and the bootstrap `admin`, seeds generated on first start under .data/credentials
+ * service, `caller`, `approver`, `operator` and the bootstrap `admin`, seeds generated on first start under .data/credentials
  * (mode 0600). The admin runs the bootstrap step (log stream, buckets, object stores); each service gets only
  * its own seed. An external NATS_URL keeps the environment's NATS_CREDS / NATS_USER for every process.
  * With no MONGO_URL the embedded store (NATS KV) serves.
@@ -62,6 +62,7 @@ async function main() {
     const rel = (identity) => path.relative(process.cwd(), nats.creds[identity].file);
     const who = nats
       ? `  connect as    : caller   --creds ${rel('caller')} (agent requests only)\n` +
+        `                  approver --creds ${rel('approver')} (promotion tickets only: rl.caller.approver.artifacts.ingest)\n` +
         `                  operator --creds ${rel('operator')} (runs, audit, read the log)\n` +
         `                  (or NATS_CREDS=FILE; replies on _INBOX_<identity>; anonymous clients are refused)\n`
       : '';

@@ -30,10 +30,10 @@ describe('Issue 9 choke points trust only the log', () => {
   const get = (artifact_id: string, governance: GovernanceScope) => stack.request<unknown>('rl.artifacts.get', { artifact_id, governance });
   const put = (governance: GovernanceScope, text: string) =>
     stack.request<ArtifactRef>('rl.artifacts.put', { content_base64: Buffer.from(text).toString('base64'), media_type: 'text/plain', kind: 'interview_notes', governance });
-  const promote = async (governance: GovernanceScope, ticketOwner: GovernanceScope) =>
+  const promote = async (governance: GovernanceScope) =>
     stack.request<PromotionResult>('rl.promotion.promote', {
       promotion_id: `promo-${randomUUID()}`, target: 'shared_playbooks', source_case_id: caseA, candidate: { title: 'Keep a timeline', text: 'Collect the dates of each complaint early.' },
-      promotion_ticket_id: (await putTicket(stack, ticketOwner, approvedTicket(caseA))).artifact_id, governance,
+      promotion_ticket_id: (await putTicket(stack, caseA, approvedTicket(caseA))).artifact_id, governance,
     });
   const exportBundle = (governance: GovernanceScope, artifact_ids: string[]) =>
     stack.request<ExportResult>('rl.export.bundle', { export_id: `export-${randomUUID()}`, case_id: caseA, artifact_ids, governance });
@@ -119,14 +119,14 @@ describe('Issue 9 choke points trust only the log', () => {
     const mapping = await as('MAPPING_AGENT', 'WRITE_MAPPING_OUTPUTS', caseA);
     const governance = await as('GOVERNANCE_AGENT', 'PROMOTE_SHARED_KNOWLEDGE', caseA);
     // The mapping agent's run claims to be the governance agent.
-    const impostor = await promote({ ...mapping, agent_name: 'GOVERNANCE_AGENT', lane: 'PROMOTE_SHARED_KNOWLEDGE' }, governance);
+    const impostor = await promote({ ...mapping, agent_name: 'GOVERNANCE_AGENT', lane: 'PROMOTE_SHARED_KNOWLEDGE' });
     expect(impostor.body).toMatchObject({ status: 'denied', error: { error_code: 'RUN.CLAIM_MISMATCH' } });
     expect(await runTypes(impostor.body.child_run_id)).toEqual(['RunCreated', 'AuthzDecided', 'RunDenied']);
     const ghost = randomUUID();
-    const unknown = await promote({ ...governance, parent_run_id: ghost, root_run_id: ghost }, governance);
+    const unknown = await promote({ ...governance, parent_run_id: ghost, root_run_id: ghost });
     expect(unknown.body).toMatchObject({ status: 'denied', error: { error_code: 'RUN.UNKNOWN_CALLER' } });
     // The real governance agent run is not refused on its identity.
-    const real = await promote(governance, governance);
+    const real = await promote(governance);
     expect(real.body.error?.error_code).not.toMatch(/^RUN\./);
   });
 
@@ -161,7 +161,7 @@ describe('Issue 9 choke points trust only the log', () => {
   it('Issue 26 refusal order: promoting from a case-B source artifact as a finished run is CASE.CROSS_CASE_DENIED, not RUN.PARENT_TERMINAL', async () => {
     const foreign = await putArtifact(stack, await as('INTAKE_AGENT', 'WRITE_INTAKE_ARTIFACTS', caseB), 'client_intake_form', { name: 'Kim', matter_description: 'case B only' });
     const governance = await as('GOVERNANCE_AGENT', 'PROMOTE_SHARED_KNOWLEDGE', caseA);
-    const ticket = (await putTicket(stack, governance, approvedTicket(caseA))).artifact_id;
+    const ticket = (await putTicket(stack, caseA, approvedTicket(caseA))).artifact_id;
     await finish(governance);
     const r = await stack.request<PromotionResult>('rl.promotion.promote', {
       promotion_id: `promo-${randomUUID()}`, target: 'shared_playbooks', source_case_id: caseA, source_artifact_ids: [foreign.artifact_id],

@@ -71,9 +71,10 @@ describe('Issue 21 crash per child-run kind: SIGKILL the promotion and export ch
   }
 
   it('Issue 21 promotion child run: SIGKILL promotion while its receipt is being stored (ticket used, shared document written); asked again, it finishes with one shared document, one ticket use, one PromotionAudited', async () => {
-    const governance: GovernanceScope = await as('GOVERNANCE_AGENT', 'PROMOTE_SHARED_KNOWLEDGE');
-    const attorney = await as('ATTORNEY_ADMIN', 'PROMOTE_SHARED_KNOWLEDGE');
-    const ticket = await putTicket(stack, attorney, approvedTicket(undefined));
+    // A case of its own (nothing in it to screen): the approver puts tickets into a case.
+    const caseId = `case-${randomUUID().slice(0, 8)}`;
+    const governance: GovernanceScope = await as('GOVERNANCE_AGENT', 'PROMOTE_SHARED_KNOWLEDGE', caseId);
+    const ticket = await putTicket(stack, caseId, approvedTicket(caseId));
     const promotion_id = `promo-crash-${randomUUID()}`;
     // Unique and without digits: the screen refuses digit groups shaped like a phone number, as a random UUID may hold.
     const title = `Crash-safe promotion ${promotion_id.replace(/\d/g, (d) => 'ghijklmnop'[Number(d)])}`;

@@ -278,7 +278,7 @@ describe('Governed agent runs (contract 001) over real NATS', () => {
     // No source artifact is named: the promotion service finds the case's text through its transcripts, notes and facts records.
     // Tickets are single use: each promotion has its own approval.
     const promote = async (text: string) => {
-      const ticket = await putTicket(stack, g, approvedTicket(caseA));
+      const ticket = await putTicket(stack, caseA, approvedTicket(caseA));
       const candidate = await putArtifact(stack, g, 'candidate_insights', { title: 'Retaliation after wage complaints', text });
       return startRun(stack, { agent_name: 'GOVERNANCE_AGENT', case_id: caseA, input_artifacts: [ticket, candidate], parameters: {} });
     };
@@ -308,7 +308,7 @@ describe('Governed agent runs (contract 001) over real NATS', () => {
     const g = await uploader(stack, caseG, versions);
     const identifier = 'Ottoline Quaresma-Vantongeren';
     const candidate = { title: `Leak probe ${caseG}`, text: `Clients such as ${identifier} should keep every wage slip before a dispute starts.` };
-    const ticket = await putTicket(stack, g, approvedTicket(caseG));
+    const ticket = await putTicket(stack, caseG, approvedTicket(caseG));
     const candidateRef = await putArtifact(stack, g, 'candidate_insights', candidate);
     const identifiers = await putArtifact(stack, g, 'client_identifiers', { client_identifiers: [identifier] });
     const refused = await startRun(stack, { agent_name: 'GOVERNANCE_AGENT', case_id: caseG, input_artifacts: [ticket, candidateRef, identifiers], parameters: {} });

@@ -9,7 +9,7 @@ import { chainEntriesOf, checkpointSigned, CoverageReport, loadPolicy, sha256Hex
 import { describeObject, putObject, trustedKeys } from '@runledger/messaging';
 import type { WireError } from '@runledger/kernel';
 import { childRunId } from '@runledger/runs';
-import { approvedTicket, putTicket, recordedCaller } from './support/governed-runs';
+import { approvedTicket, APPROVER, ingestAs, putTicket, recordedCaller } from './support/governed-runs';
 import { TestStack } from './support/stack';
 
 jest.setTimeout(120_000);
@@ -48,9 +48,9 @@ describe('Governed runs over the bus: promotion, export and artifacts', () => {
   const put = async (content: string, governance: GovernanceScope, kind: string, media_type = 'text/plain; charset=utf-8', extra: Record<string, unknown> = {}) =>
     stack.request<ArtifactRef>('rl.artifacts.put', { content_base64: Buffer.from(content).toString('base64'), media_type, kind, governance, ...extra });
   const get = (artifact_id: string, governance: GovernanceScope) => stack.request<ArtifactGetResult>('rl.artifacts.get', { artifact_id, governance });
-  /** An ATTORNEY_ADMIN's approval, stored in the shared plane; `attorney` is set in the §7.4 block. */
-  let attorney: GovernanceScope;
-  const ticketFor = async (source_case_id: string | undefined, overrides: Record<string, unknown> = {}) => (await putTicket(stack, attorney, approvedTicket(source_case_id, overrides))).artifact_id;
+  /** An ATTORNEY_ADMIN's approval as the approver puts it in: into `storedIn` (by default the case it covers). */
+  const ticketFor = async (source_case_id: string, overrides: Record<string, unknown> = {}, storedIn = source_case_id) =>
+    (await putTicket(stack, storedIn, approvedTicket(source_case_id, overrides))).artifact_id;
   /** A promotion with its own fresh approved ticket for its source case, unless `extra` names one. */
   const promote = async (governance: GovernanceScope, candidate: { title: string; text: string }, extra: Record<string, unknown> = {}) =>
     stack.request<PromotionResult>('rl.promotion.promote', {
@@ -100,7 +100,6 @@ describe('Governed runs over the bus: promotion, export and artifacts', () => {
     let governance: GovernanceScope;
     beforeAll(async () => {
       governance = await as('GOVERNANCE_AGENT', 'PROMOTE_SHARED_KNOWLEDGE');
-      attorney = await as('ATTORNEY_ADMIN', 'PROMOTE_SHARED_KNOWLEDGE');
     });
     const sharedTitled = async (title: string) => (await new NatsKvDocumentStore(stack.nc).collection<Record<string, unknown>>('shared_playbooks').find({ title })).map((d) => d.id);
     /** A ticket refusal is an authorisation decision: AuthzDecided deny and RunDenied with its code, no effect, nothing shared. */
@@ -117,7 +116,7 @@ describe('Governed runs over the bus: promotion, export and artifacts', () => {
     it('a sanitised candidate is promoted: shared document, promoted artifact and receipt, PromotionAudited and RunCompleted; a retry replays it', async () => {
       const candidate = { title: 'Withheld deposits', text: 'When a deposit is kept without an itemised statement, send a written demand citing the statutory deadline before filing a small claim.' };
       const ticket_id = `ticket-sanitised-${randomUUID()}`;
-      const ticket = await putTicket(stack, attorney, approvedTicket(caseA, { ticket_id }));
+      const ticket = await putTicket(stack, caseA, approvedTicket(caseA, { ticket_id }));
       const request = { promotion_id: 'promo-sanitised', promotion_ticket_id: ticket.artifact_id, target: 'shared_playbooks', candidate, source_case_id: caseA, source_artifact_ids: [transcriptA.artifact_id], governance };
       const r = await stack.request<PromotionResult>('rl.promotion.promote', request);
       expect(r.body).toMatchObject({ status: 'promoted', child_run_id: childRunId('promotion', governance.parent_run_id, 'promo-sanitised'), replayed: false });
@@ -220,6 +219,39 @@ describe('Governed runs over the bus: promotion, export and artifacts', () => {
     describe('§4.5 the promotion ticket (approval + scope) is checked by the promotion service itself', () => {
       const candidate = (title: string) => ({ title, text: 'Ask for an itemised statement in writing before any deposit dispute.' });
 
+      it('§4.5 promotion ticket: a ticket an agent run stored through rl.artifacts.put is PROMOTION.TICKET_NOT_APPROVED, however approved it says it is', async () => {
+        // A GOVERNANCE_AGENT run of case A storing its own ticket there, and a run claiming ATTORNEY_ADMIN storing one in
+        // the shared plane: both well formed, approved, in scope, unused. Neither was put in by an approver.
+        const own = await put(JSON.stringify(approvedTicket(caseA)), await as('GOVERNANCE_AGENT', 'PROMOTE_SHARED_KNOWLEDGE', caseA), 'promotion_ticket', 'application/json');
+        const shared = await put(JSON.stringify(approvedTicket(caseA)), await as('ATTORNEY_ADMIN', 'PROMOTE_SHARED_KNOWLEDGE'), 'promotion_ticket', 'application/json');
+        for (const [ticket, title] of [[own.body, 'Agent ticket'], [shared.body, 'Shared plane ticket']] as const) {
+          expect(ticket).toMatchObject({ kind: 'promotion_ticket' });
+          const r = await promote(governance, candidate(title), { promotion_ticket_id: ticket.artifact_id });
+          await expectTicketDenied(r, 'PROMOTION.TICKET_NOT_APPROVED', title);
+          expect(r.body.error!.message).toContain('not put in by an approver');
+        }
+      });
+
+      it('§4.5 promotion ticket: a ticket the approver put in through its own door (rl.caller.approver.artifacts.ingest, role attorney-desk) is accepted', async () => {
+        const ingested = await ingestAs(stack, APPROVER, { case_id: caseA, agent_name: 'GOVERNANCE_AGENT', kind: 'promotion_ticket', content: approvedTicket(caseA) });
+        if (!ingested.ok) throw new Error(`ticket ingest refused: ${JSON.stringify(ingested.error)}`);
+        const r = await promote(governance, candidate('Approved at the desk'), { promotion_ticket_id: ingested.body.artifact_id });
+        expect(r.body).toMatchObject({ status: 'promoted', replayed: false });
+        // The log says who approved: the ingest run of the artifact's first writer, as the approver with its role.
+        const [stored] = await stack.log.read(aggregateRef('artifact', ingested.body.artifact_id));
+        expect(stored.data).toMatchObject({ requested_by: APPROVER });
+        const audited = (await stack.runEvents((stored.data as { ingest_run_id: string }).ingest_run_id)).find((e) => e.type === 'ArtifactIngestAudited');
+        expect(audited?.data).toMatchObject({ requested_by: APPROVER, caller_role: 'attorney-desk', agent_name: 'GOVERNANCE_AGENT' });
+      });
+
+      it('§4.5 promotion ticket: a caller whose role does not approve cannot put a ticket in (ARTIFACT.KIND_DENIED), and the approver puts in nothing else', async () => {
+        const byIntakeDesk = await ingestAs(stack, 'caller', { case_id: caseA, agent_name: 'GOVERNANCE_AGENT', kind: 'promotion_ticket', content: approvedTicket(caseA) });
+        expect(byIntakeDesk).toMatchObject({ ok: false, error: { code: 'ARTIFACT.KIND_DENIED' } });
+        // Least privilege: the approval desk supplies no case inputs.
+        const formByApprover = await ingestAs(stack, APPROVER, { case_id: caseA, agent_name: 'INTAKE_AGENT', kind: 'client_intake_form', content: { name: 'Pat', matter_description: 'x' } });
+        expect(formByApprover).toMatchObject({ ok: false, error: { code: 'ARTIFACT.KIND_DENIED' } });
+      });
+
       it('a made-up ticket id, or an artifact that is not a promotion_ticket, is PROMOTION.TICKET_MISSING', async () => {
         await expectTicketDenied(await promote(governance, candidate('Missing ticket'), { promotion_ticket_id: 'ticket-42' }), 'PROMOTION.TICKET_MISSING', 'Missing ticket');
         const notATicket = await promote(governance, candidate('Transcript as ticket'), { promotion_ticket_id: transcriptA.artifact_id });
@@ -239,7 +271,7 @@ describe('Governed runs over the bus: promotion, export and artifacts', () => {
       it('a target or source case outside the ticket scope is PROMOTION.TICKET_SCOPE', async () => {
         const heuristicsOnly = await ticketFor(caseA, { scope: { targets: ['shared_heuristics'], source_case_id: caseA } });
         await expectTicketDenied(await promote(governance, candidate('Wrong target'), { promotion_ticket_id: heuristicsOnly }), 'PROMOTION.TICKET_SCOPE', 'Wrong target');
-        const forCaseB = await ticketFor(caseB);
+        const forCaseB = await ticketFor(caseB, {}, caseA);
         await expectTicketDenied(await promote(governance, candidate('Wrong case'), { promotion_ticket_id: forCaseB }), 'PROMOTION.TICKET_SCOPE', 'Wrong case');
       });
 

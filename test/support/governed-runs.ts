@@ -6,6 +6,8 @@ import { createHash, randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { AgentRunResponse, ArtifactGetResult, ArtifactRef, GovernanceScope } from '@runledger/contracts';
+import type { WireError } from '@runledger/kernel';
+import { decodeReply, encodeJson } from '@runledger/messaging';
 import { TEST_ADMIN } from '@runledger/testing';
 import { callerSubject } from '../../libs/contracts/src/subjects';
 import type { StoredEvent } from '@runledger/event-log';
@@ -71,8 +73,34 @@ export function approvedTicket(source_case_id: string | undefined, overrides: Re
   };
 }
 
-/** Stores a promotion ticket artifact (kind promotion_ticket, JSON); its artifact id is the request's promotion_ticket_id. */
-export const putTicket = (stack: TestStack, governance: GovernanceScope, ticket: Record<string, unknown>): Promise<ArtifactRef> => putArtifact(stack, governance, 'promotion_ticket', ticket);
+/** The shipped approver identity (policy/callers.yaml: role attorney-desk, acts_as ATTORNEY_ADMIN). */
+export const APPROVER = 'approver';
+
+/**
+ * A caller's ingest on its own door (rl.caller.<identity>.artifacts.ingest), over a connection as that identity: the
+ * door answers only its caller's own inbox, and NATS lets each caller publish only on its own name, as shipped.
+ */
+export async function ingestAs(stack: TestStack, identity: string, req: { case_id: string; agent_name: string; kind: string; content: unknown; media_type?: string }): Promise<{ ok: true; body: ArtifactRef } | { ok: false; error: WireError }> {
+  const text = typeof req.content === 'string' ? req.content : JSON.stringify(req.content);
+  const body = { case_id: req.case_id, agent_name: req.agent_name, kind: req.kind, media_type: req.media_type ?? 'application/json', name: `${req.kind}.input`, content_base64: Buffer.from(text).toString('base64') };
+  const nc = await stack.connectAs(identity);
+  try {
+    const m = await nc.request(callerSubject(identity, 'artifacts.ingest'), encodeJson(body), { timeout: 30_000 });
+    return decodeReply(m.data, m.headers) as { ok: true; body: ArtifactRef } | { ok: false; error: WireError };
+  } finally {
+    await nc.close();
+  }
+}
+
+/**
+ * Puts a promotion ticket in as the approver does (README "Promotion tickets": only a ticket an approver ingested
+ * counts), into case `case_id` for GOVERNANCE_AGENT; its artifact id is the request's promotion_ticket_id.
+ */
+export async function putTicket(stack: TestStack, case_id: string, ticket: Record<string, unknown>): Promise<ArtifactRef> {
+  const r = await ingestAs(stack, APPROVER, { case_id, agent_name: 'GOVERNANCE_AGENT', kind: 'promotion_ticket', content: ticket });
+  if (!r.ok) throw new Error(`ticket ingest failed: ${JSON.stringify(r.error)}`);
+  return r.body;
+}
 
 export async function readArtifactJson<T>(stack: TestStack, ref: ArtifactRef, governance: GovernanceScope): Promise<T> {
   const r = await stack.request<ArtifactGetResult>('rl.artifacts.get', { artifact_id: ref.artifact_id, governance });

@@ -104,7 +104,9 @@ describe('Issue 9 permissions table', () => {
     expect(own).toEqual(['rl.caller.caller.artifacts.get', 'rl.caller.caller.artifacts.ingest', ...campaignOps, 'rl.caller.caller.runs.cancel', 'rl.caller.caller.runs.events', 'rl.caller.caller.runs.get', 'rl.caller.caller.runs.start', 'rl.caller.caller.sessions.get', 'rl.caller.caller.sessions.start', 'rl.caller.caller.task-assistant.process']);
     // Campaign answers stay the operator's: no caller door for them.
     expect(own).not.toContain('rl.caller.caller.campaign.answer');
-    for (const id of permissions.identities(table).filter((i: string) => i !== 'caller')) {
+    // §4.5: the approver (policy/callers.yaml attorney-desk) has one door, its ingest: it puts tickets in, nothing else.
+    expect(perms('approver').publish.allow).toEqual(['rl.caller.approver.artifacts.ingest']);
+    for (const id of permissions.identities(table).filter((i: string) => i !== 'caller' && i !== 'approver')) {
       expect(perms(id).publish.allow.filter((s) => s.startsWith('rl.caller.'))).toEqual([]);
     }
     expect(perms('db-write').subscribe.allow).toEqual(expect.arrayContaining(['rl.caller.*.artifacts.ingest', 'rl.caller.*.artifacts.get']));

@@ -18,5 +18,5 @@ export * from './audit/hash-chain';
 export * from './audit/anchored-chain';
 export * from './audit/coverage';
 export * from './lifecycle/run-lifecycle';
-export { authorizeIngest, caseGranted, contentProblem, INGEST_STORE_MAX_BYTES, parseCallerGrants, type CallerGrants, type CallerRole, type GrantRefusal, type IngestAsk, type KindRule } from './callers/caller-grants';
+export { APPROVAL_KINDS, approverOf, authorizeIngest, caseGranted, contentProblem, INGEST_STORE_MAX_BYTES, parseCallerGrants, type CallerGrants, type CallerRole, type GrantRefusal, type IngestAsk, type KindRule } from './callers/caller-grants';
 export { decideOperatorAction, OPERATOR_ACTIONS, parseOperatorRoles, type OperatorAction, type OperatorRoles, type OperatorVerdict } from './operators/operator-roles';

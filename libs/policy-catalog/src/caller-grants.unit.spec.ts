@@ -1,4 +1,4 @@
-import { authorizeIngest, contentProblem, parseCallerGrants } from '@runledger/governance';
+import { approverOf, authorizeIngest, contentProblem, parseCallerGrants } from '@runledger/governance';
 import { JSON_BOUNDS } from '@runledger/kernel';
 import { loadCallerGrants } from './caller-grants';
 
@@ -41,6 +41,22 @@ describe('Issue 26 caller grants (policy/callers.yaml)', () => {
     expect(contentProblem(rule, 'client_intake_form', 'application/json', text(`{"a":${'['.repeat(20_000)}${']'.repeat(20_000)}}`))).toMatchObject({ code: 'ARTIFACT.TYPE_DENIED' });
     // Its keys are the form's data: a field named constructor is a field (the request bound's key rule is for requests).
     expect(contentProblem(rule, 'client_intake_form', 'application/json', text('{"constructor":"Acme Builders"}'))).toBeNull();
+  });
+
+  it('§4.5 promotion ticket: only the shipped approver (attorney-desk, acts_as ATTORNEY_ADMIN) may put tickets in and approves them; intake-desk does neither', () => {
+    expect(grants.callers.approver).toBe('attorney-desk');
+    expect(authorizeIngest(grants, { ...ask, caller: 'approver', agent_name: 'GOVERNANCE_AGENT', kind: 'promotion_ticket' })).toEqual({ role: 'attorney-desk' });
+    expect(approverOf(grants, 'attorney-desk', 'promotion_ticket')).toEqual({ ok: true });
+    expect(approverOf(grants, 'intake-desk', 'promotion_ticket')).toMatchObject({ ok: false });
+    expect(approverOf(grants, 'retired-desk', 'promotion_ticket')).toMatchObject({ ok: false });
+  });
+
+  it('§4.5 promotion ticket: a grants file granting promotion_ticket to a role that does not act as ATTORNEY_ADMIN is refused', () => {
+    const kinds = { promotion_ticket: { media_types: ['application/json'], max_bytes: 100, json_object: true } };
+    const bad = parseCallerGrants({ version: 'v', kinds, roles: { desk: { cases: ['case-*'], agents: { GOVERNANCE_AGENT: ['promotion_ticket'] } } }, callers: {} });
+    expect(!bad.ok && bad.problems).toEqual([expect.stringContaining('must declare acts_as: ATTORNEY_ADMIN')]);
+    const other = parseCallerGrants({ version: 'v', kinds, roles: { desk: { acts_as: 'GOVERNANCE_AGENT', cases: ['case-*'], agents: { GOVERNANCE_AGENT: ['promotion_ticket'] } } }, callers: {} });
+    expect(other.ok).toBe(false);
   });
 
   it('Issue 26 a bad grants file is refused with every problem named', () => {

@@ -1,7 +1,7 @@
 import { DynamicModule, Inject, Module, OnApplicationShutdown } from '@nestjs/common';
 import type { DocumentStore } from '@runledger/document-store';
 import { DOCUMENT_STORE, sealedDocumentStoreProvider, MessagingModule, ServiceRuntime } from '@runledger/messaging';
-import { PolicyCatalog } from '@runledger/policy-catalog';
+import { CALLER_GRANTS, loadCallerGrants, PolicyCatalog } from '@runledger/policy-catalog';
 import { CallerVerifier, RunRepository } from '@runledger/runs';
 import { ArtifactClient, runControlController } from '@runledger/service-clients';
 import { CaseSourcesReader, SCREEN_LIMITS } from './app/case-sources';
@@ -30,6 +30,8 @@ export class PromotionModule implements OnApplicationShutdown {
         // How much of a case one screen reads; a case past a limit is refused (PROMOTION.SCREEN_INCOMPLETE), not half-screened.
         { provide: SCREEN_LIMITS, useValue: screenLimitsFrom(process.env) },
         { provide: PolicyCatalog, useValue: policies },
+        // Which caller roles approve promotion tickets (policy/callers.yaml acts_as); a bad file stops the service.
+        { provide: CALLER_GRANTS, useValue: loadCallerGrants() },
         { provide: RunRepository, useValue: new RunRepository(runtime.log) },
         { provide: CallerVerifier, useFactory: (runs: RunRepository) => new CallerVerifier(runs), inject: [RunRepository] },
         sealedDocumentStoreProvider(runtime),

@@ -15,6 +15,11 @@ export interface KindRule {
 
 export interface CallerRole {
   name: string;
+  /**
+   * The contract principal (roles.yaml) whose decisions this role's callers put in: a role that supplies an approval
+   * kind (APPROVAL_KINDS) must act as its approver, and a check that trusts an approval asks approverOf.
+   */
+  acts_as?: string;
   /** Exact case ids, or prefixes ending in `*`. */
   cases: string[];
   /** Per agent (roles.yaml), the input kinds this role may supply. */
@@ -28,6 +33,12 @@ export interface CallerGrants {
   /** caller identity → role name */
   callers: Record<string, string>;
 }
+
+/**
+ * Input kinds that are approvals, and the principal who gives each: an artifact of such a kind approves only when a
+ * caller whose role acts as that principal ingested it (§4.5: a promotion ticket is an ATTORNEY_ADMIN's approval).
+ */
+export const APPROVAL_KINDS: Readonly<Record<string, string>> = { promotion_ticket: 'ATTORNEY_ADMIN' };
 
 /** The largest artifact the store takes (rl.artifacts.put's limit); no kind may allow more. */
 export const INGEST_STORE_MAX_BYTES = 8 * 1024 * 1024;
@@ -64,7 +75,14 @@ export function parseCallerGrants(doc: unknown): { ok: true; grants: CallerGrant
       }
     }
     for (const c of raw.cases) if (c.includes('*') && (c.indexOf('*') !== c.length - 1)) problems.push(`role ${name}: case pattern ${c} may only end in *`);
-    roles[name] = { name, cases: raw.cases, agents };
+    if (raw.acts_as !== undefined && (typeof raw.acts_as !== 'string' || !raw.acts_as)) problems.push(`role ${name}: acts_as must name a principal`);
+    const actsAs = typeof raw.acts_as === 'string' && raw.acts_as ? raw.acts_as : undefined;
+    // Granting an approval kind makes the role's callers approvers: the file must say so, not imply it.
+    for (const kind of new Set(Object.values(agents).flat())) {
+      const approver = APPROVAL_KINDS[kind];
+      if (approver && actsAs !== approver) problems.push(`role ${name}: supplies ${kind}, an ${approver}'s approval, so it must declare acts_as: ${approver}`);
+    }
+    roles[name] = { name, cases: raw.cases, agents, ...(actsAs ? { acts_as: actsAs } : {}) };
   }
   const callers: Record<string, string> = {};
   for (const [caller, role] of Object.entries(isRecord(doc.callers) ? doc.callers : {})) {
@@ -109,6 +127,21 @@ export function authorizeIngest(grants: CallerGrants, ask: IngestAsk): { role: s
     return { code: 'ARTIFACT.KIND_DENIED', reason: `Role ${role.name} may not supply ${ask.kind} inputs to ${ask.agent_name}.` };
   }
   return { role: role.name };
+}
+
+/**
+ * Whether, under these grants, role `roleName` gives approvals of `kind`: it acts as the kind's approver and may
+ * supply the kind. Asked of the role an ingest recorded, so a role since removed or changed approves no more.
+ */
+export function approverOf(grants: CallerGrants, roleName: string, kind: string): { ok: true } | { ok: false; reason: string } {
+  const approver = APPROVAL_KINDS[kind];
+  const role = Object.hasOwn(grants.roles, roleName) ? grants.roles[roleName] : undefined;
+  if (!approver) return { ok: false, reason: `${kind} is no approval kind.` };
+  if (!role) return { ok: false, reason: `role ${roleName} is not in the caller grants ${grants.version}` };
+  if (role.acts_as !== approver || !Object.values(role.agents).some((kinds) => kinds.includes(kind))) {
+    return { ok: false, reason: `role ${roleName} does not approve ${kind} as ${approver} in the caller grants ${grants.version}` };
+  }
+  return { ok: true };
 }
 
 function caseMatches(pattern: string, caseId: string): boolean {

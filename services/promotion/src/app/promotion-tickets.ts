@@ -1,9 +1,13 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { ArtifactRef, GovernanceScope } from '@runledger/contracts';
 import type { DocumentStore } from '@runledger/document-store';
+import { aggregateRef } from '@runledger/event-log';
+import type { CallerGrants } from '@runledger/governance';
 import { DOCUMENT_STORE } from '@runledger/messaging';
+import { CALLER_GRANTS } from '@runledger/policy-catalog';
+import { loadUnlessForged, RunRepository } from '@runledger/runs';
 import { ArtifactClient } from '@runledger/service-clients';
-import { checkTicket, checkUnused, parseTicket, PromotionTicket, TicketCode, TICKET_USES, TicketUse, ticketUseId } from '../domain/promotion-ticket';
+import { checkApprover, checkTicket, checkUnused, parseTicket, PromotionTicket, TicketCode, TicketProvenance, TICKET_USES, TicketUse, ticketUseId } from '../domain/promotion-ticket';
 
 export type TicketOutcome =
   | { ok: true; ticket: PromotionTicket; ref: ArtifactRef }
@@ -15,19 +19,26 @@ const ARTIFACT_ID = /^[A-Za-z0-9][A-Za-z0-9._:-]*$/;
 
 /**
  * The promotion ticket as part of authorising a promotion run: read through rl.artifacts.get (hash-verified,
- * case isolation applied, as the promotion run scoped to the source case, like the screen's sources), judged by
- * domain/promotion-ticket.ts, and checked against the `promotion_tickets` use records for single use.
+ * case isolation applied, as the promotion run scoped to the source case, like the screen's sources), its approver
+ * read from the log (provenance), judged by domain/promotion-ticket.ts, and checked against the
+ * `promotion_tickets` use records for single use.
  */
 @Injectable()
 export class PromotionTickets {
   constructor(
     private readonly artifacts: ArtifactClient,
+    private readonly runs: RunRepository,
+    @Inject(CALLER_GRANTS) private readonly grants: CallerGrants,
     @Inject(DOCUMENT_STORE) private readonly store: DocumentStore,
   ) {}
 
+  /**
+   * `recordedAllow`: the promotion run already recorded its allow (a resumed run). Its approver was judged then; the
+   * log's decision stands (as the run decider keeps it), so a ticket of an earlier release is not judged again.
+   */
   async authorise(
     ticketArtifactId: string,
-    promotion: { target: TicketUse['target']; source_case_id: string | null; promotion_run_id: string; at: string },
+    promotion: { target: TicketUse['target']; source_case_id: string | null; promotion_run_id: string; at: string; recordedAllow: boolean },
     asRun: GovernanceScope,
   ): Promise<TicketOutcome> {
     if (!ARTIFACT_ID.test(ticketArtifactId)) {
@@ -40,6 +51,10 @@ export class PromotionTickets {
     const { ref, bytes } = fetched.artifacts[0];
     const parsed = parseTicket(ref.kind, bytes);
     if (!parsed.ok) return { ...parsed, ref };
+    if (!promotion.recordedAllow) {
+      const approved = checkApprover(parsed.ticket.ticket_id, ref.artifact_id, await this.provenance(ref.artifact_id), this.grants);
+      if (!approved.ok) return { ...approved, ref };
+    }
     const covered = checkTicket(parsed.ticket, promotion);
     if (!covered.ok) return { ...covered, ref };
     const unused = checkUnused(parsed.ticket.ticket_id, await this.useOf(parsed.ticket.ticket_id), promotion.promotion_run_id);
@@ -55,6 +70,30 @@ export class PromotionTickets {
   async claim(use: TicketUse): Promise<{ ok: true } | { ok: false; code: TicketCode; reason: string }> {
     const { doc } = await this.store.collection<TicketUse>(TICKET_USES).create(ticketUseId(use.ticket_id), use);
     return checkUnused(use.ticket_id, doc.value, use.promotion_run_id);
+  }
+
+  /**
+   * What the log says of who put the ticket in (judged by checkApprover): the first ArtifactStored on the artifact's
+   * subject (only db-write appends there), and the ingest run it names, read as its owner db-write wrote it (a forged
+   * run reads as none).
+   */
+  private async provenance(artifactId: string): Promise<TicketProvenance> {
+    const subject = aggregateRef('artifact', artifactId);
+    const first = await this.runs.log.first(subject);
+    // Nearly always the first event; a subject something else was stored on first is read whole.
+    const stored = first?.type === 'ArtifactStored' ? first : (await this.runs.log.read(subject)).find((e) => e.type === 'ArtifactStored');
+    const data = stored?.data as Record<string, unknown> | undefined;
+    const ingestRunId = typeof data?.ingest_run_id === 'string' ? data.ingest_run_id : undefined;
+    const ingest = ingestRunId ? await loadUnlessForged(this.runs, ingestRunId) : undefined;
+    return {
+      stored: data,
+      ...(ingest?.state.run ? {
+        ingest: {
+          run_kind: ingest.state.run.run_kind, status: ingest.state.status,
+          audited: ingest.events.filter((e) => e.type === 'ArtifactIngestAudited').map((e) => e.data as Record<string, unknown>),
+        },
+      } : {}),
+    };
   }
 
   private async useOf(ticketId: string): Promise<TicketUse | undefined> {

@@ -78,7 +78,10 @@ export class PromotionService {
       if (byPolicy.decision === 'deny') return byPolicy;
       const checked = await this.tickets.authorise(
         req.promotion_ticket_id,
-        { target: req.target, source_case_id: sourceCase, promotion_run_id: childRunId, at: recorded.state.created_at ?? new Date().toISOString() },
+        {
+          target: req.target, source_case_id: sourceCase, promotion_run_id: childRunId, at: recorded.state.created_at ?? new Date().toISOString(),
+          recordedAllow: recorded.state.authz?.decision === 'allow',
+        },
         g,
       );
       ticketRef = checked.ref;

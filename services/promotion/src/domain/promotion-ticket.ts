@@ -1,10 +1,12 @@
 import type { PromotionRequest } from '@runledger/contracts';
+import { approverOf, type CallerGrants } from '@runledger/governance';
 import { deterministicUuid, truncateChars } from '@runledger/kernel';
 
 /**
  * The §4.5 promotion ticket ("approval + scope"): a JSON artifact of kind `promotion_ticket`, named by the
- * promotion request's `promotion_ticket_id` (its artifact id). Pure rules only: the service reads the artifact
- * through the verified path and asks here whether it authorises this promotion.
+ * promotion request's `promotion_ticket_id` (its artifact id), that an approver put in (checkApprover). Pure rules
+ * only: the service reads the artifact through the verified path, and who put it in from the log, and asks here
+ * whether it authorises this promotion.
  *
  * {
  *   "ticket_id": "…",                       the approval's own id: one ticket, one promotion
@@ -117,6 +119,38 @@ export function checkTicket(
     return refuse('PROMOTION.TICKET_EXPIRED', `Promotion ticket ${id} expired at ${ticket.expires_at}.`);
   }
   return { ok: true };
+}
+
+/**
+ * What the log says of who put a ticket artifact in, as app/promotion-tickets.ts reads it: the artifact's first
+ * writer (its ArtifactStored data), and the ingest run that names, as its owner wrote it (undefined: no such run).
+ */
+export interface TicketProvenance {
+  stored: Record<string, unknown> | undefined;
+  ingest?: { run_kind: string | undefined; status: string; audited: ReadonlyArray<Record<string, unknown>> };
+}
+
+/**
+ * §4.5 "approval": what the ticket says counts only if an approver put it in. Its first writer must be a caller's
+ * ingest (an `ingest_run_id`; rl.artifacts.put records an agent and lane instead), and that completed `artifact_ingest`
+ * run must have stored this artifact (ArtifactIngestAudited) for a caller whose recorded role approves promotion
+ * tickets under the current grants (approverOf: acts_as ATTORNEY_ADMIN and the kind).
+ */
+export function checkApprover(ticketId: string, artifactId: string, log: TicketProvenance, grants: CallerGrants): { ok: true } | TicketRefusal {
+  const notApproved = (why: string) => refuse('PROMOTION.TICKET_NOT_APPROVED', `Promotion ticket ${clip(ticketId)} was not put in by an approver: ${why}.`);
+  const ingestRunId = text(log.stored?.ingest_run_id);
+  if (!ingestRunId) {
+    const agent = text(log.stored?.agent_name);
+    return notApproved(`${agent ? `a ${clip(agent)} run` : 'no caller'} stored it (rl.artifacts.put), not an approver's rl.caller.<identity>.artifacts.ingest`);
+  }
+  const ingest = log.ingest;
+  const audited = ingest?.run_kind === 'artifact_ingest' && ingest.status === 'completed'
+    ? ingest.audited.find((a) => (a.artifact_ref as { artifact_id?: unknown } | undefined)?.artifact_id === artifactId)
+    : undefined;
+  const role = text(audited?.caller_role);
+  if (!role) return notApproved(`no completed ingest run in the log stored it (${clip(ingestRunId)})`);
+  const approver = approverOf(grants, role, TICKET_KIND);
+  return approver.ok ? approver : notApproved(`${clip(text(audited?.requested_by) || 'a caller')} ingested it, and ${approver.reason}`);
 }
 
 /** Single use: a recorded use by another promotion run refuses; the same run (a retry, a resumed crash) may go on. */
