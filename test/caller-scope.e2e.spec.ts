@@ -102,11 +102,15 @@ describe('Caller scope: the task assistant and campaigns on a caller\'s own door
     expect(created).toMatchObject({ requested_by: TEST_ADMIN, user_id: `rl.caller.${TEST_ADMIN}.${user}` });
   });
 
-  it('Caller scope: a user_id at the contract\'s limit (256 characters) works on a door, its keyed form past that limit included', async () => {
+  it('Caller scope: a user_id at the contract\'s limit (256 characters) works on a door, its keyed form past that limit included, and can be erased (probe)', async () => {
     const user = `u-${randomUUID()}`.padEnd(256, 'x');
     const a = new DoorConversation(stack, stack.nc, TEST_ADMIN, user, randomUUID());
     await a.add('long name task');
     expect(await a.list()).toEqual(['long name task']);
+    // Its keyed form is longer than 256: `erase --user` takes it (it refused every id past 256 as a typo).
+    const erased = await runCli(stack.url, ['erase', '--user', `rl.caller.${TEST_ADMIN}.${user}`], stack.cliEnv('admin'));
+    expect(erased).toMatchObject({ code: 0, stderr: '' });
+    expect(erased.stdout).toMatch(/data key destroyed/);
   });
 
   it('Caller scope: the agents.* task assistant works as before, keyed apart from the doors, and cannot name a door\'s user', async () => {

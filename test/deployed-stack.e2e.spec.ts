@@ -12,6 +12,7 @@ const { renderOverlay, objectNamed, entriesOf } = require('../scripts/lib/deploy
 const { ClusterNetwork, startContainer, untilProbe } = require('../scripts/lib/deployed/sandbox.js');
 const { taskRequests, checkWorkload, explainRuns, ask } = require('../scripts/lib/deployed/workload.js');
 const { jetStreamLag, desiredReplicas } = require('../scripts/lib/deployed/scaler.js');
+const permissions = require('../scripts/lib/permissions.js');
 
 jest.setTimeout(600_000);
 
@@ -31,7 +32,8 @@ function secretsOfTheApplyOrder(): Obj[] {
     kind: 'Secret', metadata: { name }, spec: undefined,
     data: Object.fromEntries(Object.entries(entries).map(([k, v]) => [k, Buffer.from(v).toString('base64')])),
   });
-  const ids = ['AUDIT_LEDGER', 'AUDIT_LEDGER_CONSUMER', 'DB_WRITE', 'DECISION', 'EXPORT', 'INTENT_CLASSIFICATION', 'PROMOTION', 'TOOL_GATEWAY', 'CALLER', 'OPERATOR', 'ADMIN', 'SYS'];
+  // Every identity of the permissions table, the admin and the system account's user (as k8s/README.md lists them).
+  const ids = [...permissions.identities(permissions.loadTable()), 'admin', 'sys'].map((id: string) => id.toUpperCase().replace(/-/g, '_'));
   const key = generateKeyPairSync('ed25519');
   return [
     secret('runledger-nats-auth', Object.fromEntries(ids.map((id) => [`${id}_PASSWORD`, `p${randomBytes(24).toString('hex')}`]))),

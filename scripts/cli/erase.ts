@@ -9,8 +9,9 @@
  * values, which now read as erased.
  *
  * An id that never had a key is erased pre-emptively (its tombstone refuses any data for it from then on), and the
- * output says so; an id already erased is said to be one. Ids are bounded as on the wire (a user id 1-256
- * characters, a case id 1-128): an id no request can carry is a typo, refused before anything is destroyed.
+ * output says so; an id already erased is said to be one. Ids are bounded as in the log (a user id 1-512 characters,
+ * a door's keyed user rl.caller.<identity>.<user_id> included; a case id 1-128): an id no request can carry is a
+ * typo, refused before anything is destroyed.
  *
  * Exit codes: 0 erased (key destroyed, never created, or erased before), 2 usage, 3 the stack cannot be reached or
  * refused the request (this identity may not erase: only the bootstrap admin destroys data keys).

@@ -172,28 +172,30 @@ export class EventLog {
   /**
    * The events of the aggregate's last commit, sealed as stored. When the subject's last message holds none (no
    * writer made it: see writerMessageProblem), the commit before it is read: a message the server stored after a
-   * run's terminal event must not hide that the run ended. Rare, so the aggregate is read from its start.
+   * run's terminal event must not hide that the run ended. Rare: the subject is read from its start once, then only
+   * past what was read (a flood of stored answers on one subject costs a get or two each, probe finding: rereading
+   * the audit chain from its start for each one kept the ledger from ever appending again).
    */
   private async lastEvents(ref: AggregateRef | string): Promise<StoredEvent[]> {
     const msg = await this.lastMessage(ref);
     if (!msg) return [];
     const events = tryStoredEvents(msg);
     if (events.length) return events;
-    // Remembered per subject until a writer appends again: a message stored after a run ended stays its last for good,
-    // and would have every later read of it read the whole run (anyone with JetStream API rights can cause it).
+    // Remembered per subject: a message stored after a run ended stays its last for good, and would have every later
+    // read of it read the whole run (anyone with JetStream API rights can cause it). The log never changes behind.
     const known = this.beforeForeign.get(msg.subject);
-    if (known?.foreignAt === msg.seq) return [...known.commit]; // a copy: callers take events off the list
-    let found: StoredEvent[] = [];
-    for (let m = await this.nextOnSubject(msg.subject, 1); m && m.seq < msg.seq; m = await this.nextOnSubject(msg.subject, m.seq + 1)) {
+    if (known && known.through >= msg.seq) return [...known.commit]; // a copy: callers take events off the list
+    let found = known?.commit ?? [];
+    for (let m = await this.nextOnSubject(msg.subject, (known?.through ?? 0) + 1); m && m.seq < msg.seq; m = await this.nextOnSubject(msg.subject, m.seq + 1)) {
       const commit = tryStoredEvents(m);
       if (commit.length) found = commit;
     }
-    this.beforeForeign.set(msg.subject, { foreignAt: msg.seq, commit: [...found] });
+    this.beforeForeign.set(msg.subject, { through: msg.seq, commit: [...found] });
     return found;
   }
 
-  /** The last writer's commit before a foreign last message, per subject (see lastEvents). */
-  private readonly beforeForeign = new LruMap<string, { foreignAt: number; commit: StoredEvent[] }>(1_000);
+  /** Per subject: how far it was read (through a foreign last message) and the last writer's commit up to there (see lastEvents). */
+  private readonly beforeForeign = new LruMap<string, { through: number; commit: StoredEvent[] }>(1_000);
 
   /** The next message of `subject` from `seq`: any replica's answer, the leader's where a replica has none (it may lag). */
   private async nextOnSubject(subject: string, seq: number): Promise<StoredMessage | null> {

@@ -30,7 +30,9 @@ export function MaxJsonBytes(max: number, options?: ValidationOptions): Property
 }
 
 /**
- * The longest id of a data owner a request carries (a user_id, a case_id; README "Erasure"): what `runledger erase`
- * accepts too, so an id no request could name is refused as a typo instead of erased.
+ * The longest id of a data owner the log can hold (README "Erasure"): a case_id; a user is a request's user_id (≤ 256)
+ * or a caller door's user, its keyed form `rl.caller.<identity>.<user_id>` (≤ 512, as every governance scope takes:
+ * probe finding, a door user with a long user_id could not be erased). What `runledger erase` accepts too, so an id
+ * no request could name is refused as a typo instead of erased.
  */
-export const OWNER_ID_MAX_LENGTH = { user: 256, case: 128 } as const;
+export const OWNER_ID_MAX_LENGTH = { user: 512, case: 128 } as const;

@@ -37,7 +37,8 @@ describe('Issue 10 bounded input: every request field has a bound; beyond it the
     ['db-write patch ≤ 64 KiB', DbWriteRequestDto, write({ operation: 'update', document: undefined, patch: blob(100) }), write({ operation: 'update', document: undefined, patch: blob(JSON_FIELD_MAX_BYTES.document) }), 'patch'],
     ['db-read filter ≤ 16 KiB', DbReadRequestDto, read({ filter: blob(JSON_FIELD_MAX_BYTES.filter - 100) }), read({ filter: blob(JSON_FIELD_MAX_BYTES.filter) }), 'filter'],
     ['governance scope labels ≤ 4 KiB', ToolInvocationDto, tool({ governance: { ...governance(), scope: { a: 'x'.repeat(100) } } }), tool({ governance: { ...governance(), scope: { a: 'x'.repeat(JSON_FIELD_MAX_BYTES.scope) } } }), 'governance.scope'],
-    ['governance user_id ≤ 256', ToolInvocationDto, tool({ governance: { ...governance(), user_id: 'u'.repeat(256) } }), tool({ governance: { ...governance(), user_id: 'u'.repeat(257) } }), 'governance.user_id'],
+    // 512: a caller door's user is keyed rl.caller.<identity>.<user_id> (a 256-character user_id and its caller's name).
+    ['governance user_id ≤ 512', ToolInvocationDto, tool({ governance: { ...governance(), user_id: 'u'.repeat(512) } }), tool({ governance: { ...governance(), user_id: 'u'.repeat(513) } }), 'governance.user_id'],
     ['policy versions ≤ 128', ToolInvocationDto, tool(), tool({ governance: { ...governance(), policy_versions: { lanes: 'v'.repeat(129), roles: 'v1' } } }), 'governance.policy_versions.lanes'],
     ['task-assistant user_id ≤ 256', DecisionContextDto, { user_id: 'u'.repeat(256), message: 'hi', conversation_id: UUID }, { user_id: 'u'.repeat(257), message: 'hi', conversation_id: UUID }, 'user_id'],
     ['governance block is required (tool)', ToolInvocationDto, tool(), tool({ governance: undefined }), 'governance'],

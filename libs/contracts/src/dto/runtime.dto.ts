@@ -1,6 +1,6 @@
 import { Type } from 'class-transformer';
 import { IsBoolean, IsDefined, IsIn, IsInt, IsNotEmpty, IsObject, IsOptional, IsString, IsUUID, Matches, Max, MaxLength, Min, ValidateNested } from 'class-validator';
-import { JSON_FIELD_MAX_BYTES, MaxJsonBytes } from './bounds';
+import { JSON_FIELD_MAX_BYTES, MaxJsonBytes, OWNER_ID_MAX_LENGTH } from './bounds';
 import type { DbReadRequest, DbWriteRequest, GovernanceScope, PolicyVersions, ToolInvocation } from '../generated';
 import { AGENT_NAME_FORM, COLLECTION, COLLECTION_FORM, LANE_FORM, UPPER_NAME } from './forms';
 
@@ -18,7 +18,7 @@ export class GovernanceScopeDto implements GovernanceScope {
   @Matches(UPPER_NAME, LANE_FORM) lane!: string;
   @IsOptional() @IsString() @MaxLength(128) case_id?: string;
   // A door's user (callerScopedUser) is the caller's name and its user_id (≤ 256) together.
-  @IsOptional() @IsString() @MaxLength(512) user_id?: string;
+  @IsOptional() @IsString() @MaxLength(OWNER_ID_MAX_LENGTH.user) user_id?: string;
   @IsOptional() @IsObject() @MaxJsonBytes(JSON_FIELD_MAX_BYTES.scope) scope?: Record<string, string>;
   @IsDefined() @ValidateNested() @Type(() => PolicyVersionsDto) policy_versions!: PolicyVersionsDto;
 }

@@ -131,4 +131,37 @@ describe('Issue 22 anchor: a crash before the anchor file is replaced loses noth
     const again = await ChainAnchor.open(keyFile, jsm, heads);
     await expect(new AuditChainWriter(log, signer, again).onModuleInit()).resolves.toBeUndefined();
   });
+
+  it('Probe finding (high): a flood of answers an identity has the server store on the chain subject neither stalls the chain nor makes a batch fail (it went on conflicting, dead-lettered real commits and chained them out of log order)', async () => {
+    const heads = join(dir.path, 'heads-flood');
+    const keyFile = join(dir.path, 'signing-key.pem');
+    const signer = loadOrCreateAuditKey(keyFile);
+    const jsm = await jetstreamManager(nats.nc);
+    const writer = new AuditChainWriter(log, signer, await ChainAnchor.open(keyFile, jsm, heads));
+    await writer.chain(await run(30));
+    // Answers already stored there (a flood that has run a while): the chain's last commit is read past all of them.
+    const piled = await log.version(CHAIN_REF);
+    for (let i = 0; i < 300; i++) nats.nc.publish('$JS.API.INFO', '', { reply: CHAIN_REF.subject });
+    await waitUntil(async () => (await log.version(CHAIN_REF)) >= piled + 300);
+    const before = await log.version(CHAIN_REF);
+    // As the probe did it: API requests answered onto the chain subject every 10 ms while the batches are chained.
+    const flood = setInterval(() => nats.nc.publish('$JS.API.INFO', '', { reply: CHAIN_REF.subject }), 10);
+    try {
+      for (let i = 31; i < 36; i++) {
+        const opening = await run(i);
+        // Each batch appended after answers landed on the chain's subject since the writer last read its version.
+        const landed = await log.version(CHAIN_REF);
+        await waitUntil(async () => (await log.version(CHAIN_REF)) > Math.max(landed, before));
+        const chained = await writer.chain(opening);
+        expect(chained.map((e) => e.body.type)).toEqual(['RunCreated', 'AuthzDecided']);
+      }
+    } finally {
+      clearInterval(flood);
+    }
+    // In log order, one after the other, every entry linked to the one before.
+    const entries = chainEntriesOf(await log.read(CHAIN_REF));
+    const ours = entries.filter((e) => [31, 32, 33, 34, 35].map(runId).includes(e.body.run_id));
+    expect(ours.map((e) => e.body.run_id)).toEqual([31, 31, 32, 32, 33, 33, 34, 34, 35, 35].map(runId));
+    expect(verifyAnchoredChain(entries, { check: trustedKeys(signer.trustedPublicKeyPems) })).toMatchObject({ ok: true, length: entries.length });
+  });
 });

@@ -20,6 +20,13 @@ export const CHAIN_ANCHOR = Symbol('CHAIN_ANCHOR');
  */
 export const CHAIN_ENTRIES_PER_MESSAGE = 128;
 
+/**
+ * Appends in a row one batch retries past messages the bus stored on the chain's subject (see chainNow), each a read
+ * of what landed since and an append (about a millisecond): a flood faster than that holds the chain up, and after
+ * this many the batch fails and is delivered again (README known limit).
+ */
+const MAX_STORED_ANSWERS_IN_A_ROW = 20_000;
+
 /** Our view of the chain's tail was stale: what we meant to write is already there (a redelivery after a crash). */
 class StaleTail extends Error {}
 
@@ -139,7 +146,7 @@ export class AuditChainWriter implements OnModuleInit, BeforeApplicationShutdown
     const auditable = [...new Map(events.filter((e) => CHAINED_EVENT_TYPES.has(e.type)).map((e) => [e.metadata.event_id, e])).values()];
     if (auditable.length === 0) return [];
     await this.startTail();
-    for (let attempt = 1; attempt <= 3; attempt++) {
+    for (let attempt = 1, storedAnswers = 0; attempt <= 3; attempt++) {
       // The chain follows the log's order: everything up to the position of its last entry is chained.
       const through = chainedPosition(this.last);
       const atOrBehind = (e: StoredEvent) => !positionBefore(through, e);
@@ -154,8 +161,18 @@ export class AuditChainWriter implements OnModuleInit, BeforeApplicationShutdown
         return [...earlier, ...(await this.appendInBatches(fresh))];
       } catch (err) {
         if (!(err instanceof ConcurrencyError) && !(err instanceof StaleTail)) throw err;
-        this.logger.warn({ msg: 'chain moved under us; reloading tail', through });
+        const head = this.last?.entry_hash;
         await this.loadTail();
+        // The chain itself did not move: only messages the bus stored on its subject (a JetStream answer sent there,
+        // which no permission can refuse) moved its version. Not a second writer: append again at the new version, as
+        // often as they come (bounded, so a handler never spins for good). Counting them as conflicts let a flood
+        // of them stall the chain and dead-letter real commits (probe finding).
+        if (this.last?.entry_hash === head && storedAnswers++ < MAX_STORED_ANSWERS_IN_A_ROW) {
+          // At once: a wait would only let more of them pile up between the version read and the append.
+          attempt--;
+          continue;
+        }
+        this.logger.warn({ msg: 'chain moved under us; reloading tail', through });
       }
     }
     throw new Error('audit chain append kept conflicting');
