@@ -8,10 +8,10 @@ import { createHash, randomUUID } from 'node:crypto';
 import { Kvm } from '@nats-io/kv';
 import { Objm } from '@nats-io/obj';
 import type { NatsConnection } from '@nats-io/transport-node';
-import type { AgentRunResponse } from '@runledger/contracts';
+import type { AgentRunResponse, ArtifactRef } from '@runledger/contracts';
 import { decodeReply, encodeJson } from '@runledger/messaging';
 import { runCli } from './support/cli';
-import { policyVersionsIn, putArtifact, recordedCaller, SHIPPED_POLICY_DIR, START } from './support/governed-runs';
+import { approvedTicket, policyVersionsIn, putArtifact, putTicket, recordedCaller, SHIPPED_POLICY_DIR, START } from './support/governed-runs';
 import { SESSION_START } from './support/sessions';
 import { TestStack } from './support/stack';
 
@@ -55,6 +55,7 @@ describe('Issue 26 caller starts: attributed to a caller, in its cases, refused 
   const recorded = async (runId: string) => (await stack.runEvents(runId)).map((e) => e.type);
   const errorOf = (a: Answer) => (a.ok ? (a.body as AgentRunResponse).error?.error_code : a.error.code);
   const runIdOf = (a: Answer) => (a.ok ? (a.body as AgentRunResponse).run_id : undefined);
+  const errorMessageOf = (a: Answer) => (a.ok ? (a.body as AgentRunResponse).error?.message : a.error.message);
 
   it('Issue 26 a caller cannot start as another caller: another caller\'s door and the retired agents.run.start / agents.session.* are NATS permission violations, and nothing starts', async () => {
     // test-admin is a caller of every case: a run in acme-… on its door would be the caller's privilege escalation.
@@ -123,6 +124,44 @@ describe('Issue 26 caller starts: attributed to a caller, in its cases, refused 
     expect(['REQUEST.UNATTRIBUTED', 'CASE.NOT_GRANTED']).not.toContain(errorOf(granted));
     const created = (await stack.runEvents(runId)).find((e) => e.type === 'RunCreated');
     expect(created?.data).toMatchObject({ case_id: `case-${tag}`, requested_by: 'caller' });
+  });
+
+  it('Issue 26 caller grants: an input ref relabelled with another kind is refused before any run starts (the store\'s reference decides what an input is: kind, media type, case, bytes)', async () => {
+    const caseId = `case-relabel-${tag}`;
+    // The intake desk supplies intake forms; it supplies GOVERNANCE_AGENT nothing (policy/callers.yaml).
+    const form = await ask('rl.caller.caller.artifacts.ingest', {
+      case_id: caseId, agent_name: 'INTAKE_AGENT', kind: 'client_intake_form', media_type: 'application/json',
+      content_base64: Buffer.from(JSON.stringify({ title: 'Keep every wage slip', text: 'Collect the wage slips and the dismissal letter before the first meeting.' })).toString('base64'),
+    });
+    expect(form).toMatchObject({ ok: true, body: { kind: 'client_intake_form', case_id: caseId } });
+    const formRef = (form.ok && form.body) as ArtifactRef;
+    const ticket = await putTicket(stack, caseId, approvedTicket(caseId));
+    const start = async (inputs: unknown[]) => {
+      const runId = randomUUID();
+      const answer = await ask(OWN_START, { agent_name: 'GOVERNANCE_AGENT', case_id: caseId, run_id: runId, input_artifacts: inputs, parameters: {} }, 120_000);
+      return { runId, answer };
+    };
+
+    // The form relabelled as a candidate for promotion: refused, nothing recorded, nothing promoted.
+    const relabelled = await start([ticket, { ...formRef, kind: 'candidate_insights' }]);
+    expect(relabelled.answer).toMatchObject({ ok: true, body: { outcome: 'failure', run_id: relabelled.runId, output_artifacts: [], error: { error_code: 'INVALID_INPUT', retryable: false } } });
+    expect(errorMessageOf(relabelled.answer)).toBe(`Input artifact ${formRef.artifact_id} is not the artifact stored under that id: its kind differs from the store's reference.`);
+    expect(await recorded(relabelled.runId)).toEqual([]);
+    // Each identity field is the store's: media type and case alike; other bytes are a hash mismatch; an id nothing is stored under is not found.
+    const mediaType = await start([{ ...formRef, media_type: 'text/plain' }]);
+    expect(mediaType.answer).toMatchObject({ ok: true, body: { outcome: 'failure', error: { error_code: 'INVALID_INPUT', message: expect.stringContaining('its media_type differs') } } });
+    const otherCase = await start([{ ...formRef, case_id: `case-other-${tag}` }]);
+    expect(otherCase.answer).toMatchObject({ ok: true, body: { outcome: 'failure', error: { error_code: 'INVALID_INPUT', message: expect.stringContaining('its case_id differs') } } });
+    const otherBytes = await start([{ ...formRef, sha256: createHash('sha256').update('other bytes').digest('hex'), size_bytes: 11 }]);
+    expect(otherBytes.answer).toMatchObject({ ok: true, body: { outcome: 'failure', error: { error_code: 'ARTIFACT.HASH_MISMATCH', message: expect.stringContaining('its sha256, size_bytes differ') } } });
+    const missing = await start([{ ...formRef, artifact_id: `art-${'0'.repeat(64)}` }]);
+    expect(missing.answer).toMatchObject({ ok: true, body: { outcome: 'failure', error: { error_code: 'ARTIFACT.NOT_FOUND' } } });
+    for (const refused of [mediaType, otherCase, otherBytes, missing]) expect(await recorded(refused.runId)).toEqual([]);
+
+    // The form as stored is taken, and is what it is: an intake form, no candidate (the run needs one and fails, recorded).
+    const asStored = await start([ticket, formRef]);
+    expect(asStored.answer).toMatchObject({ ok: true, body: { outcome: 'failure', error: { error_code: 'INVALID_INPUT', message: 'GOVERNANCE_AGENT needs a candidate_insights input artifact.' } } });
+    expect(await recorded(asStored.runId)).toContain('RunFailed');
   });
 
   it('Issue 26 a caller\'s sessions.start: a case its role does not cover is CASE.NOT_GRANTED, and another caller\'s run, a user\'s task run or no run as its parent are refused alike (REQUEST.INVALID); nothing starts', async () => {

@@ -175,8 +175,9 @@ describe('Issue 9 choke points trust only the log', () => {
     const intake = await as('INTAKE_AGENT', 'WRITE_INTAKE_ARTIFACTS', caseA);
     const form = await putArtifact(stack, intake, 'client_intake_form', { name: 'Sam Lee', contact: { email: 'sam@example.com' }, matter_description: 'Unpaid wages after dismissal.', incident_date: '2026-03-02', opposing_party: 'Acme' });
     const wrongSize = await startRun(stack, { agent_name: 'INTAKE_AGENT', case_id: caseA, input_artifacts: [{ ...form, size_bytes: form.size_bytes + 1 }], parameters: {} });
-    expect(wrongSize).toMatchObject({ outcome: 'failure', error: { error_code: 'INVALID_INPUT' } });
+    expect(wrongSize).toMatchObject({ outcome: 'failure', error: { error_code: 'ARTIFACT.HASH_MISMATCH' } });
     expect(wrongSize.error!.message).toMatch(/size_bytes/);
+    expect(await stack.runEvents(wrongSize.run_id)).toEqual([]);
     // The request hash binds artifacts by id and sha256, so the control run uses other bytes (else it replays the refusal).
     const other = await putArtifact(stack, intake, 'client_intake_form', { name: 'Sam Lee', contact: { email: 'sam@example.com' }, matter_description: 'Unpaid overtime.', incident_date: '2026-03-03', opposing_party: 'Acme' });
     const right = await startRun(stack, { agent_name: 'INTAKE_AGENT', case_id: caseA, input_artifacts: [other], parameters: {} });

@@ -15,4 +15,5 @@ export * from './domain/indexed-run';
 export * from './app/run-engine';
 export * from './app/retry';
 export * from './infra/caller-runs';
+export * from './infra/artifact-stored';
 export * from './infra/run-control';

@@ -20,6 +20,8 @@ export interface AgentRunRequest {
   policy_versions?: PolicyVersions;
   taxonomy_versions?: TaxonomyVersions;
   /**
+   * Each the reference the artifact store returned (its ArtifactStored): sha256, size_bytes, media_type, kind and case_id as stored, else refused before any run (ARTIFACT.NOT_FOUND, ARTIFACT.HASH_MISMATCH, INVALID_INPUT).
+   *
    * @maxItems 64
    */
   input_artifacts: ArtifactRef[];

@@ -1,11 +1,10 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { ArtifactRef, GovernanceScope } from '@runledger/contracts';
 import type { DocumentStore } from '@runledger/document-store';
-import { aggregateRef } from '@runledger/event-log';
 import type { CallerGrants } from '@runledger/governance';
 import { DOCUMENT_STORE } from '@runledger/messaging';
 import { CALLER_GRANTS } from '@runledger/policy-catalog';
-import { loadUnlessForged, RunRepository } from '@runledger/runs';
+import { artifactStored, loadUnlessForged, RunRepository } from '@runledger/runs';
 import { ArtifactClient } from '@runledger/service-clients';
 import { checkApprover, checkTicket, checkUnused, parseTicket, PromotionTicket, TicketCode, TicketProvenance, TICKET_USES, TicketUse, ticketUseId } from '../domain/promotion-ticket';
 
@@ -78,10 +77,7 @@ export class PromotionTickets {
    * run reads as none).
    */
   private async provenance(artifactId: string): Promise<TicketProvenance> {
-    const subject = aggregateRef('artifact', artifactId);
-    const first = await this.runs.log.first(subject);
-    // Nearly always the first event; a subject something else was stored on first is read whole.
-    const stored = first?.type === 'ArtifactStored' ? first : (await this.runs.log.read(subject)).find((e) => e.type === 'ArtifactStored');
+    const stored = await artifactStored(this.runs.log, artifactId);
     const data = stored?.data as Record<string, unknown> | undefined;
     const ingestRunId = typeof data?.ingest_run_id === 'string' ? data.ingest_run_id : undefined;
     const ingest = ingestRunId ? await loadUnlessForged(this.runs, ingestRunId) : undefined;

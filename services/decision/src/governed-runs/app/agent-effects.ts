@@ -5,6 +5,7 @@ import { AppError, artifactText } from '@runledger/kernel';
 import { Bus } from '@runledger/messaging';
 import { governanceScopeOf, type RetryPolicy } from '@runledger/runs';
 import { AgentStepError, policyDenied } from '../domain/errors';
+import { inputRefProblem } from '../domain/input-refs';
 import type { AgentRunSpec } from '../domain/run-spec';
 
 export interface EffectLimits {
@@ -66,10 +67,10 @@ export class AgentEffects {
       if (err instanceof AppError && err.code === 'ARTIFACT.NOT_FOUND') throw new AgentStepError('INVALID_INPUT', `Input artifact ${ref.artifact_id} does not exist.`);
       throw err;
     }
-    // Hash and size both bind a reference to its bytes: a right hash with a wrong size is a reference to nothing.
-    if (got.artifact_ref.sha256 !== ref.sha256 || got.artifact_ref.size_bytes !== ref.size_bytes) {
-      throw new AgentStepError('INVALID_INPUT', `Input artifact ${ref.artifact_id} does not match its sha256 and size_bytes.`);
-    }
+    // The reference must be the store's (bytes, kind, media type, case): a caller's start is checked before it is
+    // queued; this holds it for every other spec too (a fork of a run recorded before that check).
+    const problem = inputRefProblem(ref, got.artifact_ref);
+    if (problem) throw new AgentStepError(problem.code, problem.reason);
     return { ref: got.artifact_ref, text: artifactText(Buffer.from(got.content_base64, 'base64')) };
   }
 

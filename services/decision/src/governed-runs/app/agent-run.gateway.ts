@@ -1,14 +1,15 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { AgentRunRequestDto, AgentRunResponse } from '@runledger/contracts';
+import { AgentRunRequestDto, AgentRunResponse, ArtifactRef, ArtifactStoredData } from '@runledger/contracts';
 import { aggregateRef, EventLog } from '@runledger/event-log';
 import { AppError, deterministicUuid, isUuid, sha256Hex } from '@runledger/kernel';
 import { MalformedPayload, validateMessage } from '@runledger/messaging';
 import { CALLER_GRANTS, PolicyCatalog } from '@runledger/policy-catalog';
 import type { CallerGrants } from '@runledger/governance';
-import { DATA_ERASED_ERROR, isCallersRun, isDataErased, loadUnlessForged, isTerminal, RunRepository, RunState } from '@runledger/runs';
+import { artifactStored, DATA_ERASED_ERROR, isCallersRun, isDataErased, loadUnlessForged, isTerminal, RunRepository, RunState } from '@runledger/runs';
 import { RunWaiter } from '../../runs/run-waiter';
 import { callerStartRefusal, startCaseRefusal } from '../../shared/caller-starts';
 import { DECISION_INBOX } from '../../task-assistant/task-run.types';
+import { inputRefProblem } from '../domain/input-refs';
 import { rejectedResponse, responseOf } from '../domain/response';
 import { parametersProblem, resolvePins } from '../domain/request-pins';
 import { AgentRunSpec, deriveRunId, HashableRequest, hashRequest } from '../domain/run-spec';
@@ -18,6 +19,7 @@ import { AGENT_RUN_REPLY_TIMEOUT_MS, AGENT_RUN_REQUESTED, AgentRunRequested } fr
  * rl.caller.<caller>.runs.start: validates a §2.1 request at the boundary, resolves its pins (policy versions, run id,
  * root, correlation), queues it in the durable decision inbox and replies with the §2.2 response once the
  * run's terminal event is in the log. A request refused here (REQUEST.UNATTRIBUTED, CASE.NOT_GRANTED, INVALID_INPUT,
+ * an input that is not the stored artifact's reference (ARTIFACT.NOT_FOUND, ARTIFACT.HASH_MISMATCH, INVALID_INPUT),
  * CASE.CROSS_CASE_DENIED for a parent of another case, DATA.ERASED for an erased case …) never becomes a run.
  */
 @Injectable()
@@ -106,6 +108,13 @@ export class AgentRunGateway {
       this.logger.warn({ msg: 'agent run refused', code: notGranted.code, requested_by: requestedBy, case_id: plain.case_id });
       return reject(notGranted.reason, notGranted.code);
     }
+    // Each input is the stored artifact as the store recorded it, not as the caller labelled it: steps pick their
+    // inputs by kind, and case isolation reads case_id.
+    const badInput = await this.inputProblem(plain.input_artifacts);
+    if (badInput) {
+      this.logger.warn({ msg: 'agent run refused', code: badInput.code, requested_by: requestedBy, case_id: plain.case_id });
+      return reject(badInput.reason, badInput.code);
+    }
 
     // The pins come from the log (domain/request-pins.ts): a retry keeps its run's, a child inherits its parent's,
     // new top-level work gets the current policy — never an older, looser version the caller picked.
@@ -156,6 +165,20 @@ export class AgentRunGateway {
         requested_by: requestedBy,
       },
     };
+  }
+
+  /**
+   * The first input that is not the artifact the store recorded under its id, as it recorded it (inputRefProblem).
+   * Read from the store's own record in the log (artifactStored: one direct get per input, no bytes moved), not
+   * through rl.artifacts.get, which reads and hashes the whole artifact and answers only a recorded run, and no run
+   * exists yet. The bytes are still checked against the reference whenever a step reads them.
+   */
+  private async inputProblem(refs: readonly ArtifactRef[]): Promise<ReturnType<typeof inputRefProblem>> {
+    const problems = await Promise.all(refs.map(async (ref) => {
+      const stored = await artifactStored(this.log, ref.artifact_id);
+      return inputRefProblem(ref, (stored?.data as ArtifactStoredData | undefined)?.artifact_ref);
+    }));
+    return problems.find((p) => p !== null) ?? null;
   }
 }
 
