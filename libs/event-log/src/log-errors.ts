@@ -50,8 +50,12 @@ export function readFailed(err: unknown): never {
   throw new AppError('DEPENDENCY.DOWN', 'The event log could not be read; retry.');
 }
 
-/** NATS error names that mean the bus did not answer (a server restarting, a cluster electing a leader, a reconnect). */
-const BUS_FAULT_NAMES = new Set(['TimeoutError', 'NoResponders', 'ClosedConnectionError', 'DrainingConnectionError', 'ConnectionError']);
+/**
+ * NATS error names that mean the bus did not answer (a server restarting, a cluster electing a leader, a reconnect).
+ * `JetStreamNotEnabled` is what the client makes of a publish that had no responders after its retries: the stream's
+ * node restarting in a cluster (chaos --cluster: a task's write answered INTERNAL and its run left open).
+ */
+const BUS_FAULT_NAMES = new Set(['TimeoutError', 'NoResponders', 'ClosedConnectionError', 'DrainingConnectionError', 'ConnectionError', 'JetStreamNotEnabled']);
 
 /**
  * True for an error that says the bus did not answer, not that the request was wrong: transient, so whoever gets it
