@@ -176,19 +176,27 @@ export class BatchConsumer {
    */
   private async onDelivered(batch: JsMsg[]): Promise<void> {
     let from = 0;
-    for (let i = 0; i < batch.length; i++) {
-      const taken = this.takenBefore(batch[i]);
-      if (!taken) continue;
-      if (i > from) await this.onLogBatch(batch.slice(from, i));
+    for (let i = 0; i <= batch.length; i++) {
+      const taken = i < batch.length ? this.takenBefore(batch[i]) : null;
+      if (i < batch.length && !taken) continue;
+      if (i > from) {
+        const segment = batch.slice(from, i);
+        const { through, complete } = await this.onLogBatch(segment);
+        if (through) this.handedTo(through);
+        // Left unhandled from there (stopping, or a nak on an ack-all durable): nothing after it counts as handed.
+        if (!complete) return;
+      }
       from = i;
       // Stopping first: the rest stays unsettled (nothing after it is acked), and the next holder reads it from the ack floor.
-      if (!(await this.catchUp(taken, 'reading back what the durable delivered to another puller'))) return;
+      if (taken && !(await this.catchUp(taken, 'reading back what the durable delivered to another puller'))) return;
     }
-    if (from < batch.length) await this.onLogBatch(batch.slice(from));
-    const last = batch[batch.length - 1];
+  }
+
+  /** Everything the durable delivered up to `m` is handed over (or dead-lettered): see handedThrough. */
+  private handedTo(m: JsMsg): void {
     const h = this.handed;
-    // Handed over through the batch's last delivery (a batch left unsettled while stopping does not get here).
-    if (h && typeof last?.info.deliverySequence === 'number' && last.info.deliverySequence > h.consumerSeq) this.handed = { ...h, consumerSeq: last.info.deliverySequence, streamSeq: Math.max(h.streamSeq, last.seq) };
+    const dseq = m.info.deliverySequence;
+    if (h && typeof dseq === 'number' && dseq > h.consumerSeq) this.handed = { ...h, consumerSeq: dseq, streamSeq: Math.max(h.streamSeq, m.seq) };
   }
 
   /**
@@ -206,7 +214,12 @@ export class BatchConsumer {
     return taken;
   }
 
-  private async onLogBatch(delivered: JsMsg[]): Promise<void> {
+  /**
+   * Hands `delivered` over as one batch; says through which delivery all of it (in log order) was handed over or
+   * dead-lettered (null: not even the first) and whether that is all of it: a delivery left unsettled (stopping) or
+   * nak'd on an ack-all durable stops it there.
+   */
+  private async onLogBatch(delivered: JsMsg[]): Promise<{ through: JsMsg | null; complete: boolean }> {
     const { opts } = this;
     // A message redelivered while its first delivery still waited here (ack_wait ran out during a bus fault) is one
     // event: handed over once, in its place, and settled through its latest delivery.
@@ -233,12 +246,18 @@ export class BatchConsumer {
     // follows it is left to the next pass from the ack floor, which the nak starts (BatchSettler.inTurn).
     const nakd = opts.ackAll ? terms.find((t) => t.redelivered)?.seq : undefined;
     const handled = nakd === undefined ? ready : ready.filter((r) => r.m.seq < nakd);
-    if (handled.length) await this.handle(handled);
+    const unhandled = handled.length ? await this.handle(handled) : null;
     for (const { action, redelivered } of terms) void this.host.track(this.settler.inTurn(action, redelivered));
+    const stop = Math.min(nakd ?? Infinity, unhandled ?? Infinity);
+    const done = batch.filter((m) => m.seq < stop);
+    return { through: done.reduce<JsMsg | null>((last, m) => (!last || m.seq > last.seq ? m : last), null), complete: done.length === batch.length };
   }
 
-  /** Hands `ready` over as one batch, or, when that fails, one commit at a time; settled in turn (see BatchSettler). */
-  private async handle(ready: Array<{ m: JsMsg; events: StoredEvent[] }>): Promise<void> {
+  /**
+   * Hands `ready` over as one batch, or, when that fails, one commit at a time; settled in turn (see BatchSettler).
+   * Returns the sequence of the first delivery left unhandled (stopping), or null when every one was handed over.
+   */
+  private async handle(ready: Array<{ m: JsMsg; events: StoredEvent[] }>): Promise<number | null> {
     const { handler, opts } = this;
     // No progress heartbeats: a batch handler is idempotent, and one that outlives ack_wait sees the batch again.
     let handledAll: unknown;
@@ -254,11 +273,12 @@ export class BatchConsumer {
         // Left unsettled (stopping): on an ack-all durable any later ack or term would settle it unhandled, so none is
         // sent; the next pass from the ack floor (this consumer's, or the next holder's catchUp) handles it first.
         if (opts.ackAll) this.settler.stopAt(`${r.m.seq} was left unsettled on an ack-all durable`);
-        return;
+        return r.m.seq;
       }
-      return;
+      return null;
     }
     void this.host.track(this.settler.after(ready.map((r) => r.m), handledAll));
+    return null;
   }
 
   /** Dead-letters `m`; its term (or nak) waits for everything before it to be settled (see BatchSettler). */

@@ -55,20 +55,25 @@ async function consume(fake: Fake, delivered: JsMsg[], catchUp: CatchUp | null =
   return broken;
 }
 
+/** A host whose batch handler fails once (so commits go one at a time), then stops while commit 2 fails. */
+function stoppingAtCommit2(): Fake {
+  let calls = 0;
+  return fakeHost((events, f) => {
+    calls++;
+    if (calls === 1) throw new Error('the batch failed'); // one commit at a time from here
+    if (events[0].seq === 2) {
+      f.closing = true;
+      throw new AppError('INTERNAL', 'transient');
+    }
+    return undefined;
+  });
+}
+
 describe('Issue 22 review: on an ack-all durable nothing unhandled is settled by a later ack', () => {
   beforeEach(() => (sent.length = 0));
 
   it('Issue 22 review (HIGH): a commit left unsettled while stopping, in a batch retried commit by commit, is settled by no later ack or term', async () => {
-    let calls = 0;
-    const fake = fakeHost((events, f) => {
-      calls++;
-      if (calls === 1) throw new Error('the batch failed'); // one commit at a time from here
-      if (events[0].seq === 2) {
-        f.closing = true;
-        throw new AppError('INTERNAL', 'transient');
-      }
-      return undefined;
-    });
+    const fake = stoppingAtCommit2();
     const broken = await consume(fake, [delivery(1), delivery(2), delivery(3), delivery(4, notEvents)]);
     // 1 is acked; 2 is left to the next pass from the ack floor, so neither 3's ack nor 4's term (both would settle 2).
     expect(sent).toEqual(['ack 1']);
@@ -102,5 +107,16 @@ describe('Issue 22 review: on an ack-all durable nothing unhandled is settled by
     });
     expect(await consume(fake, [delivery(7)], { filter: 'rl.log.run.>', from: 4, to: 6 })).toBe(false);
     expect(sent).toEqual([]);
+  });
+
+  it('Review finding: the position the lease keeps (handedThrough) never passes a commit left unsettled while stopping, nor follows what a stop left unread', async () => {
+    const fake = stoppingAtCommit2();
+    // Delivered in order as deliveries 11-13 of the durable, which had delivered through 10 (stream 0) when it opened.
+    const numbered = [1, 2, 3].map((seq) => Object.assign(delivery(seq), { info: { deliveryCount: 1, deliverySequence: 10 + seq } }) as JsMsg);
+    const consumer = new BatchConsumer(fake.host, (() => undefined) as never, { ...options(), delivered: { filter: 'rl.log.run.>', created: 'c1', consumerSeq: 10, streamSeq: 0 } });
+    await consumer.start(pulled(numbered));
+    for (let done = 0; done < fake.settledWork.length; done++) await fake.settledWork[done];
+    // 1 was handed over, 2 was left unsettled: the next holder must start after 1, not after 3.
+    expect(consumer.handedThrough()).toEqual({ created: 'c1', consumer_seq: 11, stream_seq: 1 });
   });
 });

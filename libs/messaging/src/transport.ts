@@ -232,7 +232,7 @@ export class RunledgerTransport extends Server implements CustomTransportStrateg
         current = messages;
         this.consumers.push(messages);
         const delivered = { filter: filterSubject, created: info.created, consumerSeq: info.delivered.consumer_seq, streamSeq: info.delivered.stream_seq };
-        return { messages, ackAll: info.config.ack_policy === AckPolicy.All, catchUp: behind && { filter: filterSubject, ...behind }, delivered };
+        return { messages, ackAll: info.config.ack_policy === AckPolicy.All, catchUp: behind && { filter: filterSubject, ...behind }, delivered, from };
       };
       // A deferred settlement failed (see BatchSettler): consume again from the ack floor, as a new holder would.
       const reopen = async (from: HandedPosition | null) => {
@@ -247,14 +247,15 @@ export class RunledgerTransport extends Server implements CustomTransportStrateg
         }
         return null;
       };
-      const run = ({ messages, ackAll, catchUp, delivered }: { messages: ConsumerMessages; ackAll: boolean; catchUp: CatchUp | null; delivered: Delivered }): void => {
+      const run = ({ messages, ackAll, catchUp, delivered, from }: { messages: ConsumerMessages; ackAll: boolean; catchUp: CatchUp | null; delivered: Delivered; from: HandedPosition | null }): void => {
         if (!opts.batch) return this.startHandling(messages, handler, opts, { maxDeliver, ackWaitMs });
         const batches = new BatchConsumer(this.batchHost, handler, { maxDeliver, durable: opts.durable, batch: opts.batch, lingerMs: opts.lingerMs ?? 0, ackAll, catchUp, delivered, stallMs: 4 * ackWaitMs });
         lease?.follow(() => batches.handedThrough());
         void batches
           .start(messages)
           .then(async (broken) => {
-            const again = broken && !stopped && !this.closing ? await reopen(batches.handedThrough()) : null;
+            // From where this consumption got to; one that broke in its catch-up got nowhere: where it started from.
+            const again = broken && !stopped && !this.closing ? await reopen(batches.handedThrough() ?? from) : null;
             if (again) run(again);
           })
           .catch((err: unknown) => this.log.error({ msg: 'batch consumer ended', durable: opts.durable, error: (err as Error)?.message }));
