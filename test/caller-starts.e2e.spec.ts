@@ -150,13 +150,18 @@ describe('Issue 26 caller starts: attributed to a caller, in its cases, refused 
     // Each identity field is the store's: media type and case alike; other bytes are a hash mismatch; an id nothing is stored under is not found.
     const mediaType = await start([{ ...formRef, media_type: 'text/plain' }]);
     expect(mediaType.answer).toMatchObject({ ok: true, body: { outcome: 'failure', error: { error_code: 'INVALID_INPUT', message: expect.stringContaining('its media_type differs') } } });
+    // The same artifact stated as another case's: the case rule refuses it (recorded), and nothing tells what the
+    // store holds (a stored reference of another case is answered as none, naming no field: review finding).
     const otherCase = await start([{ ...formRef, case_id: `case-other-${tag}` }]);
-    expect(otherCase.answer).toMatchObject({ ok: true, body: { outcome: 'failure', error: { error_code: 'INVALID_INPUT', message: expect.stringContaining('its case_id differs') } } });
+    expect(otherCase.answer).toMatchObject({ ok: true, body: { error: { error_code: 'CASE.CROSS_CASE_DENIED' } } });
+    const { case_id: _stated, ...caseless } = formRef;
+    const sharedPlane = await start([caseless]);
+    expect(sharedPlane.answer).toMatchObject({ ok: true, body: { outcome: 'failure', error: { error_code: 'ARTIFACT.NOT_FOUND', message: `Input artifact ${formRef.artifact_id} is not in the artifact store.` } } });
     const otherBytes = await start([{ ...formRef, sha256: createHash('sha256').update('other bytes').digest('hex'), size_bytes: 11 }]);
     expect(otherBytes.answer).toMatchObject({ ok: true, body: { outcome: 'failure', error: { error_code: 'ARTIFACT.HASH_MISMATCH', message: expect.stringContaining('its sha256, size_bytes differ') } } });
     const missing = await start([{ ...formRef, artifact_id: `art-${'0'.repeat(64)}` }]);
     expect(missing.answer).toMatchObject({ ok: true, body: { outcome: 'failure', error: { error_code: 'ARTIFACT.NOT_FOUND' } } });
-    for (const refused of [mediaType, otherCase, otherBytes, missing]) expect(await recorded(refused.runId)).toEqual([]);
+    for (const refused of [mediaType, sharedPlane, otherBytes, missing]) expect(await recorded(refused.runId)).toEqual([]);
 
     // The form as stored is taken, and is what it is: an intake form, no candidate (the run needs one and fails, recorded).
     const asStored = await start([ticket, formRef]);
@@ -183,6 +188,12 @@ describe('Issue 26 caller starts: attributed to a caller, in its cases, refused 
       expect(await recorded(child)).toEqual([]);
     }
     expect(refusals).toEqual(Array(3).fill(expect.objectContaining({ code: 'REQUEST.INVALID', message: 'parent_run_id names no run of this caller.' })));
+    // Review finding: a caller door's user (rl.caller.<identity>.…) is no session's user, on any door (its data key and
+    // erasure are that door's alone).
+    const asDoorUser = randomUUID();
+    const doorUser = await ask(OWN_SESSION_START, { agent: 'assistant', prompt: 'x', user_id: 'rl.caller.approver.alice', run_id: asDoorUser });
+    expect(doorUser.ok ? doorUser : doorUser.error).toMatchObject({ code: 'REQUEST.INVALID', message: expect.stringContaining('user_id names a user of a caller door') });
+    expect(await recorded(asDoorUser)).toEqual([]);
     // runs.start alike: another caller's finished run in another case answers as an id naming nothing (not
     // RUN.PARENT_TERMINAL, not CASE.CROSS_CASE_DENIED).
     const startUnder = async (parentRunId: string) => {

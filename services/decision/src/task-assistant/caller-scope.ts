@@ -12,9 +12,12 @@ export function inCallerScope<T>(request: T, caller: string | undefined): T {
   return typeof userId === 'string' && userId.trim() !== '' ? { ...request, user_id: callerScopedUser(caller, userId) } : request;
 }
 
+/** Why a request may not name a user as its own: it is a caller door's user (only that door reaches its users). */
+export const DOOR_USER_REFUSAL = 'user_id names a user of a caller door (rl.caller.<identity>.…): only that door reaches it';
+
 /** Why an agents.* request may not name this user: it is a door's (only that caller's door reaches its users). */
 export function doorUserProblem(userId: string, caller: string | undefined): string | null {
-  return caller === undefined && isCallerScopedUser(userId) ? 'user_id names a user of a caller door (rl.caller.<identity>.…): only that door reaches it' : null;
+  return caller === undefined && isCallerScopedUser(userId) ? DOOR_USER_REFUSAL : null;
 }
 
 /** The decision as its caller named the user: tool calls name the user_id the request sent, not the door's form of it. */

@@ -110,7 +110,7 @@ export class AgentRunGateway {
     }
     // Each input is the stored artifact as the store recorded it, not as the caller labelled it: steps pick their
     // inputs by kind, and case isolation reads case_id.
-    const badInput = await this.inputProblem(plain.input_artifacts);
+    const badInput = await this.inputProblem(plain.input_artifacts, plain.case_id);
     if (badInput) {
       this.logger.warn({ msg: 'agent run refused', code: badInput.code, requested_by: requestedBy, case_id: plain.case_id });
       return reject(badInput.reason, badInput.code);
@@ -171,10 +171,13 @@ export class AgentRunGateway {
    * The first input that is not the artifact the store recorded under its id, as it recorded it (inputRefProblem).
    * Read from the store's own record in the log (artifactStored: one direct get per input, no bytes moved), not
    * through rl.artifacts.get, which reads and hashes the whole artifact and answers only a recorded run, and no run
-   * exists yet. The bytes are still checked against the reference whenever a step reads them.
+   * exists yet. The bytes are still checked against the reference whenever a step reads them. A reference stating
+   * another case than the run's is not looked up: the run's case rule refuses it and records the refusal
+   * (CASE.CROSS_CASE_DENIED), as for any cross-case input, and a lookup would tell whether that case holds it.
    */
-  private async inputProblem(refs: readonly ArtifactRef[]): Promise<ReturnType<typeof inputRefProblem>> {
+  private async inputProblem(refs: readonly ArtifactRef[], caseId: string | undefined): Promise<ReturnType<typeof inputRefProblem>> {
     const problems = await Promise.all(refs.map(async (ref) => {
+      if (ref.case_id !== undefined && ref.case_id !== caseId) return null;
       const stored = await artifactStored(this.log, ref.artifact_id);
       return inputRefProblem(ref, (stored?.data as ArtifactStoredData | undefined)?.artifact_ref);
     }));

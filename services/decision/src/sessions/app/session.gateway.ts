@@ -1,5 +1,5 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { SessionGetRequestDto, SessionReply, SessionStartRequest, SessionStartRequestDto } from '@runledger/contracts';
+import { isCallerScopedUser, SessionGetRequestDto, SessionReply, SessionStartRequest, SessionStartRequestDto } from '@runledger/contracts';
 import { aggregateRef, EventLog } from '@runledger/event-log';
 import { canonicalJson, type CallerGrants } from '@runledger/governance';
 import { AppError, sha256Hex } from '@runledger/kernel';
@@ -8,6 +8,7 @@ import { CALLER_GRANTS, PolicyCatalog } from '@runledger/policy-catalog';
 import { isCallersRun, isTerminal, loadUnlessForged, RunRepository } from '@runledger/runs';
 import { RunWaiter } from '../../runs/run-waiter';
 import { callerStartRefusal, startCaseRefusal } from '../../shared/caller-starts';
+import { DOOR_USER_REFUSAL } from '../../task-assistant/caller-scope';
 import { DECISION_INBOX } from '../../task-assistant/task-run.types';
 import { isSessionRun, SESSION_REQUESTED, sessionReplyOf, sessionRunIdOf, type SessionSpec } from '../domain/session-run';
 import { ProfileCatalog } from '../infra/profile-catalog';
@@ -106,6 +107,9 @@ export class SessionGateway {
     const case_id = parent?.case_id ?? req.case_id;
     const notGranted = requestedBy ? startCaseRefusal(this.grants, requestedBy, case_id) : null;
     if (notGranted) throw new AppError(notGranted.code, notGranted.reason);
+    // A session names its user as sent, on any door: a caller door's user (rl.caller.<identity>.…) is that door's alone
+    // (its data key, its erasure), so no session may take it as its own (review finding).
+    if (req.user_id !== undefined && isCallerScopedUser(req.user_id)) throw new AppError('REQUEST.INVALID', DOOR_USER_REFUSAL);
     const user_id = parent?.user_id ?? req.user_id;
     const { profile, sha256 } = pinned;
     const request = { agent: profile.id, version: profile.version, profile_sha256: sha256, prompt: req.prompt, parent_run_id: req.parent_run_id ?? null, case_id: case_id ?? null, user_id: user_id ?? null };
