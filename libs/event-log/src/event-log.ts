@@ -7,11 +7,11 @@ import { AggregateRef } from './aggregate-ref';
 import { sealAll, type EventCodec } from './codec';
 import { encodeCommit, EventEnvelope, NewEvent, newEnvelope, StoredEvent, storedAt } from './envelope';
 import { liveSubjectOf, LOG_STREAM, LOG_SUBJECT_PREFIX } from './stream';
-import { serverCopyProblem, storedEvents, tryStoredEvents, writerHeaders } from './stored-event';
+import { storedEvents, tryStoredEvents, writerHeaders } from './stored-event';
 import { ConcurrencyError, isNoMessage, jsErrorCode, JS_WRONG_LAST_SEQUENCE, readFailed, UnreadableMessageError } from './log-errors';
 import { connectionOf, directGet, nextMatching, nextMatchingOnLeader, readSequences, StoredMessage, storedMessageOf, subjectMatcher } from './direct-reads';
 import { readByConsumer } from './consumer-reads';
-import { sameCommit, versionSlotId } from './commit-identity';
+import { requireAppendedOn, sameCommit, versionSlotId } from './commit-identity';
 
 export interface AppendOptions {
   /**
@@ -32,9 +32,6 @@ export interface AppendResult {
 }
 
 const tracer = trace.getTracer('runledger.event-log');
-
-/** The header nats-server stores with a message published with `expect.lastSubjectSequence`. */
-const EXPECTED_LAST_SUBJECT_SEQ = 'Nats-Expected-Last-Subject-Sequence';
 
 /**
  * The append-only log on JetStream. An append is one message, a commit of its events (see appendInSpan), idempotent
@@ -395,16 +392,3 @@ export class EventLog {
 }
 
 export type { MsgHdrs };
-
-/**
- * A commit keeps the version it was appended on (the server stores the expected-sequence header): one that names
- * another message of its subject than the one read before it (`previous`, 0 before the first) says that message is
- * stored but not handed out (damaged on disk: nats-server steps over it), so the read is LOG.UNREADABLE naming it,
- * never an aggregate missing its creation record or a commit. A commit that stated no version, and the server's stored
- * copy of another message (whose headers are that message's), say nothing here.
- */
-function requireAppendedOn(m: StoredMessage, previous: number): void {
-  const stated = m.headers?.get(EXPECTED_LAST_SUBJECT_SEQ); // "" when the append stated no version
-  const appendedOn = stated ? Number(stated) : Number.NaN;
-  if (Number.isSafeInteger(appendedOn) && appendedOn !== previous && !serverCopyProblem(m)) throw new UnreadableMessageError(appendedOn);
-}
