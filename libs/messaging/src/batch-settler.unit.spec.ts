@@ -1,5 +1,5 @@
 import type { JsMsg } from '@nats-io/jetstream';
-import { BatchSettler, settleInOrder } from './batch-consumer';
+import { BatchSettler, settleInOrder } from './batch-settler';
 
 const sent: string[] = [];
 const msg = (seq: number) => ({ seq, ack: () => void sent.push(`ack ${seq}`) }) as unknown as JsMsg;
