@@ -8,7 +8,8 @@
  *   3. resident memory per service at rest and after the load; log messages (commits) and messages through
  *      nats-server per request at steady state, Runledger's and its transport floor's (bench/floor.js).
  * Prints ratio lines and the issue's goals (met or by how much not), and writes bench/results.md.
- * Sizes: BENCH_RAW, BENCH_ROUNDS (3), BENCH_SEQ (60), BENCH_C16 (320); BENCH_PEERS=0 measures Runledger alone.
+ * Sizes: BENCH_RAW, BENCH_WARMUP (1,500: requests at c16 every system serves, unmeasured, before the rounds), BENCH_ROUNDS
+ *   (3), BENCH_SEQ (60), BENCH_C16 (320); BENCH_PEERS=0 measures Runledger alone.
  * `--messages` measures only the messages through nats-server per request, Runledger's and its floor's, by hop (a table
  *   for bench/results.md), and the CPU per request of those 100 requests at c16: message counts do not depend on the
  *   machine's load, so this may run while other work loads it (the rates and CPU of a full run may not).
@@ -35,6 +36,7 @@ const { countMessages, breakdownLines } = require('../bench/message-count');
 const { cpuSeconds } = require('../bench/side-by-side');
 
 const RAW = Number(process.env.BENCH_RAW ?? 20000);
+const WARMUP = Number(process.env.BENCH_WARMUP ?? 1500);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const SEQ = Number(process.env.BENCH_SEQ ?? 60);
 const C16 = Number(process.env.BENCH_C16 ?? 320);
@@ -187,7 +189,7 @@ async function main() {
       systems.push(...started.peers);
       durability = started.durability;
     }
-    const results = await runRounds(systems, { rounds: ROUNDS, seqCount: SEQ, c16Count: C16, onProgress: progress });
+    const results = await runRounds(systems, { rounds: ROUNDS, seqCount: SEQ, c16Count: C16, warmup: WARMUP, onProgress: progress });
     const after = Object.fromEntries(runledger.procs.map((p) => [p.name, memoryMiB(p.child.pid)]));
     const floorAfter = Object.fromEntries(floor.procs.map((p) => [p.name, memoryMiB(p.child.pid)]));
     const largest = (measure) => Math.max(...[...Object.values(atRest), ...Object.values(after)].map((m) => m[measure]));
@@ -195,7 +197,7 @@ async function main() {
     const lines = [
       `Runledger benchmark — ${new Date().toISOString()} — ${os.cpus().length} cores, Node ${process.version}, load average at start ${os.loadavg()[0].toFixed(2)}`,
       ...logLines,
-      `workload on every system: classify (deterministic fake model) → decide → tool call → governed write → audit; ${ROUNDS} interleaved rounds of ${SEQ} sequential and ${C16} at c16`,
+      `workload on every system: classify (deterministic fake model) → decide → tool call → governed write → audit; ${ROUNDS} interleaved rounds of ${SEQ} sequential and ${C16} at c16, after ${WARMUP} at c16 and ${SEQ} sequential unmeasured on each`,
       `durability: ${durability}`,
       ...report(systems, results, { messagesPerRequest }),
       `log messages (commits) appended per request at steady state: ${commitsPerRequest.toFixed(1)}`,

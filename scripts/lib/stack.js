@@ -157,8 +157,14 @@ function ensureBuilt() {
  * stayed unoptimized for the first thousand requests and longer (issue 22, bench/cpu-load.js, paired rounds: 350
  * requests in, sequential 46.3 → 62.4 req/s and 18.5 → 15.6 ms CPU per request; at c16 9.6 → 7.3 ms), for 2–5 MiB
  * more code per service.
+ *
+ * `--no-memory-reducer`: when a service falls idle V8's memory reducer runs memory-reducing full collections, and the
+ * next burst of requests then ran at half the rate for hundreds of requests (issue 22, bench/cpu-load.js with
+ * CPU_LOAD_IDLE_MS=45000 after 1,500 warm-up requests, 320 at c16: 108–119 req/s and 15–16 ms CPU per request against
+ * 207 req/s and 8.2 ms with the flag; without the pause 258 req/s, 6.6 ms). A service's heap is bounded by the flags
+ * above whatever the reducer does; what the reducer would give back at rest is a few MiB (bench/results.md).
  */
-const SERVICE_V8_FLAGS = ['--max-semi-space-size=4', '--max-old-space-size=384', '--interrupt-budget=8192'];
+const SERVICE_V8_FLAGS = ['--max-semi-space-size=4', '--max-old-space-size=384', '--interrupt-budget=8192', '--no-memory-reducer'];
 
 /**
  * V8 flags of one service, after SERVICE_V8_FLAGS (the image's CMD passes the same per SERVICE; keep them alike).
