@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { CampaignView } from '@runledger/contracts';
 import { canonicalJson } from '@runledger/governance';
 import { deterministicUuid, sha256Hex } from '@runledger/kernel';
@@ -155,6 +156,16 @@ describe('Issue 8: the contract-003 controller runs campaigns over the bus', () 
     const other = { ...again, leads: [{ full_name: 'Mallory Moe', profile_url: 'https://example.org/in/mallory', weight_score: 99 }] };
     expect(await callError(stack, 'leads.import', other)).toMatchObject({ code: 'REQUEST.CONFLICT' });
     expect(ofType(await campaignEvents(stack, campaignId), 'LeadsImported')).toHaveLength(1);
+  });
+
+  it('Probe finding: a lead whose profile_url is not http: or https: (javascript:, data:, file:) is REQUEST.INVALID naming the field; nothing is imported', async () => {
+    const campaignId = await scriptedCampaign(stack, []);
+    for (const profile_url of ['javascript:alert(document.cookie)', 'data:text/html,<script>alert(1)</script>', 'file:///etc/passwd']) {
+      const leads = [{ full_name: 'Jane Doe', profile_url: 'https://example.org/in/jane' }, { full_name: 'Mallory Moe', profile_url }];
+      const refused = await callError(stack, 'leads.import', { campaign_id: campaignId, import_id: `bad-${randomUUID()}`, leads });
+      expect(refused).toMatchObject({ code: 'REQUEST.INVALID', details: ['/leads/1/profile_url must match format "http-url"'] });
+    }
+    expect((await call(stack, 'get', { campaign_id: campaignId })).leads.map((l) => l.profile_url)).toEqual(['https://example.org/in/jane', 'https://example.org/in/john']);
   });
 
   it('Issue 8 approvals: a rejected message is never executed', async () => {

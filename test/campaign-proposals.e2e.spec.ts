@@ -15,6 +15,7 @@ interface AgentInfo {
 
 const ABORT = { on_invalid: 'abort', max_attempts: 1 };
 const UNKNOWN_TASK = '990e8400-e29b-41d4-a716-446655440009';
+const NOT_JSON_CAMPAIGN = 'Model answers in prose';
 const EFFECT_EVENTS = ['TaskCreated', 'TaskSelected', 'ToolExecuted', 'LeadsAnalyzed', 'ApprovalRequested', 'ArtifactPersisted'];
 
 describe('Issue 8: every contract-003 schema and rule, through the bus', () => {
@@ -22,7 +23,10 @@ describe('Issue 8: every contract-003 schema and rule, through the bus', () => {
   let llm: OpenAiStub;
 
   beforeAll(async () => {
-    llm = await startOpenAiStub(() => ({ content: JSON.stringify({ action_type: 'create_task', task: { description: 'Prioritize the imported leads' }, justification: 'First step' }) }));
+    // A campaign named NOT_JSON_CAMPAIGN (its name is in the snapshot) gets prose with broken JSON from the model.
+    llm = await startOpenAiStub((body) => JSON.stringify(body.messages).includes(NOT_JSON_CAMPAIGN)
+      ? { content: 'Sure! Here is my proposal: {"action_type": no_op' }
+      : { content: JSON.stringify({ action_type: 'create_task', task: { description: 'Prioritize the imported leads' }, justification: 'First step' }) });
     stack = await TestStack.start({ services: CAMPAIGN_SERVICES, serviceEnv: { decision: { OPENAI_BASE_URL: llm.baseURL, OPENAI_API_KEY: 'test-key' } } });
   });
   afterAll(async () => {
@@ -137,6 +141,18 @@ describe('Issue 8: every contract-003 schema and rule, through the bus', () => {
     expect(snapshot.recent_audit_log.map((e) => e.payload.task_id)).toEqual([12, 11, 10, 9, 8].map((c) => taskIdOf(campaign, c)));
     expect(Object.keys(last.snapshot).sort()).toEqual(['available_artifacts', 'campaign', 'current_task', 'leads_summary', 'pending_tasks', 'recent_audit_log']);
     expect(Object.keys(snapshot.pending_tasks[0]!).sort()).toEqual(['description', 'id']);
+  });
+
+  it('FR-010 / no parser text to a caller: a model proposal that is not JSON aborts the cycle with PROPOSAL.NOT_JSON in our words', async () => {
+    const campaign_id = randomUUID();
+    await call(stack, 'create', { campaign_id, name: NOT_JSON_CAMPAIGN, agent: { kind: 'llm', model: 'stub-model' }, settings: ABORT });
+    await call(stack, 'start', { campaign_id });
+    const reply = await call(stack, 'cycle', { campaign_id });
+    const reason = 'PROPOSAL.NOT_JSON: the proposal is not valid JSON; answer with exactly one JSON object';
+    expect(reply.ran![0]).toMatchObject({ outcome: 'aborted', errors: [reason], validation_error: { is_valid: false, errors: [reason] } });
+    expect(JSON.stringify(reply)).not.toMatch(/Unexpected token|in JSON at|position \d/);
+    // Operators keep the model's text itself on the log.
+    expect(ofType<{ raw: unknown }>(await campaignEvents(stack, campaign_id), 'ProposalRecorded')[0]!.raw).toBe('Sure! Here is my proposal: {"action_type": no_op');
   });
 
   it('Issue 8 lifecycle: cycles run only while the campaign is active; bad input gets a specific code', async () => {

@@ -337,6 +337,17 @@ describe('Governed agent runs (contract 001) over real NATS', () => {
     expect(await stack.runEvents(run.run_id)).toEqual([]);
   });
 
+  it('§4.3 an audio recording on a deployment with no transcription server fails TRANSCRIPTION.NOT_CONFIGURED, not retryable, after one attempt', async () => {
+    const audio = await putArtifact(stack, await uploader(stack, caseA, versions), 'interview_recording', 'RIFF$\u0000\u0000\u0000WAVEfmt ', 'audio/wav');
+    const run = await startRun(stack, { agent_name: 'INTERVIEW_AGENT', case_id: caseA, input_artifacts: [audio], parameters: { client_session_id: 'session-audio' } });
+    expect(run).toMatchObject({ outcome: 'failure', error: { error_code: 'TRANSCRIPTION.NOT_CONFIGURED', retryable: false } });
+    expect(run.error!.message).toContain('Audio transcription is not configured');
+    expect(run.error!.message).not.toContain('TRANSCRIPTION_BASE_URL');
+    // Asked once: a missing setting is not tried again.
+    const calls = eventsOf<{ call_id: string }>(await runView(stack, run.run_id), 'ToolCallRequested').map((c) => c.call_id);
+    expect(calls.filter((id) => id.startsWith('transcribe'))).toEqual(['transcribe']);
+  });
+
   it('INV-DT: a run planted at a child run id is never adopted: the parent fails DELEGATION.CHILD_CONFLICT', async () => {
     const orchestratorId = randomUUID();
     const plantedId = childRunId('agent', orchestratorId, 'intake');

@@ -12,10 +12,24 @@ import { CONTRACT_SCHEMAS } from './schemas.generated';
  */
 export type SchemaMode = 'plain' | 'defaults';
 
+/**
+ * Format `http-url`: an absolute http: or https: URL, scheme in any case. JSON Schema's `uri` also admits javascript:,
+ * data: or file:, which no link a person may follow should carry. scripts/generate-contracts.js knows the name too.
+ */
+function isHttpUrl(value: string): boolean {
+  if (!/^https?:\/\//i.test(value)) return false;
+  try {
+    return ['http:', 'https:'].includes(new URL(value).protocol) && !/\s/.test(value);
+  } catch {
+    return false;
+  }
+}
+
 /** Draft-07, every error reported, formats checked; `defaults` also fills schema defaults into the value. */
 function createAjv(mode: SchemaMode): Ajv {
   const ajv = new Ajv({ allErrors: true, strict: false, logger: false, useDefaults: mode === 'defaults' });
   addFormats(ajv);
+  ajv.addFormat('http-url', { type: 'string', validate: isHttpUrl });
   return ajv;
 }
 

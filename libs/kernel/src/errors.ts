@@ -33,6 +33,7 @@ export const ERROR_CODES = {
   'TOOL.INVALID_INPUT': { retryable: false, message: 'The tool input is not valid.' },
   'TOOL.TIMEOUT': { retryable: true, message: 'The tool did not answer in time.' },
   'TOOL.FAILED': { retryable: true, message: 'The tool failed.' },
+  'TRANSCRIPTION.NOT_CONFIGURED': { retryable: false, message: 'Audio transcription is not configured on this deployment, so audio recordings cannot be transcribed; text and JSON recordings can.' },
   'TOOL.DESTINATION_DENIED': { retryable: false, message: 'The tool may not reach that destination: the browser tools open only public http(s) addresses.' },
   'ARTIFACT.HASH_MISMATCH': { retryable: false, message: 'The artifact content does not match its hash.' },
   'ARTIFACT.NOT_FOUND': { retryable: false, message: 'No artifact with that id.' },

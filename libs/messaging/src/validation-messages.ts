@@ -8,8 +8,11 @@ export function describeErrors(errors: readonly ValidationError[], prefix = ''):
   });
 }
 
+/** class-validator's constraints that check a value's type (`must be a string`, `must be an integer number` …). */
+const TYPE_CHECKS: ReadonlySet<string> = new Set(['isString', 'isInt', 'isNumber', 'isBoolean', 'isObject', 'isArray', 'isDate']);
+
 /**
- * One field's problems in words: a missing field is required (not "too long" or "must match"). A pattern's form in
+ * One field's problems in words: a missing field is required (not "too long" or "must match"), a wrong type names the type. A pattern's form in
  * words is the DTO's own message (libs/contracts dto/forms.ts); a pattern without one is never shown: it says nothing
  * to a caller, and class-validator's templating mangles one holding `$&` or `$'`.
  */
@@ -20,7 +23,10 @@ function fieldProblems(e: ValidationError, path: string): string[] {
   const unknown = constraints.filter(([name]) => name === 'whitelistValidation').map(([, message]) => message);
   if (unknown.length) return unknown;
   if (e.value === undefined || e.value === null) return [`${path} is required`];
-  return constraints.map(([name, message]) => {
+  // A value of the wrong type says the type it must be, alone: its length, range or pattern would describe a value of
+  // another kind ("case_id must be shorter than …" for an array).
+  const typed = constraints.filter(([name]) => TYPE_CHECKS.has(name));
+  return (typed.length ? typed : constraints).map(([name, message]) => {
     if (name === 'matches' && isTemplatedPattern(message, e.property)) return `${path} has characters or a shape its contract does not allow`;
     return message.startsWith(e.property) ? `${prefix(path, e.property)}${message}` : `${path}: ${message}`;
   });

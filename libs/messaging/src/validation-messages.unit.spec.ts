@@ -19,6 +19,16 @@ describe('Issue 26 validation details say what is wrong in words', () => {
     expect(details).toEqual(['agent_name is required', 'kind is required', 'media_type is required', 'content_base64 is required']);
   });
 
+  it('Probe finding: a value of the wrong type is told the type it must be, not a length or range that fits no value of its kind', () => {
+    expect(detailsOf(AgentRunRequestDto, { agent_name: 'INTAKE_AGENT', case_id: ['case-1'], input_artifacts: 'x', parameters: [], correlation_id: true })).toEqual([
+      'case_id must be a string', 'correlation_id must be a string', 'input_artifacts must be an array', 'parameters must be an object',
+    ]);
+    expect(detailsOf(SessionStartRequestDto, { agent: 'researcher', prompt: 7 })).toEqual(['prompt must be a string']);
+    expect(detailsOf(RunsListRequestDto, { limit: 'ten' })).toEqual(['limit must be an integer number']);
+    // The right type keeps its other checks' words.
+    expect(detailsOf(AgentRunRequestDto, { agent_name: 'INTAKE_AGENT', case_id: 'c'.repeat(129), input_artifacts: [], parameters: {} })).toEqual(['case_id must be shorter than or equal to 128 characters']);
+  });
+
   it('Issue 26 a field against its pattern is named with its form in words; no pattern (nor a template-mangled one) is shown', () => {
     const details = detailsOf(ArtifactIngestRequestDto, { case_id: '-x', agent_name: 'intake', kind: 'Form', media_type: 'json', content_base64: 'eyJ9', sha256: 'ABC' });
     expect(details).toEqual([

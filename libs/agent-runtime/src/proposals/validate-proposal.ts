@@ -31,6 +31,10 @@ const invalid = (actionType: ActionType | null, errors: string[]): InvalidPropos
   errors,
 });
 
+/** A proposal's text that does not parse: a specific code first, then what to do, as a reason the caller may read. */
+const NOT_JSON = 'PROPOSAL.NOT_JSON: the proposal is not valid JSON; answer with exactly one JSON object';
+const NOT_JSON_DATA = 'PROPOSAL.NOT_JSON: the proposal holds values JSON cannot carry';
+
 /**
  * Validates one agent proposal (003, FR-005d, FR-010). Total before returning:
  * the schema layer and the business layer both run and every violation is
@@ -43,8 +47,9 @@ export function validateProposal(json: string | unknown, snapshot?: DeepReadonly
   if (typeof json === 'string') {
     try {
       value = JSON.parse(json);
-    } catch (cause) {
-      return invalid(null, [`invalid JSON: ${cause instanceof Error ? cause.message : String(cause)}`]);
+    } catch {
+      // Our own wording, never the parser's: these reasons reach the campaign's caller and the model's retry prompt.
+      return invalid(null, [NOT_JSON]);
     }
   }
   if (!isPlainObject(value)) return invalid(null, ['proposal must be a JSON object']);
@@ -64,8 +69,8 @@ export function validateProposal(json: string | unknown, snapshot?: DeepReadonly
   let copy: Record<string, unknown>;
   try {
     copy = JSON.parse(JSON.stringify(value)) as Record<string, unknown>;
-  } catch (cause) {
-    return invalid(actionType, [`proposal is not JSON data: ${cause instanceof Error ? cause.message : String(cause)}`]);
+  } catch {
+    return invalid(actionType, [NOT_JSON_DATA]);
   }
   const validate = proposalValidator(actionType);
   const schemaOk = validate(copy);

@@ -51,12 +51,21 @@ describe('validateProposal: schema layer', () => {
   });
 
   it.each([
-    ['malformed JSON', '{"action_type":', 'invalid JSON'],
+    ['malformed JSON', '{"action_type":', 'PROPOSAL.NOT_JSON: the proposal is not valid JSON'],
     ['a JSON array', '[1,2]', 'proposal must be a JSON object'],
     ['no action type', '{"reason":"x"}', 'unknown action type (missing)'],
   ])('FR-010: %s is rejected with a reason', (_, json, expected) => {
     const result = validateProposal(json);
     expect(!result.isValid && result.error).toContain(expected);
+  });
+
+  it('FR-010: text that is not JSON is refused with PROPOSAL.NOT_JSON in our words, never the parser\'s', () => {
+    for (const text of ['{"action_type":', 'Sure! Here it is: {no_op}', '']) {
+      expect(errorsOf(validateProposal(text))).toEqual(['PROPOSAL.NOT_JSON: the proposal is not valid JSON; answer with exactly one JSON object']);
+    }
+    const cyclic: Record<string, unknown> = { action_type: 'no_op', reason: 'rate_limit_reached' };
+    cyclic['self'] = cyclic;
+    expect(errorsOf(validateProposal(cyclic))).toEqual(['PROPOSAL.NOT_JSON: the proposal holds values JSON cannot carry']);
   });
 
   it('FR-005d: validation is total: every violation is reported at once and nothing is returned to execute', () => {

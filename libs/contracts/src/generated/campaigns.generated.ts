@@ -96,6 +96,9 @@ export interface CampaignLeadsImportRequest {
 }
 export interface CampaignLeadInput {
   full_name: string;
+  /**
+   * An absolute http: or https: URL; any other scheme (javascript:, data:, file: …) is REQUEST.INVALID naming the field.
+   */
   profile_url: string;
   job_title?: string;
   company?: string;

@@ -105,7 +105,9 @@ export function parseRecording(content: string, mediaType: string): Utterance[] 
 async function segmentsOf(source: { content: string; bytes: Buffer; media_type: string }, language?: string): Promise<TranscriptSegment[]> {
   if (!source.media_type.startsWith('audio/')) return transcribe(parseRecording(source.content, source.media_type));
   const config = transcriptionConfigFromEnv();
-  if (!config) throw new Error('audio recordings need a transcription server (TRANSCRIPTION_BASE_URL)');
+  // A missing setting does not heal by retrying: not retryable, and the caller gets the code's words (the setting's
+  // name stays in our log with the tool's message).
+  if (!config) throw new AppError('TRANSCRIPTION.NOT_CONFIGURED', 'audio recordings need a transcription server (TRANSCRIPTION_BASE_URL is unset)');
   const signal = currentInvocation().signal;
   return transcribeAudio(config, source.bytes, source.media_type, { ...(language ? { language } : {}), ...(signal ? { signal } : {}), maxSegments: MAX_SEGMENTS, maxSegmentChars: MAX_SEGMENT_CHARS });
 }
