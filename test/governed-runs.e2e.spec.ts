@@ -348,6 +348,16 @@ describe('Governed agent runs (contract 001) over real NATS', () => {
     expect(calls.filter((id) => id.startsWith('transcribe'))).toEqual(['transcribe']);
   });
 
+  it('§4.3 a recording that is not what its media type says fails ARTIFACT.UNREADABLE, not retryable, after one attempt, in our words', async () => {
+    const broken = await putArtifact(stack, await uploader(stack, caseA, versions), 'interview_recording', '{"utterances": [{"speaker": "a", "text": ', 'application/json');
+    const run = await startRun(stack, { agent_name: 'INTERVIEW_AGENT', case_id: caseA, input_artifacts: [broken], parameters: { client_session_id: 'session-broken-json' } });
+    expect(run).toMatchObject({ outcome: 'failure', error: { error_code: 'ARTIFACT.UNREADABLE', retryable: false } });
+    expect(run.error!.message).toContain('The recording cannot be read');
+    expect(run.error!.message).not.toMatch(/Unexpected|position|JSON at/);
+    const calls = eventsOf<{ call_id: string }>(await runView(stack, run.run_id), 'ToolCallRequested').map((c) => c.call_id);
+    expect(calls.filter((id) => id.startsWith('transcribe'))).toEqual(['transcribe']);
+  });
+
   it('INV-DT: a run planted at a child run id is never adopted: the parent fails DELEGATION.CHILD_CONFLICT', async () => {
     const orchestratorId = randomUUID();
     const plantedId = childRunId('agent', orchestratorId, 'intake');

@@ -37,6 +37,7 @@ export const ERROR_CODES = {
   'TOOL.DESTINATION_DENIED': { retryable: false, message: 'The tool may not reach that destination: the browser tools open only public http(s) addresses.' },
   'ARTIFACT.HASH_MISMATCH': { retryable: false, message: 'The artifact content does not match its hash.' },
   'ARTIFACT.NOT_FOUND': { retryable: false, message: 'No artifact with that id.' },
+  'ARTIFACT.UNREADABLE': { retryable: false, message: 'The recording cannot be read: a JSON recording is an array of utterances (or {"utterances": [...]}) each with a text, a text recording is "Speaker: words" lines, and media types other than these and audio cannot be transcribed.' },
   'ARTIFACT.TOO_LARGE': { retryable: false, message: 'The artifact is larger than its kind allows.' },
   'ARTIFACT.TYPE_DENIED': { retryable: false, message: 'The artifact is not of a media type its kind allows.' },
   'ARTIFACT.KIND_DENIED': { retryable: false, message: "The caller's role may not supply this kind of input to this agent." },

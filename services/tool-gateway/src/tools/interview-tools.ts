@@ -60,10 +60,10 @@ function utterancesFromText(text: string): Utterance[] {
 
 function utterancesFromJson(value: unknown): Utterance[] {
   const list = Array.isArray(value) ? value : (value as { utterances?: unknown })?.utterances;
-  if (!Array.isArray(list)) throw new Error('a JSON recording is an array of utterances or {utterances: [...]}');
+  if (!Array.isArray(list)) throw unreadable('a JSON recording is an array of utterances or {utterances: [...]}');
   return list.map((u) => {
     const { speaker, text, offset_ms } = (u ?? {}) as Record<string, unknown>;
-    if (typeof text !== 'string') throw new Error('every utterance needs a text');
+    if (typeof text !== 'string') throw unreadable('every utterance needs a text');
     return { speaker: speakerLabel(typeof speaker === 'string' ? speaker : 'speaker_1'), text, ...(typeof offset_ms === 'number' && offset_ms >= 0 ? { offset_ms } : {}) };
   });
 }
@@ -90,11 +90,27 @@ export function transcribe(utterances: readonly Utterance[]): TranscriptSegment[
   return segments;
 }
 
+/**
+ * A recording that is not what its media type says stays so however often it is read: not retryable, and the caller
+ * gets the code's words (what was wrong, and a JSON parser's text, stay in tool-gateway's 'tool failed' log).
+ */
+function unreadable(detail: string): AppError {
+  return new AppError('ARTIFACT.UNREADABLE', `recording unreadable: ${detail}`);
+}
+
 export function parseRecording(content: string, mediaType: string): Utterance[] {
   const type = mediaType.split(';')[0].trim();
-  if (type === 'application/json') return utterancesFromJson(JSON.parse(content));
+  if (type === 'application/json') {
+    let value: unknown;
+    try {
+      value = JSON.parse(content);
+    } catch (err) {
+      throw unreadable(`not JSON (${(err as Error).message})`);
+    }
+    return utterancesFromJson(value);
+  }
   if (type.startsWith('text/')) return utterancesFromText(content);
-  throw new Error(`recordings of media type ${type} cannot be transcribed locally`);
+  throw unreadable(`recordings of media type ${type} cannot be transcribed locally`);
 }
 
 /**
