@@ -113,9 +113,26 @@ function authOptions(settings: CliConnectionFlags): Partial<ConnectionOptions> {
   }
 }
 
+const LOOPBACK_HOSTS = new Set(['127.0.0.1', 'localhost', '::1', '[::1]']);
+
+/**
+ * Whether `server` names the nats-server `npm start` runs, however it is written (`nats://localhost:4322`,
+ * `127.0.0.1:4322`, …): NATS_URL set to it must find npm start's credentials as the default server does.
+ */
+export function isLocalStack(server: string): boolean {
+  if (server.includes(',')) return false;
+  const local = new URL(LOCAL_NATS_URL);
+  try {
+    const url = new URL(/^[a-z]+:\/\//i.test(server) ? server : `nats://${server}`);
+    return url.protocol === 'nats:' && LOOPBACK_HOSTS.has(url.hostname) && (url.port || '4222') === local.port;
+  } catch {
+    return false;
+  }
+}
+
 /** The seed `npm start` wrote for `identity`, if this is the local stack and the caller named no credentials. */
 function localDefaultCreds(settings: CliConnectionFlags, identity: LocalIdentity): string | undefined {
-  if (settings.creds || settings.user || settings.server !== LOCAL_NATS_URL) return undefined;
+  if (settings.creds || settings.user || !isLocalStack(settings.server ?? LOCAL_NATS_URL)) return undefined;
   const file = path.join(__dirname, '..', '..', '.data', 'credentials', `${identity}.nk`);
   return existsSync(file) ? file : undefined;
 }
@@ -168,7 +185,9 @@ export async function connectCli(flags: CliConnectionFlags, name = 'runledger-cl
     if (err instanceof ConnectionRefused) throw err;
     const message = (err as Error).message ?? String(err);
     if (/authoriz|authentic|permission/i.test(message)) {
-      throw new ConnectionRefused(`NATS at ${settings.server} refused these credentials (${message}); pass --creds FILE, --nats-user/--nats-password or --context NAME`);
+      // With none named, say where npm start put this command's identity: the usual way to be refused is to have none.
+      const hint = settings.creds || settings.user ? '' : ` (npm start writes this command's at .data/credentials/${defaultIdentity}.nk)`;
+      throw new ConnectionRefused(`NATS at ${settings.server} refused these credentials (${message}); pass --creds FILE${hint}, --nats-user/--nats-password or --context NAME`);
     }
     throw new ConnectionRefused(`cannot reach NATS at ${settings.server} (${message}); start the stack or set NATS_URL / --server`);
   }

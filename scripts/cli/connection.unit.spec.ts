@@ -1,0 +1,17 @@
+import { isLocalStack, LOCAL_NATS_URL } from './connection';
+
+describe('runledger CLI connection', () => {
+  const port = new URL(LOCAL_NATS_URL).port;
+
+  it("Issue 9 clients: NATS_URL naming npm start's server however it is written is the local stack (its credentials are found)", () => {
+    for (const server of [LOCAL_NATS_URL, `nats://localhost:${port}`, `127.0.0.1:${port}`, `localhost:${port}`, `nats://[::1]:${port}`, `NATS://127.0.0.1:${port}`]) {
+      expect({ server, local: isLocalStack(server) }).toEqual({ server, local: true });
+    }
+  });
+
+  it('Issue 9 clients: another port, host or scheme, or a server list, is not the local stack (no local credentials are offered to it)', () => {
+    for (const server of ['nats://127.0.0.1:4222', `nats://10.0.0.5:${port}`, `tls://127.0.0.1:${port}`, `nats://127.0.0.1:${port},nats://127.0.0.1:4223`, 'not a url ::', 'nats://127.0.0.1']) {
+      expect({ server, local: isLocalStack(server) }).toEqual({ server, local: false });
+    }
+  });
+});
