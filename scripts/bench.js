@@ -37,6 +37,10 @@ const { cpuSeconds } = require('../bench/side-by-side');
 
 const RAW = Number(process.env.BENCH_RAW ?? 20000);
 const WARMUP = Number(process.env.BENCH_WARMUP ?? 1500);
+if (!Number.isInteger(WARMUP) || WARMUP < 0) {
+  process.stderr.write(`BENCH_WARMUP must be a whole number of requests (0 for none), got ${JSON.stringify(process.env.BENCH_WARMUP)}\n`);
+  process.exit(2);
+}
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const SEQ = Number(process.env.BENCH_SEQ ?? 60);
 const C16 = Number(process.env.BENCH_C16 ?? 320);

@@ -113,18 +113,21 @@ function authOptions(settings: CliConnectionFlags): Partial<ConnectionOptions> {
   }
 }
 
-const LOOPBACK_HOSTS = new Set(['127.0.0.1', 'localhost', '::1', '[::1]']);
+const LOOPBACK_HOSTS = new Set(['127.0.0.1', 'localhost', '[::1]']);
 
 /**
- * Whether `server` names the nats-server `npm start` runs, however it is written (`nats://localhost:4322`,
- * `127.0.0.1:4322`, …): NATS_URL set to it must find npm start's credentials as the default server does.
+ * Whether `server` names the nats-server `npm start` runs, however it is written (`nats://LOCALHOST:4322`,
+ * `127.0.0.1:4322`, `[::1]:4322` …): NATS_URL set to it must find npm start's credentials as the default server does.
+ * Parsed as http (as scripts/lib/stack.js parseNatsUrl does), which lower-cases the host; not loaded from there: the
+ * CLI loads only what a command uses.
  */
 export function isLocalStack(server: string): boolean {
   if (server.includes(',')) return false;
-  const local = new URL(LOCAL_NATS_URL);
+  const scheme = /^([a-z][a-z0-9+.-]*):\/\//i.exec(server)?.[1].toLowerCase();
+  if (scheme !== undefined && scheme !== 'nats') return false;
   try {
-    const url = new URL(/^[a-z]+:\/\//i.test(server) ? server : `nats://${server}`);
-    return url.protocol === 'nats:' && LOOPBACK_HOSTS.has(url.hostname) && (url.port || '4222') === local.port;
+    const url = new URL(`http://${scheme === undefined ? server : server.slice(scheme.length + 3)}`);
+    return LOOPBACK_HOSTS.has(url.hostname) && Number(url.port || 4222) === Number(new URL(LOCAL_NATS_URL.replace(/^nats:/, 'http:')).port);
   } catch {
     return false;
   }
@@ -185,8 +188,8 @@ export async function connectCli(flags: CliConnectionFlags, name = 'runledger-cl
     if (err instanceof ConnectionRefused) throw err;
     const message = (err as Error).message ?? String(err);
     if (/authoriz|authentic|permission/i.test(message)) {
-      // With none named, say where npm start put this command's identity: the usual way to be refused is to have none.
-      const hint = settings.creds || settings.user ? '' : ` (npm start writes this command's at .data/credentials/${defaultIdentity}.nk)`;
+      // With none named against npm start's server, say where it put this command's identity (another server's are not there).
+      const hint = settings.creds || settings.user || !isLocalStack(settings.server) ? '' : ` (npm start writes this command's at .data/credentials/${defaultIdentity}.nk)`;
       throw new ConnectionRefused(`NATS at ${settings.server} refused these credentials (${message}); pass --creds FILE${hint}, --nats-user/--nats-password or --context NAME`);
     }
     throw new ConnectionRefused(`cannot reach NATS at ${settings.server} (${message}); start the stack or set NATS_URL / --server`);

@@ -4,13 +4,14 @@ describe('runledger CLI connection', () => {
   const port = new URL(LOCAL_NATS_URL).port;
 
   it("Issue 9 clients: NATS_URL naming npm start's server however it is written is the local stack (its credentials are found)", () => {
-    for (const server of [LOCAL_NATS_URL, `nats://localhost:${port}`, `127.0.0.1:${port}`, `localhost:${port}`, `nats://[::1]:${port}`, `NATS://127.0.0.1:${port}`]) {
+    for (const server of [LOCAL_NATS_URL, `nats://localhost:${port}`, `nats://LOCALHOST:${port}`, `127.0.0.1:${port}`, `localhost:${port}`, `nats://[::1]:${port}`, `[::1]:${port}`, `NATS://127.0.0.1:${port}`]) {
       expect({ server, local: isLocalStack(server) }).toEqual({ server, local: true });
     }
   });
 
   it('Issue 9 clients: another port, host or scheme, or a server list, is not the local stack (no local credentials are offered to it)', () => {
-    for (const server of ['nats://127.0.0.1:4222', `nats://10.0.0.5:${port}`, `tls://127.0.0.1:${port}`, `nats://127.0.0.1:${port},nats://127.0.0.1:4223`, 'not a url ::', 'nats://127.0.0.1']) {
+    const other = Number(port) + 1;
+    for (const server of [`nats://127.0.0.1:${other}`, `nats://10.0.0.5:${port}`, `tls://127.0.0.1:${port}`, `nats://user:pw@evil.example:${port}`, `nats://127.0.0.1:${port},nats://127.0.0.1:${other}`, 'not a url ::']) {
       expect({ server, local: isLocalStack(server) }).toEqual({ server, local: false });
     }
   });

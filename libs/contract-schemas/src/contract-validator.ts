@@ -13,13 +13,16 @@ import { CONTRACT_SCHEMAS } from './schemas.generated';
 export type SchemaMode = 'plain' | 'defaults';
 
 /**
- * Format `http-url`: an absolute http: or https: URL, scheme in any case. JSON Schema's `uri` also admits javascript:,
- * data: or file:, which no link a person may follow should carry. scripts/generate-contracts.js knows the name too.
+ * Format `http-url`: an absolute http: or https: URL with a host, scheme in any case. JSON Schema's `uri` also admits
+ * javascript:, data: or file:, which no link a person may follow should carry; a user name before the host
+ * (`https://linkedin.com@evil.example`) disguises where it leads, and `https:///host` or control characters are not
+ * what a person reads. scripts/generate-contracts.js knows the name too.
  */
 function isHttpUrl(value: string): boolean {
-  if (!/^https?:\/\//i.test(value)) return false;
+  if (!/^https?:\/\/[^/\\]/i.test(value) || /[\s\u0000-\u001f\u007f]/.test(value)) return false;
   try {
-    return ['http:', 'https:'].includes(new URL(value).protocol) && !/\s/.test(value);
+    const url = new URL(value);
+    return ['http:', 'https:'].includes(url.protocol) && url.username === '' && url.password === '' && url.hostname !== '';
   } catch {
     return false;
   }

@@ -48,10 +48,11 @@ describe('Issue 21 one validator pipe: the shared contract validator', () => {
     expect(() => compileSchema({ type: 'nonsense' })).toThrow();
   });
 
-  it('a link a person may follow is http: or https: only: format http-url refuses javascript:, data:, file: and relative URLs', () => {
+  it('a link a person may follow is http: or https: only: format http-url refuses javascript:, data:, file:, relative URLs, a user name before the host, no host and control characters', () => {
     const validate = compileSchema({ type: 'string', format: 'http-url' });
     for (const ok of ['https://example.org/in/jane', 'http://example.org', 'HTTPS://Example.org/x?y=1#z']) expect([ok, validate(ok)]).toEqual([ok, true]);
-    for (const bad of ['javascript:alert(1)', 'JavaScript://%0aalert(1)', 'data:text/html,<b>x</b>', 'file:///etc/passwd', '/in/jane', 'https://', ' https://example.org', 'https://exa mple.org']) {
+    for (const bad of ['javascript:alert(1)', 'JavaScript://%0aalert(1)', 'data:text/html,<b>x</b>', 'file:///etc/passwd', '/in/jane', 'https://', ' https://example.org', 'https://exa mple.org',
+      'https://linkedin.com@evil.example/in/jane', 'https://user:pw@example.org', 'https:///evil.example', 'https://example.org/\u0000x', 'https://example.org/\u007f']) {
       expect([bad, validate(bad)]).toEqual([bad, false]);
     }
   });

@@ -8,8 +8,25 @@ export function describeErrors(errors: readonly ValidationError[], prefix = ''):
   });
 }
 
-/** class-validator's constraints that check a value's type (`must be a string`, `must be an integer number` …). */
-const TYPE_CHECKS: ReadonlySet<string> = new Set(['isString', 'isInt', 'isNumber', 'isBoolean', 'isObject', 'isArray', 'isDate']);
+/**
+ * class-validator's constraints that check a value's type (`must be a string`, `must be an integer number` …), each
+ * with whether the value is of another kind altogether (an integer check failing on 1000.5 is not: its range still
+ * applies).
+ */
+const TYPE_CHECKS: ReadonlyMap<string, (value: unknown) => boolean> = new Map([
+  ['isString', (v: unknown) => typeof v !== 'string'],
+  ['isInt', (v: unknown) => typeof v !== 'number'],
+  ['isNumber', (v: unknown) => typeof v !== 'number'],
+  ['isBoolean', (v: unknown) => typeof v !== 'boolean'],
+  ['isObject', (v: unknown) => typeof v !== 'object' || Array.isArray(v)],
+  ['isArray', (v: unknown) => !Array.isArray(v)],
+  ['isDate', (v: unknown) => !(v instanceof Date)],
+]);
+
+/** A type check that failed because the value itself is of another kind, not an element of it (`each value in …`). */
+function isWrongKind(name: string, message: string, value: unknown): boolean {
+  return !message.startsWith('each value in ') && (TYPE_CHECKS.get(name)?.(value) ?? false);
+}
 
 /**
  * One field's problems in words: a missing field is required (not "too long" or "must match"), a wrong type names the type. A pattern's form in
@@ -25,7 +42,7 @@ function fieldProblems(e: ValidationError, path: string): string[] {
   if (e.value === undefined || e.value === null) return [`${path} is required`];
   // A value of the wrong type says the type it must be, alone: its length, range or pattern would describe a value of
   // another kind ("case_id must be shorter than …" for an array).
-  const typed = constraints.filter(([name]) => TYPE_CHECKS.has(name));
+  const typed = constraints.filter(([name, message]) => isWrongKind(name, message, e.value));
   return (typed.length ? typed : constraints).map(([name, message]) => {
     if (name === 'matches' && isTemplatedPattern(message, e.property)) return `${path} has characters or a shape its contract does not allow`;
     return message.startsWith(e.property) ? `${prefix(path, e.property)}${message}` : `${path}: ${message}`;

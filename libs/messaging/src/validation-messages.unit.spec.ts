@@ -1,5 +1,5 @@
 import 'reflect-metadata';
-import { AgentRunRequestDto, ArtifactIngestRequestDto, CallerRunQueryDto, DbReadRequestDto, DeadLetterRetryRequestDto, RunQueryDto, RunsListRequestDto, SessionStartRequestDto } from '@runledger/contracts';
+import { AgentRunRequestDto, ArtifactIngestRequestDto, ExportRequestDto, CallerRunQueryDto, DbReadRequestDto, DeadLetterRetryRequestDto, RunQueryDto, RunsListRequestDto, SessionStartRequestDto } from '@runledger/contracts';
 import { AppError } from '@runledger/kernel';
 import { validateMessage } from './validation';
 
@@ -27,6 +27,13 @@ describe('Issue 26 validation details say what is wrong in words', () => {
     expect(detailsOf(RunsListRequestDto, { limit: 'ten' })).toEqual(['limit must be an integer number']);
     // The right type keeps its other checks' words.
     expect(detailsOf(AgentRunRequestDto, { agent_name: 'INTAKE_AGENT', case_id: 'c'.repeat(129), input_artifacts: [], parameters: {} })).toEqual(['case_id must be shorter than or equal to 128 characters']);
+  });
+
+  it('Review finding: a value of the right kind keeps every problem: a fraction past the maximum, a list too long with a wrong element', () => {
+    expect(detailsOf(RunsListRequestDto, { limit: 1000.5 })).toEqual(expect.arrayContaining(['limit must be an integer number', 'limit must not be greater than 500']));
+    const ids = [...Array.from({ length: 500 }, (_, i) => `a-${i}`), 7];
+    const details = detailsOf(ExportRequestDto, { export_id: 'e-1', case_id: 'case-1', artifact_ids: ids, governance: {} });
+    expect(details).toEqual(expect.arrayContaining(['artifact_ids must contain no more than 500 elements', 'artifact_ids: each value in artifact_ids must be a string']));
   });
 
   it('Issue 26 a field against its pattern is named with its form in words; no pattern (nor a template-mangled one) is shown', () => {

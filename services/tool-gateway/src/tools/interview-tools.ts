@@ -92,7 +92,7 @@ export function transcribe(utterances: readonly Utterance[]): TranscriptSegment[
 
 /**
  * A recording that is not what its media type says stays so however often it is read: not retryable, and the caller
- * gets the code's words (what was wrong, and a JSON parser's text, stay in tool-gateway's 'tool failed' log).
+ * gets the code's words (what was wrong stays in tool-gateway's 'tool failed' log, never the recording's content).
  */
 function unreadable(detail: string): AppError {
   return new AppError('ARTIFACT.UNREADABLE', `recording unreadable: ${detail}`);
@@ -104,8 +104,9 @@ export function parseRecording(content: string, mediaType: string): Utterance[] 
     let value: unknown;
     try {
       value = JSON.parse(content);
-    } catch (err) {
-      throw unreadable(`not JSON (${(err as Error).message})`);
+    } catch {
+      // Not the parser's message: it quotes the recording (an interview's words) into the service log.
+      throw unreadable('not JSON');
     }
     return utterancesFromJson(value);
   }
