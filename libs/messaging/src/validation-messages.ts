@@ -45,7 +45,10 @@ function fieldProblems(e: ValidationError, path: string): string[] {
   const typed = constraints.filter(([name, message]) => isWrongKind(name, message, e.value));
   return (typed.length ? typed : constraints).map(([name, message]) => {
     if (name === 'matches' && isTemplatedPattern(message, e.property)) return `${path} has characters or a shape its contract does not allow`;
-    return message.startsWith(e.property) ? `${prefix(path, e.property)}${message}` : `${path}: ${message}`;
+    if (message.startsWith(e.property)) return `${prefix(path, e.property)}${message}`;
+    // An element's check names the field once, by its whole path ("each value in a.b must be …").
+    const each = `each value in ${e.property} `;
+    return message.startsWith(each) ? `each value in ${path} ${message.slice(each.length)}` : `${path}: ${message}`;
   });
 }
 
