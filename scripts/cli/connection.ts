@@ -18,8 +18,9 @@ import { homedir } from 'node:os';
 import path from 'node:path';
 import { connect, NatsConnection, ConnectionOptions } from '@nats-io/transport-node';
 
-/** The nats-server `npm start` runs (the same expression as LOCAL_NATS_URL in scripts/lib/stack.js). */
-export const LOCAL_NATS_URL = `nats://127.0.0.1:${process.env.RL_NATS_PORT || 4322}`;
+/** The nats-server `npm start` runs, and whether a server names it: scripts/lib/nats-url.js, shared with the stack. */
+const natsUrl = require('../lib/nats-url.js') as { LOCAL_NATS_URL: string; isLocalStack(server: string): boolean };
+export const { LOCAL_NATS_URL, isLocalStack } = natsUrl;
 
 export const CONNECTION_USAGE =
   '[--server URL] [--creds FILE | --nats-user U --nats-password P | --context NAME] [--inbox-prefix PREFIX]';
@@ -110,26 +111,6 @@ function authOptions(settings: CliConnectionFlags): Partial<ConnectionOptions> {
   } catch (err) {
     if (err instanceof CredentialsMissingError) throw new ConnectionSettingInvalid(err.message);
     throw err;
-  }
-}
-
-const LOOPBACK_HOSTS = new Set(['127.0.0.1', 'localhost', '[::1]']);
-
-/**
- * Whether `server` names the nats-server `npm start` runs, however it is written (`nats://LOCALHOST:4322`,
- * `127.0.0.1:4322`, `[::1]:4322` …): NATS_URL set to it must find npm start's credentials as the default server does.
- * Parsed as http (as scripts/lib/stack.js parseNatsUrl does), which lower-cases the host; not loaded from there: the
- * CLI loads only what a command uses.
- */
-export function isLocalStack(server: string): boolean {
-  if (server.includes(',')) return false;
-  const scheme = /^([a-z][a-z0-9+.-]*):\/\//i.exec(server)?.[1].toLowerCase();
-  if (scheme !== undefined && scheme !== 'nats') return false;
-  try {
-    const url = new URL(`http://${scheme === undefined ? server : server.slice(scheme.length + 3)}`);
-    return LOOPBACK_HOSTS.has(url.hostname) && Number(url.port || 4222) === Number(new URL(LOCAL_NATS_URL.replace(/^nats:/, 'http:')).port);
-  } catch {
-    return false;
   }
 }
 

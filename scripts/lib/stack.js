@@ -12,7 +12,7 @@ const { allIdentities, ensureCredentials, identityEnv, localServerConfig, writeS
 
 const ROOT = path.resolve(__dirname, '..', '..');
 /** Where `npm start` runs its own secured nats-server, and where the CLI looks by default. */
-const LOCAL_NATS_URL = `nats://127.0.0.1:${process.env.RL_NATS_PORT || 4322}`;
+const { LOCAL_NATS_URL, parseNatsUrl } = require('./nats-url');
 const SERVICES = ['intent-classification', 'db-write', 'tool-gateway', 'audit-ledger', 'promotion', 'export', 'decision'];
 
 const canApt = () => process.getuid && process.getuid() === 0 && fs.existsSync('/usr/bin/apt-get');
@@ -59,11 +59,6 @@ function ensureDeploymentTools() {
     kubectl: ensureDebianBinary({ candidates: () => ['/usr/bin/kubectl', ...onPath('kubectl')], pkg: 'kubectl', what: 'kubectl', envVar: 'PATH' }),
     bwrap: ensureDebianBinary({ candidates: () => ['/usr/bin/bwrap', ...onPath('bwrap')], pkg: 'bubblewrap', what: 'bubblewrap', envVar: 'PATH' }),
   };
-}
-
-function parseNatsUrl(url) {
-  const u = new URL(url.replace(/^nats:/, 'http:'));
-  return { host: u.hostname, port: Number(u.port || 4222) };
 }
 
 function canConnect({ host, port }, timeoutMs = 500) {
@@ -162,7 +157,8 @@ function ensureBuilt() {
  * next burst of requests then ran at half the rate for hundreds of requests (issue 22, bench/cpu-load.js with
  * CPU_LOAD_IDLE_MS=45000 after 1,500 warm-up requests, 320 at c16: 108–119 req/s and 15–16 ms CPU per request against
  * 207 req/s and 8.2 ms with the flag; without the pause 258 req/s, 6.6 ms). A service's heap is bounded by the flags
- * above whatever the reducer does; what the reducer would give back at rest is a few MiB (bench/results.md).
+ * above whatever the reducer does, and the bench measured the same memory with and without it (PSS at rest 54–65 MiB
+ * per service, after the load largest 76; bench/results.md, the 01:18 and 01:41 runs of 2026-11-28).
  */
 const SERVICE_V8_FLAGS = ['--max-semi-space-size=4', '--max-old-space-size=384', '--interrupt-budget=8192', '--no-memory-reducer'];
 
