@@ -45,8 +45,8 @@ describe('Issue 24 every overlay renders and validates', () => {
   it('Issue 24 asyncapi servers are what npm start, compose and the overlays serve, with their security', () => {
     const doc = YAML.parse(readFileSync(join(ROOT, 'proto-contracts', 'asyncapi.yaml'), 'utf8'));
     const servers = doc.servers as Record<string, { host: string; protocol: string; security: Array<{ $ref: string }> }>;
-    const stack = readFileSync(join(ROOT, 'scripts', 'lib', 'stack.js'), 'utf8');
-    expect(servers.local.host).toBe(`127.0.0.1:${/RL_NATS_PORT \|\| (\d+)/.exec(stack)![1]}`);
+    const natsUrl = readFileSync(join(ROOT, 'scripts', 'lib', 'nats-url.js'), 'utf8'); // where npm start's address is defined
+    expect(servers.local.host).toBe(`127.0.0.1:${/RL_NATS_PORT \|\| (\d+)/.exec(natsUrl)![1]}`);
     const compose = loadCompose({}).services.nats.ports as string[];
     expect(compose).toContain(`${servers.compose.host}:4222`); // published on the host's loopback, as the server says
     const url = (overlay: string) => entriesOf(objectNamed(renderOverlay(overlay), 'ConfigMap', 'runledger-config')).NATS_URL.toString();
