@@ -13,15 +13,19 @@
  *   chain         the audit chain verifies (rl.audit.verify ok)
  *   crashed_on_their_own  service processes that exited without being killed (restarted at once so the load goes
  *                 on; 0: a service that dies of a fault it should survive fails the suite)
- * Prints the counts as JSON and exits 0 when all pass, 1 when a check fails, 2 when the suite itself broke or an
+ * Prints the counts as JSON (with the seconds spent starting, under load and checking) and exits 0 when all pass, 1 when a check fails, 2 when the suite itself broke or an
  * option is not one of these (--help prints this text):
  * Options: --requests N (200) --kills K (4) --nats-restarts R (1) --concurrency C (8) --seed S
+ *          --load-deadline-s T (1800 + 2 per request: a request unanswered by then is reported, not awaited)
  *          --cluster (three nats-server nodes, log and buckets with 3 replicas, two instances of every service).
  */
 const path = require('node:path');
 const fs = require('node:fs');
 const os = require('node:os');
-require('./lib/usage').checkScriptArgs(__filename, process.argv.slice(2), { valued: ['requests', 'kills', 'nats-restarts', 'concurrency', 'seed'], switches: ['cluster'] });
+const usage = require('./lib/usage');
+const ARGS = process.argv.slice(2);
+usage.checkScriptArgs(__filename, ARGS, { valued: ['requests', 'kills', 'nats-restarts', 'concurrency', 'seed', 'load-deadline-s'], switches: ['cluster'] });
+const arg = (name, fallback) => usage.wholeNumberOption(__filename, ARGS, name, fallback);
 process.env.SWC_NODE_PROJECT ??= path.join(__dirname, '..', 'tsconfig.json');
 require('@swc-node/register');
 const { connect } = require('@nats-io/transport-node');
@@ -33,10 +37,6 @@ const { identityOptions } = require('../libs/messaging/src/nats-identity');
 const { Topology } = require('./lib/chaos/topology');
 const { settle, resolveLeftOpen, checkLog, checkAudit } = require('./lib/chaos/checks');
 
-const arg = (name, fallback) => {
-  const i = process.argv.indexOf(`--${name}`);
-  return i >= 0 ? Number(process.argv[i + 1]) : fallback;
-};
 const CLUSTER = process.argv.includes('--cluster');
 const REQUESTS = arg('requests', 200);
 const KILLS = arg('kills', 4);
@@ -48,6 +48,11 @@ const SEED = seed;
 const random = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
 /** How long a restarted service may take to report ready before the suite says so and goes on. */
 const READY_WAIT_MS = 180_000;
+/**
+ * How long a caller waits for one reply before asking again with the same request_id: a reply lost with a killed node
+ * is asked for again after this, not after the front's own reply timeout; a slow answer asked again joins the same run.
+ */
+const ASK_TIMEOUT_MS = 10_000;
 /** A request unanswered this long after the load began is reported as unanswered, never waited for forever. */
 const LOAD_DEADLINE_MS = arg('load-deadline-s', 30 * 60 + REQUESTS * 2) * 1000;
 /**
@@ -72,14 +77,23 @@ async function main() {
   const store = fs.mkdtempSync(path.join(os.tmpdir(), 'rl-chaos-'));
   const stack = new Topology({ store, cluster: CLUSTER, env: SERVICE_ENV, readyWaitMs: READY_WAIT_MS, progress, random });
   const counts = { seed: SEED, mode: CLUSTER ? 'cluster (3 nats nodes, 2 instances per service)' : 'single server', requests: REQUESTS, answered: 0, wrong_answers: 0, unanswered: 0, service_kills: 0, nats_restarts: 0, crashed_on_their_own: 0 };
+  // Where the time went (start, load, checks), so a slow run on a busy machine says which part was slow.
+  counts.phases_s = {};
+  let phaseStarted = started;
+  const phase = (name) => {
+    counts.phases_s[name] = Math.round((Date.now() - phaseStarted) / 1000);
+    phaseStarted = Date.now();
+  };
   let nc;
   try {
     progress(`starting ${counts.mode} under ${store}`);
     await stack.start();
+    phase('start');
     nc = await connect({ servers: stack.natsUrl.split(','), maxReconnectAttempts: -1, reconnectTimeWait: 250, ...identityOptions({ creds: stack.creds.admin.file }) });
     const jsm = await jetstreamManager(nc);
     const log = new EventLog(jetstream(nc), jsm, { producer: 'chaos', clock: { now: () => new Date() } });
     const replies = await load(nc, stack, counts);
+    phase('load');
     progress('checking the log');
     counts.unanswered = replies.filter((r) => !r).length;
     counts.wrong_answers = replies.filter((r, i) => r && r.response_text !== expected(i)).length;
@@ -89,6 +103,7 @@ async function main() {
     Object.assign(counts, await resolveLeftOpen(nc, log, new Set(answered.map((r) => r.run_id)), progress));
     await settle(jsm, progress);
     Object.assign(counts, await checkLog(log, answered), await checkAudit(nc, progress));
+    phase('checks');
   } catch (err) {
     progress(`the suite broke: ${err.stack ?? err}`);
     counts.error = String(err.message ?? err);
@@ -149,7 +164,7 @@ async function load(nc, stack, counts) {
 async function askUntilFinal(nc, body, deadline) {
   while (Date.now() < deadline) {
     try {
-      const msg = await nc.request('agents.task-assistant.process', new TextEncoder().encode(JSON.stringify(body)), { timeout: 30_000 });
+      const msg = await nc.request('agents.task-assistant.process', new TextEncoder().encode(JSON.stringify(body)), { timeout: ASK_TIMEOUT_MS });
       const reply = decodeReply(msg.data, msg.headers);
       if (reply.ok && !/taking longer/.test(reply.body.response_text ?? '')) return reply.body;
     } catch {

@@ -35,9 +35,22 @@ function checkScriptArgs(file, args, spec) {
   }
 }
 
+/**
+ * The whole, non-negative number given as `--name N` or `--name=N`, or `fallback` when the option is absent; anything
+ * else is a usage error (exit 2), never a run with a value the script cannot use (NaN, 2.5, -1).
+ */
+function wholeNumberOption(file, args, name, fallback) {
+  const i = args.findIndex((a) => a === `--${name}` || a.startsWith(`--${name}=`));
+  if (i < 0) return fallback;
+  const raw = args[i].includes('=') ? args[i].slice(args[i].indexOf('=') + 1) : args[i + 1];
+  const value = Number(raw);
+  if (raw === undefined || raw.trim() === '' || !Number.isInteger(value) || value < 0) usageError(file, `--${name} must be a whole number, got ${JSON.stringify(raw ?? '')}`);
+  return value;
+}
+
 function usageError(file, message) {
   process.stderr.write(`${message}\n\n${headerUsage(file)}`);
   process.exit(2);
 }
 
-module.exports = { headerUsage, wantsHelp, checkScriptArgs };
+module.exports = { headerUsage, wantsHelp, checkScriptArgs, wholeNumberOption };

@@ -66,7 +66,10 @@ export async function runChaos(args: string[]): Promise<{ code: number | null; c
   child.stderr.on('data', (c) => (stderr += c));
   const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
   const json = stdout.slice(stdout.indexOf('{'), stdout.lastIndexOf('}') + 1);
-  return { code, counts: json ? (JSON.parse(json) as Record<string, unknown>) : {}, stderr: code === 0 ? '' : stderr.slice(-3000) };
+  const counts = json ? (JSON.parse(json) as Record<string, unknown>) : {};
+  // In the suite's output: where the time went, so a slow run on a busy machine says which part was slow.
+  process.stderr.write(`[chaos ${args.join(' ')}] ${JSON.stringify({ duration_s: counts.duration_s, phases_s: counts.phases_s, load_average: counts.load_average })}\n`);
+  return { code, counts, stderr: code === 0 ? '' : stderr.slice(-3000) };
 }
 
 /** Every count of the fault suite that must be zero, and the chain verified. */
