@@ -2,42 +2,21 @@
 /**
  * npm start: the whole Runledger stack on this machine.
  * Starts its own nats-server on 127.0.0.1:4322 (RL_NATS_PORT) — never an unsecured NATS that happens to run on
- * the machine — with JetStream and its store under .data/nats, secured by deploy/nats/permissions.yaml: one nkey identity per
- * service, `caller`, `approver`, `operator` and the bootstrap `admin`, seeds generated on first start under .data/credentials
- * (mode 0600). The admin runs the bootstrap step (log stream, buckets, object stores); each service gets only
+ * the machine — with JetStream and its store under .data/nats (RL_DATA_DIR instead of .data), secured by
+ * deploy/nats/permissions.yaml: one nkey identity per service, `caller`, `approver`, `operator` and the bootstrap `admin`,
+ * seeds generated on first start under .data/credentials (mode 0600). The admin runs the bootstrap step (log stream, buckets, object stores); each service gets only
  * its own seed. An external NATS_URL keeps the environment's NATS_CREDS / NATS_USER for every process.
  * With no MONGO_URL the embedded store (NATS KV) serves.
  */
 const path = require('node:path');
-const { ROOT, SERVICES, LOCAL_NATS_URL, parseNatsUrl, canConnect, startNats, runBootstrap, startService, stopProcess } = require('./lib/stack');
+const { ROOT, SERVICES, LOCAL_NATS_URL, LOCAL_DATA_DIR, parseNatsUrl, canConnect, startNats, runBootstrap, startService, stopProcess } = require('./lib/stack');
+
+/** How often we look whether the process that started us (npm, a shell, a supervisor) is still there. */
+const PARENT_CHECK_MS = 1_000;
 
 async function main() {
-  // NATS_URL names an external NATS (its NATS_CREDS / NATS_USER go to every process); otherwise we run our own,
-  // secured, so `npm start` is as locked down as production whatever else listens on this machine.
-  let natsUrl = process.env.NATS_URL || LOCAL_NATS_URL;
   let nats;
-  if (!process.env.NATS_URL) {
-    const { port } = parseNatsUrl(natsUrl);
-    if (await canConnect({ host: '127.0.0.1', port })) {
-      process.stderr.write(`port ${port} is taken (another npm start?): stop it, or set RL_NATS_PORT to a free port\n`);
-      process.exit(1);
-    }
-    process.stdout.write(`starting nats-server on ${natsUrl} with JetStream and authentication (store .data/nats, credentials .data/credentials)\n`);
-    nats = await startNats({ port, storeDir: path.join(ROOT, '.data', 'nats'), credsDir: path.join(ROOT, '.data', 'credentials'), logFile: path.join(ROOT, '.data', 'nats-server.log') });
-    natsUrl = nats.url;
-    try {
-      await runBootstrap({ natsUrl, creds: nats.creds });
-    } catch (err) {
-      process.stderr.write(`${err.message}\n`);
-      await stopProcess(nats.child);
-      process.exit(1);
-    }
-  }
-  const services = SERVICES.map((name) => startService(name, {
-    natsUrl,
-    creds: nats?.creds,
-    onLine: (svc, line) => { if (process.env.LOG_LEVEL === 'debug' || /"level":"(error|warn)"/.test(line)) process.stdout.write(`[${svc}] ${line}\n`); },
-  }));
+  let services = [];
   let stopping = false;
   const stopAll = async (code) => {
     if (stopping) return;
@@ -46,8 +25,39 @@ async function main() {
     if (nats) await stopProcess(nats.child);
     process.exit(code);
   };
+  // From the first moment: a signal during nats-server's start or the bootstrap still stops what was started.
   process.once('SIGINT', () => stopAll(0));
   process.once('SIGTERM', () => stopAll(0));
+  // npm does not pass a SIGTERM it gets on to us: it exits and leaves us (and nats-server, holding the port and .data)
+  // running under init. A parent that is gone is a stop, as SIGTERM is.
+  const parent = process.ppid;
+  setInterval(() => process.ppid !== parent && void stopAll(0), PARENT_CHECK_MS).unref();
+
+  // NATS_URL names an external NATS (its NATS_CREDS / NATS_USER go to every process); otherwise we run our own,
+  // secured, so `npm start` is as locked down as production whatever else listens on this machine.
+  let natsUrl = process.env.NATS_URL || LOCAL_NATS_URL;
+  if (!process.env.NATS_URL) {
+    const { port } = parseNatsUrl(natsUrl);
+    if (await canConnect({ host: '127.0.0.1', port })) {
+      process.stderr.write(`port ${port} is taken (another npm start?): stop it, or set RL_NATS_PORT to a free port\n`);
+      process.exit(1);
+    }
+    const data = path.relative(ROOT, LOCAL_DATA_DIR) || '.';
+    process.stdout.write(`starting nats-server on ${natsUrl} with JetStream and authentication (store ${data}/nats, credentials ${data}/credentials)\n`);
+    nats = await startNats({ port, storeDir: path.join(LOCAL_DATA_DIR, 'nats'), credsDir: path.join(LOCAL_DATA_DIR, 'credentials'), logFile: path.join(LOCAL_DATA_DIR, 'nats-server.log') });
+    natsUrl = nats.url;
+    try {
+      await runBootstrap({ natsUrl, creds: nats.creds });
+    } catch (err) {
+      process.stderr.write(`${err.message}\n`);
+      await stopAll(1);
+    }
+  }
+  services = SERVICES.map((name) => startService(name, {
+    natsUrl,
+    creds: nats?.creds,
+    onLine: (svc, line) => { if (process.env.LOG_LEVEL === 'debug' || /"level":"(error|warn)"/.test(line)) process.stdout.write(`[${svc}] ${line}\n`); },
+  }));
   // A service that dies takes the stack down with a clear message, instead of leaving it half up.
   for (const s of services) {
     s.child.once('exit', (code, signal) => {
@@ -72,10 +82,10 @@ async function main() {
       `  terminal chat  : npm run chat -- --user alice${nats ? ` --creds ${rel('caller')}` : ''}\n` +
       `  audit verify   : npm run runledger -- audit verify${nats ? ` --creds ${rel('operator')}` : ''}\n` +
       `  web console    : npm run runledger -- console (http://127.0.0.1:4380, prints its sign-in URL; as the operator)\n` +
-      `  agent requests : ${callerSubjects()} (as the caller)\n` +
-      `  runs / audit   : rl.runs.get, rl.audit.query, rl.audit.verify, rl.audit.coverage (as the operator)\n` +
+      `  agent requests : ${subjectsAskedBy('caller')} (as the caller)\n` +
+      `  operators      : ${subjectsAskedBy('operator')} (as the operator)\n` +
       `  health (http)  : ${ports}\n` +
-      '  Ctrl-C stops the services and nats-server (a few seconds); .data keeps the log and the credentials\n',
+      `  Ctrl-C stops the services and nats-server (a few seconds); ${nats ? path.relative(ROOT, LOCAL_DATA_DIR) || '.' : 'NATS'} keeps the log${nats ? ' and the credentials' : ''}\n`,
     );
   } catch (err) {
     process.stderr.write(`failed to start: ${err.message}\n`);
@@ -84,15 +94,16 @@ async function main() {
 }
 
 /**
- * The subjects a caller may ask, from the permissions table (`call: [caller]`), grouped by their stem:
- * rl.caller.caller.sessions.start|get. `{caller}` is the caller's own name, `caller` on this stack.
+ * The subjects `identity` may ask, from the permissions table (`call: [identity]`), grouped by their stem:
+ * rl.caller.caller.sessions.start|get. `{caller}` is the caller's own name (`caller` on this stack); another
+ * placeholder stays a placeholder (rl.health.<service>).
  */
-function callerSubjects() {
+function subjectsAskedBy(identity) {
   const { loadTable } = require('./lib/permissions');
   const stems = new Map();
   for (const [address, rule] of Object.entries(loadTable().requests)) {
-    if (!(rule.call ?? []).includes('caller')) continue;
-    const subject = address.replace('{caller}', 'caller');
+    if (!(rule.call ?? []).includes(identity)) continue;
+    const subject = address.replace('{caller}', identity).replace(/\{(\w+)\}/g, '<$1>');
     const cut = subject.lastIndexOf('.');
     const stem = subject.slice(0, cut);
     stems.set(stem, [...(stems.get(stem) ?? []), subject.slice(cut + 1)]);

@@ -19,8 +19,8 @@ import path from 'node:path';
 import { connect, NatsConnection, ConnectionOptions } from '@nats-io/transport-node';
 
 /** The nats-server `npm start` runs, and whether a server names it: scripts/lib/nats-url.js, shared with the stack. */
-const natsUrl = require('../lib/nats-url.js') as { LOCAL_NATS_URL: string; isLocalStack(server: string): boolean };
-export const { LOCAL_NATS_URL, isLocalStack } = natsUrl;
+const natsUrl = require('../lib/nats-url.js') as { LOCAL_NATS_URL: string; LOCAL_DATA_DIR: string; isLocalStack(server: string): boolean };
+export const { LOCAL_NATS_URL, LOCAL_DATA_DIR, isLocalStack } = natsUrl;
 
 export const CONNECTION_USAGE =
   '[--server URL] [--creds FILE | --nats-user U --nats-password P | --context NAME] [--inbox-prefix PREFIX]';
@@ -117,7 +117,7 @@ function authOptions(settings: CliConnectionFlags): Partial<ConnectionOptions> {
 /** The seed `npm start` wrote for `identity`, if this is the local stack and the caller named no credentials. */
 function localDefaultCreds(settings: CliConnectionFlags, identity: LocalIdentity): string | undefined {
   if (settings.creds || settings.user || !isLocalStack(settings.server ?? LOCAL_NATS_URL)) return undefined;
-  const file = path.join(__dirname, '..', '..', '.data', 'credentials', `${identity}.nk`);
+  const file = path.join(LOCAL_DATA_DIR, 'credentials', `${identity}.nk`);
   return existsSync(file) ? file : undefined;
 }
 
@@ -170,7 +170,7 @@ export async function connectCli(flags: CliConnectionFlags, name = 'runledger-cl
     const message = (err as Error).message ?? String(err);
     if (/authoriz|authentic|permission/i.test(message)) {
       // With none named against npm start's server, say where it put this command's identity (another server's are not there).
-      const hint = settings.creds || settings.user || !isLocalStack(settings.server) ? '' : ` (npm start writes this command's at .data/credentials/${defaultIdentity}.nk)`;
+      const hint = settings.creds || settings.user || !isLocalStack(settings.server) ? '' : ` (npm start writes this command's at ${path.relative(process.cwd(), path.join(LOCAL_DATA_DIR, 'credentials', `${defaultIdentity}.nk`))})`;
       throw new ConnectionRefused(`NATS at ${settings.server} refused these credentials (${message}); pass --creds FILE${hint}, --nats-user/--nats-password or --context NAME`);
     }
     throw new ConnectionRefused(`cannot reach NATS at ${settings.server} (${message}); start the stack or set NATS_URL / --server`);

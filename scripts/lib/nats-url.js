@@ -1,8 +1,13 @@
 /**
- * The nats-server `npm start` runs, and how a NATS URL is read: one place for scripts/lib/stack.js (start, tests,
- * bench) and the CLI (scripts/cli/connection.ts), which loads this file alone, not the stack.
+ * The nats-server `npm start` runs and the folder it keeps its data in, and how a NATS URL is read: one place for
+ * scripts/lib/stack.js (start, tests, bench) and the CLI (scripts/cli/connection.ts), which loads this file alone.
  */
+const path = require('node:path');
+
 const LOCAL_NATS_URL = `nats://127.0.0.1:${process.env.RL_NATS_PORT || 4322}`;
+
+/** npm start's data folder (store, credentials, audit key): RL_DATA_DIR, relative to the repository, else `.data`. */
+const LOCAL_DATA_DIR = path.resolve(__dirname, '..', '..', process.env.RL_DATA_DIR || '.data');
 
 /**
  * Scheme, host and port of one server URL, `nats://host:port` or `host:port` (nats assumed); read as http, which
@@ -30,4 +35,4 @@ function isLocalStack(server) {
   }
 }
 
-module.exports = { LOCAL_NATS_URL, parseNatsUrl, isLocalStack };
+module.exports = { LOCAL_NATS_URL, LOCAL_DATA_DIR, parseNatsUrl, isLocalStack };

@@ -12,7 +12,7 @@ const { allIdentities, ensureCredentials, identityEnv, localServerConfig, writeS
 
 const ROOT = path.resolve(__dirname, '..', '..');
 /** Where `npm start` runs its own secured nats-server, and where the CLI looks by default. */
-const { LOCAL_NATS_URL, parseNatsUrl } = require('./nats-url');
+const { LOCAL_NATS_URL, LOCAL_DATA_DIR, parseNatsUrl } = require('./nats-url');
 const SERVICES = ['intent-classification', 'db-write', 'tool-gateway', 'audit-ledger', 'promotion', 'export', 'decision'];
 
 const canApt = () => process.getuid && process.getuid() === 0 && fs.existsSync('/usr/bin/apt-get');
@@ -217,4 +217,4 @@ function stopProcess(child, signal = 'SIGTERM', timeoutMs = 5000) {
   });
 }
 
-module.exports = { ROOT, SERVICES, SERVICE_V8_FLAGS, SERVICE_OWN_V8_FLAGS, LOCAL_NATS_URL, findNatsServer, ensureNatsServerBinary, ensureChromium, ensureDeploymentTools, parseNatsUrl, canConnect, freePort, startNats, runBootstrap, startService, stopProcess, waitFor };
+module.exports = { ROOT, SERVICES, SERVICE_V8_FLAGS, SERVICE_OWN_V8_FLAGS, LOCAL_NATS_URL, LOCAL_DATA_DIR, findNatsServer, ensureNatsServerBinary, ensureChromium, ensureDeploymentTools, parseNatsUrl, canConnect, freePort, startNats, runBootstrap, startService, stopProcess, waitFor };

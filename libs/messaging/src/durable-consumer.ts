@@ -6,6 +6,14 @@ import type { LogConsumerOptions } from './handlers';
 /** The longest a log handler may keep a message by heartbeats before it is considered hung. */
 export const MAX_HANDLER_MS = 5 * 60_000;
 
+/**
+ * How long one pull of a durable's consumption lasts (its heartbeats come every half of it). A pull the stream's
+ * cluster dropped (its consumer's leader moved to another node: a 409 the client waits out) is noticed after two missed
+ * heartbeats and pulled again: 5 s here instead of the client's default 30 s, during which no delivery came (chaos
+ * --cluster: every run stalled for 30 s after a node was killed). The cost is one pull per durable every 5 s when idle.
+ */
+export const PULL_EXPIRES_MS = 5_000;
+
 /** Backoff for a failed delivery: 250 ms doubling to 15 s. */
 export function redeliveryDelayMs(deliveryCount: number): number {
   return Math.min(15_000, 250 * 2 ** Math.max(0, deliveryCount - 1));

@@ -10,7 +10,7 @@ import { isInboxSubject } from './callers';
 import { decodeBounded, encodeJson, replyHeaders, REQUEST_ID_HEADER } from './codec';
 import { ConsumerLease, type HandedPosition } from './consumer-lease';
 import { ServiceHealth } from './health';
-import { catchUpRange, ensureDurable, MAX_HANDLER_MS, redeliveryDelayMs } from './durable-consumer';
+import { catchUpRange, ensureDurable, MAX_HANDLER_MS, PULL_EXPIRES_MS, redeliveryDelayMs } from './durable-consumer';
 import { BatchConsumer, type BatchHost, type CatchUp, type Delivered, type Poisoned } from './batch-consumer';
 import { HANDLER_KIND, LogConsumerOptions, MalformedPayload, MAX_REQUEST_BYTES } from './handlers';
 
@@ -228,7 +228,7 @@ export class RunledgerTransport extends Server implements CustomTransportStrateg
         const consumer = (pullNc === this.deps.nc ? this.deps.js : jetstream(pullNc)).consumers.getConsumerFromInfo(info);
         // `bind` on the consumer identity's connection: the client re-pulls after a missed heartbeat without asking
         // for the consumer's info, which that identity may not.
-        const messages = await consumer.consume({ max_messages: Math.max(8, (opts.concurrency ?? 1) * 2, opts.batch ?? 0), bind: pullNc !== this.deps.nc });
+        const messages = await consumer.consume({ max_messages: Math.max(8, (opts.concurrency ?? 1) * 2, opts.batch ?? 0), expires: PULL_EXPIRES_MS, bind: pullNc !== this.deps.nc });
         current = messages;
         this.consumers.push(messages);
         const delivered = { filter: filterSubject, created: info.created, consumerSeq: info.delivered.consumer_seq, streamSeq: info.delivered.stream_seq };
