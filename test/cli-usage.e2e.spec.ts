@@ -107,6 +107,23 @@ describe('Issue 25 CLI: help, usage errors and exit codes', () => {
     }
   });
 
+  it('Probe findings 1, 2 and 5: the commands the probe ran are usage errors with no stack (exit 2, before connecting: not 3), the error first, then the usage, no raw ENOENT text', async () => {
+    for (const [args, first] of [
+      [['audit', 'verify', '--head', 'head-bad.json'], '--head needs --file'], [['audit', 'verify', '--public-key', 'x.pem'], '--public-key needs --file'],
+      [['audit', 'verify', '--file', 'chain.jsonl', '--anchor', 'witness.json'], '--anchor does not go with --file'],
+      [['audit', 'verify', '--file', '/nonexistent/chain.jsonl'], '--file /nonexistent/chain.jsonl: does not exist'],
+      [['replay', '--check-runs', '-1'], '--check-runs must be a whole number'], [['replay', '--check-runs', 'abc'], '--check-runs must be a whole number'],
+      [['replay', '--policy', path.join(ROOT, 'policy', 'contract-v1'), '--since', 'garbage'], '--since must be a date and time'], [['replay', '--policy', '/nonexistent'], '--policy /nonexistent: does not exist'],
+      [['runs', 'list', '--limit', '501'], '--limit must be a whole number from 1 to 500'], [['runs', 'list', '--server', 'notaurl::'], '--server "notaurl::" is not a NATS server URL'],
+      [['audit', 'export', '--out', '/nonexistent-dir/x.jsonl'], '--out /nonexistent-dir/x.jsonl: the folder /nonexistent-dir does not exist'],
+      [['audit', 'head', '--out', '/nonexistent-dir/x.json'], '--out /nonexistent-dir/x.json: the folder /nonexistent-dir does not exist'],
+    ] as Array<[string[], string]>) {
+      const r = await cli(...args);
+      expect({ args, code: r.code, stdout: r.stdout, first: r.stderr.split('\n')[0].startsWith(first), usage: r.stderr.includes('\nusage: runledger ') }).toEqual({ args, code: 2, stdout: '', first: true, usage: true });
+      expect(r.stderr).not.toMatch(/ENOENT|\n\s+at /);
+    }
+  });
+
   it('Probe findings, one formatter for runs tail and runs show: a sealed message is "[sealed]" (never [object Object]), a session error shows its kind, long cells are cut', () => {
     const sealed = { sealed: 'aes-256-gcm/v1', owner: 'case.x', iv: 'i', tag: 't', ciphertext: 'c' };
     expect(eventDetail({ type: 'RunFailed', data: { error: { error_code: 'TOOL.FAILED', message: sealed } } })).toBe(' TOOL.FAILED: [sealed]');

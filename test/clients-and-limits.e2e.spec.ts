@@ -61,6 +61,15 @@ describe('Issue 9 clients and log limits', () => {
     expect(r.stderr).not.toMatch(/Permissions Violation|\n\s+at /);
   });
 
+  it("Probe finding 4, a wrong --inbox-prefix: the refused subscription to the reply inbox is said as such (exit 3), naming the prefix the operator's credentials may use, not as a request the identity may not ask", async () => {
+    for (const command of [['runs', 'list'], ['audit', 'head'], ['replay', '--policy', 'policy/contract-v1']]) {
+      const r = await runCli(stack.url, [...command, '--inbox-prefix', '_INBOX_caller'], stack.cliEnv('operator'), 60_000);
+      expect({ command: command.join(' '), code: r.code, stdout: r.stdout }).toEqual({ command: command.join(' '), code: 3, stdout: '' });
+      expect(r.stderr).toMatch(/^refused: this identity is not permitted to subscribe to its reply inbox _INBOX_caller\.\S+ \(inbox prefix _INBOX_caller\): the server lets an identity receive replies only under its own prefix, _INBOX_operator for these credentials; pass --inbox-prefix _INBOX_operator/);
+      expect(r.stderr).not.toMatch(/to ask |Permissions Violation|\n\s+at /);
+    }
+  });
+
   it('Issue 9 clients: the operator identity given with --creds is let in (exit 0)', async () => {
     const env = stack.cliEnv('operator');
     const r = await runCli(stack.url, ['runs', 'list', '--creds', env.NATS_CREDS, '--inbox-prefix', env.NATS_INBOX_PREFIX], { NATS_CREDS: '' });

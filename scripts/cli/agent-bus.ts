@@ -87,7 +87,7 @@ export async function runOverBus(args: string[], io: BusIo): Promise<number> {
     try {
       msg = await nc.request(subject, encodeJson(request), { timeout: opts.timeoutMs });
     } catch (e) {
-      io.stderr(`runledger agent: ${unansweredRequest(subject, e, 'the decision service')}\n`);
+      io.stderr(`runledger agent: ${unansweredRequest(subject, e, nc, 'the decision service')}\n`);
       return 3;
     }
     const decoded = decodeReply(msg.data, msg.headers);

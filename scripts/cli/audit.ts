@@ -34,9 +34,9 @@ import type { AuditVerification } from '../../libs/contracts/src/generated';
 import { LOG_KINDS, SUBJECTS } from '../../libs/contracts/src/subjects';
 import { auditKeyFile, publicKeyFileOf, trustedKeys } from '../../libs/messaging/src/audit-keys';
 import { decodeReply, encodeJson } from '../../libs/messaging/src/codec';
-import { CliConnectionFlags, CONNECTION_USAGE, ConnectionUsageError, parseConnectionFlags, unansweredRequest } from './connection';
+import { CliConnectionFlags, CONNECTION_USAGE, unansweredRequest } from './connection';
 import { printable, terminalJson } from './format';
-import { CliError, runCommand, unknownCommand, withConnection } from './operator';
+import { checkCombinations, CliError, fileProblem, inputPath, outputPath, parseArgs, type ParsedArgs, runCommand, unknownCommand, withConnection } from './operator';
 import { scanLog } from './progress';
 import { servedRunEvents, type OwnedEvent } from '../../libs/runs/src/domain/run-ownership';
 
@@ -68,23 +68,47 @@ const REASONS: Record<string, string> = {
   log_replaced: 'the log is not the one the signed head was taken of (deleted and created again, with part or none of its messages, or cut from its start)',
 };
 
+/** Each subcommand's options; the checks of their values and combinations are auditArgs's, before anything connects. */
+const SPEC = {
+  verify: { valued: ['anchor', 'file', 'public-key', 'head'], switches: ['json'] },
+  export: { valued: ['out'], switches: [] },
+  head: { valued: ['out'], switches: [] },
+  'anchor export': { valued: ['out'], switches: [] },
+  coverage: { valued: [], switches: ['json'] },
+} as const;
+type Sub = keyof typeof SPEC;
+
+/**
+ * A subcommand and its arguments, checked before connecting (exit 2, the error then the usage): options the usage
+ * does not allow together (`--head needs --file`, `--anchor does not go with --file`), a file to read that does not
+ * exist or cannot be read, an --out whose folder does not exist or cannot be written.
+ */
+export function auditArgs(args: string[]): { sub: Sub; p: ParsedArgs; opts: Options } {
+  const [first, ...rest] = args;
+  const sub = first === 'anchor' && rest[0] === 'export' ? 'anchor export' : first;
+  if (sub === undefined || !(sub in SPEC)) throw unknownCommand(first === 'anchor' && rest[0] !== undefined ? `anchor ${rest[0]}` : first, USAGE);
+  const p = parseArgs(sub === 'anchor export' ? rest.slice(1) : rest, SPEC[sub as Sub], USAGE);
+  if (p.positional.length) throw new CliError(`unexpected argument ${p.positional[0]}\n${USAGE}`, 2);
+  checkCombinations(p, USAGE, [
+    { option: 'public-key', needs: 'file', why: "it checks an exported copy's signatures; a live verify uses the ledger's keys" },
+    { option: 'head', needs: 'file', why: 'it checks an exported copy; a live verify checks the ledger\'s own head, and --anchor witness.json against a witness' },
+    { option: 'anchor', not: 'file', why: 'it checks the live log; for an exported copy give the witness as --head witness.json --public-key witness.json' },
+  ]);
+  const opts: Options = {
+    file: inputPath(p, 'file', USAGE), publicKey: inputPath(p, 'public-key', USAGE), head: inputPath(p, 'head', USAGE), anchor: inputPath(p, 'anchor', USAGE),
+    out: outputPath(p, 'out', USAGE), json: p.flags.has('json'),
+  };
+  return { sub: sub as Sub, p, opts };
+}
+
 export function main(args: string[]): Promise<number> {
-  const [sub, ...rest] = args;
   return runCommand(async () => {
-    let parsed: { flags: CliConnectionFlags; rest: string[] };
-    try {
-      parsed = parseConnectionFlags(rest);
-    } catch (err) {
-      if (err instanceof ConnectionUsageError) throw new CliError(`${err.message}\n${USAGE}`, 2);
-      throw err;
-    }
-    if (sub === 'coverage') return await coverage(parsed.rest, parsed.flags);
-    if (sub === 'anchor' && parsed.rest[0] === 'export') return await exportAnchor(parseOptions(parsed.rest.slice(1)).out, parsed.flags);
-    const opts = parseOptions(parsed.rest);
-    if (sub === 'verify') return opts.file ? verifyFile({ ...opts, file: opts.file }) : await verifyLive(parsed.flags, opts.anchor, opts.json);
-    if (sub === 'export') return await exportChain(opts.out, parsed.flags);
-    if (sub === 'head') return await head(opts.out, parsed.flags);
-    throw unknownCommand(sub, USAGE);
+    const { sub, p, opts } = auditArgs(args);
+    if (sub === 'coverage') return await coverage(p.conn, opts.json);
+    if (sub === 'anchor export') return await exportAnchor(opts.out, p.conn);
+    if (sub === 'verify') return opts.file ? verifyFile({ ...opts, file: opts.file }) : await verifyLive(p.conn, opts.anchor, opts.json);
+    if (sub === 'export') return await exportChain(opts.out, p.conn);
+    return await head(opts.out, p.conn);
   });
 }
 
@@ -95,21 +119,6 @@ interface Options {
   head?: string;
   anchor?: string;
   json?: boolean;
-}
-const OPTION_FLAGS: Record<string, Exclude<keyof Options, 'json'>> = { '--file': 'file', '--out': 'out', '--public-key': 'publicKey', '--head': 'head', '--anchor': 'anchor' };
-
-function parseOptions(args: string[]): Options {
-  const opts: Options = {};
-  for (let i = 0; i < args.length; i++) {
-    const flag = args[i];
-    const value = args[i + 1];
-    if (flag === '--json') opts.json = true;
-    else if (OPTION_FLAGS[flag] && value && !value.startsWith('--')) {
-      opts[OPTION_FLAGS[flag]] = value;
-      i++;
-    } else throw new CliError(`unknown or incomplete option ${flag}\n${USAGE}`, 2);
-  }
-  return opts;
 }
 
 /**
@@ -157,7 +166,7 @@ export function report(result: LiveVerdict, copy = false, json = false): number 
 function askLedger(subject: string, flags: CliConnectionFlags, timeout: number): Promise<unknown> {
   return withConnection(flags, async (nc) => {
     const msg = await nc.request(subject, encodeJson({}), { timeout }).catch((err: Error) => {
-      throw new CliError(unansweredRequest(subject, err, 'the audit-ledger'), 3);
+      throw new CliError(unansweredRequest(subject, err, nc, 'the audit-ledger'), 3);
     });
     const reply = decodeReply(msg.data, msg.headers);
     if (!reply.ok) throw new CliError(`${subject} failed: ${reply.error.code} ${reply.error.message}`, 1);
@@ -216,7 +225,7 @@ async function exportAnchor(out: string | undefined, flags: CliConnectionFlags):
   const log: LogIdentity = await withConnection(flags, async (nc) => logIdentityOf(await (await jetstreamManager(nc)).streams.info(LOG_STREAM)));
   const witness: Witness = { statement: 'runledger.audit.witness.v1', log, checkpoint: head.checkpoint, key_id: head.key_id, public_key_pem: head.public_key_pem, exported_at: new Date().toISOString() };
   const json = `${JSON.stringify(witness, null, 2)}\n`;
-  if (out) writeFileSync(out, json, { mode: 0o600 });
+  if (out) writeOut(out, json, 0o600);
   else process.stdout.write(json);
   return 0;
 }
@@ -224,10 +233,7 @@ async function exportAnchor(out: string | undefined, flags: CliConnectionFlags):
 const NO_LIMIT_MS = 24 * 3_600_000;
 
 /** Contract 001 §6 over every run: read from the log here, with a progress bar, so no request can time out. */
-async function coverage(rest: string[], flags: CliConnectionFlags): Promise<number> {
-  const asJson = rest.includes('--json');
-  const unknown = rest.filter((a) => a !== '--json');
-  if (unknown.length) throw new CliError(`unknown option ${unknown[0]}\n${USAGE}`, 2);
+async function coverage(flags: CliConnectionFlags, asJson = false): Promise<number> {
   const events: Array<CoverageEvent & OwnedEvent> = [];
   // Only RunCreated and AuthzDecided need their data; the rest is kept as type, time and where it is (owner check).
   await withConnection(flags, (nc) => scanLog(nc, 'rl.log.run.>', 'coverage ', (e) => events.push({ run_id: e.metadata.stream_id, type: e.type, recorded_at: e.metadata.recorded_at, subject: e.subject, seq: e.seq, index: e.index, metadata: { producer: e.metadata.producer }, data: e.type === 'RunCreated' || e.type === 'AuthzDecided' ? e.data : undefined })));
@@ -250,7 +256,16 @@ function readText(file: string): string {
   try {
     return readFileSync(file, 'utf8');
   } catch (err) {
-    throw new CliError(`cannot read ${file}: ${(err as Error).message}`, 2);
+    throw new CliError(`cannot read ${file}: ${fileProblem(err)}`, 2);
+  }
+}
+
+/** Writes what --out names (checked before connecting); a failure meanwhile is said in words (exit 1), not as Node's text. */
+function writeOut(out: string, text: string, mode?: number): void {
+  try {
+    writeFileSync(out, text, mode === undefined ? undefined : { mode });
+  } catch (err) {
+    throw new CliError(`cannot write ${out}: ${fileProblem(err)}`, 1);
   }
 }
 
@@ -320,7 +335,7 @@ function verifyFile(opts: Options & { file: string }): number {
 
 async function head(out: string | undefined, flags: CliConnectionFlags): Promise<number> {
   const json = `${JSON.stringify(await askLedger(SUBJECTS.auditHead, flags, 30_000), null, 2)}\n`;
-  if (out) writeFileSync(out, json);
+  if (out) writeOut(out, json);
   else process.stdout.write(json);
   return 0;
 }
@@ -331,7 +346,7 @@ function exportChain(out: string | undefined, flags: CliConnectionFlags): Promis
     const entries = chainEntriesOf(await log.read(CHAIN_SUBJECT));
     const jsonl = entries.map((e) => `${JSON.stringify(e)}\n`).join('');
     if (out) {
-      writeFileSync(out, jsonl);
+      writeOut(out, jsonl);
       process.stderr.write(`exported ${entries.length} audit chain entries to ${out}\n`);
     } else {
       process.stdout.write(jsonl);

@@ -68,7 +68,7 @@ async function ask(nc: NatsConnection, opts: ChatOptions, message: string): Prom
     reply = await nc.request(SUBJECTS.taskAssistantProcess, body, { timeout: REQUEST_TIMEOUT_MS });
   } catch (err) {
     if (err instanceof RequestError && err.isNoResponders()) throw new NotRunning(NOT_RUNNING);
-    if (permissionViolation(err)) throw new NotRunning(`${unansweredRequest(SUBJECTS.taskAssistantProcess, err)}\n`);
+    if (permissionViolation(err)) throw new NotRunning(`${unansweredRequest(SUBJECTS.taskAssistantProcess, err, nc)}\n`);
     if (nc.isClosed()) throw new NotRunning(NOT_RUNNING);
     return 'Runledger did not answer in time. Please try again.';
   }

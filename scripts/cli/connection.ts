@@ -5,7 +5,8 @@
  *   --creds FILE | NATS_CREDS          a .creds file (JWT + nkey seed) or an nkey seed file
  *   --nats-user U --nats-password P | NATS_USER, NATS_PASSWORD
  *   --context NAME | NATS_CONTEXT      a `nats` CLI context (~/.config/nats/context/NAME.json: url, creds, user, password)
- * Servers: --server URL | NATS_URL | the context's url | nats://127.0.0.1:4322 (the nats-server `npm start` runs).
+ * Servers: --server URL | NATS_URL | the context's url | nats://127.0.0.1:4322 (the nats-server `npm start` runs);
+ * one URL or a comma-separated list, a malformed one a wrong value (exit 2) said before connecting.
  * Against that local server with no credentials given, the command uses the identity `npm start` generated for
  * its kind of user (.data/credentials/caller.nk for chat and agent --agent, which callers start; admin.nk for erase
  * and replay; operator.nk for the other operator commands), when present.
@@ -19,8 +20,12 @@ import path from 'node:path';
 import { connect, NatsConnection, ConnectionOptions } from '@nats-io/transport-node';
 
 /** The nats-server `npm start` runs, and whether a server names it: scripts/lib/nats-url.js, shared with the stack. */
-const natsUrl = require('../lib/nats-url.js') as { LOCAL_NATS_URL: string; LOCAL_DATA_DIR: string; isLocalStack(server: string): boolean };
+const natsUrl = require('../lib/nats-url.js') as { LOCAL_NATS_URL: string; LOCAL_DATA_DIR: string; isLocalStack(server: string): boolean; parseNatsUrl(url: string): { scheme: string } };
 export const { LOCAL_NATS_URL, LOCAL_DATA_DIR, isLocalStack } = natsUrl;
+
+/** Where `npm start` writes `identity`'s seed, and how to show it from here (`.data/credentials/operator.nk`). */
+const localCredsFile = (identity: string) => path.join(LOCAL_DATA_DIR, 'credentials', `${identity}.nk`);
+const shownLocalCredsFile = (identity: string) => path.relative(process.cwd(), localCredsFile(identity));
 
 export const CONNECTION_USAGE =
   '[--server URL] [--creds FILE | --nats-user U --nats-password P | --context NAME] [--inbox-prefix PREFIX]';
@@ -92,12 +97,35 @@ function readContext(name: string): NatsContextFile {
   }
 }
 
-/** The resolved settings, flags over environment over context. Exported for tests and for `--json` diagnostics. */
+/**
+ * The servers a setting names: one NATS URL or a comma-separated list (`nats://host:port`, `tls://host:port` or
+ * `host:port`, each read by scripts/lib/nats-url.js); anything else is a wrong value (exit 2), said before connecting,
+ * naming where it came from (`source`: --server, NATS_URL or the context's url).
+ */
+export function natsServers(server: string, source = '--server'): string[] {
+  const servers = server.split(',').map((s) => s.trim());
+  for (const s of servers) {
+    let scheme: string | undefined;
+    try {
+      scheme = s ? natsUrl.parseNatsUrl(s).scheme : undefined;
+    } catch {
+      scheme = undefined;
+    }
+    if (scheme !== 'nats' && scheme !== 'tls') {
+      throw new ConnectionSettingInvalid(`${source} ${JSON.stringify(server)} is not a NATS server URL: give nats://HOST:PORT, tls://HOST:PORT or HOST:PORT (several separated by commas)`);
+    }
+  }
+  return servers;
+}
+
+/** The resolved settings, flags over environment over context (a malformed server is refused here). Exported for tests and for `--json` diagnostics. */
 export function resolveConnection(flags: CliConnectionFlags, env: NodeJS.ProcessEnv = process.env): Required<Pick<CliConnectionFlags, 'server'>> & CliConnectionFlags {
   const contextName = flags.context ?? env.NATS_CONTEXT;
   const ctx = contextName ? readContext(contextName) : {};
+  const [server, source] = flags.server !== undefined ? [flags.server, '--server'] : env.NATS_URL ? [env.NATS_URL, 'NATS_URL'] : ctx.url ? [ctx.url, `the url of NATS context "${contextName}"`] : [LOCAL_NATS_URL, 'the default server'];
+  natsServers(server, source);
   return {
-    server: flags.server ?? env.NATS_URL ?? ctx.url ?? LOCAL_NATS_URL,
+    server,
     creds: flags.creds ?? env.NATS_CREDS ?? ctx.creds ?? ctx.nkey,
     user: flags.user ?? env.NATS_USER ?? ctx.user,
     password: flags.password ?? env.NATS_PASSWORD ?? ctx.password,
@@ -114,10 +142,18 @@ function authOptions(settings: CliConnectionFlags): Partial<ConnectionOptions> {
   }
 }
 
+/**
+ * The connection settings checked without connecting (a wrong value is exit 2, said before anything is asked): the
+ * server names NATS URLs, a named context exists, a named credentials file exists.
+ */
+export function checkConnectionSettings(flags: CliConnectionFlags): void {
+  authOptions(resolveConnection(flags));
+}
+
 /** The seed `npm start` wrote for `identity`, if this is the local stack and the caller named no credentials. */
 function localDefaultCreds(settings: CliConnectionFlags, identity: LocalIdentity): string | undefined {
   if (settings.creds || settings.user || !isLocalStack(settings.server ?? LOCAL_NATS_URL)) return undefined;
-  const file = path.join(LOCAL_DATA_DIR, 'credentials', `${identity}.nk`);
+  const file = localCredsFile(identity);
   return existsSync(file) ? file : undefined;
 }
 
@@ -157,20 +193,22 @@ export function connectionIdentity(flags: CliConnectionFlags, defaultIdentity: L
 export async function connectCli(flags: CliConnectionFlags, name = 'runledger-cli', defaultIdentity: LocalIdentity = 'operator', opts: { follows?: boolean } = {}): Promise<NatsConnection> {
   const settings = effectiveSettings(flags, defaultIdentity);
   try {
-    return await connect({
-      servers: settings.server,
+    const nc = await connect({
+      servers: natsServers(settings.server),
       name,
       timeout: 5_000,
       // A command that follows (runs tail) outlives a nats-server restart; any other fails at once and says so.
       ...(opts.follows ? { maxReconnectAttempts: -1, reconnectTimeWait: 500 } : { maxReconnectAttempts: 0 }),
       ...authOptions(settings),
     });
+    INBOXES.set(nc, { used: settings.inboxPrefix ?? defaultInboxPrefix(settings.creds) ?? '_INBOX', own: defaultInboxPrefix(settings.creds) });
+    return nc;
   } catch (err) {
     if (err instanceof ConnectionRefused) throw err;
     const message = (err as Error).message ?? String(err);
     if (/authoriz|authentic|permission/i.test(message)) {
       // With none named against npm start's server, say where it put this command's identity (another server's are not there).
-      const hint = settings.creds || settings.user || !isLocalStack(settings.server) ? '' : ` (npm start writes this command's at ${path.relative(process.cwd(), path.join(LOCAL_DATA_DIR, 'credentials', `${defaultIdentity}.nk`))})`;
+      const hint = settings.creds || settings.user || !isLocalStack(settings.server) ? '' : ` (npm start writes this command's at ${shownLocalCredsFile(defaultIdentity)})`;
       throw new ConnectionRefused(`NATS at ${settings.server} refused these credentials (${message}); pass --creds FILE${hint}, --nats-user/--nats-password or --context NAME`);
     }
     throw new ConnectionRefused(`cannot reach NATS at ${settings.server} (${message}); start the stack or set NATS_URL / --server`);
@@ -182,7 +220,7 @@ export async function connectCli(flags: CliConnectionFlags, name = 'runledger-cl
  * `action` says what it may not do, `identity` which local identity may.
  */
 export function notPermitted(action: string, identity: LocalIdentity): string {
-  return `refused: this identity is not permitted to ${action} (see deploy/nats/permissions.yaml); connect as an identity that may, e.g. --creds with the ${identity}'s credentials (.data/credentials/${identity}.nk on the local stack)`;
+  return `refused: this identity is not permitted to ${action} (see deploy/nats/permissions.yaml); connect as an identity that may, e.g. --creds with the ${identity}'s credentials (${shownLocalCredsFile(identity)} on the local stack)`;
 }
 
 /** The operation and subject of a permissions violation (nats.js's PermissionViolationError, or its text in a wrapping error), else null. */
@@ -195,29 +233,56 @@ export function permissionViolation(err: unknown): { operation: 'publish' | 'sub
   return null;
 }
 
+/** The reply inbox prefix each connection subscribes under, and the one its credentials imply (`<identity>.nk`: `_INBOX_<identity>`). */
+const INBOXES = new WeakMap<NatsConnection, { used: string; own?: string }>();
+
+/**
+ * A subscription refused under the connection's reply inbox prefix, in words, else null: a least-privilege server lets
+ * an identity receive replies only under its own prefix, so what it refused is the inbox (a wrong --inbox-prefix),
+ * not the request, and the sentence names the prefix these credentials may use when their file name says it.
+ */
+function inboxRefused(subject: string, nc: NatsConnection | undefined): string | null {
+  const inbox = nc ? INBOXES.get(nc) : undefined;
+  if (!(inbox ? subject.startsWith(`${inbox.used}.`) : subject.startsWith('_INBOX'))) return null;
+  const prefix = inbox?.used ?? subject.split('.')[0];
+  const own = inbox?.own && inbox.own !== prefix ? inbox.own : undefined;
+  return `refused: this identity is not permitted to subscribe to its reply inbox ${subject} (inbox prefix ${prefix}): the server lets an identity receive replies only under its own prefix${own ? `, ${own} for these credentials` : ', _INBOX_<identity> (see deploy/nats/permissions.yaml)'}; pass --inbox-prefix ${own ?? '_INBOX_<identity>'} (or NATS_INBOX_PREFIX) or connect as the identity this prefix belongs to`;
+}
+
+/**
+ * The one sentence for a permissions violation met in a command, else null: a refused subscription to the reply
+ * inbox says so (above); any other violation is `refused(violation)`, what the caller says this identity may not do.
+ */
+export function refusalText(err: unknown, nc: NatsConnection | undefined, refused: (violation: { operation: 'publish' | 'subscription'; subject: string }) => string): string | null {
+  const violation = permissionViolation(err);
+  if (!violation) return null;
+  return (violation.operation === 'subscription' ? inboxRefused(violation.subject, nc) : null) ?? refused(violation);
+}
+
 /**
  * A permissions violation met anywhere in a command (a request, a read of the log or a store through the JetStream
  * API) as the refusal, naming `identity` (the one the command is meant for; an `rl.…` request names the one the
  * permissions table lets ask it); anything else is returned as it is.
  */
-export function asRefusal(err: unknown, identity: LocalIdentity): unknown {
+export function asRefusal(err: unknown, identity: LocalIdentity, nc?: NatsConnection): unknown {
   // An error that carries its exit code (CliError, ConnectionRefused) already says what went wrong, e.g. a service's
   // own error reply quoting a violation of the service's: only the client's own refusal by the server is this identity's.
   if (typeof (err as { exitCode?: unknown } | null)?.exitCode === 'number') return err;
-  const violation = permissionViolation(err);
-  if (!violation) return err;
-  const { operation, subject } = violation;
-  if (operation === 'subscription') return new ConnectionRefused(notPermitted(`subscribe to ${subject}`, identity));
-  return new ConnectionRefused(notPermitted(`ask ${subject}`, subject.startsWith('rl.') ? identityFor(subject) : identity));
+  const text = refusalText(err, nc, ({ operation, subject }) => operation === 'subscription'
+    ? notPermitted(`subscribe to ${subject}`, identity)
+    : notPermitted(`ask ${subject}`, subject.startsWith('rl.') ? identityFor(subject) : identity));
+  return text === null ? err : new ConnectionRefused(text);
 }
 
 /**
  * Why a request on `subject` got no answer, as one sentence for a person: refused by the server's permissions
- * (this identity may not ask that), nobody serving it (the stack or `service` is not running), or no answer in time.
+ * (this identity may not ask that, or may not receive the reply on `nc`'s inbox), nobody serving it (the stack or
+ * `service` is not running), or no answer in time.
  */
-export function unansweredRequest(subject: string, err: unknown, service = 'the stack'): string {
+export function unansweredRequest(subject: string, err: unknown, nc: NatsConnection | undefined, service = 'the stack'): string {
   const message = (err as Error)?.message ?? String(err);
-  if (permissionViolation(err)) return notPermitted(`ask ${subject}`, identityFor(subject));
+  const refused = refusalText(err, nc, () => notPermitted(`ask ${subject}`, identityFor(subject)));
+  if (refused) return refused;
   if (/no responders|503/i.test(message)) return `nobody answers ${subject}: is ${service} running?`;
   return `${subject} did not answer (${message}); is ${service} running?`;
 }

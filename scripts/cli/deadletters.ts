@@ -15,7 +15,18 @@ import { ask, CliError, unknownCommand, json, parseArgs, runCommand, str, withCo
 export const USAGE = `usage: runledger deadletters list [--durable NAME] [--json]
        runledger deadletters show ID [--json]
        runledger deadletters retry ID [--json]
-       ${CONNECTION_USAGE}`;
+       ${CONNECTION_USAGE}
+  list     every message a consumer gave up on, in the order recorded: its id, subject, run, reason, error code,
+           deliveries, whether a retry can succeed and its retries (rl.deadletters.list)
+           --durable NAME  only those of one durable consumer (e.g. audit-ledger, decision-inbox; default: every one)
+  show     one dead letter (ID as list prints it, DURABLE:SEQUENCE) with its payload as the log stores it (sealed
+           fields stay sealed)
+  retry    re-publish the original command of dead letter ID on its subject as a new log message, recorded as
+           DeadLetterRetried (rl.deadletters.retry); refused (DEADLETTER.NOT_RETRYABLE, saying why) when a retry cannot
+           succeed: a run event, or a command refused for good
+  --json   the answer as JSON
+exit codes: 0 done, 1 refused by the stack (not found, not retryable, not granted: its error code is printed),
+            2 usage (said before connecting), 3 the stack cannot be reached or this identity may not ask (refused: …)`;
 
 export function main(args: string[]): Promise<number> {
   return runCommand(async () => {

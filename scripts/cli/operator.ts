@@ -3,10 +3,12 @@
  * convention decoded, and the exit codes (0 ok, 1 the answer is bad news — a difference, a broken chain,
  * 2 usage, 3 the stack cannot be reached or refused).
  */
+import { accessSync, constants, statSync } from 'node:fs';
+import path from 'node:path';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { decodeReply, encodeJson } from '../../libs/messaging/src/codec';
 import { printableLines, terminalJson } from './format';
-import { asRefusal, CliConnectionFlags, connectCli, LocalIdentity, ConnectionRefused, ConnectionUsageError, parseConnectionFlags, unansweredRequest } from './connection';
+import { asRefusal, checkConnectionSettings, CliConnectionFlags, connectCli, LocalIdentity, ConnectionRefused, ConnectionSettingInvalid, ConnectionUsageError, parseConnectionFlags, unansweredRequest } from './connection';
 
 export class CliError extends Error {
   constructor(message: string, readonly exitCode: number) {
@@ -22,14 +24,17 @@ export interface ParsedArgs {
 
 /**
  * Splits arguments into connection flags, `--name value` / `--name=value` options (only the names in
- * `valued` take a value) and boolean switches (the names in `switches`); anything else is a usage error.
+ * `valued` take a value) and boolean switches (the names in `switches`); anything else is a usage error, and so is a
+ * connection setting that names nothing usable (a malformed server URL, a credentials file or context that does not
+ * exist): every operator command's arguments are checked here and in the checks below, before it connects.
  */
-export function parseArgs(args: string[], spec: { valued: string[]; switches: string[] }, usage: string): ParsedArgs {
+export function parseArgs(args: string[], spec: { valued: readonly string[]; switches: readonly string[] }, usage: string): ParsedArgs {
   let parsed: { flags: CliConnectionFlags; rest: string[] };
   try {
     parsed = parseConnectionFlags(args);
+    checkConnectionSettings(parsed.flags);
   } catch (err) {
-    if (err instanceof ConnectionUsageError) throw new CliError(`${err.message}\n${usage}`, 2);
+    if (err instanceof ConnectionUsageError || err instanceof ConnectionSettingInvalid) throw new CliError(`${err.message}\n${usage}`, 2);
     throw err;
   }
   const flags = new Map<string, string | true>();
@@ -55,7 +60,7 @@ export function parseArgs(args: string[], spec: { valued: string[]; switches: st
   return { conn: parsed.flags, positional, flags };
 }
 
-const isOptionOf = (spec: { valued: string[]; switches: string[] }, name: string): boolean => spec.valued.includes(name) || spec.switches.includes(name);
+const isOptionOf = (spec: { valued: readonly string[]; switches: readonly string[] }, name: string): boolean => spec.valued.includes(name) || spec.switches.includes(name);
 
 /** A missing or unknown subcommand: said first, then the usage (exit 2). */
 export function unknownCommand(sub: string | undefined, usage: string): CliError {
@@ -67,12 +72,95 @@ export const str = (p: ParsedArgs, name: string): string | undefined => {
   return typeof v === 'string' ? v : undefined;
 };
 
-export function intFlag(p: ParsedArgs, name: string, usage: string, min = 1): number | undefined {
+/** A whole number from `min` to `max`, or undefined when the option is absent; anything else is a usage error (exit 2). */
+export function intFlag(p: ParsedArgs, name: string, usage: string, min = 1, max = Number.MAX_SAFE_INTEGER): number | undefined {
   const v = str(p, name);
   if (v === undefined) return undefined;
-  const n = Number(v);
-  if (!Number.isInteger(n) || n < min) throw new CliError(`--${name} must be a whole number of at least ${min}\n${usage}`, 2);
+  const n = v.trim() === '' ? NaN : Number(v);
+  if (!Number.isInteger(n) || n < min || n > max) {
+    throw new CliError(`--${name} must be a whole number ${max === Number.MAX_SAFE_INTEGER ? `of at least ${min}` : `from ${min} to ${max}`}, got ${JSON.stringify(v)}\n${usage}`, 2);
+  }
   return n;
+}
+
+/** A date and time (ISO 8601), as an ISO string, or undefined when the option is absent; anything else is a usage error. */
+export function timeFlag(p: ParsedArgs, name: string, usage: string): string | undefined {
+  const v = str(p, name);
+  if (v === undefined) return undefined;
+  const t = Date.parse(v);
+  if (Number.isNaN(t)) throw new CliError(`--${name} must be a date and time (ISO 8601), e.g. 2026-11-24T07:00:00Z\n${usage}`, 2);
+  return new Date(t).toISOString();
+}
+
+/**
+ * Options that apply only with another (`needs`: `--head needs --file`) or never with it (`not`), each said as a usage
+ * error naming both (`why` adds what to do instead), never silently ignored.
+ */
+export function checkCombinations(p: ParsedArgs, usage: string, rules: ReadonlyArray<{ option: string; needs?: string; not?: string; why?: string }>): void {
+  for (const { option, needs, not, why } of rules) {
+    if (!p.flags.has(option)) continue;
+    if (needs && !p.flags.has(needs)) throw new CliError(`--${option} needs --${needs}${why ? ` (${why})` : ''}\n${usage}`, 2);
+    if (not && p.flags.has(not)) throw new CliError(`--${option} does not go with --${not}${why ? ` (${why})` : ''}\n${usage}`, 2);
+  }
+}
+
+/** What went wrong with a file, in words (never Node's `ENOENT: …` text). */
+export function fileProblem(err: unknown): string {
+  const code = (err as NodeJS.ErrnoException | null)?.code;
+  const words: Record<string, string> = {
+    ENOENT: 'no such file or folder', EACCES: 'permission denied', EPERM: 'permission denied', EISDIR: 'it is a folder',
+    ENOTDIR: 'a part of its path is not a folder', ENOSPC: 'no space left on the device', EROFS: 'a read-only file system', ENAMETOOLONG: 'the name is too long',
+  };
+  return (code && words[code]) ?? `cannot be used${code ? ` (${code})` : ''}`;
+}
+
+/**
+ * The file (or, with `kind` 'folder', the folder) an option names, checked before connecting: it exists, is of that
+ * kind and can be read; else a usage error naming the option (exit 2). Undefined when the option is absent.
+ */
+export function inputPath(p: ParsedArgs, name: string, usage: string, kind: 'file' | 'folder' = 'file'): string | undefined {
+  const file = str(p, name);
+  if (file === undefined) return undefined;
+  const fail = (why: string) => new CliError(`--${name} ${file}: ${why}\n${usage}`, 2);
+  let isFolder: boolean;
+  try {
+    isFolder = statSync(file).isDirectory();
+    accessSync(file, constants.R_OK);
+  } catch (err) {
+    throw fail((err as NodeJS.ErrnoException).code === 'ENOENT' ? 'does not exist' : `cannot be read (${fileProblem(err)})`);
+  }
+  if (isFolder !== (kind === 'folder')) throw fail(isFolder ? 'is a folder, not a file' : 'is a file, not a folder');
+  return file;
+}
+
+/**
+ * The file an `--out`-like option names, checked before connecting: its folder exists and may be written (and the file,
+ * when it exists, is a file that may be replaced); else a usage error naming the option (exit 2).
+ */
+export function outputPath(p: ParsedArgs, name: string, usage: string): string | undefined {
+  const file = str(p, name);
+  if (file === undefined) return undefined;
+  const fail = (why: string) => new CliError(`--${name} ${file}: ${why}\n${usage}`, 2);
+  const folder = path.dirname(path.resolve(file));
+  const stat = (f: string) => {
+    try {
+      return statSync(f);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
+      throw fail(`cannot be written (${fileProblem(err)})`);
+    }
+  };
+  const parent = stat(folder);
+  if (!parent) throw fail(`the folder ${folder} does not exist`);
+  if (!parent.isDirectory()) throw fail(`${folder} is not a folder`);
+  const existing = stat(file);
+  if (existing?.isDirectory()) throw fail('is a folder; name a file to write');
+  try {
+    accessSync(existing ? file : folder, constants.W_OK);
+  } catch (err) {
+    throw fail(`cannot be written (${fileProblem(err)})`);
+  }
+  return file;
 }
 
 /**
@@ -85,7 +173,7 @@ export async function withConnection<T = number>(conn: CliConnectionFlags, body:
   try {
     return await body(nc);
   } catch (err) {
-    throw asRefusal(err, localIdentity);
+    throw asRefusal(err, localIdentity, nc);
   } finally {
     await nc.close().catch(() => undefined);
   }
@@ -107,7 +195,7 @@ export async function runCommand(body: () => Promise<number>): Promise<number> {
 /** Request/reply on a documented subject; an error reply becomes a CliError with its stable code. */
 export async function ask<T>(nc: NatsConnection, subject: string, body: unknown, timeoutMs = 30_000): Promise<T> {
   const msg = await nc.request(subject, encodeJson(body), { timeout: timeoutMs }).catch((err: Error) => {
-    throw new CliError(unansweredRequest(subject, err), 3);
+    throw new CliError(unansweredRequest(subject, err, nc), 3);
   });
   const reply = decodeReply(msg.data, msg.headers);
   if (!reply.ok) throw new CliError(`${subject}: ${reply.error.code} ${reply.error.message}${reply.error.details ? ` (${reply.error.details.join('; ')})` : ''}`, reply.error.code === 'REQUEST.INVALID' ? 2 : 1);

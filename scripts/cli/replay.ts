@@ -2,7 +2,8 @@
  * runledger replay — rebuild every projection and read model from the log into a fresh store and compare
  * with the live one; runledger replay --policy DIR — re-decide recorded authorizations under another policy.
  *
- * Exit codes: 0 no differences (or, for --policy, the report was printed), 1 differences, 2 usage, 3 unreachable.
+ * Exit codes: 0 no differences (or, for --policy, the report was printed), 1 differences, 2 usage (said before
+ * connecting), 3 unreachable or refused.
  */
 import type { NatsConnection } from '@nats-io/transport-node';
 import { jetstreamManager } from '@nats-io/jetstream';
@@ -12,31 +13,67 @@ import { CachedDataKeys, DATA_KEYS_BUCKET, KvDataKeyStore } from '../../libs/mes
 import { SealingCodec } from '../../libs/messaging/src/sealing';
 import { SealedDocumentStore } from '../../libs/messaging/src/sealed-documents';
 import { chainEntriesOf, type ChainEntry, isTerminalStatus } from '@runledger/governance';
-import { CONNECTION_USAGE, ConnectionRefused, notPermitted, permissionViolation } from './connection';
-import { ask, CliError, intFlag, json, parseArgs, ParsedArgs, runCommand, str, withConnection } from './operator';
+import { type CliConnectionFlags, CONNECTION_USAGE, ConnectionRefused, notPermitted, refusalText } from './connection';
+import { ask, checkCombinations, CliError, intFlag, json, parseArgs, runCommand, withConnection } from './operator';
 import { printable } from './format';
 import { Progress, scanLog } from './progress';
 import { compareDocs, Difference, ModelReport, readAll, withListing, writeAll } from './replay/compare';
 import { compareAuditTrails, compareDecisionRecords, withoutTrails } from './replay/audit-trails';
 import { Rebuild } from './replay/rebuild';
-import { whatIf } from './replay/what-if';
+import { whatIf, whatIfRequest, type WhatIfRequest } from './replay/what-if';
 
 export const USAGE = `usage: runledger replay [--check-runs N] [--catch-up-timeout SECONDS] [--keep-store] [--json]
        runledger replay --policy DIR [--since ISO] [--until ISO] [--json]
-       ${CONNECTION_USAGE}`;
+       ${CONNECTION_USAGE}
+  replay   rebuild every read model from the log into a fresh store and compare it with the live one (as the admin)
+           --check-runs N                runs re-checked against rl.runs.get, spread over the log (default 200, 0 for all)
+           --catch-up-timeout SECONDS    how long to wait first for the live read models' consumer to catch up
+                                         (default 120; 0 compares at once); still behind then, it compares anyway
+           --keep-store                  keep the rebuilt store (rl_replay_<id>_* buckets) instead of removing it
+  --policy re-decide every recorded authorization under another policy and print the decisions that would change
+           --policy DIR                  a folder with lanes.yaml and roles.yaml (validated as a service validates them)
+           --since ISO, --until ISO      only decisions recorded in [since, until) (ISO 8601, e.g. 2026-11-24T07:00:00Z;
+                                         default: the whole log)
+  --json   the report as JSON
+exit codes: 0 no differences (--policy: the report was printed), 1 differences, 2 usage (said before connecting),
+            3 the stack cannot be reached or this identity may not (a rebuild is the admin's, a what-if an operator's)`;
 
 /** The durable consumers that keep live read models; the comparison waits until they have caught up. */
 const LIVE_CONSUMERS = ['audit-ledger'];
 
 export function main(args: string[]): Promise<number> {
   return runCommand(async () => {
-    const p = parseArgs(args, { valued: ['check-runs', 'catch-up-timeout', 'policy', 'since', 'until'], switches: ['keep-store', 'json'] }, USAGE);
-    if (p.positional.length) throw new CliError(USAGE, 2);
-    if (str(p, 'policy')) return withConnection(p.conn, (nc) => whatIf(nc, p, USAGE));
-    if (str(p, 'since') || str(p, 'until')) throw new CliError(`--since/--until go with --policy\n${USAGE}`, 2);
+    const request = replayArgs(args);
+    if (request.kind === 'what-if') return withConnection(request.conn, (nc) => whatIf(nc, request.whatIf));
     // A rebuild creates fresh buckets to compare against: only the bootstrap admin may create buckets.
-    return withConnection(p.conn, (nc) => replay(nc, p), 'admin');
+    return withConnection(request.conn, (nc) => replay(nc, request.rebuild), 'admin');
   });
+}
+
+interface RebuildOptions {
+  checkRuns: number;
+  catchUpTimeoutS: number;
+  keepStore: boolean;
+  json: boolean;
+}
+
+/**
+ * The arguments, every value checked before connecting (exit 2, the error then the usage): the counts are whole
+ * numbers, the times ISO 8601, the policy a folder holding a valid policy, and no option of the other mode.
+ */
+export function replayArgs(args: string[]): { kind: 'what-if'; conn: CliConnectionFlags; whatIf: WhatIfRequest } | { kind: 'rebuild'; conn: CliConnectionFlags; rebuild: RebuildOptions } {
+  const p = parseArgs(args, { valued: ['check-runs', 'catch-up-timeout', 'policy', 'since', 'until'], switches: ['keep-store', 'json'] }, USAGE);
+  if (p.positional.length) throw new CliError(`unexpected argument ${p.positional[0]}\n${USAGE}`, 2);
+  const rebuildOnly = 'it is the rebuild\'s; --policy re-decides and rebuilds nothing';
+  checkCombinations(p, USAGE, [
+    { option: 'since', needs: 'policy', why: 'a rebuild reads the whole log' }, { option: 'until', needs: 'policy', why: 'a rebuild reads the whole log' },
+    ...['check-runs', 'catch-up-timeout', 'keep-store'].map((option) => ({ option, not: 'policy', why: rebuildOnly })),
+  ]);
+  if (p.flags.has('policy')) return { kind: 'what-if', conn: p.conn, whatIf: whatIfRequest(p, USAGE) };
+  return {
+    kind: 'rebuild', conn: p.conn,
+    rebuild: { checkRuns: intFlag(p, 'check-runs', USAGE, 0) ?? 200, catchUpTimeoutS: intFlag(p, 'catch-up-timeout', USAGE, 0) ?? 120, keepStore: p.flags.has('keep-store'), json: p.flags.has('json') },
+  };
 }
 
 async function waitForConsumers(nc: NatsConnection, timeoutS: number): Promise<void> {
@@ -52,7 +89,7 @@ async function waitForConsumers(nc: NatsConnection, timeoutS: number): Promise<v
   };
   // Polled once a second until caught up or the deadline passes.
   let behind = await behindNow();
-  while (behind.length && Date.now() <= deadline) {
+  while (behind.length && Date.now() < deadline) {
     process.stderr.write(`waiting for live read models to catch up: ${behind.join(', ')} events to go\n`);
     await new Promise((r) => setTimeout(r, 1_000));
     behind = await behindNow();
@@ -70,14 +107,15 @@ async function mayRebuild(nc: NatsConnection): Promise<void> {
   try {
     await nc.request(`$JS.API.STREAM.INFO.KV_${DATA_KEYS_BUCKET}`, '', { timeout: 5_000 });
   } catch (err) {
-    if (!permissionViolation(err)) throw err;
-    throw new ConnectionRefused(notPermitted(`rebuild the read models (a replay opens sealed data with the data keys, ${DATA_KEYS_BUCKET}, and writes fresh buckets: the bootstrap admin's act; \`replay --policy DIR\` is an operator's)`, 'admin'));
+    const refused = refusalText(err, nc, () => notPermitted(`rebuild the read models (a replay opens sealed data with the data keys, ${DATA_KEYS_BUCKET}, and writes fresh buckets: the bootstrap admin's act; \`replay --policy DIR\` is an operator's)`, 'admin'));
+    if (refused === null) throw err;
+    throw new ConnectionRefused(refused);
   }
 }
 
-async function replay(nc: NatsConnection, p: ParsedArgs): Promise<number> {
+async function replay(nc: NatsConnection, opts: RebuildOptions): Promise<number> {
   await mayRebuild(nc);
-  await waitForConsumers(nc, intFlag(p, 'catch-up-timeout', USAGE) ?? 120);
+  await waitForConsumers(nc, opts.catchUpTimeoutS);
   const rebuild = new Rebuild();
   // Sealed personal and case data is opened as services open it; erased data folds as the erased marker.
   const keys = new CachedDataKeys(new KvDataKeyStore(nc));
@@ -122,14 +160,14 @@ async function replay(nc: NatsConnection, p: ParsedArgs): Promise<number> {
   } finally {
     await live.close().catch(() => undefined);
     await fresh.close().catch(() => undefined);
-    if (!p.flags.has('keep-store') && !process.env.MONGO_URL) await dropFresh(nc, freshName, [...collections.keys()]);
+    if (!opts.keepStore && !process.env.MONGO_URL) await dropFresh(nc, freshName, [...collections.keys()]);
   }
   reports.push(await compareChain(nc, rebuild, horizon));
-  reports.push(await compareRuns(nc, rebuild, intFlag(p, 'check-runs', USAGE, 0) ?? 200));
+  reports.push(await compareRuns(nc, rebuild, opts.checkRuns));
   // Compared per task run: the context it recorded (live) against the conversation replayed up to it (rebuilt), so both
   // counts are those contexts (the number of conversations replayed is not a count of compared things).
   reports.push({ model: 'conversations (run contexts)', rebuilt: rebuild.contextChecks, live: rebuild.contextChecks, skipped: 0, differences: rebuild.contextMismatches.map((m) => ({ model: 'conversations', id: m.split(':')[0], kind: 'differs' as const, detail: m })) });
-  return report(reports, { horizon, events: count, fresh: p.flags.has('keep-store') ? freshName : null }, p.flags.has('json'));
+  return report(reports, { horizon, events: count, fresh: opts.keepStore ? freshName : null }, opts.json);
 }
 
 async function dropFresh(nc: NatsConnection, prefix: string, names: string[]): Promise<void> {

@@ -4,7 +4,7 @@ import type { NatsConnection } from '@nats-io/transport-node';
 import type { RunForkRequest, RunForkResult } from '../../libs/contracts/src/generated';
 import { SUBJECTS } from '../../libs/contracts/src/subjects';
 import { printable } from './format';
-import { ask, CliError, intFlag, json, ParsedArgs, str } from './operator';
+import { ask, CliError, json, ParsedArgs, str } from './operator';
 import { isTerminalStatus } from '../../libs/governance/src/lifecycle/run-lifecycle';
 
 
@@ -21,11 +21,11 @@ export function forkRequest(runId: string, p: ParsedArgs, usage: string): RunFor
   };
 }
 
-export async function fork(nc: NatsConnection, request: RunForkRequest, p: ParsedArgs, usage: string): Promise<number> {
+export async function fork(nc: NatsConnection, request: RunForkRequest, p: ParsedArgs, timeoutS: number): Promise<number> {
   const res = await ask<RunForkResult>(nc, SUBJECTS.runsFork, request);
   let { status, error } = res;
   if (p.flags.has('wait')) {
-    const deadline = Date.now() + (intFlag(p, 'timeout', usage) ?? 120) * 1_000;
+    const deadline = Date.now() + timeoutS * 1_000;
     while (!isTerminalStatus(status)) {
       if (Date.now() > deadline) throw new CliError(`fork ${res.run_id} has no outcome yet (status ${status}); follow it with runledger runs show ${res.run_id}`, 1);
       await new Promise((r) => setTimeout(r, 250));

@@ -17,7 +17,7 @@ import { SUBJECTS } from '../../libs/contracts/src/subjects';
 import { isTerminalStatus } from '../../libs/governance/src/lifecycle/run-lifecycle';
 import { CONNECTION_USAGE } from './connection';
 import { duration, errorText, eventDetail, jaegerLink, printable, table, time } from './format';
-import { ask, CliError, unknownCommand, intFlag, json, parseArgs, ParsedArgs, runCommand, str, withConnection } from './operator';
+import { ask, checkCombinations, CliError, unknownCommand, intFlag, json, parseArgs, ParsedArgs, runCommand, str, timeFlag, withConnection } from './operator';
 
 /*
  * Each subcommand's module is loaded when it is asked for (a `runs list` starts without the live-feed follower, the
@@ -30,8 +30,12 @@ const lazy = {
   waterfall: () => require('./console/waterfall') as typeof import('./console/waterfall'),
 };
 
-/** The statuses a run can have, as the runs-list contract says (one place: its schema). */
-export const RUN_STATUSES: readonly string[] = (JSON.parse(readFileSync(join(__dirname, '..', '..', 'proto-contracts', 'schemas', 'runs', 'runs-list-request.schema.json'), 'utf8')) as { properties: { status: { enum: string[] } } }).properties.status.enum;
+/** The runs-list contract's request schema: the one place that says the statuses a run can have and a page's size. */
+const LIST_SCHEMA = JSON.parse(readFileSync(join(__dirname, '..', '..', 'proto-contracts', 'schemas', 'runs', 'runs-list-request.schema.json'), 'utf8')) as { properties: { status: { enum: string[] }; limit: { maximum: number } } };
+/** The statuses a run can have. */
+export const RUN_STATUSES: readonly string[] = LIST_SCHEMA.properties.status.enum;
+/** The most runs one page of rl.runs.list holds (the server refuses more). */
+export const RUNS_PAGE_MAX: number = LIST_SCHEMA.properties.limit.maximum;
 
 export const USAGE = `usage: runledger runs list [--text T] [--status S] [--agent A] [--case C] [--user U] [--kind K] [--since ISO] [--until ISO] [--failed] [--all] [--by-agent] [--limit N] [--cursor C] [--json]
        runledger runs show RUN_ID [--waterfall] [--json]
@@ -43,7 +47,8 @@ export const USAGE = `usage: runledger runs list [--text T] [--status S] [--agen
   list     the runs index, newest first; --text: runs whose id, agent, kind, case, user, error code or error message
            contains T (any case); --status is one of ${RUN_STATUSES.join(', ')};
            --failed: failed runs only; --all: child runs too; --kind: agent, tool_gateway, db_write, promotion, export …;
-           --since/--until: ISO 8601 times (e.g. 2026-11-24T07:00:00Z); --limit N (a page), --cursor C (the next page);
+           --since/--until: ISO 8601 times (e.g. 2026-11-24T07:00:00Z); --limit N: runs a page, 1 to ${RUNS_PAGE_MAX}
+           (default 50); --cursor C: the next page;
            --by-agent: also every matching run counted per agent by outcome, with the p50 and p95 duration
   show     the run, its child runs and their events: the message, intent and reply, durations, outcome, trace id;
            --waterfall: the run, its steps, tool calls and child runs as bars on one time axis instead of the events
@@ -72,6 +77,7 @@ export function main(args: string[]): Promise<number> {
     if (!sub || !(sub in SPEC)) throw unknownCommand(sub, USAGE);
     const spec = SPEC[sub as keyof typeof SPEC];
     const p = parseArgs(rest, { valued: [...spec.valued], switches: [...spec.switches] }, USAGE);
+    checkCombinations(p, USAGE, [{ option: 'timeout', needs: 'wait', why: 'it is how long --wait waits' }]);
     if (sub === 'list') {
       const request = listRequest(p); // a usage error is said before connecting
       return withConnection(p.conn, (nc) => list(nc, p, request));
@@ -85,13 +91,14 @@ export function main(args: string[]): Promise<number> {
     }
     const runId = p.positional[0];
     if (!runId || p.positional.length > 1) throw new CliError(`runs ${sub} takes one RUN_ID\n${USAGE}`, 2);
+    const timeoutS = intFlag(p, 'timeout', USAGE);
     if (sub === 'show') return withConnection(p.conn, (nc) => show(nc, runId, p.flags.has('json'), p.flags.has('waterfall')));
     if (sub === 'fork') {
       const { fork, forkRequest } = lazy.fork();
       const request = forkRequest(runId, p, USAGE);
-      return withConnection(p.conn, (nc) => fork(nc, request, p, USAGE));
+      return withConnection(p.conn, (nc) => fork(nc, request, p, timeoutS ?? 120));
     }
-    return withConnection(p.conn, (nc) => cancel(nc, runId, p));
+    return withConnection(p.conn, (nc) => cancel(nc, runId, p, timeoutS ?? 60));
   });
 }
 
@@ -106,16 +113,13 @@ export function listRequest(p: ParsedArgs): RunsListRequest {
   if (str(p, 'user')) q.user_id = str(p, 'user');
   if (str(p, 'kind')) q.run_kind = str(p, 'kind');
   for (const name of ['since', 'until'] as const) {
-    const v = str(p, name);
-    if (v !== undefined) {
-      if (Number.isNaN(Date.parse(v))) throw new CliError(`--${name} must be a date and time (ISO 8601), e.g. 2026-11-24T07:00:00Z\n${USAGE}`, 2);
-      q[name] = new Date(v).toISOString();
-    }
+    const v = timeFlag(p, name, USAGE);
+    if (v !== undefined) q[name] = v;
   }
   if (p.flags.has('failed')) q.failed_only = true;
   if (p.flags.has('all')) q.include_children = true;
   if (p.flags.has('by-agent')) q.by_agent = true;
-  const limit = intFlag(p, 'limit', USAGE);
+  const limit = intFlag(p, 'limit', USAGE, 1, RUNS_PAGE_MAX);
   if (limit !== undefined) q.limit = limit;
   if (str(p, 'cursor')) q.cursor = str(p, 'cursor');
   return q;
@@ -239,11 +243,11 @@ async function show(nc: NatsConnection, runId: string, asJson: boolean, bars: bo
   return 0;
 }
 
-async function cancel(nc: NatsConnection, runId: string, p: ParsedArgs): Promise<number> {
+async function cancel(nc: NatsConnection, runId: string, p: ParsedArgs, timeoutS: number): Promise<number> {
   const res = await ask<RunCancelResult>(nc, SUBJECTS.runsCancel, { run_id: runId, ...(str(p, 'reason') ? { reason: str(p, 'reason') } : {}), requested_by: process.env.USER ?? 'operator' });
   let status = res.status;
   if (p.flags.has('wait') && res.outcome === 'requested') {
-    const deadline = Date.now() + (intFlag(p, 'timeout', USAGE) ?? 60) * 1_000;
+    const deadline = Date.now() + timeoutS * 1_000;
     while (!isTerminalStatus(status)) {
       if (Date.now() > deadline) throw new CliError(`run ${runId} has not stopped yet (status ${status}); its worker stops it at its next step`, 1);
       await new Promise((r) => setTimeout(r, 200));

@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import type { RunsListRequest } from '../../../libs/contracts/src/generated';
 import { time } from '../format';
 import { CliError } from '../operator';
-import { exchangeOf, RUN_STATUSES, type RunNode } from '../runs';
+import { exchangeOf, RUN_STATUSES, RUNS_PAGE_MAX, type RunNode } from '../runs';
 import type { ConsoleApi } from './api';
 import { duration, esc, hidden, json, page, postForm, table, traceLink } from './html';
 import { barsOf, llmAttempt, waterfall } from './waterfall';
@@ -41,7 +41,7 @@ export function searchRequest(q: URLSearchParams): RunsListRequest {
   if (q.get('failed')) r.failed_only = true;
   if (q.get('all')) r.include_children = true;
   const limit = Number(q.get('limit') ?? 50);
-  if (!Number.isInteger(limit) || limit < 1 || limit > 500) throw new CliError('limit must be a whole number from 1 to 500', 2);
+  if (!Number.isInteger(limit) || limit < 1 || limit > RUNS_PAGE_MAX) throw new CliError(`limit must be a whole number from 1 to ${RUNS_PAGE_MAX}`, 2);
   r.limit = limit;
   r.by_agent = true;
   return r;

@@ -4,12 +4,12 @@
  * agent, lane, action and rule (one line per kind, with its count and an example run; --json lists every one). A file
  * that keeps a version the log holds with other content is warned about: it is not the policy runs pinned to it got.
  */
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { loadPolicy, PolicyError, PolicySet, RecordedAuthz, redecide } from '@runledger/governance';
 import { table, time } from '../format';
-import { CliError, json, ParsedArgs, str } from '../operator';
+import { CliError, fileProblem, inputPath, json, ParsedArgs, timeFlag } from '../operator';
 import { scanLog } from '../progress';
 
 interface Change {
@@ -61,28 +61,32 @@ interface PolicyFiles {
   roles: string;
 }
 
-function readPolicy(dir: string, usage: string): { policy: PolicySet; files: PolicyFiles } {
-  if (!existsSync(dir) || !statSync(dir).isDirectory()) throw new CliError(`--policy ${dir} is not a folder with lanes.yaml and roles.yaml\n${usage}`, 2);
+/** A what-if, decided before connecting: the policy read and validated from its folder, and the time range. */
+export interface WhatIfRequest {
+  dir: string;
+  policy: PolicySet;
+  files: PolicyFiles;
+  since?: string;
+  until?: string;
+  json: boolean;
+}
+
+/** `--policy DIR [--since ISO] [--until ISO]`: a folder that does not hold a valid policy, or a time that is none, is a usage error (exit 2). */
+export function whatIfRequest(p: ParsedArgs, usage: string): WhatIfRequest {
+  const dir = inputPath(p, 'policy', usage, 'folder')!;
+  const since = timeFlag(p, 'since', usage);
+  const until = timeFlag(p, 'until', usage);
   try {
     const files = { lanes: readFileSync(join(dir, 'lanes.yaml'), 'utf8'), roles: readFileSync(join(dir, 'roles.yaml'), 'utf8') };
-    return { policy: loadPolicy({ lanesYaml: files.lanes, rolesYaml: files.roles }), files };
+    return { dir, policy: loadPolicy({ lanesYaml: files.lanes, rolesYaml: files.roles }), files, since, until, json: p.flags.has('json') };
   } catch (err) {
-    if (err instanceof PolicyError) throw new CliError(`the policy in ${dir} is not valid:\n  ${err.problems.join('\n  ')}`, 2);
-    throw new CliError(`cannot read the policy in ${dir}: ${(err as Error).message}`, 2);
+    if (err instanceof PolicyError) throw new CliError(`the policy in ${dir} is not valid:\n  ${err.problems.join('\n  ')}\n${usage}`, 2);
+    throw new CliError(`--policy ${dir}: cannot read its lanes.yaml and roles.yaml (${fileProblem(err)})\n${usage}`, 2);
   }
 }
 
-function timeBound(p: ParsedArgs, name: string, usage: string): number | null {
-  const v = str(p, name);
-  if (v === undefined) return null;
-  const t = Date.parse(v);
-  if (Number.isNaN(t)) throw new CliError(`--${name} must be a date and time (ISO 8601)\n${usage}`, 2);
-  return t;
-}
-
-export async function whatIf(nc: NatsConnection, p: ParsedArgs, usage: string): Promise<number> {
-  const dir = str(p, 'policy')!;
-  const { policy, files } = readPolicy(dir, usage);
+export async function whatIf(nc: NatsConnection, request: WhatIfRequest): Promise<number> {
+  const { dir, policy, files } = request;
   // A version names one content: a changed file that kept a published version is not what runs pinned to it got.
   const published = new Map<string, string>();
   await scanLog(nc, 'rl.log.policy.*', 'policies ', (e) => {
@@ -97,8 +101,8 @@ export async function whatIf(nc: NatsConnection, p: ParsedArgs, usage: string): 
       : [];
   });
   for (const w of warnings) process.stderr.write(`warning: ${w}\n`);
-  const since = timeBound(p, 'since', usage);
-  const until = timeBound(p, 'until', usage);
+  const since = request.since === undefined ? null : Date.parse(request.since);
+  const until = request.until === undefined ? null : Date.parse(request.until);
   const runs = new Map<string, RecordedAuthz['run'] & { root_run_id: string | null }>();
   const changes: Change[] = [];
   const counts = { redecided: 0, unchanged: 0, skipped: {} as Record<string, number> };
@@ -130,11 +134,11 @@ export async function whatIf(nc: NatsConnection, p: ParsedArgs, usage: string): 
     });
   });
   const summary = {
-    policy: policy.versions, since: str(p, 'since') ?? null, until: str(p, 'until') ?? null, redecided: counts.redecided, unchanged: counts.unchanged,
+    policy: policy.versions, since: request.since ?? null, until: request.until ?? null, redecided: counts.redecided, unchanged: counts.unchanged,
     allow_to_deny: changes.filter((c) => c.change === 'allow→deny').length, deny_to_allow: changes.filter((c) => c.change === 'deny→allow').length, skipped: counts.skipped,
   };
   const groups = groupChanges(changes);
-  if (p.flags.has('json')) return (json({ ...summary, warnings, groups, changes }), 0);
+  if (request.json) return (json({ ...summary, warnings, groups, changes }), 0);
   process.stdout.write(`what-if under ${policy.versions.lanes} / ${policy.versions.roles}: re-decided ${summary.redecided} recorded authorization(s)${summary.since || summary.until ? ` recorded from ${summary.since ?? 'the start'} until ${summary.until ?? 'now'}` : ''}\n`);
   process.stdout.write(`  ${summary.allow_to_deny} allow→deny, ${summary.deny_to_allow} deny→allow, ${summary.unchanged} unchanged`);
   const skipped = Object.entries(counts.skipped).map(([why, n]) => `${n} ${why}`).join(', ');

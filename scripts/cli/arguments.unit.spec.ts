@@ -1,0 +1,136 @@
+/**
+ * The operator commands' argument checks (scripts/cli/operator.ts parseArgs and the checks beside it, and each command's
+ * own: auditArgs, replayArgs, listRequest): every value and combination the usage does not allow is a usage error
+ * (exit 2: the error first, then the usage) decided here, before anything connects, so no stack runs in this suite.
+ */
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { auditArgs } from './audit';
+import { refusalText } from './connection';
+import { USAGE as DEADLETTERS_USAGE } from './deadletters';
+import { CliError, parseArgs } from './operator';
+import { replayArgs, USAGE as REPLAY_USAGE } from './replay';
+import { listRequest, USAGE as RUNS_USAGE } from './runs';
+
+const ROOT = path.join(__dirname, '..', '..');
+const POLICY = path.join(ROOT, 'policy', 'contract-v1');
+
+/** What a check says: exit code and first line for a refusal, else 'ok'. */
+function outcome(check: () => unknown): { code: number; first: string } | 'ok' {
+  try {
+    check();
+    return 'ok';
+  } catch (err) {
+    if (!(err instanceof CliError)) throw err;
+    return { code: err.exitCode, first: err.message.split('\n')[0] };
+  }
+}
+
+const usageError = (first: string | RegExp) => ({ code: 2, first: typeof first === 'string' ? first : expect.stringMatching(first) });
+
+describe('CLI arguments: checked before connecting (exit 2, the error then the usage)', () => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'rl-cli-args-'));
+  const chain = path.join(dir, 'chain.jsonl');
+  const witness = path.join(dir, 'witness.json');
+  writeFileSync(chain, '');
+  writeFileSync(witness, '{}');
+  const missing = path.join(dir, 'missing.pem');
+
+  it('Probe finding 1, audit verify: a combination its usage does not allow is a usage error naming the option and what it needs, never silently ignored', () => {
+    const cases: Array<[string[], ReturnType<typeof usageError> | 'ok']> = [
+      [['verify', '--head', witness], usageError(/^--head needs --file \(/)],
+      [['verify', '--public-key', witness], usageError(/^--public-key needs --file \(/)],
+      [['verify', '--file', chain, '--anchor', witness], usageError(/^--anchor does not go with --file \(.*--head witness.json --public-key witness.json/)],
+      [['verify', '--anchor', witness, '--head', witness], usageError(/^--head needs --file/)],
+      [['verify', 'extra'], usageError('unexpected argument extra')],
+      [['export', '--json'], usageError('unknown option --json')],
+      [['verify', '--anchor', witness, '--json'], 'ok'],
+      [['verify', '--file', chain, '--public-key', witness, '--head', witness], 'ok'],
+    ];
+    for (const [args, expected] of cases) expect({ args, result: outcome(() => auditArgs(args)) }).toEqual({ args, result: expected });
+  });
+
+  it('Probe finding 1, audit verify: a named file that does not exist or is no file is a usage error saying so (no raw ENOENT text)', () => {
+    for (const option of ['--file', '--public-key', '--head', '--anchor']) {
+      const args = option === '--file' || option === '--anchor' ? ['verify', option, missing] : ['verify', '--file', chain, option, missing];
+      expect(outcome(() => auditArgs(args))).toEqual(usageError(`${option} ${missing}: does not exist`));
+    }
+    expect(outcome(() => auditArgs(['verify', '--file', dir]))).toEqual(usageError(`--file ${dir}: is a folder, not a file`));
+  });
+
+  it('Probe finding 5, --out: a folder that does not exist, a path through a file or an --out that is a folder is a usage error in words (no raw ENOENT text)', () => {
+    for (const sub of [['export'], ['head'], ['anchor', 'export']]) {
+      expect(outcome(() => auditArgs([...sub, '--out', '/nonexistent-dir/x.jsonl']))).toEqual(usageError('--out /nonexistent-dir/x.jsonl: the folder /nonexistent-dir does not exist'));
+    }
+    expect(outcome(() => auditArgs(['head', '--out', `${chain}/x.json`]))).toEqual(usageError(`--out ${chain}/x.json: ${chain} is not a folder`));
+    expect(outcome(() => auditArgs(['export', '--out', dir]))).toEqual(usageError(`--out ${dir}: is a folder; name a file to write`));
+    expect(outcome(() => auditArgs(['export', '--out', path.join(dir, 'new.jsonl')]))).toBe('ok');
+  });
+
+  it('Probe finding 2, replay: every option value (and that --policy names a policy folder) is checked before any work, and options of the other mode are refused', () => {
+    const cases: Array<[string[], ReturnType<typeof usageError> | 'ok']> = [
+      [['--check-runs', '-1'], usageError('--check-runs must be a whole number of at least 0, got "-1"')],
+      [['--check-runs', 'abc'], usageError('--check-runs must be a whole number of at least 0, got "abc"')],
+      [['--check-runs='], usageError('--check-runs needs a value')],
+      [['--catch-up-timeout', '2.5'], usageError('--catch-up-timeout must be a whole number of at least 0, got "2.5"')],
+      [['--policy', POLICY, '--since', 'garbage'], usageError(/^--since must be a date and time \(ISO 8601\)/)],
+      [['--policy', POLICY, '--until', 'soon'], usageError(/^--until must be a date and time \(ISO 8601\)/)],
+      [['--policy', '/nonexistent'], usageError('--policy /nonexistent: does not exist')],
+      [['--policy', path.join(POLICY, 'lanes.yaml')], usageError(`--policy ${path.join(POLICY, 'lanes.yaml')}: is a file, not a folder`)],
+      [['--policy', dir], usageError(/^--policy .*: cannot read its lanes.yaml and roles.yaml \(no such file or folder\)$/)],
+      [['--policy', POLICY, '--check-runs', '5'], usageError(/^--check-runs does not go with --policy/)],
+      [['--policy', POLICY, '--keep-store'], usageError(/^--keep-store does not go with --policy/)],
+      [['--since', '2026-01-01T00:00:00Z'], usageError(/^--since needs --policy/)],
+      [['now'], usageError('unexpected argument now')],
+      [['--check-runs', '0', '--catch-up-timeout', '0', '--keep-store'], 'ok'],
+      [['--policy', POLICY, '--since', '2026-01-01T00:00:00Z'], 'ok'],
+    ];
+    for (const [args, expected] of cases) expect({ args, result: outcome(() => replayArgs(args)) }).toEqual({ args, result: expected });
+    const rebuild = replayArgs([]);
+    expect(rebuild).toMatchObject({ kind: 'rebuild', rebuild: { checkRuns: 200, catchUpTimeoutS: 120, keepStore: false } });
+  });
+
+  it("Probe finding 2, runs list --limit: more than the server's page (500), 0 or not a number is refused by the CLI before connecting", () => {
+    const list = (...args: string[]) => listRequest(parseArgs(args, { valued: ['limit'], switches: [] }, RUNS_USAGE));
+    for (const v of ['501', '0', 'abc', '']) expect({ v, result: outcome(() => list('--limit', v)) }).toEqual({ v, result: usageError(v === '' ? '--limit needs a value' : `--limit must be a whole number from 1 to 500, got "${v}"`) });
+    expect(list('--limit', '500')).toEqual({ limit: 500 });
+  });
+
+  it('Probe finding 5, --server / NATS_URL: a malformed server URL is a usage error naming where it came from, before connecting; a URL, host:port or a list is fine', () => {
+    const saved = process.env.NATS_URL;
+    try {
+      delete process.env.NATS_URL;
+      for (const server of ['notaurl::', 'nats://', 'http://127.0.0.1:4222', 'nats://h:99999', '']) {
+        expect({ server, result: outcome(() => parseArgs(['--server', server], { valued: [], switches: [] }, 'usage')) })
+          .toEqual({ server, result: usageError(`--server ${JSON.stringify(server)} is not a NATS server URL: give nats://HOST:PORT, tls://HOST:PORT or HOST:PORT (several separated by commas)`) });
+      }
+      for (const server of ['nats://127.0.0.1:4222', 'tls://nats.example:4222', 'localhost:4222', 'nats://a:4222,nats://b:4222']) {
+        expect({ server, result: outcome(() => parseArgs(['--server', server], { valued: [], switches: [] }, 'usage')) }).toEqual({ server, result: 'ok' });
+      }
+      process.env.NATS_URL = 'notaurl::';
+      expect(outcome(() => parseArgs([], { valued: [], switches: [] }, 'usage'))).toEqual(usageError(/^NATS_URL "notaurl::" is not a NATS server URL/));
+    } finally {
+      if (saved === undefined) delete process.env.NATS_URL;
+      else process.env.NATS_URL = saved;
+    }
+  });
+
+  it('Probe finding 3, --help says what each option takes and its default, and the exit codes: replay (--catch-up-timeout included) and deadletters', () => {
+    for (const line of [
+      '--check-runs N                runs re-checked against rl.runs.get, spread over the log (default 200, 0 for all)',
+      '--catch-up-timeout SECONDS    how long to wait first for the live read models\' consumer to catch up',
+      '(default 120; 0 compares at once)', '--keep-store', '--policy DIR                  a folder with lanes.yaml and roles.yaml',
+      '--since ISO, --until ISO', 'exit codes: 0 no differences',
+    ]) expect(REPLAY_USAGE).toContain(line);
+    for (const line of ['--durable NAME  only those of one durable consumer', 'default: every one', 'exit codes: 0 done, 1 refused by the stack', '2 usage (said before connecting), 3 the stack cannot be reached']) expect(DEADLETTERS_USAGE).toContain(line);
+  });
+
+  it('Probe finding 4: a refused subscription under a reply inbox is said as the inbox, not as a request the identity may not ask; a refused publish stays the request', () => {
+    const subscription = new Error('Permissions Violation for Subscription to "_INBOX_caller.Ab12.*"');
+    expect(refusalText(subscription, undefined, () => 'the request')).toMatch(/^refused: this identity is not permitted to subscribe to its reply inbox _INBOX_caller\.Ab12\.\* \(inbox prefix _INBOX_caller\): the server lets an identity receive replies only under its own prefix, _INBOX_<identity>/);
+    expect(refusalText(new Error('Permissions Violation for Subscription to "rl.live.run.*.*"'), undefined, () => 'the live feed')).toBe('the live feed');
+    expect(refusalText(new Error('Permissions Violation for Publish to "rl.runs.list"'), undefined, () => 'the request')).toBe('the request');
+    expect(refusalText(new Error('timeout'), undefined, () => 'the request')).toBeNull();
+  });
+});
