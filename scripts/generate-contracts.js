@@ -72,7 +72,8 @@ function schemaRegistry(files) {
 const toPosixPath = (p) => p.split(path.sep).join('/');
 
 function compileAllSchemas(files) {
-  const ajv = new Ajv({ strict: false, allErrors: true });
+  // The options of libs/contract-schemas' validator that decide whether a schema compiles (a discriminator's rules).
+  const ajv = new Ajv({ strict: false, allErrors: true, discriminator: true });
   addFormats(ajv);
   // Checked by libs/contract-schemas (isHttpUrl); known here so that schemas naming it compile without a warning.
   ajv.addFormat('http-url', true);

@@ -51,6 +51,15 @@ describe('Issue 10 bounded input, reused request ids and rejected floods (task a
     expect(await stack.request('rl.audit.head', {})).toMatchObject({ ok: true });
   });
 
+  it('Probe finding: rl.audit.query answers by exactly one of conversation_id, run_id or root_run_id; two (or none) are REQUEST.INVALID saying so, never an answer by one of them', async () => {
+    const id = randomUUID();
+    expect(await stack.request('rl.audit.query', { run_id: id, conversation_id: id })).toMatchObject({
+      ok: false, body: { code: 'REQUEST.INVALID', retryable: false, details: ['exactly one of conversation_id, run_id or root_run_id is required (conversation_id and run_id were given)'] },
+    });
+    expect(await stack.request('rl.audit.query', { limit: 5 })).toMatchObject({ ok: false, body: { code: 'REQUEST.INVALID', details: ['exactly one of conversation_id, run_id or root_run_id is required (none was given)'] } });
+    expect(await stack.request('rl.audit.query', { run_id: id })).toMatchObject({ ok: true, body: { events: [] } });
+  });
+
   it('Probe finding: a key named like an Object.prototype member is an unknown field on every operator request, refused as foo is (REQUEST.INVALID, not ignored)', async () => {
     const runId = randomUUID();
     const asks: Array<[string, Record<string, unknown>]> = [

@@ -326,6 +326,28 @@ describe('Issue 26 caller starts: attributed to a caller, in its cases, refused 
     expect(await recorded(runId)).toEqual([]);
   });
 
+  it('RFC 9562 run ids: a run_id in upper case names the run its lower-case id names (runs.get, runs.events, the same start again), and the same start in either case is one run', async () => {
+    const runId = randomUUID();
+    const request = { agent_name: 'INTAKE_AGENT', case_id: `case-${tag}`, run_id: runId.toUpperCase(), input_artifacts: [], parameters: {} };
+    const first = await ask(OWN_START, request, 120_000);
+    expect(runIdOf(first)).toBe(runId);
+    for (const asked of [runId.toUpperCase(), runId]) {
+      expect(await ask('rl.caller.caller.runs.get', { run_id: asked })).toMatchObject({ ok: true, body: { run_id: runId } });
+      expect(await ask('rl.caller.caller.runs.events', { run_id: asked, after: 0, wait_ms: 0 })).toMatchObject({ ok: true, body: { events: expect.arrayContaining([expect.objectContaining({ type: 'RunCreated' })]) } });
+    }
+    // The same request again, its run_id in lower case: the one run, recorded once.
+    expect(runIdOf(await ask(OWN_START, { ...request, run_id: runId }, 120_000))).toBe(runId);
+    expect((await stack.runEvents(runId)).filter((e) => e.type === 'RunCreated')).toHaveLength(1);
+    // A child naming it as parent in either case finds it (here: finished, so it parents nothing) under one derived id.
+    const { run_id: _given, ...child } = request;
+    const upper = await ask(OWN_START, { ...child, parent_run_id: runId.toUpperCase() }, 120_000);
+    const lower = await ask(OWN_START, { ...child, parent_run_id: runId }, 120_000);
+    expect([errorOf(upper), errorOf(lower)]).toEqual(['RUN.PARENT_TERMINAL', 'RUN.PARENT_TERMINAL']);
+    expect(runIdOf(upper)).toBe(runIdOf(lower));
+    // after past a safe integer is refused, not answered as 1e+300.
+    expect(await ask('rl.caller.caller.runs.events', { run_id: runId, after: 1e300 })).toMatchObject({ ok: false, error: { code: 'REQUEST.INVALID', details: [`after must not be greater than ${Number.MAX_SAFE_INTEGER}`] } });
+  });
+
   it('Issue 7 sessions.get answers sessions only: a governed run the caller started is RUN.NOT_FOUND there (rl.caller.<caller>.runs.get reads it), not a partial session', async () => {
     const runId = randomUUID();
     await ask(OWN_START, { agent_name: 'INTAKE_AGENT', case_id: `case-${tag}`, run_id: runId, input_artifacts: [], parameters: {} }, 120_000);

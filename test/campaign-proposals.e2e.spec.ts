@@ -161,7 +161,8 @@ describe('Issue 8: every contract-003 schema and rule, through the bus', () => {
     expect((await callError(stack, 'cycle', { campaign_id: campaign })).code).toBe('CAMPAIGN.STATE');
     expect((await callError(stack, 'cycle', { campaign_id: randomUUID() })).code).toBe('CAMPAIGN.NOT_FOUND');
     const invalid = await callError(stack, 'create', { campaign_id: 'nope', agent: { kind: 'robot' } });
-    expect(invalid).toMatchObject({ code: 'REQUEST.INVALID', details: expect.arrayContaining([expect.stringContaining("must have required property 'name'")]) });
+    // Named in the words of every other refusal (the campaign_id's format, the missing name, the agent's unknown kind).
+    expect(invalid).toMatchObject({ code: 'REQUEST.INVALID', details: ['name is required', 'campaign_id must be a UUID', 'agent.kind must be one of the following values: scripted, llm, session'] });
     expect(JSON.stringify(invalid)).not.toMatch(/at \w+ \(|node_modules/);
   });
 
@@ -199,12 +200,12 @@ describe('Issue 8: every contract-003 schema and rule, through the bus', () => {
       expect((refused as { retryable?: boolean }).retryable).toBe(false);
       expect(refused.message).toContain(`token_limit ${agent.token_limit} `);
       expect(refused.message).toContain(` ${coreTokens} tokens`);
-      // The field named, as the schema's refusals name theirs.
-      expect((refused as { details?: string[] }).details).toEqual([expect.stringMatching(/^\/agent\/token_limit token_limit \d+ is below/)]);
+      // The field named by its path, as the schema's refusals name theirs.
+      expect((refused as { details?: string[] }).details).toEqual([expect.stringMatching(/^agent\.token_limit \d+ is below/)]);
       expect((await callError(stack, 'get', { campaign_id })).code).toBe('CAMPAIGN.NOT_FOUND');
     }
     const unknown = await callError(stack, 'create', { campaign_id: randomUUID(), name: 'No such profile', agent: { kind: 'llm', model: 'stub-model', profile: 'no-such-profile' } });
-    expect(unknown).toMatchObject({ code: 'REQUEST.INVALID', message: expect.stringContaining('no-such-profile'), details: ['/agent/profile No agent profile no-such-profile.'] });
+    expect(unknown).toMatchObject({ code: 'REQUEST.INVALID', message: expect.stringContaining('no-such-profile'), details: ['agent.profile: No agent profile no-such-profile.'] });
     // The least budget that holds the core abilities is accepted.
     await call(stack, 'create', { campaign_id: randomUUID(), name: 'Exactly enough', agent: { kind: 'llm', model: 'stub-model', token_limit: coreTokens } });
   });

@@ -57,6 +57,17 @@ describe('Issue 8: parallel steps and failure strategies in governed runs (INV-P
     expect(eventsOf<{ error: { error_code: string } }>(run, 'RunFailed')[0]!.error).toMatchObject({ error_code: 'WORKFLOW.ROLLED_BACK' });
   });
 
+  it('INV-PE-003 an unknown failure_strategy is refused at runs.start (§2.2 INVALID_INPUT naming the three), never run as failFast; no run is recorded', async () => {
+    const case_id = `case-${randomUUID().slice(0, 8)}`;
+    const inputs = await uploadCase(stack, case_id, versions);
+    for (const failure_strategy of ['bogus', 'failfast']) {
+      const run_id = randomUUID();
+      const reply = await startRun(stack, { agent_name: 'INTERVIEW_AGENT', case_id, run_id, input_artifacts: [inputs.recording], parameters: { client_session_id: 'session-1', failure_strategy } });
+      expect(reply).toMatchObject({ outcome: 'failure', run_id, error: { error_code: 'INVALID_INPUT', retryable: false, message: expect.stringContaining('failFast, continueOnError, rollback') } });
+      expect(await stack.runEvents(run_id)).toEqual([]);
+    }
+  });
+
   it('INV-PE-001: INTAKE_AGENT publishes and persists as a parallel group and completes', async () => {
     const case_id = `case-${randomUUID().slice(0, 8)}`;
     const inputs = await uploadCase(stack, case_id, versions);

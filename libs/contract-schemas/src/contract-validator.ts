@@ -28,9 +28,13 @@ function isHttpUrl(value: string): boolean {
   }
 }
 
-/** Draft-07, every error reported, formats checked; `defaults` also fills schema defaults into the value. */
+/**
+ * Draft-07, every error reported, formats checked; `defaults` also fills schema defaults into the value. A `oneOf`
+ * with a `discriminator` (OpenAPI's, as Ajv reads it: the campaign agent spec's `kind`) validates the branch its tag
+ * names only, so a refusal names that branch's problems, or the tag, instead of every branch's.
+ */
 function createAjv(mode: SchemaMode): Ajv {
-  const ajv = new Ajv({ allErrors: true, strict: false, logger: false, useDefaults: mode === 'defaults' });
+  const ajv = new Ajv({ allErrors: true, strict: false, logger: false, discriminator: true, useDefaults: mode === 'defaults' });
   addFormats(ajv);
   ajv.addFormat('http-url', { type: 'string', validate: isHttpUrl });
   return ajv;

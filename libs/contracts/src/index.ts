@@ -7,5 +7,6 @@ export * from './dto/governed-runs.dto';
 export * from './dto/agent-run.dto';
 export * from './dto/session.dto';
 export * from './dto/bounds';
+export * from './dto/ids';
 export * from './dto/operations.dto';
 export * from './dto/callers.dto';

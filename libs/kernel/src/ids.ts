@@ -11,6 +11,15 @@ export function isUuid(value: unknown): value is string {
   return typeof value === 'string' && UUID_RE.test(value);
 }
 
+/**
+ * A UUID as Runledger records and looks one up: in lower case. UUIDs are case-insensitive (RFC 9562 §4: read in either
+ * case, written in lower case), and run ids are recorded in lower case (derived, drawn or sent so), so a run id sent in
+ * upper case names the same run. Anything that is not a UUID is returned as it is (its validation refuses it).
+ */
+export function canonicalUuid<T>(value: T): T {
+  return isUuid(value) ? (value.toLowerCase() as T) : value;
+}
+
 const PART_SEPARATOR = '\u001f';
 const ESCAPED = '\u001e';
 

@@ -85,9 +85,17 @@ export function isPrototypeKey(key: string): boolean {
   return key in Object.prototype || key === 'prototype';
 }
 
+/**
+ * The one wording of a field a request's contract does not name (or may not name), by its path (`a.b.0.c`): the
+ * shape's prototype-named keys, a DTO's unknown fields, a JSON Schema contract's additional properties.
+ */
+export function unknownProperty(path: string): string {
+  return `property ${path} should not exist`;
+}
+
 /** The problems of a shape in the words of validation details (`property a.b should not exist`), depth first. */
 export function jsonShapeProblems({ tooDeep, prototypeKeys, illFormed }: JsonShape, maxDepth: number = JSON_BOUNDS.maxDepth): string[] {
-  const problems = prototypeKeys.map((path) => `property ${path} should not exist`);
+  const problems = prototypeKeys.map(unknownProperty);
   if (illFormed !== undefined) problems.push(`${illFormed ? `property ${illFormed}` : 'the value'} is not well-formed text (a lone UTF-16 surrogate)`);
   if (tooDeep !== null) problems.unshift(`${tooDeep ? `property ${tooDeep}` : 'the value'} is nested deeper than ${maxDepth} levels`);
   return problems;

@@ -1,6 +1,6 @@
 import { getMetadataStorage, ValidationArguments, ValidationTypes } from 'class-validator';
 import type { MetadataStorage as TransformerMetadata } from 'class-transformer/types/MetadataStorage';
-import { TransformationType } from 'class-transformer';
+import { TransformationType, type TransformFnParams } from 'class-transformer';
 import { jsonShape } from '@runledger/kernel';
 
 // class-transformer keeps its @Type metadata in a module-level store it does not export from its index.
@@ -14,7 +14,8 @@ const { defaultMetadataStorage: transformerMetadata } = require('class-transform
  *
  * It only ever says "valid, and here is the value": for a message it accepts, class-validator (with validateMessage's
  * options) accepts it too, and the value is what `plainToInstance` gives (DTO instances with their declared fields
- * first, the message's values). Anything else (a constraint that fails, a shape it does not handle, a key class-transformer
+ * first, the message's values, each through its field's @Transform as class-transformer applies it: a run id in lower
+ * case, IsRunId). Anything else (a constraint that fails, a shape it does not handle, a key class-transformer
  * treats specially) gives `undefined`, and validateMessage asks class-validator, which gives the errors as ever.
  * `keysChecked`: the caller has refused every prototype-named key of the message (validateMessage has, from the
  * transport's walk), so free-form values are not walked again for them here.
@@ -39,6 +40,8 @@ interface PropertyPlan {
   checks: ConstraintCheck[];
   /** The nested DTO's plan (ValidateNested with @Type), resolved on first use. */
   nested?: () => ClassPlan | null;
+  /** The field's @Transform functions (plain to class), applied in order to a value the message has, before its checks. */
+  transforms: Array<(params: TransformFnParams) => unknown>;
 }
 
 interface ClassPlan {
@@ -72,13 +75,17 @@ function compile(dto: new () => object): ClassPlan | null {
     const name = m.propertyName;
     // A field named like an Object.prototype member is one class-transformer skips or trips on: left to it.
     if (name in Object.prototype || name in dto.prototype) return null;
-    if (transformerMetadata.findTransformMetadatas(dto, name, TransformationType.PLAIN_TO_CLASS).length) return null;
     let p = properties.get(name);
-    if (!p) properties.set(name, (p = { name, conditions: [], checks: [] }));
+    if (!p) {
+      // The transforms class-transformer applies without groups (those of a group are skipped: no group is asked for).
+      const transforms = transformerMetadata.findTransformMetadatas(dto, name, TransformationType.PLAIN_TO_CLASS).filter((t) => !t.options?.groups?.length).map((t) => t.transformFn);
+      properties.set(name, (p = { name, conditions: [], checks: [], transforms }));
+    }
     if (m.type === ValidationTypes.CONDITIONAL_VALIDATION) p.conditions.push(m.constraints[0] as (object: object, value: unknown) => boolean);
     if (m.type === ValidationTypes.NESTED_VALIDATION) {
       const type = transformerMetadata.findTypeMetadata(dto, name);
-      if (!type || type.typeFunction.length || type.options?.discriminator) return null;
+      // A nested DTO's value transformed as well is class-transformer's to build.
+      if (!type || type.typeFunction.length || type.options?.discriminator || p.transforms.length) return null;
       p.nested = () => planOf(type.typeFunction() as new () => object);
     }
     if (m.type === ValidationTypes.CUSTOM_VALIDATION || m.type === ValidationTypes.IS_DEFINED) {
@@ -110,7 +117,7 @@ function accept(plan: ClassPlan, plain: Record<string, unknown>, keysChecked: bo
   // The message's fields in its order, as class-transformer assigns them; one the DTO does not know is refused (forbidNonWhitelisted).
   for (const key of Object.keys(plain)) {
     const p = plan.properties.get(key);
-    const converted = p ? acceptProperty(p, plain, plain[key], keysChecked) : REFUSED;
+    const converted = p ? acceptProperty(p, plain, transformed(p, plain, key), keysChecked) : REFUSED;
     if (converted === REFUSED) return undefined;
     if (converted !== undefined) out[key] = converted;
   }
@@ -123,7 +130,24 @@ function accept(plan: ClassPlan, plain: Record<string, unknown>, keysChecked: bo
 
 const REFUSED = Symbol('refused');
 
+/**
+ * The message's value of `key` through the field's transforms, as class-transformer gives it (only a field the message
+ * has is transformed). One that makes a value absent or present is left to class-transformer (REFUSED: not shown
+ * valid here): the field's conditions (IsOptional) read the message, class-validator reads the built instance.
+ */
+function transformed(p: PropertyPlan, plain: Record<string, unknown>, key: string): unknown {
+  const value = plain[key];
+  if (!p.transforms.length) return value;
+  let out = value;
+  for (const fn of p.transforms) out = fn({ value: out, key, obj: plain, type: TransformationType.PLAIN_TO_CLASS, options: TRANSFORM_OPTIONS });
+  return (out === undefined || out === null) === (value === undefined || value === null) ? out : REFUSED;
+}
+
+/** validateMessage's class-transformer options, as a transform is handed them. */
+const TRANSFORM_OPTIONS = { enableImplicitConversion: false };
+
 function acceptProperty(p: PropertyPlan, plain: Record<string, unknown>, value: unknown, keysChecked: boolean): unknown {
+  if (value === REFUSED) return REFUSED;
   // Skipped by a condition (IsOptional): nothing checked. Only an absent or null value is left as it is by class-transformer too.
   if (p.conditions.some((condition) => !condition(plain, value))) return value === undefined || value === null ? value : REFUSED;
   for (const check of p.checks) {

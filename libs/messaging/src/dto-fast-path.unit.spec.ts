@@ -2,7 +2,7 @@ import 'reflect-metadata';
 import { plainToInstance } from 'class-transformer';
 import { IsInt, IsOptional, Max, validateSync } from 'class-validator';
 import * as contracts from '@runledger/contracts';
-import { ClassifyIntentRequestDto, DbWriteRequestDto, DecisionContextDto, ToolInvocationDto } from '@runledger/contracts';
+import { CallerRunEventsRequestDto, ClassifyIntentRequestDto, DbWriteRequestDto, DecisionContextDto, ToolInvocationDto } from '@runledger/contracts';
 import { acceptedAs } from './dto-fast-path';
 
 type Dto = new () => object;
@@ -36,6 +36,10 @@ const VALID: Array<[Dto, string]> = [
   [DecisionContextDto, JSON.stringify({ user_id: 'user-1', conversation_id: governance.root_run_id, message: 'yes', message_history: history, pending_confirmation: { action_type: 'DELETE_TASK', task_id: 't1', task_description: 'milk', created_at: ISO, expires_at: ISO } })],
   [DecisionContextDto, JSON.stringify({ conversation_id: governance.root_run_id, message: 'hi', pending_confirmation: null })],
   [ClassifyIntentRequestDto, JSON.stringify({ message: 'add task milk', history, pending_confirmation_active: false })],
+  // Run ids in upper case: read in lower case (IsRunId's transform), by the fast path too.
+  [ToolInvocationDto, JSON.stringify({ call_id: 'call-2', tool_name: 'list_tasks', parameters: {}, governance: { ...governance, parent_run_id: governance.parent_run_id.toUpperCase(), root_run_id: governance.root_run_id.toUpperCase() } })],
+  [DecisionContextDto, JSON.stringify({ user_id: 'user-1', conversation_id: governance.root_run_id.toUpperCase(), message: 'hi' })],
+  [CallerRunEventsRequestDto, JSON.stringify({ run_id: governance.root_run_id.toUpperCase(), after: 12, wait_ms: 1000 })],
 ];
 
 /** Answers the same as class-validator: what it accepts is accepted as the same instance (or left to it), what it refuses is refused. */
@@ -56,7 +60,7 @@ function rng(seed: number) {
   return () => ((seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648);
 }
 
-const ODD_VALUES: unknown[] = [null, 1, -1, 0, 1.5, '', 'x'.repeat(300), true, [], {}, [{}], 'not-a-uuid', '2026-13-45', 'tasks', 'append', 'DELETE_TASK', ISO];
+const ODD_VALUES: unknown[] = [null, 1, -1, 0, 1.5, 1e300, '', 'x'.repeat(300), true, [], {}, [{}], 'not-a-uuid', '2026-13-45', 'tasks', 'append', 'DELETE_TASK', ISO, '0B7F7D1E-1C2A-4C3B-8D4E-5F6A7B8C9D0E'];
 const ODD_KEYS = ['extra', '__proto__', 'constructor', 'toString', 'hasOwnProperty'];
 
 /** One random change somewhere in the message: a field removed, replaced by an odd value, wrapped, or an odd key added. */

@@ -1,5 +1,6 @@
 export * from './codec';
 export * from './validation';
+export { fieldDetail } from './validation-messages';
 export * from './logger';
 export * from './handlers';
 export * from './transport';

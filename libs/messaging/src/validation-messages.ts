@@ -1,4 +1,28 @@
 import type { ValidationError } from 'class-validator';
+import { unknownProperty } from '@runledger/kernel';
+
+/**
+ * The words of a refusal's details, whichever validator found the problem: class-validator for a DTO (describeErrors),
+ * JSON Schema for a contract validated by its schema (schema-messages.ts). A field is named by its path (`a.b.0.c`).
+ */
+export const DETAIL_WORDS = {
+  /** A field the contract does not name, wherever it is. */
+  unknown: unknownProperty,
+  /** A missing field: required, never "too long" or "must match". */
+  required: (path: string) => `${path} is required`,
+  /** A value against a pattern whose form has no words: the pattern itself says nothing to a caller. */
+  shapeNotAllowed: (path: string) => `${path} has characters or a shape its contract does not allow`,
+} as const;
+
+/**
+ * One check's message about the field at `path`: a message that starts with the field's own name ("case_id must be a
+ * string") gets the parent path before it ("governance.case_id must be …"); any other is put after the path.
+ */
+export function fieldDetail(path: string, message: string): string {
+  const property = path.slice(path.lastIndexOf('.') + 1);
+  if (message.startsWith(property)) return `${path.slice(0, path.length - property.length)}${message}`;
+  return path ? `${path}: ${message}` : message;
+}
 
 /** Every problem of a refused message, one line each, naming the field by its path (`a.b[0].c` as `a.b.0.c`). */
 export function describeErrors(errors: readonly ValidationError[], prefix = ''): string[] {
@@ -36,28 +60,22 @@ function isWrongKind(name: string, message: string, value: unknown): boolean {
 function fieldProblems(e: ValidationError, path: string): string[] {
   const constraints = Object.entries(e.constraints ?? {});
   if (!constraints.length) return [];
-  // A field that may not be there at all (forbidNonWhitelisted) says so itself, whatever its value.
-  const unknown = constraints.filter(([name]) => name === 'whitelistValidation').map(([, message]) => message);
-  if (unknown.length) return unknown;
-  if (e.value === undefined || e.value === null) return [`${path} is required`];
+  // A field that may not be there at all (forbidNonWhitelisted) says so, whatever its value, by its whole path
+  // (class-validator's own message names the field alone, also in a nested DTO).
+  if (constraints.some(([name]) => name === 'whitelistValidation')) return [DETAIL_WORDS.unknown(path)];
+  if (e.value === undefined || e.value === null) return [DETAIL_WORDS.required(path)];
   // A value of the wrong type says the type it must be, alone: its length, range or pattern would describe a value of
   // another kind ("case_id must be shorter than …" for an array).
   const typed = constraints.filter(([name, message]) => isWrongKind(name, message, e.value));
   return (typed.length ? typed : constraints).map(([name, message]) => {
-    if (name === 'matches' && isTemplatedPattern(message, e.property)) return `${path} has characters or a shape its contract does not allow`;
-    if (message.startsWith(e.property)) return `${prefix(path, e.property)}${message}`;
+    if (name === 'matches' && isTemplatedPattern(message, e.property)) return DETAIL_WORDS.shapeNotAllowed(path);
     // An element's check names the field once, by its whole path ("each value in a.b must be …").
     const each = `each value in ${e.property} `;
-    return message.startsWith(each) ? `each value in ${path} ${message.slice(each.length)}` : `${path}: ${message}`;
+    return message.startsWith(each) ? `each value in ${path} ${message.slice(each.length)}` : fieldDetail(path, message);
   });
 }
 
 /** class-validator's own message of @Matches ("x must match /…/ regular expression"), not a DTO's written one. */
 function isTemplatedPattern(message: string, property: string): boolean {
   return message.startsWith(`${property} must match `) && message.endsWith(' regular expression');
-}
-
-/** The parent path before a message that starts with the field's own name. */
-function prefix(path: string, property: string): string {
-  return path.slice(0, path.length - property.length);
 }

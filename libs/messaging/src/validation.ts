@@ -1,9 +1,11 @@
 import { ArgumentMetadata, Injectable, PipeTransform } from '@nestjs/common';
 import { plainToInstance } from 'class-transformer';
 import { validateSync } from 'class-validator';
-import { AppError, jsonShapeProblems } from '@runledger/kernel';
+import type { ValidateFunction } from 'ajv';
+import { AppError, jsonShapeProblems, unknownProperty } from '@runledger/kernel';
 import { acceptedAs } from './dto-fast-path';
 import { shapeOf } from './request-shape';
+import { describeSchemaErrors } from './schema-messages';
 import { describeErrors } from './validation-messages';
 
 /**
@@ -16,18 +18,34 @@ import { describeErrors } from './validation-messages';
  * class-validator's to refuse, with its errors.
  */
 export function validateMessage<T extends object>(dto: new () => T, plain: unknown): T {
-  if (typeof plain !== 'object' || plain === null || Array.isArray(plain)) {
-    throw new AppError('REQUEST.INVALID', 'The request must be a JSON object.');
-  }
   // Before class-transformer, which would drop these keys unseen (or trip on one: `constructor`).
-  const shape = shapeOf(plain);
-  if (shape.tooDeep !== null || shape.prototypeKeys.length) throw invalid(jsonShapeProblems(shape));
-  const accepted = acceptedAs(dto, plain as Record<string, unknown>, { keysChecked: true });
+  boundedObject(plain);
+  const accepted = acceptedAs(dto, plain, { keysChecked: true });
   if (accepted) return accepted;
   const instance = plainToInstance(dto, plain, { enableImplicitConversion: false });
   const errors = validateSync(instance, { whitelist: true, forbidNonWhitelisted: true, forbidUnknownValues: true });
   if (errors.length) throw invalid(describeErrors(errors));
   return instance;
+}
+
+/**
+ * Validates a plain message against the JSON Schema of its contract (a compiled `contractValidator`): the requests
+ * whose contract is their schema itself (the campaign subjects). The same boundary as validateMessage's: a JSON
+ * object, no prototype-named key at any depth, and every problem in the same words (schema-messages.ts).
+ */
+export function validateBySchema<T>(validate: ValidateFunction, plain: unknown): T {
+  boundedObject(plain);
+  if (validate(plain)) return plain as T;
+  throw invalid(describeSchemaErrors(validate.errors ?? [], validate.schema));
+}
+
+/** A JSON object without prototype-named keys (found by the transport's walk, jsonShape), else REQUEST.INVALID. */
+function boundedObject(plain: unknown): asserts plain is Record<string, unknown> {
+  if (typeof plain !== 'object' || plain === null || Array.isArray(plain)) {
+    throw new AppError('REQUEST.INVALID', 'The request must be a JSON object.');
+  }
+  const shape = shapeOf(plain);
+  if (shape.tooDeep !== null || shape.prototypeKeys.length) throw invalid(jsonShapeProblems(shape));
 }
 
 /** Problems named in one refusal, at most: a body of 100k bad keys must not get an answer larger than the bus carries. */
@@ -45,7 +63,7 @@ export function validateEmptyMessage(plain: unknown): void {
   if (plain === undefined) return;
   if (typeof plain !== 'object' || plain === null || Array.isArray(plain)) throw new AppError('REQUEST.INVALID', 'The request must be a JSON object.');
   const fields = Object.keys(plain);
-  if (fields.length) throw new AppError('REQUEST.INVALID', 'The request is not valid: it takes no fields.', fields.map((f) => `property ${f} should not exist`));
+  if (fields.length) throw new AppError('REQUEST.INVALID', 'The request is not valid: it takes no fields.', fields.map(unknownProperty));
 }
 
 /** Nest pipe form, for `@Payload(new MessagePipe(Dto))` in thin transport controllers. */

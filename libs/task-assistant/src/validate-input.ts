@@ -2,6 +2,7 @@
  * Input validation table: user_id required (auth), message 1-4000 characters.
  * The engine never throws on bad input; it answers with the contract's message.
  */
+import { canonicalUuid } from '@runledger/kernel';
 import { TEMPLATES } from './templates';
 import { codePointLength, isUuid } from './text';
 import type { AgentDecision, DecisionContext, HistoryMessage, PendingConfirmation } from './types';
@@ -31,8 +32,9 @@ export type ShapeCheck = (raw: unknown) => string[];
  * answered with its contract template (a missing user before a bad conversation id); then `shape`, the
  * transport's structural rules (types, bounds, history and pending confirmation), answered with the invalid-input
  * message. A missing or invalid conversation_id is answered with the invalid-input
- * message (the contract has no row for it). On success the context is normalised: history is always an array,
- * a missing pending confirmation is null.
+ * message (the contract has no row for it). On success the context is normalised: the conversation_id in lower case
+ * (the one rule of every recorded UUID, canonicalUuid: in either case it is the same conversation), history is always
+ * an array, a missing pending confirmation is null.
  */
 export function validateContext(ctx: unknown, shape: ShapeCheck): Result {
   const c = isRecord(ctx) ? ctx : {};
@@ -52,7 +54,7 @@ export function validateContext(ctx: unknown, shape: ShapeCheck): Result {
     context: {
       user_id: c.user_id,
       message: c.message,
-      conversation_id: c.conversation_id,
+      conversation_id: canonicalUuid(c.conversation_id),
       message_history: (c.message_history as HistoryMessage[] | undefined) ?? [],
       pending_confirmation: (c.pending_confirmation as PendingConfirmation | null | undefined) ?? null,
     },

@@ -35,6 +35,13 @@ describe('Input validation', () => {
     expect(!r.ok && r.decision.response_text).toBe("I didn't understand that. Could you rephrase?");
   });
 
+  it('RFC 9562 run ids: a conversation_id in upper case is the same conversation, read in lower case (as every recorded UUID is)', () => {
+    const conversation = '6f1c2b1e-3c4d-4e5f-8a9b-0c1d2e3f4a5b';
+    const upper = validateContext({ ...good, conversation_id: conversation.toUpperCase() }, wellFormed);
+    expect(upper).toMatchObject({ ok: true, context: { conversation_id: conversation } });
+    expect(validateContext({ ...good, conversation_id: conversation }, wellFormed)).toMatchObject({ ok: true, context: { conversation_id: conversation } });
+  });
+
   it('Issue 21 validated once: the table rows come first, then the shape check; a shape problem is the invalid input message with its reason', () => {
     const shapes: unknown[] = [];
     const noUser = validateContext({ ...good, user_id: undefined, conversation_id: 'abc' }, (raw) => (shapes.push(raw), ['never asked']));

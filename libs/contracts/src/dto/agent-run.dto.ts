@@ -1,5 +1,6 @@
 import { Type } from 'class-transformer';
-import { ArrayMaxSize, IsArray, IsInt, IsNotEmpty, IsObject, IsOptional, IsString, IsUUID, Length, Matches, Max, MaxLength, Min, ValidateNested } from 'class-validator';
+import { ArrayMaxSize, IsArray, IsInt, IsNotEmpty, IsObject, IsOptional, IsString, Length, Matches, Max, MaxLength, Min, ValidateNested } from 'class-validator';
+import { IsRunId } from './ids';
 import type { AgentRunRequest, ArtifactRef, TaxonomyVersions } from '../generated';
 import { JSON_FIELD_MAX_BYTES, MaxJsonBytes } from './bounds';
 import { PolicyVersionsDto } from './runtime.dto';
@@ -29,9 +30,9 @@ export class TaxonomyVersionsDto implements TaxonomyVersions {
 export class AgentRunRequestDto implements AgentRunRequest {
   @Matches(UPPER_NAME, AGENT_NAME_FORM) agent_name!: string;
   @IsString() @IsNotEmpty() @MaxLength(128) case_id!: string;
-  @IsOptional() @IsUUID() run_id?: string;
-  @IsOptional() @IsUUID() parent_run_id?: string;
-  @IsOptional() @IsUUID() root_run_id?: string;
+  @IsOptional() @IsRunId() run_id?: string;
+  @IsOptional() @IsRunId() parent_run_id?: string;
+  @IsOptional() @IsRunId() root_run_id?: string;
   @IsOptional() @IsString() @Length(1, 128) correlation_id?: string;
   @IsOptional() @ValidateNested() @Type(() => PolicyVersionsDto) policy_versions?: PolicyVersionsDto;
   @IsOptional() @ValidateNested() @Type(() => TaxonomyVersionsDto) taxonomy_versions?: TaxonomyVersionsDto;

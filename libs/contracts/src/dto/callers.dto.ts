@@ -1,4 +1,5 @@
-import { IsBase64, IsInt, IsOptional, IsString, IsUUID, Length, Matches, Max, MaxLength, Min } from 'class-validator';
+import { IsBase64, IsInt, IsOptional, IsString, Length, Matches, Max, MaxLength, Min } from 'class-validator';
+import { IsRunId } from './ids';
 import type { ArtifactIngestRequest, CallerArtifactGetRequest, CallerRunCancelRequest, CallerRunEventsRequest, CallerRunQuery } from '../generated';
 import { AGENT_NAME_FORM, ARTIFACT_ID, ARTIFACT_ID_FORM, CASE_ID, CASE_ID_FORM, KIND, KIND_FORM, MEDIA_TYPE, MEDIA_TYPE_FORM, SHA256, SHA256_FORM, UPPER_NAME } from './forms';
 
@@ -22,24 +23,25 @@ export class ArtifactIngestRequestDto implements ArtifactIngestRequest {
 export const CALLER_ARTIFACT_CHUNK_MAX_BYTES = 4 * 1024 * 1024;
 
 export class CallerArtifactGetRequestDto implements CallerArtifactGetRequest {
-  @IsUUID() run_id!: string;
+  @IsRunId() run_id!: string;
   @Matches(ARTIFACT_ID, ARTIFACT_ID_FORM) @MaxLength(128) artifact_id!: string;
-  @IsOptional() @IsInt() @Min(0) offset?: number;
+  @IsOptional() @IsInt() @Min(0) @Max(Number.MAX_SAFE_INTEGER) offset?: number;
   @IsOptional() @IsInt() @Min(1) @Max(CALLER_ARTIFACT_CHUNK_MAX_BYTES) length?: number;
 }
 
 export class CallerRunQueryDto implements CallerRunQuery {
-  @IsUUID() run_id!: string;
+  @IsRunId() run_id!: string;
 }
 
 export class CallerRunEventsRequestDto implements CallerRunEventsRequest {
-  @IsUUID() run_id!: string;
-  @IsOptional() @IsInt() @Min(0) after?: number;
+  @IsRunId() run_id!: string;
+  // A log position is a safe integer: past 2^53 - 1 a number names no one position (1e300 is "an integer" to JSON).
+  @IsOptional() @IsInt() @Min(0) @Max(Number.MAX_SAFE_INTEGER) after?: number;
   @IsOptional() @IsInt() @Min(0) @Max(CALLER_FOLLOW_MAX_WAIT_MS) wait_ms?: number;
   @IsOptional() @IsInt() @Min(1) @Max(500) limit?: number;
 }
 
 export class CallerRunCancelRequestDto implements CallerRunCancelRequest {
-  @IsUUID() run_id!: string;
+  @IsRunId() run_id!: string;
   @IsOptional() @IsString() @Length(1, 300) reason?: string;
 }

@@ -1,5 +1,6 @@
 import { Type } from 'class-transformer';
-import { ArrayMaxSize, IsArray, IsBoolean, IsIn, IsInt, IsISO8601, IsNotEmpty, IsOptional, IsString, IsUUID, Matches, Max, MaxLength, Min, MinLength, ValidateNested } from 'class-validator';
+import { ArrayMaxSize, IsArray, IsBoolean, IsIn, IsInt, IsISO8601, IsNotEmpty, IsOptional, IsString, Matches, Max, MaxLength, Min, MinLength, ValidateNested } from 'class-validator';
+import { IsRunId } from './ids';
 import type { DeadLetterRetryRequest, RunCancelRequest, RunControlRequest, RunForkRequest, RunsListRequest, RunsResolveRequest } from '../generated';
 
 export const RUN_STATUSES = ['created', 'authorized', 'running', 'completed', 'failed', 'denied', 'cancelled'] as const;
@@ -11,7 +12,7 @@ export class RunsListRequestDto implements RunsListRequest {
   @IsOptional() @IsString() @MaxLength(128) case_id?: string;
   @IsOptional() @IsString() @MaxLength(256) user_id?: string;
   @IsOptional() @IsString() @MinLength(1) @MaxLength(200) text?: string;
-  @IsOptional() @IsUUID() root_run_id?: string;
+  @IsOptional() @IsRunId() root_run_id?: string;
   @IsOptional() @IsBoolean() failed_only?: boolean;
   @IsOptional() @IsBoolean() include_children?: boolean;
   @IsOptional() @IsBoolean() by_agent?: boolean;
@@ -22,7 +23,7 @@ export class RunsListRequestDto implements RunsListRequest {
 }
 
 export class RunCancelRequestDto implements RunCancelRequest {
-  @IsUUID() run_id!: string;
+  @IsRunId() run_id!: string;
   @IsOptional() @IsString() @MaxLength(500) reason?: string;
   @IsOptional() @IsString() @MaxLength(256) requested_by?: string;
 }
@@ -34,7 +35,7 @@ export class ForkPolicyVersionsDto {
 
 /** rl.runs.fork (issue 25): the source run, its checkpoint (a completed step id), the policy to pin, the idempotency key. */
 export class RunForkRequestDto implements RunForkRequest {
-  @IsUUID() run_id!: string;
+  @IsRunId() run_id!: string;
   @IsString() @Matches(/^[A-Za-z0-9_.:#-]{1,128}$/, { message: 'from_step must be a step id (letters, digits, _ . : # -)' }) from_step!: string;
   @IsOptional() @ValidateNested() @Type(() => ForkPolicyVersionsDto) policy_versions?: ForkPolicyVersionsDto;
   @IsString() @Matches(/^[A-Za-z0-9_.:-]{1,128}$/, { message: 'request_id must be 1-128 of letters, digits, _ . : -' }) request_id!: string;
@@ -51,12 +52,12 @@ export class RunsResolveRequestDto implements RunsResolveRequest {
 export class RunControlRequestDto implements RunControlRequest {
   @Matches(/^[A-Za-z0-9_.:@-]{1,128}$/) command_id!: string;
   @IsIn(['cancel_request', 'resolve_abandoned']) type!: RunControlRequest['type'];
-  @IsUUID() run_id!: string;
+  @IsRunId() run_id!: string;
   @IsOptional() @IsString() @MaxLength(500) reason?: string;
   @IsOptional() @IsString() @MaxLength(256) requested_by?: string;
   @IsOptional() @IsInt() @Min(0) @Max(604_800_000) idle_ms?: number;
   @IsOptional() @IsInt() @Min(0) @Max(604_800_000) grace_ms?: number;
-  @IsOptional() @IsArray() @ArrayMaxSize(1000) @IsUUID(undefined, { each: true }) child_run_ids?: string[];
+  @IsOptional() @IsArray() @ArrayMaxSize(1000) @IsRunId({ each: true }) child_run_ids?: string[];
 }
 
 export class DeadLettersListRequestDto {

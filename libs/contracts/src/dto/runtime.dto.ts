@@ -1,5 +1,6 @@
 import { Type } from 'class-transformer';
-import { IsBoolean, IsDefined, IsIn, IsInt, IsNotEmpty, IsObject, IsOptional, IsString, IsUUID, Matches, Max, MaxLength, Min, ValidateNested } from 'class-validator';
+import { IsBoolean, IsDefined, IsIn, IsInt, IsNotEmpty, IsObject, IsOptional, IsString, Matches, Max, MaxLength, Min, ValidateNested } from 'class-validator';
+import { IsRunId } from './ids';
 import { JSON_FIELD_MAX_BYTES, MaxJsonBytes, OWNER_ID_MAX_LENGTH } from './bounds';
 import type { DbReadRequest, DbWriteRequest, GovernanceScope, PolicyVersions, ToolInvocation } from '../generated';
 import { AGENT_NAME_FORM, COLLECTION, COLLECTION_FORM, LANE_FORM, UPPER_NAME } from './forms';
@@ -11,8 +12,8 @@ export class PolicyVersionsDto implements PolicyVersions {
 }
 
 export class GovernanceScopeDto implements GovernanceScope {
-  @IsUUID() parent_run_id!: string;
-  @IsUUID() root_run_id!: string;
+  @IsRunId() parent_run_id!: string;
+  @IsRunId() root_run_id!: string;
   @IsOptional() @IsString() @MaxLength(128) correlation_id?: string;
   @Matches(UPPER_NAME, AGENT_NAME_FORM) agent_name!: string;
   @Matches(UPPER_NAME, LANE_FORM) lane!: string;
@@ -50,13 +51,27 @@ export class DbReadRequestDto implements DbReadRequest {
 }
 
 export class RunQueryDto {
-  @IsUUID() run_id!: string;
+  @IsRunId() run_id!: string;
   @IsOptional() @IsBoolean() include_events?: boolean;
 }
 
 export class AuditQueryDto {
-  @IsOptional() @IsUUID() conversation_id?: string;
-  @IsOptional() @IsUUID() run_id?: string;
-  @IsOptional() @IsUUID() root_run_id?: string;
+  @IsOptional() @IsRunId() conversation_id?: string;
+  @IsOptional() @IsRunId() run_id?: string;
+  @IsOptional() @IsRunId() root_run_id?: string;
   @IsOptional() @IsInt() @Min(1) @Max(1000) limit?: number;
+}
+
+/** What rl.audit.query reads by: exactly one is given (a conversation's decision records, a run's or a tree's events). */
+export const AUDIT_QUERY_SELECTORS = ['conversation_id', 'run_id', 'root_run_id'] as const;
+
+/**
+ * Why an rl.audit.query names no selector or more than one (its answer would leave all but one unread, unseen), in the
+ * words of a refusal's details; null for exactly one.
+ */
+export function auditSelectorProblem(q: Pick<AuditQueryDto, (typeof AUDIT_QUERY_SELECTORS)[number]>): string | null {
+  const given = AUDIT_QUERY_SELECTORS.filter((s) => q[s] !== undefined);
+  if (given.length === 1) return null;
+  const which = given.length ? `${given.slice(0, -1).join(', ')} and ${given[given.length - 1]} were given` : 'none was given';
+  return `exactly one of conversation_id, run_id or root_run_id is required (${which})`;
 }

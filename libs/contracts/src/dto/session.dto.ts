@@ -1,4 +1,5 @@
-import { IsOptional, IsString, IsUUID, Length, Matches, MaxLength } from 'class-validator';
+import { IsOptional, IsString, Length, Matches, MaxLength } from 'class-validator';
+import { IsRunId } from './ids';
 import type { SessionGetRequest, SessionStartRequest } from '../generated';
 import { PROFILE_ID, PROFILE_ID_FORM } from './forms';
 
@@ -11,8 +12,8 @@ export class SessionStartRequestDto implements SessionStartRequest {
   @IsOptional() @IsString() @Length(1, 64) version?: string;
   @IsString() @Length(1, 200_000) prompt!: string;
   @IsOptional() @IsString() @Length(1, 128) request_id?: string;
-  @IsOptional() @IsUUID() run_id?: string;
-  @IsOptional() @IsUUID() parent_run_id?: string;
+  @IsOptional() @IsRunId() run_id?: string;
+  @IsOptional() @IsRunId() parent_run_id?: string;
   @IsOptional() @IsString() @Length(1, 128) case_id?: string;
   @IsOptional() @IsString() @Length(1, 256) user_id?: string;
   @IsOptional() @IsString() @Length(1, 128) correlation_id?: string;
@@ -20,5 +21,5 @@ export class SessionStartRequestDto implements SessionStartRequest {
 
 /** rl.caller.<identity>.sessions.get */
 export class SessionGetRequestDto implements SessionGetRequest {
-  @IsUUID() run_id!: string;
+  @IsRunId() run_id!: string;
 }

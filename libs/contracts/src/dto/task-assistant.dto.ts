@@ -1,5 +1,6 @@
 import { Type } from 'class-transformer';
-import { IsArray, IsBoolean, IsIn, IsISO8601, IsNotEmpty, IsOptional, IsString, IsUUID, Length, MaxLength, ValidateNested, ArrayMaxSize, Equals } from 'class-validator';
+import { IsArray, IsBoolean, IsIn, IsISO8601, IsNotEmpty, IsOptional, IsString, Length, MaxLength, ValidateNested, ArrayMaxSize, Equals } from 'class-validator';
+import { IsRunId } from './ids';
 import type { ClassifyIntentRequest, DecisionContext, HistoryMessage, PendingConfirmation } from '../generated';
 
 // DTOs implement the generated contract types: a schema change that the DTO does not follow fails to compile.
@@ -29,7 +30,7 @@ export class DecisionContextDto implements Omit<DecisionContext, 'user_id' | 'me
   // Bounds the engine's table does not state: a user id is at most 256 characters (as every governance scope's).
   @IsOptional() @IsString() @MaxLength(256) user_id?: string;
   @IsOptional() @IsString() message?: string;
-  @IsUUID() conversation_id!: string;
+  @IsRunId() conversation_id!: string;
   @IsOptional() @IsString() @Length(1, 128) request_id?: string;
   @IsOptional() @IsArray() @ArrayMaxSize(200) @ValidateNested({ each: true }) @Type(() => HistoryMessageDto) message_history?: HistoryMessageDto[];
   @IsOptional() @ValidateNested() @Type(() => PendingConfirmationDto) pending_confirmation?: PendingConfirmationDto | null;

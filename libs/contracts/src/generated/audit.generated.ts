@@ -28,7 +28,7 @@ export interface AuditHead {
  */
 
 /**
- * Sent on rl.audit.query: decision audit records (contract 000) by conversation, or audit events by run.
+ * Sent on rl.audit.query: decision audit records (contract 000) by conversation, or audit events by run or by run tree. Exactly one of conversation_id, run_id or root_run_id is given, else REQUEST.INVALID (its detail: exactly one of conversation_id, run_id or root_run_id is required).
  */
 export interface AuditQuery {
   conversation_id?: string;

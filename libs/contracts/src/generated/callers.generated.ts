@@ -30,7 +30,7 @@ export interface CallerArtifactGetRequest {
   run_id: string;
   artifact_id: string;
   /**
-   * Chunked reads: the first byte to answer (default 0). The artifact_ref always describes the whole artifact; the reader checks the assembled bytes against it.
+   * Chunked reads: the first byte to answer (default 0; a safe integer, at most 2^53 - 1). The artifact_ref always describes the whole artifact; the reader checks the assembled bytes against it.
    */
   offset?: number;
   /**
@@ -52,6 +52,9 @@ export interface CallerRunCancelRequest {
  */
 export interface CallerRunEventsRequest {
   run_id: string;
+  /**
+   * A log sequence: a safe integer (at most 2^53 - 1, Number.MAX_SAFE_INTEGER), else REQUEST.INVALID.
+   */
   after?: number;
   wait_ms?: number;
   /**

@@ -35,6 +35,9 @@ export interface CampaignCommandRequest {
 export interface CampaignCreateRequest {
   campaign_id: string;
   name: string;
+  /**
+   * The agent, by its kind (a discriminator: a missing or unknown kind is refused naming the kinds).
+   */
   agent: ScriptedAgentSpec | LlmAgentSpec | SessionAgentSpec;
   settings?: CampaignSettingsInput;
 }

@@ -8,7 +8,7 @@ export interface AgentRunRequest {
   agent_name: string;
   case_id: string;
   /**
-   * Optional; derived from request_hash_sha256, case_id and parent_run_id when absent.
+   * Optional; derived from request_hash_sha256, case_id and parent_run_id when absent. Read in lower case, as every run id (a UUID in upper case names the same run).
    */
   run_id?: string;
   parent_run_id?: string;
@@ -26,7 +26,7 @@ export interface AgentRunRequest {
    */
   input_artifacts: ArtifactRef[];
   /**
-   * Agent-specific, JSON only (hashable), at most 65536 bytes as JSON (REQUEST.INVALID beyond). A semantic time must not be named *_at: volatile keys are left out of the hash.
+   * Agent-specific, JSON only (hashable), at most 65536 bytes as JSON (REQUEST.INVALID beyond). A semantic time must not be named *_at: volatile keys are left out of the hash. failure_strategy (contract 004 INV-PE-003), when given, is failFast (the default), continueOnError or rollback; any other value is the §2.2 failure INVALID_INPUT naming them, and no run is recorded.
    */
   parameters: {};
   /**

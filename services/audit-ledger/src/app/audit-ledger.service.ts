@@ -1,4 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
+import { auditSelectorProblem } from '@runledger/contracts';
 import { EventLog, StoredEvent } from '@runledger/event-log';
 import { checkAuditCoverage, CoverageEvent } from '@runledger/governance';
 import { OwnedEvent, servedRunEvents } from '@runledger/runs';
@@ -35,12 +36,14 @@ export class AuditLedgerService {
     return withSpans('chain audit batch', events.filter((e) => CHAINED_EVENT_TYPES.has(e.type)).map(chainingSpan), () => this.chain.chain(events));
   }
 
+  /** rl.audit.query: by exactly one selector (auditSelectorProblem), else REQUEST.INVALID saying so. */
   async query(q: { conversation_id?: string; run_id?: string; root_run_id?: string; limit?: number }) {
+    const problem = auditSelectorProblem(q);
+    if (problem) throw new AppError('REQUEST.INVALID', 'The request is not valid.', [problem]);
     const limit = q.limit ?? 200;
     if (q.conversation_id) return { records: await this.decisions.ofConversation(q.conversation_id, limit) };
     if (q.run_id) return { events: await this.trails.ofRun(q.run_id, limit) };
-    if (q.root_run_id) return { events: await this.trails.ofTree(q.root_run_id, limit) };
-    throw new AppError('REQUEST.INVALID', 'Give conversation_id, run_id or root_run_id.');
+    return { events: await this.trails.ofTree(q.root_run_id!, limit) };
   }
 
   /** Contract 001 §6: every run has its authz decision, its outcome and its effect audit events. */

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import { AgentDecisionReply } from '@runledger/contracts';
-import { AppError, Clock, isUuid, RateLimit, RateLimiter, settingNumber, truncateChars } from '@runledger/kernel';
+import { AppError, canonicalUuid, Clock, isUuid, RateLimit, RateLimiter, settingNumber, truncateChars } from '@runledger/kernel';
 import { CLOCK } from '@runledger/messaging';
 import { PolicyCatalog } from '@runledger/policy-catalog';
 import { childRequestHash, RunRepository } from '@runledger/runs';
@@ -50,7 +50,7 @@ export class RejectedRequestRecorder {
     // Rejections are counted per caller in memory; past the limit they are turned away before the log.
     const nowMs = this.clock.now().getTime();
     if (!this.perCaller.take(user_id, nowMs) || !this.overall.take('', nowMs)) throw new AppError('REQUEST.RATE_LIMITED');
-    const conversation_id = isUuid(r.conversation_id) ? r.conversation_id : '';
+    const conversation_id = isUuid(r.conversation_id) ? canonicalUuid(r.conversation_id) : '';
     const message = typeof r.message === 'string' ? truncateChars(r.message, MAX_RECORDED_MESSAGE) : '';
     const runId = randomUUID();
     const now = this.clock.now().toISOString();

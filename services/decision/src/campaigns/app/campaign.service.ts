@@ -3,6 +3,7 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { CampaignAnswerRequest, CampaignCommandRequest, CampaignCreateRequest, CampaignLeadsImportRequest, CampaignView } from '@runledger/contracts';
 import { aggregateRef, EventLog } from '@runledger/event-log';
 import { AppError, deterministicUuid, ERROR_CODES, type ErrorCode } from '@runledger/kernel';
+import { fieldDetail } from '@runledger/messaging';
 import { PolicyCatalog } from '@runledger/policy-catalog';
 import { RunError, RunRepository } from '@runledger/runs';
 import { RunWaiter } from '../../runs/run-waiter';
@@ -50,8 +51,8 @@ export class CampaignService {
   async create(req: CampaignCreateRequest, asker: CampaignAsker): Promise<CampaignView> {
     const id = campaignIdOf(asker, req.campaign_id);
     const spec = this.agent.specProblem(req.agent as AgentSpec);
-    // Its message as before; its details name the field, as the schema's refusals do (`/agent/token_limit …`).
-    if (spec) throw new AppError('REQUEST.INVALID', spec.problem, [`${spec.path} ${spec.problem}`]);
+    // Its message as before; its details name the field, as the schema's refusals do (`agent.token_limit 5 is below …`).
+    if (spec) throw new AppError('REQUEST.INVALID', spec.problem, [fieldDetail(spec.path, spec.problem)]);
     return this.worker.serialised(id, async () => {
       const settings = { on_invalid: req.settings?.on_invalid ?? 'retry', max_attempts: req.settings?.max_attempts ?? 2, approval_ttl_seconds: req.settings?.approval_ttl_seconds ?? 86_400 } as const;
       const existing = await this.store.load(id);

@@ -196,15 +196,15 @@ function decideItem(command: Extract<CampaignCommand, { type: 'DecideItem' }>, s
 }
 
 /**
- * Why a decision does not fit its item, naming the request field as validation details do (`/decision …`), or null:
+ * Why a decision does not fit its item, naming the request field as validation details do (`decision …`), or null:
  * a question is answered, with an answer; an approval is approved or rejected.
  */
 export function decisionFieldProblem(kind: PendingItem['kind'], decision: ItemDecision, answer: string | undefined): string | null {
   if (kind === 'request_user_input') {
-    if (decision !== 'answered') return `/decision must be answered for a question (it is ${decision})`;
-    return answer ? null : '/answer is required to answer a question';
+    if (decision !== 'answered') return `decision must be answered for a question (it is ${decision})`;
+    return answer ? null : 'answer is required to answer a question';
   }
-  return decision === 'answered' ? '/decision must be approved or rejected for an approval (it is answered)' : null;
+  return decision === 'answered' ? 'decision must be approved or rejected for an approval (it is answered)' : null;
 }
 
 const withTask = (state: CampaignState, id: string, status: TaskStatus): CampaignState => ({

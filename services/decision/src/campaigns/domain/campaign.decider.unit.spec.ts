@@ -109,10 +109,10 @@ describe('Issue 8 campaign aggregate: approvals', () => {
     spec.given(given).when({ ...decide('2026-01-01T00:00:30.000Z'), decision: 'answered' as const, answer: 'yes' }).then([
       { type: 'ApprovalRefused', data: { item_id: 'i1', approver, code: 'REQUEST.INVALID', reason: 'An approval is approved or rejected.' } },
     ]);
-    expect(decisionFieldProblem('generate_message', 'answered', 'yes')).toBe('/decision must be approved or rejected for an approval (it is answered)');
+    expect(decisionFieldProblem('generate_message', 'answered', 'yes')).toBe('decision must be approved or rejected for an approval (it is answered)');
     expect(decisionFieldProblem('generate_message', 'rejected', undefined)).toBeNull();
-    expect(decisionFieldProblem('request_user_input', 'approved', undefined)).toBe('/decision must be answered for a question (it is approved)');
-    expect(decisionFieldProblem('request_user_input', 'answered', '')).toBe('/answer is required to answer a question');
+    expect(decisionFieldProblem('request_user_input', 'approved', undefined)).toBe('decision must be answered for a question (it is approved)');
+    expect(decisionFieldProblem('request_user_input', 'answered', '')).toBe('answer is required to answer a question');
     expect(decisionFieldProblem('request_user_input', 'answered', 'Skip')).toBeNull();
   });
   it('an answer after expiry expires the item instead, and an expired item can never be executed', () => {

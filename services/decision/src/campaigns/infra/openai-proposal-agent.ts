@@ -2,6 +2,7 @@ import type OpenAI from 'openai';
 import { openaiModule } from '@runledger/agent-session';
 import { coreAbilityTokens, preparePrompt, selectAgents } from '@runledger/agent-runtime';
 import { AppError, sha256Hex } from '@runledger/kernel';
+import { fieldDetail } from '@runledger/messaging';
 import type { SessionGateway } from '../../sessions/app/session.gateway';
 import type { AgentSpec } from '../domain/campaign-types';
 import { scriptedProposal, type ProposalAgent, type ProposalAnswer, type ProposalRequest, type SpecProblem } from '../app/proposal-agent';
@@ -39,7 +40,7 @@ export class CampaignProposalAgent implements ProposalAgent {
     const profileId = spec.profile ?? selection!.agentId;
     const profile = this.registry.get(profileId);
     // A profile the campaign named (it existed at create); a selected one always exists.
-    if (!profile) throw new AppError('REQUEST.INVALID', `No agent profile ${profileId}.`, [`/agent/profile No agent profile ${profileId}.`]);
+    if (!profile) throw new AppError('REQUEST.INVALID', `No agent profile ${profileId}.`, [fieldDetail('agent.profile', `No agent profile ${profileId}.`)]);
     const prompt = preparePrompt({
       profile, abilities: CAMPAIGN_ABILITIES, tokenLimit: spec.token_limit ?? DEFAULT_TOKEN_LIMIT,
       task: proposalPrompt(request),
@@ -75,14 +76,14 @@ export class CampaignProposalAgent implements ProposalAgent {
   specProblem(spec: AgentSpec): SpecProblem | null {
     if (spec.kind !== 'llm') return null;
     const named = spec.profile === undefined ? undefined : this.registry.get(spec.profile);
-    if (spec.profile !== undefined && !named) return { path: '/agent/profile', problem: `No agent profile ${spec.profile}.` };
+    if (spec.profile !== undefined && !named) return { path: 'agent.profile', problem: `No agent profile ${spec.profile}.` };
     const limit = spec.token_limit ?? DEFAULT_TOKEN_LIMIT;
     for (const profile of named ? [named] : this.registry.list()) {
       const core = coreAbilityTokens(profile, CAMPAIGN_ABILITIES);
-      if (!core.ok) return { path: named ? '/agent/profile' : '/agent', problem: core.message };
+      if (!core.ok) return { path: named ? 'agent.profile' : 'agent', problem: core.message };
       if (core.tokens > limit) {
         // The limit given, or the default one when the spec names none: the field to set either way.
-        return { path: '/agent/token_limit', problem: `token_limit ${limit} is below the ${core.tokens} tokens the core abilities of profile ${profile.id} need (core abilities are never left out).` };
+        return { path: 'agent.token_limit', problem: `token_limit ${limit} is below the ${core.tokens} tokens the core abilities of profile ${profile.id} need (core abilities are never left out).` };
       }
     }
     return null;

@@ -1,9 +1,9 @@
-import type { ValidateFunction } from 'ajv';
 import { contractValidator } from '@runledger/contract-schemas';
-import { AppError } from '@runledger/kernel';
+import { validateBySchema } from '@runledger/messaging';
 
 // The campaign requests are validated against their proto-contracts schemas themselves (one source, through the one
-// contract validator): the nested agent specs and lead lists are JSON Schema's strength.
+// contract validator): the nested agent specs and lead lists are JSON Schema's strength. Refused in the words of every
+// other request's refusal (validateBySchema).
 const SCHEMAS = {
   answer: 'schemas/campaigns/campaign-answer-request.schema.json',
   command: 'schemas/campaigns/campaign-command-request.schema.json',
@@ -15,8 +15,5 @@ export type CampaignSchema = keyof typeof SCHEMAS;
 
 /** The request as its schema's type, or REQUEST.INVALID listing every problem. */
 export function validCampaignRequest<T>(schema: CampaignSchema, raw: unknown): T {
-  const validate: ValidateFunction = contractValidator(SCHEMAS[schema]);
-  if (validate(raw)) return raw as T;
-  const details = (validate.errors ?? []).slice(0, 10).map((e) => `${e.instancePath || '(root)'} ${e.message ?? 'is invalid'}`);
-  throw new AppError('REQUEST.INVALID', 'The request is not valid.', details);
+  return validateBySchema<T>(contractValidator(SCHEMAS[schema]), raw);
 }

@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { AgentRunRequestDto, AgentRunResponse, ArtifactRef, ArtifactStoredData } from '@runledger/contracts';
 import { aggregateRef, EventLog } from '@runledger/event-log';
-import { AppError, deterministicUuid, isUuid, sha256Hex } from '@runledger/kernel';
+import { AppError, canonicalUuid, deterministicUuid, isUuid, sha256Hex } from '@runledger/kernel';
 import { MalformedPayload, validateMessage } from '@runledger/messaging';
 import { CALLER_GRANTS, PolicyCatalog } from '@runledger/policy-catalog';
 import type { CallerGrants } from '@runledger/governance';
@@ -198,7 +198,8 @@ function agentNameOf(raw: unknown): string {
 function fallbackRunId(raw: unknown): string {
   if (raw instanceof MalformedPayload) return deterministicUuid('agent-run-rejected', 'bytes', sha256Hex(raw.bytes));
   const given = (raw as { run_id?: unknown } | null)?.run_id;
-  if (isUuid(given)) return given;
+  // In lower case, as a valid request's is read (IsRunId): the refusal is the same in either case.
+  if (isUuid(given)) return canonicalUuid(given);
   let text: string;
   try {
     text = JSON.stringify(raw) ?? 'null';

@@ -50,7 +50,20 @@ export const AGENT_MAX_CONCURRENCY = 2;
 export const FAILURE_STRATEGIES = ['failFast', 'continueOnError', 'rollback'] as const;
 export type AgentFailureStrategy = (typeof FAILURE_STRATEGIES)[number];
 
-/** INV-PE-003: the request's `parameters.failure_strategy` (default failFast); anything else is the default too. */
+/**
+ * INV-PE-003: a request's `parameters.failure_strategy`, when it names one, is one of FAILURE_STRATEGIES: any other
+ * value is refused at runs.start (§2.2 INVALID_INPUT naming the allowed values, no run), never run as the default
+ * unseen. Contract 004 names the three and no fallback.
+ */
+export function failureStrategyProblem(parameters: Record<string, unknown>): string | undefined {
+  if (!Object.hasOwn(parameters, 'failure_strategy') || (FAILURE_STRATEGIES as readonly unknown[]).includes(parameters['failure_strategy'])) return undefined;
+  return `parameters.failure_strategy must be one of the following values: ${FAILURE_STRATEGIES.join(', ')} (or left out: failFast)`;
+}
+
+/**
+ * INV-PE-003: the strategy a run follows, its `parameters.failure_strategy` (default failFast). runs.start refuses any
+ * other value (failureStrategyProblem); a run recorded before it did, with another value, still runs under the default.
+ */
 export function failureStrategyOf(parameters: Record<string, unknown>): AgentFailureStrategy {
   const asked = parameters['failure_strategy'];
   return (FAILURE_STRATEGIES as readonly unknown[]).includes(asked) ? (asked as AgentFailureStrategy) : 'failFast';

@@ -1,5 +1,6 @@
 import type { PolicyVersions } from '@runledger/governance';
 import type { RunCreatedData } from '@runledger/runs';
+import { failureStrategyProblem } from './agents';
 
 /** What a request says about where it sits and what it pins (§2.1), before any default applies. */
 export interface StatedPins {
@@ -64,10 +65,11 @@ export function resolvePins(stated: StatedPins, recorded: RecordedContext): Reso
 /**
  * Parameters land in RunCreated, in the permanent log. Client identifiers are the very thing promotion must keep
  * out of shared knowledge, so they travel as an artifact (kind `client_identifiers`) and only its reference is logged.
+ * A failure strategy the workflows do not know is refused too (failureStrategyProblem), not run as the default.
  */
 export function parametersProblem(parameters: Record<string, unknown>): string | undefined {
   if (Object.hasOwn(parameters, 'client_identifiers')) {
     return 'parameters.client_identifiers is not accepted: parameters are recorded in the permanent log. Pass the identifiers as a client_identifiers input artifact.';
   }
-  return undefined;
+  return failureStrategyProblem(parameters);
 }

@@ -35,6 +35,15 @@ describe('pins of a request (§1): from the log, never an older policy the calle
     expect(parametersProblem({ client_identifiers: ['x'] })).toMatch(/client_identifiers input artifact/);
     expect(parametersProblem({ coa_version: 'coa-2026.1' })).toBeUndefined();
   });
+
+  it('INV-PE-003: a failure_strategy the workflows do not know is refused naming the allowed values, never run as the default; one of the three, or none, is taken', () => {
+    const allowed = 'parameters.failure_strategy must be one of the following values: failFast, continueOnError, rollback (or left out: failFast)';
+    for (const failure_strategy of ['bogus', 'failfast', 'FAILFAST', '', null, 1, ['rollback'], { rollback: true }]) {
+      expect({ failure_strategy, problem: parametersProblem({ failure_strategy }) }).toEqual({ failure_strategy, problem: allowed });
+    }
+    for (const failure_strategy of ['failFast', 'continueOnError', 'rollback']) expect(parametersProblem({ failure_strategy })).toBeUndefined();
+    expect(parametersProblem({})).toBeUndefined();
+  });
 });
 
 describe('child runs: a run found at a child id is adopted only if it is that child', () => {
