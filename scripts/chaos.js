@@ -25,7 +25,7 @@ const os = require('node:os');
 const usage = require('./lib/usage');
 const ARGS = process.argv.slice(2);
 usage.checkScriptArgs(__filename, ARGS, { valued: ['requests', 'kills', 'nats-restarts', 'concurrency', 'seed', 'load-deadline-s'], switches: ['cluster'] });
-const arg = (name, fallback) => usage.wholeNumberOption(__filename, ARGS, name, fallback);
+const arg = (name, fallback, min = 0) => usage.wholeNumberOption(__filename, ARGS, name, fallback, { min });
 process.env.SWC_NODE_PROJECT ??= path.join(__dirname, '..', 'tsconfig.json');
 require('@swc-node/register');
 const { connect } = require('@nats-io/transport-node');
@@ -38,10 +38,10 @@ const { Topology } = require('./lib/chaos/topology');
 const { settle, resolveLeftOpen, checkLog, checkAudit } = require('./lib/chaos/checks');
 
 const CLUSTER = process.argv.includes('--cluster');
-const REQUESTS = arg('requests', 200);
+const REQUESTS = arg('requests', 200, 1);
 const KILLS = arg('kills', 4);
 const NATS_RESTARTS = arg('nats-restarts', 1);
-const CONCURRENCY = arg('concurrency', 8);
+const CONCURRENCY = arg('concurrency', 8, 1);
 let seed = arg('seed', Date.now() % 2 ** 31);
 const SEED = seed;
 /** A small deterministic generator, so a failing run can be repeated with its --seed. */
@@ -54,7 +54,7 @@ const READY_WAIT_MS = 180_000;
  */
 const ASK_TIMEOUT_MS = 10_000;
 /** A request unanswered this long after the load began is reported as unanswered, never waited for forever. */
-const LOAD_DEADLINE_MS = arg('load-deadline-s', 30 * 60 + REQUESTS * 2) * 1000;
+const LOAD_DEADLINE_MS = arg('load-deadline-s', 30 * 60 + REQUESTS * 2, 1) * 1000;
 /**
  * Short timeouts so lost replies happen often; retry budgets longer than the slowest restart (READY_WAIT_MS), since
  * the suite asks for the answer that matches a healthy outcome: a classifier restart on a busy machine can take

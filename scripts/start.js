@@ -17,21 +17,27 @@ const PARENT_CHECK_MS = 1_000;
 async function main() {
   let nats;
   let services = [];
-  let stopping = false;
-  const stopAll = async (code) => {
-    if (stopping) return;
-    stopping = true;
-    await Promise.all(services.map((s) => stopProcess(s.child)));
-    if (nats) await stopProcess(nats.child);
-    process.exit(code);
+  let natsChild; // known from its spawn, before nats-server is ready
+  let stopping; // the one stop under way, once asked
+  const stopAll = (code) => {
+    stopping ??= (async () => {
+      await Promise.all(services.map((s) => stopProcess(s.child)));
+      if (natsChild) await stopProcess(natsChild);
+      process.exit(code);
+    })();
+    return stopping;
   };
-  // From the first moment: a signal during nats-server's start or the bootstrap still stops what was started.
+  // From the first moment: a signal during nats-server's start or the bootstrap stops what was started, and nothing
+  // is started after it (main checks `stopping` after every wait).
   process.once('SIGINT', () => stopAll(0));
   process.once('SIGTERM', () => stopAll(0));
   // npm does not pass a SIGTERM it gets on to us: it exits and leaves us (and nats-server, holding the port and .data)
-  // running under init. A parent that is gone is a stop, as SIGTERM is.
-  const parent = process.ppid;
-  setInterval(() => process.ppid !== parent && void stopAll(0), PARENT_CHECK_MS).unref();
+  // running under init. Under npm, a parent that is gone is a stop, as SIGTERM is; started any other way (a launcher
+  // that starts us in the background and exits), we run on.
+  if (process.env.npm_lifecycle_event) {
+    const parent = process.ppid;
+    setInterval(() => process.ppid !== parent && void stopAll(0), PARENT_CHECK_MS).unref();
+  }
 
   // NATS_URL names an external NATS (its NATS_CREDS / NATS_USER go to every process); otherwise we run our own,
   // secured, so `npm start` is as locked down as production whatever else listens on this machine.
@@ -44,14 +50,17 @@ async function main() {
     }
     const data = path.relative(ROOT, LOCAL_DATA_DIR) || '.';
     process.stdout.write(`starting nats-server on ${natsUrl} with JetStream and authentication (store ${data}/nats, credentials ${data}/credentials)\n`);
-    nats = await startNats({ port, storeDir: path.join(LOCAL_DATA_DIR, 'nats'), credsDir: path.join(LOCAL_DATA_DIR, 'credentials'), logFile: path.join(LOCAL_DATA_DIR, 'nats-server.log') });
-    natsUrl = nats.url;
     try {
+      nats = await startNats({ port, storeDir: path.join(LOCAL_DATA_DIR, 'nats'), credsDir: path.join(LOCAL_DATA_DIR, 'credentials'), logFile: path.join(LOCAL_DATA_DIR, 'nats-server.log'), onSpawn: (child) => (natsChild = child) });
+      if (stopping) return stopping;
+      natsUrl = nats.url;
       await runBootstrap({ natsUrl, creds: nats.creds });
     } catch (err) {
+      if (stopping) return stopping;
       process.stderr.write(`${err.message}\n`);
-      await stopAll(1);
+      return stopAll(1);
     }
+    if (stopping) return stopping;
   }
   services = SERVICES.map((name) => startService(name, {
     natsUrl,
@@ -68,6 +77,7 @@ async function main() {
   }
   try {
     const readies = await Promise.all(services.map((s) => s.ready));
+    if (stopping) return stopping;
     const ports = readies.map((r, i) => `${SERVICES[i]}:${r.http_port}`).join(' ');
     const rel = (identity) => path.relative(process.cwd(), nats.creds[identity].file);
     const who = nats
@@ -88,6 +98,7 @@ async function main() {
       `  Ctrl-C stops the services and nats-server (a few seconds); ${nats ? path.relative(ROOT, LOCAL_DATA_DIR) || '.' : 'NATS'} keeps the log${nats ? ' and the credentials' : ''}\n`,
     );
   } catch (err) {
+    if (stopping) return stopping;
     process.stderr.write(`failed to start: ${err.message}\n`);
     await stopAll(1);
   }

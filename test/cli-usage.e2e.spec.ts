@@ -136,7 +136,7 @@ describe('Issue 25 CLI: help, usage errors and exit codes', () => {
     expect(rows[2]).toBe(`bob${' '.repeat(37)}  completed`);
   });
 
-  it('Issue 25 CLI: scripts/chaos.js --help and npm run bench -- --help print their usage and exit 0 (no fault suite, no benchmark); an unknown option or a count that is not a whole number is exit 2', async () => {
+  it('Issue 25 CLI: scripts/chaos.js --help and npm run bench -- --help print their usage and exit 0 (no fault suite, no benchmark); an unknown option or a count that is not a whole number (or 0 callers) is exit 2', async () => {
     const chaos = await runScript('chaos.js', ['--help']);
     expect(chaos).toMatchObject({ code: 0, stderr: '' });
     expect(chaos.stdout).toMatch(/^npm run chaos — the fault suite/);
@@ -148,10 +148,10 @@ describe('Issue 25 CLI: help, usage errors and exit codes', () => {
     expect(wrong.code).toBe(2);
     expect(wrong.stderr).toMatch(/^unknown option --requets\n/);
     // A count it cannot use is refused before anything starts, in either spelling of the option.
-    for (const args of [['--requests=2.5'], ['--kills', '-1'], ['--load-deadline-s', 'soon']]) {
+    for (const args of [['--requests=2.5'], ['--kills', '-1'], ['--load-deadline-s', 'soon'], ['--concurrency', '0'], ['--seed', '0x10']]) {
       const refused = await runScript('chaos.js', args);
       expect(refused.code).toBe(2);
-      expect(refused.stderr).toMatch(new RegExp(`^--${args[0].slice(2).split('=')[0]} must be a whole number, got "`));
+      expect(refused.stderr).toMatch(new RegExp(`^--${args[0].slice(2).split('=')[0]} must be a whole number( of at least 1)?, got "`));
     }
   });
 });

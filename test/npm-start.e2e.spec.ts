@@ -13,6 +13,34 @@ jest.setTimeout(180_000);
 
 const ROOT = resolve(__dirname, '..');
 
+/** Whether any process of the group `pgid` is still running (npm, start.js, nats-server, a service). */
+const groupAlive = (pgid: number) => {
+  try {
+    process.kill(-pgid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+/** `npm start` in its own process group (so the test can signal npm alone, as a supervisor that knows only its pid). */
+function npmStart(dataDir: string, natsPort: number): { npm: ChildProcess; output: () => string } {
+  let output = '';
+  const npm = spawn('npm', ['start'], { cwd: ROOT, detached: true, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, RL_NATS_PORT: String(natsPort), RL_DATA_DIR: dataDir, NATS_URL: '', LOG_LEVEL: 'warn' } });
+  npm.stdout!.on('data', (c) => (output += c));
+  npm.stderr!.on('data', (c) => (output += c));
+  return { npm, output: () => output };
+}
+
+/** Whatever a failed check left running. */
+function killGroup(npm: ChildProcess | undefined) {
+  try {
+    if (npm?.pid) process.kill(-npm.pid, 'SIGKILL');
+  } catch {
+    // the group is gone: everything stopped as it should
+  }
+}
+
 /** Whether something accepts connections on 127.0.0.1:port. */
 const listening = (port: number) => new Promise<boolean>((done) => {
   const socket = tcpConnect({ host: '127.0.0.1', port }, () => (socket.destroy(), done(true)));
@@ -29,21 +57,15 @@ describe('README "Run it": npm start', () => {
   beforeAll(async () => {
     dir = await tempDir('runledger-npm-start-');
     natsPort = await freePort();
-    // Its own process group, so the test signals npm alone (as a supervisor that knows only npm's pid does) and can
-    // still clear up every process of the group if a check fails.
-    npm = spawn('npm', ['start'], { cwd: ROOT, detached: true, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, RL_NATS_PORT: String(natsPort), RL_DATA_DIR: dir.path, NATS_URL: '', LOG_LEVEL: 'warn' } });
-    npm.stdout!.on('data', (c) => (output += c));
-    npm.stderr!.on('data', (c) => (output += c));
-    await waitUntil(() => /Runledger ready on /.test(output) && /health \(http\)[^\n]*\n/.test(output), { timeoutMs: 150_000 });
+    const started = npmStart(dir.path, natsPort);
+    npm = started.npm;
+    await waitUntil(() => /Runledger ready on /.test(started.output()) && /health \(http\)[^\n]*\n/.test(started.output()), { timeoutMs: 150_000 });
+    output = started.output();
     healthPorts = [...(/health \(http\)\s*:([^\n]*)/.exec(output)![1].matchAll(/:(\d+)/g))].map((m) => Number(m[1]));
   });
 
   afterAll(async () => {
-    try {
-      if (npm?.pid) process.kill(-npm.pid, 'SIGKILL'); // whatever a failed check left running
-    } catch {
-      // the group is gone: everything stopped as it should
-    }
+    killGroup(npm);
     await dir?.remove();
   });
 
@@ -62,5 +84,20 @@ describe('README "Run it": npm start', () => {
     process.kill(npm!.pid!, 'SIGTERM');
     await waitUntil(async () => !(await listening(natsPort)), { timeoutMs: 60_000 });
     for (const port of healthPorts) await waitUntil(async () => !(await listening(port)), { timeoutMs: 60_000 });
+    await waitUntil(() => !groupAlive(npm!.pid!), { timeoutMs: 60_000, description: 'every process npm start started to exit' });
+  });
+
+  it('README "Run it": SIGTERM to npm while nats-server starts stops what was started and starts nothing after it', async () => {
+    const early = await tempDir('runledger-npm-start-early-');
+    const started = npmStart(early.path, await freePort());
+    try {
+      await waitUntil(() => /starting nats-server on /.test(started.output()), { timeoutMs: 60_000 });
+      process.kill(started.npm.pid!, 'SIGTERM');
+      await waitUntil(() => !groupAlive(started.npm.pid!), { timeoutMs: 60_000, description: 'every process npm start started to exit' });
+      expect(started.output()).not.toMatch(/Runledger ready on /);
+    } finally {
+      killGroup(started.npm);
+      await early.remove();
+    }
   });
 });

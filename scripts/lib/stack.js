@@ -97,7 +97,7 @@ async function waitFor(pred, timeoutMs, what) {
  * `fullRights` names identities besides the admin that may do everything (the test harness's `test-admin`).
  * `cluster` ({ name, serverName, port, routes }) makes it one node of a JetStream cluster (see localServerConfig).
  */
-async function startNats({ port, storeDir, logFile, credsDir = path.join(storeDir, '..', 'credentials'), fullRights = [], cluster, readyTimeoutMs = 10_000 }) {
+async function startNats({ port, storeDir, logFile, credsDir = path.join(storeDir, '..', 'credentials'), fullRights = [], cluster, readyTimeoutMs = 10_000, onSpawn }) {
   const bin = ensureNatsServerBinary();
   fs.mkdirSync(storeDir, { recursive: true });
   const out = logFile ? fs.openSync(logFile, 'a') : 'ignore';
@@ -107,6 +107,7 @@ async function startNats({ port, storeDir, logFile, credsDir = path.join(storeDi
   const extra = (process.env.RL_NATS_SERVER_ARGS ?? '').split(' ').filter(Boolean);
   const child = spawn(bin, ['-c', config, '-a', '127.0.0.1', '-p', String(port), '-js', '-sd', storeDir, ...extra], { stdio: ['ignore', out, out] });
   if (out !== 'ignore') fs.closeSync(out);
+  onSpawn?.(child); // before the wait: whoever stops everything on a signal knows it from now on
   await waitFor(() => canConnect({ host: '127.0.0.1', port }), readyTimeoutMs, `nats-server on port ${port}`);
   return { url: `nats://127.0.0.1:${port}`, child, port, creds, storeDir };
 }

@@ -36,15 +36,16 @@ function checkScriptArgs(file, args, spec) {
 }
 
 /**
- * The whole, non-negative number given as `--name N` or `--name=N`, or `fallback` when the option is absent; anything
- * else is a usage error (exit 2), never a run with a value the script cannot use (NaN, 2.5, -1).
+ * The whole number (decimal digits, at least `min`) given as `--name N` or `--name=N`, or `fallback` when the option is
+ * absent; anything else is a usage error (exit 2), never a run with a value the script cannot use (NaN, 2.5, -1, 0x10,
+ * or 0 callers).
  */
-function wholeNumberOption(file, args, name, fallback) {
+function wholeNumberOption(file, args, name, fallback, { min = 0 } = {}) {
   const i = args.findIndex((a) => a === `--${name}` || a.startsWith(`--${name}=`));
   if (i < 0) return fallback;
   const raw = args[i].includes('=') ? args[i].slice(args[i].indexOf('=') + 1) : args[i + 1];
-  const value = Number(raw);
-  if (raw === undefined || raw.trim() === '' || !Number.isInteger(value) || value < 0) usageError(file, `--${name} must be a whole number, got ${JSON.stringify(raw ?? '')}`);
+  const value = /^\d+$/.test(raw ?? '') ? Number(raw) : NaN;
+  if (!Number.isSafeInteger(value) || value < min) usageError(file, `--${name} must be a whole number${min ? ` of at least ${min}` : ''}, got ${JSON.stringify(raw ?? '')}`);
   return value;
 }
 
