@@ -58,6 +58,9 @@ describe('Issue 10 bounded input, reused request ids and rejected floods (task a
     });
     expect(await stack.request('rl.audit.query', { limit: 5 })).toMatchObject({ ok: false, body: { code: 'REQUEST.INVALID', details: ['exactly one of conversation_id, run_id or root_run_id is required (none was given)'] } });
     expect(await stack.request('rl.audit.query', { run_id: id })).toMatchObject({ ok: true, body: { events: [] } });
+    // A selector sent as null is not given: alone it is refused (never a read of no conversation), beside one it is ignored.
+    expect(await stack.request('rl.audit.query', { conversation_id: null })).toMatchObject({ ok: false, body: { code: 'REQUEST.INVALID', details: ['exactly one of conversation_id, run_id or root_run_id is required (none was given)'] } });
+    expect(await stack.request('rl.audit.query', { conversation_id: null, root_run_id: id })).toMatchObject({ ok: true, body: { events: [] } });
   });
 
   it('Probe finding: a key named like an Object.prototype member is an unknown field on every operator request, refused as foo is (REQUEST.INVALID, not ignored)', async () => {

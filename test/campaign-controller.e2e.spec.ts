@@ -158,6 +158,18 @@ describe('Issue 8: the contract-003 controller runs campaigns over the bus', () 
     expect(ofType(await campaignEvents(stack, campaignId), 'LeadsImported')).toHaveLength(1);
   });
 
+  it('README "Run ids": a campaign_id in upper case names the same campaign (get, and the same leads import again is its retry, not a conflict or another campaign)', async () => {
+    const campaignId = await scriptedCampaign(stack, []);
+    const upper = campaignId.toUpperCase();
+    const import_id = `case-${randomUUID()}`;
+    const leads = { campaign_id: campaignId, import_id, leads: [{ full_name: 'Jill Poe', profile_url: 'https://example.org/in/jill' }] };
+    const first = await call(stack, 'leads.import', leads);
+    expect(first.campaign_id).toBe(campaignId);
+    expect(await call(stack, 'leads.import', { ...leads, campaign_id: upper })).toEqual(first);
+    expect(await call(stack, 'get', { campaign_id: upper })).toEqual(await call(stack, 'get', { campaign_id: campaignId }));
+    expect(ofType<{ import_id: string }>(await campaignEvents(stack, campaignId), 'LeadsImported').filter((e) => e.import_id === import_id)).toHaveLength(1);
+  });
+
   it('Probe finding: a lead whose profile_url is not http: or https: (javascript:, data:, file:) is REQUEST.INVALID naming the field; nothing is imported', async () => {
     const campaignId = await scriptedCampaign(stack, []);
     for (const profile_url of ['javascript:alert(document.cookie)', 'data:text/html,<script>alert(1)</script>', 'file:///etc/passwd']) {

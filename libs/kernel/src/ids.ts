@@ -6,7 +6,11 @@ import { wellFormedText } from './json-bounds';
 
 const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-/** True for any RFC 4122 textual UUID (any version). */
+/**
+ * True for any textual UUID, 8-4-4-4-12 hex digits in either case (any version or variant): the one UUID check of
+ * Runledger's own code (the task assistant's ids, a refused request's run id). DTO fields use class-validator's IsUUID,
+ * which also asks for a known version and variant.
+ */
 export function isUuid(value: unknown): value is string {
   return typeof value === 'string' && UUID_RE.test(value);
 }
@@ -15,6 +19,10 @@ export function isUuid(value: unknown): value is string {
  * A UUID as Runledger records and looks one up: in lower case. UUIDs are case-insensitive (RFC 9562 §4: read in either
  * case, written in lower case), and run ids are recorded in lower case (derived, drawn or sent so), so a run id sent in
  * upper case names the same run. Anything that is not a UUID is returned as it is (its validation refuses it).
+ * Deliberately isUuid's loose form, not IsUUID's (which asks for a known version and variant): it must lower-case
+ * every id any check of Runledger accepts, and the task assistant's conversation_id check is isUuid, so a conversation
+ * id of an unknown version is one conversation in either case too. What IsUUID refuses, it refuses in either case
+ * ("run_id must be a UUID", the value unquoted), so lower-casing it first changes no answer.
  */
 export function canonicalUuid<T>(value: T): T {
   return isUuid(value) ? (value.toLowerCase() as T) : value;

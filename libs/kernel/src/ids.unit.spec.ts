@@ -1,4 +1,4 @@
-import { deterministicUuid, isUuid, sha256Hex } from './ids';
+import { canonicalUuid, deterministicUuid, isUuid, sha256Hex } from './ids';
 import { AppError, toWireError } from './errors';
 
 describe('ids', () => {
@@ -45,5 +45,14 @@ describe('errors', () => {
   });
   it('app errors carry a stable code and retryable flag', () => {
     expect(new AppError('LANE.DENIED').toWire()).toMatchObject({ code: 'LANE.DENIED', retryable: false });
+  });
+});
+
+describe('RFC 9562 run ids: canonicalUuid reads every UUID Runledger accepts in lower case', () => {
+  it('RFC 9562 run ids: an id of any version (also one IsUUID refuses, version 0, which the task assistant\'s conversation_id check takes) is lower-cased; what is no UUID is left as it is', () => {
+    expect(canonicalUuid('7F0E7C4E-2A7B-4F43-9F7E-0C6F8D7F5A11')).toBe('7f0e7c4e-2a7b-4f43-9f7e-0c6f8d7f5a11');
+    expect(canonicalUuid('ABCDEF01-2345-0789-0BCD-EF0123456789')).toBe('abcdef01-2345-0789-0bcd-ef0123456789');
+    expect(isUuid('ABCDEF01-2345-0789-0BCD-EF0123456789')).toBe(true);
+    for (const other of ['NOT-A-UUID', 'URN:UUID:7F0E7C4E-2A7B-4F43-9F7E-0C6F8D7F5A11', 7, null]) expect(canonicalUuid(other)).toBe(other);
   });
 });

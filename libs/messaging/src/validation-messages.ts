@@ -15,12 +15,13 @@ export const DETAIL_WORDS = {
 } as const;
 
 /**
- * One check's message about the field at `path`: a message that starts with the field's own name ("case_id must be a
- * string") gets the parent path before it ("governance.case_id must be …"); any other is put after the path.
+ * One check's message about the field at `path`: a message that starts with the field's own name as a word ("case_id
+ * must be a string") gets the parent path before it ("governance.case_id must be …"); any other is put after the path
+ * (a field `m` and "must be multiple of 5" is "m: must be multiple of 5", its name kept).
  */
 export function fieldDetail(path: string, message: string): string {
   const property = path.slice(path.lastIndexOf('.') + 1);
-  if (message.startsWith(property)) return `${path.slice(0, path.length - property.length)}${message}`;
+  if (message === property || message.startsWith(`${property} `)) return `${path.slice(0, path.length - property.length)}${message}`;
   return path ? `${path}: ${message}` : message;
 }
 

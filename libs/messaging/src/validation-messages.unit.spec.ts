@@ -2,6 +2,7 @@ import 'reflect-metadata';
 import { AgentRunRequestDto, ArtifactIngestRequestDto, ExportRequestDto, CallerRunQueryDto, DbReadRequestDto, DeadLetterRetryRequestDto, RunQueryDto, RunsListRequestDto, SessionStartRequestDto } from '@runledger/contracts';
 import { AppError } from '@runledger/kernel';
 import { validateMessage } from './validation';
+import { fieldDetail } from './validation-messages';
 
 function detailsOf(dto: new () => object, plain: unknown): string[] {
   try {
@@ -72,6 +73,17 @@ describe('Issue 26 validation details say what is wrong in words', () => {
       'governance.lane must be a lane name: an upper-case letter, then upper-case letters, digits or _ (2-64 in all)',
     ]));
     expect(detailsOf(DeadLetterRetryRequestDto, { id: 'no sequence' })).toEqual(['id has characters or a shape its contract does not allow']);
+  });
+});
+
+describe('Issue 26 validation details name the field by its path', () => {
+  it('Issue 26 a message is taken as naming the field only when it starts with the field name as a word (a field m and "must be multiple of 5" keeps its name)', () => {
+    expect(fieldDetail('m', 'must be multiple of 5')).toBe('m: must be multiple of 5');
+    expect(fieldDetail('spec.m', 'must be multiple of 5')).toBe('spec.m: must be multiple of 5');
+    expect(fieldDetail('governance.case_id', 'case_id must be a string')).toBe('governance.case_id must be a string');
+    expect(fieldDetail('a.case', 'case_id must be a string')).toBe('a.case: case_id must be a string');
+    expect(fieldDetail('a.x', 'x')).toBe('a.x');
+    expect(fieldDetail('', 'is not valid')).toBe('is not valid');
   });
 });
 

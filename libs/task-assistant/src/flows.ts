@@ -9,7 +9,8 @@ import {
 import { resolveTaskReference, type Resolution, type ResolutionRule } from './resolve';
 import { formatNumberedList, INTENT_OPTION_PHRASES, TEMPLATES } from './templates';
 import { DESCRIPTION_MAX } from './tool-schemas';
-import { codePointLength, isUuid } from './text';
+import { isUuid } from '@runledger/kernel';
+import { codePointLength } from './text';
 import type { DecisionContext, IntentType, Task, TaskActionIntent, ToolCall, ToolName, ToolOutcome, TurnStep } from './types';
 import { chatTopic } from './vocabulary';
 

@@ -9,7 +9,8 @@ import {
 import { actionFlow, ambiguousFlow, chatFlow, createFlow, listFlow } from './flows';
 import { isPendingLive } from './pending';
 import { formatNumberedList, TEMPLATES } from './templates';
-import { isUuid, normalizeText } from './text';
+import { isUuid } from '@runledger/kernel';
+import { normalizeText } from './text';
 import type { DecisionContext, PendingConfirmation, ToolOutcome, TurnStep, UserIntent } from './types';
 import { readConfirmationReply } from './vocabulary';
 

@@ -1,12 +1,5 @@
 /** Small text helpers shared by the classifier, the resolver and the validators. */
 
-const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
-/** True for a canonical 8-4-4-4-12 hex UUID (any version). */
-export function isUuid(value: unknown): value is string {
-  return typeof value === 'string' && UUID_RE.test(value);
-}
-
 /** Length in Unicode code points, the way JSON Schema (and a person) counts characters. */
 export function codePointLength(s: string): number {
   return Array.from(s).length;

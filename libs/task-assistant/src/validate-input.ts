@@ -2,9 +2,9 @@
  * Input validation table: user_id required (auth), message 1-4000 characters.
  * The engine never throws on bad input; it answers with the contract's message.
  */
-import { canonicalUuid } from '@runledger/kernel';
+import { canonicalUuid, isUuid } from '@runledger/kernel';
 import { TEMPLATES } from './templates';
-import { codePointLength, isUuid } from './text';
+import { codePointLength } from './text';
 import type { AgentDecision, DecisionContext, HistoryMessage, PendingConfirmation } from './types';
 
 /** Message bounds (Input validation: message 1-4000 chars, counted in characters, not UTF-16 units). */

@@ -5,7 +5,7 @@
  */
 import { compileSchema, type ValidateFunction } from '@runledger/contract-schemas';
 import { TASK_TOOL_SCHEMAS, TOOL_NAMES } from './tool-schemas';
-import { isUuid } from './text';
+import { isUuid } from '@runledger/kernel';
 import type { AgentDecision, DecisionType, ToolName } from './types';
 
 /** Every valid decision type. */

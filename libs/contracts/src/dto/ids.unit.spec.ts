@@ -2,11 +2,12 @@ import 'reflect-metadata';
 import { plainToInstance } from 'class-transformer';
 import { validateSync } from 'class-validator';
 import { validateMessage } from '@runledger/messaging';
+import { acceptedAs } from '../../../messaging/src/dto-fast-path';
 import { AppError } from '@runledger/kernel';
 import { AgentRunRequestDto } from './agent-run.dto';
 import { CallerArtifactGetRequestDto, CallerRunEventsRequestDto, CallerRunQueryDto } from './callers.dto';
 import { RunControlRequestDto, RunsListRequestDto } from './operations.dto';
-import { AuditQueryDto, auditSelectorProblem, RunQueryDto, ToolInvocationDto } from './runtime.dto';
+import { AuditQueryDto, auditSelector, auditSelectorProblem, RunQueryDto, ToolInvocationDto } from './runtime.dto';
 import { SessionGetRequestDto } from './session.dto';
 import { DecisionContextDto } from './task-assistant.dto';
 
@@ -45,9 +46,10 @@ describe('Probe finding: a run id is read in lower case at the boundary (UUIDs a
   });
 
   it('RFC 9562 run ids: a lower-case id is read exactly as sent, and what is not a UUID is refused as before, not changed', () => {
-    const query = { run_id: RUN };
+    expect(validateMessage(CallerRunQueryDto, { run_id: RUN }).run_id).toBe(RUN);
+    const query = { run_id: UPPER };
     expect(validateMessage(CallerRunQueryDto, query).run_id).toBe(RUN);
-    expect(query.run_id).toBe(RUN); // the message itself is never changed
+    expect(query.run_id).toBe(UPPER); // the message itself is never changed: the lower-case id is the instance's
     expect(details(CallerRunQueryDto, { run_id: 'NOT-A-UUID' })).toEqual(['run_id must be a UUID']);
     expect(details(CallerRunQueryDto, { run_id: 7 })).toEqual(['run_id must be a UUID']);
     expect(details(CallerRunQueryDto, {})).toEqual(['run_id is required']);
@@ -60,6 +62,7 @@ describe('Probe finding: a run id is read in lower case at the boundary (UUIDs a
       [AgentRunRequestDto, { agent_name: 'INTAKE_AGENT', case_id: 'c', parent_run_id: MIXED, input_artifacts: [], parameters: {} }],
       [DecisionContextDto, { user_id: 'u', message: 'hi', conversation_id: UPPER }],
     ] as Array<[new () => object, Record<string, unknown>]>) {
+      expect(acceptedAs(dto, plain)).not.toBeUndefined(); // the fast path takes the message: the comparison below is of it
       const slow = plainToInstance(dto, plain, { enableImplicitConversion: false });
       expect(validateSync(slow, { whitelist: true, forbidNonWhitelisted: true, forbidUnknownValues: true })).toEqual([]);
       expect(validateMessage(dto, plain)).toStrictEqual(slow);
@@ -82,5 +85,12 @@ describe('Probe finding: rl.audit.query reads by exactly one selector (README: {
     expect(auditSelectorProblem({ run_id: RUN, conversation_id: RUN, root_run_id: RUN })).toBe('exactly one of conversation_id, run_id or root_run_id is required (conversation_id, run_id and root_run_id were given)');
     expect(auditSelectorProblem({})).toBe('exactly one of conversation_id, run_id or root_run_id is required (none was given)');
     for (const one of [{ run_id: RUN }, { conversation_id: RUN }, { root_run_id: RUN }]) expect(auditSelectorProblem(validateMessage(AuditQueryDto, { ...one, limit: 5 }))).toBeNull();
+  });
+
+  it('README rl.audit.query: a selector sent as null is not given (null with no other is refused, null beside one reads by that one)', () => {
+    expect(auditSelector(validateMessage(AuditQueryDto, { conversation_id: null }))).toEqual({ problem: 'exactly one of conversation_id, run_id or root_run_id is required (none was given)' });
+    expect(auditSelector(validateMessage(AuditQueryDto, { conversation_id: null, run_id: null, root_run_id: null }))).toEqual({ problem: 'exactly one of conversation_id, run_id or root_run_id is required (none was given)' });
+    expect(auditSelector(validateMessage(AuditQueryDto, { conversation_id: null, root_run_id: UPPER }))).toEqual({ key: 'root_run_id', value: RUN });
+    expect(auditSelector({ run_id: RUN })).toEqual({ key: 'run_id', value: RUN });
   });
 });

@@ -66,12 +66,22 @@ export class AuditQueryDto {
 export const AUDIT_QUERY_SELECTORS = ['conversation_id', 'run_id', 'root_run_id'] as const;
 
 /**
- * Why an rl.audit.query names no selector or more than one (its answer would leave all but one unread, unseen), in the
- * words of a refusal's details; null for exactly one.
+ * The one selector an rl.audit.query reads by, or why it names none or more than one (its answer would leave all but
+ * one unread, unseen), in the words of a refusal's details. A selector that is null or undefined is not given (IsOptional
+ * lets null through): `{conversation_id: null}` names none. The query dispatches on the key found here, never on a
+ * second test of its own.
  */
-export function auditSelectorProblem(q: Pick<AuditQueryDto, (typeof AUDIT_QUERY_SELECTORS)[number]>): string | null {
-  const given = AUDIT_QUERY_SELECTORS.filter((s) => q[s] !== undefined);
-  if (given.length === 1) return null;
+export function auditSelector(q: Pick<AuditQueryDto, AuditSelectorKey> | { [K in AuditSelectorKey]?: string | null }): { key: AuditSelectorKey; value: string; problem?: undefined } | { key?: undefined; problem: string } {
+  const given = AUDIT_QUERY_SELECTORS.filter((s) => q[s] !== undefined && q[s] !== null);
+  if (given.length === 1) return { key: given[0], value: q[given[0]] as string };
   const which = given.length ? `${given.slice(0, -1).join(', ')} and ${given[given.length - 1]} were given` : 'none was given';
-  return `exactly one of conversation_id, run_id or root_run_id is required (${which})`;
+  return { problem: `exactly one of conversation_id, run_id or root_run_id is required (${which})` };
+}
+
+/** A selector of rl.audit.query. */
+export type AuditSelectorKey = (typeof AUDIT_QUERY_SELECTORS)[number];
+
+/** Why an rl.audit.query names no selector or more than one (auditSelector's problem); null for exactly one. */
+export function auditSelectorProblem(q: Parameters<typeof auditSelector>[0]): string | null {
+  return auditSelector(q).problem ?? null;
 }

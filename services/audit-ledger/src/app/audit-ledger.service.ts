@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { auditSelectorProblem } from '@runledger/contracts';
+import { auditSelector } from '@runledger/contracts';
 import { EventLog, StoredEvent } from '@runledger/event-log';
 import { checkAuditCoverage, CoverageEvent } from '@runledger/governance';
 import { OwnedEvent, servedRunEvents } from '@runledger/runs';
@@ -36,14 +36,19 @@ export class AuditLedgerService {
     return withSpans('chain audit batch', events.filter((e) => CHAINED_EVENT_TYPES.has(e.type)).map(chainingSpan), () => this.chain.chain(events));
   }
 
-  /** rl.audit.query: by exactly one selector (auditSelectorProblem), else REQUEST.INVALID saying so. */
-  async query(q: { conversation_id?: string; run_id?: string; root_run_id?: string; limit?: number }) {
-    const problem = auditSelectorProblem(q);
-    if (problem) throw new AppError('REQUEST.INVALID', 'The request is not valid.', [problem]);
+  /** rl.audit.query: by exactly one selector (auditSelector: null is none), else REQUEST.INVALID saying so. */
+  async query(q: { conversation_id?: string | null; run_id?: string | null; root_run_id?: string | null; limit?: number }) {
+    const selector = auditSelector(q);
+    if (selector.problem !== undefined) throw new AppError('REQUEST.INVALID', 'The request is not valid.', [selector.problem]);
     const limit = q.limit ?? 200;
-    if (q.conversation_id) return { records: await this.decisions.ofConversation(q.conversation_id, limit) };
-    if (q.run_id) return { events: await this.trails.ofRun(q.run_id, limit) };
-    return { events: await this.trails.ofTree(q.root_run_id!, limit) };
+    switch (selector.key) {
+      case 'conversation_id':
+        return { records: await this.decisions.ofConversation(selector.value, limit) };
+      case 'run_id':
+        return { events: await this.trails.ofRun(selector.value, limit) };
+      case 'root_run_id':
+        return { events: await this.trails.ofTree(selector.value, limit) };
+    }
   }
 
   /** Contract 001 §6: every run has its authz decision, its outcome and its effect audit events. */

@@ -1,4 +1,5 @@
 import { contractValidator } from '@runledger/contract-schemas';
+import { canonicalUuid } from '@runledger/kernel';
 import { validateBySchema } from '@runledger/messaging';
 
 // The campaign requests are validated against their proto-contracts schemas themselves (one source, through the one
@@ -13,7 +14,16 @@ const SCHEMAS = {
 
 export type CampaignSchema = keyof typeof SCHEMAS;
 
-/** The request as its schema's type, or REQUEST.INVALID listing every problem. */
+/** The fields of the campaign requests their schemas type as UUIDs (`format: uuid`). */
+const UUID_FIELDS = ['campaign_id', 'item_id'] as const;
+
+/**
+ * The request as its schema's type, or REQUEST.INVALID listing every problem. Its UUIDs (campaign_id, item_id) are
+ * read in lower case as a run id is (canonicalUuid, README "Run ids"): the same campaign named in either case is one
+ * campaign. The message itself is not changed: the request returned is a copy when an id is.
+ */
 export function validCampaignRequest<T>(schema: CampaignSchema, raw: unknown): T {
-  return validateBySchema<T>(contractValidator(SCHEMAS[schema]), raw);
+  const valid = validateBySchema<Record<string, unknown>>(contractValidator(SCHEMAS[schema]), raw);
+  const lowered = UUID_FIELDS.filter((k) => Object.hasOwn(valid, k) && canonicalUuid(valid[k]) !== valid[k]);
+  return (lowered.length ? { ...valid, ...Object.fromEntries(lowered.map((k) => [k, canonicalUuid(valid[k])])) } : valid) as T;
 }

@@ -13,6 +13,7 @@ import { inputRefProblem } from '../domain/input-refs';
 import { rejectedResponse, responseOf } from '../domain/response';
 import { parametersProblem, resolvePins } from '../domain/request-pins';
 import { AgentRunSpec, deriveRunId, HashableRequest, hashRequest } from '../domain/run-spec';
+import { recordedAsSent, sentRunId } from './recorded-as-sent';
 import { AGENT_RUN_REPLY_TIMEOUT_MS, AGENT_RUN_REQUESTED, AgentRunRequested } from '../governed-runs.types';
 
 /**
@@ -100,8 +101,6 @@ export class AgentRunGateway {
     // Through JSON: the hash covers plain data, exactly as the log will hold it.
     const plain = JSON.parse(JSON.stringify(dto)) as AgentRunRequestDto;
     const reject = (message: string, code?: string, runId = plain.run_id ?? fallbackId) => ({ rejected: rejectedResponse(plain.agent_name, runId, message, code) });
-    const badParameters = parametersProblem(plain.parameters);
-    if (badParameters) return reject(badParameters);
     // A caller (policy/callers.yaml) starts runs only in the cases its role covers, as it ingests only into those.
     const notGranted = startCaseRefusal(this.grants, requestedBy, plain.case_id);
     if (notGranted) {
@@ -118,7 +117,14 @@ export class AgentRunGateway {
 
     // The pins come from the log (domain/request-pins.ts): a retry keeps its run's, a child inherits its parent's,
     // new top-level work gets the current policy — never an older, looser version the caller picked.
-    const existing = plain.run_id ? (await this.runs.load(plain.run_id)).state : undefined;
+    let existing = plain.run_id ? (await this.runs.load(plain.run_id)).state : undefined;
+    // Upgrade: a run recorded before run ids were read in lower case keeps the id it was sent with; a retry finds it
+    // under that id (nothing new is started) rather than missing it under the lower-case one.
+    const asSent = plain.run_id && !existing?.run ? await recordedAsSent(this.runs, plain.run_id, sentRunId(raw)) : undefined;
+    if (asSent) [plain.run_id, existing] = [asSent.run_id, asSent.loaded.state];
+    // A failure strategy is checked for a new run only: a run recorded before it was, with another one, is retried.
+    const badParameters = parametersProblem(plain.parameters, { recorded: Boolean(existing?.run) });
+    if (badParameters) return reject(badParameters);
     const named = plain.parent_run_id && !existing?.run ? (await loadUnlessForged(this.runs, plain.parent_run_id))?.state : undefined;
     // A caller's run joins only a tree of its own: another caller's run reads as no run at all (not finished, not of
     // another case: nothing is learned of it).
@@ -154,13 +160,15 @@ export class AgentRunGateway {
     }
     // The root is derived, never taken on trust: a stated root only confirms it (else the run joins another tree).
     const root = pins.root_run_id ?? runId;
-    if (plain.root_run_id !== undefined && plain.root_run_id !== root) return reject('root_run_id is not the root this run derives from its parent (or itself).', undefined, runId);
+    if (plain.root_run_id !== undefined && plain.root_run_id !== canonicalUuid(root)) return reject('root_run_id is not the root this run derives from its parent (or itself).', undefined, runId);
     // A finished run (completed, failed, denied, cancelled) parents nothing new: its outcome is already recorded.
     if (parentState && isTerminal(parentState)) return reject('parent_run_id names a finished run; it cannot start new child runs.', 'RUN.PARENT_TERMINAL', runId);
+    // A retry carries its run's recorded parent (the same id, in the case it was recorded in).
+    const parentRunId = existing?.run ? existing.run.parent_run_id ?? undefined : plain.parent_run_id;
     return {
       ...(existing ? { existing } : {}),
       spec: {
-        ...request, run_id: runId, ...(plain.parent_run_id ? { parent_run_id: plain.parent_run_id } : {}),
+        ...request, run_id: runId, ...(parentRunId ? { parent_run_id: parentRunId } : {}),
         root_run_id: root, correlation_id: plain.correlation_id ?? root, request_hash_sha256: hash,
         requested_by: requestedBy,
       },

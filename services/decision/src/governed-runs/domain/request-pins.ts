@@ -1,5 +1,6 @@
 import type { PolicyVersions } from '@runledger/governance';
 import type { RunCreatedData } from '@runledger/runs';
+import { canonicalUuid } from '@runledger/kernel';
 import { failureStrategyProblem } from './agents';
 
 /** What a request says about where it sits and what it pins (§2.1), before any default applies. */
@@ -41,7 +42,7 @@ export function resolvePins(stated: StatedPins, recorded: RecordedContext): Reso
   let root: string | undefined;
   let source: string;
   if (recorded.existing) {
-    if ((recorded.existing.parent_run_id ?? undefined) !== stated.parent_run_id) return invalid('run_id already names a run with another parent_run_id.');
+    if (canonicalUuid(recorded.existing.parent_run_id ?? undefined) !== stated.parent_run_id) return invalid('run_id already names a run with another parent_run_id.');
     pinned = recorded.existing.policy_versions;
     root = recorded.existing.root_run_id;
     source = 'the run named by run_id';
@@ -65,11 +66,13 @@ export function resolvePins(stated: StatedPins, recorded: RecordedContext): Reso
 /**
  * Parameters land in RunCreated, in the permanent log. Client identifiers are the very thing promotion must keep
  * out of shared knowledge, so they travel as an artifact (kind `client_identifiers`) and only its reference is logged.
- * A failure strategy the workflows do not know is refused too (failureStrategyProblem), not run as the default.
+ * A failure strategy the workflows do not know is refused too (failureStrategyProblem), not run as the default, for a
+ * new run only: a retry of a run already `recorded` (before this refusal, with another strategy) gets its outcome, and
+ * the run runs as failFast (README, contract 004 INV-PE-003).
  */
-export function parametersProblem(parameters: Record<string, unknown>): string | undefined {
+export function parametersProblem(parameters: Record<string, unknown>, { recorded = false }: { recorded?: boolean } = {}): string | undefined {
   if (Object.hasOwn(parameters, 'client_identifiers')) {
     return 'parameters.client_identifiers is not accepted: parameters are recorded in the permanent log. Pass the identifiers as a client_identifiers input artifact.';
   }
-  return failureStrategyProblem(parameters);
+  return recorded ? undefined : failureStrategyProblem(parameters);
 }

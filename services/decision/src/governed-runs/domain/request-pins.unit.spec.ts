@@ -44,6 +44,11 @@ describe('pins of a request (§1): from the log, never an older policy the calle
     for (const failure_strategy of ['failFast', 'continueOnError', 'rollback']) expect(parametersProblem({ failure_strategy })).toBeUndefined();
     expect(parametersProblem({})).toBeUndefined();
   });
+
+  it('INV-PE-003: the failure_strategy check is for a new run only: a run already recorded (before the check, with "failfast") is not refused, client_identifiers still is', () => {
+    expect(parametersProblem({ failure_strategy: 'failfast' }, { recorded: true })).toBeUndefined();
+    expect(parametersProblem({ client_identifiers: ['x'] }, { recorded: true })).toMatch(/client_identifiers input artifact/);
+  });
 });
 
 describe('child runs: a run found at a child id is adopted only if it is that child', () => {
