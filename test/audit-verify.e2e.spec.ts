@@ -119,6 +119,16 @@ describe('Audit ledger: `runledger audit verify` reports the first broken link o
     expect(unpinned.stderr).toMatch(/no public key/);
   });
 
+  it('README "Operator commands", offline audit verify: an exported copy verifies without any stack, also where NATS_CREDS or NATS_CONTEXT names nothing (never read offline)', async () => {
+    const stale = { NATS_URL: 'nats://127.0.0.1:1', NATS_CREDS: '/nonexistent/operator.creds', NATS_CONTEXT: 'no-such-context-rl' };
+    const offline = await new Promise<CliRun>((resolve) => {
+      execFile(process.execPath, [CLI, 'audit', 'verify', '--file', exported, '--public-key', publicKey], { env: { ...process.env, ...stale }, timeout: 60_000 }, (err, stdout, stderr) =>
+        resolve({ code: err ? Number(err.code) : 0, stdout, stderr }));
+    });
+    expect(offline).toMatchObject({ code: 0, stderr: '' });
+    expect(offline.stdout).toContain(`audit chain OK: ${chain.length} entries, head ${chain[chain.length - 1].entry_hash}\n`);
+  });
+
   // Entry 5 sits among the first run's events; every tampering below touches a copy, never the log.
   const K = 5;
 

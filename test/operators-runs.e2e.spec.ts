@@ -143,8 +143,9 @@ describe('Issue 11 operators: runledger runs against a running stack', () => {
     expect(unknown.code).toBe(1);
     expect(unknown.stderr).toContain('RUN.NOT_FOUND');
     const malformed = await cli('runs', 'show', 'not-a-uuid');
-    expect(malformed.code).toBe(2);
-    expect(malformed.stderr).toContain('REQUEST.INVALID');
+    expect(malformed).toMatchObject({ code: 2, stdout: '' });
+    // Said before connecting (README "Operator commands": every wrong value), the error first, then the usage.
+    expect(malformed.stderr).toMatch(/^RUN_ID must be a UUID \(8-4-4-4-12 hex digits\), got "not-a-uuid"\nusage: runledger runs list/);
   });
 
   it('Issue 11 runs tail: new runs are followed live, filtered by agent', async () => {

@@ -11,7 +11,7 @@ import type { StoredEvent } from '@runledger/event-log';
 import { CONNECTION_USAGE } from './connection';
 import { LogFold } from './log-fold';
 import { table, time } from './format';
-import { ask, CliError, unknownCommand, json, parseArgs, runCommand, str, withConnection } from './operator';
+import { ask, CliError, unknownCommand, json, parseArgs, runCommand, str, uuidArg, withConnection } from './operator';
 
 export const USAGE = `usage: runledger approvals list [--json]
        runledger approvals answer CAMPAIGN_ID ITEM_ID (--approve | --reject) [--reason TEXT] [--approver ID] [--role ROLE] [--json]
@@ -102,6 +102,8 @@ export function main(args: string[]): Promise<number> {
       const note = text ?? str(p, 'reason');
       const approver = approverFrom(str(p, 'approver'), str(p, 'role'), USAGE);
       const [campaign_id, item_id] = p.positional;
+      uuidArg(campaign_id, 'CAMPAIGN_ID', USAGE);
+      uuidArg(item_id, 'ITEM_ID', USAGE);
       return withConnection(p.conn, async (nc) => {
         const view = await answerItem(nc, approver, { campaign_id, item_id, decision, ...(note ? { answer: note } : {}) });
         if (p.flags.has('json')) return (json(view), 0);

@@ -8,10 +8,11 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { auditArgs } from './audit';
 import { refusalText } from './connection';
-import { USAGE as DEADLETTERS_USAGE } from './deadletters';
+import { main as approvalsMain } from './approvals';
+import { main as deadlettersMain, USAGE as DEADLETTERS_USAGE } from './deadletters';
 import { CliError, parseArgs } from './operator';
 import { replayArgs, USAGE as REPLAY_USAGE } from './replay';
-import { listRequest, USAGE as RUNS_USAGE } from './runs';
+import { listRequest, main as runsMain, USAGE as RUNS_USAGE } from './runs';
 
 const ROOT = path.join(__dirname, '..', '..');
 const POLICY = path.join(ROOT, 'policy', 'contract-v1');
@@ -132,5 +133,70 @@ describe('CLI arguments: checked before connecting (exit 2, the error then the u
     expect(refusalText(new Error('Permissions Violation for Subscription to "rl.live.run.*.*"'), undefined, () => 'the live feed')).toBe('the live feed');
     expect(refusalText(new Error('Permissions Violation for Publish to "rl.runs.list"'), undefined, () => 'the request')).toBe('the request');
     expect(refusalText(new Error('timeout'), undefined, () => 'the request')).toBeNull();
+  });
+
+  /** Runs `env` set (undefined: unset) around `body`, then puts the environment back. */
+  const withEnv = async <T>(env: Record<string, string | undefined>, body: () => T | Promise<T>): Promise<T> => {
+    const saved = Object.fromEntries(Object.keys(env).map((k) => [k, process.env[k]]));
+    const set = (vars: Record<string, string | undefined>) => {
+      for (const [k, v] of Object.entries(vars)) {
+        if (v === undefined) delete process.env[k];
+        else process.env[k] = v;
+      }
+    };
+    set(env);
+    try {
+      return await body();
+    } finally {
+      set(saved);
+    }
+  };
+
+  it('README "Operator commands", offline audit verify: `audit verify --file` never connects, so a stale NATS_CREDS or NATS_CONTEXT does not refuse it; a command that connects still says it first (exit 2)', async () => {
+    const stale = { NATS_CREDS: '/nonexistent/operator.creds', NATS_CONTEXT: undefined, NATS_URL: undefined };
+    await withEnv(stale, () => {
+      expect(outcome(() => auditArgs(['verify', '--file', chain]))).toBe('ok');
+      expect(outcome(() => auditArgs(['verify', '--file', chain, '--public-key', witness, '--head', witness]))).toBe('ok');
+      for (const args of [['verify'], ['export'], ['head'], ['coverage'], ['anchor', 'export']]) {
+        expect({ args, result: outcome(() => auditArgs(args)) }).toEqual({ args, result: usageError(/\/nonexistent\/operator\.creds/) });
+      }
+    });
+    await withEnv({ NATS_CREDS: undefined, NATS_CONTEXT: 'no-such-context-rl', NATS_URL: undefined, XDG_CONFIG_HOME: dir }, () => {
+      expect(outcome(() => auditArgs(['verify', '--file', chain]))).toBe('ok');
+      expect(outcome(() => auditArgs(['verify']))).toEqual(usageError(/^NATS context "no-such-context-rl" not found/));
+    });
+  });
+
+  /** A command run in this process as operators run it: exit code and what it said on stderr (nothing can answer at port 1). */
+  const run = async (main: (args: string[]) => Promise<number>, args: string[]): Promise<{ code: number; stderr: string }> => {
+    const said: string[] = [];
+    const spy = jest.spyOn(process.stderr, 'write').mockImplementation((chunk: string | Uint8Array) => (said.push(String(chunk)), true));
+    try {
+      const code = await withEnv({ NATS_CREDS: undefined, NATS_CONTEXT: undefined, NATS_URL: undefined }, () => main([...args, '--server', 'nats://127.0.0.1:1']));
+      return { code, stderr: said.join('') };
+    } finally {
+      spy.mockRestore();
+    }
+  };
+
+  it('README "Operator commands", every wrong value exit 2 before connecting: a RUN_ID, CAMPAIGN_ID, ITEM_ID that is no UUID and a dead letter ID that is not DURABLE:SEQUENCE are usage errors, not requests the stack refuses', async () => {
+    const runId = '6a1f0c1e-0000-4000-8000-000000000000';
+    for (const sub of ['show', 'cancel', 'fork']) {
+      const r = await run(runsMain, [sub, 'not-a-uuid', ...(sub === 'fork' ? ['--from', 'intake'] : [])]);
+      expect({ sub, r }).toEqual({ sub, r: { code: 2, stderr: expect.stringMatching(/^RUN_ID must be a UUID \(8-4-4-4-12 hex digits\), got "not-a-uuid"\nusage: runledger runs list/) } });
+    }
+    // A UUID in upper case names the same run: it gets as far as connecting (exit 3: nothing answers at port 1).
+    expect((await run(runsMain, ['show', runId.toUpperCase()])).code).toBe(3);
+    const answer = (campaign: string, item: string) => run(approvalsMain, ['answer', campaign, item, '--approve']);
+    expect(await answer('c-1', runId)).toEqual({ code: 2, stderr: expect.stringMatching(/^CAMPAIGN_ID must be a UUID .*, got "c-1"\nusage: runledger approvals list/) });
+    expect(await answer(runId, 'item-1')).toEqual({ code: 2, stderr: expect.stringMatching(/^ITEM_ID must be a UUID .*, got "item-1"\nusage: runledger approvals list/) });
+    expect((await answer(runId, runId)).code).toBe(3);
+    for (const sub of ['show', 'retry']) {
+      for (const id of ['42', 'audit-ledger', 'audit-ledger:x', 'a b:1']) {
+        const r = await run(deadlettersMain, [sub, id]);
+        expect({ sub, id, r }).toEqual({ sub, id, r: { code: 2, stderr: expect.stringMatching(new RegExp(`^ID must be DURABLE:SEQUENCE as deadletters list prints it \\(e\\.g\\. audit-ledger:42\\), got ${JSON.stringify(JSON.stringify(id)).slice(1, -1)}\nusage: runledger deadletters list`)) } });
+      }
+      expect((await run(deadlettersMain, [sub, 'decision-inbox:7'])).code).toBe(3);
+    }
   });
 });

@@ -36,7 +36,7 @@ import { auditKeyFile, publicKeyFileOf, trustedKeys } from '../../libs/messaging
 import { decodeReply, encodeJson } from '../../libs/messaging/src/codec';
 import { CliConnectionFlags, CONNECTION_USAGE, unansweredRequest } from './connection';
 import { printable, terminalJson } from './format';
-import { checkCombinations, CliError, fileProblem, inputPath, outputPath, parseArgs, type ParsedArgs, runCommand, unknownCommand, withConnection } from './operator';
+import { checkCombinations, checkConnection, CliError, fileProblem, inputPath, outputPath, parseArgs, type ParsedArgs, runCommand, unknownCommand, withConnection } from './operator';
 import { scanLog } from './progress';
 import { servedRunEvents, type OwnedEvent } from '../../libs/runs/src/domain/run-ownership';
 
@@ -87,7 +87,8 @@ export function auditArgs(args: string[]): { sub: Sub; p: ParsedArgs; opts: Opti
   const [first, ...rest] = args;
   const sub = first === 'anchor' && rest[0] === 'export' ? 'anchor export' : first;
   if (sub === undefined || !(sub in SPEC)) throw unknownCommand(first === 'anchor' && rest[0] !== undefined ? `anchor ${rest[0]}` : first, USAGE);
-  const p = parseArgs(sub === 'anchor export' ? rest.slice(1) : rest, SPEC[sub as Sub], USAGE);
+  // Connection settings are checked only for what connects: `verify --file` is offline (an auditor with no stack).
+  const p = parseArgs(sub === 'anchor export' ? rest.slice(1) : rest, SPEC[sub as Sub], USAGE, { connects: false });
   if (p.positional.length) throw new CliError(`unexpected argument ${p.positional[0]}\n${USAGE}`, 2);
   checkCombinations(p, USAGE, [
     { option: 'public-key', needs: 'file', why: "it checks an exported copy's signatures; a live verify uses the ledger's keys" },
@@ -98,6 +99,7 @@ export function auditArgs(args: string[]): { sub: Sub; p: ParsedArgs; opts: Opti
     file: inputPath(p, 'file', USAGE), publicKey: inputPath(p, 'public-key', USAGE), head: inputPath(p, 'head', USAGE), anchor: inputPath(p, 'anchor', USAGE),
     out: outputPath(p, 'out', USAGE), json: p.flags.has('json'),
   };
+  if (!(sub === 'verify' && opts.file)) checkConnection(p.conn, USAGE);
   return { sub: sub as Sub, p, opts };
 }
 

@@ -24,8 +24,8 @@ const natsUrl = require('../lib/nats-url.js') as { LOCAL_NATS_URL: string; LOCAL
 export const { LOCAL_NATS_URL, LOCAL_DATA_DIR, isLocalStack } = natsUrl;
 
 /** Where `npm start` writes `identity`'s seed, and how to show it from here (`.data/credentials/operator.nk`). */
-const localCredsFile = (identity: string) => path.join(LOCAL_DATA_DIR, 'credentials', `${identity}.nk`);
-const shownLocalCredsFile = (identity: string) => path.relative(process.cwd(), localCredsFile(identity));
+const localCredsFile = (identity: LocalIdentity) => path.join(LOCAL_DATA_DIR, 'credentials', `${identity}.nk`);
+export const shownLocalCredsFile = (identity: LocalIdentity) => path.relative(process.cwd(), localCredsFile(identity));
 
 export const CONNECTION_USAGE =
   '[--server URL] [--creds FILE | --nats-user U --nats-password P | --context NAME] [--inbox-prefix PREFIX]';

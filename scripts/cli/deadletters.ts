@@ -6,6 +6,8 @@
  *   deadletters retry ID [--json]                re-publish the original command (recorded as DeadLetterRetried);
  *                                                refused (DEADLETTER.NOT_RETRYABLE) when a retry cannot succeed
  */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import type { DeadLetter, DeadLettersListResult } from '../../libs/contracts/src/generated';
 import { SUBJECTS } from '../../libs/contracts/src/subjects';
 import { CONNECTION_USAGE } from './connection';
@@ -28,6 +30,17 @@ export const USAGE = `usage: runledger deadletters list [--durable NAME] [--json
 exit codes: 0 done, 1 refused by the stack (not found, not retryable, not granted: its error code is printed),
             2 usage (said before connecting), 3 the stack cannot be reached or this identity may not ask (refused: …)`;
 
+/** A dead letter's id as the retry contract bounds it (DURABLE:SEQUENCE): the one place that says its form. */
+const ID_PATTERN = new RegExp((JSON.parse(readFileSync(join(__dirname, '..', '..', 'proto-contracts', 'schemas', 'operations', 'dead-letter-retry-request.schema.json'), 'utf8')) as { properties: { id: { pattern: string } } }).properties.id.pattern);
+
+/** `deadletters show|retry ID`: one ID of the form list prints (DURABLE:SEQUENCE), else a usage error before connecting. */
+export function deadLetterId(sub: 'show' | 'retry', positional: readonly string[]): string {
+  if (positional.length !== 1) throw new CliError(`deadletters ${sub} takes one ID (see deadletters list)\n${USAGE}`, 2);
+  const id = positional[0];
+  if (!ID_PATTERN.test(id)) throw new CliError(`ID must be DURABLE:SEQUENCE as deadletters list prints it (e.g. audit-ledger:42), got ${JSON.stringify(id)}\n${USAGE}`, 2);
+  return id;
+}
+
 export function main(args: string[]): Promise<number> {
   return runCommand(async () => {
     const [sub, ...rest] = args;
@@ -43,8 +56,7 @@ export function main(args: string[]): Promise<number> {
     }
     if (sub === 'show') {
       const p = parseArgs(rest, { valued: [], switches: ['json'] }, USAGE);
-      if (p.positional.length !== 1) throw new CliError(`deadletters show takes one ID (see deadletters list)\n${USAGE}`, 2);
-      const id = p.positional[0];
+      const id = deadLetterId('show', p.positional);
       return withConnection(p.conn, async (nc) => {
         const [durable] = id.split(':');
         const letter = (await ask<DeadLettersListResult>(nc, SUBJECTS.deadLettersList, { durable })).dead_letters.find((l) => l.id === id);
@@ -56,9 +68,9 @@ export function main(args: string[]): Promise<number> {
     }
     if (sub === 'retry') {
       const p = parseArgs(rest, { valued: [], switches: ['json'] }, USAGE);
-      if (p.positional.length !== 1) throw new CliError(`deadletters retry takes one ID (see deadletters list)\n${USAGE}`, 2);
+      const id = deadLetterId('retry', p.positional);
       return withConnection(p.conn, async (nc) => {
-        const letter = await ask<DeadLetter>(nc, SUBJECTS.deadLettersRetry, { id: p.positional[0], requested_by: process.env.USER ?? 'operator' });
+        const letter = await ask<DeadLetter>(nc, SUBJECTS.deadLettersRetry, { id, requested_by: process.env.USER ?? 'operator' });
         if (p.flags.has('json')) return (json(letter), 0);
         const last = letter.retries[letter.retries.length - 1];
         process.stdout.write(`${printable(`re-published ${letter.id} on ${letter.subject} as log message ${last?.new_seq} (retry ${letter.retries.length})`)}\n`);

@@ -24,7 +24,7 @@ import { OWNER_ID_MAX_LENGTH } from '../../libs/contracts/src/dto/bounds';
 import { DATA_KEYS_BUCKET, DataOwner, dataKeyName, KvDataKeyStore } from '../../libs/messaging/src/data-keys';
 import { secureEraseSubject } from '../../libs/messaging/src/secure-erase';
 import { objectDescriptionsOf, objectMetaToken, objectNames } from '../../libs/messaging/src/object-descriptions';
-import { CliConnectionFlags, connectCli, CONNECTION_USAGE, ConnectionRefused, refusalText } from './connection';
+import { CliConnectionFlags, connectCli, CONNECTION_USAGE, ConnectionRefused, refusalText, shownLocalCredsFile } from './connection';
 import { CliError, parseArgs, runCommand, str } from './operator';
 
 const permissions = require('../lib/permissions.js') as { loadTable(): { kv: { collections: string[] }; object_stores: Record<string, string[]> } };
@@ -95,12 +95,13 @@ async function erase(conn: CliConnectionFlags, owner: DataOwner): Promise<number
  * Refuses at once, in words, an identity that may not erase (only the bootstrap admin deletes data-key messages):
  * asks the server for the very right erasure uses (a secure delete in the key bucket) on sequence 0, which names no
  * message, so nothing is deleted. Without this, the first read an operator may not make fails as a transient fault.
+ * Exported for tests.
  */
-async function mayErase(nc: NatsConnection): Promise<void> {
+export async function mayErase(nc: NatsConnection): Promise<void> {
   try {
     await nc.request(`$JS.API.STREAM.MSG.DELETE.KV_${DATA_KEYS_BUCKET}`, JSON.stringify({ seq: 0 }), { timeout: 5_000 });
   } catch (err) {
-    const refused = refusalText(err, nc, () => 'refused: this identity may not erase; erasure destroys key material, the bootstrap admin\'s act (connect as the admin: --creds with its credentials, .data/credentials/admin.nk on the local stack)');
+    const refused = refusalText(err, nc, () => `refused: this identity may not erase; erasure destroys key material, the bootstrap admin's act (connect as the admin: --creds with its credentials, ${shownLocalCredsFile('admin')} on the local stack)`);
     if (refused === null) throw err;
     throw new ConnectionRefused(refused);
   }

@@ -7,6 +7,7 @@ import { accessSync, constants, statSync } from 'node:fs';
 import path from 'node:path';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { decodeReply, encodeJson } from '../../libs/messaging/src/codec';
+import { isUuid } from '../../libs/kernel/src/ids';
 import { printableLines, terminalJson } from './format';
 import { asRefusal, checkConnectionSettings, CliConnectionFlags, connectCli, LocalIdentity, ConnectionRefused, ConnectionSettingInvalid, ConnectionUsageError, parseConnectionFlags, unansweredRequest } from './connection';
 
@@ -26,17 +27,19 @@ export interface ParsedArgs {
  * Splits arguments into connection flags, `--name value` / `--name=value` options (only the names in
  * `valued` take a value) and boolean switches (the names in `switches`); anything else is a usage error, and so is a
  * connection setting that names nothing usable (a malformed server URL, a credentials file or context that does not
- * exist): every operator command's arguments are checked here and in the checks below, before it connects.
+ * exist): every operator command's arguments are checked here and in the checks below, before it connects. A command
+ * that may not connect at all (`audit verify --file`: an auditor's offline check) passes `connects: false` and calls
+ * checkConnection itself only when it will connect, so a stale NATS_CONTEXT or NATS_CREDS does not refuse it.
  */
-export function parseArgs(args: string[], spec: { valued: readonly string[]; switches: readonly string[] }, usage: string): ParsedArgs {
+export function parseArgs(args: string[], spec: { valued: readonly string[]; switches: readonly string[] }, usage: string, { connects = true } = {}): ParsedArgs {
   let parsed: { flags: CliConnectionFlags; rest: string[] };
   try {
     parsed = parseConnectionFlags(args);
-    checkConnectionSettings(parsed.flags);
   } catch (err) {
-    if (err instanceof ConnectionUsageError || err instanceof ConnectionSettingInvalid) throw new CliError(`${err.message}\n${usage}`, 2);
+    if (err instanceof ConnectionUsageError) throw new CliError(`${err.message}\n${usage}`, 2);
     throw err;
   }
+  if (connects) checkConnection(parsed.flags, usage);
   const flags = new Map<string, string | true>();
   const positional: string[] = [];
   const rest = parsed.rest;
@@ -58,6 +61,28 @@ export function parseArgs(args: string[], spec: { valued: readonly string[]; swi
     } else throw new CliError(`unknown option --${name}\n${usage}`, 2);
   }
   return { conn: parsed.flags, positional, flags };
+}
+
+/**
+ * The connection settings (flags, NATS_URL / NATS_CONTEXT / NATS_CREDS …) checked without connecting: one naming nothing
+ * usable is a usage error (exit 2, the error then the usage), said before connecting.
+ */
+export function checkConnection(conn: CliConnectionFlags, usage: string): void {
+  try {
+    checkConnectionSettings(conn);
+  } catch (err) {
+    if (err instanceof ConnectionSettingInvalid) throw new CliError(`${err.message}\n${usage}`, 2);
+    throw err;
+  }
+}
+
+/**
+ * A RUN_ID, CAMPAIGN_ID or other UUID argument (`what` names it), checked before connecting: anything that is no UUID
+ * (isUuid, either case) is a usage error (exit 2, the error then the usage), not a request the stack refuses.
+ */
+export function uuidArg(value: string, what: string, usage: string): string {
+  if (!isUuid(value)) throw new CliError(`${what} must be a UUID (8-4-4-4-12 hex digits), got ${JSON.stringify(value)}\n${usage}`, 2);
+  return value;
 }
 
 const isOptionOf = (spec: { valued: readonly string[]; switches: readonly string[] }, name: string): boolean => spec.valued.includes(name) || spec.switches.includes(name);

@@ -17,7 +17,7 @@ import { SUBJECTS } from '../../libs/contracts/src/subjects';
 import { isTerminalStatus } from '../../libs/governance/src/lifecycle/run-lifecycle';
 import { CONNECTION_USAGE } from './connection';
 import { duration, errorText, eventDetail, jaegerLink, printable, table, time } from './format';
-import { ask, checkCombinations, CliError, unknownCommand, intFlag, json, parseArgs, ParsedArgs, runCommand, str, timeFlag, withConnection } from './operator';
+import { ask, checkCombinations, CliError, unknownCommand, intFlag, json, parseArgs, ParsedArgs, runCommand, str, timeFlag, uuidArg, withConnection } from './operator';
 
 /*
  * Each subcommand's module is loaded when it is asked for (a `runs list` starts without the live-feed follower, the
@@ -91,6 +91,7 @@ export function main(args: string[]): Promise<number> {
     }
     const runId = p.positional[0];
     if (!runId || p.positional.length > 1) throw new CliError(`runs ${sub} takes one RUN_ID\n${USAGE}`, 2);
+    uuidArg(runId, 'RUN_ID', USAGE); // a typo is said before connecting (exit 2), not refused by the stack
     const timeoutS = intFlag(p, 'timeout', USAGE);
     if (sub === 'show') return withConnection(p.conn, (nc) => show(nc, runId, p.flags.has('json'), p.flags.has('waterfall')));
     if (sub === 'fork') {
