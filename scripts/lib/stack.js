@@ -218,4 +218,4 @@ function stopProcess(child, signal = 'SIGTERM', timeoutMs = 5000) {
   });
 }
 
-module.exports = { ROOT, SERVICES, SERVICE_V8_FLAGS, SERVICE_OWN_V8_FLAGS, LOCAL_NATS_URL, LOCAL_DATA_DIR, findNatsServer, ensureNatsServerBinary, ensureChromium, ensureDeploymentTools, parseNatsUrl, canConnect, freePort, startNats, runBootstrap, startService, stopProcess, waitFor };
+module.exports = { ROOT, SERVICES, SERVICE_V8_FLAGS, SERVICE_OWN_V8_FLAGS, LOCAL_NATS_URL, LOCAL_DATA_DIR, findNatsServer, ensureNatsServerBinary, ensureChromium, ensureDeploymentTools, parseNatsUrl, canConnect, freePort, startNats, runBootstrap, startService, stopProcess, waitFor, ensureBuilt };

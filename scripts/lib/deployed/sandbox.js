@@ -148,6 +148,9 @@ function startContainer({ network, objects, pod, container, image = { ...imageFa
   const gid = csc.runAsGroup ?? psc.runAsGroup ?? Number(String(image.user ?? '0:0').split(':')[1] ?? uid);
   if ((csc.runAsNonRoot ?? psc.runAsNonRoot) && uid === 0) throw new Error(`${container.name}: runAsNonRoot with user 0 would not start`);
   if (csc.readOnlyRootFilesystem !== true) throw new Error(`${container.name}: no readOnlyRootFilesystem (every Runledger container declares it)`);
+  // Our image holds dist/ (its Dockerfile builds it): compiled for this source before the first container of it, as
+  // the stack's launcher does (a suite that runs first, on a fresh checkout, would find no dist/ otherwise).
+  if (image.root === ROOT) require('../stack').ensureBuilt();
   const scratch = mkdtempSync(path.join(os.tmpdir(), `rl-${pod.name}-`));
   const mountPaths = ['/dev', '/proc', '/etc/hosts', ...(image.root ? [image.workdir] : []), ...(container.volumeMounts ?? []).map((m) => m.mountPath)];
   const args = ['--tmpfs', '/', ...hostTree('/', mountPaths.map(hostReal)), ...(image.root ? ['--ro-bind', image.root, image.workdir] : []), '--dev', '/dev', '--proc', '/proc',
