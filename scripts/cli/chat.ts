@@ -12,6 +12,7 @@ import { NatsConnection, RequestError } from '@nats-io/transport-node';
 import { SUBJECTS } from '../../libs/contracts/src/subjects';
 import { CliConnectionFlags, connectCli, CONNECTION_USAGE, ConnectionRefused, ConnectionSettingInvalid, ConnectionUsageError, parseConnectionFlags, permissionViolation, unansweredRequest } from './connection';
 import { printable } from './format';
+import { isUuid } from '../../libs/kernel/src/ids';
 
 const USAGE = `usage: runledger chat --user <id> [--conversation <uuid>] ${CONNECTION_USAGE}\n  (or: npm run chat -- --user <id>)\n`;
 const NOT_RUNNING = 'Runledger is not running: start it with npm start\n';
@@ -21,7 +22,6 @@ const HELP = [
   '  rename buy milk to buy oat milk · delete buy milk (then yes / no)',
   'Commands: /new  start a new conversation · /help  this text · /quit  leave',
 ].join('\n');
-const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const PREFIX = 'assistant> ';
 // The assistant answers after carrying the decision out; a tool may take its own timeout plus bookkeeping.
 const REQUEST_TIMEOUT_MS = 60_000;
@@ -52,7 +52,7 @@ export function parseArgs(args: string[]): ChatOptions | 'help' | string {
     else opts.conversation = value.trim();
   }
   if (!opts.user) return '--user is required';
-  if (opts.conversation !== undefined && !UUID_RE.test(opts.conversation)) return '--conversation must be a UUID';
+  if (opts.conversation !== undefined && !isUuid(opts.conversation)) return '--conversation must be a UUID';
   return { user: opts.user, conversation: opts.conversation ?? randomUUID() };
 }
 
