@@ -1,5 +1,6 @@
 import './nats-request-patch';
 import './nats-write-patch';
+import './nats-headers-patch';
 import { connect, NatsConnection } from '@nats-io/transport-node';
 import { jetstream, jetstreamManager, JetStreamClient, JetStreamManager } from '@nats-io/jetstream';
 import { Clock, settingFlag, settingText } from '@runledger/kernel';

@@ -98,8 +98,7 @@ function writeObject(value: object, ancestors: object[]): string {
     const proto = Object.getPrototypeOf(value) as unknown;
     if (proto !== Object.prototype && proto !== null) throw new Refused('only plain objects are JSON data');
     const record = value as Record<string, unknown>;
-    // Default sort compares UTF-16 code units, which is the RFC 8785 order.
-    const keys = Object.keys(record).sort();
+    const keys = sortedInPlace(Object.keys(record));
     text = '{';
     let key = '';
     try {
@@ -118,4 +117,25 @@ function writeObject(value: object, ancestors: object[]): string {
   }
   ancestors.pop();
   return text;
+}
+
+/**
+ * `keys` in UTF-16 code unit order (RFC 8785's, and Array.prototype.sort's default), sorted where they are: an
+ * object's few keys, often in order already, need no copy (the default sort copies every array it sorts: a tenth of
+ * the audit ledger's allocations, issue 22).
+ */
+function sortedInPlace(keys: string[]): string[] {
+  // Insertion sort is quadratic: a large object (a caller's parameters) gets the default sort.
+  if (keys.length > 32) return keys.sort();
+  for (let i = 1; i < keys.length; i++) {
+    const key = keys[i];
+    let j = i - 1;
+    if (keys[j] <= key) continue;
+    while (j >= 0 && keys[j] > key) {
+      keys[j + 1] = keys[j];
+      j--;
+    }
+    keys[j + 1] = key;
+  }
+  return keys;
 }

@@ -49,6 +49,15 @@ describe('§2 canonical JSON', () => {
     expect(canonicalJson('line\nbreak "q"')).toBe('"line\\nbreak \\"q\\""');
   });
 
+  test('§2 hashing normalization: any number of keys in any order gives the UTF-16 order (astral and BMP keys mixed)', () => {
+    const keys = ['\ud83d\ude00', '\uffff', 'b', 'A', 'é', 'a', '_', '10', '9', ''];
+    const expected = (ks: string[]) => `{${[...ks].sort().map((k) => `${JSON.stringify(k)}:${JSON.stringify(k)}`).join(',')}}`;
+    const many = Array.from({ length: 40 }, (_, i) => `k${(i * 7919) % 40}`).concat(keys);
+    for (const set of [keys, [...keys].reverse(), many, [...many].reverse()]) {
+      expect(canonicalJson(Object.fromEntries(set.map((k) => [k, k])))).toBe(expected(set));
+    }
+  });
+
   test.each([
     ['NaN', { n: NaN }],
     ['Infinity', [Infinity]],
