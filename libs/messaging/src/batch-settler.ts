@@ -21,9 +21,11 @@ export const DEFERRED_STALL_MS = 120_000;
  */
 export function settleInOrder(handled: readonly JsMsg[], ackAll = false): void {
   if (!handled.length) return;
-  if (ackAll) return handled.reduce((last, m) => (m.seq > last.seq ? m : last)).ack();
+  if (ackAll) return highest(handled).ack();
   for (const m of [...handled].sort((a, b) => a.seq - b.seq)) m.ack();
 }
+
+const highest = (handled: readonly JsMsg[]): JsMsg => handled.reduce((last, m) => (m.seq > last.seq ? m : last));
 
 /**
  * Settles a batch consumer's deliveries in log order, each once what its batch's handler deferred (a
@@ -60,7 +62,10 @@ export class BatchSettler {
     // Observed now: the chain reaches it only once the batches before are settled, and a rejection nobody waits on
     // yet would be unhandled (the process ends on one). The chain still sees it.
     bounded?.catch(() => undefined);
-    return this.enqueue(bounded, () => settleInOrder(handled, this.ackAll));
+    // Ack-all: only the highest delivery is acked, so only it is kept while the deferred work runs (the batch's other
+    // deliveries, their buffers and headers, are garbage at once instead of surviving into the old generation).
+    const kept = this.ackAll && handled.length > 1 ? [highest(handled)] : handled;
+    return this.enqueue(bounded, () => settleInOrder(kept, this.ackAll));
   }
 
   /** Runs `settle` (a term, a nak: `redelivered`) once everything before it is settled; resolves then. */
