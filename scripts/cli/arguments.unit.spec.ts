@@ -98,6 +98,12 @@ describe('CLI arguments: checked before connecting (exit 2, the error then the u
     expect(list('--limit', '500')).toEqual({ limit: 500 });
   });
 
+  it('README "Operator commands": a count is decimal digits, as every script reads it (hex, exponents, blanks and points are refused, not converted)', () => {
+    const list = (...args: string[]) => listRequest(parseArgs(args, { valued: ['limit'], switches: [] }, RUNS_USAGE));
+    for (const v of ['0x10', '1e2', ' 5', '5.0', '+5']) expect({ v, result: outcome(() => list('--limit', v)) }).toEqual({ v, result: usageError(`--limit must be a whole number from 1 to 500, got ${JSON.stringify(v)}`) });
+    expect(outcome(() => replayArgs(['--check-runs', '0x10']))).toEqual(usageError('--check-runs must be a whole number of at least 0, got "0x10"'));
+  });
+
   it('Probe finding 5, --server / NATS_URL: a malformed server URL is a usage error naming where it came from, before connecting; a URL, host:port or a list is fine', () => {
     const saved = process.env.NATS_URL;
     try {

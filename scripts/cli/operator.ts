@@ -85,6 +85,7 @@ export function uuidArg(value: string, what: string, usage: string): string {
   return value;
 }
 
+const { parseWholeNumber } = require('../lib/usage.js') as { parseWholeNumber(name: string, raw: string | undefined, range: { min?: number; max?: number }): { value: number; problem?: undefined } | { value?: undefined; problem: string } };
 const isOptionOf = (spec: { valued: readonly string[]; switches: readonly string[] }, name: string): boolean => spec.valued.includes(name) || spec.switches.includes(name);
 
 /** A missing or unknown subcommand: said first, then the usage (exit 2). */
@@ -97,15 +98,16 @@ export const str = (p: ParsedArgs, name: string): string | undefined => {
   return typeof v === 'string' ? v : undefined;
 };
 
-/** A whole number from `min` to `max`, or undefined when the option is absent; anything else is a usage error (exit 2). */
+/**
+ * A whole number from `min` to `max` (decimal digits: scripts/lib/usage.js parseWholeNumber, the rule every script
+ * shares), or undefined when the option is absent; anything else is a usage error (exit 2).
+ */
 export function intFlag(p: ParsedArgs, name: string, usage: string, min = 1, max = Number.MAX_SAFE_INTEGER): number | undefined {
   const v = str(p, name);
   if (v === undefined) return undefined;
-  const n = v.trim() === '' ? NaN : Number(v);
-  if (!Number.isInteger(n) || n < min || n > max) {
-    throw new CliError(`--${name} must be a whole number ${max === Number.MAX_SAFE_INTEGER ? `of at least ${min}` : `from ${min} to ${max}`}, got ${JSON.stringify(v)}\n${usage}`, 2);
-  }
-  return n;
+  const parsed = parseWholeNumber(name, v, { min, max });
+  if (parsed.problem !== undefined) throw new CliError(`${parsed.problem}\n${usage}`, 2);
+  return parsed.value;
 }
 
 /** A date and time (ISO 8601), as an ISO string, or undefined when the option is absent; anything else is a usage error. */

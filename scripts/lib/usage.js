@@ -36,17 +36,29 @@ function checkScriptArgs(file, args, spec) {
 }
 
 /**
- * The whole number (decimal digits, at least `min`) given as `--name N` or `--name=N`, or `fallback` when the option is
- * absent; anything else is a usage error (exit 2), never a run with a value the script cannot use (NaN, 2.5, -1, 0x10,
- * or 0 callers).
+ * An option's value as a whole number: decimal digits only (no sign, point, exponent, hex or blanks), from `min` to
+ * `max`, a safe integer. Returns `{ value }`, or `{ problem }` in the words every script and the CLI say it in.
+ * The one rule for counts, limits and timeouts of every command (scripts here, scripts/cli/operator.ts intFlag).
+ */
+function parseWholeNumber(name, raw, { min = 0, max = Number.MAX_SAFE_INTEGER } = {}) {
+  const value = /^\d+$/.test(raw ?? '') ? Number(raw) : NaN;
+  if (Number.isSafeInteger(value) && value >= min && value <= max) return { value };
+  const range = max === Number.MAX_SAFE_INTEGER ? ` of at least ${min}` : ` from ${min} to ${max}`;
+  return { problem: `--${name} must be a whole number${range}, got ${JSON.stringify(raw ?? '')}` };
+}
+
+/**
+ * The whole number given as `--name N` or `--name=N` (parseWholeNumber), or `fallback` when the option is absent;
+ * anything else is a usage error (exit 2), never a run with a value the script cannot use (NaN, 2.5, -1, 0x10, or 0
+ * callers).
  */
 function wholeNumberOption(file, args, name, fallback, { min = 0 } = {}) {
   const i = args.findIndex((a) => a === `--${name}` || a.startsWith(`--${name}=`));
   if (i < 0) return fallback;
   const raw = args[i].includes('=') ? args[i].slice(args[i].indexOf('=') + 1) : args[i + 1];
-  const value = /^\d+$/.test(raw ?? '') ? Number(raw) : NaN;
-  if (!Number.isSafeInteger(value) || value < min) usageError(file, `--${name} must be a whole number${min ? ` of at least ${min}` : ''}, got ${JSON.stringify(raw ?? '')}`);
-  return value;
+  const parsed = parseWholeNumber(name, raw, { min });
+  if (parsed.problem) usageError(file, parsed.problem);
+  return parsed.value;
 }
 
 function usageError(file, message) {
@@ -54,4 +66,4 @@ function usageError(file, message) {
   process.exit(2);
 }
 
-module.exports = { headerUsage, wantsHelp, checkScriptArgs, wholeNumberOption };
+module.exports = { headerUsage, wantsHelp, checkScriptArgs, wholeNumberOption, parseWholeNumber };
