@@ -98,12 +98,6 @@ describe('CLI arguments: checked before connecting (exit 2, the error then the u
     expect(list('--limit', '500')).toEqual({ limit: 500 });
   });
 
-  it('README "Operator commands": a count is decimal digits, as every script reads it (hex, exponents, blanks and points are refused, not converted)', () => {
-    const list = (...args: string[]) => listRequest(parseArgs(args, { valued: ['limit'], switches: [] }, RUNS_USAGE));
-    for (const v of ['0x10', '1e2', ' 5', '5.0', '+5']) expect({ v, result: outcome(() => list('--limit', v)) }).toEqual({ v, result: usageError(`--limit must be a whole number from 1 to 500, got ${JSON.stringify(v)}`) });
-    expect(outcome(() => replayArgs(['--check-runs', '0x10']))).toEqual(usageError('--check-runs must be a whole number of at least 0, got "0x10"'));
-  });
-
   it('Probe finding 5, --server / NATS_URL: a malformed server URL is a usage error naming where it came from, before connecting; a URL, host:port or a list is fine', () => {
     const saved = process.env.NATS_URL;
     try {
@@ -204,5 +198,24 @@ describe('CLI arguments: checked before connecting (exit 2, the error then the u
       }
       expect((await run(deadlettersMain, [sub, 'decision-inbox:7'])).code).toBe(3);
     }
+  });
+
+  it('README "Operator commands", exit 2: a count outside its range or not in decimal digits (`--limit 0x10`, `1e3`, `5.0`) is refused, never converted, before connecting', async () => {
+    const runId = '6a1f0c1e-0000-4000-8000-000000000000';
+    // What the operator sees: exit 2, the error in one line, then the usage.
+    const said = async (args: string[]) => {
+      const r = await run(runsMain, args);
+      return { code: r.code, first: r.stderr.split('\n')[0], usage: r.stderr.includes('\nusage: runledger runs list') };
+    };
+    for (const v of ['0x10', '1e3', '5.0', ' 5', '+5', '-5', '１６']) {
+      expect({ v, r: await said(['list', '--limit', v]) }).toEqual({ v, r: { code: 2, first: `--limit must be a whole number from 1 to 500, got ${JSON.stringify(v)}`, usage: true } });
+    }
+    for (const v of ['5.0', '1e3', '0x10', '9007199254740993']) {
+      expect({ v, r: await said(['cancel', runId, '--wait', '--timeout', v]) }).toEqual({ v, r: { code: 2, first: `--timeout must be a whole number of at least 1, got ${JSON.stringify(v)}`, usage: true } });
+    }
+    expect(outcome(() => replayArgs(['--check-runs', '0x10']))).toEqual(usageError('--check-runs must be a whole number of at least 0, got "0x10"'));
+    // Decimal digits within the range get as far as connecting (exit 3: nothing answers at port 1); a leading 0 is still decimal.
+    expect((await run(runsMain, ['list', '--limit', '016'])).code).toBe(3);
+    expect((await run(runsMain, ['cancel', runId, '--wait', '--timeout', '5'])).code).toBe(3);
   });
 });

@@ -85,7 +85,6 @@ export function uuidArg(value: string, what: string, usage: string): string {
   return value;
 }
 
-const { parseWholeNumber } = require('../lib/usage.js') as { parseWholeNumber(name: string, raw: string | undefined, range: { min?: number; max?: number }): { value: number; problem?: undefined } | { value?: undefined; problem: string } };
 const isOptionOf = (spec: { valued: readonly string[]; switches: readonly string[] }, name: string): boolean => spec.valued.includes(name) || spec.switches.includes(name);
 
 /** A missing or unknown subcommand: said first, then the usage (exit 2). */
@@ -98,9 +97,14 @@ export const str = (p: ParsedArgs, name: string): string | undefined => {
   return typeof v === 'string' ? v : undefined;
 };
 
+/** The rule for a count, limit or timeout that every script shares (scripts/lib/usage.js): decimal digits within a range. */
+const { parseWholeNumber } = require('../lib/usage.js') as {
+  parseWholeNumber(name: string, raw: string | undefined, range: { min?: number; max?: number }): { value: number; problem?: undefined } | { value?: undefined; problem: string };
+};
+
 /**
- * A whole number from `min` to `max` (decimal digits: scripts/lib/usage.js parseWholeNumber, the rule every script
- * shares), or undefined when the option is absent; anything else is a usage error (exit 2).
+ * A whole number from `min` to `max` (parseWholeNumber: decimal digits, so `0x10`, `1e3` or `5.0` are refused, never
+ * converted), or undefined when the option is absent; anything else is a usage error (exit 2).
  */
 export function intFlag(p: ParsedArgs, name: string, usage: string, min = 1, max = Number.MAX_SAFE_INTEGER): number | undefined {
   const v = str(p, name);

@@ -36,28 +36,29 @@ function checkScriptArgs(file, args, spec) {
 }
 
 /**
- * An option's value as a whole number: decimal digits only (no sign, point, exponent, hex or blanks), from `min` to
- * `max`, a safe integer. Returns `{ value }`, or `{ problem }` in the words every script and the CLI say it in.
- * The one rule for counts, limits and timeouts of every command (scripts here, scripts/cli/operator.ts intFlag).
+ * The one rule for an option's count, limit or timeout, in every script and the operator CLI (scripts/cli/operator.ts
+ * intFlag): decimal digits only (no sign, blank, point, exponent or hex: `5.0`, `1e3`, `0x10` are refused, never
+ * converted), from `min` to `max`, a safe integer. Returns `{ value }`, or `{ problem }`: what is wrong, in the words
+ * each caller says before its usage (exit 2).
  */
 function parseWholeNumber(name, raw, { min = 0, max = Number.MAX_SAFE_INTEGER } = {}) {
   const value = /^\d+$/.test(raw ?? '') ? Number(raw) : NaN;
   if (Number.isSafeInteger(value) && value >= min && value <= max) return { value };
-  const range = max === Number.MAX_SAFE_INTEGER ? ` of at least ${min}` : ` from ${min} to ${max}`;
-  return { problem: `--${name} must be a whole number${range}, got ${JSON.stringify(raw ?? '')}` };
+  const range = max === Number.MAX_SAFE_INTEGER ? `of at least ${min}` : `from ${min} to ${max}`;
+  return { problem: `--${name} must be a whole number ${range}, got ${JSON.stringify(raw ?? '')}` };
 }
 
 /**
- * The whole number given as `--name N` or `--name=N` (parseWholeNumber), or `fallback` when the option is absent;
- * anything else is a usage error (exit 2), never a run with a value the script cannot use (NaN, 2.5, -1, 0x10, or 0
- * callers).
+ * The whole number (parseWholeNumber, at least `min`) given as `--name N` or `--name=N`, or `fallback` when the option
+ * is absent; anything else is a usage error (exit 2), never a run with a value the script cannot use (NaN, 2.5, -1,
+ * 0x10, or 0 callers).
  */
 function wholeNumberOption(file, args, name, fallback, { min = 0 } = {}) {
   const i = args.findIndex((a) => a === `--${name}` || a.startsWith(`--${name}=`));
   if (i < 0) return fallback;
   const raw = args[i].includes('=') ? args[i].slice(args[i].indexOf('=') + 1) : args[i + 1];
   const parsed = parseWholeNumber(name, raw, { min });
-  if (parsed.problem) usageError(file, parsed.problem);
+  if (parsed.problem !== undefined) usageError(file, parsed.problem);
   return parsed.value;
 }
 
