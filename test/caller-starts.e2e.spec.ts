@@ -128,7 +128,7 @@ describe('Issue 26 caller starts: attributed to a caller, in its cases, refused 
 
   it('Issue 26 caller grants: an input ref relabelled with another kind is refused before any run starts (the store\'s reference decides what an input is: kind, media type, case, bytes)', async () => {
     const caseId = `case-relabel-${tag}`;
-    // The intake desk supplies intake forms; it supplies GOVERNANCE_AGENT nothing (policy/callers.yaml).
+    // The intake desk supplies intake forms to INTAKE_AGENT (and GOVERNANCE_AGENT only the candidates it ingests as such).
     const form = await ask('rl.caller.caller.artifacts.ingest', {
       case_id: caseId, agent_name: 'INTAKE_AGENT', kind: 'client_intake_form', media_type: 'application/json',
       content_base64: Buffer.from(JSON.stringify({ title: 'Keep every wage slip', text: 'Collect the wage slips and the dismissal letter before the first meeting.' })).toString('base64'),
@@ -167,6 +167,26 @@ describe('Issue 26 caller starts: attributed to a caller, in its cases, refused 
     const asStored = await start([ticket, formRef]);
     expect(asStored.answer).toMatchObject({ ok: true, body: { outcome: 'failure', error: { error_code: 'INVALID_INPUT', message: 'GOVERNANCE_AGENT needs a candidate_insights input artifact.' } } });
     expect(await recorded(asStored.runId)).toContain('RunFailed');
+  });
+
+  it('Contract 001 §4.5 from outside: the intake desk supplies GOVERNANCE_AGENT its candidate_insights and the approver its ticket; a caller\'s run promotes (no role supplied candidates before: every promotion failed)', async () => {
+    const caseId = `case-promote-${tag}`;
+    const candidate = await ask('rl.caller.caller.artifacts.ingest', {
+      case_id: caseId, agent_name: 'GOVERNANCE_AGENT', kind: 'candidate_insights', media_type: 'application/json',
+      content_base64: Buffer.from(JSON.stringify({ title: 'Wage complaints and dismissal', text: 'When a dismissal closely follows a wage complaint, collect the timeline early and keep the written messages.' })).toString('base64'),
+    });
+    expect(candidate).toMatchObject({ ok: true, body: { kind: 'candidate_insights', case_id: caseId } });
+    // The desk supplies candidates, never the approval: its ticket is refused at the door.
+    const deskTicket = await ask('rl.caller.caller.artifacts.ingest', {
+      case_id: caseId, agent_name: 'GOVERNANCE_AGENT', kind: 'promotion_ticket', media_type: 'application/json',
+      content_base64: Buffer.from(JSON.stringify(approvedTicket(caseId))).toString('base64'),
+    });
+    expect(errorOf(deskTicket)).toBe('ARTIFACT.KIND_DENIED');
+    const ticket = await putTicket(stack, caseId, approvedTicket(caseId));
+    const runId = randomUUID();
+    const answer = await ask(OWN_START, { agent_name: 'GOVERNANCE_AGENT', case_id: caseId, run_id: runId, input_artifacts: [ticket, (candidate.ok && candidate.body) as ArtifactRef], parameters: {} }, 120_000);
+    expect(answer).toMatchObject({ ok: true, body: { outcome: 'success', run_id: runId, error: null } });
+    expect((answer.ok && (answer.body as AgentRunResponse).output_artifacts.length) || 0).toBeGreaterThan(0);
   });
 
   it('Issue 26 a caller\'s sessions.start: a case its role does not cover is CASE.NOT_GRANTED, and another caller\'s run, a user\'s task run or no run as its parent are refused alike (REQUEST.INVALID); nothing starts', async () => {
