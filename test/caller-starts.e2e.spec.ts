@@ -11,7 +11,7 @@ import type { NatsConnection } from '@nats-io/transport-node';
 import type { AgentRunResponse, ArtifactRef } from '@runledger/contracts';
 import { decodeReply, encodeJson } from '@runledger/messaging';
 import { runCli } from './support/cli';
-import { approvedTicket, policyVersionsIn, putArtifact, putTicket, recordedCaller, SHIPPED_POLICY_DIR, START } from './support/governed-runs';
+import { approvedTicket, childrenOf, policyVersionsIn, putArtifact, putTicket, recordedCaller, runTree, SHIPPED_POLICY_DIR, START } from './support/governed-runs';
 import { SESSION_START } from './support/sessions';
 import { TestStack } from './support/stack';
 
@@ -187,6 +187,24 @@ describe('Issue 26 caller starts: attributed to a caller, in its cases, refused 
     const answer = await ask(OWN_START, { agent_name: 'GOVERNANCE_AGENT', case_id: caseId, run_id: runId, input_artifacts: [ticket, (candidate.ok && candidate.body) as ArtifactRef], parameters: {} }, 120_000);
     expect(answer).toMatchObject({ ok: true, body: { outcome: 'success', run_id: runId, error: null } });
     expect((answer.ok && (answer.body as AgentRunResponse).output_artifacts.length) || 0).toBeGreaterThan(0);
+  });
+
+  it('Probe finding 11: a run_id naming a run the caller did not start is refused in one sentence whatever its parent (the answer told a service\'s child run by its parent_run_id)', async () => {
+    const caseId = `case-foreign-${tag}`;
+    const candidate = await ask('rl.caller.caller.artifacts.ingest', {
+      case_id: caseId, agent_name: 'GOVERNANCE_AGENT', kind: 'candidate_insights', media_type: 'application/json',
+      content_base64: Buffer.from(JSON.stringify({ title: 'Early timelines', text: 'Collect the timeline of complaint and dismissal early.' })).toString('base64'),
+    });
+    const ticket = await putTicket(stack, caseId, approvedTicket(caseId));
+    const parentId = randomUUID();
+    const promoted = await ask(OWN_START, { agent_name: 'GOVERNANCE_AGENT', case_id: caseId, run_id: parentId, input_artifacts: [ticket, (candidate.ok && candidate.body) as ArtifactRef], parameters: {} }, 120_000);
+    expect(promoted).toMatchObject({ ok: true, body: { outcome: 'success' } });
+    // The promotion service's child run: a run of the caller's tree, but not one the caller started.
+    const [child] = childrenOf(await runTree(stack, parentId), parentId, 'promotion');
+    const naming = (parent?: string) => ask(OWN_START, { agent_name: 'GOVERNANCE_AGENT', case_id: caseId, run_id: child.run_id, ...(parent ? { parent_run_id: parent } : {}), input_artifacts: [], parameters: {} });
+    for (const answer of [await naming(), await naming(parentId), await naming(randomUUID())]) {
+      expect(answer).toMatchObject({ ok: true, body: { outcome: 'failure', run_id: child.run_id, error: { error_code: 'INVALID_INPUT', message: 'run_id already names a run of a different request.' } } });
+    }
   });
 
   it('Issue 26 a caller\'s sessions.start: a case its role does not cover is CASE.NOT_GRANTED, and another caller\'s run, a user\'s task run or no run as its parent are refused alike (REQUEST.INVALID); nothing starts', async () => {

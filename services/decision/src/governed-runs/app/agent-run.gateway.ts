@@ -23,6 +23,9 @@ import { AGENT_RUN_REPLY_TIMEOUT_MS, AGENT_RUN_REQUESTED, AgentRunRequested } fr
  * an input that is not the stored artifact's reference (ARTIFACT.NOT_FOUND, ARTIFACT.HASH_MISMATCH, INVALID_INPUT),
  * CASE.CROSS_CASE_DENIED for a parent of another case, DATA.ERASED for an erased case …) never becomes a run.
  */
+/** A run_id naming a run of another request (another caller's, or one no caller asked for): one answer for all. */
+const FOREIGN_RUN_ID = 'run_id already names a run of a different request.';
+
 @Injectable()
 export class AgentRunGateway {
   private readonly logger = new Logger('AgentRuns');
@@ -44,7 +47,7 @@ export class AgentRunGateway {
     const state = prepared.existing ?? (await this.runs.load(spec.run_id)).state;
     // Another caller's run (or one no caller asked for) is not this caller's to retry or read the outcome of.
     if (state.run && (state.run.request_hash_sha256 !== spec.request_hash_sha256 || state.run.requested_by !== spec.requested_by)) {
-      return rejectedResponse(spec.agent_name, spec.run_id, 'run_id already names a run of a different request.');
+      return rejectedResponse(spec.agent_name, spec.run_id, FOREIGN_RUN_ID);
     }
     if (isTerminal(state)) return responseOf(spec.agent_name, spec.run_id, state);
     try {
@@ -122,6 +125,9 @@ export class AgentRunGateway {
     // under that id (nothing new is started) rather than missing it under the lower-case one.
     const asSent = plain.run_id && !existing?.run ? await recordedAsSent(this.runs, plain.run_id, sentRunId(raw)) : undefined;
     if (asSent) [plain.run_id, existing] = [asSent.run_id, asSent.loaded.state];
+    // Another caller's run (or a service's own, a campaign's write) is refused in one sentence, whatever differs: the
+    // answer tells nothing of it (its parent, its pins). Probe finding: a run with a parent read differently.
+    if (existing?.run && !(await isCallersRun(this.runs, existing.run, requestedBy))) return reject(FOREIGN_RUN_ID);
     // A failure strategy is checked for a new run only: a run recorded before it was, with another one, is retried.
     const badParameters = parametersProblem(plain.parameters, { recorded: Boolean(existing?.run) });
     if (badParameters) return reject(badParameters);
