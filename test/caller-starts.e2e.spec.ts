@@ -313,6 +313,22 @@ describe('Issue 26 caller starts: attributed to a caller, in its cases, refused 
     expect((await recorded(runId)).filter((t) => t === 'RunFailed')).toHaveLength(1);
   });
 
+  it('Input bounds (a lone UTF-16 surrogate is not well-formed text): an intake form holding one is ARTIFACT.TYPE_DENIED at ingest; one stored before that check fails its run INVALID_INPUT at once, not INTERNAL retried', async () => {
+    const caseId = `case-lone-${tag}`;
+    const form = '{"name":"\\ud800"}';
+    const ingested = await ask('rl.caller.caller.artifacts.ingest', { case_id: caseId, agent_name: 'INTAKE_AGENT', kind: 'client_intake_form', media_type: 'application/json', content_base64: Buffer.from(form).toString('base64') });
+    expect(ingested).toEqual({
+      ok: false, error: { code: 'ARTIFACT.TYPE_DENIED', message: 'A client_intake_form must hold well-formed text: property name is not well-formed text (a lone UTF-16 surrogate).', retryable: false },
+    });
+    const writer = await recordedCaller(stack, 'INTAKE_AGENT', 'WRITE_INTAKE_ARTIFACTS', caseId, policyVersionsIn(SHIPPED_POLICY_DIR));
+    const stored = await putArtifact(stack, writer, 'client_intake_form', form);
+    const runId = randomUUID();
+    const started = await ask(OWN_START, { agent_name: 'INTAKE_AGENT', case_id: caseId, run_id: runId, input_artifacts: [stored], parameters: {} }, 120_000);
+    expect(started).toMatchObject({
+      ok: true, body: { outcome: 'failure', run_id: runId, error: { error_code: 'INVALID_INPUT', message: `Artifact ${stored.artifact_id} (client_intake_form) is not usable: property name is not well-formed text (a lone UTF-16 surrogate).`, retryable: false } },
+    });
+  });
+
   it('Intake form with a UTF-8 byte order mark: ingest takes it as the JSON it is, stored byte for byte (its sha256 over the mark), and the run that reads it succeeds (it failed INVALID_INPUT, not JSON)', async () => {
     const caseId = `case-bom-${tag}`;
     const bytes = Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from('{"name":"Dana","contact":{"email":"dana@example.com"}}')]);

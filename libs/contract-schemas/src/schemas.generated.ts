@@ -89,62 +89,63 @@ import s84 from '../../../proto-contracts/schemas/events/tool-call-requested.sch
 import s85 from '../../../proto-contracts/schemas/events/tool-executed.schema.json';
 import s86 from '../../../proto-contracts/schemas/governance/artifact_ref.schema.json';
 import s87 from '../../../proto-contracts/schemas/governance/audit_event.schema.json';
-import s88 from '../../../proto-contracts/schemas/governance/export_bundle.schema.json';
-import s89 from '../../../proto-contracts/schemas/governance/lanes.schema.json';
-import s90 from '../../../proto-contracts/schemas/governance/roles.schema.json';
-import s91 from '../../../proto-contracts/schemas/governance/run_record.schema.json';
-import s92 from '../../../proto-contracts/schemas/governed-runs/agent-run-request.schema.json';
-import s93 from '../../../proto-contracts/schemas/governed-runs/agent-run-response.schema.json';
-import s94 from '../../../proto-contracts/schemas/governed-runs/artifact-get-request.schema.json';
-import s95 from '../../../proto-contracts/schemas/governed-runs/artifact-get-result.schema.json';
-import s96 from '../../../proto-contracts/schemas/governed-runs/artifact-put-request.schema.json';
-import s97 from '../../../proto-contracts/schemas/governed-runs/export-request.schema.json';
-import s98 from '../../../proto-contracts/schemas/governed-runs/export-result.schema.json';
-import s99 from '../../../proto-contracts/schemas/governed-runs/promotion-request.schema.json';
-import s100 from '../../../proto-contracts/schemas/governed-runs/promotion-result.schema.json';
-import s101 from '../../../proto-contracts/schemas/operations/dead-letter-retry-request.schema.json';
-import s102 from '../../../proto-contracts/schemas/operations/dead-letter.schema.json';
-import s103 from '../../../proto-contracts/schemas/operations/dead-letters-list-result.schema.json';
-import s104 from '../../../proto-contracts/schemas/proposals/analyze-leads.schema.json';
-import s105 from '../../../proto-contracts/schemas/proposals/create-task.schema.json';
-import s106 from '../../../proto-contracts/schemas/proposals/execute-tool.schema.json';
-import s107 from '../../../proto-contracts/schemas/proposals/generate-message.schema.json';
-import s108 from '../../../proto-contracts/schemas/proposals/no-op.schema.json';
-import s109 from '../../../proto-contracts/schemas/proposals/persist-artifact.schema.json';
-import s110 from '../../../proto-contracts/schemas/proposals/request-user-input.schema.json';
-import s111 from '../../../proto-contracts/schemas/proposals/select-next-task.schema.json';
-import s112 from '../../../proto-contracts/schemas/proposals/state-snapshot.schema.json';
-import s113 from '../../../proto-contracts/schemas/proposals/validation-error.schema.json';
-import s114 from '../../../proto-contracts/schemas/runs/event-envelope.schema.json';
-import s115 from '../../../proto-contracts/schemas/runs/run-cancel-request.schema.json';
-import s116 from '../../../proto-contracts/schemas/runs/run-cancel-result.schema.json';
-import s117 from '../../../proto-contracts/schemas/runs/run-control-request.schema.json';
-import s118 from '../../../proto-contracts/schemas/runs/run-control-result.schema.json';
-import s119 from '../../../proto-contracts/schemas/runs/run-fork-request.schema.json';
-import s120 from '../../../proto-contracts/schemas/runs/run-fork-result.schema.json';
-import s121 from '../../../proto-contracts/schemas/runs/run-query.schema.json';
-import s122 from '../../../proto-contracts/schemas/runs/run-summary.schema.json';
-import s123 from '../../../proto-contracts/schemas/runs/runs-list-request.schema.json';
-import s124 from '../../../proto-contracts/schemas/runs/runs-list-result.schema.json';
-import s125 from '../../../proto-contracts/schemas/runs/runs-resolve-request.schema.json';
-import s126 from '../../../proto-contracts/schemas/runs/runs-resolve-result.schema.json';
-import s127 from '../../../proto-contracts/schemas/runs/sealed-value.schema.json';
-import s128 from '../../../proto-contracts/schemas/runtime/db-read-request.schema.json';
-import s129 from '../../../proto-contracts/schemas/runtime/db-result.schema.json';
-import s130 from '../../../proto-contracts/schemas/runtime/db-write-request.schema.json';
-import s131 from '../../../proto-contracts/schemas/runtime/governance-scope.schema.json';
-import s132 from '../../../proto-contracts/schemas/runtime/run-error.schema.json';
-import s133 from '../../../proto-contracts/schemas/runtime/tool-invocation-result.schema.json';
-import s134 from '../../../proto-contracts/schemas/runtime/tool-invocation.schema.json';
-import s135 from '../../../proto-contracts/schemas/runtime/transcription-result.schema.json';
-import s136 from '../../../proto-contracts/schemas/sessions/session-get-request.schema.json';
-import s137 from '../../../proto-contracts/schemas/sessions/session-reply.schema.json';
-import s138 from '../../../proto-contracts/schemas/sessions/session-start-request.schema.json';
-import s139 from '../../../proto-contracts/schemas/sessions/tool-list-reply.schema.json';
-import s140 from '../../../proto-contracts/schemas/task-assistant/agent-decision-reply.schema.json';
-import s141 from '../../../proto-contracts/schemas/task-assistant/classify-intent-request.schema.json';
-import s142 from '../../../proto-contracts/schemas/task-assistant/decision-context.schema.json';
-import s143 from '../../../proto-contracts/schemas/task-assistant/user-intent.schema.json';
+import s88 from '../../../proto-contracts/schemas/governance/case-id.schema.json';
+import s89 from '../../../proto-contracts/schemas/governance/export_bundle.schema.json';
+import s90 from '../../../proto-contracts/schemas/governance/lanes.schema.json';
+import s91 from '../../../proto-contracts/schemas/governance/roles.schema.json';
+import s92 from '../../../proto-contracts/schemas/governance/run_record.schema.json';
+import s93 from '../../../proto-contracts/schemas/governed-runs/agent-run-request.schema.json';
+import s94 from '../../../proto-contracts/schemas/governed-runs/agent-run-response.schema.json';
+import s95 from '../../../proto-contracts/schemas/governed-runs/artifact-get-request.schema.json';
+import s96 from '../../../proto-contracts/schemas/governed-runs/artifact-get-result.schema.json';
+import s97 from '../../../proto-contracts/schemas/governed-runs/artifact-put-request.schema.json';
+import s98 from '../../../proto-contracts/schemas/governed-runs/export-request.schema.json';
+import s99 from '../../../proto-contracts/schemas/governed-runs/export-result.schema.json';
+import s100 from '../../../proto-contracts/schemas/governed-runs/promotion-request.schema.json';
+import s101 from '../../../proto-contracts/schemas/governed-runs/promotion-result.schema.json';
+import s102 from '../../../proto-contracts/schemas/operations/dead-letter-retry-request.schema.json';
+import s103 from '../../../proto-contracts/schemas/operations/dead-letter.schema.json';
+import s104 from '../../../proto-contracts/schemas/operations/dead-letters-list-result.schema.json';
+import s105 from '../../../proto-contracts/schemas/proposals/analyze-leads.schema.json';
+import s106 from '../../../proto-contracts/schemas/proposals/create-task.schema.json';
+import s107 from '../../../proto-contracts/schemas/proposals/execute-tool.schema.json';
+import s108 from '../../../proto-contracts/schemas/proposals/generate-message.schema.json';
+import s109 from '../../../proto-contracts/schemas/proposals/no-op.schema.json';
+import s110 from '../../../proto-contracts/schemas/proposals/persist-artifact.schema.json';
+import s111 from '../../../proto-contracts/schemas/proposals/request-user-input.schema.json';
+import s112 from '../../../proto-contracts/schemas/proposals/select-next-task.schema.json';
+import s113 from '../../../proto-contracts/schemas/proposals/state-snapshot.schema.json';
+import s114 from '../../../proto-contracts/schemas/proposals/validation-error.schema.json';
+import s115 from '../../../proto-contracts/schemas/runs/event-envelope.schema.json';
+import s116 from '../../../proto-contracts/schemas/runs/run-cancel-request.schema.json';
+import s117 from '../../../proto-contracts/schemas/runs/run-cancel-result.schema.json';
+import s118 from '../../../proto-contracts/schemas/runs/run-control-request.schema.json';
+import s119 from '../../../proto-contracts/schemas/runs/run-control-result.schema.json';
+import s120 from '../../../proto-contracts/schemas/runs/run-fork-request.schema.json';
+import s121 from '../../../proto-contracts/schemas/runs/run-fork-result.schema.json';
+import s122 from '../../../proto-contracts/schemas/runs/run-query.schema.json';
+import s123 from '../../../proto-contracts/schemas/runs/run-summary.schema.json';
+import s124 from '../../../proto-contracts/schemas/runs/runs-list-request.schema.json';
+import s125 from '../../../proto-contracts/schemas/runs/runs-list-result.schema.json';
+import s126 from '../../../proto-contracts/schemas/runs/runs-resolve-request.schema.json';
+import s127 from '../../../proto-contracts/schemas/runs/runs-resolve-result.schema.json';
+import s128 from '../../../proto-contracts/schemas/runs/sealed-value.schema.json';
+import s129 from '../../../proto-contracts/schemas/runtime/db-read-request.schema.json';
+import s130 from '../../../proto-contracts/schemas/runtime/db-result.schema.json';
+import s131 from '../../../proto-contracts/schemas/runtime/db-write-request.schema.json';
+import s132 from '../../../proto-contracts/schemas/runtime/governance-scope.schema.json';
+import s133 from '../../../proto-contracts/schemas/runtime/run-error.schema.json';
+import s134 from '../../../proto-contracts/schemas/runtime/tool-invocation-result.schema.json';
+import s135 from '../../../proto-contracts/schemas/runtime/tool-invocation.schema.json';
+import s136 from '../../../proto-contracts/schemas/runtime/transcription-result.schema.json';
+import s137 from '../../../proto-contracts/schemas/sessions/session-get-request.schema.json';
+import s138 from '../../../proto-contracts/schemas/sessions/session-reply.schema.json';
+import s139 from '../../../proto-contracts/schemas/sessions/session-start-request.schema.json';
+import s140 from '../../../proto-contracts/schemas/sessions/tool-list-reply.schema.json';
+import s141 from '../../../proto-contracts/schemas/task-assistant/agent-decision-reply.schema.json';
+import s142 from '../../../proto-contracts/schemas/task-assistant/classify-intent-request.schema.json';
+import s143 from '../../../proto-contracts/schemas/task-assistant/decision-context.schema.json';
+import s144 from '../../../proto-contracts/schemas/task-assistant/user-intent.schema.json';
 
 /** Every contract schema with its path under proto-contracts/ (the key of a schema that has no $id). */
 export const CONTRACT_SCHEMAS: ReadonlyArray<{ readonly path: string; readonly schema: object }> = [
@@ -236,60 +237,61 @@ export const CONTRACT_SCHEMAS: ReadonlyArray<{ readonly path: string; readonly s
   { path: 'schemas/events/tool-executed.schema.json', schema: s85 },
   { path: 'schemas/governance/artifact_ref.schema.json', schema: s86 },
   { path: 'schemas/governance/audit_event.schema.json', schema: s87 },
-  { path: 'schemas/governance/export_bundle.schema.json', schema: s88 },
-  { path: 'schemas/governance/lanes.schema.json', schema: s89 },
-  { path: 'schemas/governance/roles.schema.json', schema: s90 },
-  { path: 'schemas/governance/run_record.schema.json', schema: s91 },
-  { path: 'schemas/governed-runs/agent-run-request.schema.json', schema: s92 },
-  { path: 'schemas/governed-runs/agent-run-response.schema.json', schema: s93 },
-  { path: 'schemas/governed-runs/artifact-get-request.schema.json', schema: s94 },
-  { path: 'schemas/governed-runs/artifact-get-result.schema.json', schema: s95 },
-  { path: 'schemas/governed-runs/artifact-put-request.schema.json', schema: s96 },
-  { path: 'schemas/governed-runs/export-request.schema.json', schema: s97 },
-  { path: 'schemas/governed-runs/export-result.schema.json', schema: s98 },
-  { path: 'schemas/governed-runs/promotion-request.schema.json', schema: s99 },
-  { path: 'schemas/governed-runs/promotion-result.schema.json', schema: s100 },
-  { path: 'schemas/operations/dead-letter-retry-request.schema.json', schema: s101 },
-  { path: 'schemas/operations/dead-letter.schema.json', schema: s102 },
-  { path: 'schemas/operations/dead-letters-list-result.schema.json', schema: s103 },
-  { path: 'schemas/proposals/analyze-leads.schema.json', schema: s104 },
-  { path: 'schemas/proposals/create-task.schema.json', schema: s105 },
-  { path: 'schemas/proposals/execute-tool.schema.json', schema: s106 },
-  { path: 'schemas/proposals/generate-message.schema.json', schema: s107 },
-  { path: 'schemas/proposals/no-op.schema.json', schema: s108 },
-  { path: 'schemas/proposals/persist-artifact.schema.json', schema: s109 },
-  { path: 'schemas/proposals/request-user-input.schema.json', schema: s110 },
-  { path: 'schemas/proposals/select-next-task.schema.json', schema: s111 },
-  { path: 'schemas/proposals/state-snapshot.schema.json', schema: s112 },
-  { path: 'schemas/proposals/validation-error.schema.json', schema: s113 },
-  { path: 'schemas/runs/event-envelope.schema.json', schema: s114 },
-  { path: 'schemas/runs/run-cancel-request.schema.json', schema: s115 },
-  { path: 'schemas/runs/run-cancel-result.schema.json', schema: s116 },
-  { path: 'schemas/runs/run-control-request.schema.json', schema: s117 },
-  { path: 'schemas/runs/run-control-result.schema.json', schema: s118 },
-  { path: 'schemas/runs/run-fork-request.schema.json', schema: s119 },
-  { path: 'schemas/runs/run-fork-result.schema.json', schema: s120 },
-  { path: 'schemas/runs/run-query.schema.json', schema: s121 },
-  { path: 'schemas/runs/run-summary.schema.json', schema: s122 },
-  { path: 'schemas/runs/runs-list-request.schema.json', schema: s123 },
-  { path: 'schemas/runs/runs-list-result.schema.json', schema: s124 },
-  { path: 'schemas/runs/runs-resolve-request.schema.json', schema: s125 },
-  { path: 'schemas/runs/runs-resolve-result.schema.json', schema: s126 },
-  { path: 'schemas/runs/sealed-value.schema.json', schema: s127 },
-  { path: 'schemas/runtime/db-read-request.schema.json', schema: s128 },
-  { path: 'schemas/runtime/db-result.schema.json', schema: s129 },
-  { path: 'schemas/runtime/db-write-request.schema.json', schema: s130 },
-  { path: 'schemas/runtime/governance-scope.schema.json', schema: s131 },
-  { path: 'schemas/runtime/run-error.schema.json', schema: s132 },
-  { path: 'schemas/runtime/tool-invocation-result.schema.json', schema: s133 },
-  { path: 'schemas/runtime/tool-invocation.schema.json', schema: s134 },
-  { path: 'schemas/runtime/transcription-result.schema.json', schema: s135 },
-  { path: 'schemas/sessions/session-get-request.schema.json', schema: s136 },
-  { path: 'schemas/sessions/session-reply.schema.json', schema: s137 },
-  { path: 'schemas/sessions/session-start-request.schema.json', schema: s138 },
-  { path: 'schemas/sessions/tool-list-reply.schema.json', schema: s139 },
-  { path: 'schemas/task-assistant/agent-decision-reply.schema.json', schema: s140 },
-  { path: 'schemas/task-assistant/classify-intent-request.schema.json', schema: s141 },
-  { path: 'schemas/task-assistant/decision-context.schema.json', schema: s142 },
-  { path: 'schemas/task-assistant/user-intent.schema.json', schema: s143 },
+  { path: 'schemas/governance/case-id.schema.json', schema: s88 },
+  { path: 'schemas/governance/export_bundle.schema.json', schema: s89 },
+  { path: 'schemas/governance/lanes.schema.json', schema: s90 },
+  { path: 'schemas/governance/roles.schema.json', schema: s91 },
+  { path: 'schemas/governance/run_record.schema.json', schema: s92 },
+  { path: 'schemas/governed-runs/agent-run-request.schema.json', schema: s93 },
+  { path: 'schemas/governed-runs/agent-run-response.schema.json', schema: s94 },
+  { path: 'schemas/governed-runs/artifact-get-request.schema.json', schema: s95 },
+  { path: 'schemas/governed-runs/artifact-get-result.schema.json', schema: s96 },
+  { path: 'schemas/governed-runs/artifact-put-request.schema.json', schema: s97 },
+  { path: 'schemas/governed-runs/export-request.schema.json', schema: s98 },
+  { path: 'schemas/governed-runs/export-result.schema.json', schema: s99 },
+  { path: 'schemas/governed-runs/promotion-request.schema.json', schema: s100 },
+  { path: 'schemas/governed-runs/promotion-result.schema.json', schema: s101 },
+  { path: 'schemas/operations/dead-letter-retry-request.schema.json', schema: s102 },
+  { path: 'schemas/operations/dead-letter.schema.json', schema: s103 },
+  { path: 'schemas/operations/dead-letters-list-result.schema.json', schema: s104 },
+  { path: 'schemas/proposals/analyze-leads.schema.json', schema: s105 },
+  { path: 'schemas/proposals/create-task.schema.json', schema: s106 },
+  { path: 'schemas/proposals/execute-tool.schema.json', schema: s107 },
+  { path: 'schemas/proposals/generate-message.schema.json', schema: s108 },
+  { path: 'schemas/proposals/no-op.schema.json', schema: s109 },
+  { path: 'schemas/proposals/persist-artifact.schema.json', schema: s110 },
+  { path: 'schemas/proposals/request-user-input.schema.json', schema: s111 },
+  { path: 'schemas/proposals/select-next-task.schema.json', schema: s112 },
+  { path: 'schemas/proposals/state-snapshot.schema.json', schema: s113 },
+  { path: 'schemas/proposals/validation-error.schema.json', schema: s114 },
+  { path: 'schemas/runs/event-envelope.schema.json', schema: s115 },
+  { path: 'schemas/runs/run-cancel-request.schema.json', schema: s116 },
+  { path: 'schemas/runs/run-cancel-result.schema.json', schema: s117 },
+  { path: 'schemas/runs/run-control-request.schema.json', schema: s118 },
+  { path: 'schemas/runs/run-control-result.schema.json', schema: s119 },
+  { path: 'schemas/runs/run-fork-request.schema.json', schema: s120 },
+  { path: 'schemas/runs/run-fork-result.schema.json', schema: s121 },
+  { path: 'schemas/runs/run-query.schema.json', schema: s122 },
+  { path: 'schemas/runs/run-summary.schema.json', schema: s123 },
+  { path: 'schemas/runs/runs-list-request.schema.json', schema: s124 },
+  { path: 'schemas/runs/runs-list-result.schema.json', schema: s125 },
+  { path: 'schemas/runs/runs-resolve-request.schema.json', schema: s126 },
+  { path: 'schemas/runs/runs-resolve-result.schema.json', schema: s127 },
+  { path: 'schemas/runs/sealed-value.schema.json', schema: s128 },
+  { path: 'schemas/runtime/db-read-request.schema.json', schema: s129 },
+  { path: 'schemas/runtime/db-result.schema.json', schema: s130 },
+  { path: 'schemas/runtime/db-write-request.schema.json', schema: s131 },
+  { path: 'schemas/runtime/governance-scope.schema.json', schema: s132 },
+  { path: 'schemas/runtime/run-error.schema.json', schema: s133 },
+  { path: 'schemas/runtime/tool-invocation-result.schema.json', schema: s134 },
+  { path: 'schemas/runtime/tool-invocation.schema.json', schema: s135 },
+  { path: 'schemas/runtime/transcription-result.schema.json', schema: s136 },
+  { path: 'schemas/sessions/session-get-request.schema.json', schema: s137 },
+  { path: 'schemas/sessions/session-reply.schema.json', schema: s138 },
+  { path: 'schemas/sessions/session-start-request.schema.json', schema: s139 },
+  { path: 'schemas/sessions/tool-list-reply.schema.json', schema: s140 },
+  { path: 'schemas/task-assistant/agent-decision-reply.schema.json', schema: s141 },
+  { path: 'schemas/task-assistant/classify-intent-request.schema.json', schema: s142 },
+  { path: 'schemas/task-assistant/decision-context.schema.json', schema: s143 },
+  { path: 'schemas/task-assistant/user-intent.schema.json', schema: s144 },
 ];

@@ -29,8 +29,8 @@ export interface JsonShape {
   /**
    * The path of the first string (key or value) that is not well-formed text: a lone UTF-16 surrogate, which JSON's
    * `\u` escapes can write and UTF-8 cannot hold (encoded, every one is U+FFFD: two different user ids would be one
-   * stored id, probe finding); absent when there is none. Looked for with `keys` only (a request's walk, not stored
-   * content's).
+   * stored id, probe finding); absent when there is none. Looked for with `text` (by default with `keys`: a request's
+   * walk; stored JSON content is walked with `text` alone, jsonContentProblem).
    */
   illFormed?: string;
 }
@@ -38,22 +38,24 @@ export interface JsonShape {
 const NONE: readonly string[] = Object.freeze([]);
 
 /**
- * One walk of a decoded JSON value for both bounds: its nesting and its prototype-named keys (`keys: false` for JSON
- * content whose keys are data). Recursive, but never deeper than `maxDepth`: a 10k-deep value cannot overflow the stack.
- * A path is built only for a problem found.
+ * One walk of a decoded JSON value for the bounds: its nesting, its prototype-named keys (`keys: false` for JSON
+ * content whose keys are data) and its ill-formed text (`text`, by default as `keys`). Recursive, but never deeper than
+ * `maxDepth`: a 10k-deep value cannot overflow the stack. A path is built only for a problem found.
  */
-export function jsonShape(value: unknown, { maxDepth = JSON_BOUNDS.maxDepth, keys = true }: { maxDepth?: number; keys?: boolean } = {}): JsonShape {
+export function jsonShape(value: unknown, { maxDepth = JSON_BOUNDS.maxDepth, keys = true, text = keys }: { maxDepth?: number; keys?: boolean; text?: boolean } = {}): JsonShape {
   const shape: JsonShape = { tooDeep: null, prototypeKeys: NONE };
-  walk(value, 0, [], shape, maxDepth, keys);
+  walk(value, 0, [], shape, maxDepth, { keys, text });
   return shape;
 }
 
 /** Not in the ES2022 lib typings; Node 20 has it. */
 export const wellFormedText = (s: string): boolean => (s as unknown as { isWellFormed(): boolean }).isWellFormed();
 
-function walk(v: unknown, depth: number, at: Array<string | number>, shape: JsonShape, maxDepth: number, keys: boolean): void {
+interface WalkRules { keys: boolean; text: boolean }
+
+function walk(v: unknown, depth: number, at: Array<string | number>, shape: JsonShape, maxDepth: number, rules: WalkRules): void {
   if (typeof v === 'string') {
-    if (keys && shape.illFormed === undefined && !wellFormedText(v)) shape.illFormed = at.join('.');
+    if (rules.text && shape.illFormed === undefined && !wellFormedText(v)) shape.illFormed = at.join('.');
     return;
   }
   if (typeof v !== 'object' || v === null) return;
@@ -64,18 +66,18 @@ function walk(v: unknown, depth: number, at: Array<string | number>, shape: Json
   if (Array.isArray(v)) {
     for (let i = 0; i < v.length; i++) {
       at.push(i);
-      walk(v[i], depth + 1, at, shape, maxDepth, keys);
+      walk(v[i], depth + 1, at, shape, maxDepth, rules);
       at.pop();
     }
     return;
   }
   for (const key of Object.keys(v)) {
     at.push(key);
-    if (keys && shape.illFormed === undefined && !wellFormedText(key)) shape.illFormed = at.join('.');
-    if (keys && isPrototypeKey(key)) {
+    if (rules.text && shape.illFormed === undefined && !wellFormedText(key)) shape.illFormed = at.join('.');
+    if (rules.keys && isPrototypeKey(key)) {
       if (shape.prototypeKeys === NONE) shape.prototypeKeys = [];
       (shape.prototypeKeys as string[]).push(at.join('.'));
-    } else walk((v as Record<string, unknown>)[key], depth + 1, at, shape, maxDepth, keys);
+    } else walk((v as Record<string, unknown>)[key], depth + 1, at, shape, maxDepth, rules);
     at.pop();
   }
 }
@@ -108,6 +110,20 @@ export function jsonShapeProblems({ tooDeep, prototypeKeys, illFormed }: JsonSha
  */
 export function jsonNestingProblem(value: unknown): string | null {
   return jsonShapeProblems(jsonShape(value, { keys: false }))[0] ?? null;
+}
+
+/**
+ * What makes JSON content a caller stores for runs to read unusable: nesting beyond the request bound
+ * (jsonNestingProblem), or a string or key that is not well-formed text (a lone UTF-16 surrogate, which JSON's `\u`
+ * escapes can write: a run would copy it into a document, and db-write refuses it as a request boundary refuses it).
+ * Checked at ingest, and again where a run reads the content (one stored before ingest checked it). Null when usable.
+ */
+export function jsonContentProblem(value: unknown): { tooDeep: true } | { illFormed: string } | null {
+  const shape = jsonShape(value, { keys: false, text: true });
+  if (shape.tooDeep !== null) return { tooDeep: true };
+  // The path may itself hold the surrogate (a key): the problem is written in well-formed text.
+  if (shape.illFormed !== undefined) return { illFormed: (jsonShapeProblems(shape)[0] as unknown as { toWellFormed(): string }).toWellFormed() };
+  return null;
 }
 
 const utf8 = new TextEncoder();

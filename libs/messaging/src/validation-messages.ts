@@ -29,7 +29,9 @@ export function fieldDetail(path: string, message: string): string {
 export function describeErrors(errors: readonly ValidationError[], prefix = ''): string[] {
   return errors.flatMap((e) => {
     const path = prefix ? `${prefix}.${e.property}` : e.property;
-    return [...fieldProblems(e, path), ...describeErrors(e.children ?? [], path)];
+    // A value of the wrong type is named by its type alone: what its nested fields lack (`input_artifacts: {}` has no
+    // artifact_id) describes a value of another kind.
+    return ofWrongKind(e) ? fieldProblems(e, path) : [...fieldProblems(e, path), ...describeErrors(e.children ?? [], path)];
   });
 }
 
@@ -51,6 +53,11 @@ const TYPE_CHECKS: ReadonlyMap<string, (value: unknown) => boolean> = new Map([
 /** A type check that failed because the value itself is of another kind, not an element of it (`each value in …`). */
 function isWrongKind(name: string, message: string, value: unknown): boolean {
   return !message.startsWith('each value in ') && (TYPE_CHECKS.get(name)?.(value) ?? false);
+}
+
+/** Whether one of the field's type checks failed because its value is of another kind. */
+function ofWrongKind(e: ValidationError): boolean {
+  return e.value !== undefined && e.value !== null && Object.entries(e.constraints ?? {}).some(([name, message]) => isWrongKind(name, message, e.value));
 }
 
 /**

@@ -30,6 +30,13 @@ describe('Issue 26 validation details say what is wrong in words', () => {
     expect(detailsOf(AgentRunRequestDto, { agent_name: 'INTAKE_AGENT', case_id: 'c'.repeat(129), input_artifacts: [], parameters: {} })).toEqual(['case_id must be shorter than or equal to 128 characters']);
   });
 
+  it('README "one of the wrong type names the type alone": an object where a list of artifact refs goes is told it must be an array, not what an artifact ref lacks', () => {
+    expect(detailsOf(AgentRunRequestDto, { agent_name: 'INTAKE_AGENT', case_id: 'case-1', input_artifacts: {}, parameters: {} })).toEqual(['input_artifacts must be an array']);
+    expect(detailsOf(AgentRunRequestDto, { agent_name: 'INTAKE_AGENT', case_id: 'case-1', input_artifacts: { artifact_id: 7 }, parameters: {} })).toEqual(['input_artifacts must be an array']);
+    // A list of the right kind still names what each element lacks, by its path.
+    expect(detailsOf(AgentRunRequestDto, { agent_name: 'INTAKE_AGENT', case_id: 'case-1', input_artifacts: [{}], parameters: {} })).toEqual(expect.arrayContaining(['input_artifacts.0.artifact_id is required']));
+  });
+
   it('Review finding: a value of the right kind keeps every problem: a fraction past the maximum, a list too long with a wrong element', () => {
     expect(detailsOf(RunsListRequestDto, { limit: 1000.5 })).toEqual(expect.arrayContaining(['limit must be an integer number', 'limit must not be greater than 500']));
     const ids = [...Array.from({ length: 500 }, (_, i) => `a-${i}`), 7];

@@ -43,6 +43,15 @@ describe('Issue 26 caller grants (policy/callers.yaml)', () => {
     expect(contentProblem(rule, 'client_intake_form', 'application/json', text('{"constructor":"Acme Builders"}'))).toBeNull();
   });
 
+  it('Input bounds (a lone UTF-16 surrogate is not well-formed text): a JSON kind holding one, escaped in a value or a key, is ARTIFACT.TYPE_DENIED naming it; a surrogate pair passes', () => {
+    const rule = grants.kinds.client_intake_form;
+    expect(contentProblem(rule, 'client_intake_form', 'application/json', text('{"name":"\\ud800"}'))).toEqual({
+      code: 'ARTIFACT.TYPE_DENIED', reason: 'A client_intake_form must hold well-formed text: property name is not well-formed text (a lone UTF-16 surrogate).',
+    });
+    expect(contentProblem(rule, 'client_intake_form', 'application/json', text('{"a":[{"\\udfffx":1}]}'))).toMatchObject({ code: 'ARTIFACT.TYPE_DENIED', reason: expect.stringContaining('is not well-formed text') });
+    expect(contentProblem(rule, 'client_intake_form', 'application/json', text('{"name":"Dana \\ud83d\\ude00"}'))).toBeNull();
+  });
+
   it('§4.5 promotion ticket: only the shipped approver (attorney-desk, acts_as ATTORNEY_ADMIN) may put tickets in and approves them; intake-desk does neither', () => {
     expect(grants.callers.approver).toBe('attorney-desk');
     expect(authorizeIngest(grants, { ...ask, caller: 'approver', agent_name: 'GOVERNANCE_AGENT', kind: 'promotion_ticket' })).toEqual({ role: 'attorney-desk' });

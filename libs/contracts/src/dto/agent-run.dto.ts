@@ -1,10 +1,10 @@
 import { Type } from 'class-transformer';
-import { ArrayMaxSize, IsArray, IsInt, IsNotEmpty, IsObject, IsOptional, IsString, Length, Matches, Max, MaxLength, Min, ValidateNested } from 'class-validator';
+import { ArrayMaxSize, IsArray, IsInt, IsObject, IsOptional, IsString, Length, Matches, Max, MaxLength, Min, ValidateNested } from 'class-validator';
 import { IsRunId } from './ids';
 import type { AgentRunRequest, ArtifactRef, TaxonomyVersions } from '../generated';
 import { JSON_FIELD_MAX_BYTES, MaxJsonBytes } from './bounds';
 import { PolicyVersionsDto } from './runtime.dto';
-import { AGENT_NAME_FORM, ARTIFACT_ID, ARTIFACT_ID_FORM, KIND, KIND_FORM, MEDIA_TYPE, MEDIA_TYPE_FORM, SHA256, SHA256_FORM, UPPER_NAME } from './forms';
+import { AGENT_NAME_FORM, ARTIFACT_ID, ARTIFACT_ID_FORM, CASE_ID, CASE_ID_FORM, KIND, KIND_FORM, MEDIA_TYPE, MEDIA_TYPE_FORM, SHA256, SHA256_FORM, UPPER_NAME } from './forms';
 
 // DTOs implement the generated contract types (proto-contracts/schemas/governed-runs/agent-run-*.schema.json):
 // a schema change the DTO does not follow fails to compile. Patterns repeat the schemas' so both reject the same input.
@@ -29,7 +29,7 @@ export class TaxonomyVersionsDto implements TaxonomyVersions {
 /** Contract 001 §2.1 agent request on rl.caller.<identity>.runs.start. */
 export class AgentRunRequestDto implements AgentRunRequest {
   @Matches(UPPER_NAME, AGENT_NAME_FORM) agent_name!: string;
-  @IsString() @IsNotEmpty() @MaxLength(128) case_id!: string;
+  @IsString() @Matches(CASE_ID, CASE_ID_FORM) @Length(1, 128) case_id!: string;
   @IsOptional() @IsRunId() run_id?: string;
   @IsOptional() @IsRunId() parent_run_id?: string;
   @IsOptional() @IsRunId() root_run_id?: string;

@@ -9,7 +9,7 @@ import { AGENT_NAME_FORM, ARTIFACT_ID, ARTIFACT_ID_FORM, CASE_ID, CASE_ID_FORM, 
 export const CALLER_FOLLOW_MAX_WAIT_MS = 20_000;
 
 export class ArtifactIngestRequestDto implements ArtifactIngestRequest {
-  @Matches(CASE_ID, CASE_ID_FORM) @Length(1, 128) case_id!: string;
+  @IsString() @Matches(CASE_ID, CASE_ID_FORM) @Length(1, 128) case_id!: string;
   @Matches(UPPER_NAME, AGENT_NAME_FORM) agent_name!: string;
   @Matches(KIND, KIND_FORM) @MaxLength(64) kind!: string;
   @Matches(MEDIA_TYPE, MEDIA_TYPE_FORM) @MaxLength(127) media_type!: string;

@@ -2,10 +2,15 @@
 // Generated from proto-contracts/schemas/callers/ by scripts/generate-contracts.js. Do not edit by hand.
 
 /**
- * Sent by a caller on rl.caller.<identity>.artifacts.ingest (served by db-write): stores an input artifact for an agent run of one case, as the caller's role allows (policy/callers.yaml: the case, the agent and the input kind; the kind's media types and size; a JSON kind is an object nested at most 32 levels, the request bound). Answers with the ArtifactRef to pass in rl.caller.<identity>.runs.start input_artifacts. artifact_id derives from the content sha256, the case, the kind and the media type, so a retried ingest returns the same reference. Refusals: CASE.NOT_GRANTED, ARTIFACT.KIND_DENIED, ARTIFACT.TYPE_DENIED (media type, not a JSON object, nested deeper than 32 levels), ARTIFACT.TOO_LARGE, ARTIFACT.HASH_MISMATCH, REQUEST.INVALID.
+ * The one form of a case id a request may name for a new artifact, run or session (libs/contracts CASE_ID): a letter or digit, then letters, digits, . _ : or - (at most 128). Filters and recorded events keep a plain string: runs of an earlier release with other case ids stay readable.
+ */
+export type CaseId = string;
+
+/**
+ * Sent by a caller on rl.caller.<identity>.artifacts.ingest (served by db-write): stores an input artifact for an agent run of one case, as the caller's role allows (policy/callers.yaml: the case, the agent and the input kind; the kind's media types and size; a JSON kind is an object nested at most 32 levels, the request bound, and of well-formed text: no lone UTF-16 surrogate in a string or key). Answers with the ArtifactRef to pass in rl.caller.<identity>.runs.start input_artifacts. artifact_id derives from the content sha256, the case, the kind and the media type, so a retried ingest returns the same reference. Refusals: CASE.NOT_GRANTED, ARTIFACT.KIND_DENIED, ARTIFACT.TYPE_DENIED (media type, not a JSON object, nested deeper than 32 levels, a lone surrogate), ARTIFACT.TOO_LARGE, ARTIFACT.HASH_MISMATCH, REQUEST.INVALID.
  */
 export interface ArtifactIngestRequest {
-  case_id: string;
+  case_id: CaseId;
   /**
    * The agent (roles.yaml) the artifact is an input of.
    */

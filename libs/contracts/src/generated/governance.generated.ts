@@ -56,6 +56,11 @@ export type AuditEvent = {
 };
 export type Id = string;
 
+/**
+ * The one form of a case id a request may name for a new artifact, run or session (libs/contracts CASE_ID): a letter or digit, then letters, digits, . _ : or - (at most 128). Filters and recorded events keep a plain string: runs of an earlier release with other case ids stay readable.
+ */
+export type CaseId = string;
+
 export type Sha256 = string;
 
 /**

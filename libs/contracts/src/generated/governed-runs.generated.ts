@@ -2,11 +2,16 @@
 // Generated from proto-contracts/schemas/governed-runs/ by scripts/generate-contracts.js. Do not edit by hand.
 
 /**
+ * The one form of a case id a request may name for a new artifact, run or session (libs/contracts CASE_ID): a letter or digit, then letters, digits, . _ : or - (at most 128). Filters and recorded events keep a plain string: runs of an earlier release with other case ids stay readable.
+ */
+export type CaseId = string;
+
+/**
  * Contract 001 §2.1 agent request, sent by a caller on rl.caller.<identity>.runs.start (request/reply, served by decision). The run pins contract v1 and the lanes/roles versions at start. Without run_id the run id derives from the request hash, the case and the parent, so a retried request lands on the same run.
  */
 export interface AgentRunRequest {
   agent_name: string;
-  case_id: string;
+  case_id: CaseId;
   /**
    * Optional; derived from request_hash_sha256, case_id and parent_run_id when absent. Read in lower case, as every run id (a UUID in upper case names the same run).
    */
@@ -73,6 +78,9 @@ export interface ArtifactRef {
  */
 export interface AgentRunResponse {
   outcome: 'success' | 'deny' | 'failure';
+  /**
+   * The request's agent_name. A request refused before it became a run echoes the one it sent when that is a string (its first 64 characters, as sent), else the empty string.
+   */
   agent_name: string;
   run_id: string;
   output_artifacts: ArtifactRef[];

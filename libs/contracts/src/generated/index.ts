@@ -9,6 +9,7 @@ export type {
   DecisionAuditRecord,
 } from './audit.generated';
 export type {
+  CaseId,
   ArtifactIngestRequest,
   CallerArtifactGetRequest,
   CallerRunCancelRequest,

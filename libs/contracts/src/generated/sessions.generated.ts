@@ -51,6 +51,11 @@ export interface RunError {
 }
 
 /**
+ * The one form of a case id a request may name for a new artifact, run or session (libs/contracts CASE_ID): a letter or digit, then letters, digits, . _ : or - (at most 128). Filters and recorded events keep a plain string: runs of an earlier release with other case ids stay readable.
+ */
+export type CaseId = string;
+
+/**
  * Sent by a caller on rl.caller.<identity>.sessions.start: run one contract-002 agent session of a registered agent profile as an `agent` run. The run id derives from request_id (or is run_id), so a repeated request answers the same session instead of starting another.
  */
 export interface SessionStartRequest {
@@ -69,7 +74,7 @@ export interface SessionStartRequest {
    * Set when a session starts another one (a sub-agent tool call); delegation depth and cycles are checked from the recorded ancestry.
    */
   parent_run_id?: string;
-  case_id?: string;
+  case_id?: CaseId;
   user_id?: string;
   correlation_id?: string;
 }

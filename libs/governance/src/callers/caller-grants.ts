@@ -1,4 +1,4 @@
-import { JSON_BOUNDS, jsonNestingProblem } from '@runledger/kernel';
+import { JSON_BOUNDS, jsonContentProblem } from '@runledger/kernel';
 
 /**
  * Caller grants (policy/callers.yaml): what a caller identity may put into Runledger through its ingest door. Pure:
@@ -161,10 +161,12 @@ export function contentProblem(rule: KindRule, kind: string, mediaType: string, 
       return { code: 'ARTIFACT.TYPE_DENIED', reason: `A ${kind} must be a JSON object; the content is not JSON.` };
     }
     if (!isRecord(value)) return { code: 'ARTIFACT.TYPE_DENIED', reason: `A ${kind} must be a JSON object.` };
-    // The request's nesting bound (jsonNestingProblem says why): refused here, before any run reads it.
-    if (jsonNestingProblem(value)) {
+    // The request's nesting bound and well-formed text (jsonContentProblem says why): refused here, before any run reads it.
+    const problem = jsonContentProblem(value);
+    if (problem && 'tooDeep' in problem) {
       return { code: 'ARTIFACT.TYPE_DENIED', reason: `A ${kind} may be nested at most ${JSON_BOUNDS.maxDepth} levels (objects and arrays); the content is nested deeper.` };
     }
+    if (problem) return { code: 'ARTIFACT.TYPE_DENIED', reason: `A ${kind} must hold well-formed text: ${problem.illFormed}.` };
   }
   return null;
 }

@@ -58,6 +58,23 @@ describe('AgentRunGateway over a real log: runs recorded before this release', (
     return { request: { agent_name: request.agent_name, case_id: request.case_id, input_artifacts: [], parameters }, state };
   }
 
+  it('§2.2 response: a refused runs.start echoes the agent_name it sent when that is a string (as sent, cut to 64 characters), else the empty string', async () => {
+    const start = (agent_name: unknown) => gateway.start({ agent_name, case_id: 'case-int', input_artifacts: [], parameters: {} }, CALLER);
+    expect(await start('intake_agent')).toMatchObject({ outcome: 'failure', agent_name: 'intake_agent', error: { error_code: 'INVALID_INPUT' } });
+    expect((await start(`${'A'.repeat(63)}\u{1F600}`)).agent_name).toBe(`${'A'.repeat(63)}\uFFFD`);
+    expect(await start(7)).toMatchObject({ agent_name: '', error: { error_code: 'INVALID_INPUT', message: expect.stringContaining('agent_name must be an agent name') } });
+  });
+
+  it('Case ids: runs.start refuses a case id artifacts.ingest refuses (INVALID_INPUT naming its form), and records no run', async () => {
+    for (const case_id of ['case-a b\nc', 'case-a.b.*']) {
+      const reply = await gateway.start({ agent_name: 'INTAKE_AGENT', case_id, input_artifacts: [], parameters: {} }, CALLER);
+      expect(reply).toMatchObject({
+        outcome: 'failure', error: { error_code: 'INVALID_INPUT', message: 'The request is not valid: case_id must be a case id: a letter or digit, then letters, digits, . _ : or -', retryable: false },
+      });
+      expect((await runs.load(reply.run_id)).events).toEqual([]);
+    }
+  });
+
   it('README "Run ids": a retried runs.start naming a run recorded under its upper-case run_id (before run ids were read in lower case) answers that run, under that id, and starts nothing', async () => {
     const lower = randomUUID();
     const upper = lower.toUpperCase();

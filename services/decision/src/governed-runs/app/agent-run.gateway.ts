@@ -199,10 +199,17 @@ export class AgentRunGateway {
   }
 }
 
+/**
+ * The §2.2 agent_name of a refused request: the one sent when it is a string, as sent up to the schema's 64
+ * characters (in well-formed text: a cut never leaves half a surrogate pair); '' when none or another type was sent.
+ */
 function agentNameOf(raw: unknown): string {
   const name = (raw as { agent_name?: unknown } | null)?.agent_name;
-  return typeof name === 'string' ? name.replace(/[^A-Z0-9_]/g, '').slice(0, 64) : '';
+  return typeof name === 'string' ? (name.slice(0, AGENT_NAME_MAX) as unknown as { toWellFormed(): string }).toWellFormed() : '';
 }
+
+/** The agent_name bound of the §2.1 request and §2.2 response schemas (`^[A-Z][A-Z0-9_]{1,63}$`, maxLength 64). */
+const AGENT_NAME_MAX = 64;
 
 /**
  * The §2.2 run_id of a request refused before it became a run (nothing is recorded under it): the run_id the request

@@ -118,6 +118,24 @@ describe('AgentRunWorker over a real log: INV-CP-002 resume', () => {
     expect(events.some((e) => e.type === 'StepCompleted')).toBe(false);
   });
 
+  it('Input bounds (a lone UTF-16 surrogate is not well-formed text): an input artifact holding one (stored before ingest checked it) fails the run INVALID_INPUT at once, not INTERNAL retried when db-write refuses its document', async () => {
+    const form = Buffer.from('{"name":"\\ud800"}');
+    const ref = { artifact_id: 'art-lone', sha256: sha256Hex(form), size_bytes: form.length, media_type: 'application/json', kind: 'client_intake_form', case_id: 'case-int' };
+    const request = { agent_name: 'INTAKE_AGENT', case_id: 'case-int', policy_versions: policies.currentVersions(), input_artifacts: [ref], parameters: {} };
+    const runId = randomUUID();
+    const spec: AgentRunSpec = { ...request, run_id: runId, root_run_id: runId, correlation_id: runId, request_hash_sha256: hashRequest(request) };
+
+    const calls: string[] = [];
+    await worker(fakeBus(calls, undefined, { 'art-lone': { bytes: form, ref } })).carry(spec);
+
+    const { state } = await runs.load(runId);
+    expect(state.status).toBe('failed');
+    expect(state.error).toEqual({
+      error_code: 'INVALID_INPUT', message: 'Artifact art-lone (client_intake_form) is not usable: property name is not well-formed text (a lone UTF-16 surrogate).', retryable: false,
+    });
+    expect(calls).toEqual(['get:client_intake_form']);
+  });
+
   it('Probe finding (deep intake form): a step output the log cannot encode (too deep for JSON.stringify) fails the run STEP.OUTPUT_UNRECORDABLE at once, not a checkpoint retried until the resolver', async () => {
     const form = Buffer.from(JSON.stringify({ name: 'Dana' }));
     const ref = { artifact_id: 'art-form', sha256: sha256Hex(form), size_bytes: form.length, media_type: 'application/json', kind: 'client_intake_form', case_id: 'case-int' };

@@ -34,8 +34,9 @@ export class SessionReasoner implements AgentReasoner {
 
   private async ask<T>(task: ReasonerTask, instruction: string, input: unknown): Promise<T> {
     const prompt = `${instruction}\nAnswer with a JSON final report matching this JSON Schema:\n${JSON.stringify(REASONER_SCHEMAS[task])}\n\nInput:\n${JSON.stringify(input)}`;
+    // No case_id: the session takes its parent run's (a case id recorded before requests were held to CASE_ID's form stays usable).
     const reply = await this.sessions.startOwn(
-      { agent: this.profile, prompt, request_id: `${this.spec.run_id}:reason:${task}`, parent_run_id: this.spec.run_id, ...(this.spec.case_id ? { case_id: this.spec.case_id } : {}) },
+      { agent: this.profile, prompt, request_id: `${this.spec.run_id}:reason:${task}`, parent_run_id: this.spec.run_id },
       { retryDelayMs: RETRY.childRun },
     );
     const report = reply.result?.finalReport as { content?: string; content_json?: unknown } | undefined;

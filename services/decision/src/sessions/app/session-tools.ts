@@ -55,9 +55,10 @@ async function startSubAgent(sessions: Pick<SessionGateway, 'startOwn'>, engine:
   let reply!: SessionReply;
   // The child's id is named in the request, so the run recorded here is the run the gateway opens.
   const childId = sessionRunIdOf(request_id, run.run_id);
+  // No case_id: the child takes its parent's (a case id recorded before requests were held to CASE_ID's form stays usable).
   await engine.child(childId, agent, `sub-agent:${callId}`, async () => {
     reply = await sessions.startOwn(
-      { agent, prompt: task, request_id, run_id: childId, parent_run_id: run.run_id, ...(run.case_id ? { case_id: run.case_id } : {}), ...(run.user_id ? { user_id: run.user_id } : {}) },
+      { agent, prompt: task, request_id, run_id: childId, parent_run_id: run.run_id, ...(run.user_id ? { user_id: run.user_id } : {}) },
       { retryDelayMs: RETRY.childRun, signal },
     );
   });

@@ -1,5 +1,5 @@
 import type { ArtifactRef } from '@runledger/governance';
-import { deterministicUuid, JSON_BOUNDS, jsonNestingProblem } from '@runledger/kernel';
+import { deterministicUuid, JSON_BOUNDS, jsonContentProblem } from '@runledger/kernel';
 import { invalidInput } from '../../domain/errors';
 import type { AgentRunSpec } from '../../domain/run-spec';
 import type { DbWrite } from '../agent-effects';
@@ -16,9 +16,10 @@ export function requireInput(spec: AgentRunSpec, kind: string): ArtifactRef {
 }
 
 /**
- * An input artifact's JSON, within the request bound on nesting: a step's output is checkpointed as JSON, and a
- * deeper value (an artifact stored before ingest checked it) would overflow the stack there on every redelivery.
- * Refused as INVALID_INPUT instead, which ends the run at once: no retry can make the content valid.
+ * An input artifact's JSON, within the request bound on nesting and of well-formed text: a step's output is
+ * checkpointed as JSON, and a deeper value (an artifact stored before ingest checked it) would overflow the stack there
+ * on every redelivery; a lone surrogate would be copied into a document db-write refuses. Refused as INVALID_INPUT
+ * instead, which ends the run at once: no retry can make the content valid.
  */
 export function parseJson(text: string, what: string): unknown {
   let value: unknown;
@@ -27,7 +28,9 @@ export function parseJson(text: string, what: string): unknown {
   } catch {
     throw invalidInput(`${what} is not valid JSON.`);
   }
-  if (jsonNestingProblem(value)) throw invalidInput(`${what} is nested deeper than ${JSON_BOUNDS.maxDepth} levels.`);
+  const problem = jsonContentProblem(value);
+  if (problem && 'tooDeep' in problem) throw invalidInput(`${what} is nested deeper than ${JSON_BOUNDS.maxDepth} levels.`);
+  if (problem) throw invalidInput(`${what} is not usable: ${problem.illFormed}.`);
   return value;
 }
 
