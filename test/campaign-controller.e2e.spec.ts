@@ -203,6 +203,10 @@ describe('Issue 8: the contract-003 controller runs campaigns over the bus', () 
     expect(view.pending_items[0]).toMatchObject({ status: 'pending' });
     const refusal = ofType<{ approver: unknown; code: string }>(await campaignEvents(stack, campaign), 'ApprovalRefused');
     expect(refusal).toEqual([expect.objectContaining({ approver: intruder, code: 'APPROVAL.ROLE_DENIED' })]);
+    // Probe finding: the same approver, now in a role that may approve, is approved and the message is written (its
+    // answer ran under the refused answer's finished run before, and the write was refused as that run's child).
+    const approved = await call(stack, 'answer', { campaign_id: campaign, item_id: item, decision: 'approved', approver: { id: intruder.id, role: OPERATOR.role } });
+    expect(approved.pending_items[0]).toMatchObject({ status: 'approved', executed: { status: 'ok' } });
   });
 
   it('Issue 8 approvals: an item past its expiry is expired, never executed', async () => {

@@ -37,7 +37,11 @@ export class Approvals {
     const item = state.pending[a.item_id]!;
     const refused = handled.appended.find((e) => e.type === 'ApprovalRefused')?.data as { code: string; reason: string } | undefined;
     const expired = item.status === 'expired';
-    const runId = deterministicUuid('campaign-decision', a.campaign_id, a.item_id, a.approver.id, a.decision);
+    // A refused answer is a run of its own: sharing the accepted answer's id left a later, permitted approval by the
+    // same approver under that finished, denied run, whose write was refused (probe finding: approved, never written).
+    const runId = refused
+      ? deterministicUuid('campaign-decision-refused', a.campaign_id, a.item_id, a.approver.id, a.approver.role, a.decision, refused.code)
+      : await this.acceptedRunId(a.campaign_id, a.item_id, a.approver.id, a.decision);
     const parameters = { action: 'campaign.answer', item_id: a.item_id, item_kind: item.kind, decision: a.decision, approver_id: a.approver.id, approver_role: a.approver.role };
     const denial = refused ? { error_code: refused.code, message: refused.reason, retryable: false } : undefined;
     const run = await this.runs.open(state, runId, parameters, denial);
@@ -61,13 +65,24 @@ export class Approvals {
     let current = state;
     for (const item of Object.values(state.pending)) {
       if (item.status !== 'approved' || item.executed || !item.approver) continue;
-      const runId = deterministicUuid('campaign-decision', state.campaign_id, item.item_id, item.approver.id, 'approved');
+      const runId = await this.acceptedRunId(state.campaign_id, item.item_id, item.approver.id, 'approved');
       const parameters = { action: 'campaign.answer', item_id: item.item_id, item_kind: item.kind, decision: 'approved', approver_id: item.approver.id, approver_role: item.approver.role };
       const run = await this.runs.open(current, runId, parameters);
       current = await this.execute(current, item, run);
       await run.complete({ item_id: item.item_id, decision: 'approved', approver_id: item.approver.id, executed: current.pending[item.item_id]?.executed });
     }
     return current;
+  }
+
+  /**
+   * The run of an accepted answer: derived from the item, approver and decision. A data directory of an earlier release
+   * may hold a refused answer's denied run under that id (refusals shared it): the answer then runs under an id of its
+   * own, so its effect is not refused as a finished run's child.
+   */
+  private async acceptedRunId(campaignId: string, itemId: string, approverId: string, decision: ItemDecision): Promise<string> {
+    const runId = deterministicUuid('campaign-decision', campaignId, itemId, approverId, decision);
+    const { state } = await this.runs.runs.load(runId);
+    return state.status === 'denied' ? deterministicUuid('campaign-decision', campaignId, itemId, approverId, decision, 'after-refusal') : runId;
   }
 
   async expireDue(state: CampaignState): Promise<CampaignState> {
