@@ -53,6 +53,7 @@ export const ERROR_CODES = {
   'CAMPAIGN.NOT_FOUND': { retryable: false, message: 'No campaign with that id.' },
   'CAMPAIGN.EXISTS': { retryable: false, message: 'A different campaign already has that id.' },
   'CAMPAIGN.STATE': { retryable: false, message: 'The campaign is not in a state that allows this.' },
+  'CAMPAIGN.AGENT_UNAVAILABLE': { retryable: false, message: 'The campaign\'s agent cannot propose (an agent that does not exist); the cycle was aborted.' },
   'APPROVAL.NOT_FOUND': { retryable: false, message: 'No pending item with that id.' },
   'APPROVAL.ROLE_DENIED': { retryable: false, message: 'This role may not decide campaign items.' },
   'APPROVAL.EXPIRED': { retryable: false, message: 'The item expired; it will not be executed.' },

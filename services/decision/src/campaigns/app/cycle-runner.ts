@@ -90,7 +90,16 @@ export class CycleRunner {
       if (attempt > state.settings.max_attempts || (attempt > 1 && state.settings.on_invalid === 'abort')) {
         return aborted(runId, cycle, `invalid proposal (${errors.join('; ') || 'no valid proposal'})`, errors, validationError);
       }
-      const answer = await this.agent.propose(state.agent, { campaign_id: id, cycle, attempt, snapshot, previous_errors: errors, proposals_asked: state.proposals_asked });
+      let answer: Awaited<ReturnType<ProposalAgent['propose']>>;
+      try {
+        answer = await this.agent.propose(state.agent, { campaign_id: id, cycle, attempt, snapshot, previous_errors: errors, proposals_asked: state.proposals_asked });
+      } catch (err) {
+        // An agent that can never propose (a session agent that does not exist) ends the cycle it opened, recorded,
+        // instead of leaving it open for good (probe finding); what may pass (a provider down) is asked again.
+        if (!(err instanceof AppError) || err.retryable) throw err;
+        const error = { error_code: 'CAMPAIGN.AGENT_UNAVAILABLE', message: `The campaign's agent cannot propose: ${err.message}`, retryable: false as const };
+        return { outcome: { cycle, run_id: runId, outcome: 'aborted', action_type: null, errors: [error.message] }, closing: { type: 'abort', reason: error.message, error } };
+      }
       const verdict = validateProposal(answer.raw, snapshot);
       errors = verdict.isValid ? [] : [...verdict.errors];
       validationError = verdict.isValid ? undefined : { ...toValidationErrorResponse(verdict) };
