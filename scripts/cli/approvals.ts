@@ -21,7 +21,8 @@ export const USAGE = `usage: runledger approvals list [--json]
            request_user_input: answer), read from the log (rl.log.campaign.*)
   answer   decide one item as --approver (default $USER) with --role (default CAMPAIGN_OPERATOR), which the
            decision service checks against the campaign's pinned roles policy; --reason is recorded with the decision
-exit codes: 0 done, 1 refused by the stack (its error code is printed), 2 usage, 3 the stack cannot be reached or this identity
+exit codes: 0 done, 1 refused by the stack (its error code is printed), 2 usage or input the stack finds invalid
+            (REQUEST.INVALID), 3 the stack cannot be reached or this identity
             may not ask (refused: …)`;
 
 export interface PendingApproval {

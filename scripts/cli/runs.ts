@@ -60,7 +60,8 @@ export const USAGE = `usage: runledger runs list [--text T] [--status S] [--agen
   fork     a new run of an ended top-level governed run that restores its steps up to and including STEP_ID (a
            StepCompleted of runs show) and executes the rest under --policy (default: the current versions); prints
            the fork's run id (--wait: and its outcome). The same --request-id forks once (default: a new fork)
-exit codes: 0 done, 1 refused by the stack (its error code is printed), 2 usage, 3 the stack cannot be reached or this identity
+exit codes: 0 done, 1 refused by the stack (its error code is printed), 2 usage or input the stack finds invalid
+            (REQUEST.INVALID), 3 the stack cannot be reached or this identity
             may not ask (refused: …)`;
 
 const SPEC = {
