@@ -209,4 +209,11 @@ describe('Issue 8: every contract-003 schema and rule, through the bus', () => {
     // The least budget that holds the core abilities is accepted.
     await call(stack, 'create', { campaign_id: randomUUID(), name: 'Exactly enough', agent: { kind: 'llm', model: 'stub-model', token_limit: coreTokens } });
   });
+
+  it('Create refuses a session campaign naming an unknown session agent, as an unknown llm profile is (REQUEST.INVALID, the field in details), and records no campaign', async () => {
+    const campaign_id = randomUUID();
+    const refused = await callError(stack, 'create', { campaign_id, name: 'No such agent', agent: { kind: 'session', agent: 'nope' } });
+    expect(refused).toMatchObject({ code: 'REQUEST.INVALID', message: 'No agent profile nope.', details: ['agent.agent: No agent profile nope.'] });
+    expect((await callError(stack, 'get', { campaign_id })).code).toBe('CAMPAIGN.NOT_FOUND');
+  });
 });

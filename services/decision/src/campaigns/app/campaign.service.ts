@@ -50,7 +50,7 @@ export class CampaignService {
    */
   async create(req: CampaignCreateRequest, asker: CampaignAsker): Promise<CampaignView> {
     const id = campaignIdOf(asker, req.campaign_id);
-    const spec = this.agent.specProblem(req.agent as AgentSpec);
+    const spec = await this.agent.specProblem(req.agent as AgentSpec);
     // Its message as before; its details name the field, as the schema's refusals do (`agent.token_limit 5 is below …`).
     if (spec) throw new AppError('REQUEST.INVALID', spec.problem, [fieldDetail(spec.path, spec.problem)]);
     return this.worker.serialised(id, async () => {

@@ -17,7 +17,7 @@ import { scriptedProposal, type ProposalAgent } from './proposal-agent';
 const clock = { now: () => new Date() };
 const agent: ProposalAgent = {
   propose: async (spec, req) => scriptedProposal(spec.kind === 'scripted' ? spec.proposals : [], req.proposals_asked),
-  specProblem: () => null,
+  specProblem: async () => null,
 };
 
 /**

@@ -28,11 +28,11 @@ export interface ProposalAnswer {
 export interface ProposalAgent {
   propose(spec: AgentSpec, request: ProposalRequest): Promise<ProposalAnswer>;
   /**
-   * Why a spec can never give a proposal (a profile it does not know, a token limit below what every prompt needs),
+   * Why a spec can never give a proposal (a profile or session agent it does not know, a token limit below what every prompt needs),
    * and the create request's field at fault (`agent.token_limit`), or null. Asked at create, so such a campaign is
    * refused there instead of failing every cycle.
    */
-  specProblem(spec: AgentSpec): SpecProblem | null;
+  specProblem(spec: AgentSpec): Promise<SpecProblem | null>;
 }
 
 /** A problem of an agent spec: the request field it is in (its path, `agent.token_limit`, as validation details name fields) and why. */

@@ -30,7 +30,7 @@ export class CampaignProposalAgent implements ProposalAgent {
   private readonly registry = campaignRegistry();
   private client?: OpenAI;
 
-  constructor(private readonly endpoint: OpenAiEndpoint, private readonly sessions: Pick<SessionGateway, 'startOwn'>) {}
+  constructor(private readonly endpoint: OpenAiEndpoint, private readonly sessions: Pick<SessionGateway, 'startOwn' | 'hasProfile'>) {}
 
   async propose(spec: AgentSpec, request: ProposalRequest): Promise<ProposalAnswer> {
     if (spec.kind === 'scripted') return scriptedProposal(spec.proposals, request.proposals_asked);
@@ -73,7 +73,9 @@ export class CampaignProposalAgent implements ProposalAgent {
    * below the core abilities of a profile the campaign can run as (the named one, else any selection may pick)
    * could never make a prompt.
    */
-  specProblem(spec: AgentSpec): SpecProblem | null {
+  async specProblem(spec: AgentSpec): Promise<SpecProblem | null> {
+    // A session agent the catalog does not have: refused as an unknown llm profile is.
+    if (spec.kind === 'session') return (await this.sessions.hasProfile(spec.agent, spec.version)) ? null : { path: 'agent.agent', problem: `No agent profile ${spec.agent}${spec.version ? ` version ${spec.version}` : ''}.` };
     if (spec.kind !== 'llm') return null;
     const named = spec.profile === undefined ? undefined : this.registry.get(spec.profile);
     if (spec.profile !== undefined && !named) return { path: 'agent.profile', problem: `No agent profile ${spec.profile}.` };

@@ -53,6 +53,11 @@ export class SessionGateway {
     return retryTransient(() => this.open(dto, undefined, Math.min(opts.waitMs ?? Infinity, this.replyTimeoutMs)), opts);
   }
 
+  /** Whether an agent profile (at that version, when named) exists: a session campaign naming none is refused at create. */
+  async hasProfile(agent: string, version?: string): Promise<boolean> {
+    return Boolean(await this.profiles.resolve(agent, version));
+  }
+
   private async open(req: SessionStartRequestDto, requestedBy: string | undefined, waitMs: number): Promise<SessionReply> {
     const { spec, parentEnded } = await this.prepare(req, requestedBy);
     const existing = await this.runs.load(spec.run_id);
