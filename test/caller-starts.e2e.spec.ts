@@ -56,6 +56,17 @@ describe('Issue 26 caller starts: attributed to a caller, in its cases, refused 
   const errorOf = (a: Answer) => (a.ok ? (a.body as AgentRunResponse).error?.error_code : a.error.code);
   const runIdOf = (a: Answer) => (a.ok ? (a.body as AgentRunResponse).run_id : undefined);
   const errorMessageOf = (a: Answer) => (a.ok ? (a.body as AgentRunResponse).error?.message : a.error.message);
+  /** As the caller, an input artifact on its own door: `bytes` (application/json) of `kind` for `agent_name` in `case_id`. */
+  const ingestBytes = (case_id: string, agent_name: string, kind: string, bytes: Buffer | string) =>
+    ask('rl.caller.caller.artifacts.ingest', { case_id, agent_name, kind, media_type: 'application/json', content_base64: Buffer.from(bytes).toString('base64') });
+  const ingestJson = (case_id: string, agent_name: string, kind: string, content: unknown) => ingestBytes(case_id, agent_name, kind, JSON.stringify(content));
+  /** A caller's GOVERNANCE_AGENT run in `caseId`: the desk's candidate, the approver's ticket (contract 001 §4.5). */
+  const promote = async (caseId: string, runId: string, text: string) => {
+    const candidate = await ingestJson(caseId, 'GOVERNANCE_AGENT', 'candidate_insights', { title: 'Wage complaints and dismissal', text });
+    expect(candidate).toMatchObject({ ok: true, body: { kind: 'candidate_insights', case_id: caseId } });
+    const ticket = await putTicket(stack, caseId, approvedTicket(caseId));
+    return ask(OWN_START, { agent_name: 'GOVERNANCE_AGENT', case_id: caseId, run_id: runId, input_artifacts: [ticket, (candidate.ok && candidate.body) as ArtifactRef], parameters: {} }, 120_000);
+  };
 
   it('Issue 26 a caller cannot start as another caller: another caller\'s door and the retired agents.run.start / agents.session.* are NATS permission violations, and nothing starts', async () => {
     // test-admin is a caller of every case: a run in acme-… on its door would be the caller's privilege escalation.
@@ -129,10 +140,7 @@ describe('Issue 26 caller starts: attributed to a caller, in its cases, refused 
   it('Issue 26 caller grants: an input ref relabelled with another kind is refused before any run starts (the store\'s reference decides what an input is: kind, media type, case, bytes)', async () => {
     const caseId = `case-relabel-${tag}`;
     // The intake desk supplies intake forms to INTAKE_AGENT (and GOVERNANCE_AGENT only the candidates it ingests as such).
-    const form = await ask('rl.caller.caller.artifacts.ingest', {
-      case_id: caseId, agent_name: 'INTAKE_AGENT', kind: 'client_intake_form', media_type: 'application/json',
-      content_base64: Buffer.from(JSON.stringify({ title: 'Keep every wage slip', text: 'Collect the wage slips and the dismissal letter before the first meeting.' })).toString('base64'),
-    });
+    const form = await ingestJson(caseId, 'INTAKE_AGENT', 'client_intake_form', { title: 'Keep every wage slip', text: 'Collect the wage slips and the dismissal letter before the first meeting.' });
     expect(form).toMatchObject({ ok: true, body: { kind: 'client_intake_form', case_id: caseId } });
     const formRef = (form.ok && form.body) as ArtifactRef;
     const ticket = await putTicket(stack, caseId, approvedTicket(caseId));
@@ -171,34 +179,18 @@ describe('Issue 26 caller starts: attributed to a caller, in its cases, refused 
 
   it('Contract 001 §4.5 from outside: the intake desk supplies GOVERNANCE_AGENT its candidate_insights and the approver its ticket; a caller\'s run promotes (no role supplied candidates before: every promotion failed)', async () => {
     const caseId = `case-promote-${tag}`;
-    const candidate = await ask('rl.caller.caller.artifacts.ingest', {
-      case_id: caseId, agent_name: 'GOVERNANCE_AGENT', kind: 'candidate_insights', media_type: 'application/json',
-      content_base64: Buffer.from(JSON.stringify({ title: 'Wage complaints and dismissal', text: 'When a dismissal closely follows a wage complaint, collect the timeline early and keep the written messages.' })).toString('base64'),
-    });
-    expect(candidate).toMatchObject({ ok: true, body: { kind: 'candidate_insights', case_id: caseId } });
     // The desk supplies candidates, never the approval: its ticket is refused at the door.
-    const deskTicket = await ask('rl.caller.caller.artifacts.ingest', {
-      case_id: caseId, agent_name: 'GOVERNANCE_AGENT', kind: 'promotion_ticket', media_type: 'application/json',
-      content_base64: Buffer.from(JSON.stringify(approvedTicket(caseId))).toString('base64'),
-    });
-    expect(errorOf(deskTicket)).toBe('ARTIFACT.KIND_DENIED');
-    const ticket = await putTicket(stack, caseId, approvedTicket(caseId));
+    expect(errorOf(await ingestJson(caseId, 'GOVERNANCE_AGENT', 'promotion_ticket', approvedTicket(caseId)))).toBe('ARTIFACT.KIND_DENIED');
     const runId = randomUUID();
-    const answer = await ask(OWN_START, { agent_name: 'GOVERNANCE_AGENT', case_id: caseId, run_id: runId, input_artifacts: [ticket, (candidate.ok && candidate.body) as ArtifactRef], parameters: {} }, 120_000);
+    const answer = await promote(caseId, runId, 'When a dismissal closely follows a wage complaint, collect the timeline early and keep the written messages.');
     expect(answer).toMatchObject({ ok: true, body: { outcome: 'success', run_id: runId, error: null } });
     expect((answer.ok && (answer.body as AgentRunResponse).output_artifacts.length) || 0).toBeGreaterThan(0);
   });
 
   it('Probe finding 11: a run_id naming a run the caller did not start is refused in one sentence whatever its parent (the answer told a service\'s child run by its parent_run_id)', async () => {
     const caseId = `case-foreign-${tag}`;
-    const candidate = await ask('rl.caller.caller.artifacts.ingest', {
-      case_id: caseId, agent_name: 'GOVERNANCE_AGENT', kind: 'candidate_insights', media_type: 'application/json',
-      content_base64: Buffer.from(JSON.stringify({ title: 'Early timelines', text: 'Collect the timeline of complaint and dismissal early.' })).toString('base64'),
-    });
-    const ticket = await putTicket(stack, caseId, approvedTicket(caseId));
     const parentId = randomUUID();
-    const promoted = await ask(OWN_START, { agent_name: 'GOVERNANCE_AGENT', case_id: caseId, run_id: parentId, input_artifacts: [ticket, (candidate.ok && candidate.body) as ArtifactRef], parameters: {} }, 120_000);
-    expect(promoted).toMatchObject({ ok: true, body: { outcome: 'success' } });
+    expect(await promote(caseId, parentId, 'Collect the timeline of complaint and dismissal early.')).toMatchObject({ ok: true, body: { outcome: 'success' } });
     // The promotion service's child run: a run of the caller's tree, but not one the caller started.
     const [child] = childrenOf(await runTree(stack, parentId), parentId, 'promotion');
     const naming = (parent?: string) => ask(OWN_START, { agent_name: 'GOVERNANCE_AGENT', case_id: caseId, run_id: child.run_id, ...(parent ? { parent_run_id: parent } : {}), input_artifacts: [], parameters: {} });
@@ -284,9 +276,7 @@ describe('Issue 26 caller starts: attributed to a caller, in its cases, refused 
   it('Probe finding (deep intake form): an ingest nested deeper than the request bound is ARTIFACT.TYPE_DENIED naming it (nothing stored); a form at the bound is taken and read; a run given one stored deeper before that check fails INVALID_INPUT at once', async () => {
     const caseId = `case-deep-${tag}`;
     const nested = (levels: number) => `${'{"a":'.repeat(levels - 1)}{"name":"Dana"}${'}'.repeat(levels - 1)}`;
-    const ingest = (json: string) => ask('rl.caller.caller.artifacts.ingest', {
-      case_id: caseId, agent_name: 'INTAKE_AGENT', kind: 'client_intake_form', media_type: 'application/json', content_base64: Buffer.from(json).toString('base64'),
-    });
+    const ingest = (json: string) => ingestBytes(caseId, 'INTAKE_AGENT', 'client_intake_form', json);
     const deepForm = `{"name":"Dana","contact":${'['.repeat(20_000)}${']'.repeat(20_000)}}`;
     expect(await ingest(deepForm)).toEqual({
       ok: false, error: { code: 'ARTIFACT.TYPE_DENIED', message: 'A client_intake_form may be nested at most 32 levels (objects and arrays); the content is nested deeper.', retryable: false },
@@ -316,7 +306,7 @@ describe('Issue 26 caller starts: attributed to a caller, in its cases, refused 
   it('Input bounds (a lone UTF-16 surrogate is not well-formed text): an intake form holding one is ARTIFACT.TYPE_DENIED at ingest; one stored before that check fails its run INVALID_INPUT at once, not INTERNAL retried', async () => {
     const caseId = `case-lone-${tag}`;
     const form = '{"name":"\\ud800"}';
-    const ingested = await ask('rl.caller.caller.artifacts.ingest', { case_id: caseId, agent_name: 'INTAKE_AGENT', kind: 'client_intake_form', media_type: 'application/json', content_base64: Buffer.from(form).toString('base64') });
+    const ingested = await ingestBytes(caseId, 'INTAKE_AGENT', 'client_intake_form', form);
     expect(ingested).toEqual({
       ok: false, error: { code: 'ARTIFACT.TYPE_DENIED', message: 'A client_intake_form must hold well-formed text: property name is not well-formed text (a lone UTF-16 surrogate).', retryable: false },
     });
@@ -332,9 +322,7 @@ describe('Issue 26 caller starts: attributed to a caller, in its cases, refused 
   it('Intake form with a UTF-8 byte order mark: ingest takes it as the JSON it is, stored byte for byte (its sha256 over the mark), and the run that reads it succeeds (it failed INVALID_INPUT, not JSON)', async () => {
     const caseId = `case-bom-${tag}`;
     const bytes = Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from('{"name":"Dana","contact":{"email":"dana@example.com"}}')]);
-    const ingested = await ask('rl.caller.caller.artifacts.ingest', {
-      case_id: caseId, agent_name: 'INTAKE_AGENT', kind: 'client_intake_form', media_type: 'application/json', content_base64: bytes.toString('base64'),
-    });
+    const ingested = await ingestBytes(caseId, 'INTAKE_AGENT', 'client_intake_form', bytes);
     expect(ingested).toMatchObject({ ok: true, body: { kind: 'client_intake_form', case_id: caseId, size_bytes: bytes.length, sha256: createHash('sha256').update(bytes).digest('hex') } });
     const runId = randomUUID();
     const started = await ask(OWN_START, { agent_name: 'INTAKE_AGENT', case_id: caseId, run_id: runId, input_artifacts: [ingested.ok && ingested.body], parameters: {} }, 120_000);
@@ -360,10 +348,7 @@ describe('Issue 26 caller starts: attributed to a caller, in its cases, refused 
 
   it('Issue 9 erasure: an erased case takes no new ingest (DATA.ERASED), and nothing of it reaches the artifact store', async () => {
     const erasedCase = `case-erased-${tag}`;
-    const ingest = (text: string) => ask('rl.caller.caller.artifacts.ingest', {
-      case_id: erasedCase, agent_name: 'INTAKE_AGENT', kind: 'client_intake_form', media_type: 'application/json',
-      content_base64: Buffer.from(JSON.stringify({ name: text })).toString('base64'),
-    });
+    const ingest = (text: string) => ingestJson(erasedCase, 'INTAKE_AGENT', 'client_intake_form', { name: text });
     expect((await ingest('before')).ok).toBe(true);
     expect((await cli('admin', 'erase', '--case', erasedCase)).code).toBe(0);
     expect(await ingest(`after the erasure ${tag}`)).toMatchObject({ ok: false, error: { code: 'DATA.ERASED', retryable: false } });

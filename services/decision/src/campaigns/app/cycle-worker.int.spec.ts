@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { connect, NatsConnection } from '@nats-io/transport-node';
 import { ensureLogStream, EventLog } from '@runledger/event-log';
-import { deterministicUuid } from '@runledger/kernel';
+import { AppError, deterministicUuid } from '@runledger/kernel';
 import type { Bus } from '@runledger/messaging';
 import { PolicyCatalog } from '@runledger/policy-catalog';
 import { RunRepository } from '@runledger/runs';
@@ -113,5 +113,18 @@ describe('campaign cycle requests over a real log: a cancel never aborts a journ
     expect(types).not.toContain('CycleAborted');
     expect((await runTypes(a.run_id)).at(-1)).toBe('RunCancelled');
     expect((await runTypes(b.run_id)).at(-1)).toBe('RunCompleted');
+  });
+
+  it('Probe finding (README "Campaigns"): an agent that can never propose (its session agent gone since create) aborts the cycle it opened, CycleAborted and its run failed CAMPAIGN.AGENT_UNAVAILABLE, instead of leaving it in progress for good', async () => {
+    const id = await activeCampaign([]);
+    jest.spyOn(agent, 'propose').mockRejectedValue(new AppError('REQUEST.INVALID', 'There is no agent profile nope.'));
+    for (const cmd of [request(id), request(id)]) {
+      await worker.carry(cmd);
+      expect((await runTypes(cmd.run_id)).at(-1)).toBe('RunCompleted');
+    }
+    expect((await campaignTypes(id)).filter((t) => t === 'CycleAborted')).toHaveLength(2);
+    expect((await store.load(id)).open_cycle).toBeFalsy();
+    const failed = (await runs.events(deterministicUuid('campaign-cycle', id, 1))).find((e) => e.type === 'RunFailed');
+    expect(failed?.data).toMatchObject({ error: { error_code: 'CAMPAIGN.AGENT_UNAVAILABLE', message: "The campaign's agent cannot propose: There is no agent profile nope.", retryable: false } });
   });
 });
