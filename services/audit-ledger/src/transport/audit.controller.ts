@@ -12,13 +12,13 @@ import { ROW_HOLD_MS } from '../infra/folded-rows';
 /** Largest batch of run events the ledger takes at once (batches grow only when events arrive faster than it chains). */
 const LEDGER_BATCH = 256;
 /**
- * How long a part-filled batch waits for more: a few requests' worth of events when requests come one at a time, so a
- * quiet log costs one chain append and signature and one row write per run per few requests rather than per event.
- * Requests never wait for the ledger; a chain entry is at most this much later. 100 ms rather than 25 (issue 22,
- * bench/cpu-load.js, 3 interleaved pairs): the ledger's CPU per sequential request 3.27 → 2.40 ms (medians), at c16
- * unchanged (batches fill first), and on two cores that CPU is taken from the request path.
+ * How long a part-filled batch waits for more: about one request's worth of events, so a quiet log costs one chain
+ * append and one row write per run per request rather than per event. Requests never wait for the ledger; a chain
+ * entry is at most this much later. 100 ms cut the ledger's CPU per sequential request 3.27 → 2.40 ms (issue 22,
+ * bench/results.md) but came with a full e2e run 1,061 → 1,572 s (suites wait on chained rows): back to 25 until the
+ * suites' waits are measured against it.
  */
-const LEDGER_LINGER_MS = 100;
+const LEDGER_LINGER_MS = 25;
 
 @Controller()
 export class AuditController {
