@@ -9,7 +9,7 @@ import type { CampaignState } from '../domain/campaign-types';
 import { CampaignRuns } from './campaign-effects';
 import { CampaignStore } from './campaign-store';
 import { executeProposal } from './proposal-executor';
-import { PROPOSAL_AGENT, type ProposalAgent } from './proposal-agent';
+import { PROPOSAL_AGENT, type ProposalAgent, type ProposalAnswer } from './proposal-agent';
 
 export const CAMPAIGN_TOOL_TIMEOUT_MS = Symbol('CAMPAIGN_TOOL_TIMEOUT_MS');
 
@@ -68,8 +68,7 @@ export class CycleRunner {
     // The cycle's run ended before the cycle did (the resolver closed it while nobody carried it): nothing more can be
     // recorded on it, so the cycle is aborted with the run's outcome instead of being carried on.
     if (isTerminal(run.session.state)) {
-      const error = { error_code: run.session.state.error?.error_code ?? 'RUN.ABANDONED', message: 'The cycle\'s run ended before the cycle did; nothing more was executed.', retryable: false as const };
-      return { outcome: { cycle, run_id: runId, outcome: 'aborted', action_type: null, errors: [error.message] }, closing: { type: 'abort', reason: `cycle run ${run.session.state.status}`, error } };
+      return abortedBy(runId, cycle, `cycle run ${run.session.state.status}`, run.session.state.error?.error_code ?? 'RUN.ABANDONED', 'The cycle\'s run ended before the cycle did; nothing more was executed.');
     }
     if (!state.open_cycle) {
       const built = buildStateSnapshot(snapshotSourceOf(state));
@@ -90,15 +89,15 @@ export class CycleRunner {
       if (attempt > state.settings.max_attempts || (attempt > 1 && state.settings.on_invalid === 'abort')) {
         return aborted(runId, cycle, `invalid proposal (${errors.join('; ') || 'no valid proposal'})`, errors, validationError);
       }
-      let answer: Awaited<ReturnType<ProposalAgent['propose']>>;
+      let answer: ProposalAnswer;
       try {
         answer = await this.agent.propose(state.agent, { campaign_id: id, cycle, attempt, snapshot, previous_errors: errors, proposals_asked: state.proposals_asked });
       } catch (err) {
         // An agent that can never propose (a session agent that does not exist) ends the cycle it opened, recorded,
         // instead of leaving it open for good (probe finding); what may pass (a provider down) is asked again.
         if (!(err instanceof AppError) || err.retryable) throw err;
-        const error = { error_code: 'CAMPAIGN.AGENT_UNAVAILABLE', message: `The campaign's agent cannot propose: ${err.message}`, retryable: false as const };
-        return { outcome: { cycle, run_id: runId, outcome: 'aborted', action_type: null, errors: [error.message] }, closing: { type: 'abort', reason: error.message, error } };
+        const message = `The campaign's agent cannot propose: ${err.message}`;
+        return abortedBy(runId, cycle, message, 'CAMPAIGN.AGENT_UNAVAILABLE', message);
       }
       const verdict = validateProposal(answer.raw, snapshot);
       errors = verdict.isValid ? [] : [...verdict.errors];
@@ -176,6 +175,11 @@ function aborted(runId: string, cycle: number, reason: string, errors: string[],
     outcome: { cycle, run_id: runId, outcome: 'aborted', action_type: null, errors, ...(validationError ? { validation_error: validationError } : {}) },
     closing: { type: 'abort', reason, error: { error_code: 'PROPOSAL.INVALID', message: 'The agent gave no valid proposal; nothing was executed.', retryable: false } },
   };
+}
+
+/** A cycle that cannot go on (its run ended, its agent cannot propose): aborted, nothing executed, the error said once. */
+function abortedBy(runId: string, cycle: number, reason: string, errorCode: string, message: string): CycleResult {
+  return { outcome: { cycle, run_id: runId, outcome: 'aborted', action_type: null, errors: [message] }, closing: { type: 'abort', reason, error: { error_code: errorCode, message, retryable: false } } };
 }
 
 export function notActiveMessage(state: CampaignState): string {
