@@ -26,7 +26,7 @@ module.exports = {
     {
       ...shared, displayName: 'e2e', testMatch: ['<rootDir>/test/**/*.e2e.spec.ts'],
       // Issue 26: every event a suite's stack wrote is checked against its schema when the stack stops; the run fails listing them.
-      globalSetup: '<rootDir>/test/support/log-contracts.global-setup.js', globalTeardown: '<rootDir>/test/support/log-contracts.global-teardown.js',
+      globalSetup: '<rootDir>/test/support/e2e.global-setup.js', globalTeardown: '<rootDir>/test/support/e2e.global-teardown.js',
     },
   ],
 };

@@ -4,8 +4,8 @@
  *   1. nats-server present (installed from Debian's package when missing and we are root; else says how)
  *   2. contracts: schemas compile, asyncapi.yaml is valid AsyncAPI 3, generated types match the schemas
  *   3. type-check and lint (with the domain-purity boundary rules)
- *   4. jest: unit and integration tests in parallel, then the e2e suites one at a time (each starts its
- *      own nats-server and the seven services; two at once would fight over our two cores)
+ *   4. jest: unit and integration tests in parallel, then the e2e suites one at a time (each on a stack of its
+ *      own or on the run's shared one: a nats-server and the seven services; two at once would fight over our two cores)
  * Ends with one summary line "tests: N passed, N failed" and exits non-zero on any failure.
  */
 const { spawnSync } = require('node:child_process');

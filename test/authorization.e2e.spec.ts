@@ -45,7 +45,7 @@ describe('Issue 9 authorization: every identity is held to the permissions table
   };
 
   beforeAll(async () => {
-    stack = await TestStack.start();
+    stack = await TestStack.shared();
   }, 600_000);
   afterAll(async () => {
     for (const nc of conns.values()) await nc.close().catch(() => undefined);

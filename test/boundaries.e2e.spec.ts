@@ -25,7 +25,7 @@ const INTERNALS = /\bat \S+ \(|\.ts:\d+|node_modules|Error:|ECONNREFUSED|nats:\/
 describe('Bad input at every boundary: a clear, specific error, never internals', () => {
   let stack: TestStack;
   beforeAll(async () => {
-    stack = await TestStack.start();
+    stack = await TestStack.shared();
   });
   afterAll(async () => stack?.stop());
 

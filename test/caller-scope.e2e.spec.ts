@@ -43,7 +43,7 @@ describe('Caller scope: the task assistant and campaigns on a caller\'s own door
   let b: NatsConnection;
 
   beforeAll(async () => {
-    stack = await TestStack.start();
+    stack = await TestStack.shared();
     b = await stack.connectAs(B);
   });
   afterAll(async () => {

@@ -31,7 +31,7 @@ describe('Issue 26 caller starts: attributed to a caller, in its cases, refused 
   const cli = (identity: string, ...args: string[]) => runCli(stack.url, args, stack.cliEnv(identity));
 
   beforeAll(async () => {
-    stack = await TestStack.start();
+    stack = await TestStack.shared();
     caller = await stack.connectAs('caller');
   });
   afterAll(async () => {

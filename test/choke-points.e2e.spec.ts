@@ -40,7 +40,7 @@ describe('Issue 9 choke points trust only the log', () => {
   const runTypes = async (runId: string) => (await stack.runEvents(runId)).map((e) => e.type);
 
   beforeAll(async () => {
-    stack = await TestStack.start();
+    stack = await TestStack.shared();
   });
   afterAll(async () => stack?.stop());
 

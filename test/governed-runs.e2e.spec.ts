@@ -22,7 +22,7 @@ describe('Governed agent runs (contract 001) over real NATS', () => {
   const agentRun = (agent: string) => tree.find((r) => r.created.run_kind === 'agent' && r.created.agent_name === agent)!;
 
   beforeAll(async () => {
-    stack = await TestStack.start();
+    stack = await TestStack.shared();
     inputs = await uploadCase(stack, caseA, versions);
     // One whole case workflow, shared by the tests below: ORCHESTRATOR → INTAKE → INTERVIEW → MAPPING → EXPORT.
     workflow = await startRun(stack, {

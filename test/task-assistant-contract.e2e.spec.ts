@@ -17,7 +17,7 @@ const TOO_LONG = 'Task description must be 1-1000 characters';
 describe('Contract 000 templates, validation and audit over the bus', () => {
   let stack: TestStack;
   beforeAll(async () => {
-    stack = await TestStack.start();
+    stack = await TestStack.shared();
   });
   afterAll(async () => stack?.stop());
 

@@ -10,7 +10,7 @@ jest.setTimeout(120_000);
 describe('Contract 000 intent table over the bus', () => {
   let stack: TestStack;
   beforeAll(async () => {
-    stack = await TestStack.start();
+    stack = await TestStack.shared();
   });
   afterAll(async () => stack?.stop());
 

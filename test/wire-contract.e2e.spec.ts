@@ -27,7 +27,7 @@ describe('Issue 11 wire capture: every subject on the wire is in asyncapi.yaml',
   const seen = new Set<string>();
 
   beforeAll(async () => {
-    stack = await TestStack.start();
+    stack = await TestStack.shared();
     const spy = await stack.connectAs('test-admin');
     spy.subscribe('>', { callback: (_err, m) => void seen.add(m.subject) });
     await spy.flush();

@@ -17,12 +17,13 @@ const HARNESS = 'test';
 const isErased = (v: unknown) => v === ERASED_TEXT || (typeof v === 'object' && v !== null && !Array.isArray(v) && Object.keys(v).length === 1 && (v as { erased?: unknown }).erased === ERASED_VALUE.erased);
 
 /**
- * Issue 26 "every record as the contract says", run by TestStack.stop() over the whole log of the suite's stack:
+ * Issue 26 "every record as the contract says", run by TestStack.stop() over the whole log of the suite's stack (of a
+ * shared stack: from `fromSeq`, what was written since the suite attached):
  * every message against the log record schema, every event against the schema proto-contracts/event-types.json maps
  * its type to (LogContracts). Returns the problems grouped, or none. One pass of pipelined direct gets over the log
  * (a suite writes a few thousand events), schemas compiled once per test file.
  */
-export async function logContractProblems(nc: NatsConnection, storedLog: EventLog, codec: EventCodec): Promise<string[]> {
+export async function logContractProblems(nc: NatsConnection, storedLog: EventLog, codec: EventCodec, fromSeq = 1): Promise<string[]> {
   contracts ??= new LogContracts({ fields: SEALED_FIELDS, isSealed, isErased });
   const checker = contracts;
   const found = new Map<string, { count: number; first: string }>();
@@ -33,8 +34,9 @@ export async function logContractProblems(nc: NatsConnection, storedLog: EventLo
   };
   try {
     const info = await (await jetstreamManager(nc)).streams.info(LOG_STREAM);
-    if (info.state.messages === 0) return [];
-    await storedLog.messages(`${LOG_SUBJECT_PREFIX}.>`, info.state.first_seq, info.state.last_seq, async (m) => {
+    const from = Math.max(info.state.first_seq, fromSeq);
+    if (info.state.messages === 0 || from > info.state.last_seq) return [];
+    await storedLog.messages(`${LOG_SUBJECT_PREFIX}.>`, from, info.state.last_seq, async (m) => {
       // What the harness itself put there is a fixture, not a record of ours: events it appended as `test` (callers
       // recorded for a test, histories in old shapes, forgeries a verifier must catch) and messages that are not
       // events at all (readers skip them too: libs/event-log tryStoredEvents).
@@ -55,7 +57,7 @@ export async function logContractProblems(nc: NatsConnection, storedLog: EventLo
 }
 
 /**
- * Leaves a suite's problems where the e2e run's global teardown finds them (test/support/log-contracts.global-*.js),
+ * Leaves a suite's problems where the e2e run's global teardown finds them (test/support/e2e.global-*.js),
  * so the run fails listing them without cutting the suite's own cleanup short. Outside that run, says them on stderr.
  */
 export function reportLogContractProblems(problems: readonly string[]): void {

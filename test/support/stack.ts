@@ -1,17 +1,17 @@
 // The runs library loads decorated DTOs (class-transformer): their metadata API first, whatever a suite imports before.
 import 'reflect-metadata';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, openSync, closeSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import YAML from 'yaml';
 import { connect, NatsConnection, headers as natsHeaders } from '@nats-io/transport-node';
 import type { TestIdentity } from '@runledger/testing';
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import type { ChildProcess } from 'node:child_process';
-import { EventLog, StoredEvent } from '@runledger/event-log';
+import { EventLog, LOG_STREAM, StoredEvent } from '@runledger/event-log';
 import { RunRepository } from '@runledger/runs';
 import { NatsKvDocumentStore, type DocumentStore } from '@runledger/document-store';
 import { BusLayout, CachedDataKeys, decodeReply, encodeJson, KvDataKeyStore, provisionBus, SealedDocumentStore, SealingCodec } from '@runledger/messaging';
-import { startNatsServer, NatsServerHandle, TEST_ADMIN, waitUntil } from '@runledger/testing';
+import { attachNatsServer, describeNatsServer, startNatsServer, NatsServerDescriptor, NatsServerHandle, TEST_ADMIN, waitUntil } from '@runledger/testing';
 import { logContractProblems, reportLogContractProblems } from './log-contract-check';
 
 // The same launcher `npm start` uses, so tests run the stack users run.
@@ -35,6 +35,13 @@ export interface StackOptions {
   services?: string[];
 }
 
+/** What test/support/e2e.global-teardown.js needs to stop the shared stack, and a suite to attach to it. */
+interface SharedStackDescriptor {
+  nats: NatsServerDescriptor;
+  services: Record<string, number>;
+  httpPorts: Record<string, number>;
+}
+
 export interface Reply<T> {
   ok: boolean;
   body: T;
@@ -54,6 +61,8 @@ export class TestStack {
   storedLog!: EventLog;
   httpPorts = new Map<string, number>();
   private codec?: SealingCodec;
+  /** Of a shared stack: the first log sequence this suite wrote (its stop checks the log from there, and stops nothing). */
+  private sharedFromSeq?: number;
 
   private constructor(readonly nats: NatsServerHandle, private readonly opts: StackOptions) {}
 
@@ -65,17 +74,61 @@ export class TestStack {
       // The bootstrap step npm start runs (scripts/bootstrap.ts), in-process: one node process fewer per suite.
       await provisionBus(stack.nc, permissions.busLayout(permissions.loadTable()));
       await Promise.all((opts.services ?? launcher.SERVICES).map((s) => stack.startService(s)));
-      // Tests read events as services do: sealed personal and case data opened (README "Erasure").
-      const codec = new SealingCodec(new CachedDataKeys(new KvDataKeyStore(stack.nc)));
-      stack.codec = codec;
-      // Its appends stand in for decision's (issue 23: a run it seeds is decision's, on decision's subject, produced by it).
-      stack.log = new EventLog(jetstream(stack.nc), await jetstreamManager(stack.nc), { producer: 'decision', clock: { now: () => new Date() }, codec });
-      stack.storedLog = new EventLog(jetstream(stack.nc), await jetstreamManager(stack.nc), { producer: 'test', clock: { now: () => new Date() } });
+      await stack.openClients();
     } catch (err) {
       await stack.stop();
       throw new Error(`${(err as Error).message}\n--- service output ---\n${stack.logs.slice(-40).join('\n')}`);
     }
     return stack;
+  }
+
+  /**
+   * The e2e run's one stack of every service as `start()` starts them, for the suites that ask nothing of a stack but
+   * its services: no environment of their own, no service or server killed, restarted or held, nothing asserted of
+   * the whole log or of every run (their ids are their own). The first such suite starts it, the next ones attach to it
+   * (a stack start is most of such a suite's time); each suite's stop checks the log records written since it attached
+   * and closes its connections, and the e2e run's global teardown stops the stack (test/support/e2e.global-*.js).
+   * Outside an e2e run (no RL_SHARED_STACK_DIR) it is a stack of the suite's own.
+   */
+  static async shared(): Promise<TestStack> {
+    const dir = process.env.RL_SHARED_STACK_DIR;
+    if (!dir) return TestStack.start();
+    const file = join(dir, 'stack.json');
+    // One starter, even with jest workers: whoever creates the lock starts it, the others wait for its descriptor.
+    if (!existsSync(file) && tryLock(join(dir, 'stack.lock'))) {
+      const stack = await TestStack.start();
+      const descriptor: SharedStackDescriptor = {
+        nats: describeNatsServer(stack.nats),
+        services: Object.fromEntries([...stack.procs].map(([name, child]) => [name, child.pid!])),
+        httpPorts: Object.fromEntries(stack.httpPorts),
+      };
+      writeFileSync(`${file}.tmp`, JSON.stringify(descriptor));
+      renameSync(`${file}.tmp`, file);
+      stack.sharedFromSeq = 1;
+      return stack;
+    }
+    await waitUntil(async () => existsSync(file), { timeoutMs: 120_000, intervalMs: 100 });
+    const descriptor = JSON.parse(readFileSync(file, 'utf8')) as SharedStackDescriptor;
+    const stack = new TestStack(attachNatsServer(descriptor.nats), {});
+    stack.httpPorts = new Map(Object.entries(descriptor.httpPorts));
+    stack.nc = await stack.connectAs(TEST_ADMIN);
+    await stack.openClients();
+    stack.sharedFromSeq = (await (await jetstreamManager(stack.nc)).streams.info(LOG_STREAM)).state.last_seq + 1;
+    return stack;
+  }
+
+  private async openClients(): Promise<void> {
+    // Tests read events as services do: sealed personal and case data opened (README "Erasure").
+    const codec = new SealingCodec(new CachedDataKeys(new KvDataKeyStore(this.nc)));
+    this.codec = codec;
+    // Its appends stand in for decision's (issue 23: a run it seeds is decision's, on decision's subject, produced by it).
+    this.log = new EventLog(jetstream(this.nc), await jetstreamManager(this.nc), { producer: 'decision', clock: { now: () => new Date() }, codec });
+    this.storedLog = new EventLog(jetstream(this.nc), await jetstreamManager(this.nc), { producer: 'test', clock: { now: () => new Date() } });
+  }
+
+  /** A shared stack's services and server are every suite's: none may stop, hold or restart them. */
+  private assertOwn(what: string): void {
+    if (this.sharedFromSeq !== undefined) throw new Error(`a shared stack (TestStack.shared) is not this suite's to ${what}: start a stack of its own`);
   }
 
   get url(): string {
@@ -118,6 +171,7 @@ export class TestStack {
 
   /** `env` goes on top of the stack's environment for this start only (a restart without it returns to the stack's). */
   async startService(name: string, env: Record<string, string> = {}): Promise<void> {
+    this.assertOwn(`start ${name} on`);
     const svc = launcher.startService(name, {
       natsUrl: this.nats.url,
       creds: this.nats.creds,
@@ -131,6 +185,7 @@ export class TestStack {
 
   /** Kills one service process (SIGKILL by default: no cleanup, no drain). */
   async kill(name: string, signal: NodeJS.Signals = 'SIGKILL'): Promise<void> {
+    this.assertOwn(`kill ${name} of`);
     const child = this.procs.get(name);
     if (child) await launcher.stopProcess(child, signal, 2_000);
     this.procs.delete(name);
@@ -138,6 +193,7 @@ export class TestStack {
 
   /** Signals one service process at once, without waiting (SIGSTOP holds it where it is, SIGCONT lets it go on). */
   signal(name: string, signal: NodeJS.Signals): void {
+    this.assertOwn(`signal ${name} of`);
     const pid = this.procs.get(name)?.pid;
     if (pid === undefined) throw new Error(`no running ${name} process to signal`);
     process.kill(pid, signal);
@@ -173,6 +229,13 @@ export class TestStack {
 
   /** Stops the stack, and reports every event in its log that its contract does not admit (the e2e run fails listing them). */
   async stop(opts: { whileStopped?: (storeDir: string) => void | Promise<void> } = {}): Promise<void> {
+    if (this.sharedFromSeq !== undefined) {
+      if (opts.whileStopped) throw new Error('a shared stack is stopped by the e2e run\'s global teardown: nothing reads its store while it is stopped');
+      const problems = this.codec ? await logContractProblems(this.nc, this.storedLog, this.codec, this.sharedFromSeq) : [];
+      await this.nc.close().catch(() => undefined);
+      reportLogContractProblems(problems);
+      return;
+    }
     await Promise.all([...this.procs.values()].map((c) => launcher.stopProcess(c, 'SIGTERM', 3_000)));
     this.procs.clear();
     // Issue 26: every record as the contract says (test/support/log-contract-check.ts).
@@ -181,5 +244,15 @@ export class TestStack {
     // Whatever reads the stopped stack's store runs before the log's contract problems are reported.
     await this.nats.stop(opts.whileStopped);
     reportLogContractProblems(problems);
+  }
+}
+
+/** True when this process created `file` (it did not exist). */
+function tryLock(file: string): boolean {
+  try {
+    closeSync(openSync(file, 'wx'));
+    return true;
+  } catch {
+    return false;
   }
 }

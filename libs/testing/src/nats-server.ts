@@ -65,6 +65,45 @@ export interface NatsServerHandle {
   connectOptions(identity?: string | null): Partial<ConnectionOptions> & { servers: string };
 }
 
+/** What another test file needs to use a running server it did not start (a shared stack's, test/support/stack.ts). */
+export interface NatsServerDescriptor {
+  url: string;
+  port: number;
+  storeDir: string;
+  creds: Readonly<Record<string, TestIdentity>>;
+  /** The server's process, for whoever stops it in the end. */
+  pid: number;
+}
+
+/** The descriptor of a server this file started, for {@link attachNatsServer} in another. */
+export function describeNatsServer(server: NatsServerHandle): NatsServerDescriptor {
+  if (!(server instanceof NatsServer) || server.pid === undefined) throw new Error('only a running server started by startNatsServer can be described');
+  return { url: server.url, port: server.port, storeDir: server.storeDir, creds: server.creds, pid: server.pid };
+}
+
+/**
+ * A running server another test file started: connect to it as any identity. It is not this file's to stop, kill or
+ * restart (those throw); its owner stops it.
+ */
+export function attachNatsServer(d: NatsServerDescriptor): NatsServerHandle {
+  const notOurs = (what: string) => () => {
+    throw new Error(`the nats-server on ${d.url} is shared: ${what} is its owner's to do`);
+  };
+  return {
+    url: d.url, port: d.port, storeDir: d.storeDir, creds: d.creds,
+    connectOptions: (identity: string | null = TEST_ADMIN) => connectOptionsFor(d.url, d.creds, identity),
+    stop: notOurs('stop'), kill: notOurs('kill'), restart: notOurs('restart'),
+  };
+}
+
+function connectOptionsFor(url: string, creds: Readonly<Record<string, TestIdentity>>, identity: string | null): Partial<ConnectionOptions> & { servers: string } {
+  if (identity === null || !Object.keys(creds).length) return { servers: url };
+  const id = creds[identity];
+  if (!id) throw new Error(`no test identity "${identity}" (known: ${Object.keys(creds).join(', ')})`);
+  const seed = new TextEncoder().encode(readFileSync(id.file, 'utf8').trim());
+  return { servers: url, authenticator: nkeyAuthenticator(seed), inboxPrefix: id.inboxPrefix };
+}
+
 /** The error startNatsServer throws when no nats-server binary can be found. */
 export const NATS_SERVER_MISSING_MESSAGE =
   'nats-server binary not found: install Debian\'s package with `apt-get install -y nats-server`, or set NATS_SERVER_BIN';
@@ -159,15 +198,15 @@ class NatsServer implements NatsServerHandle {
   }
 
   connectOptions(identity: string | null = TEST_ADMIN): Partial<ConnectionOptions> & { servers: string } {
-    if (identity === null || !Object.keys(this.creds).length) return { servers: this.url };
-    const id = this.creds[identity];
-    if (!id) throw new Error(`no test identity "${identity}" (known: ${Object.keys(this.creds).join(', ')})`);
-    const seed = new TextEncoder().encode(readFileSync(id.file, 'utf8').trim());
-    return { servers: this.url, authenticator: nkeyAuthenticator(seed), inboxPrefix: id.inboxPrefix };
+    return connectOptionsFor(this.url, this.creds, identity);
   }
 
   get storeDir(): string {
     return this.store.path;
+  }
+
+  get pid(): number | undefined {
+    return this.child?.pid;
   }
 
   async start(): Promise<void> {
