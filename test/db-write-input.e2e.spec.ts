@@ -3,7 +3,7 @@ import type { NatsConnection } from '@nats-io/transport-node';
 import type { DbResult, GovernanceScope } from '@runledger/contracts';
 import type { WireError } from '@runledger/kernel';
 import { decodeReply, encodeJson } from '@runledger/messaging';
-import { childRunId, RunRepository } from '@runledger/runs';
+import { childRunId } from '@runledger/runs';
 import { policyVersionsIn, recordedCaller, SHIPPED_POLICY_DIR } from './support/governed-runs';
 import { TestStack } from './support/stack';
 
@@ -35,16 +35,6 @@ describe('Bad input gets a specific error code: rl.db.write and rl.db.read refus
     return reply.ok ? { ok: true, body: reply.body as DbResult } : { ok: false, body: reply.error as WireError };
   };
   const interview = (caseId: string) => recordedCaller(stack, 'INTERVIEW_AGENT', 'WRITE_INTAKE_ARTIFACTS', caseId, versions);
-  /** A task assistant's run for one user, recorded as decision records it (the reads of the tasks lane are per user). */
-  const taskAssistant = async (user_id: string): Promise<GovernanceScope> => {
-    const run_id = randomUUID();
-    await new RunRepository(stack.log).append({ run_id, root_run_id: run_id, user_id }, [
-      { type: 'RunCreated', data: { run_id, run_kind: 'agent', agent_name: 'TASK_ASSISTANT', root_run_id: run_id, user_id, contract_version: 'v1', policy_versions: versions, input_artifacts: [], parameters: {}, request_hash_sha256: 'a'.repeat(64) } },
-      { type: 'AuthzDecided', data: { decision: 'allow', action: 'agent.run.start', policy_versions: versions } },
-      { type: 'RunStarted', data: {} },
-    ], { expectedVersion: 0, commandId: `caller:${run_id}` });
-    return { parent_run_id: run_id, root_run_id: run_id, agent_name: 'TASK_ASSISTANT', lane: 'TASKS', user_id, policy_versions: versions };
-  };
 
   it.each([
     ['a control character', 'doc\u0001id', 'document_id must not hold control characters'],
@@ -64,7 +54,7 @@ describe('Bad input gets a specific error code: rl.db.write and rl.db.read refus
   });
 
   it('a read by a document id the store would refuse is REQUEST.INVALID naming document_id; a filter field name it cannot query is REQUEST.INVALID, never INTERNAL', async () => {
-    const governance = await taskAssistant('u-input');
+    const governance = await recordedCaller(stack, 'TASK_ASSISTANT', 'TASKS', undefined, versions, undefined, 'u-input');
     const tasks = (over: Record<string, unknown>) => ask('rl.db.read', { collection: 'tasks', governance, ...over });
     expect(await tasks({ document_id: 'task\nid' })).toEqual({ ok: false, body: { code: 'REQUEST.INVALID', message: 'The request is not valid.', retryable: false, details: ['document_id must not hold control characters'] } });
     for (const field of ['a.b', '$where']) {
