@@ -27,12 +27,12 @@ export function policyVersionsIn(dir: string): { lanes: string; roles: string } 
 /**
  * A calling agent run recorded in the log (RunCreated, AuthzDecided allow, RunStarted; left open), and its
  * governance scope: choke points that check a caller's claims against the run it names find this one. With
- * `parent`, the run is that run's child (same root).
+ * `parent`, the run is that run's child (same root); with `user_id`, the run is that user's (a user-isolated lane's caller).
  */
-export async function recordedCaller(stack: TestStack, agent_name: string, lane: string, case_id: string | undefined, policy_versions: { lanes: string; roles: string }, parent?: GovernanceScope): Promise<GovernanceScope> {
+export async function recordedCaller(stack: TestStack, agent_name: string, lane: string, case_id: string | undefined, policy_versions: { lanes: string; roles: string }, parent?: GovernanceScope, user_id?: string): Promise<GovernanceScope> {
   const run_id = randomUUID();
   const root_run_id = parent?.root_run_id ?? run_id;
-  const tree = { root_run_id, ...(parent ? { parent_run_id: parent.parent_run_id } : {}), ...(case_id ? { case_id } : {}) };
+  const tree = { root_run_id, ...(parent ? { parent_run_id: parent.parent_run_id } : {}), ...(case_id ? { case_id } : {}), ...(user_id ? { user_id } : {}) };
   await new RunRepository(stack.log).append(
     { run_id, ...tree },
     [
@@ -46,7 +46,7 @@ export async function recordedCaller(stack: TestStack, agent_name: string, lane:
     ],
     { expectedVersion: 0, commandId: `test-caller:${run_id}` },
   );
-  return { parent_run_id: run_id, root_run_id, agent_name, lane, ...(case_id ? { case_id } : {}), policy_versions };
+  return { parent_run_id: run_id, root_run_id, agent_name, lane, ...(case_id ? { case_id } : {}), ...(user_id ? { user_id } : {}), policy_versions };
 }
 
 /** A case worker uploading the case's inputs: the intake lane, a fresh parent run recorded in the log, the given pinned versions. */

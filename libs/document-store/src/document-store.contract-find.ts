@@ -1,4 +1,4 @@
-import { DocumentStoreError, type DocumentCollection, type DocumentStore } from './types';
+import { DocumentInvalidError, type DocumentCollection, type DocumentStore } from './types';
 
 /** Shared state between the contract files. @internal */
 export interface ContractContext {
@@ -84,7 +84,7 @@ export function describeFindContract(ctx: ContractContext): void {
       expect(await ctx.store.collection(ctx.uniqueName('empty')).find({ any: 1 })).toEqual([]);
     });
 
-    it('rejects unsupported filters and options with STORE.INVALID', async () => {
+    it('Bad input gets a specific error: unsupported filters and options are DocumentInvalidError (STORE.INVALID)', async () => {
       const bad: Array<() => Promise<unknown>> = [
         () => agents.find({ team: { $ne: 'red' } }),
         () => agents.find({ tags: ['x'] }),
@@ -96,7 +96,7 @@ export function describeFindContract(ctx: ContractContext): void {
         () => agents.find({}, { sort: { field: 'a.b' as never, direction: 1 } }),
         () => agents.find({}, { sort: { field: 'team', direction: 0 as never } }),
       ];
-      for (const call of bad) await expect(call()).rejects.toBeInstanceOf(DocumentStoreError);
+      for (const call of bad) await expect(call()).rejects.toBeInstanceOf(DocumentInvalidError);
     });
   });
 }

@@ -1,5 +1,5 @@
 import { describeFindContract, type ContractContext } from './document-store.contract-find';
-import { DocumentConflictError, DocumentStoreError, type DocumentStore } from './types';
+import { DocumentConflictError, DocumentInvalidError, DocumentStoreError, type DocumentStore } from './types';
 
 interface Run {
   status: string;
@@ -144,28 +144,28 @@ export function describeDocumentStoreContract(name: string, factory: () => Promi
       expect(await col.get('a/b/c')).not.toBeNull();
     });
 
-    it('rejects invalid ids, values and revisions with STORE.INVALID', async () => {
+    it('Bad input gets a specific error: invalid ids, values and revisions are DocumentInvalidError (STORE.INVALID)', async () => {
       const col = runs();
       const badIds: unknown[] = ['', 'nul\u0000byte', 'line\nbreak', 'x'.repeat(513), '\uD800lone', 42, undefined];
       for (const id of badIds) {
         await expect(col.get(id as string)).rejects.toMatchObject({ code: 'STORE.INVALID' });
-        await expect(col.create(id as string, { status: 'x' })).rejects.toBeInstanceOf(DocumentStoreError);
+        await expect(col.create(id as string, { status: 'x' })).rejects.toBeInstanceOf(DocumentInvalidError);
       }
       const cyclic: Record<string, unknown> = { status: 'x' };
       cyclic.self = cyclic;
       for (const value of [null, [1, 2], 'text', cyclic, { status: 'x', n: BigInt(1) }]) {
-        await expect(col.put('ok', value as unknown as Run)).rejects.toMatchObject({ code: 'STORE.INVALID' });
+        await expect(col.put('ok', value as unknown as Run)).rejects.toBeInstanceOf(DocumentInvalidError);
       }
       for (const rev of [0, -1, 1.5, Number.NaN]) {
-        await expect(col.replace('ok', { status: 'x' }, rev)).rejects.toBeInstanceOf(DocumentStoreError);
+        await expect(col.replace('ok', { status: 'x' }, rev)).rejects.toBeInstanceOf(DocumentInvalidError);
       }
       expect(await col.get('ok')).toBeNull();
     });
 
-    it('rejects bad collection names synchronously with STORE.INVALID', () => {
+    it('Bad input gets a specific error: bad collection names are refused synchronously with DocumentInvalidError', () => {
       const bad = ['', 'has space', 'dot.name', 'slash/name', '$sys', '1digit-first', '_underscore-first', 'x'.repeat(64), 'ünï'];
       for (const n of bad) {
-        expect(() => ctx.store.collection(n)).toThrow(DocumentStoreError);
+        expect(() => ctx.store.collection(n)).toThrow(DocumentInvalidError);
         expect(() => ctx.store.collection(n)).toThrow(/invalid collection name/);
       }
       expect(() => ctx.store.collection('Agent_runs-2')).not.toThrow();
@@ -192,12 +192,13 @@ export function describeDocumentStoreContract(name: string, factory: () => Promi
       expect((await ctx.store.collection<Run>(name).get('x'))!.value).toEqual({ status: 'one' });
     });
 
-    it('a closed store rejects further operations', async () => {
+    it('a closed store rejects further operations with DocumentStoreError, not as bad input', async () => {
       const other = await factory();
       const col = other.collection<Run>(uniqueName('closed'));
       await col.put('x', { status: 'before' });
       await other.close();
       await expect(col.get('x')).rejects.toBeInstanceOf(DocumentStoreError);
+      await expect(col.get('x')).rejects.not.toBeInstanceOf(DocumentInvalidError);
       await expect(col.put('x', { status: 'after' })).rejects.toThrow(/closed/);
       // The suite's own store is unaffected.
       expect(await runs().get('x')).toBeNull();

@@ -4,6 +4,7 @@
  */
 export {
   DocumentConflictError,
+  DocumentInvalidError,
   DocumentStoreError,
   type ConflictDetails,
   type DocumentCollection,
@@ -12,7 +13,7 @@ export {
   type FindOptions,
   type StoredDocument,
 } from './types';
-export { COLLECTION_NAME_PATTERN, MAX_ID_BYTES } from './validation';
+export { COLLECTION_NAME_PATTERN, MAX_ID_BYTES, validateFind } from './validation';
 export { NatsKvDocumentStore, type NatsKvDocumentStoreOptions } from './nats-kv-document-store';
 export { isWrongLastSequence, KvCompareAndSet, type KvKeyAt } from './kv-compare-and-set';
 export {

@@ -1,3 +1,5 @@
+import { truncateChars } from '@runledger/kernel';
+
 /**
  * The storage port for read models and domain data. Values are JSON documents:
  * adapters store `JSON.parse(JSON.stringify(value))`, so Dates come back as ISO
@@ -55,7 +57,7 @@ export interface DocumentCollection<T extends object> {
 
 /** A set of collections on one backend. */
 export interface DocumentStore {
-  /** Returns the collection; throws DocumentStoreError synchronously for an invalid name. */
+  /** Returns the collection; throws DocumentInvalidError synchronously for an invalid name. */
   collection<T extends object>(name: string): DocumentCollection<T>;
   /** Releases what the store owns; later operations reject with DocumentStoreError. */
   close(): Promise<void>;
@@ -92,7 +94,7 @@ export class DocumentConflictError extends Error {
   }
 }
 
-/** The caller passed something the store cannot accept (bad name, id, value, filter) or used a closed store. */
+/** The store refused an operation: the caller's input is not storable (DocumentInvalidError), or the store is closed or misconfigured. */
 export class DocumentStoreError extends Error {
   readonly code = 'STORE.INVALID' as const;
 
@@ -100,4 +102,21 @@ export class DocumentStoreError extends Error {
     super(message);
     this.name = 'DocumentStoreError';
   }
+}
+
+/**
+ * The caller's input is not storable (a collection name, document id, value, revision, filter, sort or limit the
+ * store refuses): asking again with the same input gets the same refusal. `problem` says what is wrong in words a
+ * caller may read (`invalid document id: must not hold control characters`), without the value; the message adds it.
+ */
+export class DocumentInvalidError extends DocumentStoreError {
+  constructor(readonly problem: string, value?: unknown) {
+    super(value === undefined ? problem : `${problem} (${truncated(value)})`);
+    this.name = 'DocumentInvalidError';
+  }
+}
+
+/** The refused value as the message shows it: JSON (control characters and lone surrogates escaped), at most 80 characters. */
+function truncated(value: unknown): string {
+  return truncateChars(JSON.stringify(value) ?? String(value), 80, { ellipsis: true });
 }

@@ -5,4 +5,5 @@ export * from './json-bounds';
 export * from './rate-limit';
 export * from './lru-map';
 export * from './text';
+export * from './document-id';
 export * from './settings';

@@ -1,5 +1,5 @@
 import { Kvm } from '@nats-io/kv';
-import { NatsKvDocumentStore } from '@runledger/document-store';
+import { DocumentInvalidError, NatsKvDocumentStore } from '@runledger/document-store';
 import { useNatsServer } from '@runledger/testing';
 import { KvDataKeyStore, provisionDataKeys } from './data-keys';
 import { SealedDocumentStore, SEALED_ROW_FIELD } from './sealed-documents';
@@ -36,6 +36,15 @@ describe('Issue 23 erasure: personal rows are sealed at rest with their owner\'s
     expect(updated.value.description).toBe('call the clinic back');
     expect(await rawRow('tasks', 't1')).not.toContain('clinic');
     await expect(tasks.find({}, { sort: { field: 'description', direction: 1 } })).rejects.toMatchObject({ code: 'STORE.INVALID' });
+  });
+
+  it('Bad input gets a specific error: a filter the store would refuse is refused on a sealed collection too (DocumentInvalidError), never matched in memory', async () => {
+    const tasks = store.collection<Record<string, unknown>>('tasks');
+    await tasks.create('t-bad', { task_id: 't-bad', owner_id: 'u-bob', 'a.b': 1, description: 'x' });
+    for (const filter of [{ 'a.b': 1 }, { $where: 'true' }, { description: { $ne: 'y' } }]) {
+      await expect(tasks.find({ owner_id: 'u-bob', ...filter })).rejects.toBeInstanceOf(DocumentInvalidError);
+    }
+    await expect(tasks.find({}, { sort: { field: 'description', direction: 1 } })).rejects.toBeInstanceOf(DocumentInvalidError);
   });
 
   it('Issue 22 a row written here is answered from what was sealed (no decryption), as a read of the stored row gives it; a create that finds another row answers that one', async () => {

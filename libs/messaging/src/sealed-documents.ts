@@ -1,4 +1,4 @@
-import { DocumentStoreError, type DocumentCollection, type DocumentStore, type FindOptions, type StoredDocument } from '@runledger/document-store';
+import { DocumentInvalidError, validateFind, type DocumentCollection, type DocumentStore, type FindOptions, type StoredDocument } from '@runledger/document-store';
 import type { SealedValue } from '@runledger/contracts';
 import { type DataKeyStore, type DataOwner } from './data-keys';
 import { isSealed, openSealed, openWithKey, sealJsonFor } from './sealed-values';
@@ -120,7 +120,10 @@ class SealedCollection<T extends object> implements DocumentCollection<T> {
   }
 
   async find(filter: Partial<Record<keyof T & string, unknown>> = {}, opts: FindOptions<T> = {}): Promise<StoredDocument<T>[]> {
-    if (opts.sort && !PLAIN_FIELDS.has(opts.sort.field)) throw new DocumentStoreError(`cannot sort on "${opts.sort.field}": it is sealed at rest`);
+    // The store's rules for every condition, also those applied here after opening: a field name it would refuse is
+    // refused as bad input, not matched in memory.
+    validateFind(filter, opts);
+    if (opts.sort && !PLAIN_FIELDS.has(opts.sort.field)) throw new DocumentInvalidError('invalid sort field: it is sealed at rest', opts.sort.field);
     const pushed: Row = {};
     const after: Array<[string, unknown]> = [];
     for (const [field, v] of Object.entries(filter)) {

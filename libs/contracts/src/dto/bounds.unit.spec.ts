@@ -57,3 +57,27 @@ describe('Issue 10 bounded input: every request field has a bound; beyond it the
     expect(r !== 'accepted' && r.details).toContain(field);
   });
 });
+
+describe('Bad input gets a specific error code: a document id the store would refuse is REQUEST.INVALID at the door, naming document_id', () => {
+  // 170 × '€' is 510 bytes of UTF-8 in 170 characters: within the 256-character bound, so only the byte rule refuses 171.
+  const euros = (n: number) => '€'.repeat(n);
+  const bad: Array<[string, string, string]> = [
+    ['a control character', 'doc\u0001id', 'document_id must not hold control characters'],
+    ['a line break', 'doc\nid', 'document_id must not hold control characters'],
+    ['a lone UTF-16 surrogate', 'doc\uD800', 'document_id must be well-formed text (no lone UTF-16 surrogate)'],
+    ['more than 512 bytes as UTF-8', euros(171), 'document_id must be at most 512 bytes as UTF-8 (it is 513)'],
+    ['an empty id', '', 'document_id must not be empty'],
+  ];
+  it.each(bad)('db-write and db-read refuse a document id with %s (not retryable)', (_what, id, words) => {
+    for (const [dto, raw] of [[DbWriteRequestDto, write({ document_id: id })], [DbReadRequestDto, read({ document_id: id })]] as Array<[new () => object, unknown]>) {
+      expect(refusal(dto, raw)).toEqual({ code: 'REQUEST.INVALID', retryable: false, details: words });
+    }
+  });
+
+  it('an id of exactly 512 bytes, and one in other scripts, are accepted as the store keeps them', () => {
+    for (const id of [`${euros(170)}ab`, 'a.b/c:d', 'タスク-1']) {
+      expect(refusal(DbWriteRequestDto, write({ document_id: id }))).toBe('accepted');
+      expect(refusal(DbReadRequestDto, read({ document_id: id }))).toBe('accepted');
+    }
+  });
+});

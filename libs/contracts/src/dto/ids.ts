@@ -1,6 +1,6 @@
 import { Transform } from 'class-transformer';
-import { IsUUID, type ValidationOptions } from 'class-validator';
-import { canonicalUuid } from '@runledger/kernel';
+import { IsUUID, ValidateBy, type ValidationOptions } from 'class-validator';
+import { canonicalUuid, documentIdProblem } from '@runledger/kernel';
 
 /**
  * A run id, or another id Runledger records as a UUID (a conversation): a UUID in either case, read in lower case
@@ -17,4 +17,20 @@ export function IsRunId(options?: ValidationOptions): PropertyDecorator {
     lowerCase(target, key);
     uuid(target, key);
   };
+}
+
+/**
+ * A document id the document store keeps as it is: not empty, no control characters, well-formed text, at most 512
+ * bytes as UTF-8 (kernel's documentIdProblem, the store's own rule), so an id the store would refuse is REQUEST.INVALID
+ * at the door (`document_id must not hold control characters`), never a failure of the write. A value that is no
+ * string is left to IsString, which names the type alone.
+ */
+export function IsDocumentId(options?: ValidationOptions): PropertyDecorator {
+  return ValidateBy({
+    name: 'isDocumentId',
+    validator: {
+      validate: (value: unknown) => typeof value !== 'string' || documentIdProblem(value) === null,
+      defaultMessage: (args) => `${args?.property} ${documentIdProblem(String(args?.value))}`,
+    },
+  }, options);
 }

@@ -1,6 +1,6 @@
 import { Type } from 'class-transformer';
 import { IsBoolean, IsDefined, IsIn, IsInt, IsNotEmpty, IsObject, IsOptional, IsString, Matches, Max, MaxLength, Min, ValidateNested } from 'class-validator';
-import { IsRunId } from './ids';
+import { IsDocumentId, IsRunId } from './ids';
 import { JSON_FIELD_MAX_BYTES, MaxJsonBytes, OWNER_ID_MAX_LENGTH } from './bounds';
 import type { DbReadRequest, DbWriteRequest, GovernanceScope, PolicyVersions, ToolInvocation } from '../generated';
 import { AGENT_NAME_FORM, COLLECTION, COLLECTION_FORM, LANE_FORM, UPPER_NAME } from './forms';
@@ -36,7 +36,7 @@ export class DbWriteRequestDto implements DbWriteRequest {
   @IsString() @IsNotEmpty() @MaxLength(128) write_id!: string;
   @Matches(COLLECTION, COLLECTION_FORM) collection!: string;
   @IsIn(['append', 'upsert', 'update', 'delete']) operation!: 'append' | 'upsert' | 'update' | 'delete';
-  @IsOptional() @IsString() @IsNotEmpty() @MaxLength(256) document_id?: string;
+  @IsOptional() @IsString() @MaxLength(256) @IsDocumentId() document_id?: string;
   @IsOptional() @IsObject() @MaxJsonBytes(JSON_FIELD_MAX_BYTES.document) document?: Record<string, unknown>;
   @IsOptional() @IsObject() @MaxJsonBytes(JSON_FIELD_MAX_BYTES.document) patch?: Record<string, unknown>;
   @IsDefined() @ValidateNested() @Type(() => GovernanceScopeDto) governance!: GovernanceScopeDto;
@@ -44,7 +44,7 @@ export class DbWriteRequestDto implements DbWriteRequest {
 
 export class DbReadRequestDto implements DbReadRequest {
   @Matches(COLLECTION, COLLECTION_FORM) collection!: string;
-  @IsOptional() @IsString() @IsNotEmpty() @MaxLength(256) document_id?: string;
+  @IsOptional() @IsString() @MaxLength(256) @IsDocumentId() document_id?: string;
   @IsOptional() @IsObject() @MaxJsonBytes(JSON_FIELD_MAX_BYTES.filter) filter?: Record<string, unknown>;
   @IsOptional() @IsInt() @Min(1) @Max(1000) limit?: number;
   @IsDefined() @ValidateNested() @Type(() => GovernanceScopeDto) governance!: GovernanceScopeDto;

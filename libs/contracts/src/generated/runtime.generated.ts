@@ -6,6 +6,9 @@
  */
 export interface DbReadRequest {
   collection: string;
+  /**
+   * An id the document store keeps: no control characters, well-formed text (no lone UTF-16 surrogate), at most 512 bytes as UTF-8 (REQUEST.INVALID otherwise, naming document_id).
+   */
   document_id?: string;
   /**
    * At most 16384 bytes as JSON (REQUEST.INVALID beyond).
@@ -68,6 +71,9 @@ export interface DbWriteRequest {
   write_id: string;
   collection: string;
   operation: 'append' | 'upsert' | 'update' | 'delete';
+  /**
+   * An id the document store keeps: no control characters, well-formed text (no lone UTF-16 surrogate), at most 512 bytes as UTF-8 (REQUEST.INVALID otherwise, naming document_id).
+   */
   document_id?: string;
   /**
    * At most 65536 bytes as JSON (REQUEST.INVALID beyond).

@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { DbReadRequestDto, DbResult, DbWriteAuditedData, DbWriteRequestDto, GovernanceScope } from '@runledger/contracts';
-import type { DocumentStore } from '@runledger/document-store';
+import { DocumentInvalidError, type DocumentStore } from '@runledger/document-store';
 import { DOCUMENT_STORE } from '@runledger/messaging';
 import { authorize, AuthzRequest, authzInputsOf, getLane, PolicySet, sha256Hex } from '@runledger/governance';
 import { AppError, deterministicUuid } from '@runledger/kernel';
@@ -39,7 +39,19 @@ export class DbWriteService {
         authz: authzDecidedOf(decision, { lane: g.lane, action: action, policy_versions: g.policy_versions, inputs: authzInputsOf(authzRequest(g, action, targetCase)) }),
       },
       async () => {
-        const applied = await this.apply(req, partition, deterministicUuid(childRunId, 'document'));
+        const audited = (data: Pick<DbWriteAuditedData, 'outcome' | 'status' | 'document_id'> & Partial<DbWriteAuditedData>): DbWriteAuditedData => ({
+          lane: g.lane, action, request_hash_sha256: requestHash, collection: req.collection, operation: req.operation, case_id: g.case_id ?? null, ...data,
+        });
+        let applied: Awaited<ReturnType<DbWriteService['apply']>>;
+        try {
+          applied = await this.apply(req, partition, deterministicUuid(childRunId, 'document'));
+        } catch (err) {
+          // Input the store cannot keep (an id or value its rules refuse) fails the same way on every retry: the run
+          // ends failed with it, recorded, so a retry is answered by the record instead of INTERNAL, retryable.
+          if (!(err instanceof DocumentInvalidError)) throw err;
+          const error = storeRefusal(err);
+          return { status: 'failed', error, audit: [{ type: 'DbWriteAudited', data: audited({ outcome: 'failure', status: 'failed', document_id: req.document_id ?? null, document_sha256: null, error_code: error.error_code }) }] };
+        }
         const docId = (applied.document?.[idField(req.collection)] as string | undefined) ?? req.document_id;
         const documentSha = applied.document ? sha256Hex(JSON.stringify(applied.document)) : null;
         return {
@@ -47,10 +59,10 @@ export class DbWriteService {
           result: applied,
           audit: [{
             type: 'DbWriteAudited',
-            data: {
-              lane: g.lane, action, outcome: applied.status === 'ok' ? 'success' : 'failure', request_hash_sha256: requestHash, ...(documentSha ? { response_hash_sha256: documentSha } : {}),
-              collection: req.collection, operation: req.operation, document_id: docId ?? null, status: applied.status, case_id: g.case_id ?? null, document_sha256: documentSha,
-            } satisfies DbWriteAuditedData,
+            data: audited({
+              outcome: applied.status === 'ok' ? 'success' : 'failure', ...(documentSha ? { response_hash_sha256: documentSha } : {}),
+              document_id: docId ?? null, status: applied.status, document_sha256: documentSha,
+            }),
           }],
         };
       },
@@ -68,14 +80,20 @@ export class DbWriteService {
     const decision = await this.authorize(policy, g, `read:${req.collection}`, targetCase, false);
     if (decision.decision === 'deny') return { status: 'denied', error: { error_code: decision.code, message: decision.reason, retryable: false } };
     const partition = partitionFor(getLane(policy, g.lane)?.isolation ?? 'case', g);
-    const col = this.store.collection<Doc>(req.collection);
-    if (req.document_id) {
-      const doc = await col.get(req.document_id);
-      return inPartition(doc?.value, partition) ? { status: 'ok', document: strip(doc!.value) } : { status: 'not_found' };
+    try {
+      const col = this.store.collection<Doc>(req.collection);
+      if (req.document_id) {
+        const doc = await col.get(req.document_id);
+        return inPartition(doc?.value, partition) ? { status: 'ok', document: strip(doc!.value) } : { status: 'not_found' };
+      }
+      const filter = scalarFilter(req.filter);
+      const docs = await col.find(partition.field ? { ...filter, [partition.field]: partition.value } : filter, { limit: req.limit ?? 100 });
+      return { status: 'ok', documents: docs.map((d) => strip(d.value)) };
+    } catch (err) {
+      // A read the store refuses for its input (a filter field name it cannot query) is the request's fault: the same on every retry.
+      if (err instanceof DocumentInvalidError) throw new AppError('REQUEST.INVALID', storeRefusal(err).message);
+      throw err;
     }
-    const filter = scalarFilter(req.filter);
-    const docs = await col.find(partition.field ? { ...filter, [partition.field]: partition.value } : filter, { limit: req.limit ?? 100 });
-    return { status: 'ok', documents: docs.map((d) => strip(d.value)) };
   }
 
   /** Claims first (against what the calling run pinned), then the lane; a write opens a child run, so an allowed write of a finished caller is refused. */
@@ -129,6 +147,11 @@ function authzRequest(g: GovernanceScope, action: string, targetCase?: string): 
 function strip(doc: Doc): Doc {
   const { owner_id: _owner, ...rest } = doc;
   return rest;
+}
+
+/** What the caller is told of input the store refused: its problem in the store's words (never the value, a stack or a subject). */
+function storeRefusal(err: DocumentInvalidError): { error_code: 'REQUEST.INVALID'; message: string; retryable: false } {
+  return { error_code: 'REQUEST.INVALID', message: `The document store refuses this request: ${err.problem}.`, retryable: false };
 }
 
 function scalarFilter(filter: Record<string, unknown> | undefined): Record<string, unknown> {
