@@ -20,7 +20,7 @@ describe('Bad input gets a specific error code: rl.db.write and rl.db.read refus
   const versions = policyVersionsIn(SHIPPED_POLICY_DIR);
 
   beforeAll(async () => {
-    stack = await TestStack.start({ services: ['db-write'] });
+    stack = await TestStack.shared();
     decision = await stack.connectAs('decision');
   });
   afterAll(async () => {
