@@ -17,7 +17,7 @@ const versions = policyVersionsIn(SHIPPED_POLICY_DIR);
 
 describe('Issue 11 operators: runledger runs against a running stack', () => {
   const ops = useOperatorsStack();
-  const { cli, listJson, taskRunInToolCall } = ops;
+  const { cli, listJson, taskRunInToolCall, holding, cancelInsideTool } = ops;
   let stack: typeof ops.stack;
   let otlp: typeof ops.otlp;
   beforeAll(() => {
@@ -185,7 +185,7 @@ describe('Issue 11 operators: runledger runs against a running stack', () => {
     const tail = new CliProcess(stack.url, ['runs', 'tail', '--all', '--events'], stack.cliEnv('operator'));
     try {
       await tail.until(() => tail.stderr.includes('following runs'), 'the tail to start');
-      await stack.request('agents.task-assistant.process', { user_id: 'u-tail-child', conversation_id: randomUUID(), message: 'show my tasks' }, 120_000);
+      await stack.request('agents.task-assistant.process', { user_id: 'u-tail-child', conversation_id: randomUUID(), message: `add task tail child ${randomUUID().slice(0, 8)}` }, 120_000);
       const runOf = (line: string | undefined) => line?.split('  ')[1];
       const taskRun = () => runOf(tail.stdout.split('\n').find((l) => l.includes('TASK_ASSISTANT  ToolCallRequested')));
       const childRun = () => runOf(tail.stdout.split('\n').find((l) => l.includes('  ToolCallAudited')));
@@ -205,16 +205,19 @@ describe('Issue 11 operators: runledger runs against a running stack', () => {
   it('Issue 11 runs cancel: the cancel is recorded and the worker ends the run cancelled at its next step', async () => {
     const caseId = `case-${randomUUID().slice(0, 8)}`;
     const inputs = await uploadCase(stack, caseId, versions);
-    const reply = stack.request<{ run_id: string; outcome: string }>(START, {
-      agent_name: 'ORCHESTRATOR', case_id: caseId, input_artifacts: [inputs.form, inputs.recording, inputs.document],
-      parameters: { client_session_id: 's', coa_version: 'coa-2026.1', export: true },
-    }, 120_000);
-    // Wait until the workflow is inside its interview step (the slowed tool), then cancel it.
-    const root = await stack.waitFor(async () => (await listJson('--case', caseId, '--agent', 'ORCHESTRATOR')).runs[0], 60_000);
-    await stack.waitFor(async () => (await stack.runEvents(root.run_id)).some((e) => e.type === 'ChildRunStarted' && (e.data as { agent_name: string }).agent_name === 'INTERVIEW_AGENT'), 60_000);
-    const cancelled = await cli('runs', 'cancel', root.run_id, '--reason', 'operator drill', '--wait', '--timeout', '120');
-    expect(cancelled).toMatchObject({ code: 0, stdout: `run ${root.run_id} cancelled\n` });
-    await reply.catch(() => undefined);
+    // The interview step's tool is held until the cancel is recorded: the run is inside that step when it is asked.
+    const root = await holding(async () => {
+      const reply = stack.request<{ run_id: string; outcome: string }>(START, {
+        agent_name: 'ORCHESTRATOR', case_id: caseId, input_artifacts: [inputs.form, inputs.recording, inputs.document],
+        parameters: { client_session_id: 's', coa_version: 'coa-2026.1', export: true },
+      }, 120_000);
+      const run = await stack.waitFor(async () => (await listJson('--case', caseId, '--agent', 'ORCHESTRATOR')).runs[0], 60_000);
+      await stack.waitFor(async () => (await stack.runEvents(run.run_id)).some((e) => e.type === 'ChildRunStarted' && (e.data as { agent_name: string }).agent_name === 'INTERVIEW_AGENT'), 60_000);
+      const cancelled = await cancelInsideTool(run.run_id);
+      expect(cancelled).toMatchObject({ code: 0, stdout: `run ${run.run_id} cancelled\n` });
+      await reply.catch(() => undefined);
+      return run;
+    });
 
     const types = (await stack.runEvents(root.run_id)).map((e) => e.type);
     expect(types.filter((t) => t === 'RunCancelRequested')).toHaveLength(1);
@@ -231,15 +234,17 @@ describe('Issue 11 operators: runledger runs against a running stack', () => {
 
   it('Issue 25 honest outcomes: a task-assistant run cancelled by an operator tells its caller it was cancelled, not "I didn\'t understand that"', async () => {
     const conversation_id = randomUUID();
-    const reply = stack.request<{ run_id: string; response_text: string }>('agents.task-assistant.process', { user_id: 'u-cancelled', conversation_id, message: 'show my tasks' }, 120_000);
-    // The run is inside its (slowed) list_tasks call: cancel it there.
-    const runId = await taskRunInToolCall(conversation_id);
-    const cancelled = await cli('runs', 'cancel', runId, '--reason', 'operator drill', '--wait', '--timeout', '120');
-    expect(cancelled).toMatchObject({ code: 0, stdout: `run ${runId} cancelled\n` });
-    const answered = await reply;
-    expect(answered.ok).toBe(true);
-    expect(answered.body).toMatchObject({ run_id: runId, decision_type: 'RESPOND_ONLY', response_text: expect.stringContaining('cancelled') });
-    expect(answered.body.response_text).not.toContain("didn't understand");
+    await holding(async () => {
+      const reply = stack.request<{ run_id: string; response_text: string }>('agents.task-assistant.process', { user_id: 'u-cancelled', conversation_id, message: `add task ${conversation_id.slice(0, 8)}` }, 120_000);
+      // The run is inside its (held) add_task call: cancel it there.
+      const runId = await taskRunInToolCall(conversation_id);
+      const cancelled = await cancelInsideTool(runId);
+      expect(cancelled).toMatchObject({ code: 0, stdout: `run ${runId} cancelled\n` });
+      const answered = await reply;
+      expect(answered.ok).toBe(true);
+      expect(answered.body).toMatchObject({ run_id: runId, decision_type: 'RESPOND_ONLY', response_text: expect.stringContaining('cancelled') });
+      expect(answered.body.response_text).not.toContain("didn't understand");
+    });
   });
 
   it('Issue 11 metrics: runs started/ended per agent, request and step latency are exported over OTLP', async () => {

@@ -1,10 +1,18 @@
 /**
  * The stack the operator-command suites (test/operators-runs*.e2e.spec.ts) share the set-up of: one per file, its
- * spans and metrics exported to a real OTLP receiver (runs carry trace ids to show), the interview agent's first tool
- * and the task assistant's list_tasks slowed (well within the tool timeout) so a run stays open long enough to be
- * cancelled or erased even on a busy machine. The `runledger` CLI runs as a subprocess against it.
+ * spans and metrics exported to a real OTLP receiver (runs carry trace ids to show). The `runledger` CLI runs as a
+ * subprocess against it. Two tool drills keep a run open while a test acts on it:
+ * - the interview agent's first tool and the task assistant's add_task are held (RL_TOOL_FAULTS `hold:`) while the
+ *   test holds them (`holding`, `cancelInsideTool`), and go on as soon as it lets them go: a run is cancelled inside a
+ *   tool however busy the machine, and no test waits longer than it needs;
+ * - list_tasks is slowed (well within the tool timeout): a user erased during it must be dropped by the gateway's key
+ *   cache before the call goes on, which happens a moment after `erase` returns (at most the follower's look, 5 s) and
+ *   cannot be observed from here, so that call keeps its margin (README "Erasure").
  */
 import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { RunsListResult } from '@runledger/contracts';
 import { OtlpReceiver, startOtlpReceiver } from '@runledger/testing';
 import { CliResult, runCli } from './cli';
@@ -20,7 +28,11 @@ export interface OperatorsStack {
   cli(...args: string[]): Promise<CliResult>;
   /** `runledger runs list --json …`, which must succeed. */
   listJson(...args: string[]): Promise<RunsListResult>;
-  /** The task run of a conversation, once it is inside its first (slowed) tool call. */
+  /** Runs `fn` with the held tools (interview.prompt.next, add_task) held: a call to one waits until `fn` ends (or `cancelInsideTool` lets it go). */
+  holding<T>(fn: () => Promise<T>): Promise<T>;
+  /** `runs cancel RUN --wait` of a run held inside a tool: the hold is released once the cancel is recorded. */
+  cancelInsideTool(runId: string): Promise<CliResult>;
+  /** The task run of a conversation, once it is inside its first (held or slowed) tool call. */
   taskRunInToolCall(conversationId: string): Promise<string>;
   /** A task-assistant request whose user is erased (as the admin) while the run is inside its (slowed) list_tasks call. */
   eraseDuringToolCall(): Promise<{ user_id: string; runId: string; answered: Reply<{ run_id: string; response_text: string }> }>;
@@ -28,17 +40,23 @@ export interface OperatorsStack {
 
 /** Starts the stack in `beforeAll` and stops it in `afterAll` of the calling file. */
 export function useOperatorsStack(): OperatorsStack {
-  const held: { stack?: TestStack; otlp?: OtlpReceiver } = {};
+  const held: { stack?: TestStack; otlp?: OtlpReceiver; holdDir?: string } = {};
+  // The hold is a file only this test process writes; the gateway only looks whether it is there.
+  const holdFile = () => join(held.holdDir ?? '', 'tools-held');
+  const release = () => rmSync(holdFile(), { force: true });
   beforeAll(async () => {
+    held.holdDir = mkdtempSync(join(tmpdir(), 'rl-tool-hold-'));
     held.otlp = await startOtlpReceiver();
     held.stack = await TestStack.start({
       env: { OTEL_EXPORTER_OTLP_ENDPOINT: held.otlp.url, OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json', OTEL_BSP_SCHEDULE_DELAY: '200', OTEL_BSP_MAX_QUEUE_SIZE: '200000', OTEL_BSP_MAX_EXPORT_BATCH_SIZE: '2048', OTEL_METRIC_EXPORT_INTERVAL: '1000', TOOL_TIMEOUT_MS: '60000' },
-      serviceEnv: { 'tool-gateway': { RL_TOOL_FAULTS: 'interview.prompt.next=delay:15000,list_tasks=delay:15000' } },
+      serviceEnv: { 'tool-gateway': { RL_TOOL_FAULTS: `interview.prompt.next=hold:${holdFile()},add_task=hold:${holdFile()},list_tasks=delay:15000` } },
     });
   });
   afterAll(async () => {
+    release();
     await held.stack?.stop();
     await held.otlp?.stop();
+    if (held.holdDir) rmSync(held.holdDir, { recursive: true, force: true });
   });
   const ops: OperatorsStack = {
     get stack() {
@@ -54,6 +72,23 @@ export function useOperatorsStack(): OperatorsStack {
       const r = await ops.cli('runs', 'list', '--json', ...args);
       expect(r).toMatchObject({ code: 0, stderr: '' });
       return JSON.parse(r.stdout) as RunsListResult;
+    },
+    holding: async (fn) => {
+      writeFileSync(holdFile(), '');
+      try {
+        return await fn();
+      } finally {
+        release();
+      }
+    },
+    cancelInsideTool: async (runId) => {
+      const cancelled = ops.cli('runs', 'cancel', runId, '--reason', 'operator drill', '--wait', '--timeout', '120');
+      try {
+        await ops.stack.waitFor(async () => (await ops.stack.runEvents(runId)).some((e) => e.type === 'RunCancelRequested'), 60_000);
+      } finally {
+        release();
+      }
+      return cancelled;
     },
     taskRunInToolCall: (conversationId) => ops.stack.waitFor(async () => {
       const created = await ops.stack.log.replay<string | null>((found, e) => found ?? (e.type === 'RunCreated' && (e.data as { conversation_id?: string }).conversation_id === conversationId ? (e.data as { run_id: string }).run_id : null), null, { filter: 'rl.log.run.>' });

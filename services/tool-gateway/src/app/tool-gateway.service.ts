@@ -9,7 +9,7 @@ import { Bus, CLOCK } from '@runledger/messaging';
 import { PolicyCatalog } from '@runledger/policy-catalog';
 import { CallerVerifier, childRequestHash, childRunCreatedOf, childRunId as childRunIdOf, RunRepository, runChildOnce, RunError, authzDecidedOf, toolCallOutcomeOf } from '@runledger/runs';
 import { withInvocation } from '../tools/invocation-context';
-import { GatewayLimits, truncateOutput } from './limits';
+import { GatewayLimits, truncateOutput, whileHeld } from './limits';
 
 export const TOOL_REGISTRY = Symbol('TOOL_REGISTRY');
 export const GATEWAY_LIMITS = Symbol('GATEWAY_LIMITS');
@@ -95,6 +95,8 @@ export class ToolGatewayService {
       withInvocation({ child_run_id: childRunId, call_id: inv.call_id, governance: inv.governance, bus: this.bus, clock: this.clock, signal: abandoned.signal, effects }, async () => {
         const fault = this.limits.faults.get(inv.tool_name);
         if (fault?.delayMs) await new Promise((r) => setTimeout(r, fault.delayMs));
+        // Released, or abandoned at the call's timeout: the tool then runs as after a delay (and sees the abort).
+        if (fault?.holdPath) await whileHeld(fault.holdPath, abandoned.signal);
         if (fault?.fail) return { success: false as const, toolName: inv.tool_name, error: { code: 'EXECUTION_FAILED', message: 'injected fault' } } as ToolExecutionResult;
         return executeTool(this.tools, inv.tool_name, inv.parameters);
       }),
