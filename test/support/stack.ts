@@ -86,7 +86,8 @@ export class TestStack {
    * The e2e run's one stack of every service as `start()` starts them, for the suites that ask nothing of a stack but
    * its services: no environment of their own, no service or server killed, restarted or held, nothing asserted of
    * the whole log or of every run (their ids are their own). The first such suite starts it, the next ones attach to it
-   * (a stack start is most of such a suite's time); each suite's stop checks the log records written since it attached
+   * (a stack start is most of such a suite's time; two suites may use it at once, on two jest workers); each suite's
+   * stop checks the log records written since it attached (another suite's among them)
    * and closes its connections, and the e2e run's global teardown stops the stack (test/support/e2e.global-*.js).
    * Outside an e2e run (no RL_SHARED_STACK_DIR) it is a stack of the suite's own.
    */
