@@ -24,9 +24,8 @@
  * agent, 5 a schema that does not compile).
  * On the local stack each command connects as the identity `npm start` wrote for it (.data/credentials): chat and
  * agent --agent as caller, erase and replay as admin, the others as operator; --creds names another.
- * Each command lives in scripts/cli/<command>.ts and is loaded through @swc-node/register so it can use the libs.
+ * Each command lives in scripts/cli/<command>.ts and is loaded through scripts/lib/ts-register.js so it can use the libs.
  */
-const path = require('node:path');
 const { headerUsage, wantsHelp } = require('./lib/usage');
 
 const [command, ...args] = process.argv.slice(2);
@@ -49,8 +48,7 @@ if (!commands[command]) {
   process.stderr.write(`unknown command '${command}'\n\n${localUsage()}`);
   process.exit(2);
 }
-process.env.SWC_NODE_PROJECT ??= path.join(__dirname, '..', 'tsconfig.json');
-require('@swc-node/register');
+require('./lib/ts-register');
 const cli = require(commands[command]);
 // `--help` anywhere after the command: that command's usage (every subcommand's, with the values options take), exit 0.
 if (wantsHelp(args) && cli.USAGE) {

@@ -11,7 +11,7 @@ const ROOT = path.join(__dirname, '..');
 
 /** The repository files Node loaded to require scripts/cli/<command>. */
 function loadedBy(command: string): string[] {
-  const script = `process.env.SWC_NODE_PROJECT=${JSON.stringify(path.join(ROOT, 'tsconfig.json'))};require('@swc-node/register');`
+  const script = `require(${JSON.stringify(path.join(ROOT, 'scripts', 'lib', 'ts-register.js'))});`
     + `require(${JSON.stringify(path.join(ROOT, 'scripts', 'cli', command))});`
     + `process.stdout.write(JSON.stringify(Object.keys(require.cache).filter((f)=>!f.includes('node_modules')).map((f)=>f.slice(${JSON.stringify(`${ROOT}/`)}.length))));`;
   return JSON.parse(execFileSync(process.execPath, ['-e', script], { cwd: ROOT, encoding: 'utf8' })) as string[];

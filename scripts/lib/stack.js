@@ -115,9 +115,9 @@ async function startNats({ port, storeDir, logFile, credsDir = path.join(storeDi
 /** Runs the bootstrap step (scripts/bootstrap.ts) as the admin: creates the log, buckets and object stores. */
 function runBootstrap({ natsUrl, creds, env = {} }) {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['-r', '@swc-node/register', path.join(ROOT, 'scripts', 'bootstrap.ts')], {
+    const child = spawn(process.execPath, ['-r', path.join(ROOT, 'scripts', 'lib', 'ts-register.js'), path.join(ROOT, 'scripts', 'bootstrap.ts')], {
       cwd: ROOT,
-      env: { ...process.env, NATS_URL: natsUrl, SWC_NODE_PROJECT: path.join(ROOT, 'tsconfig.json'), ...identityEnv(creds, ADMIN), ...env },
+      env: { ...process.env, NATS_URL: natsUrl, ...identityEnv(creds, ADMIN), ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let output = '';
