@@ -87,8 +87,8 @@ export class TestStack {
    * its services: no environment of their own, no service or server killed, restarted or held, nothing asserted of
    * the whole log or of every run (their ids are their own). The first such suite starts it, the next ones attach to it
    * (a stack start is most of such a suite's time; two suites may use it at once, on two jest workers); each suite's
-   * stop checks the log records written since it attached (another suite's among them)
-   * and closes its connections, and the e2e run's global teardown stops the stack (test/support/e2e.global-*.js).
+   * stop checks the log records written since it attached (another suite's among them) and closes its connections,
+   * and the e2e run's global teardown stops the stack (test/support/e2e.global-*.js).
    * Outside an e2e run (no RL_SHARED_STACK_DIR) it is a stack of the suite's own.
    */
   static async shared(): Promise<TestStack> {
@@ -96,8 +96,13 @@ export class TestStack {
     if (!dir) return TestStack.start();
     const file = join(dir, 'stack.json');
     // One starter, even with jest workers: whoever creates the lock starts it, the others wait for its descriptor.
+    const failed = join(dir, 'stack.failed');
     if (!existsSync(file) && tryLock(join(dir, 'stack.lock'))) {
-      const stack = await TestStack.start();
+      // A start that fails fails every suite waiting for it at once, with its reason, not at the wait's end.
+      const stack = await TestStack.start().catch((err: Error) => {
+        writeFileSync(failed, err.message);
+        throw err;
+      });
       const descriptor: SharedStackDescriptor = {
         nats: describeNatsServer(stack.nats),
         services: Object.fromEntries([...stack.procs].map(([name, child]) => [name, child.pid!])),
@@ -108,7 +113,8 @@ export class TestStack {
       stack.sharedFromSeq = 1;
       return stack;
     }
-    await waitUntil(async () => existsSync(file), { timeoutMs: 120_000, intervalMs: 100 });
+    await waitUntil(async () => existsSync(file) || existsSync(failed), { timeoutMs: 120_000, intervalMs: 100 });
+    if (!existsSync(file)) throw new Error(`the shared stack did not start: ${readFileSync(failed, 'utf8')}`);
     const descriptor = JSON.parse(readFileSync(file, 'utf8')) as SharedStackDescriptor;
     const stack = new TestStack(attachNatsServer(descriptor.nats), {});
     stack.httpPorts = new Map(Object.entries(descriptor.httpPorts));
