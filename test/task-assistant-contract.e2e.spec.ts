@@ -5,6 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import Ajv from 'ajv';
 import { DECISION_TYPES, TASK_TOOL_SCHEMAS, TOOL_NAMES, type ToolName } from '@runledger/task-assistant';
+import { RunRepository } from '@runledger/runs';
 import { TestStack } from './support/stack';
 import { auditOf, Conversation, DecisionReply, pendingFor, send, shown } from './support/task-assistant';
 
@@ -248,11 +249,23 @@ describe('Contract 000 templates, validation and audit over the bus', () => {
       expect(rec).toMatchObject({ decision_type: 'ASK_CLARIFICATION', response_preview: 'What would you like the task to say?' });
     });
 
-    it('Audit contract: a refused request (no user) is a decision too and is audited', async () => {
+    it('Audit contract: a refused request (no user) is a decision too and is audited, without its text: unsealed, nobody could have it erased (README "Erasure")', async () => {
       const conversation_id = randomUUID();
-      const r = await send(stack, { conversation_id, message: 'show my tasks' });
+      const secret = `my ssn is ${randomUUID()}`;
+      const r = await send(stack, { conversation_id, message: secret });
       const [rec] = await auditOf(stack, conversation_id);
-      expect(rec).toMatchObject({ run_id: r.body.run_id, user_id: '', input_message: 'show my tasks', decision_type: 'RESPOND_ONLY', tool_calls: null, response_preview: AUTH });
+      expect(rec).toMatchObject({ run_id: r.body.run_id, user_id: '', input_message: '', decision_type: 'RESPOND_ONLY', tool_calls: null, response_preview: AUTH });
+      // Nowhere in the run's events as stored (with no user there is no key to seal it under).
+      const stored = await new RunRepository(stack.storedLog).events(String(r.body.run_id));
+      expect(stored.map((e) => e.type)).toEqual(['RunCreated', 'AuthzDecided', 'DecisionRecorded', 'RunDenied']);
+      expect(JSON.stringify(stored)).not.toContain(secret);
+    });
+
+    it('Input validation: a user id with a control character is refused with the invalid-input template (an operator could not type it back to erase its data)', async () => {
+      for (const user_id of [`fr\u0000ank-${randomUUID()}`, `tab\tuser-${randomUUID()}`, `c1\u0085user-${randomUUID()}`]) {
+        const r = await send(stack, { user_id, conversation_id: randomUUID(), message: 'add task x' });
+        expect({ user_id, body: r.body }).toMatchObject({ user_id, body: { decision_type: 'RESPOND_ONLY', tool_calls: null, response_text: "I didn't understand that. Could you rephrase?" } });
+      }
     });
   });
 });

@@ -14,6 +14,12 @@ export const LANE_FORM = form('a lane name: an upper-case letter, then upper-cas
 export const PROFILE_ID = /^[a-z0-9]+(-[a-z0-9]+)*$/;
 export const PROFILE_ID_FORM = form('a profile id: lower-case words of letters and digits joined by -');
 
+// A user id is shown to operators (escaped) and typed back to erase its owner's data: no character a terminal cannot
+// carry or show as itself (probe finding: a user `fr\u0000ank` could not be erased).
+// eslint-disable-next-line no-control-regex -- refusing control characters is the point
+export const USER_ID = /^[^\u0000-\u001f\u007f-\u009f]*$/;
+export const USER_ID_FORM = form('a user id without control characters');
+
 export const CASE_ID = /^[A-Za-z0-9][A-Za-z0-9._:-]*$/;
 export const CASE_ID_FORM = form('a case id: a letter or digit, then letters, digits, . _ : or -');
 

@@ -1,6 +1,7 @@
 import { Type } from 'class-transformer';
-import { IsArray, IsBoolean, IsIn, IsISO8601, IsNotEmpty, IsOptional, IsString, Length, MaxLength, ValidateNested, ArrayMaxSize, Equals } from 'class-validator';
+import { IsArray, IsBoolean, IsIn, IsISO8601, IsNotEmpty, IsOptional, IsString, Length, Matches, MaxLength, ValidateNested, ArrayMaxSize, Equals } from 'class-validator';
 import { IsRunId } from './ids';
+import { USER_ID, USER_ID_FORM } from './forms';
 import type { ClassifyIntentRequest, DecisionContext, HistoryMessage, PendingConfirmation } from '../generated';
 
 // DTOs implement the generated contract types: a schema change that the DTO does not follow fails to compile.
@@ -28,7 +29,7 @@ export class PendingConfirmationDto implements PendingConfirmation {
  */
 export class DecisionContextDto implements Omit<DecisionContext, 'user_id' | 'message'> {
   // Bounds the engine's table does not state: a user id is at most 256 characters (as every governance scope's).
-  @IsOptional() @IsString() @MaxLength(256) user_id?: string;
+  @IsOptional() @IsString() @MaxLength(256) @Matches(USER_ID, USER_ID_FORM) user_id?: string;
   @IsOptional() @IsString() message?: string;
   @IsRunId() conversation_id!: string;
   @IsOptional() @IsString() @Length(1, 128) request_id?: string;

@@ -75,6 +75,9 @@ export interface SessionStartRequest {
    */
   parent_run_id?: string;
   case_id?: CaseId;
+  /**
+   * Without control characters (C0, DEL, C1): an operator types it back to erase its data.
+   */
   user_id?: string;
   correlation_id?: string;
 }

@@ -49,6 +49,9 @@ export interface HistoryMessage {
  * Contract 000 input, sent on agents.task-assistant.process. A caller that omits message_history and pending_confirmation gets them from the conversation's projection of the log.
  */
 export interface DecisionContext {
+  /**
+   * Without control characters (C0, DEL, C1): an operator types it back to erase its data.
+   */
   user_id: string;
   message: string;
   conversation_id: string;

@@ -51,7 +51,9 @@ export class RejectedRequestRecorder {
     const nowMs = this.clock.now().getTime();
     if (!this.perCaller.take(user_id, nowMs) || !this.overall.take('', nowMs)) throw new AppError('REQUEST.RATE_LIMITED');
     const conversation_id = isUuid(r.conversation_id) ? canonicalUuid(r.conversation_id) : '';
-    const message = typeof r.message === 'string' ? truncateChars(r.message, MAX_RECORDED_MESSAGE) : '';
+    // Personal text is sealed under its user's key so that erasing the user erases it (README "Erasure"). A request
+    // with no user has no key to seal under and nobody who could have it erased: its text is not kept (probe finding).
+    const message = typeof r.message === 'string' && user_id.trim() !== '' ? truncateChars(r.message, MAX_RECORDED_MESSAGE) : '';
     const runId = randomUUID();
     const now = this.clock.now().toISOString();
     const code = forcedCode ?? (user_id.trim() === '' ? 'AUTH.MISSING' : 'REQUEST.INVALID');
