@@ -6,6 +6,7 @@ import { AgentRunRequestDto } from './agent-run.dto';
 import { ArtifactIngestRequestDto } from './callers.dto';
 import { RunsListRequestDto } from './operations.dto';
 import { SessionStartRequestDto } from './session.dto';
+import { DecisionContextDto } from './task-assistant.dto';
 
 const FORM = 'case_id must be a case id: a letter or digit, then letters, digits, . _ : or -';
 /** Case ids artifacts.ingest refuses (probe finding: runs.start and sessions.start took them). */
@@ -42,5 +43,26 @@ describe('Case ids: every request that names a new run, session or artifact hold
   it('a runs.list filter takes any case id: runs an earlier release recorded under another form stay readable', () => {
     expect(details(RunsListRequestDto, { case_id: 'case-a b\nc' })).toBe('accepted');
     expect(contractValidator('schemas/runs/runs-list-request.schema.json')({ case_id: 'case-a.b.*' })).toBe(true);
+  });
+});
+
+/** User ids an operator could not type back to `runledger erase --user` (probe finding: `fr\u0000ank`). */
+const UNTYPABLE = ['fr\u0000ank', 'tab\tuser', 'line\nbreak', 'del\u007f', 'c1\u0085'];
+
+const userRequests = [
+  { dto: DecisionContextDto, schema: 'schemas/task-assistant/decision-context.schema.json', ok: { user_id: 'alice', message: 'hi', conversation_id: '11111111-1111-4111-8111-111111111111' } },
+  { dto: SessionStartRequestDto, schema: 'schemas/sessions/session-start-request.schema.json', ok: { agent: 'task-helper', prompt: 'hi', user_id: 'alice' } },
+] as const;
+
+describe('Bad input gets a specific error: a user id holds no control character (erasable by what an operator can type)', () => {
+  it.each(userRequests)('$schema: the DTO and the schema refuse each, naming user_id; printable ids (unicode too) pass', ({ dto, schema, ok }) => {
+    const validate = contractValidator(schema);
+    for (const user_id of UNTYPABLE) {
+      expect({ user_id, problems: details(dto, { ...ok, user_id }) }).toEqual({ user_id, problems: ['user_id must be a user id without control characters'] });
+      expect({ user_id, schema: validate({ ...ok, user_id }) }).toEqual({ user_id, schema: false });
+    }
+    for (const user_id of ['alice', 'rl.caller.caller.kim', 'Zoë 🙂', 'a b']) {
+      expect({ user_id, dto: details(dto, { ...ok, user_id }), schema: validate({ ...ok, user_id }) }).toEqual({ user_id, dto: 'accepted', schema: true });
+    }
   });
 });
