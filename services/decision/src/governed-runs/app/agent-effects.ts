@@ -4,7 +4,7 @@ import type { ArtifactRef } from '@runledger/governance';
 import { AppError, artifactText } from '@runledger/kernel';
 import { Bus } from '@runledger/messaging';
 import { governanceScopeOf, type RetryPolicy } from '@runledger/runs';
-import { AgentStepError, policyDenied } from '../domain/errors';
+import { AgentStepError, invalidInput, policyDenied } from '../domain/errors';
 import { inputRefProblem } from '../domain/input-refs';
 import type { AgentRunSpec } from '../domain/run-spec';
 
@@ -48,6 +48,8 @@ export class AgentEffects {
   async write(lane: string, write: DbWrite, scope: Record<string, string> = {}): Promise<DbResult> {
     const result = await this.call<DbResult>(SUBJECTS.dbWrite, { ...write, governance: this.governance(lane, scope) });
     if (result.status === 'denied') throw policyDenied(`Writing ${write.operation}:${write.collection} was denied: ${result.error?.message ?? 'policy'}`);
+    // A write db-write refuses for its input (REQUEST.INVALID, recorded) is the run's input problem, never retried.
+    if (result.error?.error_code === 'REQUEST.INVALID') throw invalidInput(`Writing ${write.operation}:${write.collection} was refused: ${result.error.message}`);
     if (result.status !== 'ok') throw new AgentStepError('DEPENDENCY_DOWN', `Writing ${write.operation}:${write.collection} failed (${result.status}).`, result.error?.retryable ?? true);
     return result;
   }

@@ -1,4 +1,5 @@
 import type { ArtifactRef } from '@runledger/governance';
+import { ARTIFACT_ID } from '@runledger/contracts';
 import { deterministicUuid } from '@runledger/kernel';
 import { LANES } from '../../domain/agents';
 import { AgentStepError, invalidInput, policyDenied } from '../../domain/errors';
@@ -21,8 +22,12 @@ interface Bundled {
 async function select(rt: StepRuntime): Promise<{ artifact_ids: string[] }> {
   const request = inputsOfKind(rt.spec, 'export_request')[0];
   const asked = request ? ((await readJson(rt, LANE, request)) as { artifact_ids?: unknown } | null)?.artifact_ids : undefined;
+  // Each named id is an artifact id (the form every artifact reference has): anything else is the request's problem,
+  // said here, not an export refusal further on (probe finding: "../../x" failed the run INTERNAL, retryable).
+  const bad = Array.isArray(asked) ? asked.findIndex((id) => typeof id !== 'string' || id.length > 128 || !ARTIFACT_ID.test(id)) : -1;
+  if (bad >= 0) throw invalidInput(`The export_request's artifact_ids.${bad} is not an artifact id (a letter or digit, then letters, digits, . _ : or -; at most 128).`);
   const ids = Array.isArray(asked) && asked.length
-    ? asked.filter((id): id is string => typeof id === 'string')
+    ? (asked as string[])
     : rt.spec.input_artifacts.filter((a) => a.kind !== 'export_request').map((a) => a.artifact_id);
   const unique = [...new Set(ids)];
   if (unique.length === 0) throw invalidInput('EXPORT_AGENT needs at least one artifact to export.');
