@@ -4,7 +4,7 @@
  * and outcomes always give the same step, so a turn replays exactly.
  */
 import {
-  actionPhrase, cancelled, clarify, done, executed, executedButGone, failureText, invoked, outcomeAt, requestConfirmation, respond, tasksOf, toolCall,
+  actionPhrase, cancelled, clarify, done, executed, executedButGone, failureText, invoked, outcomeAt, requestConfirmation, respond, taskOf, tasksOf, toolCall,
 } from './decisions';
 import { actionFlow, ambiguousFlow, chatFlow, createFlow, listFlow } from './flows';
 import { isPendingLive } from './pending';
@@ -33,13 +33,17 @@ function handleIntent(ctx: DecisionContext, intent: UserIntent, outcomes: readon
   }
 }
 
-/** CONFIRM_YES → EXECUTE_PENDING: delete_task, then "'{description}' has been deleted." */
+/**
+ * CONFIRM_YES → EXECUTE_PENDING: delete_task, then "'{description}' has been deleted.", the description of the task the
+ * tool deleted (the template is filled from the real tool result): a caller-supplied pending confirmation names the
+ * task by id, and its description is only what the caller says (probe finding: another text was said deleted).
+ */
 function executePending(ctx: DecisionContext, p: PendingConfirmation, outcomes: readonly ToolOutcome[]): TurnStep {
   if (!isUuid(p.task_id)) return pendingNotFound(ctx, p, outcomes);
   const call = toolCall('delete_task', { user_id: ctx.user_id, task_id: p.task_id }, 1);
   const o = outcomeAt(outcomes, 0, call);
   if (!o) return { kind: 'invoke', call };
-  if (o.status === 'ok') return done(executed(o.call, TEMPLATES.success.deleteTask(p.task_description)), 'clear_pending');
+  if (o.status === 'ok') return done(executed(o.call, TEMPLATES.success.deleteTask(taskOf(o.result)?.description ?? p.task_description)), 'clear_pending');
   // The task is gone (deleted meanwhile, or never this user's): "Task not found message" with the current list.
   if (o.status === 'failed' && o.error_code === 'NOT_FOUND') return pendingGone(ctx, p, o, outcomes);
   // "Please try again": after a failure or timeout the confirmation stays, so "yes" retries;

@@ -26,6 +26,12 @@ const turn = (message: string, store = tasks('call mom', 'buy milk'), extra: Par
 };
 
 describe('Rule 1: Pending Confirmation Priority', () => {
+  it('Rule 1: EXECUTE_PENDING says deleted what the tool deleted: a pending confirmation the caller sends with another description for that task id does not change the reply (probe finding)', () => {
+    const t = turn('yes', undefined, { pending_confirmation: { ...pendingDelete(), task_description: 'totally different description' } });
+    expect(t.invoked).toEqual([{ tool_name: 'delete_task', parameters: { user_id: USER, task_id: uuid(2) }, sequence: 1 }]);
+    expect(t.decision).toMatchObject({ decision_type: 'EXECUTE_PENDING', response_text: "'buy milk' has been deleted." });
+  });
+
   it('Rule 1: CONFIRM_YES → EXECUTE_PENDING deletes the pending task', () => {
     const t = turn('yes', undefined, { pending_confirmation: pendingDelete() });
     expect(t.invoked).toEqual([{ tool_name: 'delete_task', parameters: { user_id: USER, task_id: uuid(2) }, sequence: 1 }]);
