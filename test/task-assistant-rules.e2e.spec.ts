@@ -61,6 +61,16 @@ describe('Contract 000 decision rules over the bus', () => {
       expect(await c.list()).toEqual(['buy milk']);
     });
 
+    it('Rule 1 with a caller-supplied context: message_history sent without pending_confirmation means nothing is pending (decision-context schema), so "yes" deletes nothing, then or later', async () => {
+      const c = chat();
+      await c.add('buy milk');
+      await c.say('delete buy milk');
+      const r = await c.say('yes', { message_history: [] });
+      expect(r).toMatchObject({ decision_type: 'RESPOND_ONLY', tool_calls: null });
+      expect((await c.say('yes')).tool_calls).toBeNull();
+      expect(await c.list()).toEqual(['buy milk']);
+    });
+
     it('Rule 1: expired confirmation + "yes" → nothing is deleted and the user is told it expired', async () => {
       const c = chat();
       await c.add('buy milk');

@@ -46,7 +46,7 @@ export interface HistoryMessage {
 }
 
 /**
- * Contract 000 input, sent on agents.task-assistant.process. A caller that omits message_history and pending_confirmation gets them from the conversation's projection of the log.
+ * Contract 000 input, sent on agents.task-assistant.process. A caller that omits message_history and pending_confirmation gets them from the conversation's projection of the log. A caller that sends either one supplies the turn's whole context: the other, when not sent, is empty (no history, nothing pending), and the conversation goes on from that context (a pending confirmation it did not send is no longer pending).
  */
 export interface DecisionContext {
   /**
