@@ -118,7 +118,8 @@ describe('Issue 11 operators: runledger runs against a running stack', () => {
 
   it('Operator output: caller-controlled control characters are shown escaped, never sent to the terminal (runs list, runs show)', async () => {
     const tag = `ansi-${randomUUID().slice(0, 8)}`;
-    const user_id = `${tag}\u001b[2J\u001b[31mEVIL\u001b[0m\r\u202e`;
+    // A user id holds no control character (refused: an operator could not type it back); bidi overrides it may hold.
+    const user_id = `${tag}\u202eEVIL\u2066`;
     const reply = await stack.request<{ run_id: string }>('agents.task-assistant.process', { user_id, conversation_id: randomUUID(), message: `add task ${tag} \u001b]0;pwned\u0007 probe` }, 120_000);
     expect(reply.ok).toBe(true);
     // eslint-disable-next-line no-control-regex -- control characters are what the test looks for
@@ -128,7 +129,7 @@ describe('Issue 11 operators: runledger runs against a running stack', () => {
       return r.stdout.includes(reply.body.run_id) ? r : null;
     }, 60_000);
     expect(listed.stdout).not.toMatch(acted);
-    expect(listed.stdout).toContain(`${tag}\\u001b[2J\\u001b[31mEVIL`);
+    expect(listed.stdout).toContain(`${tag}\\u202eEVIL`);
     const shown = await cli('runs', 'show', reply.body.run_id);
     expect(shown).toMatchObject({ code: 0, stderr: '' });
     expect(shown.stdout).not.toMatch(acted);

@@ -263,8 +263,11 @@ describe('Contract 000 templates, validation and audit over the bus', () => {
 
     it('Input validation: a user id with a control character is refused with the invalid-input template (an operator could not type it back to erase its data)', async () => {
       for (const user_id of [`fr\u0000ank-${randomUUID()}`, `tab\tuser-${randomUUID()}`, `c1\u0085user-${randomUUID()}`]) {
-        const r = await send(stack, { user_id, conversation_id: randomUUID(), message: 'add task x' });
+        const conversation_id = randomUUID();
+        const r = await send(stack, { user_id, conversation_id, message: 'add task x' });
         expect({ user_id, body: r.body }).toMatchObject({ user_id, body: { decision_type: 'RESPOND_ONLY', tool_calls: null, response_text: "I didn't understand that. Could you rephrase?" } });
+        // Its refusal records no user: nothing is sealed under an owner nobody could erase.
+        expect((await auditOf(stack, conversation_id)).map((rec) => [rec.user_id, rec.input_message])).toEqual([['', '']]);
       }
     });
   });

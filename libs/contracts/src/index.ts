@@ -8,6 +8,6 @@ export * from './dto/agent-run.dto';
 export * from './dto/session.dto';
 export * from './dto/bounds';
 export * from './dto/ids';
-export { ARTIFACT_ID } from './dto/forms';
+export { ARTIFACT_ID, USER_ID } from './dto/forms';
 export * from './dto/operations.dto';
 export * from './dto/callers.dto';

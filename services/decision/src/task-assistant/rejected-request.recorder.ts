@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
-import { AgentDecisionReply } from '@runledger/contracts';
+import { AgentDecisionReply, USER_ID } from '@runledger/contracts';
 import { AppError, canonicalUuid, Clock, isUuid, RateLimit, RateLimiter, settingNumber, truncateChars } from '@runledger/kernel';
 import { CLOCK } from '@runledger/messaging';
 import { PolicyCatalog } from '@runledger/policy-catalog';
@@ -46,7 +46,10 @@ export class RejectedRequestRecorder {
 
   async record(raw: unknown, decision: AgentDecision, reason: string, forcedCode?: 'REQUEST.INVALID'): Promise<AgentDecisionReply> {
     const r = (typeof raw === 'object' && raw !== null ? raw : {}) as Record<string, unknown>;
-    const user_id = typeof r.user_id === 'string' ? truncateChars(r.user_id, 256) : '';
+    const sent = typeof r.user_id === 'string' ? r.user_id : '';
+    // A user id no operator could type back to erase (control characters: refused for that) owns nothing here either:
+    // the refusal records no user, so nothing of it is sealed under an owner nobody can erase.
+    const user_id = USER_ID.test(sent) ? truncateChars(sent, 256) : '';
     // Rejections are counted per caller in memory; past the limit they are turned away before the log.
     const nowMs = this.clock.now().getTime();
     if (!this.perCaller.take(user_id, nowMs) || !this.overall.take('', nowMs)) throw new AppError('REQUEST.RATE_LIMITED');
@@ -56,7 +59,7 @@ export class RejectedRequestRecorder {
     const message = typeof r.message === 'string' && user_id.trim() !== '' ? truncateChars(r.message, MAX_RECORDED_MESSAGE) : '';
     const runId = randomUUID();
     const now = this.clock.now().toISOString();
-    const code = forcedCode ?? (user_id.trim() === '' ? 'AUTH.MISSING' : 'REQUEST.INVALID');
+    const code = forcedCode ?? (sent.trim() === '' ? 'AUTH.MISSING' : 'REQUEST.INVALID');
     const versions = this.policies.currentVersions();
     const audit = buildAuditRecord({
       timestamp: now,
