@@ -270,7 +270,8 @@ describe('Governed agent runs (contract 001) over real NATS', () => {
     expect(taskRun.created.agent_name).toBe('TASK_ASSISTANT');
     expect(taskRun.types[taskRun.types.length - 1]).toBe('RunCompleted');
     const inbox = (await stack.log.read('rl.log.inbox.decision')).map((e) => e.type);
-    expect(new Set(inbox)).toEqual(new Set(['AgentRunRequested', 'AgentRequested']));
+    // Both kinds (on the shared stack other suites' requests pass the same inbox: sessions' too).
+    expect(inbox).toEqual(expect.arrayContaining(['AgentRunRequested', 'AgentRequested']));
   });
 
   it('§7.4 GOVERNANCE_AGENT promotes a sanitised insight and is refused raw case text (8+ words copied from a case document its facts reference)', async () => {

@@ -16,7 +16,7 @@ describe('Replay equals live, for every projection', () => {
   const runIds: string[] = [];
 
   beforeAll(async () => {
-    stack = await TestStack.shared();
+    stack = await TestStack.start();
     for (const message of ['add task buy bread', 'remind me to book flights', 'show tasks', 'rename buy bread to buy rye bread', 'done with the first one', 'delete book flights', 'yes', 'hello there']) {
       const r = await stack.request<{ run_id: string }>('agents.task-assistant.process', { user_id, conversation_id, message });
       runIds.push(r.body.run_id);
