@@ -30,7 +30,6 @@ export class AgentStepError extends Error {
 }
 
 export const invalidInput = (message: string) => new AgentStepError('INVALID_INPUT', message);
-const invalidInputError = (message: string): RunError => ({ error_code: 'INVALID_INPUT', message: bounded(message), retryable: false });
 export const policyDenied = (message: string) => new AgentStepError('POLICY_DENIED', message);
 
 export function bounded(message: string): string {
@@ -51,6 +50,6 @@ export function runErrorOf(cause: unknown): RunError {
   }
   // A choke point refused what the run asked of it for the request itself (an id or value from the run's inputs it
   // cannot take, in its caller-safe words): asking again gets the same refusal (probe finding: it was INTERNAL, retryable).
-  if (cause instanceof AppError && cause.code === 'REQUEST.INVALID') return invalidInputError(cause.message);
+  if (cause instanceof AppError && cause.code === 'REQUEST.INVALID') return runErrorOf(invalidInput(cause.message));
   return { error_code: 'INTERNAL', message: 'The agent failed unexpectedly.', retryable: true };
 }
