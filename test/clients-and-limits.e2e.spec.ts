@@ -26,6 +26,12 @@ describe('Issue 9 clients and log limits', () => {
     expect(r.stderr).not.toMatch(/\n\s+at /);
   });
 
+  it('README audit (probe finding L7): `audit export` of a chain with no entries yet refuses (exit 1) instead of writing an empty copy, which `audit verify --file` would refuse', async () => {
+    // Only the audit-ledger runs here and nothing was asked: its chain has no entry.
+    const r = await runCli(stack.url, ['audit', 'export'], stack.cliEnv('operator'));
+    expect(r).toMatchObject({ code: 1, stdout: '', stderr: 'the audit chain has no entries yet: nothing to export\n' });
+  });
+
   it('Issue 9 clients: wrong credentials (an unknown user and password) are refused clearly (exit 3)', async () => {
     const r = await runCli(stack.url, ['runs', 'list', '--nats-user', 'mallory', '--nats-password', 'guess'], { NATS_CREDS: '' });
     expect(r.code).toBe(3);
