@@ -18,8 +18,9 @@
  *   replay [--policy DIR]                      rebuild every read model and compare; or a what-if under another policy
  * Exit codes: 0 done; 1 the stack refused the request (its stable error code is printed) or a check failed (a chain
  * that does not verify, a replay with differences); 2 usage, said before connecting (an unknown command or option, a
- * missing or malformed value, a malformed server URL, options that do not go together, a file to read or an --out
- * folder that does not exist, a --creds file or --context that does not exist); 3 the stack cannot be reached, refused
+ * missing or malformed value, a malformed server URL, a --since not before its --until, options that do not go
+ * together, a file to read that does not exist or is no input of its kind, an --out that cannot be written, a --creds
+ * file or --context that does not exist); 3 the stack cannot be reached, refused
  * the credentials or does not permit this identity the command; agent keeps its contract's codes (4 invalid arguments or an unknown
  * agent, 5 a schema that does not compile).
  * On the local stack each command connects as the identity `npm start` wrote for it (.data/credentials): chat and

@@ -9,6 +9,7 @@
  * With no MONGO_URL the embedded store (NATS KV) serves.
  */
 const path = require('node:path');
+const { DEFAULT_NATS_PORT } = require('./lib/nats-url');
 const { ROOT, SERVICES, LOCAL_NATS_URL, LOCAL_DATA_DIR, parseNatsUrl, canConnect, startNats, runBootstrap, startService, stopProcess } = require('./lib/stack');
 
 /** How often we look whether the process that started us (npm, a shell, a supervisor) is still there. */
@@ -80,6 +81,10 @@ async function main() {
     if (stopping) return stopping;
     const ports = readies.map((r, i) => `${SERVICES[i]}:${r.http_port}`).join(' ');
     const rel = (identity) => path.relative(process.cwd(), nats.creds[identity].file);
+    // The commands below are copied into other shells, which need not have this one's RL_NATS_PORT, RL_DATA_DIR or
+    // NATS_URL: each names what it needs, the server (unless the default) and the identity's credentials.
+    const server = natsUrl === `nats://127.0.0.1:${DEFAULT_NATS_PORT}` ? '' : ` --server ${natsUrl}`;
+    const as = (identity) => `${server}${nats ? ` --creds ${rel(identity)}` : ''}`;
     const who = nats
       ? `  connect as    : caller   --creds ${rel('caller')} (agent requests only)\n` +
         `                  approver --creds ${rel('approver')} (promotion tickets only: rl.caller.approver.artifacts.ingest)\n` +
@@ -89,9 +94,9 @@ async function main() {
     process.stdout.write(
       `Runledger ready on ${natsUrl} (store: ${process.env.MONGO_URL ? 'MongoDB' : 'embedded NATS KV'})\n` +
       who +
-      `  terminal chat  : npm run chat -- --user alice${nats ? ` --creds ${rel('caller')}` : ''}\n` +
-      `  audit verify   : npm run runledger -- audit verify${nats ? ` --creds ${rel('operator')}` : ''}\n` +
-      `  web console    : npm run runledger -- console (http://127.0.0.1:4380, prints its sign-in URL; as the operator)\n` +
+      `  terminal chat  : npm run chat -- --user alice${as('caller')}\n` +
+      `  audit verify   : npm run runledger -- audit verify${as('operator')}\n` +
+      `  web console    : npm run runledger -- console${as('operator')} (http://127.0.0.1:4380, prints its sign-in URL; as the operator)\n` +
       `  agent requests : ${subjectsAskedBy('caller')} (as the caller)\n` +
       `  operators      : ${subjectsAskedBy('operator')} (as the operator)\n` +
       `  health (http)  : ${ports}\n` +

@@ -20,10 +20,16 @@ describe('Issue 9 clients and log limits', () => {
   it('Issue 9 clients: an operator command with no credentials is refused clearly (exit 3, no stack trace)', async () => {
     const r = await runCli(stack.url, ['runs', 'list'], { NATS_CREDS: '', NATS_USER: '', NATS_CONTEXT: '' });
     expect(r.code).toBe(3);
-    // This is not npm start's server: the refusal does not point at npm start's credentials (another stack's).
-    expect(r.stderr).toMatch(/refused these credentials .*--creds FILE, --nats-user/);
-    expect(r.stderr).not.toMatch(/\.data\/credentials/);
+    // It says none were given and every way to give them; npm start's file only as where a stack npm start runs keeps
+    // it (this server is not known to be one: probe finding L2).
+    expect(r.stderr).toMatch(/wants credentials and none were given .*--creds FILE \(or NATS_CREDS=FILE\), --nats-user U --nats-password P \(or NATS_USER and NATS_PASSWORD\) or --context NAME \(or NATS_CONTEXT\); a stack npm start runs has this command's identity, the operator, in \S*credentials\/operator\.nk/);
     expect(r.stderr).not.toMatch(/\n\s+at /);
+  });
+
+  it('README audit (probe finding L7): `audit export` of a chain with no entries yet refuses (exit 1) instead of writing an empty copy, which `audit verify --file` would refuse', async () => {
+    // Only the audit-ledger runs here and nothing was asked: its chain has no entry.
+    const r = await runCli(stack.url, ['audit', 'export'], stack.cliEnv('operator'));
+    expect(r).toMatchObject({ code: 1, stdout: '', stderr: 'the audit chain has no entries yet: nothing to export\n' });
   });
 
   it('Issue 9 clients: wrong credentials (an unknown user and password) are refused clearly (exit 3)', async () => {

@@ -4,6 +4,7 @@
  * port 4322 are never touched.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
 import { existsSync } from 'node:fs';
 import { connect as tcpConnect } from 'node:net';
 import { join, resolve } from 'node:path';
@@ -76,6 +77,44 @@ describe('README "Run it": npm start', () => {
     }
     expect(existsSync(join(dir.path, 'credentials', 'operator.nk'))).toBe(true);
     expect(existsSync(join(dir.path, 'nats'))).toBe(true);
+  });
+
+  /**
+   * A command as the banner prints it, run through a shell from another terminal: one that has none of npm start's
+   * settings (RL_NATS_PORT, RL_DATA_DIR, NATS_*), as a user who started the stack elsewhere has. `until` ends it early.
+   */
+  async function asPrinted(command: string, opts: { stdin?: string; until?: RegExp } = {}): Promise<{ code: number | null; out: string }> {
+    const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^(RL_NATS_PORT|RL_DATA_DIR|NATS_\w+)$/.test(k)));
+    const child = spawn('sh', ['-c', command], { cwd: ROOT, detached: true, env, stdio: ['pipe', 'pipe', 'pipe'] });
+    let out = '';
+    const seen = (c: Buffer) => {
+      out += c;
+      if (opts.until?.test(out)) process.kill(-child.pid!, 'SIGINT');
+    };
+    child.stdout!.on('data', seen);
+    child.stderr!.on('data', seen);
+    child.stdin!.end(opts.stdin ?? '');
+    const [code] = (await once(child, 'exit')) as [number | null];
+    return { code, out };
+  }
+
+  it('README "Run it": the commands the ready banner prints work as printed from another shell, on a port other than 4322 and another data folder', async () => {
+    const printed = (label: string) => new RegExp(`${label}\\s*: (npm run [^\\n(]*?)\\s*(\\(|\\n)`).exec(output)?.[1] ?? '';
+    const verify = printed('audit verify');
+    expect(verify).toContain(`--server nats://127.0.0.1:${natsPort}`);
+    expect(await asPrinted(verify)).toMatchObject({ code: 0, out: expect.stringContaining('audit chain OK') });
+    const chat = await asPrinted(printed('terminal chat'), { stdin: 'show my tasks\n/quit\n' });
+    expect({ code: chat.code, reply: /assistant> /.test(chat.out), out: chat.out }).toMatchObject({ code: 0, reply: true });
+    // The console keeps serving: seen signed-in URL, it is stopped (the banner's port 4380 may be a developer's console: any free one).
+    const web = await asPrinted(`${printed('web console')} --port 0`, { until: /open http:\/\/127\.0\.0\.1:\d+\/login\?token=/ });
+    expect(web.out).toMatch(/runledger console: open http:\/\/127\.0\.0\.1:\d+\/login\?token=/);
+  });
+
+  it('README "Operator commands": a command given --server but no credentials says exactly what to pass (flags, environment variables, and where npm start writes them), exit 3', async () => {
+    const r = await asPrinted(`node scripts/runledger.js runs list --server nats://127.0.0.1:${natsPort}`);
+    expect(r.code).toBe(3);
+    for (const named of ['--creds FILE', 'NATS_CREDS', '--nats-user', 'NATS_USER', '--context NAME', 'NATS_CONTEXT', '.data/credentials/operator.nk', 'RL_DATA_DIR']) expect({ named, out: r.out }).toEqual({ named, out: expect.stringContaining(named) });
+    expect(r.out).not.toMatch(/refused these credentials/);
   });
 
   it('README "Run it": SIGTERM to npm stops the services and nats-server (npm does not pass it on; npm start notices its parent is gone)', async () => {

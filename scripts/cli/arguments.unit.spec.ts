@@ -3,10 +3,11 @@
  * own: auditArgs, replayArgs, listRequest): every value and combination the usage does not allow is a usage error
  * (exit 2: the error first, then the usage) decided here, before anything connects, so no stack runs in this suite.
  */
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { generateKeyPairSync } from 'node:crypto';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { auditArgs } from './audit';
+import { auditArgs, main as auditMain } from './audit';
 import { refusalText } from './connection';
 import { main as approvalsMain } from './approvals';
 import { main as deadlettersMain, USAGE as DEADLETTERS_USAGE } from './deadletters';
@@ -217,5 +218,57 @@ describe('CLI arguments: checked before connecting (exit 2, the error then the u
     // Decimal digits within the range get as far as connecting (exit 3: nothing answers at port 1); a leading 0 is still decimal.
     expect((await run(runsMain, ['list', '--limit', '016'])).code).toBe(3);
     expect((await run(runsMain, ['cancel', runId, '--wait', '--timeout', '5'])).code).toBe(3);
+  });
+
+  it('README CLI exit codes (2, an --out that cannot be written): --out /proc/x, which no permission bit forbids, is refused before connecting; the check leaves no file behind and an existing one as it was', () => {
+    for (const sub of [['export'], ['head'], ['anchor', 'export']]) {
+      expect(outcome(() => auditArgs([...sub, '--out', '/proc/x']))).toEqual(usageError('--out /proc/x: cannot be written (/proc takes no new files)'));
+    }
+    const fresh = path.join(dir, 'fresh.jsonl');
+    expect(outcome(() => auditArgs(['export', '--out', fresh]))).toBe('ok');
+    expect(existsSync(fresh)).toBe(false);
+    const kept = path.join(dir, 'kept.json');
+    writeFileSync(kept, 'earlier head');
+    expect(outcome(() => auditArgs(['head', '--out', kept]))).toBe('ok');
+    expect(readFileSync(kept, 'utf8')).toBe('earlier head');
+  });
+
+  it('README CLI exit codes (2, invalid input): a --since not before its --until names no time and is refused before connecting (replay --policy, runs list)', () => {
+    const [early, late] = ['2026-11-24T07:00:00Z', '2026-11-25T07:00:00Z'];
+    const empty = usageError('--since 2026-11-25T07:00:00.000Z is not before --until 2026-11-24T07:00:00.000Z: the range [since, until) would be empty');
+    expect(outcome(() => replayArgs(['--policy', POLICY, '--since', late, '--until', early]))).toEqual(empty);
+    expect(outcome(() => replayArgs(['--policy', POLICY, '--since', early, '--until', early]))).toEqual(usageError(/^--since .* is not before --until /));
+    expect(outcome(() => replayArgs(['--policy', POLICY, '--since', early, '--until', late]))).toBe('ok');
+    const list = (...args: string[]) => listRequest(parseArgs(args, { valued: ['since', 'until'], switches: [] }, RUNS_USAGE));
+    expect(outcome(() => list('--since', late, '--until', early))).toEqual(empty);
+    expect(list('--since', early, '--until', late)).toEqual({ since: '2026-11-24T07:00:00.000Z', until: '2026-11-25T07:00:00.000Z' });
+  });
+
+  it('README CLI exit codes (2, unreadable input): audit verify --file of an empty file is no exported chain, and a --public-key that is no Ed25519 public key is refused in our words (no OpenSSL text)', async () => {
+    const key = path.join(dir, 'key.pub.pem');
+    writeFileSync(key, generateKeyPairSync('ed25519').publicKey.export({ type: 'spki', format: 'pem' }));
+    for (const text of ['', '\n\n']) {
+      writeFileSync(chain, text);
+      expect(await run(auditMain, ['verify', '--file', chain, '--public-key', key])).toEqual({ code: 2, stderr: `--file ${chain}: is empty, not an exported audit chain (runledger audit export writes one JSON entry a line)\n` });
+    }
+    writeFileSync(chain, '{"seq":1}\n');
+    const garbage = path.join(dir, 'garbage.pem');
+    const rsa = path.join(dir, 'rsa.pub.pem');
+    writeFileSync(garbage, 'garbage');
+    writeFileSync(rsa, generateKeyPairSync('rsa', { modulusLength: 1024 }).publicKey.export({ type: 'spki', format: 'pem' }));
+    for (const file of [garbage, rsa, witness]) {
+      const r = await run(auditMain, ['verify', '--file', chain, '--public-key', file]);
+      expect({ file, r }).toEqual({ file, r: { code: 2, stderr: `--public-key ${file}: is not an Ed25519 public key: give the ledger's signing-key.pub.pem (a PEM "BEGIN PUBLIC KEY" block) or the JSON \`audit head\` or \`audit anchor export\` writes, which carries it\n` } });
+    }
+    writeFileSync(chain, '');
+  });
+
+  it("README CLI exit codes (2, an id not of its form): deadletters list --durable that is no durable name (a.b, a b, >) is refused before asking, by the rule rl.deadletters.list applies", async () => {
+    for (const durable of ['a.b', 'a b', '>', 'audit-ledger.*']) {
+      const r = await run(deadlettersMain, ['list', '--durable', durable]);
+      expect({ durable, r }).toEqual({ durable, r: { code: 2, stderr: expect.stringMatching(new RegExp(`^--durable must be a durable consumer name \\(letters, digits, _ or -, e\\.g\\. audit-ledger\\), got ${JSON.stringify(JSON.stringify(durable)).slice(1, -1).replace(/[.*>]/g, '\\$&')}\nusage: runledger deadletters list`)) } });
+    }
+    // A name of that form gets as far as connecting (exit 3: nothing answers at port 1).
+    expect((await run(deadlettersMain, ['list', '--durable', 'decision-inbox'])).code).toBe(3);
   });
 });

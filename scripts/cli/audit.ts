@@ -24,10 +24,11 @@
  * The export reads the log subject rl.log.audit.chain directly (the audit-ledger is its only writer), so a
  * copy can be taken, archived and verified later even when the ledger service is down.
  */
+import { createPublicKey } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { aggregateRef, EventLog, LOG_STREAM, logIdentityOf } from '@runledger/event-log';
-import { AnchoredVerification, ChainCheckpoint, ChainEntry, chainEntriesOf, checkAuditCoverage, checkLogIdentity, CoverageEvent, LogAnchor, LogIdentity, verifyAnchoredChain } from '@runledger/governance';
+import { AnchoredVerification, ChainCheckpoint, ChainEntry, chainEntriesOf, checkAuditCoverage, checkLogIdentity, CoverageEvent, LogAnchor, LogIdentity, type SignatureCheck, verifyAnchoredChain } from '@runledger/governance';
 // Deep imports on purpose: the packages' indexes also load the DTOs and Nest, which an operator command
 // does not need (they want reflect-metadata and add seconds to every start).
 import type { AuditVerification } from '../../libs/contracts/src/generated';
@@ -271,21 +272,40 @@ function writeOut(out: string, text: string, mode?: number): void {
   }
 }
 
-/** The public key to trust: given, from the environment, or the one beside the ledger's key on this machine. */
-function trustedKeyPem(opts: Options): string {
+/** The public key to trust: given, from the environment, or the one beside the ledger's key on this machine; `source` names it. */
+function trustedKeyPem(opts: Options): { pem: string; source: string } {
   const file = opts.publicKey ?? process.env.RL_AUDIT_PUBLIC_KEY_FILE ?? publicKeyFileOf(auditKeyFile());
   if (!opts.publicKey && !process.env.RL_AUDIT_PUBLIC_KEY_FILE && !existsSync(file)) {
     throw new CliError(`no public key to check the chain's signatures against: give --public-key (the ledger's ${file}, or \`audit head\` output)`, 2);
   }
+  const source = `${opts.publicKey ? '--public-key' : process.env.RL_AUDIT_PUBLIC_KEY_FILE ? 'RL_AUDIT_PUBLIC_KEY_FILE' : "the ledger's public key"} ${file}`;
   const text = readText(file);
   // `audit head` output and export manifests carry the key as JSON; a .pem file is the key itself.
   try {
-    const parsed = JSON.parse(text) as { public_key_pem?: string };
-    if (parsed.public_key_pem) return parsed.public_key_pem;
+    const parsed = JSON.parse(text) as { public_key_pem?: unknown };
+    if (typeof parsed?.public_key_pem === 'string') return { pem: parsed.public_key_pem, source };
   } catch {
     /* not JSON: a PEM file */
   }
-  return text;
+  return { pem: text, source };
+}
+
+/**
+ * The signature check for an exported copy: the trusted key must be an Ed25519 public key (the ledger signs with
+ * one); anything else is refused in our words (exit 2), never with the crypto library's error text.
+ */
+function signatureCheck(opts: Options): SignatureCheck {
+  const { pem, source } = trustedKeyPem(opts);
+  let type: string | undefined;
+  try {
+    type = createPublicKey(pem).asymmetricKeyType;
+  } catch {
+    type = undefined;
+  }
+  if (type !== 'ed25519') {
+    throw new CliError(`${source}: is not an Ed25519 public key: give the ledger's signing-key.pub.pem (a PEM "BEGIN PUBLIC KEY" block) or the JSON \`audit head\` or \`audit anchor export\` writes, which carries it`, 2);
+  }
+  return trustedKeys([pem]);
 }
 
 /** A signed head from `audit head` output ({checkpoint}), an export manifest ({audit_head}) or a bare checkpoint. */
@@ -302,14 +322,10 @@ function readHead(file: string): ChainCheckpoint {
 
 function verifyFile(opts: Options & { file: string }): number {
   const text = readText(opts.file);
+  // An export holds at least one entry (`audit export` refuses a chain that has none): an empty file is no copy of a chain.
+  if (text.trim() === '') throw new CliError(`--file ${opts.file}: is empty, not an exported audit chain (runledger audit export writes one JSON entry a line)`, 2);
   const lines = text.split('\n');
-  let check;
-  try {
-    check = trustedKeys([trustedKeyPem(opts)]);
-  } catch (err) {
-    if (err instanceof CliError) throw err;
-    throw new CliError(`the public key is not a valid key: ${(err as Error).message}`, 2);
-  }
+  const check = signatureCheck(opts);
   const anchor = opts.head ? readHead(opts.head) : null;
   const entries: ChainEntry[] = [];
   for (let i = 0; i < lines.length; i++) {
@@ -346,6 +362,8 @@ function exportChain(out: string | undefined, flags: CliConnectionFlags): Promis
   return withConnection(flags, async (nc) => {
     const log = new EventLog(jetstream(nc), await jetstreamManager(nc), { producer: 'runledger-cli', clock: { now: () => new Date() } });
     const entries = chainEntriesOf(await log.read(CHAIN_SUBJECT));
+    // An empty copy would verify as nothing at all: there is no chain to export yet.
+    if (!entries.length) throw new CliError('the audit chain has no entries yet: nothing to export', 1);
     const jsonl = entries.map((e) => `${JSON.stringify(e)}\n`).join('');
     if (out) {
       writeOut(out, jsonl);

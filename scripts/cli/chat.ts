@@ -10,7 +10,7 @@ import { NatsConnection, RequestError } from '@nats-io/transport-node';
 // Imported by path, not through @runledger/contracts: the package index loads every DTO and validator,
 // which a terminal client does not need at start-up.
 import { SUBJECTS } from '../../libs/contracts/src/subjects';
-import { CliConnectionFlags, connectCli, CONNECTION_USAGE, ConnectionRefused, ConnectionSettingInvalid, ConnectionUsageError, parseConnectionFlags, permissionViolation, unansweredRequest } from './connection';
+import { CliConnectionFlags, connectCli, CONNECTION_USAGE, ConnectionRefused, ConnectionSettingInvalid, ConnectionUsageError, CredentialsRefused, parseConnectionFlags, permissionViolation, unansweredRequest } from './connection';
 import { printable } from './format';
 import { isUuid } from '../../libs/kernel/src/ids';
 
@@ -131,7 +131,7 @@ export async function main(args: string[]): Promise<number> {
       process.stderr.write(`runledger chat: ${err.message}\n${USAGE}`);
       return 2;
     }
-    process.stderr.write(/refused these credentials/.test(err.message) ? `${err.message}\n` : NOT_RUNNING);
+    process.stderr.write(err instanceof CredentialsRefused ? `${err.message}\n` : NOT_RUNNING);
     return 3;
   }
   try {

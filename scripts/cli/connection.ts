@@ -44,6 +44,9 @@ export class ConnectionRefused extends Error {
   readonly exitCode: number = 3;
 }
 
+/** The server refused the identity (none given, or these): the message says what to pass instead. */
+export class CredentialsRefused extends ConnectionRefused {}
+
 /** A connection setting that names nothing usable (a credentials file or context that does not exist): exit 2, a wrong value. */
 export class ConnectionSettingInvalid extends ConnectionRefused {
   override readonly exitCode: number = 2;
@@ -206,13 +209,22 @@ export async function connectCli(flags: CliConnectionFlags, name = 'runledger-cl
   } catch (err) {
     if (err instanceof ConnectionRefused) throw err;
     const message = (err as Error).message ?? String(err);
-    if (/authoriz|authentic|permission/i.test(message)) {
-      // With none named against npm start's server, say where it put this command's identity (another server's are not there).
-      const hint = settings.creds || settings.user || !isLocalStack(settings.server) ? '' : ` (npm start writes this command's at ${shownLocalCredsFile(defaultIdentity)})`;
-      throw new ConnectionRefused(`NATS at ${settings.server} refused these credentials (${message}); pass --creds FILE${hint}, --nats-user/--nats-password or --context NAME`);
-    }
+    if (/authoriz|authentic|permission/i.test(message)) throw new CredentialsRefused(credentialsRefused(settings, defaultIdentity, message));
     throw new ConnectionRefused(`cannot reach NATS at ${settings.server} (${message}); start the stack or set NATS_URL / --server`);
   }
+}
+
+/**
+ * What to say when the server refused the connection's identity: with none given (anonymous, as a `--server` other
+ * than npm start's default gets unless told), every way to name one, flag and variable, and where npm start writes
+ * this command's; with some given, that these were refused and how to name others.
+ */
+export function credentialsRefused(settings: CliConnectionFlags & { server: string }, identity: LocalIdentity, message: string): string {
+  const ways = '--creds FILE (or NATS_CREDS=FILE), --nats-user U --nats-password P (or NATS_USER and NATS_PASSWORD) or --context NAME (or NATS_CONTEXT)';
+  const file = shownLocalCredsFile(identity);
+  const npmStarts = `a stack npm start runs has this command's identity, the ${identity}, in ${file} (RL_DATA_DIR/credentials/${identity}.nk)${existsSync(localCredsFile(identity)) ? '' : ', not there now'}`;
+  if (!settings.creds && !settings.user) return `NATS at ${settings.server} wants credentials and none were given (${message}): pass ${ways}; ${npmStarts}`;
+  return `NATS at ${settings.server} refused these credentials (${message}); pass others: ${ways}; ${npmStarts}`;
 }
 
 /**

@@ -1,4 +1,4 @@
-import { isLocalStack, LOCAL_NATS_URL } from './connection';
+import { credentialsRefused, isLocalStack, LOCAL_NATS_URL } from './connection';
 
 describe('runledger CLI connection', () => {
   const port = new URL(LOCAL_NATS_URL).port;
@@ -14,5 +14,11 @@ describe('runledger CLI connection', () => {
     for (const server of [`nats://127.0.0.1:${other}`, `nats://10.0.0.5:${port}`, `tls://127.0.0.1:${port}`, `nats://user:pw@evil.example:${port}`, `nats://127.0.0.1:${port},nats://127.0.0.1:${other}`, 'not a url ::']) {
       expect({ server, local: isLocalStack(server) }).toEqual({ server, local: false });
     }
+  });
+
+  it('README "Operator commands": a server that wants credentials when none were given is told every flag and variable that names them, and where npm start writes this command\'s', () => {
+    const none = credentialsRefused({ server: 'nats://127.0.0.1:4400' }, 'operator', 'Authorization Violation');
+    expect(none).toMatch(/^NATS at nats:\/\/127\.0\.0\.1:4400 wants credentials and none were given \(Authorization Violation\): pass --creds FILE \(or NATS_CREDS=FILE\), --nats-user U --nats-password P \(or NATS_USER and NATS_PASSWORD\) or --context NAME \(or NATS_CONTEXT\); a stack npm start runs has this command's identity, the operator, in \S*credentials\/operator\.nk \(RL_DATA_DIR\/credentials\/operator\.nk\)/);
+    expect(credentialsRefused({ server: 'nats://h:4222', creds: 'x.nk' }, 'caller', 'Authorization Violation')).toMatch(/^NATS at nats:\/\/h:4222 refused these credentials \(Authorization Violation\); pass others: --creds FILE .*caller\.nk/);
   });
 });

@@ -9,10 +9,11 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { DeadLetter, DeadLettersListResult } from '../../libs/contracts/src/generated';
+import { DURABLE_NAME } from '../../libs/contracts/src/dto/forms';
 import { SUBJECTS } from '../../libs/contracts/src/subjects';
 import { CONNECTION_USAGE } from './connection';
 import { printable, table, time } from './format';
-import { ask, CliError, unknownCommand, json, parseArgs, runCommand, str, withConnection } from './operator';
+import { ask, CliError, unknownCommand, json, parseArgs, type ParsedArgs, runCommand, str, withConnection } from './operator';
 
 export const USAGE = `usage: runledger deadletters list [--durable NAME] [--json]
        runledger deadletters show ID [--json]
@@ -41,13 +42,23 @@ export function deadLetterId(sub: 'show' | 'retry', positional: readonly string[
   return id;
 }
 
+/** `--durable NAME`, checked before connecting by the rule rl.deadletters.list applies (DURABLE_NAME): else a usage error. */
+function durableArg(p: ParsedArgs): string | undefined {
+  const durable = str(p, 'durable');
+  if (durable !== undefined && !DURABLE_NAME.test(durable)) {
+    throw new CliError(`--durable must be a durable consumer name (letters, digits, _ or -, e.g. audit-ledger), got ${JSON.stringify(durable)}\n${USAGE}`, 2);
+  }
+  return durable;
+}
+
 export function main(args: string[]): Promise<number> {
   return runCommand(async () => {
     const [sub, ...rest] = args;
     if (sub === 'list') {
       const p = parseArgs(rest, { valued: ['durable'], switches: ['json'] }, USAGE);
+      const durable = durableArg(p);
       return withConnection(p.conn, async (nc) => {
-        const res = await ask<DeadLettersListResult>(nc, SUBJECTS.deadLettersList, str(p, 'durable') ? { durable: str(p, 'durable') } : {});
+        const res = await ask<DeadLettersListResult>(nc, SUBJECTS.deadLettersList, durable ? { durable } : {});
         if (p.flags.has('json')) return (json(res), 0);
         if (res.dead_letters.length === 0) return (process.stdout.write('no dead letters\n'), 0);
         process.stdout.write(table(['ID', 'RECORDED (UTC)', 'SUBJECT', 'RUN', 'REASON', 'CODE', 'DELIVERIES', 'RETRY CAN SUCCEED', 'RETRIES'], res.dead_letters.map(row)));

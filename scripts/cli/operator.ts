@@ -3,7 +3,7 @@
  * convention decoded, and the exit codes (0 ok, 1 the answer is bad news — a difference, a broken chain,
  * 2 usage, 3 the stack cannot be reached or refused).
  */
-import { accessSync, constants, statSync } from 'node:fs';
+import { accessSync, closeSync, constants, openSync, statSync, unlinkSync } from 'node:fs';
 import path from 'node:path';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { decodeReply, encodeJson } from '../../libs/messaging/src/codec';
@@ -124,6 +124,19 @@ export function timeFlag(p: ParsedArgs, name: string, usage: string): string | u
 }
 
 /**
+ * `--since` and `--until` (each timeFlag), which name the range [since, until): a since not before the until names no
+ * time at all, a usage error (exit 2) rather than a request answered with nothing.
+ */
+export function timeRange(p: ParsedArgs, usage: string): { since?: string; until?: string } {
+  const since = timeFlag(p, 'since', usage);
+  const until = timeFlag(p, 'until', usage);
+  if (since !== undefined && until !== undefined && Date.parse(since) >= Date.parse(until)) {
+    throw new CliError(`--since ${since} is not before --until ${until}: the range [since, until) would be empty\n${usage}`, 2);
+  }
+  return { since, until };
+}
+
+/**
  * Options that apply only with another (`needs`: `--head needs --file`) or never with it (`not`), each said as a usage
  * error naming both (`why` adds what to do instead), never silently ignored.
  */
@@ -186,10 +199,14 @@ export function outputPath(p: ParsedArgs, name: string, usage: string): string |
   if (!parent.isDirectory()) throw fail(`${folder} is not a folder`);
   const existing = stat(file);
   if (existing?.isDirectory()) throw fail('is a folder; name a file to write');
+  // Permission bits are not the last word (root passes every access check; /proc, a read-only mount refuse anyway):
+  // the file is opened as the write will open it, without truncating it, and a file this check created is removed.
   try {
-    accessSync(existing ? file : folder, constants.W_OK);
+    closeSync(openSync(file, 'a'));
+    if (!existing) unlinkSync(file);
   } catch (err) {
-    throw fail(`cannot be written (${fileProblem(err)})`);
+    const code = (err as NodeJS.ErrnoException).code;
+    throw fail(`cannot be written (${code === 'ENOENT' ? `${folder} takes no new files` : fileProblem(err)})`);
   }
   return file;
 }

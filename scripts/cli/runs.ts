@@ -17,7 +17,7 @@ import { SUBJECTS } from '../../libs/contracts/src/subjects';
 import { isTerminalStatus } from '../../libs/governance/src/lifecycle/run-lifecycle';
 import { CONNECTION_USAGE } from './connection';
 import { duration, errorText, eventDetail, jaegerLink, printable, table, time } from './format';
-import { ask, checkCombinations, CliError, unknownCommand, intFlag, json, parseArgs, ParsedArgs, runCommand, str, timeFlag, uuidArg, withConnection } from './operator';
+import { ask, checkCombinations, CliError, unknownCommand, intFlag, json, parseArgs, ParsedArgs, runCommand, str, timeRange, uuidArg, withConnection } from './operator';
 
 /*
  * Each subcommand's module is loaded when it is asked for (a `runs list` starts without the live-feed follower, the
@@ -114,10 +114,8 @@ export function listRequest(p: ParsedArgs): RunsListRequest {
   if (str(p, 'case')) q.case_id = str(p, 'case');
   if (str(p, 'user')) q.user_id = str(p, 'user');
   if (str(p, 'kind')) q.run_kind = str(p, 'kind');
-  for (const name of ['since', 'until'] as const) {
-    const v = timeFlag(p, name, USAGE);
-    if (v !== undefined) q[name] = v;
-  }
+  const range = timeRange(p, USAGE);
+  for (const name of ['since', 'until'] as const) if (range[name] !== undefined) q[name] = range[name];
   if (p.flags.has('failed')) q.failed_only = true;
   if (p.flags.has('all')) q.include_children = true;
   if (p.flags.has('by-agent')) q.by_agent = true;

@@ -4,7 +4,9 @@
  */
 const path = require('node:path');
 
-const LOCAL_NATS_URL = `nats://127.0.0.1:${process.env.RL_NATS_PORT || 4322}`;
+/** npm start's port unless RL_NATS_PORT names another: the one a shell without RL_NATS_PORT reaches. */
+const DEFAULT_NATS_PORT = 4322;
+const LOCAL_NATS_URL = `nats://127.0.0.1:${process.env.RL_NATS_PORT || DEFAULT_NATS_PORT}`;
 
 /** npm start's data folder (store, credentials, audit key): RL_DATA_DIR, relative to the repository, else `.data`. */
 const LOCAL_DATA_DIR = path.resolve(__dirname, '..', '..', process.env.RL_DATA_DIR || '.data');
@@ -35,4 +37,4 @@ function isLocalStack(server) {
   }
 }
 
-module.exports = { LOCAL_NATS_URL, LOCAL_DATA_DIR, parseNatsUrl, isLocalStack };
+module.exports = { DEFAULT_NATS_PORT, LOCAL_NATS_URL, LOCAL_DATA_DIR, parseNatsUrl, isLocalStack };

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import type { NatsConnection } from '@nats-io/transport-node';
 import { loadPolicy, PolicyError, PolicySet, RecordedAuthz, redecide } from '@runledger/governance';
 import { table, time } from '../format';
-import { CliError, fileProblem, inputPath, json, ParsedArgs, timeFlag } from '../operator';
+import { CliError, fileProblem, inputPath, json, ParsedArgs, timeRange } from '../operator';
 import { scanLog } from '../progress';
 
 interface Change {
@@ -74,8 +74,7 @@ export interface WhatIfRequest {
 /** `--policy DIR [--since ISO] [--until ISO]`: a folder that does not hold a valid policy, or a time that is none, is a usage error (exit 2). */
 export function whatIfRequest(p: ParsedArgs, usage: string): WhatIfRequest {
   const dir = inputPath(p, 'policy', usage, 'folder')!;
-  const since = timeFlag(p, 'since', usage);
-  const until = timeFlag(p, 'until', usage);
+  const { since, until } = timeRange(p, usage);
   try {
     const files = { lanes: readFileSync(join(dir, 'lanes.yaml'), 'utf8'), roles: readFileSync(join(dir, 'roles.yaml'), 'utf8') };
     return { dir, policy: loadPolicy({ lanesYaml: files.lanes, rolesYaml: files.roles }), files, since, until, json: p.flags.has('json') };

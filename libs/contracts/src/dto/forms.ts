@@ -37,3 +37,7 @@ export const SHA256_FORM = form('a SHA-256 digest: 64 lower-case hexadecimal dig
 
 export const COLLECTION = /^[a-z][a-z0-9_]{0,63}$/;
 export const COLLECTION_FORM = form('a collection name: a lower-case letter, then lower-case letters, digits or _ (1-64 in all)');
+
+// The CLI checks a --durable with this before asking (probe finding L7): the same rule, not a copy.
+export const DURABLE_NAME = /^[A-Za-z0-9_-]+$/;
+export const DURABLE_NAME_FORM = form('a durable consumer name: letters, digits, _ or -');

@@ -1,10 +1,13 @@
 import 'reflect-metadata';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { contractValidator } from '@runledger/contract-schemas';
 import { AppError } from '@runledger/kernel';
 import { validateMessage } from '@runledger/messaging';
 import { AgentRunRequestDto } from './agent-run.dto';
 import { ArtifactIngestRequestDto } from './callers.dto';
-import { RunsListRequestDto } from './operations.dto';
+import { DURABLE_NAME } from './forms';
+import { DeadLettersListRequestDto, RunsListRequestDto } from './operations.dto';
 import { SessionStartRequestDto } from './session.dto';
 import { DecisionContextDto } from './task-assistant.dto';
 
@@ -64,5 +67,16 @@ describe('Bad input gets a specific error: a user id holds no control character 
     for (const user_id of ['alice', 'rl.caller.caller.kim', 'Zoë 🙂', 'a b']) {
       expect({ user_id, dto: details(dto, { ...ok, user_id }), schema: validate({ ...ok, user_id }) }).toEqual({ user_id, dto: 'accepted', schema: true });
     }
+  });
+});
+
+describe('Durable names: rl.deadletters.list and the CLI check --durable by one rule (DURABLE_NAME)', () => {
+  it('README CLI exit codes (an id not of its form): the stack refuses what the CLI refuses, in the words of the form, and the contract says the same pattern', () => {
+    for (const durable of ['a.b', 'a b', '>', '']) {
+      expect({ durable, problems: details(DeadLettersListRequestDto, { durable }) }).toEqual({ durable, problems: ['durable must be a durable consumer name: letters, digits, _ or -'] });
+    }
+    expect(details(DeadLettersListRequestDto, { durable: 'decision-inbox' })).toBe('accepted');
+    const asyncapi = readFileSync(join(__dirname, '..', '..', '..', '..', 'proto-contracts', 'asyncapi.yaml'), 'utf8');
+    expect(/DeadLettersListRequest:[\s\S]*?durable: \{ type: string, pattern: '([^']*)' \}/.exec(asyncapi)?.[1]).toBe(DURABLE_NAME.source);
   });
 });

@@ -1,5 +1,6 @@
 import { Type } from 'class-transformer';
 import { ArrayMaxSize, IsArray, IsBoolean, IsIn, IsInt, IsISO8601, IsNotEmpty, IsOptional, IsString, Matches, Max, MaxLength, Min, MinLength, ValidateNested } from 'class-validator';
+import { DURABLE_NAME, DURABLE_NAME_FORM } from './forms';
 import { IsRunId } from './ids';
 import type { DeadLetterRetryRequest, RunCancelRequest, RunControlRequest, RunForkRequest, RunsListRequest, RunsResolveRequest } from '../generated';
 
@@ -61,7 +62,7 @@ export class RunControlRequestDto implements RunControlRequest {
 }
 
 export class DeadLettersListRequestDto {
-  @IsOptional() @IsString() @Matches(/^[A-Za-z0-9_-]+$/) durable?: string;
+  @IsOptional() @IsString() @Matches(DURABLE_NAME, DURABLE_NAME_FORM) durable?: string;
 }
 
 export class DeadLetterRetryRequestDto implements DeadLetterRetryRequest {
