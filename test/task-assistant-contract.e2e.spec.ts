@@ -159,6 +159,16 @@ describe('Contract 000 templates, validation and audit over the bus', () => {
       expect(await c.list()).toEqual([]);
     });
 
+    it('Validation task description: invisible characters only (zero-width space, word joiner, soft hyphen) are empty → the missing-description question, nothing added or renamed', async () => {
+      const c = chat();
+      for (const message of ['add task \u200b', 'todo: \u200b\u2060', 'remind me to \u00ad']) {
+        expect({ message, ...(await c.say(message)) }).toMatchObject({ message, decision_type: 'ASK_CLARIFICATION', clarification_question: 'What would you like the task to say?', tool_calls: null });
+      }
+      await c.add('buy milk');
+      expect((await c.say('rename buy milk to \u200b')).decision_type).toBe('ASK_CLARIFICATION');
+      expect(await c.list()).toEqual(['buy milk']);
+    });
+
     it('Validation task_id: not a UUID in a caller-sent pending_confirmation → task not found, nothing deleted', async () => {
       const c = chat();
       await c.add('buy milk');
