@@ -169,6 +169,17 @@ describe('Contract 000 templates, validation and audit over the bus', () => {
       expect(await c.list()).toEqual(['buy milk']);
     });
 
+    it('Validation task description: a caller-sent pending_confirmation whose task_description is invisible characters only is refused as an empty one is (invalid input), nothing deleted', async () => {
+      const c = chat();
+      await c.add('buy milk');
+      const taskId = await c.taskId('buy milk');
+      for (const task_description of ['', '\u200b\u2060']) {
+        const r = await c.say('yes', { message_history: [], pending_confirmation: pendingFor(taskId, task_description) });
+        expect({ task_description, text: shown(r), tool_calls: r.tool_calls }).toEqual({ task_description, text: INVALID, tool_calls: null });
+      }
+      expect(await c.list()).toEqual(['buy milk']);
+    });
+
     it('Validation task_id: not a UUID in a caller-sent pending_confirmation → task not found, nothing deleted', async () => {
       const c = chat();
       await c.add('buy milk');

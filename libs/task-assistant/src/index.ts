@@ -13,5 +13,6 @@ export { isPendingLive, createPendingConfirmation, PENDING_CONFIRMATION_TTL_MS }
 export { validateDecision, DECISION_TYPES } from './validate-output';
 export { buildAuditRecord, NOT_CLASSIFIED, RESPONSE_PREVIEW_CHARS } from './audit';
 export { TASK_TOOL_SCHEMAS, TOOL_NAMES, UUID_PATTERN, DESCRIPTION_MIN, DESCRIPTION_MAX } from './tool-schemas';
+export { VISIBLE_TEXT_PATTERN } from './text';
 export { TEMPLATES, FAILURE_ACTIONS, formatNumberedList } from './templates';
 export { resolveTaskReference, type Resolution, type ResolutionRule } from './resolve';
