@@ -102,6 +102,20 @@ describe('Caller scope: the task assistant and campaigns on a caller\'s own door
     expect(created).toMatchObject({ requested_by: TEST_ADMIN, user_id: `rl.caller.${TEST_ADMIN}.${user}` });
   });
 
+  it('Caller scope: a door\'s reads of its task run (runs.get, runs.events) name the user as the caller sent it, as the reply does: its tool_calls never show Runledger\'s keyed form (contract 000 Never expose, README "A caller\'s own door")', async () => {
+    const user = `u-${randomUUID()}`;
+    const added = await new DoorConversation(stack, stack.nc, TEST_ADMIN, user, randomUUID()).say('add task pay rent');
+    expect(added.tool_calls).toEqual([{ tool_name: 'add_task', parameters: { user_id: user, description: 'pay rent' }, sequence: 1 }]);
+    const run = await ask(stack.nc, callerSubject(TEST_ADMIN, 'runs.get'), { run_id: added.run_id });
+    expect(run).toMatchObject({ ok: true, body: { result: { decision: { tool_calls: added.tool_calls } } } });
+    const followed = await ask(stack.nc, callerSubject(TEST_ADMIN, 'runs.events'), { run_id: added.run_id });
+    expect(followed).toMatchObject({ ok: true, body: { terminal: true } });
+    expect(JSON.stringify(followed)).not.toContain(`rl.caller.${TEST_ADMIN}.${user}`);
+    expect(JSON.stringify(followed)).toContain(`"user_id":"${user}"`);
+    // The log keeps the keyed user (the owner of the run, its tasks and its data key: what operators erase).
+    expect((await stack.runEvents(added.run_id)).find((e) => e.type === 'RunCreated')?.data).toMatchObject({ user_id: `rl.caller.${TEST_ADMIN}.${user}` });
+  });
+
   it('Caller scope: a user_id at the contract\'s limit (256 characters) works on a door, its keyed form past that limit included, and can be erased (probe)', async () => {
     const user = `u-${randomUUID()}`.padEnd(256, 'x');
     const a = new DoorConversation(stack, stack.nc, TEST_ADMIN, user, randomUUID());

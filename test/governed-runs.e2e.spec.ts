@@ -304,6 +304,13 @@ describe('Governed agent runs (contract 001) over real NATS', () => {
     expect((refusedRun.events[0].data as { input_artifacts: ArtifactRef[] }).input_artifacts.map((a) => a.artifact_id)).toContain(inputs.document.artifact_id);
   });
 
+  it('001 §4.5 promotion requires an approved ticket: a ticket the approver put in unapproved ends the run deny with PROMOTION.TICKET_NOT_APPROVED, its promotion run recorded as AuthzDecided deny + RunDenied with that code, nothing promoted', async () => {
+    const run = await startRun(stack, { agent_name: 'GOVERNANCE_AGENT', case_id: caseA, input_artifacts: [await putTicket(stack, caseA, approvedTicket(caseA, { approved: false })), await putArtifact(stack, await uploader(stack, caseA, versions), 'candidate_insights', { title: 'Unapproved insight', text: 'Keep a dated log of every complaint made to a manager.' })], parameters: {} });
+    const [[promotion], agent] = [childrenOf(await runTree(stack, run.run_id), run.run_id, 'promotion'), await runView(stack, run.run_id)];
+    expect([promotion.types, promotion.authz, eventsOf(promotion, 'RunDenied')]).toMatchObject([['RunCreated', 'AuthzDecided', 'RunDenied'], { decision: 'deny', code: 'PROMOTION.TICKET_NOT_APPROVED', lane: 'PROMOTE_SHARED_KNOWLEDGE' }, [{ error: { error_code: 'PROMOTION.TICKET_NOT_APPROVED' } }]]);
+    expect([run, agent.types.at(-1), eventsOf(agent, 'RunFailed')]).toMatchObject([{ outcome: 'deny', output_artifacts: [], error: { error_code: 'PROMOTION.TICKET_NOT_APPROVED', retryable: false, message: expect.stringContaining(promotion.run_id) } }, 'RunFailed', [{ error: { error_code: 'PROMOTION.TICKET_NOT_APPROVED' } }]]);
+  });
+
   it('§4.5 a refused candidate and the client identifiers never enter the log: the governance run records references and a digest only', async () => {
     const caseG = `case-${randomUUID().slice(0, 8)}`;
     const g = await uploader(stack, caseG, versions);

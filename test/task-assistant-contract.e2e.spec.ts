@@ -7,7 +7,7 @@ import Ajv from 'ajv';
 import { DECISION_TYPES, TASK_TOOL_SCHEMAS, TOOL_NAMES, type ToolName } from '@runledger/task-assistant';
 import { RunRepository } from '@runledger/runs';
 import { TestStack } from './support/stack';
-import { auditOf, Conversation, DecisionReply, pendingFor, send, shown } from './support/task-assistant';
+import { AUDIT_QUERY, auditOf, Conversation, DecisionReply, pendingFor, send, shown } from './support/task-assistant';
 
 jest.setTimeout(120_000);
 
@@ -159,6 +159,27 @@ describe('Contract 000 templates, validation and audit over the bus', () => {
       expect(await c.list()).toEqual([]);
     });
 
+    it('Validation task description: invisible characters only (zero-width space, word joiner, soft hyphen) are empty → the missing-description question, nothing added or renamed', async () => {
+      const c = chat();
+      for (const message of ['add task \u200b', 'todo: \u200b\u2060', 'remind me to \u00ad']) {
+        expect({ message, ...(await c.say(message)) }).toMatchObject({ message, decision_type: 'ASK_CLARIFICATION', clarification_question: 'What would you like the task to say?', tool_calls: null });
+      }
+      await c.add('buy milk');
+      expect((await c.say('rename buy milk to \u200b')).decision_type).toBe('ASK_CLARIFICATION');
+      expect(await c.list()).toEqual(['buy milk']);
+    });
+
+    it('Validation task description: a caller-sent pending_confirmation whose task_description is invisible characters only is refused as an empty one is (invalid input), nothing deleted', async () => {
+      const c = chat();
+      await c.add('buy milk');
+      const taskId = await c.taskId('buy milk');
+      for (const task_description of ['', '\u200b\u2060']) {
+        const r = await c.say('yes', { message_history: [], pending_confirmation: pendingFor(taskId, task_description) });
+        expect({ task_description, text: shown(r), tool_calls: r.tool_calls }).toEqual({ task_description, text: INVALID, tool_calls: null });
+      }
+      expect(await c.list()).toEqual(['buy milk']);
+    });
+
     it('Validation task_id: not a UUID in a caller-sent pending_confirmation → task not found, nothing deleted', async () => {
       const c = chat();
       await c.add('buy milk');
@@ -259,6 +280,33 @@ describe('Contract 000 templates, validation and audit over the bus', () => {
       const stored = await new RunRepository(stack.storedLog).events(String(r.body.run_id));
       expect(stored.map((e) => e.type)).toEqual(['RunCreated', 'AuthzDecided', 'DecisionRecorded', 'RunDenied']);
       expect(JSON.stringify(stored)).not.toContain(secret);
+    });
+
+    it('Audit contract classified_intent: a request refused before classification records NOT_CLASSIFIED, not AMBIGUOUS (it was never classified)', async () => {
+      const c = chat();
+      const r = await c.say('x'.repeat(4001));
+      expect(r.response_text).toBe(INVALID);
+      const [rec] = await auditOf(stack, c.conversation_id);
+      expect(rec).toMatchObject({ run_id: r.run_id, user_id: c.user_id, classified_intent: 'NOT_CLASSIFIED', decision_type: 'RESPOND_ONLY' });
+    });
+
+    it('Audit contract user_id: rl.audit.query by conversation_id never mixes users: two users sharing a conversation id are refused without user_id (REQUEST.INVALID naming both) and answered apart with it', async () => {
+      const alice = chat();
+      const bob = new Conversation(stack, `u-${randomUUID()}`, alice.conversation_id);
+      const [a1, b1, a2] = [await alice.say('add task buy milk'), await bob.say('hello'), await alice.say('show my tasks')];
+      const mine = await stack.waitFor(async () => {
+        const r = await stack.request<{ records: Array<{ run_id: string; user_id: string }> }>(AUDIT_QUERY, { conversation_id: alice.conversation_id, user_id: alice.user_id });
+        return r.ok && r.body.records.length >= 2 ? r.body.records : undefined;
+      }, 15_000);
+      expect(mine.map((r) => [r.run_id, r.user_id])).toEqual([[a1.run_id, alice.user_id], [a2.run_id, alice.user_id]]);
+      const theirs = await stack.request<{ records: Array<{ run_id: string }> }>(AUDIT_QUERY, { conversation_id: alice.conversation_id, user_id: bob.user_id });
+      expect(theirs.body.records.map((r) => r.run_id)).toEqual([b1.run_id]);
+      const mixed = await stack.request<{ code: string; details: string[] }>(AUDIT_QUERY, { conversation_id: alice.conversation_id });
+      expect(mixed).toMatchObject({ ok: false, body: { code: 'REQUEST.INVALID' } });
+      expect(mixed.body.details.join(' ')).toMatch(/holds the decision audit records of 2 users .*name one with user_id/);
+      expect(mixed.body.details.join(' ')).toContain(alice.user_id);
+      // user_id selects a conversation's records only: with a run id it would filter nothing.
+      expect(await stack.request(AUDIT_QUERY, { run_id: a1.run_id, user_id: alice.user_id })).toMatchObject({ ok: false, body: { code: 'REQUEST.INVALID', details: ['user_id goes only with conversation_id'] } });
     });
 
     it('Input validation: a user id with a control character is refused with the invalid-input template (an operator could not type it back to erase its data)', async () => {

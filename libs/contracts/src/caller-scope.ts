@@ -11,6 +11,12 @@ export function callerScopedUser(identity: string, userId: string): string {
   return `${SCOPED_USER}${identity}.${userId}`;
 }
 
+/** The user_id caller `identity` sent for its keyed user `userId` (callerScopedUser), or undefined when `userId` is no user of that caller. */
+export function sentUserOf(identity: string, userId: string): string | undefined {
+  const prefix = callerScopedUser(identity, '');
+  return userId.startsWith(prefix) ? userId.slice(prefix.length) : undefined;
+}
+
 /** Whether a user_id is in some caller's name space (callerScopedUser). */
 export function isCallerScopedUser(userId: string): boolean {
   return userId.startsWith(SCOPED_USER);

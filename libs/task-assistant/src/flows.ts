@@ -10,15 +10,16 @@ import { resolveTaskReference, type Resolution, type ResolutionRule } from './re
 import { formatNumberedList, INTENT_OPTION_PHRASES, TEMPLATES } from './templates';
 import { DESCRIPTION_MAX } from './tool-schemas';
 import { isUuid } from '@runledger/kernel';
-import { codePointLength } from './text';
+import { codePointLength, hasVisibleText } from './text';
 import type { DecisionContext, IntentType, Task, TaskActionIntent, ToolCall, ToolName, ToolOutcome, TurnStep } from './types';
 import { chatTopic } from './vocabulary';
 
 type Params = Record<string, unknown> | null;
 
+/** A parameter's text, or null when it shows nothing (invisible characters only count as missing: contract 000). */
 function text(params: Params, key: string): string | null {
   const v = params?.[key];
-  return typeof v === 'string' && v.trim() !== '' ? v.trim() : null;
+  return typeof v === 'string' && hasVisibleText(v) ? v.trim() : null;
 }
 
 function tooLong(s: string): boolean {

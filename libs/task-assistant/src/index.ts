@@ -11,7 +11,8 @@ export { validateContext, MESSAGE_MAX, type ShapeCheck } from './validate-input'
 export { nextStep } from './next-step';
 export { isPendingLive, createPendingConfirmation, PENDING_CONFIRMATION_TTL_MS } from './pending';
 export { validateDecision, DECISION_TYPES } from './validate-output';
-export { buildAuditRecord, RESPONSE_PREVIEW_CHARS } from './audit';
+export { buildAuditRecord, NOT_CLASSIFIED, RESPONSE_PREVIEW_CHARS } from './audit';
 export { TASK_TOOL_SCHEMAS, TOOL_NAMES, UUID_PATTERN, DESCRIPTION_MIN, DESCRIPTION_MAX } from './tool-schemas';
+export { VISIBLE_TEXT_PATTERN } from './text';
 export { TEMPLATES, FAILURE_ACTIONS, formatNumberedList } from './templates';
 export { resolveTaskReference, type Resolution, type ResolutionRule } from './resolve';

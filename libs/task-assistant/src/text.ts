@@ -5,6 +5,22 @@ export function codePointLength(s: string): number {
   return Array.from(s).length;
 }
 
+/**
+ * A character that shows nothing: white space, default-ignorable code points (zero-width space and joiners, word
+ * joiner, soft hyphen, bidi marks, fillers, variation selectors, tags), other format and control characters, and the
+ * blank braille pattern. An ECMA-262 class for the `u` flag, so JSON Schema (Ajv) and the engine read the same rule.
+ */
+const INVISIBLE = '\\p{White_Space}\\p{Default_Ignorable_Code_Point}\\p{Cc}\\p{Cf}\\u2800';
+
+/** JSON Schema `pattern` of a description (contract 000 "task description 1-1000 chars"): at least one character that shows. */
+export const VISIBLE_TEXT_PATTERN = `[^${INVISIBLE}]`;
+const VISIBLE_RE = new RegExp(VISIBLE_TEXT_PATTERN, 'u');
+
+/** True when `s` shows something: a text of invisible characters only is empty (contract 000 "Missing description"). */
+export function hasVisibleText(s: string): boolean {
+  return VISIBLE_RE.test(s);
+}
+
 /** Straight quotes and single spaces, so patterns need not care about typography. */
 export function normalizeText(s: string): string {
   return s

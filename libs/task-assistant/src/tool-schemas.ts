@@ -4,6 +4,7 @@
  * task_id uses a `pattern` rather than `format: uuid` so any draft-07 validator
  * enforces it without a formats plugin.
  */
+import { VISIBLE_TEXT_PATTERN } from './text';
 import type { ToolName } from './types';
 
 /** Canonical 8-4-4-4-12 hex UUID. */
@@ -16,7 +17,8 @@ export const DESCRIPTION_MAX = 1000;
 const DRAFT_07 = 'http://json-schema.org/draft-07/schema#';
 const userId = { type: 'string', minLength: 1 } as const;
 const taskId = { type: 'string', pattern: UUID_PATTERN } as const;
-const description = { type: 'string', minLength: DESCRIPTION_MIN, maxLength: DESCRIPTION_MAX } as const;
+// A description that shows nothing is no description: the engine's rule (hasVisibleText), so the gateway refuses it too.
+const description = { type: 'string', minLength: DESCRIPTION_MIN, maxLength: DESCRIPTION_MAX, pattern: VISIBLE_TEXT_PATTERN } as const;
 
 function schema(title: string, properties: Record<string, object>, required: string[]): object {
   return { $schema: DRAFT_07, title, type: 'object', properties, required, additionalProperties: false };

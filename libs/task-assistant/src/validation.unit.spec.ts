@@ -145,6 +145,12 @@ describe('Audit', () => {
     expect(r.response_preview.startsWith('\u{1F600}a')).toBe(true);
   });
 
+  it('Audit contract classified_intent: a request refused before classification (intent null) records NOT_CLASSIFIED, not AMBIGUOUS (which says a message was classified as unclear)', () => {
+    const refused = decision({ response_text: "I didn't understand that. Could you rephrase?" });
+    expect(buildAuditRecord({ timestamp: 't', context, intent: null, decision: refused }).classified_intent).toBe('NOT_CLASSIFIED');
+    expect(buildAuditRecord({ timestamp: 't', context, intent: { intent_type: 'AMBIGUOUS', confidence: null, extracted_params: null }, decision: refused }).classified_intent).toBe('AMBIGUOUS');
+  });
+
   it('Audit: response_preview falls back to the clarification question, then to ""', () => {
     const q = decision({ decision_type: 'ASK_CLARIFICATION', response_text: null, clarification_question: 'Which one?' });
     expect(buildAuditRecord({ timestamp: 't', context, intent, decision: q }).response_preview).toBe('Which one?');

@@ -1,4 +1,5 @@
 import type { ValidationOptions } from 'class-validator';
+import { VISIBLE_TEXT_PATTERN } from '@runledger/task-assistant';
 
 /**
  * The named forms of contract fields: each pattern, and the words a refused caller reads for it (`@Matches(CASE_ID,
@@ -19,6 +20,10 @@ export const PROFILE_ID_FORM = form('a profile id: lower-case words of letters a
 // eslint-disable-next-line no-control-regex -- refusing control characters is the point
 export const USER_ID = /^[^\u0000-\u001f\u007f-\u009f]*$/;
 export const USER_ID_FORM = form('a user id without control characters');
+
+// A task description shows something: the task-assistant lib's one rule (VISIBLE_TEXT_PATTERN), not a copy of it.
+export const DESCRIPTION = new RegExp(VISIBLE_TEXT_PATTERN, 'u');
+export const DESCRIPTION_FORM = form('a description that shows something, not invisible characters only');
 
 export const CASE_ID = /^[A-Za-z0-9][A-Za-z0-9._:-]*$/;
 export const CASE_ID_FORM = form('a case id: a letter or digit, then letters, digits, . _ : or -');

@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { contractValidator } from '@runledger/contract-schemas';
 import { AppError } from '@runledger/kernel';
+import { VISIBLE_TEXT_PATTERN } from '@runledger/task-assistant';
 import { validateMessage } from '@runledger/messaging';
 import { AgentRunRequestDto } from './agent-run.dto';
 import { ArtifactIngestRequestDto } from './callers.dto';
@@ -78,5 +79,20 @@ describe('Durable names: rl.deadletters.list and the CLI check --durable by one 
     expect(details(DeadLettersListRequestDto, { durable: 'decision-inbox' })).toBe('accepted');
     const asyncapi = readFileSync(join(__dirname, '..', '..', '..', '..', 'proto-contracts', 'asyncapi.yaml'), 'utf8');
     expect(/DeadLettersListRequest:[\s\S]*?durable: \{ type: string, pattern: '([^']*)' \}/.exec(asyncapi)?.[1]).toBe(DURABLE_NAME.source);
+  });
+});
+
+describe('Contract 000 Validation: a task description 1-1000 chars; one that shows nothing is as empty as ""', () => {
+  it('a caller-sent pending_confirmation whose task_description is invisible characters only is refused by the DTO and the schema alike, by the task-assistant lib\'s one rule', () => {
+    const schema = 'schemas/task-assistant/decision-context.schema.json';
+    const validate = contractValidator(schema);
+    const pending = (task_description: string) => ({ ...userRequests[0].ok, pending_confirmation: { action_type: 'DELETE_TASK', task_id: '22222222-2222-4222-8222-222222222222', task_description, created_at: '2026-11-28T10:00:00.000Z', expires_at: '2026-11-28T10:05:00.000Z' } });
+    for (const blank of ['\u200b', '\u200b\u2060', '\u00ad', ' \u3000']) {
+      expect({ blank, dto: details(DecisionContextDto, pending(blank)), schema: validate(pending(blank)) }).toEqual({ blank, dto: ['pending_confirmation.task_description must be a description that shows something, not invisible characters only'], schema: false });
+    }
+    expect({ dto: details(DecisionContextDto, pending('buy\u200b milk')), schema: validate(pending('buy\u200b milk')) }).toEqual({ dto: 'accepted', schema: true });
+    // The schema's pattern is the lib's, not a second rule.
+    const properties = (JSON.parse(readFileSync(join(__dirname, '..', '..', '..', '..', 'proto-contracts', schema), 'utf8')) as { properties: { pending_confirmation: { oneOf: Array<{ properties?: { task_description: { pattern: string } } }> } } }).properties;
+    expect(properties.pending_confirmation.oneOf[1].properties!.task_description.pattern).toBe(VISIBLE_TEXT_PATTERN);
   });
 });

@@ -59,6 +59,8 @@ export class AuditQueryDto {
   @IsOptional() @IsRunId() conversation_id?: string;
   @IsOptional() @IsRunId() run_id?: string;
   @IsOptional() @IsRunId() root_run_id?: string;
+  // With conversation_id only: whose records (a conversation id may be two users'; "" a request refused without a user).
+  @IsOptional() @IsString() @MaxLength(OWNER_ID_MAX_LENGTH.user) user_id?: string;
   @IsOptional() @IsInt() @Min(1) @Max(1000) limit?: number;
 }
 

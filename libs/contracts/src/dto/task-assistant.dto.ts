@@ -1,7 +1,7 @@
 import { Type } from 'class-transformer';
 import { IsArray, IsBoolean, IsIn, IsISO8601, IsNotEmpty, IsOptional, IsString, Length, Matches, MaxLength, ValidateNested, ArrayMaxSize, Equals } from 'class-validator';
 import { IsRunId } from './ids';
-import { USER_ID, USER_ID_FORM } from './forms';
+import { DESCRIPTION, DESCRIPTION_FORM, USER_ID, USER_ID_FORM } from './forms';
 import type { ClassifyIntentRequest, DecisionContext, HistoryMessage, PendingConfirmation } from '../generated';
 
 // DTOs implement the generated contract types: a schema change that the DTO does not follow fails to compile.
@@ -17,7 +17,8 @@ export class PendingConfirmationDto implements PendingConfirmation {
   // Not @IsUUID: contract 000's validation table answers a non-UUID task_id with the task-not-found
   // message (the decision engine does that), not with a wire-level rejection. Bounded, like every field.
   @IsString() @MaxLength(128) task_id!: string;
-  @IsString() @Length(1, 1000) task_description!: string;
+  // Contract 000 "task description 1-1000 chars": one that shows nothing is as empty as "" (hasVisibleText's rule).
+  @IsString() @Length(1, 1000) @Matches(DESCRIPTION, DESCRIPTION_FORM) task_description!: string;
   @IsISO8601() created_at!: string;
   @IsISO8601() expires_at!: string;
 }

@@ -28,12 +28,16 @@ export interface AuditHead {
  */
 
 /**
- * Sent on rl.audit.query: decision audit records (contract 000) by conversation, or audit events by run or by run tree. Exactly one of conversation_id, run_id or root_run_id is given, else REQUEST.INVALID (its detail: exactly one of conversation_id, run_id or root_run_id is required).
+ * Sent on rl.audit.query: decision audit records (contract 000) by conversation, or audit events by run or by run tree. Exactly one of conversation_id, run_id or root_run_id is given, else REQUEST.INVALID (its detail: exactly one of conversation_id, run_id or root_run_id is required). A conversation's records are one user's: user_id names whose; without it a conversation_id whose records name more than one user is REQUEST.INVALID naming them (never an answer mixing users).
  */
 export interface AuditQuery {
   conversation_id?: string;
   run_id?: string;
   root_run_id?: string;
+  /**
+   * With conversation_id only (else REQUEST.INVALID): the user whose decision audit records are answered, as its runs record it (a door's user as rl.caller.<identity>.<user_id>); "" for requests refused without a user.
+   */
+  user_id?: string;
   limit?: number;
 }
 

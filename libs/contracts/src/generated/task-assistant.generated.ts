@@ -68,6 +68,9 @@ export interface DecisionContext {
 export interface PendingConfirmation {
   action_type: 'DELETE_TASK';
   task_id: string;
+  /**
+   * Contract 000 task description: one that shows nothing (invisible characters only) is as empty as "" (the task-assistant lib's VISIBLE_TEXT_PATTERN, README Task descriptions).
+   */
   task_description: string;
   created_at: string;
   expires_at: string;

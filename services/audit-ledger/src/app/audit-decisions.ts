@@ -18,12 +18,12 @@ export class AuditDecisions {
     @Inject(DOCUMENT_STORE) private readonly store: DocumentStore,
   ) {}
 
-  /** The conversation's records in timestamp order, the last `limit`. */
-  async ofConversation(conversationId: string, limit: number): Promise<DecisionAuditRecord[]> {
+  /** One user's records of the conversation in timestamp order, the last `limit` (conversationRecords: never two users' mixed). */
+  async ofConversation(conversationId: string, limit: number, userId?: string): Promise<ReturnType<typeof conversationRecords>> {
     const [earlier, rows] = await Promise.all([
       this.store.collection<DecisionAuditRecord>(AUDIT_DECISIONS).find({ conversation_id: conversationId }),
       this.index.rowsOfConversation(conversationId),
     ]);
-    return conversationRecords(earlier.map((d) => d.value), rows, limit);
+    return conversationRecords(earlier.map((d) => d.value), rows, limit, userId);
   }
 }

@@ -37,13 +37,19 @@ export class AuditLedgerService {
   }
 
   /** rl.audit.query: by exactly one selector (auditSelector: null is none), else REQUEST.INVALID saying so. */
-  async query(q: { conversation_id?: string | null; run_id?: string | null; root_run_id?: string | null; limit?: number }) {
+  async query(q: { conversation_id?: string | null; run_id?: string | null; root_run_id?: string | null; user_id?: string | null; limit?: number }) {
     const selector = auditSelector(q);
-    if (selector.problem !== undefined) throw new AppError('REQUEST.INVALID', 'The request is not valid.', [selector.problem]);
+    if (selector.problem !== undefined) throw invalid(selector.problem);
     const limit = q.limit ?? 200;
+    const userId = q.user_id ?? undefined;
+    // A run's or a tree's events are one run's: a user_id there would filter nothing, so it is no silent no-op either.
+    if (userId !== undefined && selector.key !== 'conversation_id') throw invalid('user_id goes only with conversation_id');
     switch (selector.key) {
-      case 'conversation_id':
-        return { records: await this.decisions.ofConversation(selector.value, limit) };
+      case 'conversation_id': {
+        const answer = await this.decisions.ofConversation(selector.value, limit, userId);
+        if (answer.problem !== undefined) throw invalid(answer.problem);
+        return { records: answer.records };
+      }
       case 'run_id':
         return { events: await this.trails.ofRun(selector.value, limit) };
       case 'root_run_id':
@@ -61,6 +67,8 @@ export class AuditLedgerService {
     return { ...covered, ok: covered.ok && !forgeries.length, forged: forgeries };
   }
 }
+
+const invalid = (problem: string) => new AppError('REQUEST.INVALID', 'The request is not valid.', [problem]);
 
 /** The span of one event's chaining, in the trace of the request that produced the event. */
 function chainingSpan(event: StoredEvent): SpanSpec {

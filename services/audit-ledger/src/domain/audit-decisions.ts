@@ -1,5 +1,6 @@
 import type { StoredEvent } from '@runledger/event-log';
 import { canonicalJson } from '@runledger/governance';
+import { truncateChars } from '@runledger/kernel';
 
 /**
  * A task-assistant decision's contract-000 audit record, as its DecisionRecorded event holds it (`audit_record`, its
@@ -45,12 +46,31 @@ export function decisionRecordsByRun(earlier: readonly DecisionAuditRecord[], ro
   return byRun;
 }
 
+/** At most this many of the users holding records in a conversation are named in a refusal. */
+const NAMED_USERS = 5;
+
 /**
- * The records of one conversation as rl.audit.query answers them: each run's record once, in timestamp order (equal
- * timestamps in run id order, as a find of `audit_decisions` returned them), the last `limit`.
+ * The records of one conversation as rl.audit.query answers them: one user's, each run's record once, in timestamp
+ * order (equal timestamps in run id order, as a find of `audit_decisions` returned them), the last `limit`. A
+ * conversation id is the caller's to choose, so two users (of one trust domain, or two doors' users) may share one;
+ * their records are never answered mixed: with `userId` only that user's ("" the requests refused without a user),
+ * without it a conversation whose records name more than one user is refused (`problem`), naming them.
  */
-export function conversationRecords(earlier: readonly DecisionAuditRecord[], rows: readonly DecisionRecordFields[], limit: number): DecisionAuditRecord[] {
-  return [...decisionRecordsByRun(earlier, rows).values()]
+export function conversationRecords(
+  earlier: readonly DecisionAuditRecord[], rows: readonly DecisionRecordFields[], limit: number, userId?: string,
+): { records: DecisionAuditRecord[]; problem?: undefined } | { records?: undefined; problem: string } {
+  const all = [...decisionRecordsByRun(earlier, rows).values()];
+  const users = [...new Set(all.map(userOf))].sort();
+  if (userId === undefined && users.length > 1) {
+    const named = users.slice(0, NAMED_USERS).map((u) => (u ? JSON.stringify(truncateChars(u, 64, { ellipsis: true })) : 'no user'));
+    return { problem: `conversation_id ${all[0].conversation_id} holds the decision audit records of ${users.length} users (${named.join(', ')}${users.length > NAMED_USERS ? ', …' : ''}): name one with user_id ("" for requests refused without a user)` };
+  }
+  const records = all
+    .filter((r) => userId === undefined || userOf(r) === userId)
     .sort((a, b) => a.timestamp.localeCompare(b.timestamp) || (a.run_id < b.run_id ? -1 : a.run_id > b.run_id ? 1 : 0))
     .slice(-limit);
+  return { records };
 }
+
+/** A record's user as its run recorded it ("" for a request refused without one). */
+const userOf = (r: DecisionAuditRecord): string => (typeof r.user_id === 'string' ? r.user_id : '');

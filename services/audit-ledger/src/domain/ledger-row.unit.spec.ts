@@ -6,6 +6,7 @@ import { conversationRecords, type DecisionAuditRecord } from './audit-decisions
 import { evolveLedgerRow, indexedRunOf, isListedRun, listedRunOf, withChainEntry } from './ledger-row';
 
 const at = '2026-11-27T00:00:00.000Z';
+const recordsOf = (answer: ReturnType<typeof conversationRecords>) => answer.records ?? [];
 const ev = (type: string, seq: number, index: number, data: Record<string, unknown> = {}, run = 'r'): StoredEvent =>
   ({ subject: runSubject('decision', run), type, data, seq, index, metadata: { event_id: `${type}-${run}-${seq}-${index}`, producer: 'decision', recorded_at: at, stream_id: run, run_id: run, root_run_id: 'root' } }) as unknown as StoredEvent;
 const opening = [ev('RunCreated', 3, 0, { run_id: 'r', run_kind: 'agent', agent_name: 'TASK_ASSISTANT', root_run_id: 'root' }), ev('AuthzDecided', 3, 1, { decision: 'allow' }), ev('RunStarted', 3, 2)];
@@ -81,8 +82,8 @@ describe('Issue 22 ledger rows: one row per run, its summary and its audit trail
     const t = (s: number) => `2026-11-27T00:00:0${s}.000Z`;
     const earlier = [record('b', t(2)), record('a', t(1)), record('dup', t(3))];
     const rows = [{ audit_record: record('d', t(4)) }, { audit_record: record('dup', t(3)) }, {}, { audit_record: record('c', t(2)) }];
-    expect(conversationRecords(earlier, rows, 200).map((r) => r.run_id)).toEqual(['a', 'b', 'c', 'dup', 'd']);
-    expect(conversationRecords(earlier, rows, 2).map((r) => r.run_id)).toEqual(['dup', 'd']);
-    expect(conversationRecords([], [], 200)).toEqual([]);
+    expect(recordsOf(conversationRecords(earlier, rows, 200)).map((r) => r.run_id)).toEqual(['a', 'b', 'c', 'dup', 'd']);
+    expect(recordsOf(conversationRecords(earlier, rows, 2)).map((r) => r.run_id)).toEqual(['dup', 'd']);
+    expect(conversationRecords([], [], 200)).toEqual({ records: [] });
   });
 });

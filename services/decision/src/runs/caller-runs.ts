@@ -4,6 +4,7 @@ import type { StoredEvent } from '@runledger/event-log';
 import { AppError, settingNumber } from '@runledger/kernel';
 import { RUNTIME, ServiceRuntime } from '@runledger/messaging';
 import { callersRun, isCallersRun, isTerminal, LoadedRun, loadCallersRun, notCallers, RunRepository } from '@runledger/runs';
+import { forCaller } from '../task-assistant/caller-scope';
 import { RunCancellation } from './run-cancellation';
 
 /** A follow request (rl.caller.<caller>.runs.events). */
@@ -32,7 +33,9 @@ export class CallerRuns {
   constructor(@Inject(RUNTIME) private readonly runtime: ServiceRuntime, private readonly runs: RunRepository, private readonly cancellation: RunCancellation) {}
 
   async get(caller: string, runId: string): Promise<CallerRun> {
-    return viewOf(await loadCallersRun(this.runs, runId, caller));
+    const loaded = await loadCallersRun(this.runs, runId, caller);
+    // A door's task run: its decision's tool calls name the user as the caller sent it, as the reply did.
+    return forCaller(viewOf(loaded), loaded.state.run?.user_id, caller);
   }
 
   /**
@@ -77,7 +80,7 @@ export class CallerRuns {
     const next = events.length ? events[events.length - 1].seq : after;
     return {
       run_id: q.run_id,
-      events: events.map((e) => ({ seq: e.seq, index: e.index, type: e.type, data: e.data, recorded_at: e.metadata.recorded_at })),
+      events: forCaller(events.map((e) => ({ seq: e.seq, index: e.index, type: e.type, data: e.data, recorded_at: e.metadata.recorded_at })), loaded.state.run?.user_id, caller),
       next,
       // Ended, and the caller has been given everything up to the end.
       terminal: isTerminal(loaded.state) && next >= loaded.version,

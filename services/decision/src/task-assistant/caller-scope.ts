@@ -1,5 +1,4 @@
-import { callerScopedUser, isCallerScopedUser } from '@runledger/contracts';
-import type { AgentDecision } from '@runledger/task-assistant';
+import { callerScopedUser, isCallerScopedUser, sentUserOf } from '@runledger/contracts';
 
 /**
  * A task-assistant request in its asker's name space: on a caller's door (`caller`, rl.caller.<identity>.…) its
@@ -20,8 +19,20 @@ export function doorUserProblem(userId: string, caller: string | undefined): str
   return caller === undefined && isCallerScopedUser(userId) ? DOOR_USER_REFUSAL : null;
 }
 
-/** The decision as its caller named the user: tool calls name the user_id the request sent, not the door's form of it. */
-export function asSentUser(decision: AgentDecision, keyed: string, sent: string): AgentDecision {
-  if (keyed === sent || !decision.tool_calls) return decision;
-  return { ...decision, tool_calls: decision.tool_calls.map((c) => (c.parameters.user_id === keyed ? { ...c, parameters: { ...c.parameters, user_id: sent } } : c)) };
+/**
+ * `value` as a door's caller named its user: every string that is `userId`, when `userId` is this caller's keyed user
+ * (callerScopedUser), reads as the user_id the caller sent (README "A caller's own door": the reply, runs.get and
+ * runs.events name the user as the caller sent it; only operators see the keyed form). Any other value, and anything
+ * read on agents.* (`caller` undefined), is unchanged.
+ */
+export function forCaller<T>(value: T, userId: string | undefined, caller: string | undefined): T {
+  const sent = userId === undefined || caller === undefined ? undefined : sentUserOf(caller, userId);
+  if (sent === undefined) return value;
+  const walk = (v: unknown): unknown => {
+    if (v === userId) return sent;
+    if (Array.isArray(v)) return v.map(walk);
+    if (v !== null && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, walk(x)]));
+    return v;
+  };
+  return walk(value) as T;
 }

@@ -64,7 +64,8 @@ export class RejectedRequestRecorder {
     const audit = buildAuditRecord({
       timestamp: now,
       context: { user_id, message, conversation_id },
-      intent: { intent_type: 'AMBIGUOUS', confidence: null, extracted_params: null },
+      // Refused before classification: the record says so (NOT_CLASSIFIED), not that the message was unclear.
+      intent: null,
       decision,
     });
     const run = { run_id: runId, root_run_id: runId, ...(user_id ? { user_id } : {}) };

@@ -6,7 +6,7 @@ import { AppError, deterministicUuid } from '@runledger/kernel';
 import { MalformedPayload, validateMessage } from '@runledger/messaging';
 import { AgentDecision, TEMPLATES, validateContext } from '@runledger/task-assistant';
 import { RunWaiter } from '../runs/run-waiter';
-import { asSentUser, doorUserProblem, inCallerScope } from './caller-scope';
+import { doorUserProblem, forCaller, inCallerScope } from './caller-scope';
 import { RejectedRequestRecorder } from './rejected-request.recorder';
 import { decisionOf, respondOnly } from './task-run.reply';
 import { AgentRequested, DECISION_INBOX, TASK_AGENT, taskRequestHash } from './task-run.types';
@@ -74,7 +74,7 @@ export class TaskAssistantGateway {
     // Repeated past the duplicate window, the request was taken as new: a run found by the timeout's look (not heard
     // being carried for it) may be an older request's, checked as a duplicate's would be.
     if (sent.request_id && !duplicate && !outcome.heard) await this.refuseReuse(runId, requestHash, outcome.terminal);
-    return { run_id: runId, ...asSentUser(decisionOf(outcome), context.user_id, checked.context.user_id) };
+    return { run_id: runId, ...forCaller(decisionOf(outcome), context.user_id, caller) };
   }
 
   /** `last`: the run's last event as the waiter read it (null: no run yet, nothing to compare). */

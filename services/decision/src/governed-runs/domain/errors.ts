@@ -2,6 +2,13 @@ import { AppError } from '@runledger/kernel';
 import type { RunError } from '@runledger/runs';
 
 /**
+ * The promotion service's refusals of a promotion's ticket (§4.5 "approval + scope"), each recorded on the promotion
+ * run (AuthzDecided deny, RunDenied): a GOVERNANCE_AGENT run ends with the same code, never a bare POLICY_DENIED.
+ */
+export const PROMOTION_TICKET_CODES = ['PROMOTION.TICKET_MISSING', 'PROMOTION.TICKET_NOT_APPROVED', 'PROMOTION.TICKET_SCOPE', 'PROMOTION.TICKET_EXPIRED', 'PROMOTION.TICKET_USED'] as const;
+export type PromotionTicketCode = (typeof PROMOTION_TICKET_CODES)[number];
+
+/**
  * Stable error codes of a governed agent run (§2.2 `error.error_code`, §4 failure modes).
  * POLICY_DENIED and the promotion refusals make the outcome `deny` (see response.ts DENY_CODES); every other code is a `failure`.
  */
@@ -15,6 +22,7 @@ export type AgentErrorCode =
   | 'CHILD_RUN_FAILED'
   | 'PROMOTION.REFUSED'
   | 'PROMOTION.SCREEN_INCOMPLETE'
+  | PromotionTicketCode
   | 'ARTIFACT.HASH_MISMATCH'
   | 'EXPORT.FAILED'
   | 'INTERNAL';

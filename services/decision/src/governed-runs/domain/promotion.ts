@@ -1,5 +1,5 @@
 import { sha256Hex } from '@runledger/governance';
-import { invalidInput, policyDenied } from './errors';
+import { invalidInput } from './errors';
 import { clip, textOf } from './text';
 
 export const PROMOTION_TARGETS = ['shared_playbooks', 'shared_heuristics'] as const;
@@ -19,25 +19,18 @@ export interface Candidate {
   text: string;
 }
 
-export interface Ticket {
-  promotion_ticket_id: string;
-  target: PromotionTarget;
-}
-
 /**
- * The promotion_ticket artifact (§4.5 "approval + scope"), read early so an unapproved ticket fails the run before
- * the promotion service is asked. The promotion service is the authority: it re-reads the ticket artifact (the
- * request names it by artifact id) and checks approver, scope, expiry and single use (PROMOTION.TICKET_*).
- * The target is the ticket's first `scope.targets` entry (or a legacy top-level `target`).
+ * The promotion target a promotion_ticket artifact (§4.5 "approval + scope") names: its first `scope.targets` entry
+ * (or a legacy top-level `target`), else shared_playbooks. Nothing else of the ticket is judged here: the promotion
+ * service is the authority (it re-reads the artifact the request names by id and checks approver, approval, scope,
+ * expiry and single use, PROMOTION.TICKET_*), so every ticket refusal is recorded on a promotion run. The agent
+ * judging approval itself ended the run POLICY_DENIED with no promotion run (probe finding L5).
  */
-export function ticketOf(json: unknown): Ticket {
+export function ticketTargetOf(json: unknown): PromotionTarget {
   const ticket = json as Record<string, unknown> | null;
-  const id = textOf(ticket?.ticket_id) || textOf(ticket?.promotion_ticket_id);
-  if (!id) throw invalidInput('The promotion_ticket artifact needs a ticket_id.');
-  if (ticket?.approved !== true) throw policyDenied(`Promotion ticket ${clip(id, 64)} is not approved.`);
   const targets = (ticket?.scope as { targets?: unknown } | undefined)?.targets;
   const target = textOf(Array.isArray(targets) ? targets[0] : ticket?.target);
-  return { promotion_ticket_id: id, target: (PROMOTION_TARGETS as readonly string[]).includes(target) ? (target as PromotionTarget) : 'shared_playbooks' };
+  return (PROMOTION_TARGETS as readonly string[]).includes(target) ? (target as PromotionTarget) : 'shared_playbooks';
 }
 
 /** The candidate of a candidate_insights artifact: `{title, text}` or `{candidates: [{title, text}, …]}` (the first). */

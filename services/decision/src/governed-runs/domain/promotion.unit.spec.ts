@@ -1,5 +1,5 @@
 import { sha256Hex } from '@runledger/governance';
-import { candidateOf, candidateSha256, identifiersOf, ticketOf } from './promotion';
+import { candidateOf, candidateSha256, identifiersOf, ticketTargetOf } from './promotion';
 
 describe('GOVERNANCE_AGENT inputs (§4.5)', () => {
   it('reads the candidate and records only its digest, the same one the promotion run records', () => {
@@ -16,8 +16,10 @@ describe('GOVERNANCE_AGENT inputs (§4.5)', () => {
     expect(() => identifiersOf({ client_identifiers: [42] })).toThrow(/list of strings/);
   });
 
-  it('needs an approved ticket', () => {
-    expect(ticketOf({ promotion_ticket_id: 't-1', approved: true, target: 'shared_heuristics' })).toEqual({ promotion_ticket_id: 't-1', target: 'shared_heuristics' });
-    expect(() => ticketOf({ promotion_ticket_id: 't-1' })).toThrow(/not approved/);
+  it('reads only the target from the ticket: its approval is the promotion service\'s to judge (and to record)', () => {
+    expect(ticketTargetOf({ ticket_id: 't-1', approved: true, scope: { targets: ['shared_heuristics'] } })).toBe('shared_heuristics');
+    expect(ticketTargetOf({ promotion_ticket_id: 't-1', target: 'shared_heuristics' })).toBe('shared_heuristics');
+    expect(ticketTargetOf({ ticket_id: 't-1' })).toBe('shared_playbooks');
+    expect(ticketTargetOf(null)).toBe('shared_playbooks');
   });
 });

@@ -1,7 +1,7 @@
 import type { AgentRunResponse, ArtifactRef } from '@runledger/contracts';
 import { responseHashSha256 } from '@runledger/governance';
 import type { RunError, RunState } from '@runledger/runs';
-import { bounded } from './errors';
+import { bounded, PROMOTION_TICKET_CODES } from './errors';
 
 /** What a completed agent run records as its payload; `response_hash_sha256` covers exactly this. */
 export interface AgentRunPayload {
@@ -17,10 +17,10 @@ export function payloadHash(payload: AgentRunPayload): string {
 
 /**
  * Error codes that are a policy's no, not a fault: the sanitiser's refusal is a content prohibition of the lane,
- * and a screen that could not read every source refuses rather than promote unscreened; a parent run of another
- * case is case isolation.
+ * a screen that could not read every source refuses rather than promote unscreened, and a ticket that does not
+ * approve the promotion is no approval; a parent run of another case is case isolation.
  */
-const DENY_CODES = new Set(['POLICY_DENIED', 'PROMOTION.REFUSED', 'PROMOTION.SCREEN_INCOMPLETE', 'CASE.CROSS_CASE_DENIED', 'CASE.NOT_GRANTED', 'REQUEST.UNATTRIBUTED', 'RUN.PARENT_TERMINAL']);
+const DENY_CODES = new Set<string>(['POLICY_DENIED', 'PROMOTION.REFUSED', 'PROMOTION.SCREEN_INCOMPLETE', ...PROMOTION_TICKET_CODES, 'CASE.CROSS_CASE_DENIED', 'CASE.NOT_GRANTED', 'REQUEST.UNATTRIBUTED', 'RUN.PARENT_TERMINAL']);
 
 export const IN_PROGRESS: RunError = { error_code: 'RUN.IN_PROGRESS', message: 'The run is still in progress; repeat the request to get its outcome.', retryable: true };
 

@@ -1,8 +1,8 @@
 import type { ArtifactRef } from '@runledger/governance';
 import { deterministicUuid } from '@runledger/kernel';
 import { LANES } from '../../domain/agents';
-import { AgentStepError, invalidInput, policyDenied } from '../../domain/errors';
-import { Candidate, candidateOf, candidateSha256, identifiersOf, PROMOTION_KINDS, PromotionTarget, ticketOf } from '../../domain/promotion';
+import { AgentStepError, invalidInput, policyDenied, PROMOTION_TICKET_CODES } from '../../domain/errors';
+import { Candidate, candidateOf, candidateSha256, identifiersOf, PROMOTION_KINDS, PromotionTarget, ticketTargetOf } from '../../domain/promotion';
 import { AgentBehaviour, outputOf, StepRuntime, unknownStep } from './behaviour';
 import { inputsOfKind, readJson, requireInput } from './inputs';
 
@@ -28,13 +28,15 @@ async function readCandidate(rt: StepRuntime, ref: ArtifactRef): Promise<Candida
 
 async function plan(rt: StepRuntime): Promise<PromotionPlan> {
   const ticketRef = requireInput(rt.spec, 'promotion_ticket');
-  const ticket = ticketOf(await readJson(rt, LANE, ticketRef));
+  // Only the target is read here: whether the ticket approves this promotion is the promotion service's judgement,
+  // recorded on its promotion run (AuthzDecided deny, RunDenied) like every choke point's refusal.
+  const target = ticketTargetOf(await readJson(rt, LANE, ticketRef));
   const candidateRef = requireInput(rt.spec, 'candidate_insights');
   const identifiersRef = inputsOfKind(rt.spec, 'client_identifiers')[0] ?? null;
   // Read now so a malformed input fails the run before the promotion service is asked; only its reference is kept.
   if (identifiersRef) identifiersOf(await readJson(rt, LANE, identifiersRef));
   return {
-    promotion_ticket_id: ticketRef.artifact_id, target: ticket.target,
+    promotion_ticket_id: ticketRef.artifact_id, target,
     candidate_ref: candidateRef, candidate_sha256: candidateSha256(await readCandidate(rt, candidateRef)),
     identifiers_ref: identifiersRef,
     source_artifact_ids: rt.spec.input_artifacts.filter((a) => !PROMOTION_KINDS.includes(a.kind)).map((a) => a.artifact_id),
@@ -62,7 +64,10 @@ async function promote(rt: StepRuntime, p: PromotionPlan) {
   if (result.status === 'denied') {
     // A screen that could not read every source of the case keeps its own code: the candidate was not screened.
     if (result.error?.error_code === 'PROMOTION.SCREEN_INCOMPLETE') throw new AgentStepError('PROMOTION.SCREEN_INCOMPLETE', result.error.message);
-    // Other denials (lane, case, the ticket's PROMOTION.TICKET_* refusals) are policy denials; the code stays in the message.
+    // So does a ticket refusal (PROMOTION.TICKET_*): the caller sees why, the promotion run holds the decision.
+    const code = result.error?.error_code;
+    if (code && (PROMOTION_TICKET_CODES as readonly string[]).includes(code)) throw new AgentStepError(code, `${result.error!.message} (promotion run ${result.child_run_id})`);
+    // Other denials (lane, case) are policy denials; the code stays in the message.
     throw policyDenied(result.error ? `${result.error.error_code}: ${result.error.message}` : 'The promotion was denied by policy.');
   }
   if (result.status !== 'promoted') throw new AgentStepError('DEPENDENCY_DOWN', result.error?.message ?? 'The promotion failed.', result.error?.retryable ?? true);
