@@ -34,6 +34,14 @@ const { runScale } = require('../bench/scale');
 const { countMessages, breakdownLines } = require('../bench/message-count');
 const { cpuSeconds } = require('../bench/side-by-side');
 
+/** The analysis written under the measured block (from ANALYSIS_MARKER on): kept as it is when a run rewrites the block. */
+const ANALYSIS_MARKER = '<!-- analysis: written by people, kept by npm run bench -->';
+function keptAnalysis(file) {
+  const existing = fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : '';
+  const at = existing.indexOf(ANALYSIS_MARKER);
+  return `\n${at >= 0 ? existing.slice(at) : `${ANALYSIS_MARKER}\n`}`;
+}
+
 const RAW = Number(process.env.BENCH_RAW ?? 20000);
 const WARMUP = Number(process.env.BENCH_WARMUP ?? 1500);
 if (!Number.isInteger(WARMUP) || WARMUP < 0) {
@@ -214,7 +222,8 @@ async function main() {
     ];
     process.stdout.write(`${lines.join('\n')}\n`);
     const byHop = ['', '## Messages through nats-server per request, by hop', '', '100 requests at c16 after the warm-up, counted until the ledger has chained them (`npm run bench -- --messages` measures only these).', '', '### Runledger', '', ...breakdownLines(counted.runledger, 100), '', '### Transport floor', '', ...breakdownLines(counted.floor, 100)];
-    fs.writeFileSync(path.join(__dirname, '..', 'bench', 'results.md'), `# Benchmark results\n\nProduced by \`npm run bench\` (one run; every system on this machine, side by side).\n\n\`\`\`\n${lines.join('\n')}\n\`\`\`\n${byHop.join('\n')}\n`);
+    const resultsFile = path.join(__dirname, '..', 'bench', 'results.md');
+    fs.writeFileSync(resultsFile, `# Benchmark results\n\nProduced by \`npm run bench\` (one run; every system on this machine, side by side).\n\n\`\`\`\n${lines.join('\n')}\n\`\`\`\n${byHop.join('\n')}\n${keptAnalysis(resultsFile)}`);
   } finally {
     // Each stop is bounded: a peer whose client pool never drains (seen once with a PostgreSQL peer) must not keep
     // the bench, the services and the servers after it running. Stopping the peers' PostgreSQL then ends the
@@ -253,3 +262,4 @@ main().then(
     process.exit(1);
   },
 );
+

@@ -8,6 +8,7 @@ import { findNatsServerBinary, tempDir } from '@runledger/testing';
 const { renderOverlay, objectNamed, entriesOf, ROOT } = require('../scripts/lib/deployed/manifests.js');
 const k8sNats = require('../scripts/render-k8s-nats.js') as { natsPassword(): string };
 const { loadCompose } = require('../scripts/lib/deployed/compose.js');
+const { DEFAULT_NATS_PORT } = require('../scripts/lib/nats-url.js') as { DEFAULT_NATS_PORT: number }; // where npm start's address is defined
 /* eslint-enable @typescript-eslint/no-require-imports */
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -45,8 +46,7 @@ describe('Issue 24 every overlay renders and validates', () => {
   it('Issue 24 asyncapi servers are what npm start, compose and the overlays serve, with their security', () => {
     const doc = YAML.parse(readFileSync(join(ROOT, 'proto-contracts', 'asyncapi.yaml'), 'utf8'));
     const servers = doc.servers as Record<string, { host: string; protocol: string; security: Array<{ $ref: string }> }>;
-    const natsUrl = readFileSync(join(ROOT, 'scripts', 'lib', 'nats-url.js'), 'utf8'); // where npm start's address is defined
-    expect(servers.local.host).toBe(`127.0.0.1:${/RL_NATS_PORT \|\| (\d+)/.exec(natsUrl)![1]}`);
+    expect(servers.local.host).toBe(`127.0.0.1:${DEFAULT_NATS_PORT}`);
     const compose = loadCompose({}).services.nats.ports as string[];
     expect(compose).toContain(`${servers.compose.host}:4222`); // published on the host's loopback, as the server says
     const url = (overlay: string) => entriesOf(objectNamed(renderOverlay(overlay), 'ConfigMap', 'runledger-config')).NATS_URL.toString();
