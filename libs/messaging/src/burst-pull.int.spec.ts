@@ -39,7 +39,7 @@ describe('Issue 22 BurstPull: a batch consumer is sent what gathered in the stre
     const reader = read(pull);
     try {
       const first = (await d.append()).version;
-      const rest: number[] = [];
+      const rest = [];
       for (let i = 0; i < 4; i++) rest.push((await d.append()).version);
       await waitUntil(() => reader.bursts.length >= 1, { timeoutMs: 30_000, description: 'the first burst' });
       expect(reader.seqs()[0]).toEqual([first, ...rest]);
@@ -56,7 +56,7 @@ describe('Issue 22 BurstPull: a batch consumer is sent what gathered in the stre
 
   it('Issue 22: a full burst is followed by the next at once; every delivery comes once, in log order', async () => {
     const d = await durable();
-    const seqs: number[] = [];
+    const seqs = [];
     for (let i = 0; i < 10; i++) seqs.push((await d.append()).version);
     const pull = new BurstPull(nats.nc, d.name, { batch: 4, lingerMs: 200, expiresMs: 5_000 });
     const reader = read(pull);
