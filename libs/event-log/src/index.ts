@@ -8,4 +8,4 @@ export * from './decider';
 export * from './specification';
 export * from './codec';
 export * from './stored-event';
-export { connectionOf, directGet, nextMatching, nextMatchingOnLeader, readSequences, storedMessageOf, subjectMatches, type DirectQuery, type SequenceRead, type StoredMessage } from './direct-reads';
+export { connectionOf, directGet, inboxPrefixOf, nextMatching, nextMatchingOnLeader, readSequences, storedMessageOf, subjectMatches, type DirectQuery, type SequenceRead, type StoredMessage } from './direct-reads';

@@ -1,5 +1,5 @@
 import type { MessageHandler } from '@nestjs/microservices';
-import type { ConsumerMessages, JsMsg } from '@nats-io/jetstream';
+import type { JsMsg } from '@nats-io/jetstream';
 import { AppError } from '@runledger/kernel';
 import { messageEvents, unreadableReason, type EventLog, type StoredEvent, type StoredMessage } from '@runledger/event-log';
 import { redeliveryDelayMs } from './durable-consumer';
@@ -23,7 +23,6 @@ export interface BatchOptions {
   maxDeliver: number;
   durable: string;
   batch: number;
-  lingerMs: number;
   /** The durable acks all (AckPolicy.All): one ack, of a batch's highest sequence, settles the batch (see settleInOrder). */
   ackAll: boolean;
   /** Events a previous holder was handed and never settled, handled before any delivery (see unsettled). */
@@ -55,12 +54,15 @@ export interface CatchUp {
 /** What dead-lettering reads of a message and how it settles it (a delivery; or a catch-up's read, settled by no one: see catchUp). */
 export type Poisoned = Pick<JsMsg, 'seq' | 'subject' | 'term' | 'nak'> & { info: Pick<JsMsg['info'], 'deliveryCount'> };
 
+/** A durable's deliveries as they come, in bursts (see BurstPull), and how to stop taking them. */
+export type Bursts = AsyncIterable<JsMsg[]> & { close(): Promise<unknown> };
+
 /** A batch consumer's consumption (see LogConsumerOptions.batch): handed over in log order, settled by a BatchSettler. */
 export class BatchConsumer {
   /** Settles handled deliveries in log order once what their handler deferred is durable. */
   private readonly settler: BatchSettler;
   private stopped = false;
-  private messages?: ConsumerMessages;
+  private messages?: Bursts;
   /** The durable's deliveries this consumer has seen or read back (see takenBefore). */
   private readonly delivered: Delivered | null;
   /** The durable's deliveries handed over to the handler, in order, up to (see handedThrough); none before the catch-up. */
@@ -72,19 +74,20 @@ export class BatchConsumer {
   }
 
   /**
-   * Reads `messages`: one reader queues deliveries, one worker hands them over in order. Resolves when the worker
-   * ends: true when it stopped because a deferred settlement failed (the caller consumes again from the ack floor).
+   * Reads `messages`: one reader queues deliveries, one worker hands them over in order, up to `batch` at a time (a
+   * burst is queued whole, so one burst is one batch: see BurstPull). Resolves when the worker ends: true when it
+   * stopped because a deferred settlement failed (the caller consumes again from the ack floor).
    */
-  start(messages: ConsumerMessages): Promise<boolean> {
+  start(messages: Bursts): Promise<boolean> {
     const { opts } = this;
     this.messages = messages;
     const queue: JsMsg[] = [];
     const waiter: { wake?: () => void } = {};
     let ended = false;
     void (async () => {
-      for await (const m of messages) {
+      for await (const burst of messages) {
         if (this.host.closing()) break;
-        queue.push(m);
+        queue.push(...burst);
         waiter.wake?.();
       }
     })().catch((err) => this.host.logger.error({ msg: 'consumer loop ended', durable: opts.durable, error: (err as Error).message })).finally(() => {
@@ -104,7 +107,6 @@ export class BatchConsumer {
           waiter.wake = undefined;
           continue;
         }
-        if (opts.lingerMs > 0 && queue.length < opts.batch && !this.host.closing()) await new Promise((resolve) => setTimeout(resolve, opts.lingerMs));
         const batch = queue.splice(0, opts.batch);
         try {
           await this.host.track(this.onDelivered(batch));

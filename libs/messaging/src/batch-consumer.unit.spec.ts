@@ -1,7 +1,7 @@
-import type { ConsumerMessages, JsMsg } from '@nats-io/jetstream';
+import type { JsMsg } from '@nats-io/jetstream';
 import { AppError } from '@runledger/kernel';
 import { encodeEnvelope, writerHeaders, type StoredEvent, type StoredMessage } from '@runledger/event-log';
-import { BatchConsumer, type BatchHost, type BatchOptions, type CatchUp } from './batch-consumer';
+import { BatchConsumer, type BatchHost, type BatchOptions, type Bursts, type CatchUp } from './batch-consumer';
 
 const sent: string[] = [];
 const notEvents = new TextEncoder().encode('not events');
@@ -10,10 +10,11 @@ const delivery = (seq: number, data = encodeEnvelope({ type: 'Plain', data: { n:
   ({ seq, subject: 'rl.log.run.o.r', data, headers: writerHeaders('Plain'), info: { deliveryCount: 1 }, ack: () => void sent.push(`ack ${seq}`), term: () => void sent.push(`term ${seq}`), nak: () => void sent.push(`nak ${seq}`) }) as unknown as JsMsg;
 
 /** Hands `delivered` over as one pull (then ends), as ConsumerMessages would. */
-function pulled(delivered: JsMsg[]): ConsumerMessages {
+/** Deliveries as BurstPull yields them: here one burst each, so batches form only as the worker falls behind. */
+function pulled(delivered: JsMsg[]): Bursts {
   return Object.assign((async function* () {
-    yield* delivered;
-  })(), { close: async () => undefined }) as unknown as ConsumerMessages;
+    for (const m of delivered) yield [m];
+  })(), { close: async () => undefined });
 }
 
 interface Fake {
@@ -47,7 +48,7 @@ function fakeHost(invoke: (payload: StoredEvent[], fake: Fake) => unknown, opts:
   return fake;
 }
 
-const options = (catchUp: CatchUp | null = null): BatchOptions => ({ maxDeliver: 5, durable: 'audit-ledger', batch: 8, lingerMs: 1, ackAll: true, catchUp, stallMs: 60_000 });
+const options = (catchUp: CatchUp | null = null): BatchOptions => ({ maxDeliver: 5, durable: 'audit-ledger', batch: 8, ackAll: true, catchUp, stallMs: 60_000 });
 
 async function consume(fake: Fake, delivered: JsMsg[], catchUp: CatchUp | null = null): Promise<boolean> {
   const broken = await new BatchConsumer(fake.host, (() => undefined) as never, options(catchUp)).start(pulled(delivered));

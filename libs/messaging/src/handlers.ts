@@ -25,9 +25,10 @@ export interface LogConsumerOptions {
    */
   batch?: number;
   /**
-   * Batch mode only: when fewer than `batch` events are waiting, wait up to this long for more before handing them
-   * over. A projection that does per-batch work (one chain append, one row write per run) then does it once per
-   * request instead of once per event while the log is quiet; the events' own producers never wait for it.
+   * Batch mode only: how long events gather on the server, unsent, after the first of a quiet spell and after a burst
+   * smaller than `batch`, before one pull takes them all (see BurstPull). A projection that does per-batch work (one
+   * chain append, one row write per run) then does it once per request instead of once per event while the log is
+   * quiet, and is woken once per burst; the events' own producers never wait for it.
    */
   lingerMs?: number;
 }

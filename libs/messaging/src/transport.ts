@@ -12,6 +12,10 @@ import { ConsumerLease, type HandedPosition } from './consumer-lease';
 import { ServiceHealth } from './health';
 import { catchUpRange, ensureDurable, MAX_HANDLER_MS, PULL_EXPIRES_MS, redeliveryDelayMs } from './durable-consumer';
 import { BatchConsumer, type BatchHost, type CatchUp, type Delivered, type Poisoned } from './batch-consumer';
+import { BurstPull } from './burst-pull';
+
+/** A durable's consumption: one delivery at a time (`consume`), or in bursts for a batch consumer. */
+type Deliveries = ConsumerMessages | BurstPull;
 import { HANDLER_KIND, LogConsumerOptions, MalformedPayload, MAX_REQUEST_BYTES } from './handlers';
 
 export interface TransportDeps {
@@ -32,7 +36,7 @@ export interface TransportDeps {
  */
 export class RunledgerTransport extends Server implements CustomTransportStrategy {
   private readonly subscriptions: Subscription[] = [];
-  private readonly consumers: ConsumerMessages[] = [];
+  private readonly consumers: Deliveries[] = [];
   private readonly leases: ConsumerLease[] = [];
   /** Requests and deliveries being handled right now: a graceful stop finishes them (see quiesce). */
   private readonly inFlight = new Set<Promise<unknown>>();
@@ -218,17 +222,19 @@ export class RunledgerTransport extends Server implements CustomTransportStrateg
     /** `previous`: how far the lease's last holder had handed the durable over (see catchUpRange). */
     const consume = async (previous: HandedPosition | null): Promise<() => Promise<void>> => {
       let stopped = false;
-      let current: ConsumerMessages | undefined;
+      let current: Deliveries | undefined;
       const open = async (from: HandedPosition | null) => {
         // The durable's info is read on the service's own connection: its consumer identity may only pull and ack.
         const info = await this.deps.jsm.consumers.info(LOG_STREAM, opts.durable);
         // Read before pulling: what a previous holder took and never settled is ours to handle first (see catchUp).
         const behind = opts.batch ? catchUpRange(info, from) : null;
         const pullNc = this.deps.consumerNc ?? this.deps.nc;
-        const consumer = (pullNc === this.deps.nc ? this.deps.js : jetstream(pullNc)).consumers.getConsumerFromInfo(info);
-        // `bind` on the consumer identity's connection: the client re-pulls after a missed heartbeat without asking
-        // for the consumer's info, which that identity may not.
-        const messages = await consumer.consume({ max_messages: Math.max(8, (opts.concurrency ?? 1) * 2, opts.batch ?? 0), expires: PULL_EXPIRES_MS, bind: pullNc !== this.deps.nc });
+        // A batch consumer pulls in bursts (BurstPull); any other keeps a pull open. `bind` on the consumer identity's
+        // connection: the client re-pulls after a missed heartbeat without asking for the consumer's info, which that
+        // identity may not.
+        const messages: Deliveries = opts.batch
+          ? new BurstPull(pullNc, info.name, { batch: opts.batch, lingerMs: opts.lingerMs ?? 0, expiresMs: PULL_EXPIRES_MS })
+          : await (pullNc === this.deps.nc ? this.deps.js : jetstream(pullNc)).consumers.getConsumerFromInfo(info).consume({ max_messages: Math.max(8, (opts.concurrency ?? 1) * 2), expires: PULL_EXPIRES_MS, bind: pullNc !== this.deps.nc });
         current = messages;
         this.consumers.push(messages);
         const delivered = { filter: filterSubject, created: info.created, consumerSeq: info.delivered.consumer_seq, streamSeq: info.delivered.stream_seq };
@@ -247,9 +253,9 @@ export class RunledgerTransport extends Server implements CustomTransportStrateg
         }
         return null;
       };
-      const run = ({ messages, ackAll, catchUp, delivered, from }: { messages: ConsumerMessages; ackAll: boolean; catchUp: CatchUp | null; delivered: Delivered; from: HandedPosition | null }): void => {
-        if (!opts.batch) return this.startHandling(messages, handler, opts, { maxDeliver, ackWaitMs });
-        const batches = new BatchConsumer(this.batchHost, handler, { maxDeliver, durable: opts.durable, batch: opts.batch, lingerMs: opts.lingerMs ?? 0, ackAll, catchUp, delivered, stallMs: 4 * ackWaitMs });
+      const run = ({ messages, ackAll, catchUp, delivered, from }: { messages: Deliveries; ackAll: boolean; catchUp: CatchUp | null; delivered: Delivered; from: HandedPosition | null }): void => {
+        if (!(messages instanceof BurstPull)) return this.startHandling(messages, handler, opts, { maxDeliver, ackWaitMs });
+        const batches = new BatchConsumer(this.batchHost, handler, { maxDeliver, durable: opts.durable, batch: messages.batch, ackAll, catchUp, delivered, stallMs: 4 * ackWaitMs });
         lease?.follow(() => batches.handedThrough());
         void batches
           .start(messages)

@@ -12,10 +12,10 @@ import { ROW_HOLD_MS } from '../infra/folded-rows';
 /** Largest batch of run events the ledger takes at once (batches grow only when events arrive faster than it chains). */
 const LEDGER_BATCH = 256;
 /**
- * How long a part-filled batch waits for more: about one request's worth of events, so a quiet log costs one chain
- * append and one row write per run per request rather than per event. Requests never wait for the ledger; a chain
- * entry is at most this much later. 100 ms cut the ledger's CPU per sequential request 3.27 → 2.40 ms (issue 22,
- * bench/results.md) but came with a full e2e run 1,061 → 1,572 s (suites wait on chained rows): back to 25 until the
+ * How long events gather before the ledger pulls them (BurstPull): about one request's worth, so a quiet log costs one
+ * wake-up, one chain append and one row write per run per request rather than per event. Requests never wait for the
+ * ledger; a chain entry is at most this much later. 100 ms cut the ledger's CPU per sequential request 3.27 → 2.40 ms
+ * (issue 22, bench/results.md) but came with a full e2e run 1,061 → 1,572 s (suites wait on chained rows): 25 until the
  * suites' waits are measured against it.
  */
 const LEDGER_LINGER_MS = 25;
