@@ -153,10 +153,19 @@ export function checkCompleteness(entries: readonly ChainEntry[], logged: readon
       return { ok: false, first_broken_seq: before + 1, reason: 'missing_event', detail: `log event ${event.event_id} (stream seq ${event.log_seq}) is not in the chain` };
     }
     if (bodyDigest(entry) !== event.data_sha256) {
-      return { ok: false, first_broken_seq: entry.seq, reason: 'event_mismatch', detail: `the chain's digest of event ${event.event_id} differs from the log's` };
+      // Where each side holds it: the same log message (its data changed in the store, or replicas disagree) or two
+      // messages holding one event id (a commit stored twice), which are different faults to look for.
+      const held = logged.filter((l) => l.event_id === event.event_id).map(logPosition);
+      const detail = `the chain's digest of event ${event.event_id} differs from the log's (chain entry ${entry.seq} records log message ${logPosition({ log_seq: Number(entry.body.log_seq), log_index: Number(entry.body.log_index ?? 0) })}; the log holds the event at ${held.join(', ')})`;
+      return { ok: false, first_broken_seq: entry.seq, reason: 'event_mismatch', detail };
     }
   }
   return null;
+}
+
+/** A log event's position as a report names it: its message's sequence, and its index in the commit when not the first. */
+function logPosition(p: Pick<LoggedAuditEvent, 'log_seq' | 'log_index'>): string {
+  return p.log_index ? `${p.log_seq}.${p.log_index}` : String(p.log_seq);
 }
 
 /** Entries chained before digests were introduced carry the data itself. */
