@@ -130,10 +130,10 @@ describe('Issue 9 anchored chain: signed checkpoints of the chain head', () => {
     const entries = signedChain();
     const logged = events.map((e) => ({ event_id: e.event_id, log_seq: Number(e.log_seq), data_sha256: String(e.data_sha256) }));
     const edited = logged.map((e, i) => (i === 1 ? { ...e, data_sha256: dataDigest({ other: 1 }) } : e));
-    expect(checkCompleteness(entries, edited)?.detail).toBe(`the chain's digest of event ${logged[1].event_id} differs from the log's (chain entry 2 records log message ${logged[1].log_seq}; the log holds the event at ${logged[1].log_seq})`);
+    expect(checkCompleteness(entries, edited)).toMatchObject({ reason: 'event_mismatch', detail: `the chain's digest of event ${logged[1].event_id} differs from the log's (chain entry 2 records log message ${logged[1].log_seq}; the log holds the event at ${logged[1].log_seq})` });
     // The same event id in a later message with other data (a commit stored again): both positions are named.
     const again = { ...logged[1], log_seq: 99, log_index: 1, data_sha256: dataDigest({ other: 1 }) };
-    expect(checkCompleteness(entries, [again, ...logged])?.detail).toBe(`the chain's digest of event ${logged[1].event_id} differs from the log's (chain entry 2 records log message ${logged[1].log_seq}; the log holds the event at 99.1, ${logged[1].log_seq})`);
+    expect(checkCompleteness(entries, [again, ...logged])).toMatchObject({ reason: 'event_mismatch', detail: `the chain's digest of event ${logged[1].event_id} differs from the log's (chain entry 2 records log message ${logged[1].log_seq}; the log holds the event at 99.1, ${logged[1].log_seq})` });
   });
 });
 
