@@ -10,11 +10,11 @@ describe('Issue 22 BurstPull: a batch consumer is sent what gathered in the stre
   let n = 0;
 
   /** A fresh ack-all durable on its own subjects, an EventLog to append to it, and a tap counting the pulls asking it. */
-  async function durable() {
+  async function durable(config: { max_waiting?: number } = {}) {
     const name = `burst-${++n}`;
     const jsm = await jetstreamManager(nats.nc);
     await ensureLogStream(jsm);
-    await jsm.consumers.add(LOG_STREAM, { durable_name: name, filter_subject: `rl.log.${name}.*`, ack_policy: AckPolicy.All, deliver_policy: DeliverPolicy.New, ack_wait: 600_000_000_000 });
+    await jsm.consumers.add(LOG_STREAM, { durable_name: name, filter_subject: `rl.log.${name}.*`, ack_policy: AckPolicy.All, deliver_policy: DeliverPolicy.New, ack_wait: 600_000_000_000, ...config });
     const log = new EventLog(jetstream(nats.nc), jsm, { producer: 'test', clock: { now: () => new Date() } });
     let appended = 0;
     const append = () => log.append(aggregateRef(name, 'a'), [{ type: 'Plain', data: { n: ++appended } }], { commandId: `${name}-${appended}` });
@@ -84,6 +84,27 @@ describe('Issue 22 BurstPull: a batch consumer is sent what gathered in the stre
     } finally {
       await pull.close();
       await reader.done;
+      d.stop();
+    }
+  });
+
+  it('a pull the server refuses (409: too many pulls waiting) is asked again after a pause, not in a tight loop', async () => {
+    const d = await durable({ max_waiting: 1 });
+    // Another pull waits on the durable: every one of BurstPull's is refused while it does.
+    const other = nats.nc.subscribe(`_INBOX.other.${d.name}`);
+    nats.nc.publish(`$JS.API.CONSUMER.MSG.NEXT.${LOG_STREAM}.${d.name}`, JSON.stringify({ batch: 1, expires: 30_000_000_000 }), { reply: `_INBOX.other.${d.name}` });
+    await nats.nc.flush();
+    const pull = new BurstPull(nats.nc, d.name, { batch: 4, lingerMs: 25, expiresMs: 5_000 });
+    const reader = read(pull);
+    try {
+      await new Promise((resolve) => setTimeout(resolve, 1_000));
+      // One pull per REFUSED_PULL_DELAY_MS (250 ms) at most (the other one's included): without the pause, hundreds.
+      expect(d.pulls.length).toBeGreaterThanOrEqual(2);
+      expect(d.pulls.length).toBeLessThanOrEqual(8);
+    } finally {
+      await pull.close();
+      await reader.done;
+      other.unsubscribe();
       d.stop();
     }
   });

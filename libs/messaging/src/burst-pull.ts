@@ -130,9 +130,10 @@ export class BurstPull implements AsyncIterable<JsMsg[]> {
       if (current.got.length >= current.wanted) current.done(false);
       return;
     }
-    // 404 (none waiting) and 408 (expired, or a no-wait pull that took fewer than its batch) end a pull; 409 refuses it
-    // (a leader moving, too many pulls waiting). 100 is a heartbeat, which these pulls do not ask for.
-    if (this.current?.reply === m.subject && code !== 100) this.current.done(code === 409);
+    // 404 (none waiting) and 408 (expired, or a no-wait pull that took fewer than its batch) end a pull; any other
+    // status refuses it, and the next is asked after a pause: 409 (a leader moving, too many pulls waiting), 503 (no
+    // one answers for the durable: deleted, or its leader being elected). 100 is a heartbeat, which these do not ask for.
+    if (this.current?.reply === m.subject && code !== 100) this.current.done(code !== 404 && code !== 408);
   }
 
   private sleep(ms: number): Promise<void> {
