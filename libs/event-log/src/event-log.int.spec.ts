@@ -217,6 +217,19 @@ describe('EventLog on a real nats-server', () => {
     expect(retry.events[0].data).toEqual({ winner: 'first' });
   });
 
+  it('Chain integrity: one event id names one event in the log, even when a command id is used again on a later version', async () => {
+    const ref = aggregateRef('run', 'label-again');
+    const first = await log.append(ref, [{ type: 'A', data: { n: 1 } }], { commandId: 'label', expectedVersion: 0 });
+    const again = await log.append(ref, [{ type: 'A', data: { n: 2 } }], { commandId: 'label', expectedVersion: first.version });
+    expect(again.duplicate).toBe(false);
+    const ids = (await log.read(ref)).map((e) => e.metadata.event_id);
+    expect(ids).toHaveLength(2);
+    expect(new Set(ids).size).toBe(2);
+    // A retry on the version it was decided on is still recognised as the same commit.
+    const retried = await log.append(ref, [{ type: 'A', data: { n: 2 } }], { commandId: 'label', expectedVersion: first.version });
+    expect(retried).toMatchObject({ duplicate: true, version: again.version });
+  });
+
   it('Replay of a filter that matches nothing returns (an ordered consumer would wait forever; the test timeout catches that)', async () => {
     const { state, lastSeq } = await log.replay((n: number) => n + 1, 0, { filter: 'rl.log.nothing-here.*' });
     expect({ state, lastSeq }).toEqual({ state: 0, lastSeq: 0 });

@@ -19,7 +19,7 @@ export interface AppendOptions {
    * carries no meaning (an inbox of independent commands, dead letters); every aggregate append states it.
    */
   expectedVersion?: number;
-  /** The command that produced these events: event ids derive from it (and the msgID without a version), so a retried command deduplicates. */
+  /** The command that produced these events: event ids derive from it and the expected version (the msgID from it without a version), so a retried command deduplicates. */
   commandId: string;
 }
 
@@ -103,8 +103,11 @@ export class EventLog {
     const carrier: Record<string, string> = {};
     propagation.inject(context.active(), carrier);
     const stamp = { stream_id: ref.id, command_id: options.commandId, producer: this.opts.producer, recorded_at: this.opts.clock.now().toISOString(), traceparent: carrier.traceparent, tracestate: carrier.tracestate };
-    // Event ids derive from the command, so a retry makes the same ones.
-    const envelopes = events.map((event, index) => newEnvelope(event, deterministicUuid(options.commandId, ref.subject, index), stamp));
+    // Event ids derive from the command and the version it is appended on, so a retry makes the same ones, and one id
+    // names one event in the log: a command id used again on a later version (a repeated label) makes other ids, never a
+    // second event under an id the audit chain has already recorded with other data.
+    const at = options.expectedVersion === undefined ? [] : [options.expectedVersion];
+    const envelopes = events.map((event, index) => newEnvelope(event, deterministicUuid(options.commandId, ref.subject, ...at, index), stamp));
     const codec = this.opts.codec;
     const written = codec ? await sealAll(codec, envelopes) : envelopes;
     const headers = natsHeaders();
