@@ -76,9 +76,12 @@ describe('Issue 26 validation details say what is wrong in words', () => {
   it('Issue 26 the form in words is the DTO\'s own @Matches message (one source with its pattern): a lane and a collection say theirs; a pattern with no words is still never shown', () => {
     const scope = { agent_name: 'INTAKE_AGENT', lane: 'intake', case_id: 'case-1', policy_versions: { lanes: 'l', roles: 'r' } };
     expect(detailsOf(DbReadRequestDto, { collection: 'Tasks', filter: {}, governance: scope })).toEqual(expect.arrayContaining([
-      'collection must be a collection name: a lower-case letter, then lower-case letters, digits or _ (1-64 in all)',
+      'collection must be a collection name: a lower-case letter, then lower-case letters, digits or _ (1-63 in all)',
       'governance.lane must be a lane name: an upper-case letter, then upper-case letters, digits or _ (2-64 in all)',
     ]));
+    // The bound is the document store's (63): a 64-character name, which the store would refuse, is refused here.
+    expect(detailsOf(DbReadRequestDto, { collection: 'a'.repeat(64), filter: {}, governance: scope })).toContain('collection must be a collection name: a lower-case letter, then lower-case letters, digits or _ (1-63 in all)');
+    expect(detailsOf(DbReadRequestDto, { collection: 'a'.repeat(63), filter: {}, governance: scope }).filter((d) => d.startsWith('collection'))).toEqual([]);
     expect(detailsOf(DeadLetterRetryRequestDto, { id: 'no sequence' })).toEqual(['id has characters or a shape its contract does not allow']);
   });
 });

@@ -40,8 +40,9 @@ export const MEDIA_TYPE_FORM = form('a media type such as application/json (type
 export const SHA256 = /^[0-9a-f]{64}$/;
 export const SHA256_FORM = form('a SHA-256 digest: 64 lower-case hexadecimal digits');
 
-export const COLLECTION = /^[a-z][a-z0-9_]{0,63}$/;
-export const COLLECTION_FORM = form('a collection name: a lower-case letter, then lower-case letters, digits or _ (1-64 in all)');
+// 1-63: the document store's own bound (a collection is a stream and a MongoDB collection: COLLECTION_NAME_PATTERN).
+export const COLLECTION = /^[a-z][a-z0-9_]{0,62}$/;
+export const COLLECTION_FORM = form('a collection name: a lower-case letter, then lower-case letters, digits or _ (1-63 in all)');
 
 // The CLI checks a --durable with this before asking (probe finding L7): the same rule, not a copy.
 export const DURABLE_NAME = /^[A-Za-z0-9_-]+$/;
