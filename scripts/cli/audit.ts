@@ -24,7 +24,6 @@
  * The export reads the log subject rl.log.audit.chain directly (the audit-ledger is its only writer), so a
  * copy can be taken, archived and verified later even when the ledger service is down.
  */
-import { createPublicKey } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { aggregateRef, EventLog, LOG_STREAM, logIdentityOf } from '@runledger/event-log';
@@ -33,7 +32,7 @@ import { AnchoredVerification, ChainCheckpoint, ChainEntry, chainEntriesOf, chec
 // does not need (they want reflect-metadata and add seconds to every start).
 import type { AuditVerification } from '../../libs/contracts/src/generated';
 import { LOG_KINDS, SUBJECTS } from '../../libs/contracts/src/subjects';
-import { auditKeyFile, publicKeyFileOf, trustedKeys } from '../../libs/messaging/src/audit-keys';
+import { auditKeyFile, ed25519PublicKey, publicKeyFileOf, trustedKeys } from '../../libs/messaging/src/audit-keys';
 import { decodeReply, encodeJson } from '../../libs/messaging/src/codec';
 import { CliConnectionFlags, CONNECTION_USAGE, unansweredRequest } from './connection';
 import { printable, terminalJson } from './format';
@@ -296,13 +295,7 @@ function trustedKeyPem(opts: Options): { pem: string; source: string } {
  */
 function signatureCheck(opts: Options): SignatureCheck {
   const { pem, source } = trustedKeyPem(opts);
-  let type: string | undefined;
-  try {
-    type = createPublicKey(pem).asymmetricKeyType;
-  } catch {
-    type = undefined;
-  }
-  if (type !== 'ed25519') {
+  if (!ed25519PublicKey(pem)) {
     throw new CliError(`${source}: is not an Ed25519 public key: give the ledger's signing-key.pub.pem (a PEM "BEGIN PUBLIC KEY" block) or the JSON \`audit head\` or \`audit anchor export\` writes, which carries it`, 2);
   }
   return trustedKeys([pem]);

@@ -49,7 +49,22 @@ function retiredKeys(keyFile: string): string[] {
   const pems = readFileSync(file, 'utf8').match(/-----BEGIN PUBLIC KEY-----[\s\S]*?-----END PUBLIC KEY-----\n?/g) ?? [];
   // A file that holds no key is a mistake (the ledger would refuse the chain it signed before): say so at start.
   if (pems.length === 0) throw new Error(`${file} holds no PEM public key`);
-  return pems.map((pem) => createPublicKey(pem).export({ type: 'spki', format: 'pem' }).toString());
+  return pems.map((pem, i) => {
+    const key = ed25519PublicKey(pem);
+    // The chain is signed with Ed25519 only: a retired key of another kind could verify nothing, so say so at start.
+    if (!key) throw new Error(`${file}: key ${i + 1} is not an Ed25519 public key`);
+    return key.export({ type: 'spki', format: 'pem' }).toString();
+  });
+}
+
+/** The key a PEM holds if it is an Ed25519 public key (the only kind the chain is signed with), else undefined. */
+export function ed25519PublicKey(pem: string): KeyObject | undefined {
+  try {
+    const key = createPublicKey(pem);
+    return key.asymmetricKeyType === 'ed25519' ? key : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /**
@@ -97,8 +112,9 @@ const READ_ONLY_CODES = new Set(['EROFS', 'EACCES', 'EPERM']);
 
 /** Checks signatures against the given trusted public keys (PEM) only. */
 export function trustedKeys(pems: readonly string[]): SignatureCheck {
-  const keys = new Map(pems.map((pem) => {
-    const key = createPublicKey(pem);
+  const keys = new Map(pems.map((pem, i) => {
+    const key = ed25519PublicKey(pem);
+    if (!key) throw new Error(`trusted key ${i + 1} is not an Ed25519 public key`);
     return [keyIdOf(key), key] as const;
   }));
   return (keyId, message, signature) => {

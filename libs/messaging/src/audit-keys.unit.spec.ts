@@ -42,6 +42,10 @@ describe('audit signing key', () => {
     expect(key.trustedPublicKeyPems).toEqual([key.publicKeyPem, ...retired]);
     writeFileSync(retiredKeysFileOf(file), 'not a key\n');
     expect(() => loadOrCreateAuditKey(file)).toThrow(/holds no PEM public key/);
+    // A retired key of another kind could verify no signature of the chain (Ed25519 only): refused at start, named.
+    const rsa = generateKeyPairSync('rsa', { modulusLength: 1024 }).publicKey.export({ type: 'spki', format: 'pem' }).toString();
+    writeFileSync(retiredKeysFileOf(file), retired[0] + rsa);
+    expect(() => loadOrCreateAuditKey(file)).toThrow(`${retiredKeysFileOf(file)}: key 2 is not an Ed25519 public key`);
   });
 
   it('Issue 24 the ledger as shipped: a key others can read still stops the ledger, mounted or not', () => {
