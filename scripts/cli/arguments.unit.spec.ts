@@ -260,6 +260,11 @@ describe('CLI arguments: checked before connecting (exit 2, the error then the u
       const r = await run(auditMain, ['verify', '--file', chain, '--public-key', file]);
       expect({ file, r }).toEqual({ file, r: { code: 2, stderr: `--public-key ${file}: is not an Ed25519 public key: give the ledger's signing-key.pub.pem (a PEM "BEGIN PUBLIC KEY" block) or the JSON \`audit head\` or \`audit anchor export\` writes, which carries it\n` } });
     }
+    // A witness copy whose key is no Ed25519 key is refused in words before connecting (it was a stack trace).
+    const rsaWitness = path.join(dir, 'rsa-witness.json');
+    const rsaPem = generateKeyPairSync('rsa', { modulusLength: 1024 }).publicKey.export({ type: 'spki', format: 'pem' }).toString();
+    writeFileSync(rsaWitness, JSON.stringify({ statement: 'runledger.audit.witness.v1', log: { stream: 'x' }, checkpoint: { seq: 1 }, public_key_pem: rsaPem }));
+    expect(await run(auditMain, ['verify', '--anchor', rsaWitness])).toEqual({ code: 2, stderr: `${rsaWitness}: its public_key_pem is not an Ed25519 public key (the chain is signed with nothing else)\n` });
     writeFileSync(chain, '');
   });
 

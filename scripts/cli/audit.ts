@@ -214,9 +214,12 @@ interface Witness extends LogAnchor {
 function readWitness(file: string): Witness {
   try {
     const w = JSON.parse(readText(file)) as Partial<Witness>;
-    if (w.statement === 'runledger.audit.witness.v1' && w.log && w.checkpoint && w.public_key_pem) return w as Witness;
-  } catch {
-    /* reported below */
+    if (w.statement === 'runledger.audit.witness.v1' && w.log && w.checkpoint && w.public_key_pem) {
+      if (!ed25519PublicKey(w.public_key_pem)) throw new CliError(`${file}: its public_key_pem is not an Ed25519 public key (the chain is signed with nothing else)`, 2);
+      return w as Witness;
+    }
+  } catch (err) {
+    if (err instanceof CliError) throw err; // else reported below
   }
   throw new CliError(`${file} is not a witness copy of the anchor (runledger audit anchor export)`, 2);
 }
