@@ -18,8 +18,9 @@ describe('Issue 22 BurstPull: a batch consumer is sent what gathered in the stre
     const log = new EventLog(jetstream(nats.nc), jsm, { producer: 'test', clock: { now: () => new Date() } });
     let appended = 0;
     const append = () => log.append(aggregateRef(name, 'a'), [{ type: 'Plain', data: { n: ++appended } }], { commandId: `${name}-${appended}` });
-    const pulls: Array<{ batch: number; no_wait?: boolean }> = [];
-    const tap = nats.nc.subscribe(`$JS.API.CONSUMER.MSG.NEXT.${LOG_STREAM}.${name}`, { callback: (_e, m) => void pulls.push(m.json()) });
+    // Each pull as asked, and when the tap saw it (a lower bound on the gaps between pulls: load only lengthens them).
+    const pulls: Array<{ batch: number; no_wait?: boolean; seenAt: number }> = [];
+    const tap = nats.nc.subscribe(`$JS.API.CONSUMER.MSG.NEXT.${LOG_STREAM}.${name}`, { callback: (_e, m) => void pulls.push({ ...m.json<{ batch: number; no_wait?: boolean }>(), seenAt: performance.now() }) });
     await nats.nc.flush();
     return { name, jsm, append, pulls, stop: () => tap.unsubscribe() };
   }
@@ -97,10 +98,11 @@ describe('Issue 22 BurstPull: a batch consumer is sent what gathered in the stre
     const pull = new BurstPull(nats.nc, d.name, { batch: 4, lingerMs: 25, expiresMs: 5_000 });
     const reader = read(pull);
     try {
-      await new Promise((resolve) => setTimeout(resolve, 1_000));
-      // One pull per REFUSED_PULL_DELAY_MS (250 ms) at most (the other one's included): without the pause, hundreds.
-      expect(d.pulls.length).toBeGreaterThanOrEqual(2);
-      expect(d.pulls.length).toBeLessThanOrEqual(8);
+      // The other one's pull, then three of BurstPull's, each refused: the next is asked a pause (REFUSED_PULL_DELAY_MS,
+      // 250 ms) after the refusal, never at once (without the pause they came a millisecond apart, hundreds a second).
+      await waitUntil(() => d.pulls.length >= 4, { timeoutMs: 30_000, description: 'three refused pulls' });
+      const [, first, second, third] = d.pulls;
+      expect(Math.min(second.seenAt - first.seenAt, third.seenAt - second.seenAt)).toBeGreaterThanOrEqual(200);
     } finally {
       await pull.close();
       await reader.done;
