@@ -212,16 +212,15 @@ interface Witness extends LogAnchor {
 }
 
 function readWitness(file: string): Witness {
+  let w: Partial<Witness> | undefined;
   try {
-    const w = JSON.parse(readText(file)) as Partial<Witness>;
-    if (w.statement === 'runledger.audit.witness.v1' && w.log && w.checkpoint && w.public_key_pem) {
-      if (!ed25519PublicKey(w.public_key_pem)) throw new CliError(`${file}: its public_key_pem is not an Ed25519 public key (the chain is signed with nothing else)`, 2);
-      return w as Witness;
-    }
-  } catch (err) {
-    if (err instanceof CliError) throw err; // else reported below
+    w = JSON.parse(readText(file)) as Partial<Witness>;
+  } catch {
+    /* reported below */
   }
-  throw new CliError(`${file} is not a witness copy of the anchor (runledger audit anchor export)`, 2);
+  if (!(w?.statement === 'runledger.audit.witness.v1' && w.log && w.checkpoint && w.public_key_pem)) throw new CliError(`${file} is not a witness copy of the anchor (runledger audit anchor export)`, 2);
+  if (!ed25519PublicKey(w.public_key_pem)) throw new CliError(`${file}: its public_key_pem is not an Ed25519 public key (the chain is signed with nothing else)`, 2);
+  return w as Witness;
 }
 
 async function exportAnchor(out: string | undefined, flags: CliConnectionFlags): Promise<number> {
